@@ -1,0 +1,75 @@
+# sluice build. `make` builds ./sluice; `make demo` and `make test` first
+# install what is missing (scripts/bootstrap.sh), then build and run.
+# SAN=1 builds everything with AddressSanitizer and UBSan into build/san.
+
+DEPS     ?= .deps
+DUCKDB   := $(DEPS)/duckdb
+SAN      ?= 0
+
+ifeq ($(SAN),1)
+BUILD    := build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT      := -O1
+else
+BUILD    := build/release
+SANFLAGS :=
+OPT      := -O2
+endif
+
+CC       ?= cc
+PKGS     := yaml-0.1 jansson libcrypto
+CPPFLAGS := -Isrc -I$(DUCKDB)/include -D_GNU_SOURCE -DSLUICE_VERSION=\"0.1.0\"
+CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wno-missing-field-initializers \
+            $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDFLAGS  := $(SANFLAGS) -L$(DUCKDB)/lib -Wl,-rpath,'$$ORIGIN/$(DUCKDB)/lib' \
+            -Wl,-rpath,$(abspath $(DUCKDB))/lib
+LDLIBS   := -lduckdb $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+
+LIB_SRC  := $(sort $(wildcard src/*/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BIN      := $(BUILD)/sluice
+
+.PHONY: all deps demo test unit e2e bench clean
+.DEFAULT_GOAL := all
+
+all: $(DUCKDB)/STAMP sluice
+
+deps $(DUCKDB)/STAMP:
+	@scripts/bootstrap.sh
+
+sluice: $(BIN)
+	cp $(BIN) $@
+
+$(BIN): $(BUILD)/src/main.o $(BUILD)/libsluice.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libsluice.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c | $(DUCKDB)/STAMP
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a \
+		$(LDLIBS) -lcmocka
+
+demo: deps all
+	@scripts/demo.sh ./sluice
+
+unit: deps $(BIN) $(UNIT_BIN)
+
+test: deps $(BIN) $(UNIT_BIN) all
+	@tests/run.sh $(BUILD)
+
+bench: deps all
+	@bench/run.sh ./sluice
+
+clean:
+	rm -rf build sluice
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d

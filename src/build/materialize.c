@@ -1,0 +1,317 @@
+/*
+ * Materializations. Only builds statements and runs them through the wh
+ * interface; dialect details (swapping a table in, reading CSV) are asked of
+ * the warehouse layer. Must never begin, commit or roll back a transaction.
+ */
+#include "build/materialize.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "warehouse/wh.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define STAGING_SUFFIX "__sluice_new"
+#define BATCH_TABLE "_sluice_batch"
+
+static void staging_name(const struct model *m, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s", m->name, STAGING_SUFFIX);
+}
+
+static void qualified(const struct model *m, struct buf *b)
+{
+	wh_sql_qualified(b, m->schema, m->name);
+}
+
+static int run_counted(struct wh *w, struct buf *sql, int64_t *rows, struct sl_err *err)
+{
+	int rc = wh_exec_count(w, sql->buf, rows, err);
+
+	buf_reset(sql);
+	return rc;
+}
+
+static int run(struct wh *w, struct buf *sql, struct sl_err *err)
+{
+	return run_counted(w, sql, NULL, err);
+}
+
+static void set_relation(struct mat_outcome *out, const char *schema, const char *name)
+{
+	struct buf b = BUF_INIT;
+
+	wh_sql_qualified(&b, schema, name);
+	snprintf(out->relation, sizeof(out->relation), "%s", b.buf);
+	buf_release(&b);
+}
+
+/* The new relation's rows go to a staging table beside the old one. */
+static int write_staging(struct wh *w, const struct model *m, const struct mat_plan *plan,
+			 struct mat_outcome *out, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	char staging[300];
+	bool filtered = m->filter && !render_filter_reads_this(m);
+	int rc;
+
+	staging_name(m, staging, sizeof(staging));
+	buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+	buf_add_sql_ident(&sql, m->schema);
+	buf_adds(&sql, ";\nDROP TABLE IF EXISTS ");
+	wh_sql_qualified(&sql, m->schema, staging);
+	buf_adds(&sql, ";\nCREATE TABLE ");
+	wh_sql_qualified(&sql, m->schema, staging);
+	buf_adds(&sql, " AS ");
+	if (m->mat == MAT_SEED) {
+		buf_adds(&sql, "SELECT * FROM ");
+		wh_sql_read_csv(w, &sql, m->abspath);
+	} else if (m->mat == MAT_SNAPSHOT) {
+		buf_adds(&sql, "SELECT *, TIMESTAMP ");
+		buf_add_sql_str(&sql, plan->run_ts);
+		buf_adds(&sql, " AS valid_from, CAST(NULL AS TIMESTAMP) AS valid_to FROM (\n");
+		rc = render_model(m, &plan->ctx, false, &sql, err);
+		if (rc)
+			goto out;
+		buf_adds(&sql, "\n) AS _sluice_snap");
+	} else {
+		rc = render_model(m, &plan->ctx, filtered, &sql, err);
+		if (rc)
+			goto out;
+	}
+	rc = run(w, &sql, err);
+	if (rc)
+		goto out;
+	buf_adds(&sql, "SELECT count(*) FROM ");
+	wh_sql_qualified(&sql, m->schema, staging);
+	rc = wh_query_int(w, sql.buf, &out->rows, err);
+	set_relation(out, m->schema, staging);
+	out->staged = true;
+	out->action = out->old_kind ? "replaced" : "created";
+out:
+	buf_release(&sql);
+	return rc;
+}
+
+static int write_view(struct wh *w, const struct model *m, const struct mat_plan *plan,
+		      struct mat_outcome *out, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+	buf_add_sql_ident(&sql, m->schema);
+	buf_adds(&sql, ";\n");
+	if (out->old_kind && strcmp(out->old_kind, "table") == 0) {
+		buf_adds(&sql, "DROP TABLE ");
+		qualified(m, &sql);
+		buf_adds(&sql, ";\n");
+	}
+	buf_adds(&sql, "CREATE OR REPLACE VIEW ");
+	qualified(m, &sql);
+	buf_adds(&sql, " AS\n");
+	rc = render_model(m, &plan->ctx, false, &sql, err);
+	if (!rc)
+		rc = run(w, &sql, err);
+	buf_release(&sql);
+	set_relation(out, m->schema, m->name);
+	out->rows = 0;
+	out->action = out->old_kind ? "replaced" : "created";
+	return rc;
+}
+
+static void key_match(const struct model *m, const char *left, const char *right,
+		      struct buf *sql)
+{
+	for (size_t i = 0; i < m->nunique_key; i++) {
+		if (i)
+			buf_adds(sql, " AND ");
+		buf_addf(sql, "%s.%s = %s.%s", left, m->unique_key[i], right, m->unique_key[i]);
+	}
+}
+
+static int write_increment(struct wh *w, const struct model *m, const struct mat_plan *plan,
+			   struct mat_outcome *out, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc = 0;
+
+	set_relation(out, m->schema, m->name);
+	if (m->strategy == STRAT_DELETE_INSERT) {
+		/* the batch is read twice (keys to delete, rows to insert), so it
+		 * is computed once into a temporary table */
+		buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " BATCH_TABLE " AS\n");
+		rc = render_model(m, &plan->ctx, true, &sql, err);
+		if (!rc)
+			rc = run(w, &sql, err);
+		if (!rc) {
+			buf_adds(&sql, "DELETE FROM ");
+			qualified(m, &sql);
+			buf_adds(&sql, " AS _sluice_t USING " BATCH_TABLE " AS _sluice_new WHERE ");
+			key_match(m, "_sluice_t", "_sluice_new", &sql);
+			rc = run(w, &sql, err);
+		}
+		if (!rc) {
+			buf_adds(&sql, "INSERT INTO ");
+			qualified(m, &sql);
+			buf_adds(&sql, " BY NAME SELECT * FROM " BATCH_TABLE);
+			rc = run_counted(w, &sql, &out->rows, err);
+		}
+		if (!rc) {
+			buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
+			rc = run(w, &sql, err);
+		}
+		out->action = "replaced keys";
+	} else if (m->strategy == STRAT_MERGE) {
+		buf_adds(&sql, "MERGE INTO ");
+		qualified(m, &sql);
+		buf_adds(&sql, " AS _sluice_t USING (\n");
+		rc = render_model(m, &plan->ctx, true, &sql, err);
+		buf_adds(&sql, "\n) AS _sluice_new ON (");
+		key_match(m, "_sluice_t", "_sluice_new", &sql);
+		buf_adds(&sql, ") WHEN MATCHED THEN UPDATE BY NAME "
+			       "WHEN NOT MATCHED THEN INSERT BY NAME");
+		if (!rc)
+			rc = run_counted(w, &sql, &out->rows, err);
+		out->action = "merged";
+	} else {
+		buf_adds(&sql, "INSERT INTO ");
+		qualified(m, &sql);
+		buf_adds(&sql, " BY NAME\n");
+		rc = render_model(m, &plan->ctx, true, &sql, err);
+		if (!rc)
+			rc = run_counted(w, &sql, &out->rows, err);
+		out->action = "appended";
+	}
+	buf_release(&sql);
+	return rc;
+}
+
+/* SCD type 2: close the current version of every key whose checked columns
+ * changed or that disappeared, then add a new version for every key without
+ * a current one. */
+static int write_snapshot(struct wh *w, const struct model *m, const struct mat_plan *plan,
+			  struct mat_outcome *out, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *cols = NULL;
+	int64_t closed = 0, added = 0;
+	int rc;
+
+	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " BATCH_TABLE " AS\n");
+	rc = render_model(m, &plan->ctx, false, &sql, err);
+	if (!rc)
+		rc = run(w, &sql, err);
+	if (!rc)
+		rc = wh_query(w, "SELECT * FROM " BATCH_TABLE " LIMIT 0", &cols, err);
+	if (rc)
+		goto out;
+	buf_adds(&sql, "UPDATE ");
+	qualified(m, &sql);
+	buf_adds(&sql, " AS _sluice_t SET valid_to = TIMESTAMP ");
+	buf_add_sql_str(&sql, plan->run_ts);
+	buf_adds(&sql, " WHERE valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM " BATCH_TABLE
+		       " AS _sluice_new WHERE ");
+	key_match(m, "_sluice_t", "_sluice_new", &sql);
+	if (m->ncheck_cols) {
+		for (size_t i = 0; i < m->ncheck_cols; i++)
+			buf_addf(&sql, " AND _sluice_t.%s IS NOT DISTINCT FROM _sluice_new.%s",
+				 m->check_cols[i], m->check_cols[i]);
+	} else {
+		for (size_t c = 0; c < wh_result_ncols(cols); c++) {
+			const char *name = wh_result_colname(cols, c);
+			bool is_key = false;
+
+			for (size_t k = 0; k < m->nunique_key; k++)
+				is_key |= strcasecmp(name, m->unique_key[k]) == 0;
+			if (is_key)
+				continue;
+			buf_adds(&sql, " AND _sluice_t.");
+			buf_add_sql_ident(&sql, name);
+			buf_adds(&sql, " IS NOT DISTINCT FROM _sluice_new.");
+			buf_add_sql_ident(&sql, name);
+		}
+	}
+	buf_adds(&sql, ")");
+	rc = run_counted(w, &sql, &closed, err);
+	if (rc)
+		goto out;
+	buf_adds(&sql, "INSERT INTO ");
+	qualified(m, &sql);
+	buf_adds(&sql, " BY NAME SELECT _sluice_new.*, TIMESTAMP ");
+	buf_add_sql_str(&sql, plan->run_ts);
+	buf_adds(&sql, " AS valid_from, CAST(NULL AS TIMESTAMP) AS valid_to FROM " BATCH_TABLE
+		       " AS _sluice_new WHERE NOT EXISTS (SELECT 1 FROM ");
+	qualified(m, &sql);
+	buf_adds(&sql, " AS _sluice_t WHERE _sluice_t.valid_to IS NULL AND ");
+	key_match(m, "_sluice_t", "_sluice_new", &sql);
+	buf_adds(&sql, ")");
+	rc = run_counted(w, &sql, &added, err);
+	if (!rc) {
+		buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
+		rc = run(w, &sql, err);
+	}
+	out->rows = closed + added;
+	out->action = "snapshot";
+	set_relation(out, m->schema, m->name);
+out:
+	wh_result_free(cols);
+	buf_release(&sql);
+	return rc;
+}
+
+int materialize_write(struct wh *w, const struct model *m, const struct mat_plan *plan,
+		      struct mat_outcome *out, struct sl_err *err)
+{
+	struct arena *a = arena_new(NULL);
+	const char *kind = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = wh_relation_kind(w, a, m->schema, m->name, &kind, err);
+	if (!rc) {
+		out->old_kind = kind ? (strcmp(kind, "view") == 0 ? "view" : "table") : NULL;
+		switch (m->mat) {
+		case MAT_VIEW:
+			rc = write_view(w, m, plan, out, err);
+			break;
+		case MAT_EPHEMERAL:
+			out->action = "inlined";
+			break;
+		case MAT_INCREMENTAL:
+		case MAT_SNAPSHOT:
+			if (plan->full || !out->old_kind || strcmp(out->old_kind, "table") != 0)
+				rc = write_staging(w, m, plan, out, err);
+			else if (m->mat == MAT_SNAPSHOT)
+				rc = write_snapshot(w, m, plan, out, err);
+			else
+				rc = write_increment(w, m, plan, out, err);
+			break;
+		case MAT_TABLE:
+		case MAT_SEED:
+			rc = write_staging(w, m, plan, out, err);
+			break;
+		}
+	}
+	arena_free(a);
+	return rc;
+}
+
+int materialize_publish(struct wh *w, const struct model *m, const struct mat_outcome *out,
+			struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	char staging[300];
+	int rc;
+
+	if (!out->staged)
+		return 0;
+	staging_name(m, staging, sizeof(staging));
+	wh_sql_swap_in(w, &sql, m->schema, staging, m->name, out->old_kind);
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * Materializations: the statements that turn a rendered query into a view,
+ * a table, an incremental table, a snapshot or a seed. Runs inside the
+ * caller's transaction in two steps, so checks can look at new data before
+ * anyone else can: materialize_write puts the data in place (a staging table
+ * for full builds), materialize_publish makes it visible under the model's
+ * name.
+ */
+#ifndef SL_BUILD_MATERIALIZE_H
+#define SL_BUILD_MATERIALIZE_H
+
+#include "build/render.h"
+#include "project/model.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sl_err;
+struct wh;
+
+struct mat_plan {
+	bool full;          /* build from scratch rather than apply new rows */
+	const char *run_ts; /* this run's UTC time, 'YYYY-MM-DD HH:MM:SS.mmm' */
+	struct render_ctx ctx;
+};
+
+struct mat_outcome {
+	int64_t rows;         /* rows written (or changed, for snapshots) */
+	const char *action;   /* "created", "replaced", "appended", ... (static) */
+	char relation[512];   /* where checks look: staging or the model itself */
+	bool staged;          /* publish must swap the staging table in */
+	const char *old_kind; /* "table" / "view" / NULL: what the name held before */
+};
+
+int materialize_write(struct wh *w, const struct model *m, const struct mat_plan *plan,
+		      struct mat_outcome *out, struct sl_err *err);
+int materialize_publish(struct wh *w, const struct model *m, const struct mat_outcome *out,
+			struct sl_err *err);
+
+#endif

@@ -1,0 +1,280 @@
+/*
+ * Rendering: a list of (offset, length, replacement) edits per text part,
+ * applied in one pass. Every edit point comes from the loader's placeholder
+ * scan or the parser's table locations; this file never searches SQL text
+ * for names.
+ */
+#include "build/render.h"
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "project/sqltext.h"
+#include "warehouse/wh.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct edit {
+	size_t offset, len;
+	struct buf with;
+};
+
+struct edits {
+	struct edit *v;
+	size_t n, cap;
+};
+
+static struct buf *edit_add(struct edits *e, size_t offset, size_t len)
+{
+	struct edit *x;
+
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 8;
+		e->v = realloc(e->v, e->cap * sizeof(*e->v));
+		if (!e->v)
+			abort();
+	}
+	x = &e->v[e->n++];
+	x->offset = offset;
+	x->len = len;
+	buf_init(&x->with, 0);
+	return &x->with;
+}
+
+static void edits_free(struct edits *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		buf_release(&e->v[i].with);
+	free(e->v);
+}
+
+static int cmp_edit(const void *a, const void *b)
+{
+	const struct edit *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static void apply_edits(const char *text, struct edits *e, struct buf *out)
+{
+	size_t pos = 0;
+
+	qsort(e->v, e->n, sizeof(*e->v), cmp_edit);
+	for (size_t i = 0; i < e->n; i++) {
+		if (e->v[i].offset < pos)
+			continue; /* overlapping edits cannot come from one parse */
+		buf_add(out, text + pos, e->v[i].offset - pos);
+		buf_add(out, e->v[i].with.buf, e->v[i].with.len);
+		pos = e->v[i].offset + e->v[i].len;
+	}
+	buf_adds(out, text + pos);
+}
+
+static void eph_cte_name(struct buf *b, const struct model *eph)
+{
+	struct buf name = BUF_INIT;
+
+	buf_addf(&name, "__sluice_eph_%s_%s", eph->schema, eph->name);
+	buf_add_sql_ident(b, name.buf);
+	buf_release(&name);
+}
+
+static int placeholder_value(const struct model *m, const struct model_placeholder *ph,
+			     const struct render_ctx *ctx, bool in_string, struct buf *b,
+			     struct sl_err *err)
+{
+	switch (ph->kind) {
+	case PH_THIS:
+		if (ctx->this_relation)
+			buf_adds(b, ctx->this_relation);
+		else
+			wh_sql_qualified(b, m->schema, m->name);
+		return 0;
+	case PH_WATERMARK:
+		buf_addf(b, "%lld", (long long)ctx->watermark);
+		return 0;
+	case PH_SINCE:
+	case PH_UNTIL: {
+		const char *v = ph->kind == PH_SINCE ? ctx->since : ctx->until;
+
+		if (!v)
+			return sl_err_set(err, SL_E_INVALID,
+					  "placeholder '{%s}' in model '%s' has no value: only a "
+					  "temporal model's windows give it one",
+					  ph->kind == PH_SINCE ? "since" : "until", m->fqn);
+		if (in_string)
+			buf_adds(b, v);
+		else
+			buf_addf(b, "TIMESTAMP '%s'", v);
+		return 0;
+	}
+	case PH_ENV:
+		buf_adds(b, ctx->env ? ctx->env : "");
+		return 0;
+	}
+	return 0;
+}
+
+/* Collects the edits of one part; records the ephemerals it reads. */
+static int part_edits(const struct model *m, enum model_part part, const struct render_ctx *ctx,
+		      struct edits *e, const struct model ***ephs, size_t *nephs,
+		      struct sl_err *err)
+{
+	const char *text = part == PART_BODY ? m->body : m->filter;
+	size_t len = strlen(text);
+	bool *in_string = malloc(len + 1);
+	int rc = 0;
+
+	if (!in_string)
+		abort();
+	sqltext_string_map(text, len, in_string);
+	for (size_t i = 0; i < m->nplaceholders && !rc; i++) {
+		const struct model_placeholder *ph = &m->placeholders[i];
+
+		if (ph->span.part != part)
+			continue;
+		rc = placeholder_value(m, ph, ctx, in_string[ph->span.offset],
+				       edit_add(e, ph->span.offset, ph->span.len), err);
+	}
+	free(in_string);
+	for (size_t i = 0; i < m->nrefs && !rc; i++) {
+		const struct model_ref *r = &m->refs[i];
+		struct buf *b;
+		size_t k;
+
+		if (r->span.part != part || !r->target || r->target->mat != MAT_EPHEMERAL)
+			continue;
+		b = edit_add(e, r->span.offset, r->span.len);
+		eph_cte_name(b, r->target);
+		if (!*r->alias) {
+			buf_adds(b, " AS ");
+			buf_add_sql_ident(b, r->target->name);
+		}
+		for (k = 0; k < *nephs; k++)
+			if ((*ephs)[k] == r->target)
+				break;
+		if (k == *nephs) {
+			*ephs = realloc(*ephs, (*nephs + 1) * sizeof(**ephs));
+			if (!*ephs)
+				abort();
+			(*ephs)[(*nephs)++] = r->target;
+		}
+	}
+	return rc;
+}
+
+static int render_part(const struct model *m, enum model_part part, const struct render_ctx *ctx,
+		       struct buf *out, const struct model ***ephs, size_t *nephs,
+		       struct sl_err *err)
+{
+	struct edits e = { 0 };
+	int rc = part_edits(m, part, ctx, &e, ephs, nephs, err);
+
+	if (!rc)
+		apply_edits(part == PART_BODY ? m->body : m->filter, &e, out);
+	edits_free(&e);
+	return rc;
+}
+
+/* Where a CTE list can take one more entry: just past `WITH [RECURSIVE]`
+ * when the query starts with one, else 0 (a new WITH goes in front). */
+static size_t with_insert_point(const char *sql, bool *has_with)
+{
+	size_t i = sqltext_skip_space(sql, 0);
+
+	*has_with = false;
+	if (strncasecmp(sql + i, "with", 4) != 0 || isalnum((unsigned char)sql[i + 4]) ||
+	    sql[i + 4] == '_')
+		return 0;
+	*has_with = true;
+	i = sqltext_skip_space(sql, i + 4);
+	if (strncasecmp(sql + i, "recursive", 9) == 0 && !isalnum((unsigned char)sql[i + 9]))
+		i += 9;
+	return i;
+}
+
+static int render_ephemerals(const struct render_ctx *ctx, const struct model **ephs,
+			     size_t nephs, struct buf *ctes, int depth, struct sl_err *err);
+
+static int render_query(const struct model *m, const struct render_ctx *ctx, bool with_filter,
+			struct buf *out, int depth, struct sl_err *err)
+{
+	const struct model **ephs = NULL;
+	size_t nephs = 0;
+	struct buf q = BUF_INIT, ctes = BUF_INIT;
+	int rc;
+
+	if (depth > 64)
+		return sl_err_set(err, SL_E_CYCLE, "ephemeral models nest too deeply at '%s'",
+				  m->fqn);
+	if (with_filter && m->filter) {
+		buf_adds(&q, "SELECT * FROM (\n");
+		rc = render_part(m, PART_BODY, ctx, &q, &ephs, &nephs, err);
+		buf_adds(&q, "\n) AS _sluice_src\n");
+		if (!rc)
+			rc = render_part(m, PART_FILTER, ctx, &q, &ephs, &nephs, err);
+	} else {
+		rc = render_part(m, PART_BODY, ctx, &q, &ephs, &nephs, err);
+	}
+	if (!rc && nephs)
+		rc = render_ephemerals(ctx, ephs, nephs, &ctes, depth, err);
+	if (!rc) {
+		bool has_with;
+		size_t at = nephs ? with_insert_point(q.buf, &has_with) : 0;
+
+		if (!nephs) {
+			buf_add(out, q.buf, q.len);
+		} else if (has_with) {
+			buf_add(out, q.buf, at);
+			buf_addf(out, " %s,", ctes.buf);
+			buf_adds(out, q.buf + at);
+		} else {
+			buf_addf(out, "WITH %s\n", ctes.buf);
+			buf_add(out, q.buf, q.len);
+		}
+	}
+	free(ephs);
+	buf_release(&q);
+	buf_release(&ctes);
+	return rc;
+}
+
+static int render_ephemerals(const struct render_ctx *ctx, const struct model **ephs,
+			     size_t nephs, struct buf *ctes, int depth, struct sl_err *err)
+{
+	for (size_t i = 0; i < nephs; i++) {
+		struct render_ctx inner = *ctx;
+		int rc;
+
+		inner.this_relation = NULL;
+		if (i)
+			buf_adds(ctes, ",\n");
+		eph_cte_name(ctes, ephs[i]);
+		buf_adds(ctes, " AS (\n");
+		rc = render_query(ephs[i], &inner, false, ctes, depth + 1, err);
+		if (rc)
+			return rc;
+		buf_adds(ctes, "\n)");
+	}
+	return 0;
+}
+
+int render_model(const struct model *m, const struct render_ctx *ctx, bool with_filter,
+		 struct buf *out, struct sl_err *err)
+{
+	int rc = render_query(m, ctx, with_filter, out, 0, err);
+
+	if (rc)
+		sl_err_context(err, "in model %s (%s)", m->fqn, m->path);
+	return rc;
+}
+
+bool render_filter_reads_this(const struct model *m)
+{
+	for (size_t i = 0; i < m->nplaceholders; i++)
+		if (m->placeholders[i].kind == PH_THIS && m->placeholders[i].span.part == PART_FILTER)
+			return true;
+	return false;
+}

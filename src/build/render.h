@@ -1,0 +1,34 @@
+/*
+ * Rendering a model into the SQL the warehouse runs: placeholders replaced
+ * by their values and references to ephemeral models inlined as CTEs, both
+ * by editing the text at the offsets the parser reported.
+ */
+#ifndef SL_BUILD_RENDER_H
+#define SL_BUILD_RENDER_H
+
+#include "project/model.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct buf;
+struct sl_err;
+
+struct render_ctx {
+	const char *env;       /* environment name, "" for none */
+	int64_t watermark;     /* what {watermark} stands for */
+	const char *since, *until; /* window bounds as 'YYYY-MM-DD HH:MM:SS', or NULL */
+	const char *this_relation; /* overrides {this} (e.g. a staging table), or NULL */
+};
+
+/* Appends the model's query to out; with_filter wraps it with the model's
+ * incremental_filter. Fails with SL_E_INVALID when a placeholder has no
+ * value in ctx. */
+int render_model(const struct model *m, const struct render_ctx *ctx, bool with_filter,
+		 struct buf *out, struct sl_err *err);
+
+/* Whether the model's filter mentions {this} (it cannot run before the
+ * model's table exists). */
+bool render_filter_reads_this(const struct model *m);
+
+#endif

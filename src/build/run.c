@@ -1,0 +1,371 @@
+/*
+ * The batch executor. Decides per model whether it is up to date from the
+ * state rows (hash, materialization, the versions of its inputs), then
+ * builds it in its own transaction: data, checks, state row and run-log row
+ * commit together or not at all.
+ */
+#include "build/run.h"
+
+#include "build/materialize.h"
+#include "build/state.h"
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "project/dag.h"
+#include "warehouse/wh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct run {
+	struct arena *a;
+	struct project *p;
+	struct wh *w;
+	const struct run_opts *opts;
+	const char *const *relations;
+	size_t nrelations;
+	struct state_model *state;
+	size_t nstate;
+	int64_t run_id;
+	char run_ts[32];
+	int64_t *version;       /* per model order: version of its data now */
+	enum run_status *status; /* per model order, for models built this run */
+	bool *built;
+};
+
+const char *run_status_name(enum run_status s)
+{
+	static const char *const names[] = { "ok", "warn", "failed", "up to date",
+					     "upstream failed" };
+	return names[s];
+}
+
+static bool relation_exists(const struct run *r, const char *fqn)
+{
+	for (size_t lo = 0, hi = r->nrelations; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(r->relations[mid], fqn);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool reads_external(const struct model *m)
+{
+	for (size_t i = 0; i < m->nrefs; i++)
+		if (!m->refs[i].target)
+			return true;
+	return false;
+}
+
+/* "dep@version,..." over the inputs; an ephemeral or view input also
+ * carries its hash, since its text is part of what this model computes. */
+static const char *input_signature(struct run *r, const struct model *m)
+{
+	struct buf b = BUF_INIT;
+	const char *s;
+
+	for (size_t i = 0; i < m->ndeps; i++) {
+		const struct model *d = m->deps[i];
+
+		buf_addf(&b, "%s%s@%lld", i ? "," : "", d->fqn, (long long)r->version[d->order]);
+		if (d->mat == MAT_EPHEMERAL)
+			buf_addf(&b, "#%.12s", d->hash);
+	}
+	s = arena_strdup(r->a, b.buf);
+	buf_release(&b);
+	return s;
+}
+
+static int64_t max_input_version(const struct run *r, const struct model *m, int64_t v)
+{
+	for (size_t i = 0; i < m->ndeps; i++)
+		if (r->version[m->deps[i]->order] > v)
+			v = r->version[m->deps[i]->order];
+	return v;
+}
+
+/* Whether m must be built, and from scratch or not; sets item->reason. */
+static bool plan_model(struct run *r, const struct model *m, const char *sig, bool *full,
+		       struct run_item *item)
+{
+	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
+	bool exists = relation_exists(r, m->fqn);
+
+	*full = true;
+	if (!st || !exists) {
+		item->reason = "new";
+		return true;
+	}
+	if (r->opts->full_refresh && m->mat != MAT_SNAPSHOT) {
+		item->reason = "full refresh";
+		return true;
+	}
+	if (!st->hash || strcmp(st->hash, m->hash) != 0 ||
+	    !st->materialized || strcmp(st->materialized, model_mat_name(m->mat)) != 0) {
+		/* a snapshot keeps its history through definition changes */
+		*full = m->mat != MAT_SNAPSHOT;
+		item->reason = "definition changed";
+		return true;
+	}
+	*full = false;
+	if (m->mat == MAT_VIEW || m->mat == MAT_SEED) {
+		item->reason = "up to date";
+		return false;
+	}
+	if (reads_external(m)) {
+		item->reason = "reads tables outside the project";
+		return true;
+	}
+	if (!st->inputs || strcmp(st->inputs, sig) != 0) {
+		item->reason = "inputs changed";
+		return true;
+	}
+	item->reason = "up to date";
+	return false;
+}
+
+static const char *format_assert_failures(struct run *r, const struct run_item *item)
+{
+	struct buf b = BUF_INIT;
+	const char *s;
+
+	for (size_t i = 0; i < item->nasserts; i++) {
+		const struct assert_result *ar = &item->asserts[i];
+
+		if (!ar->failures)
+			continue;
+		if (b.len)
+			buf_adds(&b, "; ");
+		buf_addf(&b, "%s@assert %s: %lld failing row%s", ar->check->warn ? "warn: " : "",
+			 ar->check->text, (long long)ar->failures, ar->failures == 1 ? "" : "s");
+	}
+	s = arena_strdup(r->a, b.buf);
+	buf_release(&b);
+	return s;
+}
+
+static void log_failure(struct run *r, const struct run_item *item, int64_t started)
+{
+	struct state_run_row row = {
+		.run_id = r->run_id,
+		.model = item->m->fqn,
+		.env = r->opts->env,
+		.run_type = "batch",
+		.status = "failed",
+		.message = item->message,
+		.started_ms = started,
+		.finished_ms = units_now_ms(),
+	};
+	/* the failure must be on record even though the build rolled back */
+	wh_exec(r->w, "BEGIN TRANSACTION", NULL);
+	if (state_run_log(r->w, &row, NULL) == 0)
+		wh_exec(r->w, "COMMIT", NULL);
+	else
+		wh_rollback(r->w);
+}
+
+static int build_model(struct run *r, struct run_item *item, bool full, const char *sig)
+{
+	struct model *m = item->m;
+	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
+	struct mat_plan plan = { .full = full, .run_ts = r->run_ts };
+	struct mat_outcome out;
+	struct sl_err err = SL_ERR_INIT;
+	int64_t started = units_now_ms();
+	int rc;
+
+	plan.ctx.env = r->opts->env;
+	rc = wh_begin(r->w, &err);
+	if (!rc)
+		rc = materialize_write(r->w, m, &plan, &out, &err);
+	if (!rc && m->nasserts)
+		rc = assert_run_all(r->w, m, out.relation, &item->asserts, &item->nasserts, &err);
+	if (!rc && assert_errors(item->asserts, item->nasserts)) {
+		rc = SL_E_ASSERT;
+		item->message = format_assert_failures(r, item);
+	}
+	if (!rc)
+		rc = materialize_publish(r->w, m, &out, &err);
+	if (!rc) {
+		bool changed = full || out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE;
+		struct state_model row = {
+			.name = m->fqn,
+			.hash = m->hash,
+			.materialized = model_mat_name(m->mat),
+			.inputs = sig,
+			.last_built_at = r->run_ts,
+			.build_count = (st ? st->build_count : 0) + 1,
+			.data_version = changed ? r->run_id : (st ? st->data_version : r->run_id),
+		};
+		struct state_run_row log = {
+			.run_id = r->run_id,
+			.model = m->fqn,
+			.env = r->opts->env,
+			.run_type = "batch",
+			.rows = out.rows,
+			.started_ms = started,
+		};
+
+		item->status = item->nasserts && format_assert_failures(r, item)[0] ? RUN_WARN
+										     : RUN_OK;
+		if (item->status == RUN_WARN)
+			item->message = format_assert_failures(r, item);
+		log.status = item->status == RUN_WARN ? "warn" : "ok";
+		log.message = item->message;
+		log.finished_ms = units_now_ms();
+		rc = state_model_record(r->w, r->opts->env, &row, &err);
+		if (!rc)
+			rc = state_run_log(r->w, &log, &err);
+		if (!rc)
+			rc = wh_commit(r->w, &err);
+		if (!rc)
+			r->version[m->order] = row.data_version;
+	}
+	item->rows = out.rows;
+	item->action = out.action;
+	if (rc) {
+		wh_rollback(r->w);
+		item->status = RUN_FAILED;
+		if (!item->message)
+			item->message = arena_strdup(r->a, err.msg);
+		log_failure(r, item, started);
+	}
+	return 0;
+}
+
+static bool upstream_failed(const struct run *r, const struct model *m)
+{
+	for (size_t i = 0; i < m->ndeps; i++) {
+		const struct model *d = m->deps[i];
+
+		if (r->built[d->order] &&
+		    (r->status[d->order] == RUN_FAILED || r->status[d->order] == RUN_UPSTREAM_FAILED))
+			return true;
+		if (d->mat == MAT_EPHEMERAL && upstream_failed(r, d))
+			return true;
+	}
+	return false;
+}
+
+static void init_versions(struct run *r)
+{
+	for (size_t i = 0; i < r->p->nmodels; i++) {
+		const struct model *m = r->p->models[i];
+		const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
+
+		r->version[i] = st ? st->data_version : 0;
+	}
+}
+
+/* Views and ephemerals show their inputs' data as it is now, so their
+ * version follows their inputs (and is always new over outside tables). */
+static void pass_through_version(struct run *r, const struct model *m)
+{
+	if (m->mat != MAT_VIEW && m->mat != MAT_EPHEMERAL)
+		return;
+	r->version[m->order] = reads_external(m) ? r->run_id
+						  : max_input_version(r, m, r->version[m->order]);
+}
+
+int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
+	      size_t nrelations, const struct run_opts *opts, struct run_report *report,
+	      struct sl_err *err)
+{
+	struct run r = { .a = a, .p = p, .w = w, .opts = opts, .relations = relations,
+			 .nrelations = nrelations };
+	bool *selected = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
+	int64_t t0 = units_mono_ms();
+	size_t total = 0, idx = 0;
+	int rc;
+
+	memset(report, 0, sizeof(*report));
+	rc = dag_select(p, opts->selector, selected, err);
+	if (!rc)
+		rc = state_ensure(w, err);
+	if (!rc)
+		rc = state_models_load(w, a, opts->env ? opts->env : "", &r.state, &r.nstate, err);
+	if (!rc)
+		rc = state_run_begin(w, &r.run_id, err);
+	if (rc)
+		return rc;
+	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
+	r.version = arena_alloc(a, (p->nmodels + 1) * sizeof(int64_t));
+	r.status = arena_alloc(a, (p->nmodels + 1) * sizeof(enum run_status));
+	r.built = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
+	init_versions(&r);
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+
+		if (opts->seeds_only && m->mat != MAT_SEED)
+			selected[i] = false;
+		total += selected[i] && m->mat != MAT_EPHEMERAL;
+	}
+	report->run_id = r.run_id;
+	report->items = calloc(total + 1, sizeof(*report->items));
+	if (!report->items)
+		abort();
+	for (size_t i = 0; i < p->nmodels; i++) {
+		struct model *m = p->models[i];
+		struct run_item *item;
+		const char *sig;
+		bool full;
+		int64_t t;
+
+		if (!selected[i] || m->mat == MAT_EPHEMERAL) {
+			pass_through_version(&r, m);
+			continue;
+		}
+		item = &report->items[report->n++];
+		item->m = m;
+		idx++;
+		r.built[i] = true;
+		sig = input_signature(&r, m);
+		if (opts->on_start)
+			opts->on_start(opts->ctx, item, idx, total);
+		t = units_mono_ms();
+		if (upstream_failed(&r, m)) {
+			item->status = RUN_UPSTREAM_FAILED;
+			item->reason = "an input failed";
+		} else if (!plan_model(&r, m, sig, &full, item)) {
+			item->status = RUN_UP_TO_DATE;
+		} else {
+			build_model(&r, item, full, sig);
+		}
+		pass_through_version(&r, m);
+		r.status[i] = item->status;
+		item->ms = units_mono_ms() - t;
+		switch (item->status) {
+		case RUN_OK:
+			report->ok++;
+			break;
+		case RUN_WARN:
+			report->warned++;
+			break;
+		case RUN_FAILED:
+			report->failed++;
+			break;
+		default:
+			report->skipped++;
+		}
+		if (opts->on_done)
+			opts->on_done(opts->ctx, item, idx, total);
+	}
+	report->ms = units_mono_ms() - t0;
+	return 0;
+}
+
+void run_report_free(struct run_report *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		assert_results_free(r->items[i].asserts, r->items[i].nasserts);
+	free(r->items);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,61 @@
+/*
+ * A batch run: plan (what is selected, what is up to date, what must be
+ * rebuilt from scratch) and build, one transaction per model, in dependency
+ * order. A failed model rolls back alone; what reads it is skipped and
+ * independent branches go on.
+ */
+#ifndef SL_BUILD_RUN_H
+#define SL_BUILD_RUN_H
+
+#include "build/assert.h"
+#include "project/model.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct arena;
+struct sl_err;
+struct wh;
+
+enum run_status { RUN_OK, RUN_WARN, RUN_FAILED, RUN_UP_TO_DATE, RUN_UPSTREAM_FAILED };
+
+struct run_item {
+	struct model *m;
+	enum run_status status;
+	const char *action;  /* what the build did ("created", "merged", ...) */
+	const char *reason;  /* why it was built or skipped */
+	const char *message; /* the error, for failures */
+	int64_t rows, ms;
+	struct assert_result *asserts; /* freed by run_report_free */
+	size_t nasserts;
+};
+
+struct run_report {
+	int64_t run_id, ms;
+	struct run_item *items; /* selected models, in build order */
+	size_t n;
+	size_t ok, warned, failed, skipped;
+};
+
+struct run_opts {
+	const char *selector;
+	bool full_refresh;
+	bool seeds_only;
+	const char *env;
+	/* called before and after each model, for live output; may be NULL */
+	void (*on_start)(void *ctx, const struct run_item *item, size_t index, size_t total);
+	void (*on_done)(void *ctx, const struct run_item *item, size_t index, size_t total);
+	void *ctx;
+};
+
+/* Runs the selected models of an already validated project. Returns 0 when
+ * the run happened (even with failed models: see report->failed), else an
+ * error that stopped it before any model was built. */
+int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
+	      size_t nrelations, const struct run_opts *opts, struct run_report *report,
+	      struct sl_err *err);
+void run_report_free(struct run_report *r);
+
+const char *run_status_name(enum run_status s);
+
+#endif

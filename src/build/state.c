@@ -1,0 +1,172 @@
+/*
+ * The `_sluice` schema: creation, version check, and the rows the build
+ * writes. Must never commit or roll back: transactions belong to callers.
+ */
+#include "build/state.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "warehouse/wh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const schema_sql =
+	"CREATE SCHEMA IF NOT EXISTS _sluice;\n"
+	"CREATE TABLE IF NOT EXISTS _sluice.version (version INTEGER NOT NULL, "
+	"written_by VARCHAR, updated_at TIMESTAMP);\n"
+	"CREATE TABLE IF NOT EXISTS _sluice.models (name VARCHAR NOT NULL, env VARCHAR NOT "
+	"NULL, hash VARCHAR, materialized VARCHAR, inputs VARCHAR, last_built_at TIMESTAMP, "
+	"build_count BIGINT, data_version BIGINT, PRIMARY KEY (name, env));\n"
+	"CREATE TABLE IF NOT EXISTS _sluice.run_log (run_id BIGINT, model VARCHAR, env "
+	"VARCHAR, run_type VARCHAR, status VARCHAR, started_at TIMESTAMP, finished_at "
+	"TIMESTAMP, rows BIGINT, duration_ms BIGINT, message VARCHAR);\n"
+	"CREATE SEQUENCE IF NOT EXISTS _sluice.run_ids START 1;\n";
+
+void state_format_ts(int64_t ms, char *out, size_t outlen)
+{
+	time_t s = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	snprintf(out, outlen, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+int state_ensure(struct wh *w, struct sl_err *err)
+{
+	int64_t have = 0, rows = 0;
+	char sql[256];
+	int rc;
+
+	rc = wh_exec(w, schema_sql, err);
+	if (!rc)
+		rc = wh_query_int(w, "SELECT count(*) FROM _sluice.version", &rows, err);
+	if (!rc && rows)
+		rc = wh_query_int(w, "SELECT max(version) FROM _sluice.version", &have, err);
+	if (rc)
+		return rc;
+	if (have > STATE_VERSION)
+		return sl_err_set(err, SL_E_VERSION,
+				  "the warehouse's state was written by a newer sluice (state "
+				  "version %lld, this sluice knows %d)\n"
+				  "  hint: upgrade sluice; an older one must not change it",
+				  (long long)have, STATE_VERSION);
+	if (rows && have == STATE_VERSION)
+		return 0;
+	/* version 1 is the first layout: nothing to migrate from yet */
+	snprintf(sql, sizeof(sql),
+		 "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (%d, "
+		 "'sluice', now()::TIMESTAMP)",
+		 STATE_VERSION);
+	return wh_exec(w, sql, err);
+}
+
+int state_models_load(struct wh *w, struct arena *a, const char *env, struct state_model **rows,
+		      size_t *n, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_adds(&sql, "SELECT name, hash, materialized, inputs, "
+		       "strftime(last_built_at, '%Y-%m-%d %H:%M:%S'), build_count, data_version "
+		       "FROM _sluice.models WHERE env = ");
+	buf_add_sql_str(&sql, env);
+	buf_adds(&sql, " ORDER BY name");
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	*n = wh_result_nrows(r);
+	*rows = arena_alloc(a, (*n + 1) * sizeof(**rows));
+	for (size_t i = 0; i < *n; i++) {
+		struct state_model *s = &(*rows)[i];
+		const char *bc = wh_result_value(r, i, 5), *dv = wh_result_value(r, i, 6);
+
+		s->name = arena_strdup(a, wh_result_value(r, i, 0));
+		s->hash = arena_strdup(a, wh_result_value(r, i, 1));
+		s->materialized = arena_strdup(a, wh_result_value(r, i, 2));
+		s->inputs = arena_strdup(a, wh_result_value(r, i, 3));
+		s->last_built_at = arena_strdup(a, wh_result_value(r, i, 4));
+		s->build_count = bc ? strtoll(bc, NULL, 10) : 0;
+		s->data_version = dv ? strtoll(dv, NULL, 10) : 0;
+	}
+	wh_result_free(r);
+	return 0;
+}
+
+const struct state_model *state_models_find(const struct state_model *rows, size_t n,
+					    const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].name, name) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+int state_run_begin(struct wh *w, int64_t *run_id, struct sl_err *err)
+{
+	return wh_query_int(w, "SELECT nextval('_sluice.run_ids')", run_id, err);
+}
+
+static void add_str_or_null(struct buf *b, const char *s)
+{
+	if (s)
+		buf_add_sql_str(b, s);
+	else
+		buf_adds(b, "NULL");
+}
+
+int state_model_record(struct wh *w, const char *env, const struct state_model *row,
+		       struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "INSERT OR REPLACE INTO _sluice.models VALUES (");
+	buf_add_sql_str(&sql, row->name);
+	buf_adds(&sql, ", ");
+	buf_add_sql_str(&sql, env);
+	buf_adds(&sql, ", ");
+	add_str_or_null(&sql, row->hash);
+	buf_adds(&sql, ", ");
+	add_str_or_null(&sql, row->materialized);
+	buf_adds(&sql, ", ");
+	add_str_or_null(&sql, row->inputs);
+	buf_adds(&sql, ", ");
+	add_str_or_null(&sql, row->last_built_at);
+	buf_addf(&sql, ", %lld, %lld)", (long long)row->build_count,
+		 (long long)row->data_version);
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
+int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	char started[32], finished[32];
+	int rc;
+
+	state_format_ts(row->started_ms, started, sizeof(started));
+	state_format_ts(row->finished_ms, finished, sizeof(finished));
+	buf_addf(&sql, "INSERT INTO _sluice.run_log VALUES (%lld, ", (long long)row->run_id);
+	add_str_or_null(&sql, row->model);
+	buf_adds(&sql, ", ");
+	add_str_or_null(&sql, row->env ? row->env : "");
+	buf_adds(&sql, ", ");
+	add_str_or_null(&sql, row->run_type);
+	buf_adds(&sql, ", ");
+	add_str_or_null(&sql, row->status);
+	buf_addf(&sql, ", '%s', '%s', %lld, %lld, ", started, finished, (long long)row->rows,
+		 (long long)(row->finished_ms - row->started_ms));
+	add_str_or_null(&sql, row->message);
+	buf_adds(&sql, ")");
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * The `_sluice` state schema in the warehouse: a version row, one row per
+ * model (hash, materialization, last build, data version) and the run log.
+ * Writes that belong to a build go through the caller's open transaction, so
+ * a model's data and its state commit together.
+ */
+#ifndef SL_BUILD_STATE_H
+#define SL_BUILD_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+struct sl_err;
+struct wh;
+
+#define STATE_VERSION 1
+
+struct state_model {
+	const char *name;
+	const char *hash;
+	const char *materialized;
+	const char *inputs;     /* signature of the input versions it was built from */
+	const char *last_built_at;
+	int64_t build_count;
+	int64_t data_version;   /* run id of the last build that changed its data */
+};
+
+struct state_run_row {
+	int64_t run_id;
+	const char *model, *env, *run_type, *status, *message;
+	int64_t started_ms, finished_ms, rows;
+};
+
+/* Creates the schema on first use; refuses a warehouse written by a newer
+ * sluice (SL_E_VERSION) and upgrades one written by an older one. */
+int state_ensure(struct wh *w, struct sl_err *err);
+
+/* Every model row of env; strings in a. */
+int state_models_load(struct wh *w, struct arena *a, const char *env, struct state_model **rows,
+		      size_t *n, struct sl_err *err);
+const struct state_model *state_models_find(const struct state_model *rows, size_t n,
+					    const char *name);
+
+/* A new run id (increasing across runs and processes). */
+int state_run_begin(struct wh *w, int64_t *run_id, struct sl_err *err);
+
+/* Upserts the model's row; inside the build's transaction. */
+int state_model_record(struct wh *w, const char *env, const struct state_model *row,
+		       struct sl_err *err);
+int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *err);
+
+/* Formats ms since the epoch as a UTC 'YYYY-MM-DD HH:MM:SS.mmm' into out. */
+void state_format_ts(int64_t ms, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * Command-line flags shared by every command, parsed in one place. A
+ * command lists the flags it accepts; anything else is a usage error.
+ */
+#include "cli/cli.h"
+
+#include "core/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct flag_spec {
+	const char *long_name;
+	char short_name;
+	unsigned bit;
+	bool takes_value;
+};
+
+static const struct flag_spec flags[] = {
+	{ "project", 'p', CLI_F_PROJECT, true },
+	{ "select", 's', CLI_F_SELECT, true },
+	{ "full-refresh", 0, CLI_F_FULL_REFRESH, false },
+	{ "json", 0, CLI_F_JSON, false },
+	{ "dot", 0, CLI_F_DOT, false },
+	{ NULL, 0, 0, false },
+};
+
+static const struct flag_spec *find_flag(const char *arg, const char **value)
+{
+	*value = NULL;
+	if (arg[0] == '-' && arg[1] != '-' && arg[1] && !arg[2]) {
+		for (size_t i = 0; flags[i].long_name; i++)
+			if (flags[i].short_name == arg[1])
+				return &flags[i];
+		return NULL;
+	}
+	if (strncmp(arg, "--", 2) != 0)
+		return NULL;
+	arg += 2;
+	for (size_t i = 0; flags[i].long_name; i++) {
+		size_t n = strlen(flags[i].long_name);
+
+		if (strncmp(arg, flags[i].long_name, n) != 0)
+			continue;
+		if (arg[n] == '=') {
+			*value = arg + n + 1;
+			return &flags[i];
+		}
+		if (!arg[n])
+			return &flags[i];
+	}
+	return NULL;
+}
+
+static void set_flag(const struct flag_spec *f, const char *value, struct cli_args *out)
+{
+	switch (f->bit) {
+	case CLI_F_PROJECT:
+		out->project = value;
+		break;
+	case CLI_F_SELECT:
+		out->select = value;
+		break;
+	case CLI_F_FULL_REFRESH:
+		out->full_refresh = true;
+		break;
+	case CLI_F_JSON:
+		out->json = true;
+		break;
+	case CLI_F_DOT:
+		out->dot = true;
+		break;
+	}
+}
+
+int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_args *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->command = cmd->name;
+	out->pos = calloc((size_t)argc + 1, sizeof(char *));
+	if (!out->pos)
+		abort();
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i], *value;
+		const struct flag_spec *f;
+
+		if (arg[0] != '-' || !arg[1]) {
+			out->pos[out->npos++] = arg;
+			continue;
+		}
+		f = find_flag(arg, &value);
+		if (!f || !(cmd->flags & f->bit)) {
+			fprintf(stderr,
+				"sluice %s: unknown option '%s'\n  hint: see 'sluice help %s'\n",
+				cmd->name, arg, cmd->name);
+			return CLI_USAGE;
+		}
+		if (f->takes_value && !value) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "sluice %s: option '%s' needs a value\n", cmd->name,
+					arg);
+				return CLI_USAGE;
+			}
+			value = argv[++i];
+		}
+		set_flag(f, value, out);
+	}
+	return CLI_OK;
+}

@@ -1,0 +1,81 @@
+/*
+ * What every command shares: the parsed command line, the project session
+ * (project loaded and validated, warehouse open) and output helpers. Each
+ * command lives in its own file and is listed in src/main.c's table.
+ */
+#ifndef SL_CLI_CLI_H
+#define SL_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct arena;
+struct project;
+struct sl_err;
+struct sqlparse;
+struct wh;
+struct wh_result;
+
+enum cli_flag {
+	CLI_F_PROJECT = 1 << 0,
+	CLI_F_SELECT = 1 << 1,
+	CLI_F_FULL_REFRESH = 1 << 2,
+	CLI_F_JSON = 1 << 3,
+	CLI_F_DOT = 1 << 4,
+};
+
+struct cli_args {
+	const char *command;
+	const char *project, *select;
+	bool full_refresh, json, dot;
+	const char **pos; /* positional arguments */
+	int npos;
+};
+
+struct cli_command {
+	const char *name;
+	int (*run)(struct cli_args *args);
+	unsigned flags;
+	const char *usage;   /* arguments after the name */
+	const char *summary; /* one line */
+};
+
+/* Exit codes */
+#define CLI_OK 0
+#define CLI_FAILED 1
+#define CLI_USAGE 2
+
+/* The command table (main.c). */
+extern const struct cli_command cli_commands[];
+const struct cli_command *cli_command_find(const char *name);
+
+/* Parses argv after the command name; unknown or disallowed flags are
+ * usage errors printed to stderr. */
+int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_args *out);
+
+struct cli_session {
+	struct arena *arena;
+	char *root;
+	struct project *project;
+	struct sqlparse *parser;
+	struct wh *wh;              /* NULL unless opened */
+	const char **relations;     /* the warehouse's relations, sorted */
+	size_t nrelations;
+	const char *warehouse_path; /* as shown to the user */
+};
+
+enum cli_open { CLI_OPEN_NONE, CLI_OPEN_READ, CLI_OPEN_WRITE };
+
+/* Locates and loads the project, opens the warehouse as asked, validates,
+ * and prints every diagnostic to stderr. Returns CLI_OK, or the exit code
+ * to leave with (the session is then closed). */
+int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cli_open mode);
+void cli_session_close(struct cli_session *s);
+
+/* Prints an error value as "sluice: message" (with its context lines). */
+void cli_print_err(const struct sl_err *err);
+/* Prints a result as an aligned text table. */
+void cli_print_table(FILE *out, const struct wh_result *r, const char *indent);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * The command handlers, one per file in src/cli/, gathered in main.c's
+ * command table.
+ */
+#ifndef SL_CLI_COMMANDS_H
+#define SL_CLI_COMMANDS_H
+
+#include "cli/cli.h"
+
+int cli_init(struct cli_args *args);
+int cli_run(struct cli_args *args);
+int cli_seed(struct cli_args *args);
+int cli_validate(struct cli_args *args);
+int cli_compile(struct cli_args *args);
+int cli_ls(struct cli_args *args);
+int cli_dag(struct cli_args *args);
+int cli_sql(struct cli_args *args);
+int cli_help(struct cli_args *args);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * `sluice compile MODEL`: print the SQL a build of the model would run,
+ * placeholders filled and ephemerals inlined. Runs nothing.
+ */
+#include "cli/commands.h"
+
+#include "build/render.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "project/model.h"
+
+int cli_compile(struct cli_args *args)
+{
+	struct cli_session s;
+	struct render_ctx ctx = { .env = "" };
+	struct sl_err err = SL_ERR_INIT;
+	struct buf sql = BUF_INIT;
+	const struct model *m;
+	int rc;
+
+	if (args->npos != 1) {
+		fprintf(stderr, "usage: sluice compile MODEL\n");
+		return CLI_USAGE;
+	}
+	rc = cli_session_open(&s, args, CLI_OPEN_NONE);
+	if (rc)
+		return rc;
+	m = project_find_model(s.project, args->pos[0]);
+	if (!m) {
+		fprintf(stderr, "sluice: no model '%s'\n  hint: 'sluice ls' lists the models\n",
+			args->pos[0]);
+		cli_session_close(&s);
+		return CLI_FAILED;
+	}
+	if (m->mat == MAT_SEED) {
+		printf("-- %s is a seed loaded from %s\n", m->fqn, m->path);
+		cli_session_close(&s);
+		return CLI_OK;
+	}
+	rc = render_model(m, &ctx, false, &sql, &err);
+	if (!rc && m->filter) {
+		buf_adds(&sql, "\n\n-- incremental runs read:\n");
+		rc = render_model(m, &ctx, true, &sql, &err);
+	}
+	if (rc) {
+		cli_print_err(&err);
+		rc = CLI_FAILED;
+	} else {
+		printf("%s\n", sql.buf);
+	}
+	buf_release(&sql);
+	cli_session_close(&s);
+	return rc;
+}

@@ -1,0 +1,203 @@
+/*
+ * `sluice run` and `sluice seed`: a batch run with one line per model, a
+ * progress line on a terminal, the failures in detail, and a summary; or
+ * JSON for machines.
+ */
+#include "cli/commands.h"
+
+#include "build/run.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "project/model.h"
+#include "warehouse/wh.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <unistd.h>
+
+struct printer {
+	bool tty, json;
+};
+
+static void print_start(void *ctx, const struct run_item *item, size_t index, size_t total)
+{
+	struct printer *pr = ctx;
+
+	if (!pr->tty || pr->json)
+		return;
+	printf("\r\033[K  %zu/%zu  building %s ...", index, total, item->m->fqn);
+	fflush(stdout);
+}
+
+static void print_done(void *ctx, const struct run_item *item, size_t index, size_t total)
+{
+	struct printer *pr = ctx;
+	static const char *const label[] = { "OK", "WARN", "FAIL", "SKIP", "SKIP" };
+	char dur[32], rows[48] = "";
+	int width = total >= 100 ? 3 : total >= 10 ? 2 : 1;
+
+	if (pr->json)
+		return;
+	if (pr->tty)
+		printf("\r\033[K");
+	units_format_duration(item->ms, dur, sizeof(dur));
+	if (item->status == RUN_OK || item->status == RUN_WARN) {
+		if (item->m->mat != MAT_VIEW)
+			snprintf(rows, sizeof(rows), "%lld row%s", (long long)item->rows,
+				 item->rows == 1 ? "" : "s");
+		printf("  %*zu/%zu  %-4s  %-32s %-12s %-14s %12s  %s\n", width, index, total,
+		       label[item->status], item->m->fqn, model_mat_name(item->m->mat),
+		       item->action ? item->action : "", rows, dur);
+	} else if (item->status == RUN_FAILED) {
+		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "FAIL",
+		       item->m->fqn, model_mat_name(item->m->mat), "see below");
+	} else {
+		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "SKIP",
+		       item->m->fqn, model_mat_name(item->m->mat), item->reason);
+	}
+	fflush(stdout);
+}
+
+static void print_assert_details(const struct run_item *item)
+{
+	for (size_t i = 0; i < item->nasserts; i++) {
+		const struct assert_result *ar = &item->asserts[i];
+
+		if (!ar->failures)
+			continue;
+		printf("  %s@assert %s (%s:%d): %lld failing row%s\n",
+		       ar->check->warn ? "warn: " : "", ar->check->text, item->m->path,
+		       ar->check->line, (long long)ar->failures, ar->failures == 1 ? "" : "s");
+		if (ar->sample)
+			cli_print_table(stdout, ar->sample, "      ");
+	}
+}
+
+static void print_summary(const struct run_report *rep)
+{
+	char dur[32];
+	bool header = false;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct run_item *item = &rep->items[i];
+
+		if (item->status != RUN_FAILED && item->status != RUN_WARN)
+			continue;
+		if (!header) {
+			printf("\n");
+			header = true;
+		}
+		printf("%s %s (%s)\n", item->status == RUN_FAILED ? "FAILED" : "WARNING",
+		       item->m->fqn, item->m->path);
+		if (item->nasserts && strstr(item->message ? item->message : "", "@assert"))
+			print_assert_details(item);
+		else if (item->message)
+			printf("  %s\n", item->message);
+		if (item->status == RUN_FAILED)
+			printf("  the previous version of %s stays in place\n", item->m->fqn);
+	}
+	units_format_duration(rep->ms, dur, sizeof(dur));
+	printf("\nDone in %s: %zu built, %zu failed, %zu with warnings, %zu skipped\n", dur,
+	       rep->ok, rep->failed, rep->warned, rep->skipped);
+}
+
+static void print_json(const struct run_report *rep)
+{
+	json_t *root = json_object(), *models = json_array();
+
+	json_object_set_new(root, "run_id", json_integer(rep->run_id));
+	json_object_set_new(root, "duration_ms", json_integer(rep->ms));
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct run_item *item = &rep->items[i];
+		json_t *o = json_object(), *checks = json_array();
+
+		json_object_set_new(o, "model", json_string(item->m->fqn));
+		json_object_set_new(o, "path", json_string(item->m->path));
+		json_object_set_new(o, "materialized",
+				    json_string(model_mat_name(item->m->mat)));
+		json_object_set_new(o, "status", json_string(run_status_name(item->status)));
+		json_object_set_new(o, "action", item->action ? json_string(item->action)
+							       : json_null());
+		json_object_set_new(o, "reason", item->reason ? json_string(item->reason)
+							       : json_null());
+		json_object_set_new(o, "rows", json_integer(item->rows));
+		json_object_set_new(o, "duration_ms", json_integer(item->ms));
+		json_object_set_new(o, "message", item->message ? json_string(item->message)
+								 : json_null());
+		for (size_t k = 0; k < item->nasserts; k++) {
+			json_t *c = json_object();
+
+			json_object_set_new(c, "check", json_string(item->asserts[k].check->text));
+			json_object_set_new(c, "severity", json_string(item->asserts[k].check->warn
+									       ? "warn"
+									       : "error"));
+			json_object_set_new(c, "failures", json_integer(item->asserts[k].failures));
+			json_array_append_new(checks, c);
+		}
+		json_object_set_new(o, "assertions", checks);
+		json_array_append_new(models, o);
+	}
+	json_object_set_new(root, "models", models);
+	json_object_set_new(root, "built", json_integer((json_int_t)rep->ok));
+	json_object_set_new(root, "failed", json_integer((json_int_t)rep->failed));
+	json_object_set_new(root, "warned", json_integer((json_int_t)rep->warned));
+	json_object_set_new(root, "skipped", json_integer((json_int_t)rep->skipped));
+	json_dumpf(root, stdout, JSON_INDENT(2));
+	printf("\n");
+	json_decref(root);
+}
+
+static int run_common(struct cli_args *args, bool seeds_only)
+{
+	struct cli_session s;
+	struct printer pr = { .tty = isatty(STDOUT_FILENO), .json = args->json };
+	struct run_opts opts = {
+		.selector = args->select,
+		.full_refresh = args->full_refresh,
+		.seeds_only = seeds_only,
+		.env = "",
+		.on_start = print_start,
+		.on_done = print_done,
+		.ctx = &pr,
+	};
+	struct run_report rep;
+	struct sl_err err = SL_ERR_INIT;
+	int rc = cli_session_open(&s, args, CLI_OPEN_WRITE);
+
+	if (rc)
+		return rc;
+	if (!pr.json)
+		printf("sluice %s · project %s · warehouse %s (DuckDB %s)\n",
+		       seeds_only ? "seed" : "run", s.project->cfg.name, s.warehouse_path,
+		       wh_version(s.wh));
+	rc = build_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep, &err);
+	if (rc) {
+		cli_print_err(&err);
+		cli_session_close(&s);
+		return CLI_FAILED;
+	}
+	if (pr.json)
+		print_json(&rep);
+	else
+		print_summary(&rep);
+	rc = rep.failed ? CLI_FAILED : CLI_OK;
+	run_report_free(&rep);
+	cli_session_close(&s);
+	return rc;
+}
+
+int cli_run(struct cli_args *args)
+{
+	if (args->npos) {
+		fprintf(stderr, "sluice run: unexpected argument '%s'\n"
+				"  hint: select models with -s SELECTOR\n",
+			args->pos[0]);
+		return CLI_USAGE;
+	}
+	return run_common(args, false);
+}
+
+int cli_seed(struct cli_args *args)
+{
+	return run_common(args, true);
+}

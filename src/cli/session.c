@@ -1,0 +1,145 @@
+/*
+ * The project session every command starts from: locate, load, open the
+ * warehouse, validate, print diagnostics. Also the shared output helpers.
+ */
+#include "cli/cli.h"
+
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/err.h"
+#include "project/project.h"
+#include "project/validate.h"
+#include "warehouse/sqlparse.h"
+#include "warehouse/wh.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void cli_print_err(const struct sl_err *err)
+{
+	fprintf(stderr, "sluice: %s\n", err->msg[0] ? err->msg : sl_code_text(err->code));
+}
+
+static int open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_err *err)
+{
+	const struct project_cfg *cfg = &s->project->cfg;
+	struct stat st;
+	char *path;
+	int rc;
+
+	if (cfg->warehouse.type && strcmp(cfg->warehouse.type, "duckdb") != 0)
+		return sl_err_set(err, SL_E_CONFIG,
+				  "warehouse type '%s' cannot be opened by this sluice build\n"
+				  "  hint: use {type: duckdb, path: warehouse.duckdb} in sluice.yml",
+				  cfg->warehouse.type);
+	path = cfg->warehouse.path[0] == '/'
+		       ? arena_strdup(s->arena, cfg->warehouse.path)
+		       : arena_sprintf(s->arena, "%s/%s", s->root, cfg->warehouse.path);
+	s->warehouse_path = cfg->warehouse.path;
+	/* reading must not create the file: a missing warehouse holds nothing */
+	if (mode == CLI_OPEN_READ && stat(path, &st) != 0) {
+		s->relations = arena_alloc(s->arena, sizeof(char *));
+		s->nrelations = 0;
+		return 0;
+	}
+	rc = wh_open_duckdb(path, mode == CLI_OPEN_READ, &s->wh, err);
+	if (rc)
+		return rc;
+	return wh_relation_list(s->wh, s->arena, &s->relations, &s->nrelations, err);
+}
+
+int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cli_open mode)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->arena = arena_new(NULL);
+	rc = project_locate(args->project, &s->root, &err);
+	if (!rc)
+		rc = sqlparse_open(&s->parser, &err);
+	if (!rc)
+		rc = project_load(s->arena, s->root, s->parser, &s->project, &err);
+	if (rc) {
+		cli_print_err(&err);
+		cli_session_close(s);
+		return CLI_FAILED;
+	}
+	if (!diag_has_errors(&s->project->diags) && mode != CLI_OPEN_NONE) {
+		rc = open_warehouse(s, mode, &err);
+		if (rc) {
+			cli_print_err(&err);
+			cli_session_close(s);
+			return CLI_FAILED;
+		}
+	}
+	/* without the warehouse's relation list, references to outside tables
+	 * cannot be checked and are taken on trust */
+	project_validate(s->project, s->relations, s->nrelations);
+	diag_print(&s->project->diags, stderr);
+	if (diag_has_errors(&s->project->diags)) {
+		size_t n = diag_count(&s->project->diags, DIAG_ERROR);
+
+		fprintf(stderr, "sluice: %zu problem%s found; nothing was changed\n", n,
+			n == 1 ? "" : "s");
+		cli_session_close(s);
+		return CLI_FAILED;
+	}
+	return CLI_OK;
+}
+
+void cli_session_close(struct cli_session *s)
+{
+	wh_close(s->wh);
+	sqlparse_close(s->parser);
+	free(s->root);
+	arena_free(s->arena);
+	memset(s, 0, sizeof(*s));
+}
+
+static size_t display_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
+{
+	size_t nc = wh_result_ncols(r), nr = wh_result_nrows(r);
+	size_t *width = calloc(nc + 1, sizeof(size_t));
+
+	if (!width)
+		abort();
+	for (size_t c = 0; c < nc; c++) {
+		width[c] = display_width(wh_result_colname(r, c));
+		for (size_t i = 0; i < nr; i++) {
+			const char *v = wh_result_value(r, i, c);
+			size_t w = display_width(v ? v : "NULL");
+
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	for (size_t i = 0; i <= nr; i++) {
+		fputs(indent, out);
+		for (size_t c = 0; c < nc; c++) {
+			const char *v = i == 0 ? wh_result_colname(r, c)
+					       : wh_result_value(r, i - 1, c);
+
+			if (!v)
+				v = "NULL";
+			fputs(v, out);
+			if (c + 1 < nc) {
+				for (size_t k = display_width(v); k < width[c]; k++)
+					fputc(' ', out);
+				fputs(" | ", out);
+			}
+		}
+		fputc('\n', out);
+	}
+	free(width);
+}

@@ -1,0 +1,43 @@
+/*
+ * Arenas: memory that lives as long as a unit of work (process, command,
+ * model build, batch, HTTP request). Arenas form a tree: freeing or resetting
+ * one frees its children first. Cleanup callbacks registered on an arena run
+ * (last registered first) when it is reset or freed, which is how warehouse
+ * handles that belong to a unit of work get closed.
+ * Running out of memory aborts, as in buf.h.
+ */
+#ifndef SL_CORE_ARENA_H
+#define SL_CORE_ARENA_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct arena;
+
+/* A new arena, a child of parent (may be NULL). Free with arena_free(), or
+ * let the parent's reset/free do it. */
+struct arena *arena_new(struct arena *parent);
+void arena_free(struct arena *a);
+/* Frees every child and every allocation, runs the cleanups; the arena itself
+ * stays usable. */
+void arena_reset(struct arena *a);
+
+/* Zeroed memory owned by the arena: must not be freed by the caller. */
+void *arena_alloc(struct arena *a, size_t size);
+/* Grows an array allocated from the arena (copying: the old one stays until
+ * reset). */
+void *arena_grow(struct arena *a, void *old, size_t old_size, size_t new_size);
+char *arena_strdup(struct arena *a, const char *s);
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_sprintf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *arena_vsprintf(struct arena *a, const char *fmt, va_list ap);
+
+void arena_on_reset(struct arena *a, void (*fn)(void *), void *ctx);
+
+/* Appends one zeroed element to a growable array held in (*items, *n,
+ * *cap), growing it in the arena; returns the new element. */
+void *arena_push(struct arena *a, void **items, size_t *n, size_t *cap, size_t elem);
+#define ARENA_PUSH(a, items, n, cap) \
+	((__typeof__(**(items)) *)arena_push((a), (void **)(items), (n), (cap), sizeof(**(items))))
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * Durations ("200ms", "10s", "5m", "1h", "7d") and sizes ("512KiB", "8MiB")
+ * as written in sluice.yml and @config, and UTC timestamps.
+ */
+#ifndef SL_CORE_UNITS_H
+#define SL_CORE_UNITS_H
+
+#include <stdint.h>
+
+/* Parses a duration into milliseconds. A bare 0 is allowed. Returns 0, or
+ * SL_E_PARSE when the text is not a duration. */
+int units_parse_duration(const char *s, int64_t *ms);
+/* Parses a size into bytes (B, KiB, MiB, GiB; KB/MB/GB as 1000s). */
+int units_parse_size(const char *s, int64_t *bytes);
+/* Formats a duration compactly ("1.5s", "250ms", "2h") into out. */
+void units_format_duration(int64_t ms, char *out, int outlen);
+/* Milliseconds since the epoch, wall clock and monotonic. */
+int64_t units_now_ms(void);
+int64_t units_mono_ms(void);
+
+#endif

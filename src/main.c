@@ -1,0 +1,102 @@
+/*
+ * sluice: argv to the command table. `sluice help` is generated from the
+ * same table, so a command cannot exist without its help line.
+ */
+#include "cli/commands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COMMON (CLI_F_PROJECT)
+
+const struct cli_command cli_commands[] = {
+	{ "init", cli_init, 0, "DIR", "create a starter project in DIR" },
+	{ "run", cli_run, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON,
+	  "[-s SELECTOR] [--full-refresh] [--json]", "build the selected models in dependency order" },
+	{ "seed", cli_seed, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON,
+	  "[-s SELECTOR] [--full-refresh] [--json]", "load the CSV files in seeds/" },
+	{ "validate", cli_validate, COMMON, "", "check the whole project and report every problem" },
+	{ "compile", cli_compile, COMMON, "MODEL", "print the SQL a build of MODEL runs" },
+	{ "ls", cli_ls, COMMON | CLI_F_SELECT | CLI_F_JSON, "[-s SELECTOR] [--json]",
+	  "list the models in dependency order" },
+	{ "dag", cli_dag, COMMON | CLI_F_DOT, "[--dot]",
+	  "print the dependency graph (Graphviz DOT with --dot)" },
+	{ "sql", cli_sql, COMMON | CLI_F_JSON, "QUERY [--json]",
+	  "run a query against the warehouse and print the rows" },
+	{ "help", cli_help, 0, "[COMMAND]", "show the commands, or one command's usage" },
+	{ NULL, NULL, 0, NULL, NULL },
+};
+
+const struct cli_command *cli_command_find(const char *name)
+{
+	for (size_t i = 0; cli_commands[i].name; i++)
+		if (strcmp(cli_commands[i].name, name) == 0)
+			return &cli_commands[i];
+	return NULL;
+}
+
+static void print_usage(const struct cli_command *c)
+{
+	printf("usage: sluice %s %s\n\n  %s\n", c->name, c->usage, c->summary);
+	if (c->flags & CLI_F_PROJECT)
+		printf("\n  -p, --project DIR   the project folder (default: the nearest folder "
+		       "upward with sluice.yml)\n");
+	if (c->flags & CLI_F_SELECT)
+		printf("  -s, --select SEL    models to pick: NAME, schema.*, +NAME (with what it "
+		       "reads),\n"
+		       "                      NAME+ (with what reads it), tag:TAG; a,b for both\n");
+	if (c->flags & CLI_F_FULL_REFRESH)
+		printf("  --full-refresh      rebuild from scratch instead of applying new rows\n");
+	if (c->flags & CLI_F_JSON)
+		printf("  --json              print JSON for machines\n");
+	if (c->flags & CLI_F_DOT)
+		printf("  --dot               print Graphviz DOT\n");
+}
+
+int cli_help(struct cli_args *args)
+{
+	if (args->npos == 1) {
+		const struct cli_command *c = cli_command_find(args->pos[0]);
+
+		if (!c) {
+			fprintf(stderr, "sluice: no command '%s'\n", args->pos[0]);
+			return CLI_USAGE;
+		}
+		print_usage(c);
+		return CLI_OK;
+	}
+	printf("sluice: SQL models built in dependency order into a warehouse\n\n"
+	       "usage: sluice COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; cli_commands[i].name; i++)
+		printf("  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
+	printf("\n'sluice help COMMAND' shows a command's options.\n");
+	return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *cmd;
+	struct cli_args args;
+	int rc;
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		memset(&args, 0, sizeof(args));
+		return cli_help(&args);
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("sluice %s\n", SLUICE_VERSION);
+		return CLI_OK;
+	}
+	cmd = cli_command_find(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "sluice: unknown command '%s'\n  hint: 'sluice help' lists them\n",
+			argv[1]);
+		return CLI_USAGE;
+	}
+	rc = cli_args_parse(cmd, argc - 2, argv + 2, &args);
+	if (!rc)
+		rc = cmd->run(&args);
+	free(args.pos);
+	return rc;
+}

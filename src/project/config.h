@@ -1,0 +1,97 @@
+/*
+ * Project settings: sluice.yml (the project file) and pipeline.yml (per
+ * folder defaults for models). Parsing only: a loader fills the structs and
+ * reports every problem it finds as a diagnostic with file:line:col; it never
+ * touches the warehouse. Unset durations and sizes get the documented
+ * defaults; unset strings are NULL.
+ */
+#ifndef SL_PROJECT_CONFIG_H
+#define SL_PROJECT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+struct diag_list;
+
+struct cfg_column {
+	const char *name, *type;
+};
+
+struct source_cfg {
+	const char *name;
+	int line; /* where the source's key is in sluice.yml */
+	const char *kind; /* webhook | postgres_cdc | poll | kafka | adopted */
+	struct cfg_column *columns;
+	size_t ncolumns;
+	const char *secret_env, *event_time;
+	int64_t lateness_ms;
+	const char *dsn_env, *publication, *slot;
+	const char *url, *cursor;
+	int64_t interval_ms;
+	const char *brokers, *topic, *boundary, *table;
+};
+
+struct live_cfg {
+	bool enabled;
+	int64_t min_interval_ms, debounce_ms, max_latency_ms, poll_interval_ms, log_interval_ms,
+		backoff_base_ms, backoff_max_ms, assertion_interval_ms, profile_interval_ms,
+		max_lag_ms;
+};
+
+struct project_cfg {
+	const char *path; /* the sluice.yml file, as given */
+	const char *name;
+	struct {
+		const char *type; /* duckdb (default) | postgres */
+		const char *path; /* duckdb: relative to the project root; default warehouse.duckdb */
+		const char *dsn_env;
+	} warehouse;
+	struct source_cfg *sources;
+	size_t nsources;
+	struct live_cfg live;
+	struct {
+		const char *listen, *token_env;
+		int64_t max_body;
+	} server;
+	struct {
+		int64_t flush_interval_ms, flush_rows;
+	} ingest;
+	struct {
+		const char *command;
+	} alerts;
+	struct {
+		const char *bounded_replay_fallback; /* full | bounded_without_history */
+		const char *on_change_breaking, *on_change_non_breaking;
+	} replay;
+};
+
+/* One `key: value` of a pipeline.yml; a list value is rendered "[a, b]". */
+struct cfg_kv {
+	const char *key, *value;
+	int line;
+};
+
+struct kv_list {
+	struct cfg_kv *items;
+	size_t n, cap;
+};
+
+/* Loads sluice.yml from path; strings live in arena a. Problems go to diags
+ * (display name `display`, e.g. "sluice.yml"). Returns 0 when the file was
+ * read and parsed, SL_E_IO when it could not be read, SL_E_CONFIG when a
+ * problem was recorded in diags (the struct is then partly filled). */
+int project_cfg_load(struct arena *a, const char *path, const char *display,
+		     struct project_cfg *out, struct diag_list *diags);
+
+/* Fills the defaults into a zeroed struct (what an empty file yields). */
+void project_cfg_defaults(struct project_cfg *cfg);
+
+/* Loads a pipeline.yml: a flat mapping of @config keys to scalars or lists.
+ * Key names are not checked here (the model header parser knows them).
+ * Same return convention as project_cfg_load. */
+int pipeline_cfg_load(struct arena *a, const char *path, const char *display,
+		      struct kv_list *out, struct diag_list *diags);
+
+#endif

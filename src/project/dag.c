@@ -1,0 +1,291 @@
+/*
+ * Dependency graph: resolution, ordering (Kahn's algorithm with a name-
+ * ordered ready set, so the order is the same on every machine), cycle
+ * paths and selectors. Works on the loaded project only.
+ */
+#include "project/dag.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/suggest.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool relation_exists(const char *const *relations, size_t n, const char *fqn)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(relations[mid], fqn);
+
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static void add_edge(struct project *p, struct model *from, struct model *to)
+{
+	for (size_t i = 0; i < from->ndeps; i++)
+		if (from->deps[i] == to)
+			return;
+	*ARENA_PUSH(p->arena, &from->deps, &from->ndeps, &from->deps_cap) = to;
+	*ARENA_PUSH(p->arena, &to->children, &to->nchildren, &to->children_cap) = from;
+}
+
+static const char **model_names(const struct project *p)
+{
+	const char **names = arena_alloc(p->arena, (p->nmodels + 1) * sizeof(char *));
+
+	for (size_t i = 0; i < p->nmodels; i++)
+		names[i] = p->models[i]->fqn;
+	return names;
+}
+
+static void resolve_refs(struct project *p, struct model *m, const char *const *relations,
+			 size_t nrelations, const char **names)
+{
+	for (size_t i = 0; i < m->nrefs; i++) {
+		struct model_ref *r = &m->refs[i];
+		char *fqn = arena_sprintf(p->arena, "%s.%s", r->schema, r->name);
+		int line, col;
+
+		r->target = project_find_model(p, fqn);
+		if (r->target) {
+			add_edge(p, m, r->target);
+			continue;
+		}
+		if (!relations || relation_exists(relations, nrelations, fqn))
+			continue;
+		model_span_position(m, r->span.part, r->span.offset, &line, &col);
+		const char *near = suggest_nearest(fqn, names);
+		diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
+			 near ? arena_sprintf(p->arena, "did you mean '%s'?", near)
+			      : "create it in the warehouse, or add a model or seed that produces it",
+			 "model '%s' reads '%s', which is neither a model nor a table in the "
+			 "warehouse",
+			 m->fqn, fqn);
+	}
+	for (size_t i = 0; i < m->nasserts; i++) {
+		const struct model_assert *as = &m->asserts[i];
+		char *fqn;
+		struct model *t;
+
+		if (as->kind != ASSERT_RELATIONSHIPS)
+			continue;
+		fqn = arena_sprintf(p->arena, "%s.%s", as->ref_schema, as->ref_name);
+		t = project_find_model(p, fqn);
+		if (t && t != m)
+			add_edge(p, m, t);
+		else if (!t && relations && !relation_exists(relations, nrelations, fqn))
+			diag_add(&p->diags, DIAG_ERROR, m->path, as->line, 0, NULL,
+				 "@assert relationships target '%s' is neither a model nor a table",
+				 fqn);
+	}
+}
+
+static int cmp_model_name(const void *x, const void *y)
+{
+	return strcmp((*(struct model *const *)x)->fqn, (*(struct model *const *)y)->fqn);
+}
+
+/* Finds a cycle among the models left unordered and reports its path. */
+static void report_cycle(struct project *p, struct model **left, size_t nleft)
+{
+	struct model *start = left[0], *cur = start;
+	struct model **path = arena_alloc(p->arena, (nleft + 1) * sizeof(*path));
+	size_t n = 0;
+	struct buf msg = BUF_INIT;
+
+	for (size_t i = 0; i < nleft; i++)
+		left[i]->mark = 1;
+	/* walk unordered deps until a model repeats: that closes the cycle */
+	while (cur->mark != 2) {
+		cur->mark = 2;
+		path[n++] = cur;
+		for (size_t i = 0; i < cur->ndeps; i++) {
+			if (cur->deps[i]->mark) {
+				cur = cur->deps[i];
+				break;
+			}
+		}
+	}
+	size_t first = 0;
+	while (path[first] != cur)
+		first++;
+	for (size_t i = first; i < n; i++)
+		buf_addf(&msg, "%s -> ", path[i]->fqn);
+	buf_adds(&msg, cur->fqn);
+	diag_add(&p->diags, DIAG_ERROR, cur->path, 0, 0,
+		 "a model cannot read itself, directly or through others (use {this} in an "
+		 "incremental model)",
+		 "dependency cycle: %s", msg.buf);
+	buf_release(&msg);
+	for (size_t i = 0; i < nleft; i++)
+		left[i]->mark = 0;
+}
+
+int dag_build(struct project *p, const char *const *relations, size_t nrelations)
+{
+	size_t before = diag_count(&p->diags, DIAG_ERROR);
+	const char **names = model_names(p);
+	size_t n = p->nmodels, done = 0;
+	size_t *indeg = calloc(n + 1, sizeof(size_t));
+	struct model **sorted = arena_alloc(p->arena, (n + 1) * sizeof(*sorted));
+	struct model **ready = calloc(n + 1, sizeof(*ready));
+	size_t nready = 0;
+
+	if (!indeg || !ready)
+		abort();
+	qsort(p->models, n, sizeof(*p->models), cmp_model_name);
+	for (size_t i = 0; i < n; i++)
+		resolve_refs(p, p->models[i], relations, nrelations, names);
+	for (size_t i = 0; i < n; i++) {
+		p->models[i]->order = i;
+		indeg[i] = p->models[i]->ndeps;
+		if (!indeg[i])
+			ready[nready++] = p->models[i];
+	}
+	/* ready[] is kept sorted by name, descending, so a pop takes the smallest */
+	for (size_t i = 0; i < nready / 2; i++) {
+		struct model *t = ready[i];
+
+		ready[i] = ready[nready - 1 - i];
+		ready[nready - 1 - i] = t;
+	}
+	while (nready) {
+		struct model *m = ready[--nready];
+
+		sorted[done++] = m;
+		for (size_t i = 0; i < m->nchildren; i++) {
+			struct model *c = m->children[i];
+
+			if (--indeg[c->order] == 0) {
+				size_t j = nready++;
+
+				while (j > 0 && strcmp(ready[j - 1]->fqn, c->fqn) < 0) {
+					ready[j] = ready[j - 1];
+					j--;
+				}
+				ready[j] = c;
+			}
+		}
+	}
+	if (done < n) {
+		struct model **left = arena_alloc(p->arena, (n - done) * sizeof(*left));
+		size_t nleft = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (indeg[i])
+				left[nleft++] = p->models[i];
+		report_cycle(p, left, nleft);
+		for (size_t i = 0; i < nleft; i++)
+			sorted[done++] = left[i];
+	}
+	memcpy(p->models, sorted, n * sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		p->models[i]->order = i;
+	free(indeg);
+	free(ready);
+	return diag_count(&p->diags, DIAG_ERROR) > before ? SL_E_INVALID : 0;
+}
+
+static void mark_up(struct model *m, bool *sel)
+{
+	for (size_t i = 0; i < m->ndeps; i++) {
+		if (!sel[m->deps[i]->order]) {
+			sel[m->deps[i]->order] = true;
+			mark_up(m->deps[i], sel);
+		}
+	}
+}
+
+static void mark_down(struct model *m, bool *sel)
+{
+	for (size_t i = 0; i < m->nchildren; i++) {
+		if (!sel[m->children[i]->order]) {
+			sel[m->children[i]->order] = true;
+			mark_down(m->children[i], sel);
+		}
+	}
+}
+
+static bool has_tag(const struct model *m, const char *tag)
+{
+	for (size_t i = 0; i < m->ntags; i++)
+		if (strcasecmp(m->tags[i], tag) == 0)
+			return true;
+	return false;
+}
+
+static int select_one(const struct project *p, char *term, bool *selected, struct sl_err *err)
+{
+	bool up = false, down = false, found = false;
+	size_t len;
+
+	if (*term == '+') {
+		up = true;
+		term++;
+	}
+	len = strlen(term);
+	if (len && term[len - 1] == '+') {
+		down = true;
+		term[--len] = '\0';
+	}
+	for (size_t i = 0; i < p->nmodels; i++) {
+		struct model *m = p->models[i];
+		bool hit;
+
+		if (strncmp(term, "tag:", 4) == 0)
+			hit = has_tag(m, term + 4);
+		else if (len > 2 && strcmp(term + len - 2, ".*") == 0)
+			hit = strncasecmp(m->fqn, term, len - 1) == 0;
+		else
+			hit = strcasecmp(m->fqn, term) == 0 || (!strchr(term, '.') &&
+								 strcasecmp(m->name, term) == 0);
+		if (!hit)
+			continue;
+		found = true;
+		selected[m->order] = true;
+		if (up)
+			mark_up(m, selected);
+		if (down)
+			mark_down(m, selected);
+	}
+	if (!found) {
+		const char *near = suggest_nearest(term, model_names(p));
+
+		return sl_err_set(err, SL_E_NOTFOUND, "selector '%s' matches no model%s%s%s", term,
+				  near ? "\n  hint: did you mean '" : "", near ? near : "",
+				  near ? "'?" : "");
+	}
+	return 0;
+}
+
+int dag_select(const struct project *p, const char *selector, bool *selected,
+	       struct sl_err *err)
+{
+	char *copy, *save = NULL;
+	int rc = 0;
+
+	memset(selected, 0, p->nmodels * sizeof(bool));
+	if (!selector || !*selector) {
+		memset(selected, 1, p->nmodels * sizeof(bool));
+		return 0;
+	}
+	copy = strdup(selector);
+	if (!copy)
+		abort();
+	for (char *t = strtok_r(copy, ", ", &save); t && !rc; t = strtok_r(NULL, ", ", &save))
+		rc = select_one(p, t, selected, err);
+	free(copy);
+	return rc;
+}

@@ -1,0 +1,29 @@
+/*
+ * The dependency graph of a project: references resolved to the models that
+ * produce them, a deterministic dependency order, cycles reported with their
+ * path, and selectors (name, schema.*, +model, model+, tag:NAME, a,b).
+ */
+#ifndef SL_PROJECT_DAG_H
+#define SL_PROJECT_DAG_H
+
+#include "project/model.h"
+
+#include <stdbool.h>
+
+struct sl_err;
+
+/* Resolves every reference and @assert relationships target, links
+ * deps/children and sorts p->models so that each model comes after what it
+ * reads (ties by name). relations, when not NULL, lists the warehouse's
+ * existing relations ("schema.name", lowercase, sorted): a reference that is
+ * neither a model nor one of them is reported. Problems go to p->diags.
+ * Returns 0, or SL_E_CYCLE / SL_E_INVALID when a problem was recorded. */
+int dag_build(struct project *p, const char *const *relations, size_t nrelations);
+
+/* Marks the models a selector picks in selected[] (indexed by m->order).
+ * An empty or NULL selector picks everything. A selector that names no
+ * model is an error with a suggestion. */
+int dag_select(const struct project *p, const char *selector, bool *selected,
+	       struct sl_err *err);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * Small lookups on a loaded project and its models.
+ */
+#include "project/model.h"
+
+#include <string.h>
+#include <strings.h>
+
+struct model *project_find_model(const struct project *p, const char *fqn)
+{
+	for (size_t i = 0; i < p->nmodels; i++)
+		if (strcasecmp(p->models[i]->fqn, fqn) == 0)
+			return p->models[i];
+	return NULL;
+}
+
+const struct model_setting *model_setting_get(const struct model *m, const char *key)
+{
+	for (size_t i = 0; i < m->nsettings; i++)
+		if (strcmp(m->settings[i].key, key) == 0)
+			return &m->settings[i];
+	return NULL;
+}
+
+void model_span_position(const struct model *m, enum model_part part, size_t offset, int *line,
+			 int *col)
+{
+	const char *s = part == PART_BODY ? m->body : m->filter;
+	int l = part == PART_BODY ? m->body_line : m->filter_line;
+	int c = 1;
+
+	if (!s) {
+		*line = l;
+		*col = 0;
+		return;
+	}
+	for (size_t i = 0; i < offset && s[i]; i++) {
+		if (s[i] == '\n') {
+			l++;
+			c = 1;
+		} else {
+			c++;
+		}
+	}
+	/* the filter starts mid-line, after `incremental_filter=`; its column
+	 * is only known for the lines after the first */
+	if (part == PART_FILTER && l == m->filter_line)
+		c = 0;
+	*line = l;
+	*col = c;
+}
+
+const char *model_mat_name(enum model_mat mat)
+{
+	static const char *const names[] = { "view", "table", "incremental", "ephemeral",
+					     "snapshot", "seed" };
+	return names[mat];
+}
+
+const char *model_strategy_name(enum model_strategy s)
+{
+	static const char *const names[] = { "", "append", "merge", "delete+insert",
+					     "microbatch" };
+	return names[s];
+}

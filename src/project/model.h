@@ -1,0 +1,155 @@
+/*
+ * A project in memory: its settings, its models (SQL files and seeds) with
+ * their parsed headers and table references, and the diagnostics found while
+ * loading. Everything lives in the project's arena.
+ */
+#ifndef SL_PROJECT_MODEL_H
+#define SL_PROJECT_MODEL_H
+
+#include "core/diag.h"
+#include "project/config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+
+enum model_mat { MAT_VIEW, MAT_TABLE, MAT_INCREMENTAL, MAT_EPHEMERAL, MAT_SNAPSHOT, MAT_SEED };
+enum model_strategy { STRAT_NONE, STRAT_APPEND, STRAT_MERGE, STRAT_DELETE_INSERT, STRAT_MICROBATCH };
+
+/* Which text of a model a position refers to. */
+enum model_part { PART_BODY, PART_FILTER };
+
+/* A place in a model's SQL where a placeholder or a table reference sits. */
+struct model_span {
+	enum model_part part;
+	size_t offset, len; /* bytes, in the part's text */
+};
+
+/* A table named in a model's SQL, as the parser found it. */
+struct model_ref {
+	const char *schema; /* "main" when the SQL left it out */
+	const char *name;
+	const char *alias;  /* the alias the SQL gave it, or "" */
+	struct model_span span; /* the reference text, e.g. `silver . "orders"` */
+	bool schema_given;
+	struct model *target; /* the model that produces it, or NULL (external) */
+};
+
+enum placeholder_kind { PH_THIS, PH_WATERMARK, PH_SINCE, PH_UNTIL, PH_ENV };
+
+struct model_placeholder {
+	enum placeholder_kind kind;
+	const char *arg; /* {watermark:SOURCE} -> "SOURCE", else NULL */
+	struct model_span span;
+};
+
+enum assert_kind {
+	ASSERT_NOT_NULL,
+	ASSERT_UNIQUE,
+	ASSERT_ACCEPTED_VALUES,
+	ASSERT_RELATIONSHIPS,
+	ASSERT_EXPRESSION,
+	ASSERT_ROWS,
+};
+
+struct model_assert {
+	enum assert_kind kind;
+	bool warn;        /* warn: severity; error otherwise */
+	const char *text; /* the check as written, for reports */
+	int line;
+	const char **cols; /* not_null, unique, accepted_values, relationships: the column(s) */
+	size_t ncols;
+	const char **values; /* accepted_values: SQL literals ('a', 1) */
+	size_t nvalues;
+	const char *ref_schema, *ref_name, *ref_col; /* relationships target */
+	const char *sql; /* expression or rows: query text */
+};
+
+/* One `k=v` of @config (or of the folder's pipeline.yml). */
+struct model_setting {
+	const char *key;
+	const char *value; /* as written, quotes removed; lists as "[a, b]" */
+	const char **list; /* the items when the value is a list */
+	size_t nlist;
+	bool is_list;
+	int line;
+	bool from_pipeline;
+};
+
+struct model_upstream {
+	const char *name;
+	const char **keys, **values; /* key=value options, in order */
+	size_t nopts;
+	int line;
+};
+
+struct model {
+	const char *schema, *name;
+	const char *fqn;   /* "schema.name", lowercase */
+	const char *path;  /* relative to the project root */
+	const char *abspath;
+
+	const char *text;  /* the whole file */
+	const char *body;  /* the query, header removed, trailing ';' removed */
+	int body_line;     /* line of the file where body starts */
+	const char *filter; /* incremental_filter, or NULL */
+	int filter_line;
+
+	struct model_setting *settings;
+	size_t nsettings, settings_cap;
+	struct model_assert *asserts;
+	size_t nasserts, asserts_cap;
+	struct model_upstream *upstreams;
+	size_t nupstreams, upstreams_cap;
+
+	/* typed settings */
+	enum model_mat mat;
+	enum model_strategy strategy;
+	const char **unique_key;
+	size_t nunique_key;
+	const char **check_cols;
+	size_t ncheck_cols;
+	const char **tags;
+	size_t ntags;
+	const char *description;
+	bool live;
+	int64_t live_interval_ms;
+
+	struct model_ref *refs;
+	size_t nrefs, refs_cap;
+	struct model_placeholder *placeholders;
+	size_t nplaceholders, placeholders_cap;
+
+	/* graph, filled by dag_build */
+	struct model **deps;     /* distinct models this one reads (incl. assert targets) */
+	size_t ndeps, deps_cap;
+	struct model **children; /* distinct models reading this one */
+	size_t nchildren, children_cap;
+	size_t order;            /* position in dependency order */
+	int mark;                /* scratch for graph walks */
+
+	char hash[65];           /* change hash, hex SHA-256 */
+};
+
+struct project {
+	struct arena *arena;
+	const char *root;        /* absolute path of the project folder */
+	struct project_cfg cfg;
+	struct model **models;   /* in dependency order once dag_build succeeded */
+	size_t nmodels, models_cap;
+	struct diag_list diags;
+};
+
+/* Finds a model by "schema.name" (case-insensitive); NULL when absent. */
+struct model *project_find_model(const struct project *p, const char *fqn);
+/* The value of a setting, or NULL when the model does not set it. */
+const struct model_setting *model_setting_get(const struct model *m, const char *key);
+/* Converts a byte offset of a part into a 1-based file line and column. */
+void model_span_position(const struct model *m, enum model_part part, size_t offset, int *line,
+			 int *col);
+const char *model_mat_name(enum model_mat mat);
+const char *model_strategy_name(enum model_strategy s);
+
+#endif

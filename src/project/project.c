@@ -1,0 +1,341 @@
+/*
+ * The project loader: finds the files, reads them, and hands each model to
+ * the header parser and the reference finder. Reads only; never opens the
+ * warehouse and never stops at the first problem.
+ */
+#include "project/project.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "project/header.h"
+#include "project/refs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int project_locate(const char *dir, char **root, struct sl_err *err)
+{
+	char buf[PATH_MAX];
+	char path[PATH_MAX + 16];
+
+	if (dir) {
+		if (!realpath(dir, buf))
+			return sl_err_set(err, SL_E_NOTFOUND, "project folder '%s' not found: %s",
+					  dir, strerror(errno));
+		snprintf(path, sizeof(path), "%s/sluice.yml", buf);
+		if (!is_file(path))
+			return sl_err_set(err, SL_E_NOTFOUND,
+					  "no sluice.yml in '%s'\n"
+					  "  hint: create a project with 'sluice init DIR'",
+					  dir);
+		*root = strdup(buf);
+		return 0;
+	}
+	if (!getcwd(buf, sizeof(buf)))
+		return sl_err_set(err, SL_E_IO, "cannot read the current folder: %s",
+				  strerror(errno));
+	for (;;) {
+		char *slash;
+
+		snprintf(path, sizeof(path), "%s/sluice.yml", buf);
+		if (is_file(path)) {
+			*root = strdup(buf);
+			return 0;
+		}
+		slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			break;
+		*slash = '\0';
+	}
+	return sl_err_set(err, SL_E_NOTFOUND,
+			  "no sluice.yml in this folder or any parent\n"
+			  "  hint: run inside a project, pass --project DIR, or create one with "
+			  "'sluice init DIR'");
+}
+
+static int read_file(struct arena *a, const char *path, char **out)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b = BUF_INIT;
+	char chunk[8192];
+	size_t n;
+
+	if (!f)
+		return SL_E_IO;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	*out = arena_strndup(a, b.buf, b.len);
+	buf_release(&b);
+	return 0;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The entries of a folder, sorted, so loading order never depends on the
+ * file system. */
+static char **list_dir(struct arena *a, const char *path, size_t *n)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	char **names = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		*ARENA_PUSH(a, &names, n, &cap) = arena_strdup(a, e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof(*names), cmp_str);
+	return names;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+static bool valid_name(const char *s)
+{
+	if (!*s || isdigit((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static char *lowercase(struct arena *a, const char *s)
+{
+	char *p = arena_strdup(a, s);
+
+	for (char *q = p; *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return p;
+}
+
+static struct model *add_model(struct project *p, const char *schema, const char *name,
+			       const char *relpath)
+{
+	struct model *m = arena_alloc(p->arena, sizeof(*m));
+	struct model *dup;
+
+	m->schema = lowercase(p->arena, schema);
+	m->name = lowercase(p->arena, name);
+	m->fqn = arena_sprintf(p->arena, "%s.%s", m->schema, m->name);
+	m->path = arena_strdup(p->arena, relpath);
+	m->abspath = arena_sprintf(p->arena, "%s/%s", p->root, relpath);
+	if (!valid_name(schema) || !valid_name(name))
+		diag_add(&p->diags, DIAG_ERROR, relpath, 0, 0,
+			 "use letters, digits and underscores, not starting with a digit",
+			 "invalid model name '%s.%s'", schema, name);
+	dup = project_find_model(p, m->fqn);
+	if (dup)
+		diag_add(&p->diags, DIAG_ERROR, relpath, 0, 0,
+			 arena_sprintf(p->arena, "rename one of '%s' and '%s'", dup->path, relpath),
+			 "duplicate model name '%s' (also defined by '%s')", m->fqn, dup->path);
+	*ARENA_PUSH(p->arena, &p->models, &p->nmodels, &p->models_cap) = m;
+	return m;
+}
+
+static void load_sql_model(struct project *p, struct sqlparse *parser, const char *schema,
+			   const char *file, const struct kv_list *defaults, const char *pipeline)
+{
+	char *name = arena_strndup(p->arena, file, strlen(file) - 4);
+	const char *rel = arena_sprintf(p->arena, "models/%s/%s", schema, file);
+	struct model *m = add_model(p, schema, name, rel);
+	char *text;
+
+	if (read_file(p->arena, m->abspath, &text)) {
+		diag_add(&p->diags, DIAG_ERROR, rel, 0, 0, NULL, "cannot read '%s': %s", rel,
+			 strerror(errno));
+		return;
+	}
+	m->text = text;
+	if (header_parse(p->arena, m, &p->diags))
+		return;
+	header_apply_settings(p->arena, m, defaults, pipeline, &p->diags);
+	if (refs_scan_placeholders(p->arena, m, &p->diags))
+		return;
+	if (m->body && *m->body)
+		refs_find(parser, p->arena, m, &p->diags);
+	project_model_hash(m);
+}
+
+static void load_schema_folder(struct project *p, struct sqlparse *parser, const char *schema)
+{
+	const char *dir = arena_sprintf(p->arena, "%s/models/%s", p->root, schema);
+	const char *pipeline = arena_sprintf(p->arena, "models/%s/pipeline.yml", schema);
+	const char *pipeline_abs = arena_sprintf(p->arena, "%s/%s", p->root, pipeline);
+	struct kv_list defaults = { 0 };
+	size_t n;
+	char **files = list_dir(p->arena, dir, &n);
+
+	if (is_file(pipeline_abs))
+		pipeline_cfg_load(p->arena, pipeline_abs, pipeline, &defaults, &p->diags);
+	for (size_t i = 0; i < n; i++) {
+		const char *sub = arena_sprintf(p->arena, "%s/%s", dir, files[i]);
+
+		if (ends_with(files[i], ".sql"))
+			load_sql_model(p, parser, schema, files[i], &defaults, pipeline);
+		else if (is_dir(sub))
+			diag_add(&p->diags, DIAG_ERROR,
+				 arena_sprintf(p->arena, "models/%s/%s", schema, files[i]), 0, 0,
+				 "the folder under models/ is the schema: models/<schema>/<name>.sql",
+				 "nested folder 'models/%s/%s' is not allowed", schema, files[i]);
+	}
+}
+
+static void load_seeds(struct project *p)
+{
+	const char *dir = arena_sprintf(p->arena, "%s/seeds", p->root);
+	size_t n;
+	char **files = list_dir(p->arena, dir, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct model *m;
+		char *name;
+
+		if (!ends_with(files[i], ".csv"))
+			continue;
+		name = arena_strndup(p->arena, files[i], strlen(files[i]) - 4);
+		m = add_model(p, "seeds", name, arena_sprintf(p->arena, "seeds/%s", files[i]));
+		m->mat = MAT_SEED;
+		if (read_file(p->arena, m->abspath, (char **)&m->text)) {
+			diag_add(&p->diags, DIAG_ERROR, m->path, 0, 0, NULL, "cannot read '%s': %s",
+				 m->path, strerror(errno));
+			continue;
+		}
+		project_model_hash(m);
+	}
+}
+
+int project_load(struct arena *a, const char *root, struct sqlparse *parser,
+		 struct project **out, struct sl_err *err)
+{
+	struct project *p = arena_alloc(a, sizeof(*p));
+	const char *yml = arena_sprintf(a, "%s/sluice.yml", root);
+	const char *models_dir = arena_sprintf(a, "%s/models", root);
+	size_t n;
+	char **schemas;
+	int rc;
+
+	p->arena = a;
+	p->root = arena_strdup(a, root);
+	diag_list_init(&p->diags, a);
+	rc = project_cfg_load(a, yml, "sluice.yml", &p->cfg, &p->diags);
+	if (rc == SL_E_IO)
+		return sl_err_set(err, SL_E_IO, "cannot read '%s'", yml);
+	schemas = list_dir(a, models_dir, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = arena_sprintf(a, "%s/%s", models_dir, schemas[i]);
+
+		if (is_dir(path))
+			load_schema_folder(p, parser, schemas[i]);
+		else if (ends_with(schemas[i], ".sql"))
+			diag_add(&p->diags, DIAG_ERROR, arena_sprintf(a, "models/%s", schemas[i]), 0,
+				 0, "move it to models/<schema>/<name>.sql",
+				 "model file 'models/%s' is not in a schema folder", schemas[i]);
+	}
+	load_seeds(p);
+	if (p->nmodels == 0)
+		diag_add(&p->diags, DIAG_ERROR, "sluice.yml", 0, 0,
+			 "add a query as models/<schema>/<name>.sql or a CSV file as seeds/<name>.csv",
+			 "the project has no models");
+	*out = p;
+	return 0;
+}
+
+static void hash_str(EVP_MD_CTX *ctx, const char *tag, const char *s)
+{
+	EVP_DigestUpdate(ctx, tag, strlen(tag) + 1);
+	if (s)
+		EVP_DigestUpdate(ctx, s, strlen(s) + 1);
+}
+
+/* Settings that change how a model is refreshed or described, not its data */
+static bool hash_ignores(const char *key)
+{
+	static const char *const keys[] = { "live", "live_interval", "tags", "description", NULL };
+
+	for (size_t i = 0; keys[i]; i++)
+		if (strcmp(key, keys[i]) == 0)
+			return true;
+	return false;
+}
+
+static int cmp_setting(const void *x, const void *y)
+{
+	const struct model_setting *a = *(const struct model_setting *const *)x;
+	const struct model_setting *b = *(const struct model_setting *const *)y;
+
+	return strcmp(a->key, b->key);
+}
+
+void project_model_hash(struct model *m)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	const struct model_setting **sorted;
+
+	if (!ctx)
+		abort();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	hash_str(ctx, "mat", model_mat_name(m->mat));
+	if (m->mat == MAT_SEED) {
+		hash_str(ctx, "csv", m->text);
+	} else {
+		hash_str(ctx, "body", m->body);
+		sorted = calloc(m->nsettings + 1, sizeof(*sorted));
+		if (!sorted)
+			abort();
+		for (size_t i = 0; i < m->nsettings; i++)
+			sorted[i] = &m->settings[i];
+		qsort(sorted, m->nsettings, sizeof(*sorted), cmp_setting);
+		for (size_t i = 0; i < m->nsettings; i++) {
+			if (hash_ignores(sorted[i]->key))
+				continue;
+			hash_str(ctx, sorted[i]->key, sorted[i]->value);
+		}
+		free(sorted);
+	}
+	EVP_DigestFinal_ex(ctx, md, &len);
+	EVP_MD_CTX_free(ctx);
+	for (unsigned int i = 0; i < len && i < 32; i++)
+		snprintf(m->hash + 2 * i, 3, "%02x", md[i]);
+}

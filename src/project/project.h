@@ -1,0 +1,30 @@
+/*
+ * Loading a project folder: sluice.yml, models/SCHEMA/NAME.sql with the
+ * folder's pipeline.yml, and the CSV files in seeds/. Loading reads files and parses
+ * SQL; it never opens the warehouse.
+ */
+#ifndef SL_PROJECT_PROJECT_H
+#define SL_PROJECT_PROJECT_H
+
+#include "project/model.h"
+
+struct arena;
+struct sl_err;
+struct sqlparse;
+
+/* The project folder: dir itself when given (it must hold sluice.yml), else
+ * the nearest folder upward from the current one that holds sluice.yml.
+ * *root is absolute and must be freed by the caller. */
+int project_locate(const char *dir, char **root, struct sl_err *err);
+
+/* Loads the project at root into a new struct project allocated in a.
+ * Problems in the files go to (*out)->diags, all of them; the return value
+ * is 0 even then (check diag_has_errors) unless the project could not be
+ * read at all. */
+int project_load(struct arena *a, const char *root, struct sqlparse *parser,
+		 struct project **out, struct sl_err *err);
+
+/* Computes m->hash over everything that changes the model's data. */
+void project_model_hash(struct model *m);
+
+#endif

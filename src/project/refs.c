@@ -1,0 +1,354 @@
+/*
+ * Placeholders and table references of a model. References come from the
+ * parser's tree (BASE_TABLE nodes and their query_location), never from
+ * searching the text, so a name in a string, a comment or a column is never
+ * mistaken for a table.
+ */
+#include "project/refs.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/err.h"
+#include "core/suggest.h"
+#include "project/sqltext.h"
+#include "warehouse/sqlparse.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const placeholder_names[] = { "this", "watermark", "since", "until", "env",
+						 NULL };
+
+static const char *part_text(const struct model *m, enum model_part part)
+{
+	return part == PART_BODY ? m->body : m->filter;
+}
+
+static void scan_part(struct arena *a, struct model *m, enum model_part part,
+		      struct diag_list *diags)
+{
+	const char *s = part_text(m, part);
+
+	if (!s)
+		return;
+	for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{')) {
+		const char *close = strchr(p, '}');
+		size_t wlen = 0;
+		char word[64];
+		const char *arg = NULL;
+		struct model_placeholder *ph;
+		int kind;
+
+		while (isalpha((unsigned char)p[1 + wlen]) || p[1 + wlen] == '_')
+			wlen++;
+		if (!close || wlen == 0 || wlen >= sizeof(word))
+			continue;
+		memcpy(word, p + 1, wlen);
+		word[wlen] = '\0';
+		if (p[1 + wlen] == ':' && strcmp(word, "watermark") == 0 && close > p + wlen + 2)
+			arg = arena_strndup(a, p + wlen + 2, (size_t)(close - p - wlen - 2));
+		else if (p + 1 + wlen != close)
+			continue;
+		for (kind = 0; placeholder_names[kind]; kind++)
+			if (strcmp(word, placeholder_names[kind]) == 0)
+				break;
+		if (!placeholder_names[kind]) {
+			const char *near = suggest_nearest(word, placeholder_names);
+			int line, col;
+
+			if (near) {
+				model_span_position(m, part, (size_t)(p - s), &line, &col);
+				diag_add(diags, DIAG_ERROR, m->path, line, col,
+					 arena_sprintf(a, "did you mean '{%s}'?", near),
+					 "unknown placeholder '{%s}'", word);
+			}
+			continue;
+		}
+		ph = ARENA_PUSH(a, &m->placeholders, &m->nplaceholders, &m->placeholders_cap);
+		ph->kind = (enum placeholder_kind)kind;
+		ph->arg = arg;
+		ph->span.part = part;
+		ph->span.offset = (size_t)(p - s);
+		ph->span.len = (size_t)(close - p) + 1;
+	}
+}
+
+int refs_scan_placeholders(struct arena *a, struct model *m, struct diag_list *diags)
+{
+	size_t before = diag_count(diags, DIAG_ERROR);
+
+	scan_part(a, m, PART_BODY, diags);
+	scan_part(a, m, PART_FILTER, diags);
+	return diag_count(diags, DIAG_ERROR) > before ? SL_E_PARSE : 0;
+}
+
+/* Overwrites a placeholder with a stand-in of the same length the parser
+ * accepts where the real value will go. */
+static void mask(char *text, size_t len, const struct model_placeholder *ph, bool in_string)
+{
+	char *p = text + ph->span.offset;
+	size_t n = ph->span.len;
+
+	if (ph->span.offset + n > len)
+		return;
+	if (in_string) {
+		memset(p, '_', n);
+		return;
+	}
+	switch (ph->kind) {
+	case PH_WATERMARK:
+		memset(p, '0', n);
+		break;
+	case PH_SINCE:
+	case PH_UNTIL:
+		memset(p, '_', n);
+		p[0] = '\'';
+		p[n - 1] = '\'';
+		break;
+	case PH_THIS:
+	case PH_ENV:
+		memset(p, '_', n);
+		p[1] = 'x';
+		break;
+	}
+}
+
+static char *masked_part(const struct model *m, enum model_part part)
+{
+	const char *src = part_text(m, part);
+	size_t len = strlen(src);
+	char *text = strdup(src);
+	bool *in_string = malloc(len + 1);
+
+	if (!text || !in_string)
+		abort();
+	sqltext_string_map(text, len, in_string);
+	for (size_t i = 0; i < m->nplaceholders; i++) {
+		const struct model_placeholder *ph = &m->placeholders[i];
+
+		if (ph->span.part == part)
+			mask(text, len, ph, in_string[ph->span.offset]);
+	}
+	free(in_string);
+	return text;
+}
+
+#define WRAP_HEAD "SELECT * FROM (\n"
+#define WRAP_MID "\n) AS _sluice_src\n"
+
+char *refs_parse_text(const struct model *m, size_t *filter_start)
+{
+	struct buf b = BUF_INIT;
+	char *body = masked_part(m, PART_BODY);
+
+	*filter_start = 0;
+	if (!m->filter)
+		return body;
+	buf_adds(&b, WRAP_HEAD);
+	buf_adds(&b, body);
+	buf_adds(&b, WRAP_MID);
+	*filter_start = b.len;
+	free(body);
+	body = masked_part(m, PART_FILTER);
+	buf_adds(&b, body);
+	free(body);
+	return buf_detach(&b, NULL);
+}
+
+/* Maps an offset of the parse text to a part and an offset in it; false
+ * when it points into the wrapper itself. */
+static bool to_span(const struct model *m, size_t filter_start, size_t off,
+		    enum model_part *part, size_t *part_off)
+{
+	size_t head = strlen(WRAP_HEAD);
+
+	if (!m->filter) {
+		*part = PART_BODY;
+		*part_off = off;
+		return true;
+	}
+	if (off >= filter_start) {
+		*part = PART_FILTER;
+		*part_off = off - filter_start;
+		return true;
+	}
+	if (off >= head && off < head + strlen(m->body)) {
+		*part = PART_BODY;
+		*part_off = off - head;
+		return true;
+	}
+	return false;
+}
+
+struct walk {
+	struct arena *a;
+	struct model *m;
+	const char *text;
+	size_t filter_start;
+	const char **ctes;
+	size_t nctes, ctes_cap;
+};
+
+static bool in_placeholder(const struct model *m, enum model_part part, size_t off)
+{
+	for (size_t i = 0; i < m->nplaceholders; i++) {
+		const struct model_span *s = &m->placeholders[i].span;
+
+		if (s->part == part && off >= s->offset && off < s->offset + s->len)
+			return true;
+	}
+	return false;
+}
+
+static bool is_cte(const struct walk *w, const char *name)
+{
+	for (size_t i = w->nctes; i > 0; i--)
+		if (strcasecmp(w->ctes[i - 1], name) == 0)
+			return true;
+	return false;
+}
+
+static const char *jstr(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static char *lower(struct arena *a, const char *s)
+{
+	char *p = arena_strdup(a, s);
+
+	for (char *q = p; *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return p;
+}
+
+static void add_base_table(struct walk *w, json_t *node)
+{
+	const char *schema = jstr(node, "schema_name");
+	const char *name = jstr(node, "table_name");
+	json_t *loc = json_object_get(node, "query_location");
+	struct model_ref *r;
+	enum model_part part;
+	size_t off, part_off;
+
+	if (!*schema && !*jstr(node, "catalog_name") && is_cte(w, name))
+		return;
+	if (!json_is_integer(loc))
+		return;
+	off = (size_t)json_integer_value(loc);
+	if (!to_span(w->m, w->filter_start, off, &part, &part_off) ||
+	    in_placeholder(w->m, part, part_off))
+		return;
+	r = ARENA_PUSH(w->a, &w->m->refs, &w->m->nrefs, &w->m->refs_cap);
+	r->schema_given = *schema != '\0';
+	r->schema = lower(w->a, *schema ? schema : "main");
+	r->name = lower(w->a, name);
+	r->alias = arena_strdup(w->a, jstr(node, "alias"));
+	r->span.part = part;
+	r->span.offset = part_off;
+	r->span.len = sqltext_name_len(w->text, off);
+}
+
+static void walk_json(struct walk *w, json_t *j)
+{
+	size_t saved = w->nctes;
+
+	if (json_is_array(j)) {
+		size_t i;
+		json_t *v;
+
+		json_array_foreach(j, i, v)
+			walk_json(w, v);
+		return;
+	}
+	if (!json_is_object(j))
+		return;
+	if (strcmp(jstr(j, "type"), "BASE_TABLE") == 0) {
+		add_base_table(w, j);
+		return;
+	}
+	/* a WITH clause's names are visible in its whole query, including the
+	 * CTE bodies themselves (recursive and later CTEs) */
+	json_t *map = json_object_get(json_object_get(j, "cte_map"), "map");
+	if (json_is_array(map)) {
+		size_t i;
+		json_t *e;
+
+		json_array_foreach(map, i, e) {
+			const char **slot = ARENA_PUSH(w->a, &w->ctes, &w->nctes, &w->ctes_cap);
+
+			*slot = jstr(e, "key");
+		}
+	}
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(j, key, v)
+		walk_json(w, v);
+	w->nctes = saved;
+}
+
+int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
+	      struct diag_list *diags)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct walk w = { .a = a, .m = m };
+	char *text = refs_parse_text(m, &w.filter_start);
+	char *tree = NULL;
+	long err_off;
+	json_t *root;
+	int rc;
+
+	rc = sqlparse_tree(parser, text, &tree, &err_off, &err);
+	if (rc) {
+		enum model_part part = PART_BODY;
+		size_t part_off = 0;
+		int line = m->body_line, col = 0;
+
+		if (err_off >= 0 && to_span(m, w.filter_start, (size_t)err_off, &part, &part_off))
+			model_span_position(m, part, part_off, &line, &col);
+		diag_add(diags, DIAG_ERROR, m->path, line, col, NULL, "SQL %s in model '%s'",
+			 err.msg, m->fqn);
+		free(text);
+		return SL_E_PARSE;
+	}
+	root = json_loads(tree, 0, NULL);
+	free(tree);
+	if (!root) {
+		free(text);
+		diag_add(diags, DIAG_ERROR, m->path, m->body_line, 0, NULL,
+			 "cannot read the parse tree of model '%s'", m->fqn);
+		return SL_E_PARSE;
+	}
+	w.text = text;
+	json_t *stmts = json_object_get(root, "statements");
+	if (json_array_size(stmts) != 1) {
+		diag_add(diags, DIAG_ERROR, m->path, m->body_line, 0,
+			 "split it into one model per query",
+			 "model '%s' holds %zu statements; a model is one query", m->fqn,
+			 json_array_size(stmts));
+		rc = SL_E_PARSE;
+	} else {
+		walk_json(&w, stmts);
+	}
+	json_decref(root);
+	free(text);
+	/* a model naming itself reads its own previous state, like {this} */
+	for (size_t i = 0; i < m->nrefs; i++) {
+		char fqn[512];
+
+		snprintf(fqn, sizeof(fqn), "%s.%s", m->refs[i].schema, m->refs[i].name);
+		if (strcmp(fqn, m->fqn) == 0) {
+			memmove(&m->refs[i], &m->refs[i + 1], (m->nrefs - i - 1) * sizeof(*m->refs));
+			m->nrefs--;
+			i--;
+		}
+	}
+	return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * SQL lexical helpers: identifier extents, string-literal maps and comment
+ * skipping, following DuckDB's (PostgreSQL's) lexical rules.
+ */
+#include "project/sqltext.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static bool ident_char(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
+}
+
+/* Length of one identifier (bare or "quoted") at s, or 0. */
+static size_t ident_len(const char *s)
+{
+	size_t i = 0;
+
+	if (s[0] == '"') {
+		for (i = 1; s[i]; i++) {
+			if (s[i] == '"') {
+				if (s[i + 1] == '"') {
+					i++;
+					continue;
+				}
+				return i + 1;
+			}
+		}
+		return 0;
+	}
+	while (s[i] && ident_char((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+size_t sqltext_name_len(const char *sql, size_t offset)
+{
+	const char *s = sql + offset;
+	size_t end = ident_len(s);
+	size_t parts = 1;
+
+	if (!end)
+		return 0;
+	while (parts < 3) {
+		size_t i = end;
+		size_t n;
+
+		while (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')
+			i++;
+		if (s[i] != '.')
+			break;
+		i++;
+		while (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')
+			i++;
+		n = ident_len(s + i);
+		if (!n)
+			break;
+		end = i + n;
+		parts++;
+	}
+	return end;
+}
+
+void sqltext_string_map(const char *sql, size_t len, bool *in_string)
+{
+	size_t i = 0;
+
+	memset(in_string, 0, len);
+	while (i < len) {
+		if (sql[i] == '\'') {
+			in_string[i++] = true;
+			while (i < len) {
+				in_string[i] = true;
+				if (sql[i] == '\'') {
+					if (i + 1 < len && sql[i + 1] == '\'') {
+						in_string[++i] = true;
+						i++;
+						continue;
+					}
+					break;
+				}
+				i++;
+			}
+			i++;
+		} else if (sql[i] == '"') {
+			i += ident_len(sql + i) ? ident_len(sql + i) : len - i;
+		} else if (sql[i] == '-' && i + 1 < len && sql[i + 1] == '-') {
+			while (i < len && sql[i] != '\n')
+				i++;
+		} else if (sql[i] == '/' && i + 1 < len && sql[i + 1] == '*') {
+			const char *end = strstr(sql + i + 2, "*/");
+
+			i = end ? (size_t)(end - sql) + 2 : len;
+		} else {
+			i++;
+		}
+	}
+}
+
+size_t sqltext_skip_space(const char *sql, size_t offset)
+{
+	size_t i = offset;
+
+	for (;;) {
+		while (sql[i] && isspace((unsigned char)sql[i]))
+			i++;
+		if (sql[i] == '-' && sql[i + 1] == '-') {
+			while (sql[i] && sql[i] != '\n')
+				i++;
+		} else if (sql[i] == '/' && sql[i + 1] == '*') {
+			const char *end = strstr(sql + i + 2, "*/");
+
+			i = end ? (size_t)(end - sql) + 2 : strlen(sql);
+		} else {
+			return i;
+		}
+	}
+}

@@ -1,0 +1,68 @@
+/*
+ * Cross-model validation: builds the graph and applies the rules that look
+ * at more than one model or at a model's placeholders in context.
+ */
+#include "project/validate.h"
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "project/dag.h"
+
+#include <string.h>
+
+static bool is_temporal(const struct model *m)
+{
+	const struct model_setting *s = model_setting_get(m, "temporality");
+
+	return s && strcmp(s->value, "temporal") == 0;
+}
+
+static void check_placeholders(struct project *p, const struct model *m)
+{
+	for (size_t i = 0; i < m->nplaceholders; i++) {
+		const struct model_placeholder *ph = &m->placeholders[i];
+		int line, col;
+
+		if ((ph->kind == PH_SINCE || ph->kind == PH_UNTIL) && !is_temporal(m)) {
+			model_span_position(m, ph->span.part, ph->span.offset, &line, &col);
+			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
+				 "set temporality=temporal, time_column and grain in @config",
+				 "placeholder '{%s}' needs a temporal model",
+				 ph->kind == PH_SINCE ? "since" : "until");
+		}
+		if (ph->kind == PH_THIS && m->mat == MAT_EPHEMERAL) {
+			model_span_position(m, ph->span.part, ph->span.offset, &line, &col);
+			diag_add(&p->diags, DIAG_ERROR, m->path, line, col, NULL,
+				 "an ephemeral model has no table for '{this}'");
+		}
+	}
+}
+
+static void check_readers(struct project *p, const struct model *m)
+{
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model_ref *r = &m->refs[i];
+		int line, col;
+
+		if (!r->target || !m->live || r->target->mat == MAT_EPHEMERAL ||
+		    r->target->mat == MAT_VIEW || r->target->live)
+			continue;
+		model_span_position(m, r->span.part, r->span.offset, &line, &col);
+		diag_add(&p->diags, DIAG_WARNING, m->path, line, col,
+			 "make the input live too, or accept that it refreshes only on 'sluice run'",
+			 "live model '%s' reads batch model '%s', which will not trigger its "
+			 "refreshes",
+			 m->fqn, r->target->fqn);
+	}
+}
+
+int project_validate(struct project *p, const char *const *relations, size_t nrelations)
+{
+	dag_build(p, relations, nrelations);
+	for (size_t i = 0; i < p->nmodels; i++) {
+		check_placeholders(p, p->models[i]);
+		check_readers(p, p->models[i]);
+	}
+	diag_sort(&p->diags);
+	return diag_has_errors(&p->diags) ? SL_E_INVALID : 0;
+}

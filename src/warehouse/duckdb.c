@@ -1,0 +1,185 @@
+/*
+ * The DuckDB backend: the only file that calls DuckDB's C API for warehouse
+ * work. Translates duckdb_state and result errors into sl_err at the
+ * boundary and destroys every duckdb_result on every path.
+ */
+#include "warehouse/wh_impl.h"
+
+#include "core/buf.h"
+#include "core/err.h"
+
+#include <duckdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct wh_duckdb {
+	struct wh base;
+	duckdb_database db;
+	duckdb_connection conn;
+	char version[32];
+};
+
+static struct wh_duckdb *dd(struct wh *w)
+{
+	return (struct wh_duckdb *)w;
+}
+
+static void duck_close(struct wh *w)
+{
+	struct wh_duckdb *d = dd(w);
+
+	duckdb_disconnect(&d->conn);
+	duckdb_close(&d->db);
+	free(d);
+}
+
+static const char *duck_version(struct wh *w)
+{
+	return dd(w)->version;
+}
+
+static int duck_error(duckdb_result *res, const char *sql, struct sl_err *err)
+{
+	const char *msg = duckdb_result_error(res);
+
+	sl_err_set(err, SL_E_SQL, "%s", msg && *msg ? msg : "unknown DuckDB error");
+	if (sql && strlen(sql) < 2000)
+		sl_err_context(err, "while running: %s", sql);
+	duckdb_destroy_result(res);
+	return SL_E_SQL;
+}
+
+static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err)
+{
+	duckdb_result res;
+
+	if (duckdb_query(dd(w)->conn, sql, &res) != DuckDBSuccess)
+		return duck_error(&res, sql, err);
+	if (changed)
+		*changed = (int64_t)duckdb_rows_changed(&res);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+static int duck_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
+{
+	duckdb_result res;
+	struct wh_result *r;
+	idx_t ncols, nrows;
+	char **row;
+
+	if (duckdb_query(dd(w)->conn, sql, &res) != DuckDBSuccess)
+		return duck_error(&res, sql, err);
+	ncols = duckdb_column_count(&res);
+	nrows = duckdb_row_count(&res);
+	r = wh_result_new(ncols);
+	for (idx_t c = 0; c < ncols; c++)
+		wh_result_set_colname(r, c, duckdb_column_name(&res, c));
+	row = calloc(ncols ? ncols : 1, sizeof(char *));
+	if (!row)
+		abort();
+	for (idx_t i = 0; i < nrows; i++) {
+		for (idx_t c = 0; c < ncols; c++)
+			row[c] = duckdb_value_is_null(&res, c, i) ? NULL
+								  : duckdb_value_varchar(&res, c, i);
+		wh_result_add_row(r, (const char *const *)row);
+		for (idx_t c = 0; c < ncols; c++)
+			duckdb_free(row[c]);
+	}
+	free(row);
+	duckdb_destroy_result(&res);
+	*out = r;
+	return 0;
+}
+
+static void duck_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
+			 const char *name, const char *old_kind)
+{
+	(void)w;
+	if (old_kind) {
+		buf_addf(sql, "DROP %s ", strcmp(old_kind, "view") == 0 ? "VIEW" : "TABLE");
+		wh_sql_qualified(sql, schema, name);
+		buf_adds(sql, ";\n");
+	}
+	buf_adds(sql, "ALTER TABLE ");
+	wh_sql_qualified(sql, schema, staging);
+	buf_adds(sql, " RENAME TO ");
+	buf_add_sql_ident(sql, name);
+	buf_adds(sql, ";\n");
+}
+
+static void duck_read_csv(struct wh *w, struct buf *sql, const char *path)
+{
+	(void)w;
+	buf_adds(sql, "read_csv(");
+	buf_add_sql_str(sql, path);
+	buf_adds(sql, ", header = true, auto_detect = true)");
+}
+
+static const struct wh_ops duckdb_ops = {
+	.kind = WH_DUCKDB,
+	.close = duck_close,
+	.version = duck_version,
+	.exec = duck_exec,
+	.query = duck_query,
+	.sql_swap_in = duck_swap_in,
+	.sql_read_csv = duck_read_csv,
+};
+
+/* DuckDB reports open failures as free text; these are the two a user can
+ * act on. */
+static int classify_open_error(const char *path, const char *msg, struct sl_err *err)
+{
+	if (strstr(msg, "lock"))
+		return sl_err_set(err, SL_E_LOCKED,
+				  "warehouse '%s' is locked by another process\n"
+				  "  hint: stop the other sluice (or DuckDB client) using it, then retry\n"
+				  "  detail: %s",
+				  path, msg);
+	if (strstr(msg, "not a valid DuckDB database") || strstr(msg, "Invalid Input Error") ||
+	    strstr(msg, "database file"))
+		return sl_err_set(err, SL_E_IO,
+				  "warehouse '%s' is not a DuckDB database file\n"
+				  "  hint: point warehouse.path in sluice.yml at a DuckDB file or a new path\n"
+				  "  detail: %s",
+				  path, msg);
+	return sl_err_set(err, SL_E_IO, "cannot open warehouse '%s': %s", path, msg);
+}
+
+int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_err *err)
+{
+	struct wh_duckdb *d = calloc(1, sizeof(*d));
+	duckdb_config config = NULL;
+	char *open_err = NULL;
+	duckdb_state st;
+	int rc;
+
+	if (!d)
+		abort();
+	d->base.ops = &duckdb_ops;
+	if (path && strcmp(path, ":memory:") == 0)
+		path = NULL;
+	if (read_only && path) {
+		duckdb_create_config(&config);
+		duckdb_set_config(config, "access_mode", "READ_ONLY");
+	}
+	st = duckdb_open_ext(path, &d->db, config, &open_err);
+	if (config)
+		duckdb_destroy_config(&config);
+	if (st != DuckDBSuccess) {
+		rc = classify_open_error(path ? path : ":memory:", open_err ? open_err : "", err);
+		duckdb_free(open_err);
+		free(d);
+		return rc;
+	}
+	if (duckdb_connect(d->db, &d->conn) != DuckDBSuccess) {
+		duckdb_close(&d->db);
+		free(d);
+		return sl_err_set(err, SL_E_IO, "cannot connect to warehouse '%s'",
+				  path ? path : ":memory:");
+	}
+	snprintf(d->version, sizeof(d->version), "%s", duckdb_library_version());
+	*out = &d->base;
+	return 0;
+}

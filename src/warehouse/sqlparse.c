@@ -1,0 +1,112 @@
+/*
+ * SQL parsing through DuckDB's json_serialize_sql on an in-memory database
+ * with one prepared statement, reused for every query. Must never run the
+ * SQL it is given.
+ */
+#include "warehouse/sqlparse.h"
+
+#include "core/err.h"
+
+#include <duckdb.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sqlparse {
+	duckdb_database db;
+	duckdb_connection conn;
+	duckdb_prepared_statement stmt;
+};
+
+int sqlparse_open(struct sqlparse **out, struct sl_err *err)
+{
+	struct sqlparse *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		abort();
+	if (duckdb_open(NULL, &p->db) != DuckDBSuccess) {
+		free(p);
+		return sl_err_set(err, SL_E_INTERNAL, "cannot start the SQL parser");
+	}
+	if (duckdb_connect(p->db, &p->conn) != DuckDBSuccess ||
+	    duckdb_prepare(p->conn, "SELECT json_serialize_sql(?::VARCHAR)", &p->stmt) !=
+		    DuckDBSuccess) {
+		sqlparse_close(p);
+		return sl_err_set(err, SL_E_INTERNAL, "cannot start the SQL parser");
+	}
+	*out = p;
+	return 0;
+}
+
+void sqlparse_close(struct sqlparse *p)
+{
+	if (!p)
+		return;
+	if (p->stmt)
+		duckdb_destroy_prepare(&p->stmt);
+	if (p->conn)
+		duckdb_disconnect(&p->conn);
+	duckdb_close(&p->db);
+	free(p);
+}
+
+/* json_serialize_sql reports errors inside its JSON rather than failing */
+static int check_error(const char *text, long *error_offset, struct sl_err *err)
+{
+	json_t *root = json_loads(text, 0, NULL);
+	json_t *is_err, *msg, *pos;
+	int rc = 0;
+
+	if (!root)
+		return sl_err_set(err, SL_E_INTERNAL, "the SQL parser returned unreadable output");
+	is_err = json_object_get(root, "error");
+	if (json_is_true(is_err)) {
+		const char *m;
+
+		msg = json_object_get(root, "error_message");
+		pos = json_object_get(root, "position");
+		m = json_is_string(msg) ? json_string_value(msg) : "syntax error";
+		if (strstr(m, "Only SELECT"))
+			m = "not a query: a model must be one SELECT (or another query)";
+		rc = sl_err_set(err, SL_E_PARSE, "%s", m);
+		if (json_is_string(pos))
+			*error_offset = strtol(json_string_value(pos), NULL, 10);
+		else if (json_is_integer(pos))
+			*error_offset = (long)json_integer_value(pos);
+	}
+	json_decref(root);
+	return rc;
+}
+
+int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_offset,
+		  struct sl_err *err)
+{
+	duckdb_result res;
+	char *text;
+	int rc;
+
+	*error_offset = -1;
+	*json = NULL;
+	duckdb_clear_bindings(p->stmt);
+	if (duckdb_bind_varchar(p->stmt, 1, sql) != DuckDBSuccess)
+		return sl_err_set(err, SL_E_INTERNAL, "cannot bind SQL text for parsing");
+	if (duckdb_execute_prepared(p->stmt, &res) != DuckDBSuccess) {
+		rc = sl_err_set(err, SL_E_PARSE, "%s", duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		return rc;
+	}
+	text = duckdb_value_varchar(&res, 0, 0);
+	duckdb_destroy_result(&res);
+	if (!text)
+		return sl_err_set(err, SL_E_INTERNAL, "the SQL parser returned nothing");
+	rc = check_error(text, error_offset, err);
+	if (rc) {
+		duckdb_free(text);
+		return rc;
+	}
+	*json = strdup(text);
+	duckdb_free(text);
+	if (!*json)
+		abort();
+	return 0;
+}

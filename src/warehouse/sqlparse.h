@@ -1,0 +1,25 @@
+/*
+ * The SQL parser: DuckDB's own, reached through json_serialize_sql on a
+ * private in-memory database, so sluice reads queries exactly as the
+ * warehouse will. Used for every backend (PostgreSQL projects still write
+ * SQL that DuckDB's parser reads). Parses; never executes user SQL.
+ */
+#ifndef SL_WAREHOUSE_SQLPARSE_H
+#define SL_WAREHOUSE_SQLPARSE_H
+
+#include <stddef.h>
+
+struct sl_err;
+struct sqlparse;
+
+int sqlparse_open(struct sqlparse **out, struct sl_err *err);
+void sqlparse_close(struct sqlparse *p);
+
+/* The parse tree of sql as JSON text, which the caller must free(). A syntax
+ * error returns SL_E_PARSE with the parser's message and, in *error_offset,
+ * the byte offset it points at (or -1). A statement that is not a query
+ * returns SL_E_PARSE too. */
+int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_offset,
+		  struct sl_err *err);
+
+#endif

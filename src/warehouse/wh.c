@@ -1,0 +1,249 @@
+/*
+ * The backend-independent half of the warehouse interface: dispatch to the
+ * backend's operations, materialized results, and lookups written in the
+ * information_schema SQL that every backend understands. Never contains
+ * backend-specific SQL.
+ */
+#include "warehouse/wh_impl.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct wh_result {
+	size_t ncols, nrows, cap;
+	char **colnames;
+	char **cells; /* nrows * ncols, row-major */
+};
+
+static char *xstrdup(const char *s)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	p = strdup(s);
+	if (!p)
+		abort();
+	return p;
+}
+
+struct wh_result *wh_result_new(size_t ncols)
+{
+	struct wh_result *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	r->ncols = ncols;
+	r->colnames = calloc(ncols ? ncols : 1, sizeof(char *));
+	if (!r->colnames)
+		abort();
+	return r;
+}
+
+void wh_result_set_colname(struct wh_result *r, size_t col, const char *name)
+{
+	free(r->colnames[col]);
+	r->colnames[col] = xstrdup(name);
+}
+
+void wh_result_add_row(struct wh_result *r, const char *const *values)
+{
+	if (r->nrows == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		char **cells = realloc(r->cells, cap * (r->ncols ? r->ncols : 1) * sizeof(char *));
+
+		if (!cells)
+			abort();
+		r->cells = cells;
+		r->cap = cap;
+	}
+	for (size_t c = 0; c < r->ncols; c++)
+		r->cells[r->nrows * r->ncols + c] = xstrdup(values[c]);
+	r->nrows++;
+}
+
+size_t wh_result_nrows(const struct wh_result *r)
+{
+	return r->nrows;
+}
+
+size_t wh_result_ncols(const struct wh_result *r)
+{
+	return r->ncols;
+}
+
+const char *wh_result_colname(const struct wh_result *r, size_t col)
+{
+	return r->colnames[col] ? r->colnames[col] : "";
+}
+
+const char *wh_result_value(const struct wh_result *r, size_t row, size_t col)
+{
+	return r->cells[row * r->ncols + col];
+}
+
+void wh_result_free(struct wh_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nrows * r->ncols; i++)
+		free(r->cells[i]);
+	for (size_t c = 0; c < r->ncols; c++)
+		free(r->colnames[c]);
+	free(r->cells);
+	free(r->colnames);
+	free(r);
+}
+
+void wh_close(struct wh *w)
+{
+	if (w)
+		w->ops->close(w);
+}
+
+enum wh_kind wh_kind(const struct wh *w)
+{
+	return w->ops->kind;
+}
+
+const char *wh_version(struct wh *w)
+{
+	return w->ops->version(w);
+}
+
+int wh_exec(struct wh *w, const char *sql, struct sl_err *err)
+{
+	return w->ops->exec(w, sql, NULL, err);
+}
+
+int wh_exec_count(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err)
+{
+	return w->ops->exec(w, sql, changed, err);
+}
+
+int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
+{
+	return w->ops->query(w, sql, out, err);
+}
+
+int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err)
+{
+	struct wh_result *r;
+	int rc = wh_query(w, sql, &r, err);
+
+	if (rc)
+		return rc;
+	*out = 0;
+	if (r->nrows && r->ncols && wh_result_value(r, 0, 0))
+		*out = strtoll(wh_result_value(r, 0, 0), NULL, 10);
+	wh_result_free(r);
+	return 0;
+}
+
+int wh_begin(struct wh *w, struct sl_err *err)
+{
+	return wh_exec(w, "BEGIN TRANSACTION", err);
+}
+
+int wh_commit(struct wh *w, struct sl_err *err)
+{
+	return wh_exec(w, "COMMIT", err);
+}
+
+void wh_rollback(struct wh *w)
+{
+	wh_exec(w, "ROLLBACK", NULL);
+}
+
+int wh_relation_kind(struct wh *w, struct arena *a, const char *schema, const char *name,
+		     const char **kind, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_adds(&sql, "SELECT table_type FROM information_schema.tables WHERE table_schema = ");
+	buf_add_sql_str(&sql, schema);
+	buf_adds(&sql, " AND table_name = ");
+	buf_add_sql_str(&sql, name);
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	*kind = NULL;
+	if (r->nrows) {
+		const char *t = wh_result_value(r, 0, 0);
+
+		*kind = arena_strdup(a, t && strstr(t, "VIEW") ? "view" : "table");
+	}
+	wh_result_free(r);
+	return 0;
+}
+
+int wh_relation_list(struct wh *w, struct arena *a, const char ***names, size_t *n,
+		     struct sl_err *err)
+{
+	struct wh_result *r;
+	int rc = wh_query(w,
+			  "SELECT lower(table_schema) || '.' || lower(table_name) "
+			  "FROM information_schema.tables ORDER BY 1",
+			  &r, err);
+
+	if (rc)
+		return rc;
+	*n = r->nrows;
+	*names = arena_alloc(a, (r->nrows + 1) * sizeof(char *));
+	for (size_t i = 0; i < r->nrows; i++)
+		(*names)[i] = arena_strdup(a, wh_result_value(r, i, 0));
+	wh_result_free(r);
+	return 0;
+}
+
+int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
+		     struct wh_column **cols, size_t *n, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_adds(&sql, "SELECT column_name, data_type FROM information_schema.columns "
+		       "WHERE table_schema = ");
+	buf_add_sql_str(&sql, schema);
+	buf_adds(&sql, " AND table_name = ");
+	buf_add_sql_str(&sql, name);
+	buf_adds(&sql, " ORDER BY ordinal_position");
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	*n = r->nrows;
+	*cols = arena_alloc(a, (r->nrows + 1) * sizeof(**cols));
+	for (size_t i = 0; i < r->nrows; i++) {
+		(*cols)[i].name = arena_strdup(a, wh_result_value(r, i, 0));
+		(*cols)[i].type = arena_strdup(a, wh_result_value(r, i, 1));
+	}
+	wh_result_free(r);
+	return 0;
+}
+
+void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
+		    const char *name, const char *old_kind)
+{
+	w->ops->sql_swap_in(w, sql, schema, staging, name, old_kind);
+}
+
+void wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path)
+{
+	w->ops->sql_read_csv(w, sql, path);
+}
+
+void wh_sql_qualified(struct buf *sql, const char *schema, const char *name)
+{
+	buf_add_sql_ident(sql, schema);
+	buf_addch(sql, '.');
+	buf_add_sql_ident(sql, name);
+}

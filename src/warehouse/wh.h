@@ -1,0 +1,83 @@
+/*
+ * The warehouse interface. Everything above src/warehouse/ talks to a
+ * warehouse through these calls and never to a client library directly;
+ * dialect differences (how a table is swapped in, how a merge is written)
+ * are answered here too, so build code stays dialect-free.
+ *
+ * A struct wh is one connection; it is not thread-safe. Results are
+ * materialized as strings (NULL for SQL NULL): the engine moves data with
+ * SQL inside the warehouse and reads back only bookkeeping and samples.
+ */
+#ifndef SL_WAREHOUSE_WH_H
+#define SL_WAREHOUSE_WH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+struct buf;
+struct sl_err;
+
+struct wh;
+struct wh_result;
+
+enum wh_kind { WH_DUCKDB, WH_POSTGRES };
+
+struct wh_column {
+	const char *name, *type;
+};
+
+/* Opens (creating when missing, unless read_only) the DuckDB database file
+ * at path; NULL or ":memory:" opens an in-memory one. A file locked by
+ * another process fails with SL_E_LOCKED, a file that is not a DuckDB
+ * database with SL_E_IO. Close with wh_close(). */
+int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_err *err);
+void wh_close(struct wh *w);
+enum wh_kind wh_kind(const struct wh *w);
+/* The backend's version string ("v1.4.4"); owned by w. */
+const char *wh_version(struct wh *w);
+
+/* Runs one or more statements, discarding results. */
+int wh_exec(struct wh *w, const char *sql, struct sl_err *err);
+/* Like wh_exec, and stores the number of rows the (last) statement changed. */
+int wh_exec_count(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
+/* Runs one query and keeps its rows; free with wh_result_free(). */
+int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);
+/* The first column of the first row as an integer (0 when there is no row
+ * or it is NULL). */
+int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err);
+
+size_t wh_result_nrows(const struct wh_result *r);
+size_t wh_result_ncols(const struct wh_result *r);
+const char *wh_result_colname(const struct wh_result *r, size_t col);
+/* The value as text, or NULL for SQL NULL; owned by r. */
+const char *wh_result_value(const struct wh_result *r, size_t row, size_t col);
+void wh_result_free(struct wh_result *r);
+
+int wh_begin(struct wh *w, struct sl_err *err);
+int wh_commit(struct wh *w, struct sl_err *err);
+/* Never fails in a way the caller can act on; errors are swallowed. */
+void wh_rollback(struct wh *w);
+
+/* Relation lookups. kind: "table", "view" or NULL when absent; owned by a. */
+int wh_relation_kind(struct wh *w, struct arena *a, const char *schema, const char *name,
+		     const char **kind, struct sl_err *err);
+/* Every relation as "schema.name" (lowercase), for reference checks. */
+int wh_relation_list(struct wh *w, struct arena *a, const char ***names, size_t *n,
+		     struct sl_err *err);
+int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
+		     struct wh_column **cols, size_t *n, struct sl_err *err);
+
+/* Dialect: statements appended to sql. */
+/* Replaces schema.name (a table or view, or nothing) by the table
+ * schema.staging, keeping the name. */
+void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
+		    const char *name, const char *old_kind);
+/* Loads a CSV file (header row, types inferred) as a relation expression. */
+void wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path);
+
+/* Appends schema.name, each part quoted. */
+void wh_sql_qualified(struct buf *sql, const char *schema, const char *name);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * What a warehouse backend provides: a table of operations the generic
+ * layer (wh.c) dispatches to. Private to src/warehouse/.
+ */
+#ifndef SL_WAREHOUSE_WH_IMPL_H
+#define SL_WAREHOUSE_WH_IMPL_H
+
+#include "warehouse/wh.h"
+
+struct wh_ops {
+	enum wh_kind kind;
+	void (*close)(struct wh *w);
+	const char *(*version)(struct wh *w);
+	int (*exec)(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
+	int (*query)(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);
+	void (*sql_swap_in)(struct wh *w, struct buf *sql, const char *schema, const char *staging,
+			    const char *name, const char *old_kind);
+	void (*sql_read_csv)(struct wh *w, struct buf *sql, const char *path);
+};
+
+/* Every backend's connection struct starts with this. */
+struct wh {
+	const struct wh_ops *ops;
+};
+
+/* Results are built by backends with these. The result owns its strings. */
+struct wh_result *wh_result_new(size_t ncols);
+void wh_result_set_colname(struct wh_result *r, size_t col, const char *name);
+/* Appends a row; values[i] may be NULL. Copies the strings. */
+void wh_result_add_row(struct wh_result *r, const char *const *values);
+
+#endif
