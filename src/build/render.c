@@ -189,9 +189,10 @@ static size_t with_insert_point(const char *sql, bool *has_with)
 	    sql[i + 4] == '_')
 		return 0;
 	*has_with = true;
-	i = sqltext_skip_space(sql, i + 4);
-	if (strncasecmp(sql + i, "recursive", 9) == 0 && !isalnum((unsigned char)sql[i + 9]))
-		i += 9;
+	i += 4;
+	size_t next = sqltext_skip_space(sql, i);
+	if (strncasecmp(sql + next, "recursive", 9) == 0 && !isalnum((unsigned char)sql[next + 9]))
+		i = next + 9;
 	return i;
 }
 
@@ -228,7 +229,7 @@ static int render_query(const struct model *m, const struct render_ctx *ctx, boo
 			buf_add(out, q.buf, q.len);
 		} else if (has_with) {
 			buf_add(out, q.buf, at);
-			buf_addf(out, " %s,", ctes.buf);
+			buf_addf(out, " %s,\n", ctes.buf);
 			buf_adds(out, q.buf + at);
 		} else {
 			buf_addf(out, "WITH %s\n", ctes.buf);

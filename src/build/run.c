@@ -65,8 +65,7 @@ static bool reads_external(const struct model *m)
 	return false;
 }
 
-/* "dep@version,..." over the inputs; an ephemeral or view input also
- * carries its hash, since its text is part of what this model computes. */
+/* "dep@version,..." over the inputs. */
 static const char *input_signature(struct run *r, const struct model *m)
 {
 	struct buf b = BUF_INIT;
@@ -76,8 +75,6 @@ static const char *input_signature(struct run *r, const struct model *m)
 		const struct model *d = m->deps[i];
 
 		buf_addf(&b, "%s%s@%lld", i ? "," : "", d->fqn, (long long)r->version[d->order]);
-		if (d->mat == MAT_EPHEMERAL)
-			buf_addf(&b, "#%.12s", d->hash);
 	}
 	s = arena_strdup(r->a, b.buf);
 	buf_release(&b);

@@ -67,10 +67,13 @@ struct cli_session {
 
 enum cli_open { CLI_OPEN_NONE, CLI_OPEN_READ, CLI_OPEN_WRITE };
 
-/* Locates and loads the project, opens the warehouse as asked, validates,
- * and prints every diagnostic to stderr. Returns CLI_OK, or the exit code
- * to leave with (the session is then closed). */
-int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cli_open mode);
+/* Locates and loads the project, opens the warehouse as asked and, when
+ * validate is set, checks the project and prints every diagnostic to
+ * stderr. Returns CLI_OK, or the exit code to leave with (the session is
+ * then closed). Without validate, only the project settings need to be
+ * sound: that is enough to reach the warehouse. */
+int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cli_open mode,
+		     bool validate);
 void cli_session_close(struct cli_session *s);
 
 /* Prints an error value as "sluice: message" (with its context lines). */

@@ -22,7 +22,7 @@ int cli_compile(struct cli_args *args)
 		fprintf(stderr, "usage: sluice compile MODEL\n");
 		return CLI_USAGE;
 	}
-	rc = cli_session_open(&s, args, CLI_OPEN_NONE);
+	rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 	if (rc)
 		return rc;
 	m = project_find_model(s.project, args->pos[0]);

@@ -63,7 +63,7 @@ static void print_text(const struct project *p)
 int cli_dag(struct cli_args *args)
 {
 	struct cli_session s;
-	int rc = cli_session_open(&s, args, CLI_OPEN_NONE);
+	int rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 
 	if (rc)
 		return rc;

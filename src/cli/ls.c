@@ -37,7 +37,7 @@ int cli_ls(struct cli_args *args)
 	struct sl_err err = SL_ERR_INIT;
 	bool *selected;
 	json_t *arr = NULL;
-	int rc = cli_session_open(&s, args, CLI_OPEN_NONE);
+	int rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 
 	if (rc)
 		return rc;

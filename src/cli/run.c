@@ -97,8 +97,10 @@ static void print_summary(const struct run_report *rep)
 			printf("  the previous version of %s stays in place\n", item->m->fqn);
 	}
 	units_format_duration(rep->ms, dur, sizeof(dur));
-	printf("\nDone in %s: %zu built, %zu failed, %zu with warnings, %zu skipped\n", dur,
-	       rep->ok, rep->failed, rep->warned, rep->skipped);
+	printf("\nDone in %s: %zu built", dur, rep->ok + rep->warned);
+	if (rep->warned)
+		printf(" (%zu with warnings)", rep->warned);
+	printf(", %zu failed, %zu skipped\n", rep->failed, rep->skipped);
 }
 
 static void print_json(const struct run_report *rep)
@@ -162,7 +164,7 @@ static int run_common(struct cli_args *args, bool seeds_only)
 	};
 	struct run_report rep;
 	struct sl_err err = SL_ERR_INIT;
-	int rc = cli_session_open(&s, args, CLI_OPEN_WRITE);
+	int rc = cli_session_open(&s, args, CLI_OPEN_WRITE, true);
 
 	if (rc)
 		return rc;

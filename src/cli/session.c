@@ -49,7 +49,28 @@ static int open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_e
 	return wh_relation_list(s->wh, s->arena, &s->relations, &s->nrelations, err);
 }
 
-int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cli_open mode)
+/* Prints the problems of sluice.yml itself; true when there are any. */
+static bool settings_broken(const struct project *p)
+{
+	bool broken = false;
+
+	for (size_t i = 0; i < p->diags.n; i++) {
+		const struct diag *d = &p->diags.items[i];
+
+		if (d->severity == DIAG_ERROR && d->file && strcmp(d->file, "sluice.yml") == 0) {
+			struct diag_list one = p->diags;
+
+			one.items = (struct diag *)d;
+			one.n = 1;
+			diag_print(&one, stderr);
+			broken = true;
+		}
+	}
+	return broken;
+}
+
+int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cli_open mode,
+		     bool validate)
 {
 	struct sl_err err = SL_ERR_INIT;
 	int rc;
@@ -65,6 +86,19 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		cli_print_err(&err);
 		cli_session_close(s);
 		return CLI_FAILED;
+	}
+	if (!validate) {
+		if (settings_broken(s->project)) {
+			cli_session_close(s);
+			return CLI_FAILED;
+		}
+		rc = open_warehouse(s, mode, &err);
+		if (rc) {
+			cli_print_err(&err);
+			cli_session_close(s);
+			return CLI_FAILED;
+		}
+		return CLI_OK;
 	}
 	if (!diag_has_errors(&s->project->diags) && mode != CLI_OPEN_NONE) {
 		rc = open_warehouse(s, mode, &err);

@@ -41,7 +41,7 @@ int cli_sql(struct cli_args *args)
 		fprintf(stderr, "usage: sluice sql QUERY\n");
 		return CLI_USAGE;
 	}
-	rc = cli_session_open(&s, args, CLI_OPEN_WRITE);
+	rc = cli_session_open(&s, args, CLI_OPEN_WRITE, false);
 	if (rc)
 		return rc;
 	rc = wh_query(s.wh, args->pos[0], &r, &err);

@@ -12,7 +12,7 @@ int cli_validate(struct cli_args *args)
 {
 	struct cli_session s;
 	size_t models = 0, seeds = 0, warnings;
-	int rc = cli_session_open(&s, args, CLI_OPEN_READ);
+	int rc = cli_session_open(&s, args, CLI_OPEN_READ, true);
 
 	if (rc)
 		return rc;

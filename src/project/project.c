@@ -306,6 +306,31 @@ static int cmp_setting(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+void project_model_hash_inlined(struct model *m)
+{
+	EVP_MD_CTX *ctx;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	bool inlines = false;
+
+	for (size_t i = 0; i < m->ndeps; i++)
+		inlines |= m->deps[i]->mat == MAT_EPHEMERAL;
+	if (!inlines)
+		return;
+	ctx = EVP_MD_CTX_new();
+	if (!ctx)
+		abort();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	hash_str(ctx, "own", m->hash);
+	for (size_t i = 0; i < m->ndeps; i++)
+		if (m->deps[i]->mat == MAT_EPHEMERAL)
+			hash_str(ctx, m->deps[i]->fqn, m->deps[i]->hash);
+	EVP_DigestFinal_ex(ctx, md, &len);
+	EVP_MD_CTX_free(ctx);
+	for (unsigned int i = 0; i < len && i < 32; i++)
+		snprintf(m->hash + 2 * i, 3, "%02x", md[i]);
+}
+
 void project_model_hash(struct model *m)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();

@@ -239,9 +239,10 @@ static void add_base_table(struct walk *w, json_t *node)
 
 	if (!*schema && !*jstr(node, "catalog_name") && is_cte(w, name))
 		return;
-	if (!json_is_integer(loc))
+	if (!json_is_number(loc) || json_number_value(loc) < 0 ||
+	    json_number_value(loc) > (double)strlen(w->text))
 		return;
-	off = (size_t)json_integer_value(loc);
+	off = (size_t)json_number_value(loc);
 	if (!to_span(w->m, w->filter_start, off, &part, &part_off) ||
 	    in_placeholder(w->m, part, part_off))
 		return;
@@ -318,7 +319,8 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 		free(text);
 		return SL_E_PARSE;
 	}
-	root = json_loads(tree, 0, NULL);
+	/* "no location" is 2^64-1, which jansson's integers cannot hold */
+	root = json_loads(tree, JSON_DECODE_INT_AS_REAL, NULL);
 	free(tree);
 	if (!root) {
 		free(text);

@@ -7,6 +7,7 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "project/dag.h"
+#include "project/project.h"
 
 #include <string.h>
 
@@ -60,6 +61,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 {
 	dag_build(p, relations, nrelations);
 	for (size_t i = 0; i < p->nmodels; i++) {
+		project_model_hash_inlined(p->models[i]);
 		check_placeholders(p, p->models[i]);
 		check_readers(p, p->models[i]);
 	}

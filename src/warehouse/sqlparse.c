@@ -53,7 +53,7 @@ void sqlparse_close(struct sqlparse *p)
 /* json_serialize_sql reports errors inside its JSON rather than failing */
 static int check_error(const char *text, long *error_offset, struct sl_err *err)
 {
-	json_t *root = json_loads(text, 0, NULL);
+	json_t *root = json_loads(text, JSON_DECODE_INT_AS_REAL, NULL);
 	json_t *is_err, *msg, *pos;
 	int rc = 0;
 
@@ -71,8 +71,6 @@ static int check_error(const char *text, long *error_offset, struct sl_err *err)
 		rc = sl_err_set(err, SL_E_PARSE, "%s", m);
 		if (json_is_string(pos))
 			*error_offset = strtol(json_string_value(pos), NULL, 10);
-		else if (json_is_integer(pos))
-			*error_offset = (long)json_integer_value(pos);
 	}
 	json_decref(root);
 	return rc;

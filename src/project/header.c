@@ -1,0 +1,1131 @@
+/*
+ * This file implements the model header: it splits a model file into its
+ * directives (@config, @upstream, @assert) and its query, parses each
+ * directive into struct model, merges a folder's pipeline.yml defaults and
+ * checks every @config key, value and combination of values. Every problem
+ * becomes a diagnostic with file:line (and column when known) so that a
+ * single pass reports them all. It must never stop at the first problem,
+ * allocate outside the caller's arena, or look at the warehouse; the rules
+ * that need other models (contracts, references) belong to later passes.
+ */
+#include "project/header.h"
+
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/err.h"
+#include "core/suggest.h"
+#include "core/units.h"
+#include "project/config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const header_config_keys[] = {
+	"materialized", "incremental_strategy", "unique_key", "incremental_filter",
+	"live", "live_interval", "cdc_op", "cdc_seq", "cdc_deletes", "temporality",
+	"time_column", "grain", "start", "flexibility", "replay_anchor", "replay_on_change",
+	"bounded_replay_fallback", "tags", "description", "check_cols", NULL,
+};
+
+static const char *const directive_names[] = { "config", "upstream", "assert", NULL };
+
+static const char *const upstream_keys[] = {
+	"contract", "freshness", "freshness_scope", "deactivate_for_dev", "type", "path", "url",
+	"rows", "sql", NULL,
+};
+
+static const char *const mat_names[] = { "view", "table", "incremental", "ephemeral",
+					 "snapshot", NULL };
+/* in the order of enum model_strategy, after STRAT_NONE */
+static const char *const strategy_names[] = { "append", "merge", "delete+insert", "microbatch",
+					      NULL };
+static const char *const bool_names[] = { "false", "true", NULL };
+static const char *const contract_names[] = { "exists", "exact", "encapsulate", "through",
+					      "whole", NULL };
+static const char *const scope_names[] = { "latest", "all", NULL };
+static const char *const type_names[] = { "model", "file", "api", "hardcoded", NULL };
+static const char *const deletes_names[] = { "hard", "soft", NULL };
+static const char *const temporality_names[] = { "timeless", "temporal", NULL };
+static const char *const grain_names[] = { "1h", "1d", "1w", "1mo", NULL };
+static const char *const flexibility_names[] = { "fix", "flex", NULL };
+static const char *const anchor_names[] = { "auto", "never", NULL };
+static const char *const fallback_names[] = { "full", "bounded_without_history", NULL };
+
+/* Parsing state shared by the directive parsers. */
+struct hdr {
+	struct arena *a;
+	struct model *m;
+	struct diag_list *diags;
+};
+
+/*
+ * One directive's text after its name, with `--` comments cut off and
+ * continuation lines joined by '\n'. Comment lines inside a directive stay as
+ * empty lines so that counting '\n' maps an offset back to its file line.
+ */
+struct dtext {
+	const char *s;
+	int line; /* file line of s[0] */
+	int col;  /* file column of s[0] */
+};
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static size_t skip_ws(const char *s, size_t i)
+{
+	while (s[i] && is_space(s[i]))
+		i++;
+	return i;
+}
+
+/* The index just past the quote that closes the one at s[i], or 0 when the
+ * text ends first (0 can never be past a closing quote). A doubled quote is
+ * an escaped one, as in SQL. */
+static size_t scan_quoted(const char *s, size_t i)
+{
+	char q = s[i];
+
+	for (i++; s[i]; i++) {
+		if (s[i] != q)
+			continue;
+		if (s[i + 1] != q)
+			return i + 1;
+		i++;
+	}
+	return 0;
+}
+
+/* The index of the first character of `stops` outside quotes and brackets,
+ * or of the terminating NUL. */
+static size_t scan_until(const char *s, size_t i, const char *stops)
+{
+	int depth = 0;
+
+	while (s[i]) {
+		char c = s[i];
+
+		if (c == '\'' || c == '"') {
+			size_t end = scan_quoted(s, i);
+
+			/* a quote with no partner is an apostrophe (it's) */
+			i = end ? end : i + 1;
+			continue;
+		}
+		if (depth == 0 && strchr(stops, c))
+			return i;
+		if (c == '(' || c == '[')
+			depth++;
+		else if ((c == ')' || c == ']') && depth > 0)
+			depth--;
+		i++;
+	}
+	return i;
+}
+
+/* The index of the bracket that closes the one at s[open], or 0 when there
+ * is none. */
+static size_t scan_close(const char *s, size_t open)
+{
+	char want = s[open] == '(' ? ')' : ']';
+	char stops[2] = { want, 0 };
+	size_t i = scan_until(s, open + 1, stops);
+
+	return s[i] == want ? i : 0;
+}
+
+/* Copies s[from, to) without surrounding whitespace. */
+static char *dup_trimmed(struct arena *a, const char *s, size_t from, size_t to)
+{
+	while (from < to && is_space(s[from]))
+		from++;
+	while (to > from && is_space(s[to - 1]))
+		to--;
+	return arena_strndup(a, s + from, to - from);
+}
+
+/* The text of a quoted token without its quotes, doubled quotes made single. */
+static char *unquote(struct arena *a, const char *s, size_t len)
+{
+	char *out = arena_alloc(a, len + 1), *o = out;
+
+	for (size_t i = 1; i + 1 < len; i++) {
+		*o++ = s[i];
+		if (s[i] == s[0])
+			i++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Whether item (trimmed) is one complete single-quoted string. */
+static bool is_quoted(const char *item)
+{
+	return item[0] == '\'' && scan_quoted(item, 0) == strlen(item);
+}
+
+static bool is_number(const char *s)
+{
+	bool digits = false;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	while (isdigit((unsigned char)*s)) {
+		s++;
+		digits = true;
+	}
+	if (*s == '.') {
+		s++;
+		while (isdigit((unsigned char)*s)) {
+			s++;
+			digits = true;
+		}
+	}
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return *s == '\0';
+}
+
+/* A SQL literal for an accepted_values item: numbers and quoted strings stay
+ * as written, a bare word becomes a string. */
+static const char *sql_literal(struct arena *a, const char *item)
+{
+	size_t len = strlen(item);
+	char *out, *o;
+
+	if (is_number(item) || is_quoted(item))
+		return item;
+	out = arena_alloc(a, 2 * len + 3);
+	o = out;
+	*o++ = '\'';
+	for (size_t i = 0; i < len; i++) {
+		if (item[i] == '\'')
+			*o++ = '\'';
+		*o++ = item[i];
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return out;
+}
+
+static char *lowercase(struct arena *a, const char *s)
+{
+	char *out = arena_strdup(a, s);
+
+	for (char *p = out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return out;
+}
+
+static int choice_index(const char *const *choices, const char *word)
+{
+	for (int i = 0; choices[i]; i++)
+		if (strcmp(choices[i], word) == 0)
+			return i;
+	return -1;
+}
+
+/* "did you mean 'x'? (one of a, b, c)", or the list alone when nothing is
+ * close. Case is ignored when guessing so that EXACT suggests 'exact'. */
+static const char *choice_hint(struct arena *a, const char *const *choices, const char *word,
+			       const char **guess)
+{
+	const char *near = suggest_nearest(lowercase(a, word), choices);
+	char *list = arena_strdup(a, "");
+
+	for (size_t i = 0; choices[i]; i++)
+		list = arena_sprintf(a, "%s%s%s", list, i ? ", " : "", choices[i]);
+	if (guess)
+		*guess = near;
+	if (near)
+		return arena_sprintf(a, "did you mean '%s'? (one of %s)", near, list);
+	return arena_sprintf(a, "one of %s", list);
+}
+
+static const char *mean_hint(struct arena *a, const char *const *choices, const char *word,
+			     const char *prefix)
+{
+	const char *near = suggest_nearest(word, choices);
+
+	return near ? arena_sprintf(a, "did you mean '%s%s'?", prefix, near) : NULL;
+}
+
+static void dtext_pos(const struct dtext *t, size_t off, int *line, int *col)
+{
+	size_t start = 0;
+
+	*line = t->line;
+	for (size_t i = 0; i < off && t->s[i]; i++) {
+		if (t->s[i] == '\n') {
+			(*line)++;
+			start = i + 1;
+		}
+	}
+	*col = (int)(off - start) + 1 + (start == 0 ? t->col - 1 : 0);
+}
+
+static void report(struct hdr *h, const struct dtext *t, size_t off, const char *hint,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void report(struct hdr *h, const struct dtext *t, size_t off, const char *hint,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int line, col;
+
+	va_start(ap, fmt);
+	msg = arena_vsprintf(h->a, fmt, ap);
+	va_end(ap);
+	dtext_pos(t, off, &line, &col);
+	diag_add(h->diags, DIAG_ERROR, h->m->path, line, col, hint, "%s", msg);
+}
+
+enum list_status { LIST_OK, LIST_UNCLOSED, LIST_EMPTY_ITEM };
+
+/*
+ * Splits s[from, to) at top-level commas into trimmed items. Text that is
+ * only whitespace has no items; an empty item between commas is reported by
+ * returning false (with the items found so far).
+ */
+static bool split_items(struct arena *a, const char *s, size_t from, size_t to,
+			const char ***items, size_t *n)
+{
+	size_t cap = 0;
+	char *part = arena_strndup(a, s + from, to - from);
+	size_t i = 0;
+
+	*items = NULL;
+	*n = 0;
+	if (part[skip_ws(part, 0)] == '\0')
+		return true;
+	for (;;) {
+		size_t end = scan_until(part, i, ",");
+		const char *item = dup_trimmed(a, part, i, end);
+
+		if (!*item)
+			return false;
+		*ARENA_PUSH(a, items, n, &cap) = item;
+		if (!part[end])
+			return true;
+		i = end + 1;
+	}
+}
+
+/*
+ * Reads the list whose '[' is at s[open]. Items are unquoted, or with
+ * `literals` turned into SQL literals. *end is set past the ']'.
+ */
+static enum list_status parse_list(struct arena *a, const char *s, size_t open, bool literals,
+				   size_t *end, const char ***items, size_t *n)
+{
+	size_t close = scan_close(s, open);
+	bool ok;
+
+	if (!close) {
+		*items = NULL;
+		*n = 0;
+		*end = open + strlen(s + open);
+		return LIST_UNCLOSED;
+	}
+	*end = close + 1;
+	ok = split_items(a, s, open + 1, close, items, n);
+	for (size_t i = 0; i < *n; i++) {
+		const char *it = (*items)[i];
+
+		if (literals)
+			(*items)[i] = sql_literal(a, it);
+		else if (is_quoted(it))
+			(*items)[i] = unquote(a, it, strlen(it));
+	}
+	return ok ? LIST_OK : LIST_EMPTY_ITEM;
+}
+
+static const char *list_text(struct arena *a, const char *const *items, size_t n)
+{
+	char *out = arena_strdup(a, "[");
+
+	for (size_t i = 0; i < n; i++)
+		out = arena_sprintf(a, "%s%s%s", out, i ? ", " : "", items[i]);
+	return arena_sprintf(a, "%s]", out);
+}
+
+static struct model_setting *setting_find(struct model *m, const char *key)
+{
+	for (size_t i = 0; i < m->nsettings; i++)
+		if (strcmp(m->settings[i].key, key) == 0)
+			return &m->settings[i];
+	return NULL;
+}
+
+/* Reads the value of `key` that starts at s[*i] into st and moves *i past
+ * the comma that ends it. */
+static void config_value(struct hdr *h, const struct dtext *t, const char *key, size_t *i,
+			 struct model_setting *st)
+{
+	const char *s = t->s;
+	size_t j = skip_ws(s, *i), start = j;
+
+	if (s[j] == '[') {
+		enum list_status ls = parse_list(h->a, s, j, false, &j, &st->list, &st->nlist);
+
+		if (ls == LIST_UNCLOSED)
+			report(h, t, start, "close the list with ']'",
+			       "unclosed list in the value of '%s'", key);
+		else if (ls == LIST_EMPTY_ITEM)
+			report(h, t, start, "remove the extra comma",
+			       "empty item in the list of '%s'", key);
+		st->is_list = true;
+		st->value = list_text(h->a, st->list, st->nlist);
+	} else if (s[j] == '\'') {
+		size_t end = scan_quoted(s, j);
+
+		if (!end) {
+			report(h, t, start, "end the value with a quote (write '' for a quote inside it)",
+			       "unterminated quoted value of '%s'", key);
+			st->value = arena_strdup(h->a, s + j + 1);
+			*i = j + strlen(s + j);
+			return;
+		}
+		st->value = unquote(h->a, s + j, end - j);
+		j = end;
+	} else {
+		size_t end = scan_until(s, j, ",");
+
+		st->value = dup_trimmed(h->a, s, j, end);
+		if (!*st->value)
+			report(h, t, start, NULL, "@config key '%s' has no value", key);
+		j = end;
+	}
+	j = skip_ws(s, j);
+	if (s[j] && s[j] != ',') {
+		report(h, t, j, "separate settings with commas",
+		       "unexpected text after the value of '%s'", key);
+		j = scan_until(s, j, ",");
+	}
+	*i = s[j] ? j + 1 : j;
+}
+
+static void parse_config(struct hdr *h, const struct dtext *t)
+{
+	const char *s = t->s;
+	size_t i = 0;
+
+	for (;;) {
+		size_t kstart, kend;
+		struct model_setting st = { 0 };
+		struct model_setting *prev;
+		const char *key;
+		int line, col, filter_line = 0;
+
+		i = skip_ws(s, i);
+		if (!s[i])
+			return;
+		if (s[i] == ',') {
+			i++;
+			continue;
+		}
+		kstart = i;
+		kend = scan_until(s, i, "=,");
+		key = dup_trimmed(h->a, s, kstart, kend);
+		if (s[kend] != '=') {
+			report(h, t, kstart, "write key=value", "missing '=' after @config key '%s'",
+			       key);
+			i = s[kend] ? kend + 1 : kend;
+			continue;
+		}
+		if (!*key) {
+			report(h, t, kstart, "write key=value", "missing @config key before '='");
+			i = scan_until(s, kend + 1, ",");
+			continue;
+		}
+		dtext_pos(t, kstart, &line, &col);
+		st.key = key;
+		st.line = line;
+		i = kend + 1;
+		if (strcmp(key, "incremental_filter") == 0) {
+			/* a filter is SQL: its commas belong to it, so it takes
+			 * everything up to the end of the directive */
+			size_t vstart = skip_ws(s, i);
+
+			st.value = dup_trimmed(h->a, s, vstart, strlen(s));
+			if (!*st.value)
+				report(h, t, kstart, "e.g. incremental_filter=WHERE _sluice_seq > {watermark}",
+				       "@config key '%s' has no value", key);
+			dtext_pos(t, vstart, &filter_line, &col);
+			i = strlen(s);
+		} else {
+			config_value(h, t, key, &i, &st);
+		}
+		prev = setting_find(h->m, key);
+		if (prev) {
+			report(h, t, kstart, arena_sprintf(h->a, "first set on line %d", prev->line),
+			       "duplicate @config key '%s'", key);
+			continue;
+		}
+		if (filter_line) {
+			h->m->filter = st.value;
+			h->m->filter_line = filter_line;
+		}
+		*ARENA_PUSH(h->a, &h->m->settings, &h->m->nsettings, &h->m->settings_cap) = st;
+	}
+}
+
+/* Checks the value of a known @upstream option. */
+static void upstream_check(struct hdr *h, const struct dtext *t, size_t off, const char *key,
+			   const char *value)
+{
+	const char *const *choices = NULL;
+	int64_t ms;
+
+	if (strcmp(key, "contract") == 0)
+		choices = contract_names;
+	else if (strcmp(key, "freshness_scope") == 0)
+		choices = scope_names;
+	else if (strcmp(key, "type") == 0)
+		choices = type_names;
+	else if (strcmp(key, "deactivate_for_dev") == 0)
+		choices = bool_names;
+	if (choices && choice_index(choices, value) < 0)
+		report(h, t, off, choice_hint(h->a, choices, value, NULL), "invalid %s '%s'", key,
+		       value);
+	if (strcmp(key, "freshness") == 0 && units_parse_duration(value, &ms) != 0)
+		report(h, t, off, "a duration such as 30m, 1h or 7d", "invalid freshness '%s'",
+		       value);
+}
+
+/* The index just past the whitespace-separated token at s[i]; quoted parts
+ * may hold spaces. */
+static size_t upstream_token_end(const char *s, size_t i)
+{
+	while (s[i] && !is_space(s[i])) {
+		if (s[i] == '\'' || s[i] == '"') {
+			size_t end = scan_quoted(s, i);
+
+			i = end ? end : i + 1;
+		} else {
+			i++;
+		}
+	}
+	return i;
+}
+
+static void parse_upstream(struct hdr *h, const struct dtext *t)
+{
+	const char *s = t->s;
+	struct model_upstream *u;
+	size_t i = skip_ws(s, 0), end = upstream_token_end(s, i);
+	size_t nkeys = 0, keys_cap = 0, nvalues = 0, values_cap = 0;
+
+	u = ARENA_PUSH(h->a, &h->m->upstreams, &h->m->nupstreams, &h->m->upstreams_cap);
+	memset(u, 0, sizeof(*u));
+	u->line = t->line;
+	u->name = arena_strndup(h->a, s + i, end - i);
+	if (!*u->name || strchr(u->name, '=')) {
+		report(h, t, i, "write @upstream schema.name [key=value ...]",
+		       "@upstream needs a name before its options");
+		if (*u->name)
+			end = i;
+		u->name = "";
+	}
+	for (i = skip_ws(s, end); s[i]; i = skip_ws(s, end)) {
+		size_t eq;
+		const char *key, *value;
+
+		end = upstream_token_end(s, i);
+		eq = scan_until(s, i, "=");
+		if (eq >= end) {
+			const char *tok = arena_strndup(h->a, s + i, end - i);
+
+			report(h, t, i, arena_sprintf(h->a, "write %s=VALUE", tok),
+			       "missing '=' in @upstream option '%s'", tok);
+			continue;
+		}
+		key = arena_strndup(h->a, s + i, eq - i);
+		value = arena_strndup(h->a, s + eq + 1, end - eq - 1);
+		if (is_quoted(value))
+			value = unquote(h->a, value, strlen(value));
+		if (choice_index(upstream_keys, key) < 0) {
+			report(h, t, i, mean_hint(h->a, upstream_keys, key, ""),
+			       "unknown @upstream option '%s'", key);
+			continue;
+		}
+		for (size_t k = 0; k < nkeys; k++) {
+			if (strcmp(u->keys[k], key) == 0) {
+				report(h, t, i, NULL, "duplicate @upstream option '%s'", key);
+				break;
+			}
+		}
+		if (!*value)
+			report(h, t, i, NULL, "@upstream option '%s' has no value", key);
+		else
+			upstream_check(h, t, eq + 1, key, value);
+		*ARENA_PUSH(h->a, &u->keys, &nkeys, &keys_cap) = key;
+		*ARENA_PUSH(h->a, &u->values, &nvalues, &values_cap) = value;
+	}
+	u->nopts = nkeys;
+}
+
+/* Whether s starts with `word` followed by ':'; sets *after past the ':'. */
+static bool has_label(const char *s, const char *word, size_t *after)
+{
+	size_t n = strlen(word);
+
+	if (strncasecmp(s, word, n) != 0 || s[n] != ':')
+		return false;
+	*after = n + 1;
+	return true;
+}
+
+/* Parses the arguments of not_null, unique, accepted_values and
+ * relationships; returns the reason when they do not fit the form. */
+static const char *assert_call(struct hdr *h, struct model_assert *as, const char **args,
+			       size_t nargs)
+{
+	size_t cap = 0;
+
+	switch (as->kind) {
+	case ASSERT_NOT_NULL:
+		if (nargs != 1)
+			return "not_null takes one column";
+		break;
+	case ASSERT_UNIQUE:
+		if (nargs < 1)
+			return "unique takes one or more columns";
+		break;
+	case ASSERT_ACCEPTED_VALUES: {
+		const char *list = nargs == 2 ? args[1] : "";
+		size_t end;
+
+		if (list[0] != '[')
+			return "accepted_values takes a column and a list of values";
+		if (parse_list(h->a, list, 0, true, &end, &as->values, &as->nvalues) != LIST_OK ||
+		    list[end] != '\0')
+			return "accepted_values takes a column and a list of values";
+		if (as->nvalues == 0)
+			return "the list of accepted values is empty";
+		nargs = 1;
+		break;
+	}
+	case ASSERT_RELATIONSHIPS: {
+		const char *target = nargs == 2 ? args[1] : "";
+		const char *open = strchr(target, '('), *dot;
+		size_t close;
+
+		if (!open || !(close = scan_close(target, (size_t)(open - target))) ||
+		    target[close + 1] != '\0')
+			return "relationships takes a column and a target schema.model(col)";
+		dot = memchr(target, '.', (size_t)(open - target));
+		as->ref_col = dup_trimmed(h->a, target, (size_t)(open - target) + 1, close);
+		if (!dot || dot == target)
+			return "the relationships target needs a schema (schema.model(col))";
+		as->ref_schema = dup_trimmed(h->a, target, 0, (size_t)(dot - target));
+		as->ref_name = dup_trimmed(h->a, target, (size_t)(dot - target) + 1,
+					   (size_t)(open - target));
+		if (!*as->ref_name || !*as->ref_col)
+			return "relationships takes a column and a target schema.model(col)";
+		nargs = 1;
+		break;
+	}
+	default:
+		break;
+	}
+	for (size_t i = 0; i < nargs; i++)
+		*ARENA_PUSH(h->a, &as->cols, &as->ncols, &cap) = args[i];
+	return NULL;
+}
+
+static void parse_assert(struct hdr *h, const struct dtext *t)
+{
+	static const struct {
+		const char *name;
+		enum assert_kind kind;
+		const char *usage;
+	} forms[] = {
+		{ "not_null", ASSERT_NOT_NULL, "write not_null(col)" },
+		{ "unique", ASSERT_UNIQUE, "write unique(col) or unique(col1, col2)" },
+		{ "accepted_values", ASSERT_ACCEPTED_VALUES,
+		  "write accepted_values(col, [a, b, 'c d'])" },
+		{ "relationships", ASSERT_RELATIONSHIPS,
+		  "write relationships(col, other_schema.model(col))" },
+	};
+	struct model_assert as = { 0 };
+	const char *s = t->s, *check;
+	size_t i = skip_ws(s, 0), skip, start, name_end = 0;
+
+	as.kind = ASSERT_EXPRESSION;
+	if (has_label(s + i, "warn", &skip)) {
+		as.warn = true;
+		i = skip_ws(s, i + skip);
+	} else if (has_label(s + i, "error", &skip)) {
+		i = skip_ws(s, i + skip);
+	}
+	start = i;
+	check = dup_trimmed(h->a, s, start, strlen(s));
+	as.text = check;
+	as.line = t->line;
+	if (!*check) {
+		report(h, t, start, "e.g. @assert not_null(id)", "@assert needs a check");
+		return;
+	}
+	if (has_label(check, "rows", &skip)) {
+		as.kind = ASSERT_ROWS;
+		as.sql = dup_trimmed(h->a, check, skip, strlen(check));
+		if (!*as.sql) {
+			report(h, t, start, "write rows: SELECT ... (the rows that break the rule)",
+			       "@assert 'rows:' needs a query");
+			return;
+		}
+		*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
+		return;
+	}
+	while (isalnum((unsigned char)check[name_end]) || check[name_end] == '_')
+		name_end++;
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		size_t open = skip_ws(check, name_end), close;
+		const char **args;
+		const char *why;
+		size_t nargs;
+
+		if (strlen(forms[f].name) != name_end ||
+		    strncmp(check, forms[f].name, name_end) != 0 || check[open] != '(')
+			continue;
+		as.kind = forms[f].kind;
+		close = scan_close(check, open);
+		if (!close)
+			why = "missing ')'";
+		else if (check[close + 1])
+			why = "unexpected text after ')'";
+		else if (!split_items(h->a, check, open + 1, close, &args, &nargs))
+			why = "empty argument";
+		else
+			why = assert_call(h, &as, args, nargs);
+		if (why) {
+			report(h, t, start, forms[f].usage, "malformed @assert '%s': %s", check, why);
+			return;
+		}
+		*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
+		return;
+	}
+	as.sql = check;
+	*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
+}
+
+/*
+ * Builds the text of the directive whose line starts at `line_start`, from
+ * the end of its name to `end` (the end of its last continuation line), and
+ * hands it to its parser.
+ */
+static void directive_finish(struct hdr *h, const char *line_start, const char *end, int line)
+{
+	const char *name = line_start + 1, *p;
+	size_t name_len = 0;
+	struct dtext t;
+	char *out, *o;
+
+	while (name + name_len < end && !is_space(name[name_len]))
+		name_len++;
+	p = name + name_len;
+	o = out = arena_alloc(h->a, (size_t)(end - p) + 1);
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *stop = eol ? eol : end, *q = p;
+
+		/* cut a trailing `--` comment, unless it sits inside quotes */
+		while (q < stop) {
+			if (*q == '\'' || *q == '"') {
+				const char *c = memchr(q + 1, *q, (size_t)(stop - q - 1));
+
+				q = c ? c + 1 : q + 1;
+			} else if (q[0] == '-' && q + 1 < stop && q[1] == '-') {
+				break;
+			} else {
+				q++;
+			}
+		}
+		for (; p < q; p++)
+			if (*p != '\r')
+				*o++ = *p;
+		if (!eol)
+			break;
+		*o++ = '\n';
+		p = eol + 1;
+	}
+	*o = '\0';
+	t.s = out;
+	t.line = line;
+	t.col = (int)(name + name_len - line_start) + 1;
+
+	if (name_len == 6 && strncmp(name, "config", 6) == 0) {
+		parse_config(h, &t);
+	} else if (name_len == 8 && strncmp(name, "upstream", 8) == 0) {
+		parse_upstream(h, &t);
+	} else if (name_len == 6 && strncmp(name, "assert", 6) == 0) {
+		parse_assert(h, &t);
+	} else {
+		const char *word = arena_strndup(h->a, name, name_len);
+
+		diag_add(h->diags, DIAG_ERROR, h->m->path, line, 1,
+			 mean_hint(h->a, directive_names, word, "@"), "unknown directive '@%s'",
+			 word);
+	}
+}
+
+static bool line_is_blank(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!is_space(p[i]))
+			return false;
+	return true;
+}
+
+static bool line_is_comment(const char *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	return i + 1 < len && p[i] == '-' && p[i + 1] == '-';
+}
+
+int header_parse(struct arena *a, struct model *m, struct diag_list *diags)
+{
+	struct hdr h = { a, m, diags };
+	size_t before = diag_count(diags, DIAG_ERROR);
+	const char *p = m->text ? m->text : "";
+	const char *dir = NULL, *dir_end = NULL;
+	int line = 1, dir_line = 0;
+
+	m->body = NULL;
+	m->body_line = 0;
+	for (; *p; line++) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (p[0] == '@') {
+			if (dir)
+				directive_finish(&h, dir, dir_end, dir_line);
+			dir = p;
+			dir_end = p + len;
+			dir_line = line;
+		} else if (line_is_blank(p, len)) {
+			if (dir)
+				directive_finish(&h, dir, dir_end, dir_line);
+			dir = NULL;
+		} else if (line_is_comment(p, len)) {
+			/* skipped; a comment does not end a directive */
+		} else if (dir && (p[0] == ' ' || p[0] == '\t')) {
+			dir_end = p + len;
+		} else {
+			size_t n = strlen(p);
+
+			while (n > 0 && (is_space(p[n - 1]) || p[n - 1] == ';'))
+				n--;
+			if (n > 0) {
+				m->body = arena_strndup(a, p, n);
+				m->body_line = line;
+			}
+			break;
+		}
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	if (dir)
+		directive_finish(&h, dir, dir_end, dir_line);
+	if (!m->body) {
+		m->body = "";
+		diag_add(diags, DIAG_ERROR, m->path, 1, 0, "write the SELECT below the directives",
+			 "model '%s' has no query", m->path ? m->path : "");
+	}
+	return diag_count(diags, DIAG_ERROR) > before ? SL_E_PARSE : 0;
+}
+
+/* State of one header_apply_settings call. */
+struct apply {
+	struct arena *a;
+	struct model *m;
+	struct diag_list *diags;
+	const char *pipeline_path;
+};
+
+static void apply_error(struct apply *c, const struct model_setting *st, const char *hint,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Reports at the setting's line in the file that set it, or at line 1 of
+ * the model when no setting is to blame. */
+static void apply_error(struct apply *c, const struct model_setting *st, const char *hint,
+			const char *fmt, ...)
+{
+	const char *file = c->m->path;
+	int line = 1;
+	va_list ap;
+	char *msg;
+
+	if (st) {
+		line = st->line;
+		if (st->from_pipeline && c->pipeline_path)
+			file = c->pipeline_path;
+	}
+	va_start(ap, fmt);
+	msg = arena_vsprintf(c->a, fmt, ap);
+	va_end(ap);
+	diag_add(c->diags, DIAG_ERROR, file, line, 0, hint, "%s", msg);
+}
+
+/* A pipeline.yml value as a setting; its lists arrive rendered "[a, b]". */
+static void setting_from_text(struct arena *a, struct model_setting *st, const char *value)
+{
+	size_t len = strlen(value), end;
+
+	st->value = value;
+	if (len < 2 || value[0] != '[' || value[len - 1] != ']')
+		return;
+	if (parse_list(a, value, 0, false, &end, &st->list, &st->nlist) == LIST_OK &&
+	    value[end] == '\0')
+		st->is_list = true;
+}
+
+static void apply_defaults(struct apply *c, const struct kv_list *defaults)
+{
+	for (size_t i = 0; defaults && i < defaults->n; i++) {
+		const struct cfg_kv *kv = &defaults->items[i];
+		struct model_setting st = { 0 };
+
+		if (choice_index(header_config_keys, kv->key) < 0) {
+			diag_add(c->diags, DIAG_ERROR, c->pipeline_path, kv->line, 0,
+				 mean_hint(c->a, header_config_keys, kv->key, ""),
+				 "unknown @config key '%s'", kv->key);
+			continue;
+		}
+		if (setting_find(c->m, kv->key))
+			continue;
+		st.key = kv->key;
+		st.line = kv->line;
+		st.from_pipeline = true;
+		setting_from_text(c->a, &st, kv->value ? kv->value : "");
+		if (strcmp(st.key, "incremental_filter") == 0) {
+			/* the filter's text lives in pipeline.yml: no model line */
+			c->m->filter = st.value;
+			c->m->filter_line = 0;
+		}
+		*ARENA_PUSH(c->a, &c->m->settings, &c->m->nsettings, &c->m->settings_cap) = st;
+	}
+}
+
+/*
+ * The index of the setting's value among choices; -1 when it is unset, or
+ * after reporting a value that is not one of them.
+ * *guess gets the index of the nearest choice, left alone when none is near,
+ * so callers keep a best guess for the typed fields.
+ */
+static int check_choice(struct apply *c, const struct model_setting *st,
+			const char *const *choices, int *guess)
+{
+	const char *near;
+	const char *hint;
+	int i;
+
+	if (!st)
+		return -1;
+	if (st->is_list) {
+		apply_error(c, st, "write a single value", "'%s' takes one value, not a list",
+			    st->key);
+		return -1;
+	}
+	i = choice_index(choices, st->value);
+	if (i >= 0) {
+		*guess = i;
+		return i;
+	}
+	hint = choice_hint(c->a, choices, st->value, &near);
+	if (near)
+		*guess = choice_index(choices, near);
+	apply_error(c, st, hint, "invalid %s '%s'", st->key, st->value);
+	return -1;
+}
+
+/* Checks keys that take a closed set of values and only feed later passes. */
+static void check_plain_choices(struct apply *c)
+{
+	static const struct {
+		const char *key;
+		const char *const *choices;
+	} rules[] = {
+		{ "cdc_deletes", deletes_names },
+		{ "temporality", temporality_names },
+		{ "grain", grain_names },
+		{ "flexibility", flexibility_names },
+		{ "replay_anchor", anchor_names },
+		{ "bounded_replay_fallback", fallback_names },
+	};
+	int unused = 0;
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		check_choice(c, setting_find(c->m, rules[i].key), rules[i].choices, &unused);
+}
+
+/* One word or a list of words, as unique_key, check_cols and tags take. */
+static void setting_words(struct apply *c, const char *key, const char ***out, size_t *n)
+{
+	const struct model_setting *st = setting_find(c->m, key);
+
+	if (!st)
+		return;
+	if (st->is_list) {
+		*out = st->list;
+		*n = st->nlist;
+		return;
+	}
+	*out = arena_alloc(c->a, sizeof(**out));
+	(*out)[0] = st->value;
+	*n = 1;
+}
+
+static void check_single_values(struct apply *c)
+{
+	/* free-form keys that still take one value; replay_on_change is a
+	 * policy that the replay module reads and checks */
+	static const char *const single[] = { "live_interval", "cdc_op", "cdc_seq", "time_column",
+					      "start", "description", NULL };
+
+	for (size_t i = 0; single[i]; i++) {
+		const struct model_setting *st = setting_find(c->m, single[i]);
+
+		if (st && st->is_list)
+			apply_error(c, st, "write a single value", "'%s' takes one value, not a list",
+				    st->key);
+	}
+}
+
+/* Rules that tie several keys together; only keys whose own values were
+ * valid take part, so that one typo does not cascade into more errors. */
+static void check_combinations(struct apply *c, bool mat_ok, enum model_strategy strat,
+			       bool strat_ok, bool live_ok)
+{
+	struct model *m = c->m;
+	const struct model_setting *s_mat = setting_find(m, "materialized");
+	const struct model_setting *s_strat = setting_find(m, "incremental_strategy");
+	const struct model_setting *s_cc = setting_find(m, "check_cols");
+	const struct model_setting *s_filter = setting_find(m, "incremental_filter");
+	const struct model_setting *s_live = setting_find(m, "live");
+	const struct model_setting *s_temp = setting_find(m, "temporality");
+	const struct model_setting *s_time = setting_find(m, "time_column");
+	const char *mat = model_mat_name(m->mat);
+	bool has_uk = m->nunique_key > 0;
+
+	if (mat_ok && s_strat && m->mat != MAT_INCREMENTAL)
+		apply_error(c, s_strat,
+			    "only incremental models have a strategy: set materialized=incremental or remove it",
+			    "incremental_strategy '%s' on a %s model", s_strat->value, mat);
+	if (mat_ok && strat_ok && m->mat == MAT_INCREMENTAL && !has_uk &&
+	    (strat == STRAT_MERGE || strat == STRAT_DELETE_INSERT))
+		apply_error(c, s_strat, "unique_key names the column(s) that identify a row",
+			    "incremental_strategy '%s' needs unique_key", s_strat->value);
+	if (mat_ok && m->mat == MAT_SNAPSHOT && !has_uk)
+		apply_error(c, s_mat, "a snapshot tracks the history of each row by its unique_key",
+			    "materialized 'snapshot' needs unique_key");
+	if (mat_ok && s_cc && m->mat != MAT_SNAPSHOT)
+		apply_error(c, s_cc,
+			    "only snapshots compare check_cols: set materialized=snapshot or remove it",
+			    "check_cols on a %s model", mat);
+	if (mat_ok && s_filter && m->mat != MAT_INCREMENTAL)
+		apply_error(c, s_filter,
+			    "only incremental models use a filter: set materialized=incremental or remove it",
+			    "incremental_filter on a %s model", mat);
+	if (mat_ok && live_ok && m->live && m->mat != MAT_INCREMENTAL && m->mat != MAT_VIEW)
+		apply_error(c, s_live, arena_sprintf(c->a, "this model is materialized as %s", mat),
+			    "a live model must be incremental or a view");
+	if (mat_ok && strat_ok && live_ok && m->live && m->mat == MAT_INCREMENTAL) {
+		if (strat == STRAT_APPEND && !s_filter)
+			apply_error(c, s_live,
+				    "without it each refresh appends the whole query again, e.g. incremental_filter=WHERE _sluice_seq > {watermark}",
+				    "a live append model needs incremental_filter");
+		if (strat == STRAT_MICROBATCH)
+			apply_error(c, s_live,
+				    "microbatch runs one statement per window in batch runs: use append or merge",
+				    "a live model cannot use incremental_strategy 'microbatch'");
+	}
+	if (mat_ok && strat_ok && m->mat == MAT_INCREMENTAL && strat == STRAT_MICROBATCH) {
+		/* a temporality that is not a valid value was reported already */
+		bool temporal = s_temp && choice_index(temporality_names, s_temp->value) != 0;
+		const char *missing = NULL;
+
+		if (!temporal && !s_time)
+			missing = "temporality=temporal and time_column";
+		else if (!temporal)
+			missing = "temporality=temporal";
+		else if (!s_time)
+			missing = "time_column";
+		if (missing)
+			apply_error(c, s_strat, "microbatch builds one window of time_column at a time",
+				    "incremental_strategy 'microbatch' needs %s", missing);
+	}
+}
+
+int header_apply_settings(struct arena *a, struct model *m, const struct kv_list *defaults,
+			  const char *pipeline_path, struct diag_list *diags)
+{
+	struct apply c = { a, m, diags, pipeline_path };
+	size_t before = diag_count(diags, DIAG_ERROR);
+	const struct model_setting *st;
+	int mat = MAT_VIEW, strat_i = -1, live = 0;
+	enum model_strategy strat;
+	bool mat_ok, strat_ok, live_ok;
+
+	apply_defaults(&c, defaults);
+	for (size_t i = 0; i < m->nsettings; i++) {
+		const char *key = m->settings[i].key;
+
+		if (choice_index(header_config_keys, key) < 0)
+			apply_error(&c, &m->settings[i], mean_hint(a, header_config_keys, key, ""),
+				    "unknown @config key '%s'", key);
+	}
+
+	st = setting_find(m, "materialized");
+	mat_ok = !st || check_choice(&c, st, mat_names, &mat) >= 0;
+	m->mat = (enum model_mat)mat;
+
+	setting_words(&c, "unique_key", &m->unique_key, &m->nunique_key);
+	setting_words(&c, "check_cols", &m->check_cols, &m->ncheck_cols);
+	setting_words(&c, "tags", &m->tags, &m->ntags);
+
+	st = setting_find(m, "incremental_strategy");
+	strat_ok = !st || check_choice(&c, st, strategy_names, &strat_i) >= 0;
+	if (strat_i >= 0)
+		strat = (enum model_strategy)(STRAT_APPEND + strat_i);
+	else
+		strat = m->nunique_key ? STRAT_MERGE : STRAT_APPEND;
+	m->strategy = m->mat == MAT_INCREMENTAL ? strat : STRAT_NONE;
+
+	st = setting_find(m, "live");
+	live_ok = !st || check_choice(&c, st, bool_names, &live) >= 0;
+	m->live = live == 1;
+
+	st = setting_find(m, "live_interval");
+	if (st && !st->is_list && units_parse_duration(st->value, &m->live_interval_ms) != 0)
+		apply_error(&c, st, "a duration such as 500ms, 10s or 5m",
+			    "invalid live_interval '%s'", st->value);
+
+	st = setting_find(m, "description");
+	if (st)
+		m->description = st->value;
+
+	check_plain_choices(&c);
+	check_single_values(&c);
+	check_combinations(&c, mat_ok, strat, strat_ok, live_ok);
+	return diag_count(diags, DIAG_ERROR) > before ? SL_E_CONFIG : 0;
+}

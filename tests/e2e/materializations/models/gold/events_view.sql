@@ -1,0 +1,1 @@
+SELECT e.id, e.region FROM silver.big_events e ORDER BY e.id

@@ -1,0 +1,2 @@
+@config materialized=ephemeral
+SELECT * FROM raw.events WHERE amount >= 10

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs every test: the cmocka unit test binaries, then the end-to-end cases,
+# and ends with one line "N passed, N failed".
+#   tests/run.sh BUILD_DIR        BUILD_DIR holds sluice and tests/test_*
+#   SLUICE_SLOW=1                 also run the slow cases (crash loops, fuzzing)
+set -uo pipefail
+
+build=${1:?usage: tests/run.sh BUILD_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$build" && pwd)
+passed=0
+failed=0
+failures=()
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+echo "== unit tests"
+for t in "$build"/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	out=$("$t" 2>&1)
+	rc=$?
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	p=${p:-0}
+	f=${f:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1 # crashed or failed outside a test
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		failures+=("unit:$name")
+		printf '%s\n' "$out" | grep -E '^\[  (FAILED|ERROR)|ERROR|error|Assertion|Sanitizer' | head -20
+	fi
+	printf '  %-28s %3d passed, %d failed\n' "$name" "$p" "$f"
+done
+
+echo "== end-to-end cases"
+e2e_out=$(mktemp)
+SLUICE_BIN="$build/sluice" "$root/tests/e2e/run.sh" >"$e2e_out" 2>&1
+cat "$e2e_out"
+p=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$e2e_out")
+f=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$e2e_out")
+if [ -z "$p" ]; then
+	p=0
+	f=1
+	failures+=("e2e runner")
+fi
+rm -f "$e2e_out"
+passed=$((passed + p))
+failed=$((failed + f))
+
+[ ${#failures[@]} -gt 0 ] && echo "failing: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,954 @@
+/*
+ * Unit tests for the model header parser (src/project/header.c): splitting a
+ * model file into directives and query, each directive form, pipeline.yml
+ * defaults, and the diagnostics for bad keys, values and combinations.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/err.h"
+#include "project/config.h"
+#include "project/header.h"
+#include "project/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH "models/silver/orders.sql"
+#define PIPELINE "models/silver/pipeline.yml"
+
+struct fx {
+	struct arena *a;
+	struct model m;
+	struct diag_list d;
+	struct kv_list defaults;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->a = arena_new(NULL);
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	arena_free(f->a);
+	free(f);
+	return 0;
+}
+
+static int parse(struct fx *f, const char *text)
+{
+	f->m.text = text;
+	return header_parse(f->a, &f->m, &f->d);
+}
+
+static int apply(struct fx *f)
+{
+	return header_apply_settings(f->a, &f->m, &f->defaults, PIPELINE, &f->d);
+}
+
+static void add_default(struct fx *f, const char *key, const char *value, int line)
+{
+	struct cfg_kv *kv = ARENA_PUSH(f->a, &f->defaults.items, &f->defaults.n, &f->defaults.cap);
+
+	kv->key = key;
+	kv->value = value;
+	kv->line = line;
+}
+
+/* The diagnostic with exactly this message; fails the test when absent. */
+static const struct diag *diag_find(struct fx *f, const char *msg)
+{
+	for (size_t i = 0; i < f->d.n; i++)
+		if (strcmp(f->d.items[i].msg, msg) == 0)
+			return &f->d.items[i];
+	diag_print(&f->d, stderr);
+	fail_msg("no diagnostic '%s'", msg);
+	return NULL;
+}
+
+static void expect_diag(struct fx *f, const char *file, int line, const char *msg,
+			const char *hint)
+{
+	const struct diag *d = diag_find(f, msg);
+
+	assert_int_equal(d->severity, DIAG_ERROR);
+	assert_string_equal(d->file, file);
+	assert_int_equal(d->line, line);
+	if (hint)
+		assert_string_equal(d->hint, hint);
+}
+
+static void expect_clean(struct fx *f)
+{
+	if (f->d.n)
+		diag_print(&f->d, stderr);
+	assert_int_equal(f->d.n, 0);
+}
+
+static const struct model_setting *setting(struct fx *f, const char *key)
+{
+	for (size_t i = 0; i < f->m.nsettings; i++)
+		if (strcmp(f->m.settings[i].key, key) == 0)
+			return &f->m.settings[i];
+	fail_msg("no setting '%s'", key);
+	return NULL;
+}
+
+static void test_design_example(void **state)
+{
+	struct fx *f = *state;
+	const struct model_setting *s;
+
+	assert_int_equal(parse(f, "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
+				  "        unique_key=order_id, incremental_filter=WHERE _sluice_seq > {watermark}\n"
+				  "@assert not_null(order_id)\n"
+				  "@assert unique(order_id)\n"
+				  "@assert warn: amount >= 0\n"
+				  "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n"),
+			 0);
+	assert_int_equal(apply(f), 0);
+	expect_clean(f);
+
+	assert_int_equal(f->m.nsettings, 5);
+	s = setting(f, "unique_key");
+	assert_string_equal(s->value, "order_id");
+	assert_int_equal(s->line, 2);
+	assert_false(s->from_pipeline);
+	assert_int_equal(setting(f, "materialized")->line, 1);
+	assert_int_equal(f->m.mat, MAT_INCREMENTAL);
+	assert_int_equal(f->m.strategy, STRAT_MERGE);
+	assert_true(f->m.live);
+	assert_int_equal(f->m.nunique_key, 1);
+	assert_string_equal(f->m.unique_key[0], "order_id");
+	assert_string_equal(f->m.filter, "WHERE _sluice_seq > {watermark}");
+	assert_int_equal(f->m.filter_line, 2);
+
+	assert_int_equal(f->m.nasserts, 3);
+	assert_int_equal(f->m.asserts[0].kind, ASSERT_NOT_NULL);
+	assert_int_equal(f->m.asserts[0].line, 3);
+	assert_false(f->m.asserts[0].warn);
+	assert_string_equal(f->m.asserts[0].cols[0], "order_id");
+	assert_int_equal(f->m.asserts[1].kind, ASSERT_UNIQUE);
+	assert_int_equal(f->m.asserts[2].kind, ASSERT_EXPRESSION);
+	assert_true(f->m.asserts[2].warn);
+	assert_string_equal(f->m.asserts[2].sql, "amount >= 0");
+	assert_string_equal(f->m.asserts[2].text, "amount >= 0");
+
+	assert_string_equal(f->m.body,
+			    "SELECT order_id, amount, region, _sluice_seq FROM landing.orders");
+	assert_int_equal(f->m.body_line, 6);
+}
+
+static void test_continuation_lines(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=table,\n"
+				  "\ttags=[a,\n"
+				  "\t  b],\n"
+				  "  description='three lines'\n"
+				  "SELECT 1\n"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.nsettings, 3);
+	assert_int_equal(setting(f, "tags")->line, 2);
+	assert_int_equal(setting(f, "tags")->nlist, 2);
+	assert_int_equal(setting(f, "description")->line, 4);
+	assert_string_equal(setting(f, "description")->value, "three lines");
+	assert_int_equal(f->m.body_line, 5);
+}
+
+static void test_comment_lines_in_header(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "-- the orders, cleaned\n"
+				  "@config materialized=table, -- why a table: it is big\n"
+				  "    -- a comment inside the directive keeps it open\n"
+				  "    description='x -- not a comment'\n"
+				  "\n"
+				  "@assert not_null(id) -- ids are required\n"
+				  "  -- indented comment\n"
+				  "SELECT id FROM t\n"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.nsettings, 2);
+	assert_int_equal(setting(f, "materialized")->line, 2);
+	assert_string_equal(setting(f, "materialized")->value, "table");
+	assert_int_equal(setting(f, "description")->line, 4);
+	assert_string_equal(setting(f, "description")->value, "x -- not a comment");
+	assert_int_equal(f->m.nasserts, 1);
+	assert_string_equal(f->m.asserts[0].text, "not_null(id)");
+	assert_int_equal(f->m.asserts[0].line, 6);
+	assert_string_equal(f->m.body, "SELECT id FROM t");
+	assert_int_equal(f->m.body_line, 8);
+}
+
+static void test_blank_line_ends_directive(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=table\n"
+				  "\n"
+				  "    SELECT 1\n"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.nsettings, 1);
+	assert_string_equal(f->m.body, "    SELECT 1");
+	assert_int_equal(f->m.body_line, 3);
+}
+
+static void test_quoted_values(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config description='orders, by region', start='it''s 2024',\n"
+				  "  live_interval=10s, live=false, cdc_op = op\n"
+				  "SELECT 1"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.nsettings, 5);
+	assert_string_equal(setting(f, "description")->value, "orders, by region");
+	assert_string_equal(setting(f, "start")->value, "it's 2024");
+	assert_string_equal(setting(f, "cdc_op")->value, "op");
+	assert_int_equal(apply(f), 0);
+	assert_string_equal(f->m.description, "orders, by region");
+	assert_int_equal(f->m.live_interval_ms, 10000);
+	assert_false(f->m.live);
+}
+
+static void test_lists(void **state)
+{
+	struct fx *f = *state;
+	const struct model_setting *s;
+
+	assert_int_equal(parse(f, "@config materialized=snapshot, unique_key=[id, 'region, code'],\n"
+				  "  check_cols=[status], tags=[gold, 'daily report']\n"
+				  "SELECT 1"),
+			 0);
+	assert_int_equal(apply(f), 0);
+	expect_clean(f);
+	s = setting(f, "unique_key");
+	assert_true(s->is_list);
+	assert_int_equal(s->nlist, 2);
+	assert_string_equal(s->list[0], "id");
+	assert_string_equal(s->list[1], "region, code");
+	assert_string_equal(s->value, "[id, region, code]");
+	assert_int_equal(f->m.mat, MAT_SNAPSHOT);
+	assert_int_equal(f->m.strategy, STRAT_NONE);
+	assert_int_equal(f->m.nunique_key, 2);
+	assert_string_equal(f->m.unique_key[1], "region, code");
+	assert_int_equal(f->m.ncheck_cols, 1);
+	assert_string_equal(f->m.check_cols[0], "status");
+	assert_int_equal(f->m.ntags, 2);
+	assert_string_equal(f->m.tags[1], "daily report");
+}
+
+static void test_list_errors(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config tags=[a,, b], unique_key=[id\nSELECT 1"), SL_E_PARSE);
+	expect_diag(f, PATH, 1, "empty item in the list of 'tags'", "remove the extra comma");
+	expect_diag(f, PATH, 1, "unclosed list in the value of 'unique_key'",
+		    "close the list with ']'");
+}
+
+static void test_incremental_filter(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=incremental, incremental_filter=\n"
+				  "    WHERE (a, b) IN (SELECT a, b FROM t), -- new rows\n"
+				  "    -- still the filter\n"
+				  "      AND x > 'p, q'\n"
+				  "@assert not_null(a)\n"
+				  "SELECT a, b FROM t\n"),
+			 0);
+	assert_int_equal(apply(f), 0);
+	expect_clean(f);
+	assert_int_equal(f->m.nsettings, 2);
+	assert_string_equal(f->m.filter,
+			    "WHERE (a, b) IN (SELECT a, b FROM t), \n    \n      AND x > 'p, q'");
+	assert_int_equal(f->m.filter_line, 2);
+	assert_int_equal(setting(f, "incremental_filter")->line, 1);
+	assert_string_equal(setting(f, "incremental_filter")->value, f->m.filter);
+	assert_int_equal(f->m.strategy, STRAT_APPEND);
+	assert_int_equal(f->m.body_line, 6);
+}
+
+static void test_body_and_semicolon(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=view\n"
+				  "\n"
+				  "-- the query\n"
+				  "SELECT a,\n"
+				  "       b\n"
+				  "FROM t;  \n"
+				  "\n"),
+			 0);
+	expect_clean(f);
+	assert_string_equal(f->m.body, "SELECT a,\n       b\nFROM t");
+	assert_int_equal(f->m.body_line, 4);
+}
+
+static void test_no_header(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "SELECT 1;"), 0);
+	assert_int_equal(apply(f), 0);
+	expect_clean(f);
+	assert_string_equal(f->m.body, "SELECT 1");
+	assert_int_equal(f->m.body_line, 1);
+	assert_int_equal(f->m.mat, MAT_VIEW);
+	assert_int_equal(f->m.strategy, STRAT_NONE);
+}
+
+static void test_crlf(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=table,\r\n  tags=[a, b]\r\n\r\nSELECT 1;\r\n"),
+			 0);
+	assert_int_equal(apply(f), 0);
+	expect_clean(f);
+	assert_int_equal(f->m.mat, MAT_TABLE);
+	assert_int_equal(f->m.ntags, 2);
+	assert_string_equal(f->m.tags[1], "b");
+	assert_string_equal(f->m.body, "SELECT 1");
+	assert_int_equal(f->m.body_line, 4);
+}
+
+static void test_no_query(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=table\n-- nothing else\n\n"), SL_E_PARSE);
+	expect_diag(f, PATH, 1, "model '" PATH "' has no query", NULL);
+	assert_string_equal(f->m.body, "");
+	assert_int_equal(f->d.n, 1);
+}
+
+static void test_empty_file(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, ""), SL_E_PARSE);
+	expect_diag(f, PATH, 1, "model '" PATH "' has no query", NULL);
+	diag_list_init(&f->d, f->a);
+	assert_int_equal(parse(f, ";\n"), SL_E_PARSE);
+	expect_diag(f, PATH, 1, "model '" PATH "' has no query", NULL);
+}
+
+static void test_unknown_directive(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	assert_int_equal(parse(f, "@config live=true\n@confg materialized=table\n@zzz\nSELECT 1"),
+			 SL_E_PARSE);
+	expect_diag(f, PATH, 2, "unknown directive '@confg'", "did you mean '@config'?");
+	d = diag_find(f, "unknown directive '@zzz'");
+	assert_null(d->hint);
+	assert_int_equal(f->m.nsettings, 1);
+	assert_string_equal(f->m.body, "SELECT 1");
+}
+
+static void test_assert_not_null_unique(void **state)
+{
+	struct fx *f = *state;
+	const struct model_assert *as;
+
+	assert_int_equal(parse(f, "@assert not_null(order_id)\n"
+				  "@assert error: unique(order_id, lower(region))\n"
+				  "SELECT 1"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.nasserts, 2);
+	as = &f->m.asserts[0];
+	assert_int_equal(as->kind, ASSERT_NOT_NULL);
+	assert_int_equal(as->ncols, 1);
+	assert_string_equal(as->cols[0], "order_id");
+	assert_string_equal(as->text, "not_null(order_id)");
+	as = &f->m.asserts[1];
+	assert_int_equal(as->kind, ASSERT_UNIQUE);
+	assert_false(as->warn);
+	assert_int_equal(as->line, 2);
+	assert_int_equal(as->ncols, 2);
+	assert_string_equal(as->cols[1], "lower(region)");
+	assert_string_equal(as->text, "unique(order_id, lower(region))");
+}
+
+static void test_assert_accepted_values(void **state)
+{
+	struct fx *f = *state;
+	const struct model_assert *as;
+
+	assert_int_equal(parse(f, "@assert warn: accepted_values(region, [eu, us, 'latin america',"
+				  " 3, -1.5, it's])\n"
+				  "SELECT 1"),
+			 0);
+	expect_clean(f);
+	as = &f->m.asserts[0];
+	assert_int_equal(as->kind, ASSERT_ACCEPTED_VALUES);
+	assert_true(as->warn);
+	assert_int_equal(as->ncols, 1);
+	assert_string_equal(as->cols[0], "region");
+	assert_int_equal(as->nvalues, 6);
+	assert_string_equal(as->values[0], "'eu'");
+	assert_string_equal(as->values[1], "'us'");
+	assert_string_equal(as->values[2], "'latin america'");
+	assert_string_equal(as->values[3], "3");
+	assert_string_equal(as->values[4], "-1.5");
+	assert_string_equal(as->values[5], "'it''s'");
+}
+
+static void test_assert_relationships(void **state)
+{
+	struct fx *f = *state;
+	const struct model_assert *as;
+
+	assert_int_equal(parse(f, "@assert relationships(customer_id, silver.customers(id))\n"
+				  "SELECT 1"),
+			 0);
+	expect_clean(f);
+	as = &f->m.asserts[0];
+	assert_int_equal(as->kind, ASSERT_RELATIONSHIPS);
+	assert_string_equal(as->cols[0], "customer_id");
+	assert_string_equal(as->ref_schema, "silver");
+	assert_string_equal(as->ref_name, "customers");
+	assert_string_equal(as->ref_col, "id");
+}
+
+static void test_assert_rows_and_expression(void **state)
+{
+	struct fx *f = *state;
+	const struct model_assert *as;
+
+	assert_int_equal(parse(f, "@assert rows: SELECT * FROM {this}\n"
+				  "    WHERE amount < 0\n"
+				  "@assert warn:rows: SELECT 1 WHERE false\n"
+				  "@assert error: amount >= 0 AND region <> ''\n"
+				  "@assert unique_count > 0\n"
+				  "SELECT 1"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.nasserts, 4);
+	as = &f->m.asserts[0];
+	assert_int_equal(as->kind, ASSERT_ROWS);
+	assert_false(as->warn);
+	assert_string_equal(as->sql, "SELECT * FROM {this}\n    WHERE amount < 0");
+	assert_int_equal(as->line, 1);
+	as = &f->m.asserts[1];
+	assert_int_equal(as->kind, ASSERT_ROWS);
+	assert_true(as->warn);
+	assert_string_equal(as->sql, "SELECT 1 WHERE false");
+	assert_string_equal(as->text, "rows: SELECT 1 WHERE false");
+	as = &f->m.asserts[2];
+	assert_int_equal(as->kind, ASSERT_EXPRESSION);
+	assert_false(as->warn);
+	assert_string_equal(as->sql, "amount >= 0 AND region <> ''");
+	assert_int_equal(as->line, 4);
+	as = &f->m.asserts[3];
+	assert_int_equal(as->kind, ASSERT_EXPRESSION);
+	assert_string_equal(as->sql, "unique_count > 0");
+}
+
+static void test_assert_malformed(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@assert not_null()\n"
+				  "@assert unique(\n"
+				  "@assert accepted_values(region)\n"
+				  "@assert relationships(a, customers(id))\n"
+				  "@assert not_null(a, b)\n"
+				  "@assert warn:\n"
+				  "@assert rows:\n"
+				  "SELECT 1"),
+			 SL_E_PARSE);
+	expect_diag(f, PATH, 1, "malformed @assert 'not_null()': not_null takes one column",
+		    "write not_null(col)");
+	expect_diag(f, PATH, 2, "malformed @assert 'unique(': missing ')'",
+		    "write unique(col) or unique(col1, col2)");
+	expect_diag(f, PATH, 3,
+		    "malformed @assert 'accepted_values(region)': accepted_values takes a column and a list of values",
+		    "write accepted_values(col, [a, b, 'c d'])");
+	expect_diag(f, PATH, 4,
+		    "malformed @assert 'relationships(a, customers(id))': the relationships target needs a schema (schema.model(col))",
+		    "write relationships(col, other_schema.model(col))");
+	expect_diag(f, PATH, 5, "malformed @assert 'not_null(a, b)': not_null takes one column",
+		    NULL);
+	expect_diag(f, PATH, 6, "@assert needs a check", NULL);
+	expect_diag(f, PATH, 7, "@assert 'rows:' needs a query", NULL);
+	assert_int_equal(f->d.n, 7);
+	assert_int_equal(f->m.nasserts, 0);
+}
+
+static void test_upstream_options(void **state)
+{
+	struct fx *f = *state;
+	const struct model_upstream *u;
+
+	assert_int_equal(parse(f, "@upstream silver.orders contract=exact freshness=1h\n"
+				  "    freshness_scope=all deactivate_for_dev=true\n"
+				  "@upstream rates type=file path='data/my rates.csv'\n"
+				  "@upstream landing.events\n"
+				  "SELECT 1"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.nupstreams, 3);
+	u = &f->m.upstreams[0];
+	assert_string_equal(u->name, "silver.orders");
+	assert_int_equal(u->line, 1);
+	assert_int_equal(u->nopts, 4);
+	assert_string_equal(u->keys[0], "contract");
+	assert_string_equal(u->values[0], "exact");
+	assert_string_equal(u->keys[1], "freshness");
+	assert_string_equal(u->values[1], "1h");
+	assert_string_equal(u->keys[3], "deactivate_for_dev");
+	assert_string_equal(u->values[3], "true");
+	u = &f->m.upstreams[1];
+	assert_int_equal(u->line, 3);
+	assert_int_equal(u->nopts, 2);
+	assert_string_equal(u->values[1], "data/my rates.csv");
+	assert_int_equal(f->m.upstreams[2].nopts, 0);
+}
+
+static void test_upstream_errors(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@upstream silver.orders contrct=exact\n"
+				  "@upstream a contract=EXACT freshness=soon\n"
+				  "    freshness_scope=some type=database\n"
+				  "@upstream contract=exists\n"
+				  "@upstream b deactivate_for_dev\n"
+				  "SELECT 1"),
+			 SL_E_PARSE);
+	expect_diag(f, PATH, 1, "unknown @upstream option 'contrct'", "did you mean 'contract'?");
+	expect_diag(f, PATH, 2, "invalid contract 'EXACT'",
+		    "did you mean 'exact'? (one of exists, exact, encapsulate, through, whole)");
+	expect_diag(f, PATH, 2, "invalid freshness 'soon'", NULL);
+	expect_diag(f, PATH, 3, "invalid freshness_scope 'some'", "one of latest, all");
+	expect_diag(f, PATH, 3, "invalid type 'database'", NULL);
+	expect_diag(f, PATH, 4, "@upstream needs a name before its options", NULL);
+	expect_diag(f, PATH, 5, "missing '=' in @upstream option 'deactivate_for_dev'", NULL);
+	assert_int_equal(f->d.n, 7);
+	assert_int_equal(diag_find(f, "invalid freshness_scope 'some'")->col, 21);
+}
+
+static void test_upstream_duplicate_option(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@upstream a contract=exists\n"
+				  "  contract=whole contract=exact\n"
+				  "SELECT 1"),
+			 SL_E_PARSE);
+	assert_int_equal(f->d.n, 2);
+	assert_int_equal(diag_find(f, "duplicate @upstream option 'contract'")->line, 2);
+	assert_int_equal(f->m.upstreams[0].nopts, 3);
+}
+
+static void test_config_syntax_errors(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	assert_int_equal(parse(f, "@config materialized=table, live, tags=[a],\n"
+				  "  materialized=view, description='open\n"
+				  "@config =x, unique_key=\n"
+				  "SELECT 1"),
+			 SL_E_PARSE);
+	d = diag_find(f, "missing '=' after @config key 'live'");
+	assert_int_equal(d->line, 1);
+	assert_int_equal(d->col, 29);
+	assert_string_equal(d->hint, "write key=value");
+	expect_diag(f, PATH, 2, "duplicate @config key 'materialized'", "first set on line 1");
+	expect_diag(f, PATH, 2, "unterminated quoted value of 'description'", NULL);
+	expect_diag(f, PATH, 3, "missing @config key before '='", NULL);
+	expect_diag(f, PATH, 3, "@config key 'unique_key' has no value", NULL);
+	assert_string_equal(setting(f, "materialized")->value, "table");
+	assert_string_equal(setting(f, "tags")->value, "[a]");
+}
+
+static void test_unexpected_text_after_value(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config description='a' 'b', materialized=table\nSELECT 1"),
+			 SL_E_PARSE);
+	expect_diag(f, PATH, 1, "unexpected text after the value of 'description'",
+		    "separate settings with commas");
+	assert_string_equal(setting(f, "materialized")->value, "table");
+}
+
+static void test_pipeline_defaults(void **state)
+{
+	struct fx *f = *state;
+	const struct model_setting *s;
+
+	add_default(f, "materialized", "view", 1);
+	add_default(f, "tags", "[nightly, 'gold tier']", 2);
+	add_default(f, "description", "from the folder, with a comma", 3);
+	add_default(f, "live", "false", 4);
+	assert_int_equal(parse(f, "@config materialized=table, live=true\nSELECT 1"), 0);
+	assert_int_equal(apply(f), SL_E_CONFIG); /* live table */
+	assert_int_equal(f->m.mat, MAT_TABLE);
+	assert_false(setting(f, "materialized")->from_pipeline);
+	s = setting(f, "tags");
+	assert_true(s->from_pipeline);
+	assert_int_equal(s->line, 2);
+	assert_true(s->is_list);
+	assert_int_equal(f->m.ntags, 2);
+	assert_string_equal(f->m.tags[0], "nightly");
+	assert_string_equal(f->m.tags[1], "gold tier");
+	s = setting(f, "description");
+	assert_true(s->from_pipeline);
+	assert_false(s->is_list);
+	assert_string_equal(f->m.description, "from the folder, with a comma");
+	assert_false(setting(f, "live")->from_pipeline);
+	assert_int_equal(f->m.nsettings, 4);
+	expect_diag(f, PATH, 1, "a live model must be incremental or a view",
+		    "this model is materialized as table");
+}
+
+static void test_pipeline_unknown_and_bad(void **state)
+{
+	struct fx *f = *state;
+
+	add_default(f, "uniqe_key", "id", 3);
+	add_default(f, "materialized", "incremental", 4);
+	add_default(f, "incremental_strategy", "merge", 5);
+	add_default(f, "incremental_filter", "WHERE _sluice_seq > {watermark}", 6);
+	assert_int_equal(parse(f, "SELECT 1"), 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PIPELINE, 3, "unknown @config key 'uniqe_key'", "did you mean 'unique_key'?");
+	/* a rule broken by a pipeline.yml value points at pipeline.yml */
+	expect_diag(f, PIPELINE, 5, "incremental_strategy 'merge' needs unique_key", NULL);
+	assert_int_equal(f->d.n, 2);
+	assert_int_equal(f->m.mat, MAT_INCREMENTAL);
+	assert_string_equal(f->m.filter, "WHERE _sluice_seq > {watermark}");
+}
+
+static void test_unknown_key(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=table,\n  uniqe_key=id, colour=red\nSELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "unknown @config key 'uniqe_key'", "did you mean 'unique_key'?");
+	assert_null(diag_find(f, "unknown @config key 'colour'")->hint);
+	assert_int_equal(f->d.n, 2);
+	assert_int_equal(f->m.mat, MAT_TABLE);
+}
+
+static void test_bad_values(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=tabel, live=yes, live_interval=soon,\n"
+				  "  grain=2h, cdc_deletes=HARD, temporality=temporl,\n"
+				  "  flexibility=[fix], replay_anchor=sometimes,\n"
+				  "  bounded_replay_fallback=bounded\n"
+				  "SELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "invalid materialized 'tabel'",
+		    "did you mean 'table'? (one of view, table, incremental, ephemeral, snapshot)");
+	expect_diag(f, PATH, 1, "invalid live 'yes'", "one of false, true");
+	expect_diag(f, PATH, 1, "invalid live_interval 'soon'", "a duration such as 500ms, 10s or 5m");
+	expect_diag(f, PATH, 2, "invalid grain '2h'", NULL);
+	expect_diag(f, PATH, 2, "invalid cdc_deletes 'HARD'", "did you mean 'hard'? (one of hard, soft)");
+	expect_diag(f, PATH, 2, "invalid temporality 'temporl'",
+		    "did you mean 'temporal'? (one of timeless, temporal)");
+	expect_diag(f, PATH, 3, "'flexibility' takes one value, not a list", NULL);
+	expect_diag(f, PATH, 3, "invalid replay_anchor 'sometimes'", "one of auto, never");
+	expect_diag(f, PATH, 4, "invalid bounded_replay_fallback 'bounded'", NULL);
+	assert_int_equal(f->d.n, 9);
+	/* the best guess is kept, and no rule fires on a guessed value */
+	assert_int_equal(f->m.mat, MAT_TABLE);
+	assert_false(f->m.live);
+}
+
+static void test_default_strategy(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=incremental, unique_key=id\nSELECT 1"), 0);
+	assert_int_equal(apply(f), 0);
+	assert_int_equal(f->m.strategy, STRAT_MERGE);
+
+	memset(&f->m, 0, sizeof(f->m));
+	f->m.path = PATH;
+	assert_int_equal(parse(f, "@config materialized=incremental\nSELECT 1"), 0);
+	assert_int_equal(apply(f), 0);
+	assert_int_equal(f->m.strategy, STRAT_APPEND);
+
+	memset(&f->m, 0, sizeof(f->m));
+	f->m.path = PATH;
+	assert_int_equal(parse(f, "@config materialized=incremental, incremental_strategy=delete+insert,"
+				  " unique_key=[a, b]\nSELECT 1"),
+			 0);
+	assert_int_equal(apply(f), 0);
+	assert_int_equal(f->m.strategy, STRAT_DELETE_INSERT);
+	expect_clean(f);
+}
+
+static void test_strategy_not_incremental(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=table,\n  incremental_strategy=append\nSELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "incremental_strategy 'append' on a table model", NULL);
+	assert_int_equal(f->m.strategy, STRAT_NONE);
+	assert_int_equal(f->d.n, 1);
+}
+
+static void test_merge_needs_unique_key(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=incremental,\n"
+				  "  incremental_strategy=merge\n"
+				  "SELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "incremental_strategy 'merge' needs unique_key", NULL);
+	assert_int_equal(f->m.strategy, STRAT_MERGE);
+
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	assert_int_equal(parse(f, "@config materialized=incremental, incremental_strategy=delete+insert\n"
+				  "SELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "incremental_strategy 'delete+insert' needs unique_key", NULL);
+}
+
+static void test_snapshot_rules(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=snapshot\nSELECT 1"), 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "materialized 'snapshot' needs unique_key", NULL);
+
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	assert_int_equal(parse(f, "@config unique_key=id,\n  check_cols=[a, b]\nSELECT 1"), 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "check_cols on a view model", NULL);
+	assert_int_equal(f->m.ncheck_cols, 2);
+	assert_int_equal(f->d.n, 1);
+}
+
+static void test_filter_not_incremental(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=table,\n"
+				  "  incremental_filter=WHERE id > 0\n"
+				  "SELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "incremental_filter on a table model", NULL);
+}
+
+static void test_live_materializations(void **state)
+{
+	static const char *const bad[] = {
+		"@config materialized=table, live=true\nSELECT 1",
+		"@config materialized=snapshot, unique_key=id, live=true\nSELECT 1",
+		"@config materialized=ephemeral, live=true\nSELECT 1",
+	};
+	static const char *const good[] = {
+		"@config live=true\nSELECT 1",
+		"@config materialized=incremental, live=true, unique_key=id\nSELECT 1",
+		"@config materialized=incremental, live=true,\n"
+		"  incremental_filter=WHERE _sluice_seq > {watermark}\nSELECT 1",
+	};
+	struct fx *f = *state;
+
+	for (size_t i = 0; i < 3; i++) {
+		memset(&f->m, 0, sizeof(f->m));
+		diag_list_init(&f->d, f->a);
+		f->m.path = PATH;
+		assert_int_equal(parse(f, bad[i]), 0);
+		assert_int_equal(apply(f), SL_E_CONFIG);
+		assert_int_equal(f->d.n, 1);
+		expect_diag(f, PATH, 1, "a live model must be incremental or a view", NULL);
+		assert_true(f->m.live);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		memset(&f->m, 0, sizeof(f->m));
+		diag_list_init(&f->d, f->a);
+		f->m.path = PATH;
+		assert_int_equal(parse(f, good[i]), 0);
+		assert_int_equal(apply(f), 0);
+		expect_clean(f);
+	}
+}
+
+static void test_live_append_needs_filter(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=incremental,\n  live=true\nSELECT 1"), 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "a live append model needs incremental_filter", NULL);
+	assert_int_equal(f->m.strategy, STRAT_APPEND);
+}
+
+static void test_microbatch_rules(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=incremental, live=true,\n"
+				  "  incremental_strategy=microbatch\n"
+				  "SELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "a live model cannot use incremental_strategy 'microbatch'", NULL);
+	expect_diag(f, PATH, 2,
+		    "incremental_strategy 'microbatch' needs temporality=temporal and time_column",
+		    NULL);
+	assert_int_equal(f->d.n, 2);
+	assert_int_equal(f->m.strategy, STRAT_MICROBATCH);
+
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	assert_int_equal(parse(f, "@config materialized=incremental, incremental_strategy=microbatch,\n"
+				  "  temporality=temporal\nSELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "incremental_strategy 'microbatch' needs time_column", NULL);
+
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	assert_int_equal(parse(f, "@config materialized=incremental, incremental_strategy=microbatch,\n"
+				  "  time_column=ts\nSELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "incremental_strategy 'microbatch' needs temporality=temporal", NULL);
+
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	assert_int_equal(parse(f, "@config materialized=incremental, incremental_strategy=microbatch,\n"
+				  "  temporality=temporal, time_column=ts, grain=1d, start='2024-01-01'\n"
+				  "SELECT 1"),
+			 0);
+	assert_int_equal(apply(f), 0);
+	expect_clean(f);
+}
+
+static void test_several_errors_at_once(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=table, uniqe_key=id,\n"
+				  "  incremental_strategy=merge, live=true\n"
+				  "@asert not_null(id)\n"
+				  "@assert unique()\n"
+				  "@upstream x contract=maybe\n"
+				  "SELECT 1"),
+			 SL_E_PARSE);
+	assert_int_equal(f->d.n, 3);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 3, "unknown directive '@asert'", "did you mean '@assert'?");
+	expect_diag(f, PATH, 4, "malformed @assert 'unique()': unique takes one or more columns",
+		    NULL);
+	expect_diag(f, PATH, 5, "invalid contract 'maybe'", NULL);
+	expect_diag(f, PATH, 1, "unknown @config key 'uniqe_key'", "did you mean 'unique_key'?");
+	expect_diag(f, PATH, 2, "incremental_strategy 'merge' on a table model", NULL);
+	expect_diag(f, PATH, 2, "a live model must be incremental or a view", NULL);
+	assert_int_equal(f->d.n, 6);
+	assert_int_equal(f->m.mat, MAT_TABLE);
+	assert_true(f->m.live);
+}
+
+static void test_config_keys_table(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	while (header_config_keys[n])
+		n++;
+	assert_int_equal(n, 20);
+	assert_string_equal(header_config_keys[0], "materialized");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+		T(test_design_example),
+		T(test_continuation_lines),
+		T(test_comment_lines_in_header),
+		T(test_blank_line_ends_directive),
+		T(test_quoted_values),
+		T(test_lists),
+		T(test_list_errors),
+		T(test_incremental_filter),
+		T(test_body_and_semicolon),
+		T(test_no_header),
+		T(test_crlf),
+		T(test_no_query),
+		T(test_empty_file),
+		T(test_unknown_directive),
+		T(test_assert_not_null_unique),
+		T(test_assert_accepted_values),
+		T(test_assert_relationships),
+		T(test_assert_rows_and_expression),
+		T(test_assert_malformed),
+		T(test_upstream_options),
+		T(test_upstream_errors),
+		T(test_upstream_duplicate_option),
+		T(test_config_syntax_errors),
+		T(test_unexpected_text_after_value),
+		T(test_pipeline_defaults),
+		T(test_pipeline_unknown_and_bad),
+		T(test_unknown_key),
+		T(test_bad_values),
+		T(test_default_strategy),
+		T(test_strategy_not_incremental),
+		T(test_merge_needs_unique_key),
+		T(test_snapshot_rules),
+		T(test_filter_not_incremental),
+		T(test_live_materializations),
+		T(test_live_append_needs_filter),
+		T(test_microbatch_rules),
+		T(test_several_errors_at_once),
+		T(test_config_keys_table),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
