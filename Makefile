@@ -29,6 +29,8 @@ LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BIN      := $(BUILD)/sluice
 
 .PHONY: all deps demo test unit e2e bench clean
@@ -58,12 +60,16 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a \
 		$(LDLIBS) -lcmocka
 
+$(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a $(LDLIBS)
+
 demo: deps all
 	@scripts/demo.sh ./sluice
 
 unit: deps $(BIN) $(UNIT_BIN)
 
-test: deps $(BIN) $(UNIT_BIN) all
+test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) all
 	@tests/run.sh $(BUILD)
 
 bench: deps all

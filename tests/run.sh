@@ -38,6 +38,7 @@ for t in "$build"/tests/test_*; do
 done
 
 echo "== end-to-end cases"
+export SLUICE_TOOLS="$build/tools"
 e2e_out=$(mktemp)
 SLUICE_BIN="$build/sluice" "$root/tests/e2e/run.sh" >"$e2e_out" 2>&1
 cat "$e2e_out"

@@ -15,6 +15,7 @@
 #include "project/dag.h"
 #include "warehouse/wh.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ struct run {
 const char *run_status_name(enum run_status s)
 {
 	static const char *const names[] = { "ok", "warn", "failed", "up to date",
-					     "upstream failed" };
+					     "upstream failed", "planned" };
 	return names[s];
 }
 
@@ -272,6 +273,25 @@ static void pass_through_version(struct run *r, const struct model *m)
 						  : max_input_version(r, m, r->version[m->order]);
 }
 
+/* A dry run reads the state when there is one and writes nothing; its run
+ * id stands above every recorded version. */
+static int open_state(struct run *r, struct sl_err *err)
+{
+	const char *env = r->opts->env ? r->opts->env : "";
+	int rc;
+
+	if (!r->opts->dry_run) {
+		rc = state_ensure(r->w, err);
+		if (!rc)
+			rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
+		return rc ? rc : state_run_begin(r->w, &r->run_id, err);
+	}
+	r->run_id = INT64_MAX;
+	if (!r->w || !relation_exists(r, "_sluice.models"))
+		return 0;
+	return state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
+}
+
 int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
 	      size_t nrelations, const struct run_opts *opts, struct run_report *report,
 	      struct sl_err *err)
@@ -286,11 +306,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	memset(report, 0, sizeof(*report));
 	rc = dag_select(p, opts->selector, selected, err);
 	if (!rc)
-		rc = state_ensure(w, err);
-	if (!rc)
-		rc = state_models_load(w, a, opts->env ? opts->env : "", &r.state, &r.nstate, err);
-	if (!rc)
-		rc = state_run_begin(w, &r.run_id, err);
+		rc = open_state(&r, err);
 	if (rc)
 		return rc;
 	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
@@ -333,6 +349,9 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			item->reason = "an input failed";
 		} else if (!plan_model(&r, m, sig, &full, item)) {
 			item->status = RUN_UP_TO_DATE;
+		} else if (opts->dry_run) {
+			item->status = RUN_PLANNED;
+			r.version[i] = r.run_id;
 		} else {
 			build_model(&r, item, full, sig);
 		}
@@ -348,6 +367,9 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			break;
 		case RUN_FAILED:
 			report->failed++;
+			break;
+		case RUN_PLANNED:
+			report->planned++;
 			break;
 		default:
 			report->skipped++;

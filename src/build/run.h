@@ -17,7 +17,14 @@ struct arena;
 struct sl_err;
 struct wh;
 
-enum run_status { RUN_OK, RUN_WARN, RUN_FAILED, RUN_UP_TO_DATE, RUN_UPSTREAM_FAILED };
+enum run_status {
+	RUN_OK,
+	RUN_WARN,
+	RUN_FAILED,
+	RUN_UP_TO_DATE,
+	RUN_UPSTREAM_FAILED,
+	RUN_PLANNED, /* a dry run would build it */
+};
 
 struct run_item {
 	struct model *m;
@@ -34,13 +41,14 @@ struct run_report {
 	int64_t run_id, ms;
 	struct run_item *items; /* selected models, in build order */
 	size_t n;
-	size_t ok, warned, failed, skipped;
+	size_t ok, warned, failed, skipped, planned;
 };
 
 struct run_opts {
 	const char *selector;
 	bool full_refresh;
 	bool seeds_only;
+	bool dry_run; /* plan only: decide, build nothing, write nothing */
 	const char *env;
 	/* called before and after each model, for live output; may be NULL */
 	void (*on_start)(void *ctx, const struct run_item *item, size_t index, size_t total);

@@ -32,7 +32,7 @@ static void print_start(void *ctx, const struct run_item *item, size_t index, si
 static void print_done(void *ctx, const struct run_item *item, size_t index, size_t total)
 {
 	struct printer *pr = ctx;
-	static const char *const label[] = { "OK", "WARN", "FAIL", "SKIP", "SKIP" };
+	static const char *const label[] = { "OK", "WARN", "FAIL", "SKIP", "SKIP", "PLAN" };
 	char dur[32], rows[48] = "";
 	int width = total >= 100 ? 3 : total >= 10 ? 2 : 1;
 
@@ -48,6 +48,9 @@ static void print_done(void *ctx, const struct run_item *item, size_t index, siz
 		printf("  %*zu/%zu  %-4s  %-32s %-12s %-14s %12s  %s\n", width, index, total,
 		       label[item->status], item->m->fqn, model_mat_name(item->m->mat),
 		       item->action ? item->action : "", rows, dur);
+	} else if (item->status == RUN_PLANNED) {
+		printf("  %*zu/%zu  %-4s  %-32s %-12s build (%s)\n", width, index, total, "PLAN",
+		       item->m->fqn, model_mat_name(item->m->mat), item->reason);
 	} else if (item->status == RUN_FAILED) {
 		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "FAIL",
 		       item->m->fqn, model_mat_name(item->m->mat), "see below");
@@ -73,7 +76,7 @@ static void print_assert_details(const struct run_item *item)
 	}
 }
 
-static void print_summary(const struct run_report *rep)
+static void print_summary(const struct run_report *rep, bool dry_run)
 {
 	char dur[32];
 	bool header = false;
@@ -97,6 +100,11 @@ static void print_summary(const struct run_report *rep)
 			printf("  the previous version of %s stays in place\n", item->m->fqn);
 	}
 	units_format_duration(rep->ms, dur, sizeof(dur));
+	if (dry_run) {
+		printf("\nPlanned in %s: %zu to build, %zu up to date\n", dur, rep->planned,
+		       rep->skipped);
+		return;
+	}
 	printf("\nDone in %s: %zu built", dur, rep->ok + rep->warned);
 	if (rep->warned)
 		printf(" (%zu with warnings)", rep->warned);
@@ -144,19 +152,24 @@ static void print_json(const struct run_report *rep)
 	json_object_set_new(root, "failed", json_integer((json_int_t)rep->failed));
 	json_object_set_new(root, "warned", json_integer((json_int_t)rep->warned));
 	json_object_set_new(root, "skipped", json_integer((json_int_t)rep->skipped));
+	json_object_set_new(root, "planned", json_integer((json_int_t)rep->planned));
 	json_dumpf(root, stdout, JSON_INDENT(2));
 	printf("\n");
 	json_decref(root);
 }
 
-static int run_common(struct cli_args *args, bool seeds_only)
+enum run_mode { MODE_RUN, MODE_SEED, MODE_PLAN };
+
+static int run_common(struct cli_args *args, enum run_mode mode)
 {
+	static const char *const names[] = { "run", "seed", "plan" };
 	struct cli_session s;
 	struct printer pr = { .tty = isatty(STDOUT_FILENO), .json = args->json };
 	struct run_opts opts = {
 		.selector = args->select,
 		.full_refresh = args->full_refresh,
-		.seeds_only = seeds_only,
+		.seeds_only = mode == MODE_SEED,
+		.dry_run = mode == MODE_PLAN,
 		.env = "",
 		.on_start = print_start,
 		.on_done = print_done,
@@ -164,14 +177,14 @@ static int run_common(struct cli_args *args, bool seeds_only)
 	};
 	struct run_report rep;
 	struct sl_err err = SL_ERR_INIT;
-	int rc = cli_session_open(&s, args, CLI_OPEN_WRITE, true);
+	int rc = cli_session_open(&s, args, mode == MODE_PLAN ? CLI_OPEN_READ : CLI_OPEN_WRITE,
+				  true);
 
 	if (rc)
 		return rc;
 	if (!pr.json)
-		printf("sluice %s · project %s · warehouse %s (DuckDB %s)\n",
-		       seeds_only ? "seed" : "run", s.project->cfg.name, s.warehouse_path,
-		       wh_version(s.wh));
+		printf("sluice %s · project %s · warehouse %s\n", names[mode], s.project->cfg.name,
+		       s.warehouse_path);
 	rc = build_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep, &err);
 	if (rc) {
 		cli_print_err(&err);
@@ -181,7 +194,7 @@ static int run_common(struct cli_args *args, bool seeds_only)
 	if (pr.json)
 		print_json(&rep);
 	else
-		print_summary(&rep);
+		print_summary(&rep, mode == MODE_PLAN);
 	rc = rep.failed ? CLI_FAILED : CLI_OK;
 	run_report_free(&rep);
 	cli_session_close(&s);
@@ -196,10 +209,15 @@ int cli_run(struct cli_args *args)
 			args->pos[0]);
 		return CLI_USAGE;
 	}
-	return run_common(args, false);
+	return run_common(args, MODE_RUN);
+}
+
+int cli_plan(struct cli_args *args)
+{
+	return run_common(args, MODE_PLAN);
 }
 
 int cli_seed(struct cli_args *args)
 {
-	return run_common(args, true);
+	return run_common(args, MODE_SEED);
 }

@@ -9,6 +9,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 export SLUICE_BIN=${SLUICE_BIN:-$here/../../sluice}
+export SLUICE_TOOLS=${SLUICE_TOOLS:-$here/../../build/release/tools}
 SLUICE_BIN=$(cd "$(dirname "$SLUICE_BIN")" && pwd)/$(basename "$SLUICE_BIN")
 jobs=${SLUICE_JOBS:-2}
 work=$(mktemp -d)
