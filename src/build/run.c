@@ -110,7 +110,7 @@ static bool plan_model(struct run *r, const struct model *m, const char *sig, bo
 	    !st->materialized || strcmp(st->materialized, model_mat_name(m->mat)) != 0) {
 		/* a snapshot keeps its history through definition changes */
 		*full = m->mat != MAT_SNAPSHOT;
-		item->reason = "definition changed";
+		item->reason = m->mat == MAT_SEED ? "file changed" : "definition changed";
 		return true;
 	}
 	*full = false;
