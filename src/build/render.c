@@ -61,7 +61,8 @@ static void apply_edits(const char *text, struct edits *e, struct buf *out)
 {
 	size_t pos = 0;
 
-	qsort(e->v, e->n, sizeof(*e->v), cmp_edit);
+	if (e->n > 1)
+		qsort(e->v, e->n, sizeof(*e->v), cmp_edit);
 	for (size_t i = 0; i < e->n; i++) {
 		if (e->v[i].offset < pos)
 			continue; /* overlapping edits cannot come from one parse */

@@ -145,7 +145,8 @@ int dag_build(struct project *p, const char *const *relations, size_t nrelations
 
 	if (!indeg || !ready)
 		abort();
-	qsort(p->models, n, sizeof(*p->models), cmp_model_name);
+	if (n > 1)
+		qsort(p->models, n, sizeof(*p->models), cmp_model_name);
 	for (size_t i = 0; i < n; i++)
 		resolve_refs(p, p->models[i], relations, nrelations, names);
 	for (size_t i = 0; i < n; i++) {
@@ -190,7 +191,8 @@ int dag_build(struct project *p, const char *const *relations, size_t nrelations
 		for (size_t i = 0; i < nleft; i++)
 			sorted[done++] = left[i];
 	}
-	memcpy(p->models, sorted, n * sizeof(*sorted));
+	if (n)
+		memcpy(p->models, sorted, n * sizeof(*sorted));
 	for (size_t i = 0; i < n; i++)
 		p->models[i]->order = i;
 	free(indeg);
