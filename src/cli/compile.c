@@ -9,8 +9,38 @@
 #include "core/err.h"
 #include "project/model.h"
 
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* A temporal model compiles for its first window: since = start, until =
+ * start + one grain. Returns false when the model has no start or grain. */
+static bool first_window(const struct model *m, char *since, char *until, size_t len)
+{
+	const struct model_setting *start = model_setting_get(m, "start");
+	const struct model_setting *grain = model_setting_get(m, "grain");
+	struct tm tm = { 0 };
+	time_t t;
+
+	if (!start || !grain || !strptime(start->value, "%Y-%m-%d", &tm))
+		return false;
+	sscanf(start->value + 10, " %d:%d:%d", &tm.tm_hour, &tm.tm_min, &tm.tm_sec);
+	t = timegm(&tm);
+	strftime(since, len, "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+	if (strcmp(grain->value, "1mo") == 0)
+		tm.tm_mon++;
+	else
+		tm.tm_sec += strcmp(grain->value, "1h") == 0   ? 3600
+			     : strcmp(grain->value, "1d") == 0 ? 86400
+							       : 7 * 86400;
+	t = timegm(&tm);
+	strftime(until, len, "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+	return true;
+}
+
 int cli_compile(struct cli_args *args)
 {
+	char since[32], until[32];
 	struct cli_session s;
 	struct render_ctx ctx = { .env = "" };
 	struct sl_err err = SL_ERR_INIT;
@@ -36,6 +66,11 @@ int cli_compile(struct cli_args *args)
 		printf("-- %s is a seed loaded from %s\n", m->fqn, m->path);
 		cli_session_close(&s);
 		return CLI_OK;
+	}
+	if (first_window(m, since, until, sizeof(since))) {
+		ctx.since = since;
+		ctx.until = until;
+		printf("-- the first window: [%s, %s)\n", since, until);
 	}
 	rc = render_model(m, &ctx, false, &sql, &err);
 	if (!rc && m->filter) {

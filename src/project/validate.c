@@ -39,6 +39,30 @@ static void check_placeholders(struct project *p, const struct model *m)
 	}
 }
 
+/* A microbatch model replaces one window at a time: it needs the windows'
+ * grid (grain, start) and must read only its window. */
+static void check_microbatch(struct project *p, const struct model *m)
+{
+	bool since = false, until = false;
+	const struct model_setting *st = model_setting_get(m, "incremental_strategy");
+	int line = st ? st->line : 1;
+
+	if (m->mat != MAT_INCREMENTAL || m->strategy != STRAT_MICROBATCH)
+		return;
+	if (!model_setting_get(m, "grain") || !model_setting_get(m, "start"))
+		diag_add(&p->diags, DIAG_ERROR, m->path, line, 0,
+			 "e.g. grain=1d, start='2026-01-01'",
+			 "incremental_strategy 'microbatch' needs grain and start");
+	for (size_t i = 0; i < m->nplaceholders; i++) {
+		since |= m->placeholders[i].kind == PH_SINCE;
+		until |= m->placeholders[i].kind == PH_UNTIL;
+	}
+	if (!since || !until)
+		diag_add(&p->diags, DIAG_ERROR, m->path, line, 0,
+			 "filter the query's time column: WHERE ts >= {since} AND ts < {until}",
+			 "a microbatch model must read only its window with {since} and {until}");
+}
+
 static void check_readers(struct project *p, const struct model *m)
 {
 	for (size_t i = 0; i < m->nrefs; i++) {
@@ -64,6 +88,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		project_model_hash_inlined(p->models[i]);
 		check_placeholders(p, p->models[i]);
 		check_readers(p, p->models[i]);
+		check_microbatch(p, p->models[i]);
 	}
 	diag_sort(&p->diags);
 	return diag_has_errors(&p->diags) ? SL_E_INVALID : 0;

@@ -1,0 +1,7 @@
+-- one statement pair (delete the window, insert it) per month
+@config materialized=incremental, incremental_strategy=microbatch, temporality=temporal,
+        time_column=month, grain=1mo, start='2026-09-01'
+SELECT CAST(date_trunc('month', ts) AS TIMESTAMP) AS month, count(*) AS events, sum(v) AS total
+FROM raw.ev
+WHERE ts >= {since} AND ts < {until}
+GROUP BY ALL
