@@ -44,18 +44,7 @@ const char *run_status_name(enum run_status s)
 
 static bool relation_exists(const struct run *r, const char *fqn)
 {
-	for (size_t lo = 0, hi = r->nrelations; lo < hi;) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(r->relations[mid], fqn);
-
-		if (!c)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return dag_relation_exists(r->relations, r->nrelations, fqn);
 }
 
 static bool reads_external(const struct model *m)
@@ -212,10 +201,10 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			.started_ms = started,
 		};
 
-		item->status = item->nasserts && format_assert_failures(r, item)[0] ? RUN_WARN
-										     : RUN_OK;
-		if (item->status == RUN_WARN)
-			item->message = format_assert_failures(r, item);
+		item->message = format_assert_failures(r, item);
+		if (!*item->message)
+			item->message = NULL;
+		item->status = item->message ? RUN_WARN : RUN_OK;
 		log.status = item->status == RUN_WARN ? "warn" : "ok";
 		log.message = item->message;
 		log.finished_ms = units_now_ms();

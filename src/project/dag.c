@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-static bool relation_exists(const char *const *relations, size_t n, const char *fqn)
+bool dag_relation_exists(const char *const *relations, size_t n, const char *fqn)
 {
 	size_t lo = 0, hi = n;
 
@@ -63,7 +63,7 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 			add_edge(p, m, r->target);
 			continue;
 		}
-		if (!relations || relation_exists(relations, nrelations, fqn))
+		if (!relations || dag_relation_exists(relations, nrelations, fqn))
 			continue;
 		model_span_position(m, r->span.part, r->span.offset, &line, &col);
 		const char *near = suggest_nearest(fqn, names);
@@ -85,7 +85,7 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 		t = project_find_model(p, fqn);
 		if (t && t != m)
 			add_edge(p, m, t);
-		else if (!t && relations && !relation_exists(relations, nrelations, fqn))
+		else if (!t && relations && !dag_relation_exists(relations, nrelations, fqn))
 			diag_add(&p->diags, DIAG_ERROR, m->path, as->line, 0, NULL,
 				 "@assert relationships target '%s' is neither a model nor a table",
 				 fqn);

@@ -20,6 +20,9 @@ struct sl_err;
  * Returns 0, or SL_E_CYCLE / SL_E_INVALID when a problem was recorded. */
 int dag_build(struct project *p, const char *const *relations, size_t nrelations);
 
+/* Whether fqn ("schema.name", lowercase) is in the sorted relations list. */
+bool dag_relation_exists(const char *const *relations, size_t n, const char *fqn);
+
 /* Marks the models a selector picks in selected[] (indexed by m->order).
  * An empty or NULL selector picks everything. A selector that names no
  * model is an error with a suggestion. */
