@@ -1,0 +1,2 @@
+@config materialized=table, live=true
+SELECT count(*) AS n FROM silver.orders
