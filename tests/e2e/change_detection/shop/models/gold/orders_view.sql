@@ -1,0 +1,1 @@
+SELECT id, region FROM silver.orders

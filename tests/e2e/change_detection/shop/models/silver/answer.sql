@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT 42 AS answer

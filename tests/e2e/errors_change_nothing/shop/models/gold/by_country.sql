@@ -1,0 +1,4 @@
+@config materialized=table
+SELECT country, count(*) AS customers
+  FROM silver.customers
+ GROUP BY country

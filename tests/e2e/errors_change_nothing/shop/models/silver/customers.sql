@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT id, upper(name) AS name, country FROM seeds.customers

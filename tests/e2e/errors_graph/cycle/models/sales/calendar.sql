@@ -1,0 +1,1 @@
+SELECT DATE '2024-01-01' AS day

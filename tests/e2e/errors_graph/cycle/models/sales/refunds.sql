@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT id, amount FROM sales.totals

@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT sum(amount) AS amount FROM silver.orders

@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT * FROM (VALUES (1, 10), (2, 20)) t(id, amount)

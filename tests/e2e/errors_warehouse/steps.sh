@@ -1,0 +1,43 @@
+# A warehouse file that sluice cannot use: one that is not a DuckDB file,
+# and one that another process holds. sluice says so and leaves it alone.
+# Messages quote the absolute path, so the case folder is shown as <case>.
+w() {
+	sl "$@" | sed -e "s|$PWD|<case>|g" -e "s|$SLUICE_TOOLS/||g" -e 's/PID [0-9]*/PID <pid>/'
+}
+cd shop
+
+note warehouse.duckdb holds text, not a database
+echo "my shopping list: eggs, milk" >warehouse.duckdb
+sha256sum warehouse.duckdb >before.sha
+w run
+w validate
+w plan
+w sql "SELECT 1"
+sha256sum -c before.sha
+cat warehouse.duckdb
+
+note without the stray file the project builds
+rm warehouse.duckdb
+w run
+
+note another process holds the warehouse
+# holdlock keeps the lock until its stdin closes (or 20 s pass): its stdin
+# is a fifo that fd 7 keeps open (read-write, so no open ever blocks)
+mkfifo holder.in
+exec 7<>holder.in
+"$SLUICE_TOOLS/holdlock" warehouse.duckdb 20 <holder.in >holder.out 2>&1 7>&- &
+holder=$!
+for _ in $(seq 100); do
+	grep -q locked holder.out && break
+	sleep 0.05
+done
+cat holder.out
+w run
+w sql "SELECT count(*) FROM shop.orders"
+
+note the holder lets go: sluice works again
+exec 7>&-
+wait $holder
+echo "holder exited with $?"
+w run
+q "SELECT model, status FROM _sluice.run_log ORDER BY run_id, model"

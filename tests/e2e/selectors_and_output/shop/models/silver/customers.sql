@@ -1,0 +1,2 @@
+@config materialized=table, tags=[core]
+SELECT id, name, country FROM seeds.customers

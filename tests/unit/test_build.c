@@ -1,0 +1,833 @@
+/*
+ * Unit tests for the build steps on an in-memory DuckDB: the failing-rows
+ * queries of every @assert kind (src/build/assert.c), materializations
+ * written and published (src/build/materialize.c), and the _sluice state
+ * schema with its version check (src/build/state.c). Models are built by
+ * hand; placeholders come from the real scanner.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "build/assert.h"
+#include "build/materialize.h"
+#include "build/state.h"
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/err.h"
+#include "project/model.h"
+#include "project/refs.h"
+#include "warehouse/wh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RUN_TS "2024-05-01 12:00:00.000"
+
+/* One in-memory database for the whole file (opening one per test is most
+ * of the run time); each test's schemas are dropped after it. */
+static struct wh *db;
+
+struct fx {
+	struct arena *a;
+	struct wh *w;
+	struct sl_err err;
+	char csv[64];
+};
+
+static int group_setup(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	if (wh_open_duckdb(":memory:", false, &db, &err)) {
+		fprintf(stderr, "cannot open DuckDB: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	wh_close(db);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->a = arena_new(NULL);
+	f->w = db;
+	*state = f;
+	return 0;
+}
+
+/* Drops every schema a test made, so the next one starts empty. */
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	if (f->csv[0])
+		unlink(f->csv);
+	wh_rollback(db);
+	rc = wh_query(db,
+		      "SELECT DISTINCT schema_name FROM information_schema.schemata "
+		      "WHERE catalog_name = current_database() AND schema_name NOT IN "
+		      "('main', 'information_schema', 'pg_catalog')",
+		      &r, NULL);
+	if (!rc) {
+		for (size_t i = 0; i < wh_result_nrows(r); i++) {
+			buf_adds(&sql, "DROP SCHEMA ");
+			buf_add_sql_ident(&sql, wh_result_value(r, i, 0));
+			buf_adds(&sql, " CASCADE;\n");
+		}
+		wh_result_free(r);
+		if (sql.len)
+			rc = wh_exec(db, sql.buf, NULL);
+	}
+	buf_release(&sql);
+	arena_free(f->a);
+	free(f);
+	return rc ? -1 : 0;
+}
+
+static void exec(struct fx *f, const char *sql)
+{
+	if (wh_exec(f->w, sql, &f->err))
+		fail_msg("%s", f->err.msg);
+}
+
+static int64_t query_int(struct fx *f, const char *sql)
+{
+	int64_t v = -1;
+
+	if (wh_query_int(f->w, sql, &v, &f->err))
+		fail_msg("%s", f->err.msg);
+	return v;
+}
+
+static const char *kind_of(struct fx *f, const char *schema, const char *name)
+{
+	const char *kind = "unset";
+
+	if (wh_relation_kind(f->w, f->a, schema, name, &kind, &f->err))
+		fail_msg("%s", f->err.msg);
+	return kind;
+}
+
+/* ---- @assert ---- */
+
+static void make_checked_table(struct fx *f)
+{
+	exec(f, "CREATE SCHEMA silver;\n"
+		"CREATE TABLE silver.customers AS SELECT * FROM (VALUES (100), (101)) c(id);\n"
+		"CREATE TABLE silver.t AS SELECT * FROM (VALUES\n"
+		"  (1, 'eu', 10, 100),\n"
+		"  (2, 'us', -5, 101),\n"
+		"  (2, 'eu', 3, NULL),\n"
+		"  (NULL, 'xx', 7, 999),\n"
+		"  (4, NULL, NULL, 100)) t(id, region, amount, customer_id)");
+}
+
+static const char **list(struct fx *f, const char *a, const char *b)
+{
+	const char **l = arena_alloc(f->a, 3 * sizeof(char *));
+
+	l[0] = a;
+	l[1] = b;
+	return l;
+}
+
+/* Rows the check's failing-rows query returns on silver.t. */
+static int64_t failing(struct fx *f, const struct model_assert *c)
+{
+	struct buf q = BUF_INIT, sql = BUF_INIT;
+	int64_t n;
+
+	assert_failing_sql(c, "\"silver\".\"t\"", &q);
+	buf_addf(&sql, "SELECT count(*) FROM (%s) AS x", q.buf);
+	n = query_int(f, sql.buf);
+	buf_release(&q);
+	buf_release(&sql);
+	return n;
+}
+
+static void test_assert_not_null(void **state)
+{
+	struct fx *f = *state;
+	struct model_assert c = { .kind = ASSERT_NOT_NULL, .ncols = 1 };
+	struct buf q = BUF_INIT;
+
+	make_checked_table(f);
+	c.cols = list(f, "id", NULL);
+	assert_failing_sql(&c, "\"silver\".\"t\"", &q);
+	assert_string_equal(q.buf, "SELECT * FROM \"silver\".\"t\" WHERE id IS NULL");
+	buf_release(&q);
+	assert_int_equal(failing(f, &c), 1);
+	c.cols = list(f, "region", NULL);
+	assert_int_equal(failing(f, &c), 1);
+	c.cols = list(f, "amount + 0", NULL);
+	assert_int_equal(failing(f, &c), 1);
+}
+
+static void test_assert_unique(void **state)
+{
+	struct fx *f = *state;
+	struct model_assert c = { .kind = ASSERT_UNIQUE, .ncols = 1 };
+
+	make_checked_table(f);
+	c.cols = list(f, "id", NULL);
+	/* one failing row per duplicated key, not per duplicate */
+	assert_int_equal(failing(f, &c), 1);
+	c.cols = list(f, "id", "region");
+	c.ncols = 2;
+	assert_int_equal(failing(f, &c), 0);
+	c.cols = list(f, "customer_id", NULL);
+	c.ncols = 1;
+	assert_int_equal(failing(f, &c), 1);
+	c.cols = list(f, "lower(region)", NULL);
+	assert_int_equal(failing(f, &c), 1);
+}
+
+static void test_assert_accepted_values(void **state)
+{
+	struct fx *f = *state;
+	struct model_assert c = { .kind = ASSERT_ACCEPTED_VALUES, .ncols = 1 };
+	struct buf q = BUF_INIT;
+
+	make_checked_table(f);
+	c.cols = list(f, "region", NULL);
+	c.values = list(f, "'eu'", "'us'");
+	c.nvalues = 2;
+	assert_failing_sql(&c, "\"silver\".\"t\"", &q);
+	assert_string_equal(q.buf, "SELECT * FROM \"silver\".\"t\" WHERE region NOT IN ('eu', 'us')");
+	buf_release(&q);
+	/* 'xx' fails; NULL passes */
+	assert_int_equal(failing(f, &c), 1);
+	c.cols = list(f, "id", NULL);
+	c.values = list(f, "1", "2");
+	assert_int_equal(failing(f, &c), 1);
+}
+
+static void test_assert_relationships(void **state)
+{
+	struct fx *f = *state;
+	struct model_assert c = { .kind = ASSERT_RELATIONSHIPS, .ncols = 1 };
+
+	make_checked_table(f);
+	c.cols = list(f, "customer_id", NULL);
+	c.ref_schema = "silver";
+	c.ref_name = "customers";
+	c.ref_col = "id";
+	/* 999 has no customer; NULL is not checked */
+	assert_int_equal(failing(f, &c), 1);
+	exec(f, "INSERT INTO silver.customers VALUES (999)");
+	assert_int_equal(failing(f, &c), 0);
+}
+
+static void test_assert_expression(void **state)
+{
+	struct fx *f = *state;
+	struct model_assert c = { .kind = ASSERT_EXPRESSION };
+	struct buf q = BUF_INIT;
+
+	make_checked_table(f);
+	c.sql = "amount >= 0";
+	assert_failing_sql(&c, "\"silver\".\"t\"", &q);
+	assert_string_equal(q.buf, "SELECT * FROM \"silver\".\"t\" WHERE NOT (amount >= 0)");
+	buf_release(&q);
+	/* -5 fails; NULL amount is not false */
+	assert_int_equal(failing(f, &c), 1);
+	c.sql = "amount >= 0 OR region = 'us'";
+	assert_int_equal(failing(f, &c), 0);
+	c.sql = "amount <= (SELECT max(amount) FROM {this})";
+	assert_int_equal(failing(f, &c), 0);
+	c.sql = "amount < (SELECT max(amount) FROM {this})";
+	assert_int_equal(failing(f, &c), 1);
+}
+
+static void test_assert_rows(void **state)
+{
+	struct fx *f = *state;
+	struct model_assert c = { .kind = ASSERT_ROWS };
+	struct buf q = BUF_INIT;
+
+	make_checked_table(f);
+	c.sql = "SELECT * FROM {this} WHERE amount > 5";
+	assert_failing_sql(&c, "\"silver\".\"t\"", &q);
+	assert_string_equal(q.buf, "SELECT * FROM \"silver\".\"t\" WHERE amount > 5");
+	buf_release(&q);
+	assert_int_equal(failing(f, &c), 2);
+	c.sql = "SELECT a.id FROM {this} a JOIN {this} b USING (id) WHERE a.region <> b.region";
+	assert_int_equal(failing(f, &c), 2);
+	c.sql = "SELECT 1 WHERE false";
+	assert_int_equal(failing(f, &c), 0);
+}
+
+static void test_assert_run_all(void **state)
+{
+	struct fx *f = *state;
+	struct model m = { .schema = "silver", .name = "t", .fqn = "silver.t",
+			   .path = "models/silver/t.sql" };
+	struct model_assert checks[4] = {
+		{ .kind = ASSERT_NOT_NULL, .ncols = 1, .text = "not_null(id)", .line = 1 },
+		{ .kind = ASSERT_EXPRESSION, .warn = true, .sql = "amount >= 0",
+		  .text = "amount >= 0", .line = 2 },
+		{ .kind = ASSERT_ROWS, .sql = "SELECT * FROM {this} WHERE id > 100",
+		  .text = "rows: ...", .line = 3 },
+		{ .kind = ASSERT_ROWS, .sql = "SELECT * FROM range(12)", .text = "many", .line = 4 },
+	};
+	struct assert_result *res = NULL;
+	size_t n = 0;
+
+	make_checked_table(f);
+	checks[0].cols = list(f, "id", NULL);
+	m.asserts = checks;
+	m.nasserts = 4;
+	assert_int_equal(assert_run_all(f->w, &m, "\"silver\".\"t\"", &res, &n, &f->err), 0);
+	assert_int_equal(n, 4);
+	assert_ptr_equal(res[0].check, &checks[0]);
+	assert_int_equal(res[0].failures, 1);
+	assert_non_null(res[0].sample);
+	assert_int_equal(wh_result_nrows(res[0].sample), 1);
+	assert_int_equal(res[1].failures, 1);
+	assert_int_equal(res[2].failures, 0);
+	assert_null(res[2].sample);
+	/* the count is whole, the sample is cut */
+	assert_int_equal(res[3].failures, 12);
+	assert_int_equal(wh_result_nrows(res[3].sample), ASSERT_SAMPLE);
+	/* the warn: check does not count as an error */
+	assert_int_equal(assert_errors(res, n), 2);
+	assert_results_free(res, n);
+	assert_results_free(NULL, 0);
+}
+
+static void test_assert_run_all_broken_check(void **state)
+{
+	struct fx *f = *state;
+	struct model m = { .schema = "silver", .name = "t", .fqn = "silver.t",
+			   .path = "models/silver/t.sql" };
+	struct model_assert checks[2] = {
+		{ .kind = ASSERT_EXPRESSION, .sql = "amount >= 0", .text = "amount >= 0", .line = 2 },
+		{ .kind = ASSERT_EXPRESSION, .sql = "no_such_column > 0", .text = "no_such_column > 0",
+		  .line = 5 },
+	};
+	struct assert_result *res = NULL;
+	size_t n = 0;
+
+	make_checked_table(f);
+	m.asserts = checks;
+	m.nasserts = 2;
+	assert_int_equal(assert_run_all(f->w, &m, "\"silver\".\"t\"", &res, &n, &f->err), SL_E_SQL);
+	assert_null(res);
+	assert_non_null(strstr(f->err.msg, "no_such_column"));
+	assert_non_null(strstr(f->err.msg, "\n  in @assert no_such_column > 0 (models/silver/t.sql:5)"));
+}
+
+/* ---- materializations ---- */
+
+/* A model built by hand: the fields the loader would fill, and its
+ * placeholders scanned. */
+static struct model *mk(struct fx *f, const char *schema, const char *name, enum model_mat mat,
+			const char *body, const char *filter)
+{
+	struct model *m = arena_alloc(f->a, sizeof(*m));
+	struct diag_list d;
+
+	diag_list_init(&d, f->a);
+	m->schema = schema;
+	m->name = name;
+	m->fqn = arena_sprintf(f->a, "%s.%s", schema, name);
+	m->path = arena_sprintf(f->a, "models/%s/%s.sql", schema, name);
+	m->mat = mat;
+	m->body = body;
+	m->body_line = 1;
+	m->filter = filter;
+	assert_int_equal(refs_scan_placeholders(f->a, m, &d), 0);
+	return m;
+}
+
+static void set_key(struct fx *f, struct model *m, const char *key)
+{
+	m->unique_key = list(f, key, NULL);
+	m->nunique_key = 1;
+}
+
+static int write_publish(struct fx *f, const struct model *m, bool full, int64_t watermark,
+			 struct mat_outcome *out)
+{
+	struct mat_plan plan = { .full = full, .run_ts = RUN_TS };
+	int rc;
+
+	plan.ctx.env = "";
+	plan.ctx.watermark = watermark;
+	rc = materialize_write(f->w, m, &plan, out, &f->err);
+	if (!rc)
+		rc = materialize_publish(f->w, m, out, &f->err);
+	return rc;
+}
+
+static void make_source(struct fx *f)
+{
+	exec(f, "CREATE SCHEMA landing;\n"
+		"CREATE TABLE landing.orders (id INTEGER, seq INTEGER, amount INTEGER);\n"
+		"INSERT INTO landing.orders VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)");
+}
+
+static void test_materialize_view(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	make_source(f);
+	m = mk(f, "gold", "v", MAT_VIEW, "SELECT id FROM landing.orders WHERE amount > 15", NULL);
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	assert_string_equal(out.action, "created");
+	assert_null(out.old_kind);
+	assert_false(out.staged);
+	assert_string_equal(out.relation, "\"gold\".\"v\"");
+	assert_string_equal(kind_of(f, "gold", "v"), "view");
+	assert_int_equal(query_int(f, "SELECT count(*) FROM gold.v"), 2);
+	/* a view follows its input */
+	exec(f, "INSERT INTO landing.orders VALUES (4, 4, 40)");
+	assert_int_equal(query_int(f, "SELECT count(*) FROM gold.v"), 3);
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	assert_string_equal(out.action, "replaced");
+	assert_string_equal(out.old_kind, "view");
+}
+
+static void test_materialize_table(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+	struct mat_plan plan = { .full = true, .run_ts = RUN_TS };
+
+	make_source(f);
+	m = mk(f, "gold", "t", MAT_TABLE, "SELECT id, amount FROM landing.orders", NULL);
+	assert_int_equal(materialize_write(f->w, m, &plan, &out, &f->err), 0);
+	/* written to staging; the name is not taken yet */
+	assert_true(out.staged);
+	assert_int_equal(out.rows, 3);
+	assert_string_equal(out.relation, "\"gold\".\"t__sluice_new\"");
+	assert_string_equal(out.action, "created");
+	assert_null(kind_of(f, "gold", "t"));
+	assert_string_equal(kind_of(f, "gold", "t__sluice_new"), "table");
+	assert_int_equal(materialize_publish(f->w, m, &out, &f->err), 0);
+	assert_string_equal(kind_of(f, "gold", "t"), "table");
+	assert_null(kind_of(f, "gold", "t__sluice_new"));
+	assert_int_equal(query_int(f, "SELECT sum(amount) FROM gold.t"), 60);
+
+	/* a rebuild replaces the table whole */
+	exec(f, "DELETE FROM landing.orders WHERE id = 1");
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	assert_string_equal(out.action, "replaced");
+	assert_string_equal(out.old_kind, "table");
+	assert_int_equal(out.rows, 2);
+	assert_int_equal(query_int(f, "SELECT sum(amount) FROM gold.t"), 50);
+}
+
+static void test_materialize_view_to_table_and_back(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	make_source(f);
+	m = mk(f, "gold", "x", MAT_VIEW, "SELECT id FROM landing.orders", NULL);
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	m->mat = MAT_TABLE;
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	assert_string_equal(out.old_kind, "view");
+	assert_string_equal(kind_of(f, "gold", "x"), "table");
+	m->mat = MAT_VIEW;
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	assert_string_equal(out.old_kind, "table");
+	assert_string_equal(kind_of(f, "gold", "x"), "view");
+	assert_int_equal(query_int(f, "SELECT count(*) FROM gold.x"), 3);
+}
+
+static void test_materialize_ephemeral(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	m = mk(f, "silver", "e", MAT_EPHEMERAL, "SELECT 1 AS x", NULL);
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	assert_string_equal(out.action, "inlined");
+	assert_null(kind_of(f, "silver", "e"));
+}
+
+static void test_materialize_append(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	make_source(f);
+	m = mk(f, "silver", "events", MAT_INCREMENTAL, "SELECT id, seq, amount FROM landing.orders",
+	       "WHERE seq > {watermark}");
+	m->strategy = STRAT_APPEND;
+	/* the first build is a full one, through the filter ({watermark} = 0) */
+	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
+	assert_string_equal(out.action, "created");
+	assert_int_equal(out.rows, 3);
+	exec(f, "INSERT INTO landing.orders VALUES (4, 4, 40), (5, 5, 50)");
+	assert_int_equal(write_publish(f, m, false, 3, &out), 0);
+	assert_string_equal(out.action, "appended");
+	assert_int_equal(out.rows, 2);
+	assert_false(out.staged);
+	assert_string_equal(out.relation, "\"silver\".\"events\"");
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.events"), 5);
+	/* nothing new: nothing appended */
+	assert_int_equal(write_publish(f, m, false, 5, &out), 0);
+	assert_int_equal(out.rows, 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.events"), 5);
+}
+
+static void test_materialize_append_filter_reads_this(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	make_source(f);
+	m = mk(f, "silver", "events", MAT_INCREMENTAL, "SELECT id, seq, amount FROM landing.orders",
+	       "WHERE seq > (SELECT coalesce(max(seq), 0) FROM {this})");
+	m->strategy = STRAT_APPEND;
+	/* the first build cannot apply a filter on a table that does not exist */
+	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
+	assert_int_equal(out.rows, 3);
+	exec(f, "INSERT INTO landing.orders VALUES (4, 4, 40)");
+	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
+	assert_int_equal(out.rows, 1);
+	assert_int_equal(query_int(f, "SELECT max(seq) FROM silver.events"), 4);
+}
+
+static void test_materialize_merge(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	make_source(f);
+	m = mk(f, "silver", "latest", MAT_INCREMENTAL,
+	       "SELECT id, max(seq) AS seq, arg_max(amount, seq) AS amount FROM landing.orders "
+	       "GROUP BY id",
+	       "WHERE seq > {watermark}");
+	m->strategy = STRAT_MERGE;
+	set_key(f, m, "id");
+	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
+	exec(f, "INSERT INTO landing.orders VALUES (2, 4, 22), (9, 5, 90)");
+	assert_int_equal(write_publish(f, m, false, 3, &out), 0);
+	assert_string_equal(out.action, "merged");
+	assert_int_equal(out.rows, 2);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.latest"), 4);
+	assert_int_equal(query_int(f, "SELECT amount FROM silver.latest WHERE id = 2"), 22);
+	assert_int_equal(query_int(f, "SELECT amount FROM silver.latest WHERE id = 1"), 10);
+}
+
+static void test_materialize_delete_insert(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	make_source(f);
+	m = mk(f, "silver", "by_id", MAT_INCREMENTAL, "SELECT id, seq, amount FROM landing.orders",
+	       "WHERE seq > {watermark}");
+	m->strategy = STRAT_DELETE_INSERT;
+	set_key(f, m, "id");
+	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
+	/* two new rows for key 1 replace its old one */
+	exec(f, "INSERT INTO landing.orders VALUES (1, 4, 11), (1, 5, 12)");
+	assert_int_equal(write_publish(f, m, false, 3, &out), 0);
+	assert_string_equal(out.action, "replaced keys");
+	assert_int_equal(out.rows, 2);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.by_id"), 4);
+	assert_int_equal(query_int(f, "SELECT sum(amount) FROM silver.by_id WHERE id = 1"), 23);
+	/* the temporary batch table is gone */
+	assert_int_equal(query_int(f, "SELECT count(*) FROM duckdb_tables() WHERE table_name = "
+				      "'_sluice_batch'"),
+			 0);
+}
+
+static void test_materialize_full_refresh(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	make_source(f);
+	m = mk(f, "silver", "events", MAT_INCREMENTAL, "SELECT id, seq, amount FROM landing.orders",
+	       "WHERE seq > {watermark}");
+	m->strategy = STRAT_APPEND;
+	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
+	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.events"), 6);
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	assert_string_equal(out.action, "replaced");
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.events"), 3);
+}
+
+static void test_materialize_seed(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+	FILE *fp;
+	int fd;
+
+	strcpy(f->csv, "/tmp/sluice-test-seed-XXXXXX");
+	fd = mkstemp(f->csv);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	fputs("code,name,rank\neu,Europe,1\nus,United States,2\n", fp);
+	fclose(fp);
+	m = mk(f, "seeds", "regions", MAT_SEED, NULL, NULL);
+	m->abspath = f->csv;
+	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
+	assert_int_equal(out.rows, 2);
+	assert_string_equal(kind_of(f, "seeds", "regions"), "table");
+	assert_int_equal(query_int(f, "SELECT sum(rank) FROM seeds.regions"), 3);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM seeds.regions WHERE name = 'United "
+				      "States'"),
+			 1);
+}
+
+static void test_materialize_snapshot(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+	struct mat_plan plan = { .full = false, .run_ts = "2024-05-02 00:00:00.000" };
+
+	make_source(f);
+	m = mk(f, "silver", "hist", MAT_SNAPSHOT, "SELECT id, amount FROM landing.orders", NULL);
+	set_key(f, m, "id");
+	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist WHERE valid_to IS NULL"), 3);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist WHERE valid_from = "
+				      "TIMESTAMP '" RUN_TS "'"),
+			 3);
+
+	/* id 2 changes, id 3 disappears, id 4 arrives */
+	exec(f, "UPDATE landing.orders SET amount = 21 WHERE id = 2;\n"
+		"DELETE FROM landing.orders WHERE id = 3;\n"
+		"INSERT INTO landing.orders VALUES (4, 4, 40)");
+	assert_int_equal(materialize_write(f->w, m, &plan, &out, &f->err), 0);
+	assert_int_equal(materialize_publish(f->w, m, &out, &f->err), 0);
+	assert_string_equal(out.action, "snapshot");
+	/* closed: 2 and 3; added: 2 and 4 */
+	assert_int_equal(out.rows, 4);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist"), 5);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist WHERE valid_to IS NULL"), 3);
+	assert_int_equal(query_int(f, "SELECT amount FROM silver.hist WHERE id = 2 AND valid_to IS "
+				      "NULL"),
+			 21);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist WHERE id = 3 AND valid_to "
+				      "= TIMESTAMP '2024-05-02 00:00:00'"),
+			 1);
+	/* an unchanged run changes nothing */
+	assert_int_equal(materialize_write(f->w, m, &plan, &out, &f->err), 0);
+	assert_int_equal(out.rows, 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist"), 5);
+}
+
+static void test_materialize_sql_error(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	struct mat_outcome out;
+
+	m = mk(f, "gold", "broken", MAT_TABLE, "SELECT * FROM no_such_table", NULL);
+	assert_int_equal(write_publish(f, m, true, 0, &out), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "no_such_table"));
+	assert_null(kind_of(f, "gold", "broken"));
+}
+
+/* ---- state ---- */
+
+static void test_state_ensure_idempotent(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.version"), 1);
+	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), STATE_VERSION);
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.version"), 1);
+	assert_string_equal(kind_of(f, "_sluice", "models"), "table");
+	assert_string_equal(kind_of(f, "_sluice", "run_log"), "table");
+}
+
+static void test_state_refuses_newer(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f, "INSERT INTO _sluice.version VALUES (99, 'future sluice', now()::TIMESTAMP)");
+	assert_int_equal(state_ensure(f->w, &f->err), SL_E_VERSION);
+	assert_int_equal(f->err.code, SL_E_VERSION);
+	assert_non_null(strstr(f->err.msg, "newer sluice"));
+	assert_non_null(strstr(f->err.msg, "state version 99"));
+	assert_non_null(strstr(f->err.msg, "hint: upgrade sluice"));
+	/* and leaves the newer version alone */
+	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), 99);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.version"), 2);
+}
+
+static void test_state_upgrades_older(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f, "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (0, 'old', NULL)");
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.version"), 1);
+	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), STATE_VERSION);
+}
+
+static void test_state_models(void **state)
+{
+	struct fx *f = *state;
+	struct state_model row = { .name = "silver.orders", .hash = "abc", .materialized = "table",
+				   .inputs = "in1", .last_built_at = "2024-05-01 12:00:00.000",
+				   .build_count = 1, .data_version = 7 };
+	struct state_model *rows = NULL;
+	size_t n = 0;
+	const struct state_model *s;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(state_model_record(f->w, "", &row, &f->err), 0);
+	row.name = "gold.it's";
+	row.hash = NULL;
+	assert_int_equal(state_model_record(f->w, "", &row, &f->err), 0);
+	/* the same name in another environment is another row */
+	row.name = "silver.orders";
+	row.hash = "other-env";
+	assert_int_equal(state_model_record(f->w, "dev", &row, &f->err), 0);
+	/* recording again replaces */
+	row.hash = "def";
+	row.build_count = 2;
+	row.data_version = 9;
+	assert_int_equal(state_model_record(f->w, "", &row, &f->err), 0);
+
+	assert_int_equal(state_models_load(f->w, f->a, "", &rows, &n, &f->err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].name, "gold.it's"); /* by name */
+	assert_null(rows[0].hash);
+	s = state_models_find(rows, n, "silver.orders");
+	assert_non_null(s);
+	assert_string_equal(s->hash, "def");
+	assert_string_equal(s->materialized, "table");
+	assert_string_equal(s->inputs, "in1");
+	assert_string_equal(s->last_built_at, "2024-05-01 12:00:00");
+	assert_int_equal(s->build_count, 2);
+	assert_int_equal(s->data_version, 9);
+	assert_null(state_models_find(rows, n, "silver.nope"));
+
+	assert_int_equal(state_models_load(f->w, f->a, "dev", &rows, &n, &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].hash, "other-env");
+	assert_int_equal(state_models_load(f->w, f->a, "prod", &rows, &n, &f->err), 0);
+	assert_int_equal(n, 0);
+}
+
+static void test_state_runs(void **state)
+{
+	struct fx *f = *state;
+	int64_t a = 0, b = 0;
+	struct state_run_row row = { .model = "silver.orders", .run_type = "batch",
+				     .status = "ok", .message = NULL, .started_ms = 1700000000000LL,
+				     .finished_ms = 1700000001500LL, .rows = 12 };
+	struct wh_result *r;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(state_run_begin(f->w, &a, &f->err), 0);
+	assert_int_equal(state_run_begin(f->w, &b, &f->err), 0);
+	assert_true(b > a);
+	row.run_id = b;
+	assert_int_equal(state_run_log(f->w, &row, &f->err), 0);
+	row.message = "it's broken";
+	row.status = "failed";
+	assert_int_equal(state_run_log(f->w, &row, &f->err), 0);
+	assert_int_equal(wh_query(f->w,
+				  "SELECT run_id, model, env, status, rows, duration_ms, message, "
+				  "CAST(started_at AS VARCHAR) FROM _sluice.run_log ORDER BY status DESC",
+				  &r, &f->err),
+			 0);
+	assert_int_equal(wh_result_nrows(r), 2);
+	assert_int_equal(strtoll(wh_result_value(r, 0, 0), NULL, 10), b);
+	assert_string_equal(wh_result_value(r, 0, 1), "silver.orders");
+	assert_string_equal(wh_result_value(r, 0, 2), "");
+	assert_string_equal(wh_result_value(r, 0, 3), "ok");
+	assert_string_equal(wh_result_value(r, 0, 4), "12");
+	assert_string_equal(wh_result_value(r, 0, 5), "1500");
+	assert_null(wh_result_value(r, 0, 6));
+	assert_string_equal(wh_result_value(r, 0, 7), "2023-11-14 22:13:20");
+	assert_string_equal(wh_result_value(r, 1, 6), "it's broken");
+	wh_result_free(r);
+}
+
+static void test_state_format_ts(void **state)
+{
+	char out[32];
+
+	(void)state;
+	state_format_ts(0, out, sizeof(out));
+	assert_string_equal(out, "1970-01-01 00:00:00.000");
+	state_format_ts(1700000000123LL, out, sizeof(out));
+	assert_string_equal(out, "2023-11-14 22:13:20.123");
+	state_format_ts(951782400999LL, out, sizeof(out)); /* a leap day */
+	assert_string_equal(out, "2000-02-29 00:00:00.999");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_assert_not_null),
+		T(test_assert_unique),
+		T(test_assert_accepted_values),
+		T(test_assert_relationships),
+		T(test_assert_expression),
+		T(test_assert_rows),
+		T(test_assert_run_all),
+		T(test_assert_run_all_broken_check),
+		T(test_materialize_view),
+		T(test_materialize_table),
+		T(test_materialize_view_to_table_and_back),
+		T(test_materialize_ephemeral),
+		T(test_materialize_append),
+		T(test_materialize_append_filter_reads_this),
+		T(test_materialize_merge),
+		T(test_materialize_delete_insert),
+		T(test_materialize_full_refresh),
+		T(test_materialize_seed),
+		T(test_materialize_snapshot),
+		T(test_materialize_sql_error),
+		T(test_state_ensure_idempotent),
+		T(test_state_refuses_newer),
+		T(test_state_upgrades_older),
+		T(test_state_models),
+		T(test_state_runs),
+		T(test_state_format_ts),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,601 @@
+/*
+ * Unit tests for the project loader (src/project/project.c): finding the
+ * project folder, loading models/<schema>/<name>.sql and seeds/<name>.csv from a
+ * temporary folder, pipeline.yml defaults, the layout problems it reports,
+ * and the change hash (data-affecting settings only).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/err.h"
+#include "project/model.h"
+#include "project/project.h"
+#include "warehouse/sqlparse.h"
+
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct sqlparse *parser;
+
+struct fx {
+	struct arena *a;
+	char root[PATH_MAX];
+	struct project *p;
+};
+
+static int group_setup(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	if (sqlparse_open(&parser, &err)) {
+		fprintf(stderr, "cannot open the parser: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	sqlparse_close(parser);
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void rm_rf(const char *path)
+{
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char tmpl[] = "/tmp/sluice-test-project-XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	/* the loader and project_locate see the resolved path */
+	assert_non_null(realpath(tmpl, f->root));
+	f->a = arena_new(NULL);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	rm_rf(f->root);
+	arena_free(f->a);
+	free(f);
+	return 0;
+}
+
+/* Writes root/rel, creating the folders on the way. */
+static void put(struct fx *f, const char *rel, const char *text)
+{
+	char path[PATH_MAX + 256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", f->root, rel);
+	for (char *s = strchr(path + strlen(f->root) + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void mkdir_in(struct fx *f, const char *rel)
+{
+	char path[PATH_MAX + 256];
+
+	snprintf(path, sizeof(path), "%s/%s", f->root, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static struct project *load(struct fx *f)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	arena_reset(f->a);
+	f->p = NULL;
+	if (project_load(f->a, f->root, parser, &f->p, &err))
+		fail_msg("project_load: %s", err.msg);
+	return f->p;
+}
+
+static void expect_clean(struct fx *f)
+{
+	if (f->p->diags.n) {
+		diag_print(&f->p->diags, stderr);
+		fail_msg("%zu unexpected diagnostics", f->p->diags.n);
+	}
+}
+
+static struct model *model(struct fx *f, const char *fqn)
+{
+	struct model *m = project_find_model(f->p, fqn);
+
+	if (!m)
+		fail_msg("no model '%s'", fqn);
+	return m;
+}
+
+static const struct diag *diag_find(struct fx *f, const char *msg)
+{
+	for (size_t i = 0; i < f->p->diags.n; i++)
+		if (strcmp(f->p->diags.items[i].msg, msg) == 0)
+			return &f->p->diags.items[i];
+	diag_print(&f->p->diags, stderr);
+	fail_msg("no diagnostic '%s'", msg);
+	return NULL;
+}
+
+static void test_locate_walks_up(void **state)
+{
+	struct fx *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	char cwd[PATH_MAX], sub[PATH_MAX + 32];
+	char *root = NULL;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/silver/orders.sql", "SELECT 1\n");
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(sub, sizeof(sub), "%s/models/silver", f->root);
+	assert_int_equal(chdir(sub), 0);
+	assert_int_equal(project_locate(NULL, &root, &err), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_string_equal(root, f->root);
+	free(root);
+
+	/* from the folder itself */
+	assert_int_equal(chdir(f->root), 0);
+	assert_int_equal(project_locate(NULL, &root, &err), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_string_equal(root, f->root);
+	free(root);
+}
+
+static void test_locate_given_dir(void **state)
+{
+	struct fx *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	char dir[PATH_MAX + 32];
+	char *root = NULL;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/silver/orders.sql", "SELECT 1\n");
+	/* a relative-looking path with .. is resolved */
+	snprintf(dir, sizeof(dir), "%s/models/..", f->root);
+	assert_int_equal(project_locate(dir, &root, &err), 0);
+	assert_string_equal(root, f->root);
+	free(root);
+
+	/* a given folder must hold sluice.yml itself: no walking up */
+	snprintf(dir, sizeof(dir), "%s/models", f->root);
+	root = NULL;
+	assert_int_equal(project_locate(dir, &root, &err), SL_E_NOTFOUND);
+	assert_null(root);
+	assert_non_null(strstr(err.msg, "no sluice.yml in '"));
+	assert_non_null(strstr(err.msg, "hint: create a project with 'sluice init DIR'"));
+
+	snprintf(dir, sizeof(dir), "%s/nope", f->root);
+	assert_int_equal(project_locate(dir, &root, &err), SL_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "not found"));
+}
+
+static void test_locate_nothing_upward(void **state)
+{
+	struct fx *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	char cwd[PATH_MAX];
+	char *root = NULL;
+	int rc;
+
+	mkdir_in(f, "empty");
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(f->root), 0);
+	assert_int_equal(chdir("empty"), 0);
+	rc = project_locate(NULL, &root, &err);
+	assert_int_equal(chdir(cwd), 0);
+	if (rc == 0) {
+		/* a sluice.yml above /tmp would be found; nothing to check then */
+		free(root);
+		skip();
+	}
+	assert_int_equal(rc, SL_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "no sluice.yml in this folder or any parent"));
+}
+
+static void test_load_models_and_seeds(void **state)
+{
+	struct fx *f = *state;
+	struct project *p;
+	struct model *m;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/silver/orders.sql",
+	    "@config materialized=incremental, unique_key=id\n"
+	    "SELECT id, amount FROM landing.orders;\n");
+	put(f, "models/gold/revenue.sql", "SELECT sum(amount) AS total FROM silver.orders\n");
+	put(f, "models/gold/notes.txt", "not a model");
+	put(f, "seeds/regions.csv", "code,name\neu,Europe\n");
+	put(f, "seeds/README.md", "not a seed");
+	p = load(f);
+	expect_clean(f);
+	assert_string_equal(p->root, f->root);
+	assert_string_equal(p->cfg.name, "shop");
+	assert_int_equal(p->nmodels, 3);
+	/* schemas and files in name order, seeds last */
+	assert_string_equal(p->models[0]->fqn, "gold.revenue");
+	assert_string_equal(p->models[1]->fqn, "silver.orders");
+	assert_string_equal(p->models[2]->fqn, "seeds.regions");
+
+	m = model(f, "silver.orders");
+	assert_string_equal(m->schema, "silver");
+	assert_string_equal(m->name, "orders");
+	assert_string_equal(m->path, "models/silver/orders.sql");
+	assert_string_equal(m->abspath, arena_sprintf(f->a, "%s/models/silver/orders.sql", f->root));
+	assert_int_equal(m->mat, MAT_INCREMENTAL);
+	assert_int_equal(m->strategy, STRAT_MERGE);
+	assert_string_equal(m->body, "SELECT id, amount FROM landing.orders");
+	assert_int_equal(m->body_line, 2);
+	assert_int_equal(m->nrefs, 1);
+	assert_string_equal(m->refs[0].schema, "landing");
+	assert_string_equal(m->refs[0].name, "orders");
+	assert_int_equal(strlen(m->hash), 64);
+	assert_int_equal(strspn(m->hash, "0123456789abcdef"), 64);
+
+	m = model(f, "gold.revenue");
+	assert_int_equal(m->mat, MAT_VIEW);
+	assert_int_equal(m->nrefs, 1);
+	assert_string_equal(m->refs[0].name, "orders");
+
+	m = model(f, "seeds.regions");
+	assert_int_equal(m->mat, MAT_SEED);
+	assert_string_equal(m->path, "seeds/regions.csv");
+	assert_string_equal(m->text, "code,name\neu,Europe\n");
+	assert_int_equal(strlen(m->hash), 64);
+}
+
+static void test_names_lowercased(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/Silver/Orders.sql", "SELECT 1 AS x\n");
+	load(f);
+	expect_clean(f);
+	m = model(f, "silver.orders");
+	assert_string_equal(m->fqn, "silver.orders");
+	assert_string_equal(m->path, "models/Silver/Orders.sql");
+	assert_ptr_equal(project_find_model(f->p, "SILVER.ORDERS"), m);
+	assert_null(project_find_model(f->p, "silver.order"));
+}
+
+static void test_pipeline_defaults(void **state)
+{
+	struct fx *f = *state;
+	struct model *m;
+	const struct model_setting *st;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/gold/pipeline.yml", "materialized: table\ntags: [daily, finance]\n");
+	put(f, "models/gold/a.sql", "SELECT 1 AS x\n");
+	put(f, "models/gold/b.sql", "@config materialized=view\nSELECT 2 AS x\n");
+	put(f, "models/silver/c.sql", "SELECT 3 AS x\n");
+	load(f);
+	expect_clean(f);
+	m = model(f, "gold.a");
+	assert_int_equal(m->mat, MAT_TABLE);
+	assert_int_equal(m->ntags, 2);
+	assert_string_equal(m->tags[0], "daily");
+	st = model_setting_get(m, "materialized");
+	assert_non_null(st);
+	assert_true(st->from_pipeline);
+	/* the model's own @config wins over the folder's default */
+	m = model(f, "gold.b");
+	assert_int_equal(m->mat, MAT_VIEW);
+	assert_false(model_setting_get(m, "materialized")->from_pipeline);
+	assert_int_equal(m->ntags, 2);
+	/* another folder does not see it */
+	m = model(f, "silver.c");
+	assert_int_equal(m->mat, MAT_VIEW);
+	assert_int_equal(m->ntags, 0);
+}
+
+static void test_pipeline_unknown_key(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/gold/pipeline.yml", "materialised: table\n");
+	put(f, "models/gold/a.sql", "SELECT 1 AS x\n");
+	load(f);
+	d = diag_find(f, "unknown @config key 'materialised'");
+	assert_string_equal(d->file, "models/gold/pipeline.yml");
+	assert_int_equal(d->line, 1);
+}
+
+static void test_duplicate_names(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/seeds/x.sql", "SELECT 1 AS x\n");
+	put(f, "seeds/x.csv", "a\n1\n");
+	load(f);
+	assert_int_equal(f->p->diags.n, 1);
+	d = diag_find(f, "duplicate model name 'seeds.x' (also defined by 'models/seeds/x.sql')");
+	assert_int_equal(d->severity, DIAG_ERROR);
+	assert_string_equal(d->file, "seeds/x.csv");
+	assert_string_equal(d->hint, "rename one of 'models/seeds/x.sql' and 'seeds/x.csv'");
+}
+
+static void test_duplicate_names_by_case(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/gold/Totals.sql", "SELECT 1 AS x\n");
+	put(f, "models/gold/totals.sql", "SELECT 2 AS x\n");
+	load(f);
+	d = diag_find(f, "duplicate model name 'gold.totals' (also defined by "
+			 "'models/gold/Totals.sql')");
+	assert_string_equal(d->file, "models/gold/totals.sql");
+}
+
+static void test_nested_folder(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/silver/orders.sql", "SELECT 1 AS x\n");
+	put(f, "models/silver/extra/deep.sql", "SELECT 2 AS x\n");
+	load(f);
+	assert_int_equal(f->p->nmodels, 1);
+	d = diag_find(f, "nested folder 'models/silver/extra' is not allowed");
+	assert_string_equal(d->file, "models/silver/extra");
+	assert_string_equal(d->hint,
+			    "the folder under models/ is the schema: models/<schema>/<name>.sql");
+}
+
+static void test_sql_directly_in_models(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/loose.sql", "SELECT 1 AS x\n");
+	put(f, "models/silver/ok.sql", "SELECT 1 AS x\n");
+	load(f);
+	assert_int_equal(f->p->nmodels, 1);
+	d = diag_find(f, "model file 'models/loose.sql' is not in a schema folder");
+	assert_string_equal(d->file, "models/loose.sql");
+	assert_string_equal(d->hint, "move it to models/<schema>/<name>.sql");
+}
+
+static void test_empty_project(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	put(f, "sluice.yml", "name: shop\n");
+	load(f);
+	assert_int_equal(f->p->nmodels, 0);
+	assert_int_equal(f->p->diags.n, 1);
+	d = diag_find(f, "the project has no models");
+	assert_string_equal(d->file, "sluice.yml");
+	assert_non_null(d->hint);
+
+	/* empty models/ and seeds/ folders are still an empty project */
+	mkdir_in(f, "models");
+	mkdir_in(f, "seeds");
+	mkdir_in(f, "models/silver");
+	load(f);
+	diag_find(f, "the project has no models");
+}
+
+static void test_no_sluice_yml(void **state)
+{
+	struct fx *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	struct project *p = NULL;
+
+	put(f, "models/silver/a.sql", "SELECT 1\n");
+	assert_int_equal(project_load(f->a, f->root, parser, &p, &err), SL_E_IO);
+	assert_non_null(strstr(err.msg, "sluice.yml"));
+}
+
+static void test_invalid_name(void **state)
+{
+	struct fx *f = *state;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/silver/9lives.sql", "SELECT 1 AS x\n");
+	put(f, "models/silver/with-dash.sql", "SELECT 1 AS x\n");
+	load(f);
+	diag_find(f, "invalid model name 'silver.9lives'");
+	diag_find(f, "invalid model name 'silver.with-dash'");
+}
+
+static void test_model_problems_reported(void **state)
+{
+	struct fx *f = *state;
+	const struct diag *d;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/silver/bad.sql", "@config materialized=table\n\nSELECT a b c FROM t\n");
+	put(f, "models/silver/good.sql", "SELECT 1 AS x\n");
+	load(f);
+	assert_int_equal(f->p->nmodels, 2);
+	assert_int_equal(f->p->diags.n, 1);
+	d = &f->p->diags.items[0];
+	assert_string_equal(d->file, "models/silver/bad.sql");
+	assert_int_equal(d->line, 3);
+	assert_int_equal(d->col, 12);
+	assert_non_null(strstr(d->msg, "syntax error"));
+}
+
+/* The hash of models/silver/m.sql holding text (a fresh load each time). */
+static char *hash_of(struct fx *f, const char *text)
+{
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/silver/m.sql", text);
+	load(f);
+	expect_clean(f);
+	return strdup(model(f, "silver.m")->hash);
+}
+
+static void expect_hash(struct fx *f, const char *base, const char *text, bool same)
+{
+	char *h = hash_of(f, text);
+
+	if (same && strcmp(h, base) != 0)
+		fail_msg("the hash changed for:\n%s", text);
+	if (!same && strcmp(h, base) == 0)
+		fail_msg("the hash did not change for:\n%s", text);
+	free(h);
+}
+
+static void test_hash_data_changes(void **state)
+{
+	struct fx *f = *state;
+	char *base = hash_of(f, "@config materialized=incremental, unique_key=id\n"
+				"SELECT id, amount FROM t\n");
+	char *again = hash_of(f, "@config materialized=incremental, unique_key=id\n"
+				 "SELECT id, amount FROM t\n");
+
+	/* the same text, the same hash */
+	assert_string_equal(base, again);
+	free(again);
+	/* the query */
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id\n"
+			     "SELECT id, amount + 1 AS amount FROM t\n", false);
+	/* data-affecting @config keys */
+	expect_hash(f, base, "@config materialized=table, unique_key=id\n"
+			     "SELECT id, amount FROM t\n", false);
+	expect_hash(f, base, "@config materialized=incremental, unique_key=amount\n"
+			     "SELECT id, amount FROM t\n", false);
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id,\n"
+			     "  incremental_strategy=delete+insert\n"
+			     "SELECT id, amount FROM t\n", false);
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id,\n"
+			     "  incremental_filter=WHERE id > {watermark}\n"
+			     "SELECT id, amount FROM t\n", false);
+	free(base);
+}
+
+static void test_hash_ignores_refresh_and_description(void **state)
+{
+	struct fx *f = *state;
+	char *base = hash_of(f, "@config materialized=incremental, unique_key=id\n"
+				"SELECT id, amount FROM t\n");
+
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id, live=true\n"
+			     "SELECT id, amount FROM t\n", true);
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id, live_interval=10s\n"
+			     "SELECT id, amount FROM t\n", true);
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id, tags=[a, b]\n"
+			     "SELECT id, amount FROM t\n", true);
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id,\n"
+			     "  description='what it is'\n"
+			     "SELECT id, amount FROM t\n", true);
+	/* the order keys are written in does not matter */
+	expect_hash(f, base, "@config unique_key=id, materialized=incremental\n"
+			     "SELECT id, amount FROM t\n", true);
+	/* nor does a check: asserts do not change the data */
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id\n"
+			     "@assert not_null(id)\n"
+			     "SELECT id, amount FROM t\n", true);
+	free(base);
+}
+
+static void test_hash_from_pipeline(void **state)
+{
+	struct fx *f = *state;
+	char *base = hash_of(f, "SELECT 1 AS x\n");
+	char *h;
+
+	put(f, "models/silver/pipeline.yml", "materialized: table\n");
+	h = hash_of(f, "SELECT 1 AS x\n");
+	assert_string_not_equal(h, base);
+	free(h);
+	free(base);
+	base = hash_of(f, "SELECT 1 AS x\n");
+	put(f, "models/silver/pipeline.yml", "materialized: table\ntags: [x]\nlive: false\n");
+	expect_hash(f, base, "SELECT 1 AS x\n", true);
+	free(base);
+}
+
+static void test_hash_seed(void **state)
+{
+	struct fx *f = *state;
+	char *a, *b;
+
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "seeds/s.csv", "a\n1\n");
+	load(f);
+	a = strdup(model(f, "seeds.s")->hash);
+	put(f, "seeds/s.csv", "a\n2\n");
+	load(f);
+	b = strdup(model(f, "seeds.s")->hash);
+	assert_string_not_equal(a, b);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_locate_walks_up),
+		T(test_locate_given_dir),
+		T(test_locate_nothing_upward),
+		T(test_load_models_and_seeds),
+		T(test_names_lowercased),
+		T(test_pipeline_defaults),
+		T(test_pipeline_unknown_key),
+		T(test_duplicate_names),
+		T(test_duplicate_names_by_case),
+		T(test_nested_folder),
+		T(test_sql_directly_in_models),
+		T(test_empty_project),
+		T(test_no_sluice_yml),
+		T(test_invalid_name),
+		T(test_model_problems_reported),
+		T(test_hash_data_changes),
+		T(test_hash_ignores_refresh_and_description),
+		T(test_hash_from_pipeline),
+		T(test_hash_seed),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,196 @@
+/*
+ * Unit tests for the SQL parser wrapper (src/warehouse/sqlparse.c): a query
+ * gives its tree as JSON, a syntax error gives SL_E_PARSE with the place it
+ * points at, a statement that is not a query is refused, and nothing given
+ * to the parser is ever run.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/err.h"
+#include "warehouse/sqlparse.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct sqlparse *parser;
+
+static int group_setup(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	if (sqlparse_open(&parser, &err)) {
+		fprintf(stderr, "cannot open the parser: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	sqlparse_close(parser);
+	return 0;
+}
+
+/* Parses sql, which must succeed; the number of statements in the tree. */
+static size_t statements(const char *sql)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *json = NULL;
+	long off = 123;
+	json_t *root;
+	size_t n;
+
+	if (sqlparse_tree(parser, sql, &json, &off, &err))
+		fail_msg("'%s' did not parse: %s", sql, err.msg);
+	assert_non_null(json);
+	assert_int_equal(off, -1);
+	assert_int_equal(err.code, 0);
+	root = json_loads(json, JSON_DECODE_INT_AS_REAL, NULL);
+	assert_non_null(root);
+	assert_true(json_is_false(json_object_get(root, "error")));
+	n = json_array_size(json_object_get(root, "statements"));
+	json_decref(root);
+	free(json);
+	return n;
+}
+
+/* Parses sql, which must fail with SL_E_PARSE; returns the offset. */
+static long parse_error(const char *sql, char *msg, size_t msglen)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *json = (char *)"untouched";
+	long off = 123;
+
+	assert_int_equal(sqlparse_tree(parser, sql, &json, &off, &err), SL_E_PARSE);
+	assert_null(json);
+	assert_int_equal(err.code, SL_E_PARSE);
+	snprintf(msg, msglen, "%s", err.msg);
+	return off;
+}
+
+static void test_query_tree(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *json;
+	long off;
+
+	(void)state;
+	assert_int_equal(sqlparse_tree(parser, "SELECT a FROM silver.orders", &json, &off, &err), 0);
+	assert_non_null(strstr(json, "\"BASE_TABLE\""));
+	assert_non_null(strstr(json, "\"table_name\":\"orders\""));
+	assert_non_null(strstr(json, "\"schema_name\":\"silver\""));
+	free(json);
+	assert_int_equal(statements("SELECT 1"), 1);
+	assert_int_equal(statements("WITH a AS (SELECT 1) SELECT * FROM a"), 1);
+	assert_int_equal(statements("FROM t"), 1);
+	assert_int_equal(statements("VALUES (1), (2)"), 1);
+	assert_int_equal(statements("SELECT 'it''s' AS \"we\"\"ird\" -- comment"), 1);
+	assert_int_equal(statements("SELECT 1 UNION ALL SELECT 2 ORDER BY 1 LIMIT 1"), 1);
+}
+
+static void test_statement_count(void **state)
+{
+	(void)state;
+	assert_int_equal(statements("SELECT 1; SELECT 2"), 2);
+	assert_int_equal(statements(""), 0);
+	assert_int_equal(statements("-- nothing"), 0);
+}
+
+static void test_syntax_error_offset(void **state)
+{
+	char msg[SL_ERR_MSG_MAX];
+
+	(void)state;
+	assert_int_equal(parse_error("SELECT * FROM WHERE", msg, sizeof(msg)), 14);
+	assert_string_equal(msg, "syntax error at or near \"WHERE\"");
+	assert_int_equal(parse_error("SELECT a,\nb c d\nFROM t", msg, sizeof(msg)), 14);
+	assert_non_null(strstr(msg, "\"d\""));
+	assert_int_equal(parse_error("SELECT (1", msg, sizeof(msg)), 9);
+	assert_non_null(strstr(msg, "end of input"));
+	assert_int_equal(parse_error("SELEC 1", msg, sizeof(msg)), 0);
+}
+
+static void test_not_a_query(void **state)
+{
+	static const char *const stmts[] = {
+		"DELETE FROM t",
+		"DROP TABLE t",
+		"CREATE TABLE t AS SELECT 1",
+		"INSERT INTO t VALUES (1)",
+		"UPDATE t SET a = 1",
+		"PRAGMA version",
+		"EXPLAIN SELECT 1",
+		NULL,
+	};
+	char msg[SL_ERR_MSG_MAX];
+
+	(void)state;
+	for (size_t i = 0; stmts[i]; i++) {
+		long off = parse_error(stmts[i], msg, sizeof(msg));
+
+		if (strcmp(msg, "not a query: a model must be one SELECT (or another query)") != 0)
+			fail_msg("'%s': %s", stmts[i], msg);
+		assert_int_equal(off, -1);
+	}
+}
+
+static void test_never_runs_sql(void **state)
+{
+	(void)state;
+	/* parsing only: errors that running would raise do not happen */
+	assert_int_equal(statements("SELECT error('boom')"), 1);
+	assert_int_equal(statements("SELECT * FROM table_that_does_not_exist"), 1);
+	assert_int_equal(statements("SELECT * FROM read_csv('/nonexistent/x.csv')"), 1);
+}
+
+static void test_reuse(void **state)
+{
+	char msg[SL_ERR_MSG_MAX];
+	char sql[64];
+
+	(void)state;
+	/* the prepared statement is reused: errors and successes interleave */
+	for (int i = 0; i < 50; i++) {
+		snprintf(sql, sizeof(sql), "SELECT %d AS x FROM t%d", i, i);
+		assert_int_equal(statements(sql), 1);
+		assert_int_equal(parse_error("SELECT FROM FROM", msg, sizeof(msg)), 12);
+	}
+}
+
+static void test_second_parser(void **state)
+{
+	struct sqlparse *p2 = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	char *json;
+	long off;
+
+	(void)state;
+	assert_int_equal(sqlparse_open(&p2, &err), 0);
+	assert_int_equal(sqlparse_tree(p2, "SELECT 1", &json, &off, &err), 0);
+	free(json);
+	sqlparse_close(p2);
+	sqlparse_close(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query_tree),
+		cmocka_unit_test(test_statement_count),
+		cmocka_unit_test(test_syntax_error_offset),
+		cmocka_unit_test(test_not_a_query),
+		cmocka_unit_test(test_never_runs_sql),
+		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_second_parser),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

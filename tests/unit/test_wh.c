@@ -1,0 +1,505 @@
+/*
+ * Unit tests for the warehouse interface on DuckDB (src/warehouse/wh.c and
+ * duckdb.c): statements and queries with their text values and NULLs,
+ * changed-row counts, transactions that really roll back, relation lookups,
+ * open errors a user can act on (not a database, locked), and the dialect
+ * SQL for swapping a table in and reading a CSV file.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "warehouse/wh.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct fx {
+	struct arena *a;
+	struct wh *w;
+	struct sl_err err;
+	char dir[64];
+	char path[PATH_MAX];
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->a = arena_new(NULL);
+	strcpy(f->dir, "/tmp/sluice-test-wh-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/warehouse.duckdb", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char path[PATH_MAX + 16];
+
+	wh_close(f->w);
+	unlink(f->path);
+	snprintf(path, sizeof(path), "%s.wal", f->path);
+	unlink(path);
+	rmdir(f->dir);
+	arena_free(f->a);
+	free(f);
+	return 0;
+}
+
+static void open_memory(struct fx *f)
+{
+	if (wh_open_duckdb(":memory:", false, &f->w, &f->err))
+		fail_msg("%s", f->err.msg);
+}
+
+static void exec(struct fx *f, const char *sql)
+{
+	if (wh_exec(f->w, sql, &f->err))
+		fail_msg("%s", f->err.msg);
+}
+
+static int64_t query_int(struct fx *f, const char *sql)
+{
+	int64_t v = -1;
+
+	if (wh_query_int(f->w, sql, &v, &f->err))
+		fail_msg("%s", f->err.msg);
+	return v;
+}
+
+/* Kept first: it forks, and the child must not inherit a running DuckDB. */
+static void test_locked_by_another_process(void **state)
+{
+	struct fx *f = *state;
+	int ready[2], done[2];
+	pid_t pid;
+	char c = 0;
+	int status;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sl_err err = SL_ERR_INIT;
+		struct wh *w;
+		int rc = wh_open_duckdb(f->path, false, &w, &err);
+
+		if (write(ready[1], rc ? "x" : "k", 1) != 1 || rc)
+			_exit(1);
+		if (read(done[0], &c, 1) < 0)
+			_exit(1);
+		wh_close(w);
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(c, 'k');
+	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), SL_E_LOCKED);
+	assert_null(f->w);
+	assert_non_null(strstr(f->err.msg, "is locked by another process"));
+	assert_non_null(strstr(f->err.msg, "hint: stop the other sluice"));
+	assert_int_equal(wh_open_duckdb(f->path, true, &f->w, &f->err), SL_E_LOCKED);
+	assert_int_equal(write(done[1], "q", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+	/* free again once the other process is gone */
+	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), 0);
+}
+
+static void test_open_memory(void **state)
+{
+	struct fx *f = *state;
+	struct wh *other;
+
+	open_memory(f);
+	assert_int_equal(wh_kind(f->w), WH_DUCKDB);
+	assert_int_equal(wh_version(f->w)[0], 'v');
+	/* NULL is in memory too, and each in-memory database is its own */
+	assert_int_equal(wh_open_duckdb(NULL, false, &other, &f->err), 0);
+	exec(f, "CREATE TABLE only_here (x INTEGER)");
+	assert_int_equal(wh_exec(other, "SELECT * FROM only_here", &f->err), SL_E_SQL);
+	wh_close(other);
+	wh_close(NULL);
+}
+
+static void test_exec_and_errors(void **state)
+{
+	struct fx *f = *state;
+
+	open_memory(f);
+	exec(f, "CREATE SCHEMA s; CREATE TABLE s.t (id INTEGER, name VARCHAR); "
+		"INSERT INTO s.t VALUES (1, 'a')");
+	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t"), 1);
+	assert_int_equal(wh_exec(f->w, "SELECT * FROM s.missing", &f->err), SL_E_SQL);
+	assert_int_equal(f->err.code, SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "missing"));
+	assert_non_null(strstr(f->err.msg, "\n  while running: SELECT * FROM s.missing"));
+	sl_err_clear(&f->err);
+	assert_int_equal(wh_exec(f->w, "SELEC 1", &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "syntax error"));
+	/* a NULL error struct is allowed */
+	assert_int_equal(wh_exec(f->w, "SELEC 1", NULL), SL_E_SQL);
+	/* the connection is still usable after errors */
+	assert_int_equal(query_int(f, "SELECT 40 + 2"), 42);
+}
+
+static void test_long_sql_not_copied_into_error(void **state)
+{
+	struct fx *f = *state;
+	struct buf sql = BUF_INIT;
+
+	open_memory(f);
+	buf_adds(&sql, "SELECT * FROM nowhere WHERE x IN (");
+	for (int i = 0; i < 1000; i++)
+		buf_addf(&sql, "%s%d", i ? ", " : "", i);
+	buf_adds(&sql, ")");
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), SL_E_SQL);
+	assert_null(strstr(f->err.msg, "while running"));
+	buf_release(&sql);
+}
+
+static void test_query_values(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+
+	open_memory(f);
+	assert_int_equal(wh_query(f->w,
+				  "SELECT 1 AS id, 'it''s' AS \"Name\", NULL AS nothing, 2.5 AS x, "
+				  "DATE '2024-02-29' AS d, true AS b, 12345678901234567890 AS h "
+				  "UNION ALL SELECT 2, '', NULL, NULL, NULL, NULL, NULL ORDER BY id",
+				  &r, &f->err),
+			 0);
+	assert_int_equal(wh_result_ncols(r), 7);
+	assert_int_equal(wh_result_nrows(r), 2);
+	assert_string_equal(wh_result_colname(r, 0), "id");
+	assert_string_equal(wh_result_colname(r, 1), "Name");
+	assert_string_equal(wh_result_colname(r, 2), "nothing");
+	assert_string_equal(wh_result_value(r, 0, 0), "1");
+	assert_string_equal(wh_result_value(r, 0, 1), "it's");
+	assert_null(wh_result_value(r, 0, 2));
+	assert_string_equal(wh_result_value(r, 0, 3), "2.5");
+	assert_string_equal(wh_result_value(r, 0, 4), "2024-02-29");
+	assert_string_equal(wh_result_value(r, 0, 5), "true");
+	assert_string_equal(wh_result_value(r, 0, 6), "12345678901234567890");
+	/* an empty string is not NULL */
+	assert_non_null(wh_result_value(r, 1, 1));
+	assert_string_equal(wh_result_value(r, 1, 1), "");
+	for (size_t c = 2; c < 7; c++)
+		assert_null(wh_result_value(r, 1, c));
+	wh_result_free(r);
+	wh_result_free(NULL);
+}
+
+static void test_query_shapes(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+
+	open_memory(f);
+	/* no rows, but the columns are known */
+	assert_int_equal(wh_query(f->w, "SELECT 1 AS a, 2 AS b WHERE false", &r, &f->err), 0);
+	assert_int_equal(wh_result_nrows(r), 0);
+	assert_int_equal(wh_result_ncols(r), 2);
+	assert_string_equal(wh_result_colname(r, 1), "b");
+	wh_result_free(r);
+	/* many rows (past any growth step) */
+	assert_int_equal(wh_query(f->w, "SELECT i, i * 2 FROM range(5000) t(i)", &r, &f->err), 0);
+	assert_int_equal(wh_result_nrows(r), 5000);
+	assert_string_equal(wh_result_value(r, 4999, 1), "9998");
+	assert_string_equal(wh_result_value(r, 17, 0), "17");
+	wh_result_free(r);
+	/* a statement without a result set */
+	assert_int_equal(wh_query(f->w, "CREATE TABLE t (x INTEGER)", &r, &f->err), 0);
+	wh_result_free(r);
+	assert_int_equal(wh_query(f->w, "SELECT * FROM nowhere", &r, &f->err), SL_E_SQL);
+}
+
+static void test_query_int(void **state)
+{
+	struct fx *f = *state;
+	int64_t v = 5;
+
+	open_memory(f);
+	assert_int_equal(query_int(f, "SELECT 9007199254740993"), 9007199254740993LL);
+	assert_int_equal(query_int(f, "SELECT -12"), -12);
+	assert_int_equal(query_int(f, "SELECT NULL"), 0);
+	assert_int_equal(query_int(f, "SELECT 1 WHERE false"), 0);
+	assert_int_equal(query_int(f, "SELECT 7, 8"), 7);
+	assert_int_equal(wh_query_int(f->w, "SELECT * FROM nowhere", &v, &f->err), SL_E_SQL);
+}
+
+static void test_rows_changed(void **state)
+{
+	struct fx *f = *state;
+	int64_t n = -1;
+
+	open_memory(f);
+	exec(f, "CREATE TABLE t (id INTEGER, v INTEGER)");
+	assert_int_equal(wh_exec_count(f->w, "INSERT INTO t SELECT i, 0 FROM range(10) r(i)", &n,
+				       &f->err),
+			 0);
+	assert_int_equal(n, 10);
+	assert_int_equal(wh_exec_count(f->w, "UPDATE t SET v = 1 WHERE id < 3", &n, &f->err), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(wh_exec_count(f->w, "DELETE FROM t WHERE id >= 6", &n, &f->err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(wh_exec_count(f->w, "DELETE FROM t WHERE false", &n, &f->err), 0);
+	assert_int_equal(n, 0);
+	/* with several statements, the last one counts */
+	assert_int_equal(wh_exec_count(f->w,
+				       "INSERT INTO t VALUES (100, 0); UPDATE t SET v = 2 WHERE v = 0",
+				       &n, &f->err),
+			 0);
+	assert_int_equal(n, 4);
+}
+
+static void test_rollback(void **state)
+{
+	struct fx *f = *state;
+
+	open_memory(f);
+	exec(f, "CREATE TABLE t (id INTEGER); INSERT INTO t VALUES (1)");
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	exec(f, "INSERT INTO t VALUES (2), (3); CREATE TABLE u (x INTEGER); DROP TABLE t");
+	wh_rollback(f->w);
+	/* the inserts, the new table and the drop are all undone */
+	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 1);
+	assert_int_equal(wh_exec(f->w, "SELECT * FROM u", &f->err), SL_E_SQL);
+
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	exec(f, "INSERT INTO t VALUES (4)");
+	assert_int_equal(wh_commit(f->w, &f->err), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+
+	/* a rollback without a transaction is harmless */
+	wh_rollback(f->w);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	/* after a failed statement the transaction can still be rolled back */
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	exec(f, "INSERT INTO t VALUES (5)");
+	assert_int_equal(wh_exec(f->w, "INSERT INTO t VALUES ('x')", &f->err), SL_E_SQL);
+	wh_rollback(f->w);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	/* a commit with no transaction is an error */
+	assert_int_equal(wh_commit(f->w, &f->err), SL_E_SQL);
+}
+
+static void test_relation_kind(void **state)
+{
+	struct fx *f = *state;
+	const char *kind = "unset";
+
+	open_memory(f);
+	exec(f, "CREATE SCHEMA s; CREATE TABLE s.t (x INTEGER); CREATE VIEW s.v AS SELECT 1 AS x;"
+		"CREATE TABLE main.m (x INTEGER)");
+	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "t", &kind, &f->err), 0);
+	assert_string_equal(kind, "table");
+	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "v", &kind, &f->err), 0);
+	assert_string_equal(kind, "view");
+	assert_int_equal(wh_relation_kind(f->w, f->a, "main", "m", &kind, &f->err), 0);
+	assert_string_equal(kind, "table");
+	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "nope", &kind, &f->err), 0);
+	assert_null(kind);
+	kind = "unset";
+	assert_int_equal(wh_relation_kind(f->w, f->a, "nope", "t", &kind, &f->err), 0);
+	assert_null(kind);
+	kind = "unset";
+	/* names with quotes are looked up safely */
+	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "t' OR '1'='1", &kind, &f->err), 0);
+	assert_null(kind);
+}
+
+static void test_relation_list(void **state)
+{
+	struct fx *f = *state;
+	const char **names = NULL;
+	size_t n = 0;
+
+	open_memory(f);
+	assert_int_equal(wh_relation_list(f->w, f->a, &names, &n, &f->err), 0);
+	assert_int_equal(n, 0);
+	exec(f, "CREATE SCHEMA \"Gold\"; CREATE TABLE \"Gold\".\"Revenue\" (x INTEGER);"
+		"CREATE SCHEMA b; CREATE VIEW b.v AS SELECT 1 AS x; CREATE TABLE a (x INTEGER)");
+	assert_int_equal(wh_relation_list(f->w, f->a, &names, &n, &f->err), 0);
+	assert_int_equal(n, 3);
+	/* lowercase and sorted, as dag_build expects */
+	assert_string_equal(names[0], "b.v");
+	assert_string_equal(names[1], "gold.revenue");
+	assert_string_equal(names[2], "main.a");
+}
+
+static void test_table_columns(void **state)
+{
+	struct fx *f = *state;
+	struct wh_column *cols = NULL;
+	size_t n = 99;
+
+	open_memory(f);
+	exec(f, "CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT, \"Name\" VARCHAR, amount DECIMAL(10, "
+		"2), ts TIMESTAMP)");
+	assert_int_equal(wh_table_columns(f->w, f->a, "s", "t", &cols, &n, &f->err), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(cols[0].name, "id");
+	assert_string_equal(cols[0].type, "BIGINT");
+	assert_string_equal(cols[1].name, "Name");
+	assert_string_equal(cols[1].type, "VARCHAR");
+	assert_string_equal(cols[2].name, "amount");
+	assert_string_equal(cols[2].type, "DECIMAL(10,2)");
+	assert_string_equal(cols[3].name, "ts");
+	assert_string_equal(cols[3].type, "TIMESTAMP");
+	assert_int_equal(wh_table_columns(f->w, f->a, "s", "none", &cols, &n, &f->err), 0);
+	assert_int_equal(n, 0);
+}
+
+static void test_file_database(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), 0);
+	exec(f, "CREATE TABLE kept AS SELECT 42 AS answer");
+	wh_close(f->w);
+	f->w = NULL;
+	/* reopened read-only: the data is there and cannot be changed */
+	assert_int_equal(wh_open_duckdb(f->path, true, &f->w, &f->err), 0);
+	assert_int_equal(query_int(f, "SELECT answer FROM kept"), 42);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO kept VALUES (1)", &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "read-only"));
+}
+
+static void test_not_a_database(void **state)
+{
+	struct fx *f = *state;
+	FILE *fp = fopen(f->path, "wb");
+
+	assert_non_null(fp);
+	for (int i = 0; i < 5000; i++)
+		fputc((i * 7919) & 0xff, fp);
+	fclose(fp);
+	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), SL_E_IO);
+	assert_null(f->w);
+	assert_non_null(strstr(f->err.msg, "is not a DuckDB database file"));
+	assert_non_null(strstr(f->err.msg, f->path));
+	assert_non_null(strstr(f->err.msg, "hint: point warehouse.path"));
+	/* read-only fails the same way; the file is left as it was */
+	assert_int_equal(wh_open_duckdb(f->path, true, &f->w, &f->err), SL_E_IO);
+	assert_non_null(strstr(f->err.msg, "is not a DuckDB database file"));
+	fp = fopen(f->path, "rb");
+	fseek(fp, 0, SEEK_END);
+	assert_int_equal(ftell(fp), 5000);
+	fclose(fp);
+}
+
+static void test_cannot_open(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(wh_open_duckdb("/nonexistent-dir/sub/w.duckdb", false, &f->w, &f->err),
+			 SL_E_IO);
+	assert_null(f->w);
+	assert_non_null(strstr(f->err.msg, "cannot open warehouse '/nonexistent-dir/sub/w.duckdb'"));
+}
+
+static void test_sql_qualified_and_csv(void **state)
+{
+	struct fx *f = *state;
+	struct buf b = BUF_INIT;
+
+	open_memory(f);
+	wh_sql_qualified(&b, "silver", "My \"Table\"");
+	assert_string_equal(b.buf, "\"silver\".\"My \"\"Table\"\"\"");
+	buf_reset(&b);
+	wh_sql_read_csv(f->w, &b, "/data/it's.csv");
+	assert_string_equal(b.buf, "read_csv('/data/it''s.csv', header = true, auto_detect = true)");
+	buf_release(&b);
+}
+
+static void test_swap_in(void **state)
+{
+	struct fx *f = *state;
+	struct buf sql = BUF_INIT;
+	const char *kind;
+
+	open_memory(f);
+	exec(f, "CREATE SCHEMA s;\n"
+		"CREATE VIEW s.x AS SELECT 1 AS old;\n"
+		"CREATE TABLE s.x__new AS SELECT * FROM range(3) t(n)");
+	/* a view replaced by a table */
+	wh_sql_swap_in(f->w, &sql, "s", "x__new", "x", "view");
+	exec(f, sql.buf);
+	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "x", &kind, &f->err), 0);
+	assert_string_equal(kind, "table");
+	assert_int_equal(query_int(f, "SELECT count(*) FROM s.x"), 3);
+	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "x__new", &kind, &f->err), 0);
+	assert_null(kind);
+
+	/* a table replaced by a table */
+	buf_reset(&sql);
+	exec(f, "CREATE TABLE s.x__new AS SELECT 7 AS n");
+	wh_sql_swap_in(f->w, &sql, "s", "x__new", "x", "table");
+	exec(f, sql.buf);
+	assert_int_equal(query_int(f, "SELECT n FROM s.x"), 7);
+
+	/* nothing there before */
+	buf_reset(&sql);
+	exec(f, "CREATE TABLE s.y__new AS SELECT 8 AS n");
+	wh_sql_swap_in(f->w, &sql, "s", "y__new", "y", NULL);
+	exec(f, sql.buf);
+	assert_int_equal(query_int(f, "SELECT n FROM s.y"), 8);
+
+	/* inside a transaction that rolls back, the old relation stays */
+	buf_reset(&sql);
+	exec(f, "CREATE TABLE s.y__new AS SELECT 9 AS n");
+	wh_sql_swap_in(f->w, &sql, "s", "y__new", "y", "table");
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	exec(f, sql.buf);
+	assert_int_equal(query_int(f, "SELECT n FROM s.y"), 9);
+	wh_rollback(f->w);
+	assert_int_equal(query_int(f, "SELECT n FROM s.y"), 8);
+	buf_release(&sql);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_locked_by_another_process),
+		T(test_open_memory),
+		T(test_exec_and_errors),
+		T(test_long_sql_not_copied_into_error),
+		T(test_query_values),
+		T(test_query_shapes),
+		T(test_query_int),
+		T(test_rows_changed),
+		T(test_rollback),
+		T(test_relation_kind),
+		T(test_relation_list),
+		T(test_table_columns),
+		T(test_file_database),
+		T(test_not_a_database),
+		T(test_cannot_open),
+		T(test_sql_qualified_and_csv),
+		T(test_swap_in),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
