@@ -3,6 +3,7 @@
  * same table, so a command cannot exist without its help line.
  */
 #include "cli/commands.h"
+#include "core/suggest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,24 +12,24 @@
 #define COMMON (CLI_F_PROJECT)
 
 const struct cli_command cli_commands[] = {
-	{ "init", cli_init, 0, "DIR", "create a starter project in DIR" },
-	{ "run", cli_run, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON,
+	{ "init", cli_init, 0, 1, "DIR", "create a starter project in DIR" },
+	{ "run", cli_run, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON, 0,
 	  "[-s SELECTOR] [--full-refresh] [--json]", "build the selected models in dependency order" },
-	{ "plan", cli_plan, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON,
+	{ "plan", cli_plan, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON, 0,
 	  "[-s SELECTOR] [--full-refresh] [--json]",
 	  "show what a run would build and why, building nothing" },
-	{ "seed", cli_seed, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON,
+	{ "seed", cli_seed, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON, 0,
 	  "[-s SELECTOR] [--full-refresh] [--json]", "load the CSV files in seeds/" },
-	{ "validate", cli_validate, COMMON, "", "check the whole project and report every problem" },
-	{ "compile", cli_compile, COMMON, "MODEL", "print the SQL a build of MODEL runs" },
-	{ "ls", cli_ls, COMMON | CLI_F_SELECT | CLI_F_JSON, "[-s SELECTOR] [--json]",
+	{ "validate", cli_validate, COMMON, 0, "", "check the whole project and report every problem" },
+	{ "compile", cli_compile, COMMON, 1, "MODEL", "print the SQL a build of MODEL runs" },
+	{ "ls", cli_ls, COMMON | CLI_F_SELECT | CLI_F_JSON, 0, "[-s SELECTOR] [--json]",
 	  "list the models in dependency order" },
-	{ "dag", cli_dag, COMMON | CLI_F_DOT, "[--dot]",
+	{ "dag", cli_dag, COMMON | CLI_F_DOT, 0, "[--dot]",
 	  "print the dependency graph (Graphviz DOT with --dot)" },
-	{ "sql", cli_sql, COMMON | CLI_F_JSON, "QUERY [--json]",
+	{ "sql", cli_sql, COMMON | CLI_F_JSON, 1, "QUERY [--json]",
 	  "run a query against the warehouse and print the rows" },
-	{ "help", cli_help, 0, "[COMMAND]", "show the commands, or one command's usage" },
-	{ NULL, NULL, 0, NULL, NULL },
+	{ "help", cli_help, 0, 1, "[COMMAND]", "show the commands, or one command's usage" },
+	{ NULL, NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_command *cli_command_find(const char *name)
@@ -39,7 +40,7 @@ const struct cli_command *cli_command_find(const char *name)
 	return NULL;
 }
 
-static void print_usage(const struct cli_command *c)
+void cli_print_usage(const struct cli_command *c)
 {
 	printf("usage: sluice %s %s\n\n  %s\n", c->name, c->usage, c->summary);
 	if (c->flags & CLI_F_PROJECT)
@@ -66,7 +67,7 @@ int cli_help(struct cli_args *args)
 			fprintf(stderr, "sluice: no command '%s'\n", args->pos[0]);
 			return CLI_USAGE;
 		}
-		print_usage(c);
+		cli_print_usage(c);
 		return CLI_OK;
 	}
 	printf("sluice: SQL models built in dependency order into a warehouse\n\n"
@@ -93,13 +94,26 @@ int main(int argc, char **argv)
 	}
 	cmd = cli_command_find(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "sluice: unknown command '%s'\n  hint: 'sluice help' lists them\n",
-			argv[1]);
+		const char *names[sizeof(cli_commands) / sizeof(*cli_commands)];
+		const char *near;
+		size_t n = 0;
+
+		for (; cli_commands[n].name; n++)
+			names[n] = cli_commands[n].name;
+		names[n] = NULL;
+		near = suggest_nearest(argv[1], names);
+		if (near)
+			fprintf(stderr, "sluice: unknown command '%s'\n  hint: did you mean '%s'?\n",
+				argv[1], near);
+		else
+			fprintf(stderr,
+				"sluice: unknown command '%s'\n  hint: 'sluice help' lists them\n",
+				argv[1]);
 		return CLI_USAGE;
 	}
 	rc = cli_args_parse(cmd, argc - 2, argv + 2, &args);
 	if (!rc)
 		rc = cmd->run(&args);
 	free(args.pos);
-	return rc;
+	return rc == CLI_HELP ? CLI_OK : rc;
 }

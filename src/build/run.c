@@ -88,7 +88,7 @@ static bool plan_model(struct run *r, const struct model *m, const char *sig, bo
 
 	*full = true;
 	if (!st || !exists) {
-		item->reason = "new";
+		item->reason = st ? "missing from the warehouse" : "new";
 		return true;
 	}
 	if (r->opts->full_refresh && m->mat != MAT_SNAPSHOT) {
@@ -115,7 +115,9 @@ static bool plan_model(struct run *r, const struct model *m, const char *sig, bo
 		item->reason = "inputs changed";
 		return true;
 	}
-	item->reason = "up to date";
+	item->reason = r->opts->full_refresh && m->mat == MAT_SNAPSHOT
+			       ? "up to date (a full refresh keeps a snapshot's history)"
+			       : "up to date";
 	return false;
 }
 
@@ -221,6 +223,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	if (rc) {
 		wh_rollback(r->w);
 		item->status = RUN_FAILED;
+		item->had_previous = relation_exists(r, m->fqn);
 		if (!item->message)
 			item->message = arena_strdup(r->a, err.msg);
 		log_failure(r, item, started);

@@ -33,6 +33,7 @@ struct run_item {
 	const char *reason;  /* why it was built or skipped */
 	const char *message; /* the error, for failures */
 	int64_t rows, ms;
+	bool had_previous; /* a failed build left an earlier version in place */
 	struct assert_result *asserts; /* freed by run_report_free */
 	size_t nasserts;
 };

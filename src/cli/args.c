@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include "core/err.h"
+#include "core/suggest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,25 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 	}
 }
 
+static void unknown_flag(const struct cli_command *cmd, const char *arg)
+{
+	const char *names[sizeof(flags) / sizeof(*flags)];
+	const char *near;
+	size_t n = 0;
+
+	for (size_t i = 0; flags[i].long_name; i++)
+		if (cmd->flags & flags[i].bit)
+			names[n++] = flags[i].long_name;
+	names[n] = NULL;
+	near = suggest_nearest(arg + strspn(arg, "-"), names);
+	if (near)
+		fprintf(stderr, "sluice %s: unknown option '%s'\n  hint: did you mean '--%s'?\n",
+			cmd->name, arg, near);
+	else
+		fprintf(stderr, "sluice %s: unknown option '%s'\n  hint: see 'sluice help %s'\n",
+			cmd->name, arg, cmd->name);
+}
+
 int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_args *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -85,14 +105,21 @@ int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct 
 		const struct flag_spec *f;
 
 		if (arg[0] != '-' || !arg[1]) {
+			if (out->npos == cmd->nargs) {
+				fprintf(stderr, "sluice %s: unexpected argument '%s'\n  usage: sluice %s %s\n",
+					cmd->name, arg, cmd->name, cmd->usage);
+				return CLI_USAGE;
+			}
 			out->pos[out->npos++] = arg;
 			continue;
 		}
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			cli_print_usage(cmd);
+			return CLI_HELP;
+		}
 		f = find_flag(arg, &value);
 		if (!f || !(cmd->flags & f->bit)) {
-			fprintf(stderr,
-				"sluice %s: unknown option '%s'\n  hint: see 'sluice help %s'\n",
-				cmd->name, arg, cmd->name);
+			unknown_flag(cmd, arg);
 			return CLI_USAGE;
 		}
 		if (f->takes_value && !value) {

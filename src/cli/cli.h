@@ -37,6 +37,7 @@ struct cli_command {
 	const char *name;
 	int (*run)(struct cli_args *args);
 	unsigned flags;
+	int nargs;           /* positional arguments it takes, at most */
 	const char *usage;   /* arguments after the name */
 	const char *summary; /* one line */
 };
@@ -45,13 +46,16 @@ struct cli_command {
 #define CLI_OK 0
 #define CLI_FAILED 1
 #define CLI_USAGE 2
+#define CLI_HELP (-1) /* not an exit code: usage was printed, stop with 0 */
 
 /* The command table (main.c). */
 extern const struct cli_command cli_commands[];
 const struct cli_command *cli_command_find(const char *name);
+void cli_print_usage(const struct cli_command *c);
 
-/* Parses argv after the command name; unknown or disallowed flags are
- * usage errors printed to stderr. */
+/* Parses argv after the command name; unknown or disallowed flags and
+ * extra arguments are usage errors printed to stderr. --help prints the
+ * command's usage and returns CLI_HELP. */
 int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_args *out);
 
 struct cli_session {

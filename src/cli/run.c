@@ -76,6 +76,16 @@ static void print_assert_details(const struct run_item *item)
 	}
 }
 
+static void print_indented(const char *text, const char *indent)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		printf("%s%.*s\n", indent, (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
 static void print_summary(const struct run_report *rep, bool dry_run)
 {
 	char dur[32];
@@ -95,8 +105,8 @@ static void print_summary(const struct run_report *rep, bool dry_run)
 		if (item->nasserts && strstr(item->message ? item->message : "", "@assert"))
 			print_assert_details(item);
 		else if (item->message)
-			printf("  %s\n", item->message);
-		if (item->status == RUN_FAILED)
+			print_indented(item->message, "  ");
+		if (item->status == RUN_FAILED && item->had_previous)
 			printf("  the previous version of %s stays in place\n", item->m->fqn);
 	}
 	units_format_duration(rep->ms, dur, sizeof(dur));
@@ -203,12 +213,6 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 
 int cli_run(struct cli_args *args)
 {
-	if (args->npos) {
-		fprintf(stderr, "sluice run: unexpected argument '%s'\n"
-				"  hint: select models with -s SELECTOR\n",
-			args->pos[0]);
-		return CLI_USAGE;
-	}
 	return run_common(args, MODE_RUN);
 }
 

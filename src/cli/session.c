@@ -7,11 +7,13 @@
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"
+#include "project/dag.h"
 #include "project/project.h"
 #include "project/validate.h"
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,11 +23,21 @@ void cli_print_err(const struct sl_err *err)
 	fprintf(stderr, "sluice: %s\n", err->msg[0] ? err->msg : sl_code_text(err->code));
 }
 
-static int open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_err *err)
+static const char *warehouse_file(struct cli_session *s)
+{
+	const char *path = s->project->cfg.warehouse.path;
+
+	return path[0] == '/' ? path : arena_sprintf(s->arena, "%s/%s", s->root, path);
+}
+
+/* Opens the warehouse when its file exists (read-only unless the command
+ * writes) and lists its relations. A missing file is an empty warehouse:
+ * nothing is created until a command actually writes. */
+static int open_existing(struct cli_session *s, enum cli_open mode, struct sl_err *err)
 {
 	const struct project_cfg *cfg = &s->project->cfg;
+	const char *path;
 	struct stat st;
-	char *path;
 	int rc;
 
 	if (cfg->warehouse.type && strcmp(cfg->warehouse.type, "duckdb") != 0)
@@ -33,12 +45,9 @@ static int open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_e
 				  "warehouse type '%s' cannot be opened by this sluice build\n"
 				  "  hint: use {type: duckdb, path: warehouse.duckdb} in sluice.yml",
 				  cfg->warehouse.type);
-	path = cfg->warehouse.path[0] == '/'
-		       ? arena_strdup(s->arena, cfg->warehouse.path)
-		       : arena_sprintf(s->arena, "%s/%s", s->root, cfg->warehouse.path);
 	s->warehouse_path = cfg->warehouse.path;
-	/* reading must not create the file: a missing warehouse holds nothing */
-	if (mode == CLI_OPEN_READ && stat(path, &st) != 0) {
+	path = warehouse_file(s);
+	if (stat(path, &st) != 0) {
 		s->relations = arena_alloc(s->arena, sizeof(char *));
 		s->nrelations = 0;
 		return 0;
@@ -47,6 +56,34 @@ static int open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_e
 	if (rc)
 		return rc;
 	return wh_relation_list(s->wh, s->arena, &s->relations, &s->nrelations, err);
+}
+
+/* Creates the warehouse file (and its folder) for a command that writes. */
+static int open_new(struct cli_session *s, struct sl_err *err)
+{
+	char *path = arena_strdup(s->arena, warehouse_file(s));
+
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			int e = errno;
+
+			*p = '/';
+			return sl_err_set(err, SL_E_IO, "cannot create the folder of warehouse '%s': %s",
+					  s->warehouse_path, strerror(e));
+		}
+		*p = '/';
+	}
+	return wh_open_duckdb(path, false, &s->wh, err);
+}
+
+static int check_selector(struct cli_session *s, const char *selector, struct sl_err *err)
+{
+	bool *selected = arena_alloc(s->arena, (s->project->nmodels + 1) * sizeof(bool));
+
+	return dag_select(s->project, selector, selected, err);
 }
 
 /* Prints the problems of sluice.yml itself; true when there are any. */
@@ -66,7 +103,17 @@ static bool settings_broken(const struct project *p)
 			broken = true;
 		}
 	}
+	if (broken)
+		fprintf(stderr, "sluice: sluice.yml has problems; nothing was changed\n");
 	return broken;
+}
+
+static int fail(struct cli_session *s, const struct sl_err *err)
+{
+	if (err)
+		cli_print_err(err);
+	cli_session_close(s);
+	return CLI_FAILED;
 }
 
 int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cli_open mode,
@@ -82,44 +129,29 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		rc = sqlparse_open(&s->parser, &err);
 	if (!rc)
 		rc = project_load(s->arena, s->root, s->parser, &s->project, &err);
-	if (rc) {
-		cli_print_err(&err);
-		cli_session_close(s);
-		return CLI_FAILED;
-	}
-	if (!validate) {
-		if (settings_broken(s->project)) {
-			cli_session_close(s);
-			return CLI_FAILED;
-		}
-		rc = open_warehouse(s, mode, &err);
-		if (rc) {
-			cli_print_err(&err);
-			cli_session_close(s);
-			return CLI_FAILED;
-		}
-		return CLI_OK;
-	}
-	if (!diag_has_errors(&s->project->diags) && mode != CLI_OPEN_NONE) {
-		rc = open_warehouse(s, mode, &err);
-		if (rc) {
-			cli_print_err(&err);
-			cli_session_close(s);
-			return CLI_FAILED;
-		}
-	}
-	/* without the warehouse's relation list, references to outside tables
-	 * cannot be checked and are taken on trust */
-	project_validate(s->project, s->relations, s->nrelations);
-	diag_print(&s->project->diags, stderr);
-	if (diag_has_errors(&s->project->diags)) {
-		size_t n = diag_count(&s->project->diags, DIAG_ERROR);
+	if (rc)
+		return fail(s, &err);
+	if (!validate && settings_broken(s->project))
+		return fail(s, NULL);
+	if (mode != CLI_OPEN_NONE && open_existing(s, mode, &err))
+		return fail(s, &err);
+	if (validate) {
+		/* without the warehouse's relation list, references to outside
+		 * tables cannot be checked and are taken on trust */
+		project_validate(s->project, s->relations, s->nrelations);
+		diag_print(&s->project->diags, stderr);
+		if (diag_has_errors(&s->project->diags)) {
+			size_t n = diag_count(&s->project->diags, DIAG_ERROR);
 
-		fprintf(stderr, "sluice: %zu problem%s found; nothing was changed\n", n,
-			n == 1 ? "" : "s");
-		cli_session_close(s);
-		return CLI_FAILED;
+			fprintf(stderr, "sluice: %zu problem%s found; nothing was changed\n", n,
+				n == 1 ? "" : "s");
+			return fail(s, NULL);
+		}
+		if (args->select && check_selector(s, args->select, &err))
+			return fail(s, &err);
 	}
+	if (mode == CLI_OPEN_WRITE && !s->wh && open_new(s, &err))
+		return fail(s, &err);
 	return CLI_OK;
 }
 

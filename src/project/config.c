@@ -639,7 +639,15 @@ static void cfg_yaml_error(struct cfg_loader *ld, const yaml_parser_t *parser,
 	if (parser->context)
 		snprintf(hint, sizeof(hint), "%s that starts on line %d", parser->context,
 			 (int)parser->context_mark.line + 1);
-	diag_add(ld->diags, DIAG_ERROR, ld->display, line, col, parser->context ? hint : NULL,
+	else if (strstr(problem, "cannot start any token"))
+		snprintf(hint, sizeof(hint), "indent with spaces, not tabs, and quote a value "
+					     "that starts with @, ` or %%");
+	else if (strstr(problem, "mapping values are not allowed"))
+		snprintf(hint, sizeof(hint), "check the indentation, and quote a value that "
+					     "holds ': '");
+	else
+		hint[0] = '\0';
+	diag_add(ld->diags, DIAG_ERROR, ld->display, line, col, hint[0] ? hint : NULL,
 		 "invalid YAML: %s", problem);
 }
 

@@ -41,15 +41,6 @@ static void add_edge(struct project *p, struct model *from, struct model *to)
 	*ARENA_PUSH(p->arena, &to->children, &to->nchildren, &to->children_cap) = from;
 }
 
-static const char **model_names(const struct project *p)
-{
-	const char **names = arena_alloc(p->arena, (p->nmodels + 1) * sizeof(char *));
-
-	for (size_t i = 0; i < p->nmodels; i++)
-		names[i] = p->models[i]->fqn;
-	return names;
-}
-
 static void resolve_refs(struct project *p, struct model *m, const char *const *relations,
 			 size_t nrelations, const char **names)
 {
@@ -136,7 +127,7 @@ static void report_cycle(struct project *p, struct model **left, size_t nleft)
 int dag_build(struct project *p, const char *const *relations, size_t nrelations)
 {
 	size_t before = diag_count(&p->diags, DIAG_ERROR);
-	const char **names = model_names(p);
+	const char **names = project_model_names(p);
 	size_t n = p->nmodels, done = 0;
 	size_t *indeg = calloc(n + 1, sizeof(size_t));
 	struct model **sorted = arena_alloc(p->arena, (n + 1) * sizeof(*sorted));
@@ -228,6 +219,32 @@ static bool has_tag(const struct model *m, const char *tag)
 	return false;
 }
 
+/* What a selector term of the same form could have meant: "tag:x" terms,
+ * "schema.*" terms, or model names. NULL-terminated, in the arena. */
+static const char **selector_words(const struct project *p, const char *term)
+{
+	size_t n = 0, len = strlen(term), cap = p->nmodels + 1;
+	const char **words;
+	bool tag = strncmp(term, "tag:", 4) == 0;
+	bool schema = len > 2 && strcmp(term + len - 2, ".*") == 0;
+
+	if (!tag && !schema)
+		return project_model_names(p);
+	for (size_t i = 0; i < p->nmodels; i++)
+		cap += p->models[i]->ntags;
+	words = arena_alloc(p->arena, cap * sizeof(char *));
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+
+		if (schema)
+			words[n++] = arena_sprintf(p->arena, "%s.*", m->schema);
+		for (size_t k = 0; tag && k < m->ntags; k++)
+			words[n++] = arena_sprintf(p->arena, "tag:%s", m->tags[k]);
+	}
+	words[n] = NULL;
+	return words;
+}
+
 static int select_one(const struct project *p, char *term, bool *selected, struct sl_err *err)
 {
 	bool up = false, down = false, found = false;
@@ -263,7 +280,7 @@ static int select_one(const struct project *p, char *term, bool *selected, struc
 			mark_down(m, selected);
 	}
 	if (!found) {
-		const char *near = suggest_nearest(term, model_names(p));
+		const char *near = suggest_nearest(term, selector_words(p, term));
 
 		return sl_err_set(err, SL_E_NOTFOUND, "selector '%s' matches no model%s%s%s", term,
 				  near ? "\n  hint: did you mean '" : "", near ? near : "",
@@ -278,16 +295,23 @@ int dag_select(const struct project *p, const char *selector, bool *selected,
 	char *copy, *save = NULL;
 	int rc = 0;
 
+	size_t terms = 0;
+
 	memset(selected, 0, p->nmodels * sizeof(bool));
-	if (!selector || !*selector) {
+	if (!selector) {
 		memset(selected, 1, p->nmodels * sizeof(bool));
 		return 0;
 	}
 	copy = strdup(selector);
 	if (!copy)
 		abort();
-	for (char *t = strtok_r(copy, ", ", &save); t && !rc; t = strtok_r(NULL, ", ", &save))
+	for (char *t = strtok_r(copy, ", ", &save); t && !rc; t = strtok_r(NULL, ", ", &save)) {
 		rc = select_one(p, t, selected, err);
+		terms++;
+	}
 	free(copy);
+	if (!rc && !terms)
+		rc = sl_err_set(err, SL_E_USAGE,
+				"empty selector\n  hint: name models, e.g. -s silver.orders or -s 'gold.*'");
 	return rc;
 }

@@ -24,7 +24,7 @@ int dag_build(struct project *p, const char *const *relations, size_t nrelations
 bool dag_relation_exists(const char *const *relations, size_t n, const char *fqn);
 
 /* Marks the models a selector picks in selected[] (indexed by m->order).
- * An empty or NULL selector picks everything. A selector that names no
+ * A NULL selector picks everything; an empty one is an error. A selector that names no
  * model is an error with a suggestion. */
 int dag_select(const struct project *p, const char *selector, bool *selected,
 	       struct sl_err *err);

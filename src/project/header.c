@@ -11,6 +11,7 @@
 #include "project/header.h"
 
 #include "core/arena.h"
+#include "core/buf.h"
 #include "core/diag.h"
 #include "core/err.h"
 #include "core/suggest.h"
@@ -720,6 +721,19 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 		*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
 		return;
 	}
+	if (check[skip_ws(check, name_end)] == '(') {
+		static const char *const names[] = { "not_null", "unique", "accepted_values",
+						     "relationships", NULL };
+		char *word = arena_strndup(h->a, check, name_end);
+		const char *near = suggest_nearest(word, names);
+
+		/* a call spelled like a known check is a typo, not SQL */
+		if (near) {
+			report(h, t, start, arena_sprintf(h->a, "did you mean '%s'?", near),
+			       "unknown @assert check '%s'", word);
+			return;
+		}
+	}
 	as.sql = check;
 	*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
 }
@@ -849,7 +863,7 @@ int header_parse(struct arena *a, struct model *m, struct diag_list *diags)
 	if (!m->body) {
 		m->body = "";
 		diag_add(diags, DIAG_ERROR, m->path, 1, 0, "write the SELECT below the directives",
-			 "model '%s' has no query", m->path ? m->path : "");
+			 "model '%s' has no query", m->fqn ? m->fqn : m->path);
 	}
 	return diag_count(diags, DIAG_ERROR) > before ? SL_E_PARSE : 0;
 }
@@ -899,11 +913,49 @@ static void setting_from_text(struct arena *a, struct model_setting *st, const c
 		st->is_list = true;
 }
 
+/* Tags add up: a model keeps its folder's tags beside its own. */
+static void add_folder_tags(struct arena *a, struct model_setting *own, const char *value)
+{
+	struct model_setting folder = { 0 };
+	const char **items;
+	size_t n = 0;
+	struct buf text = BUF_INIT;
+
+	setting_from_text(a, &folder, value);
+	if (!folder.is_list) {
+		folder.list = &folder.value;
+		folder.nlist = *folder.value != '\0';
+	}
+	items = arena_alloc(a, (own->nlist + folder.nlist + 2) * sizeof(char *));
+	if (own->is_list)
+		for (size_t i = 0; i < own->nlist; i++)
+			items[n++] = own->list[i];
+	else
+		items[n++] = own->value;
+	for (size_t i = 0; i < folder.nlist; i++) {
+		bool dup = false;
+
+		for (size_t k = 0; k < n; k++)
+			dup |= strcmp(items[k], folder.list[i]) == 0;
+		if (!dup)
+			items[n++] = folder.list[i];
+	}
+	buf_addch(&text, '[');
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&text, "%s%s", i ? ", " : "", items[i]);
+	buf_addch(&text, ']');
+	own->value = arena_strdup(a, text.buf);
+	own->list = items;
+	own->nlist = n;
+	own->is_list = true;
+	buf_release(&text);
+}
+
 static void apply_defaults(struct apply *c, const struct kv_list *defaults)
 {
 	for (size_t i = 0; defaults && i < defaults->n; i++) {
 		const struct cfg_kv *kv = &defaults->items[i];
-		struct model_setting st = { 0 };
+		struct model_setting st = { 0 }, *own;
 
 		if (choice_index(header_config_keys, kv->key) < 0) {
 			diag_add(c->diags, DIAG_ERROR, c->pipeline_path, kv->line, 0,
@@ -911,7 +963,12 @@ static void apply_defaults(struct apply *c, const struct kv_list *defaults)
 				 "unknown @config key '%s'", kv->key);
 			continue;
 		}
-		if (setting_find(c->m, kv->key))
+		own = setting_find(c->m, kv->key);
+		if (own && strcmp(kv->key, "tags") == 0) {
+			add_folder_tags(c->a, own, kv->value ? kv->value : "");
+			continue;
+		}
+		if (own)
 			continue;
 		st.key = kv->key;
 		st.line = kv->line;

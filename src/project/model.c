@@ -3,6 +3,8 @@
  */
 #include "project/model.h"
 
+#include "core/arena.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -12,6 +14,15 @@ struct model *project_find_model(const struct project *p, const char *fqn)
 		if (strcasecmp(p->models[i]->fqn, fqn) == 0)
 			return p->models[i];
 	return NULL;
+}
+
+const char **project_model_names(const struct project *p)
+{
+	const char **names = arena_alloc(p->arena, (p->nmodels + 1) * sizeof(char *));
+
+	for (size_t i = 0; i < p->nmodels; i++)
+		names[i] = p->models[i]->fqn;
+	return names;
 }
 
 const struct model_setting *model_setting_get(const struct model *m, const char *key)

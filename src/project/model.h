@@ -144,6 +144,8 @@ struct project {
 
 /* Finds a model by "schema.name" (case-insensitive); NULL when absent. */
 struct model *project_find_model(const struct project *p, const char *fqn);
+/* Every model's "schema.name", NULL-terminated, in the project's arena. */
+const char **project_model_names(const struct project *p);
 /* The value of a setting, or NULL when the model does not set it. */
 const struct model_setting *model_setting_get(const struct model *m, const char *key);
 /* Converts a byte offset of a part into a 1-based file line and column. */

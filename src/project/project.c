@@ -186,13 +186,14 @@ static void load_sql_model(struct project *p, struct sqlparse *parser, const cha
 		return;
 	}
 	m->text = text;
-	if (header_parse(p->arena, m, &p->diags))
-		return;
+	/* a bad directive does not stop the query from being checked too */
+	header_parse(p->arena, m, &p->diags);
 	header_apply_settings(p->arena, m, defaults, pipeline, &p->diags);
 	if (refs_scan_placeholders(p->arena, m, &p->diags))
 		return;
 	if (m->body && *m->body)
 		refs_find(parser, p->arena, m, &p->diags);
+	refs_check_asserts(parser, m, &p->diags);
 	project_model_hash(m);
 }
 

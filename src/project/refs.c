@@ -314,8 +314,14 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 
 		if (err_off >= 0 && to_span(m, w.filter_start, (size_t)err_off, &part, &part_off))
 			model_span_position(m, part, part_off, &line, &col);
-		diag_add(diags, DIAG_ERROR, m->path, line, col, NULL, "SQL %s in model '%s'",
-			 err.msg, m->fqn);
+		if (strcmp(err.msg, SQLPARSE_NOT_A_QUERY) == 0)
+			diag_add(diags, DIAG_ERROR, m->path, line, col,
+				 "write only the query; sluice creates the table or view itself "
+				 "(@config materialized=...)",
+				 "model '%s' is not a query", m->fqn);
+		else
+			diag_add(diags, DIAG_ERROR, m->path, line, col, NULL, "SQL %s in model '%s'",
+				 err.msg, m->fqn);
 		free(text);
 		return SL_E_PARSE;
 	}
@@ -351,6 +357,52 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 			m->nrefs--;
 			i--;
 		}
+	}
+	return rc;
+}
+
+/* The check's SQL with each {this} replaced by a same-length name, inside a
+ * query the parser accepts. Must be freed by the caller. */
+static char *assert_parse_text(const struct model_assert *as)
+{
+	struct buf b = BUF_INIT;
+	size_t start;
+	char *p;
+
+	if (as->kind == ASSERT_EXPRESSION)
+		buf_adds(&b, "SELECT 1 WHERE NOT (");
+	start = b.len;
+	buf_adds(&b, as->sql);
+	while ((p = strstr(b.buf + start, "{this}")))
+		memcpy(p, "_this_", 6);
+	if (as->kind == ASSERT_EXPRESSION)
+		buf_adds(&b, ")");
+	return buf_detach(&b, NULL);
+}
+
+int refs_check_asserts(struct sqlparse *parser, struct model *m, struct diag_list *diags)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < m->nasserts; i++) {
+		const struct model_assert *as = &m->asserts[i];
+		struct sl_err err = SL_ERR_INIT;
+		char *text, *tree = NULL;
+		long off;
+
+		if (as->kind != ASSERT_EXPRESSION && as->kind != ASSERT_ROWS)
+			continue;
+		text = assert_parse_text(as);
+		if (sqlparse_tree(parser, text, &tree, &off, &err)) {
+			diag_add(diags, DIAG_ERROR, m->path, as->line, 0,
+				 as->kind == ASSERT_ROWS
+					 ? "write rows: SELECT ... returning the rows that break the rule"
+					 : "write a boolean SQL expression that holds for every row",
+				 "SQL %s in @assert %s", err.msg, as->text);
+			rc = SL_E_PARSE;
+		}
+		free(tree);
+		free(text);
 	}
 	return rc;
 }

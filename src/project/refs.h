@@ -24,6 +24,10 @@ int refs_scan_placeholders(struct arena *a, struct model *m, struct diag_list *d
 int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 	      struct diag_list *diags);
 
+/* Parses the SQL of the model's expression and rows: checks, reporting a
+ * syntax error at the check's line. Returns 0 or SL_E_PARSE. */
+int refs_check_asserts(struct sqlparse *parser, struct model *m, struct diag_list *diags);
+
 /* The text the parser sees for a model (placeholders masked by same-length
  * stand-ins, filter wrapped around the body); offsets in it are what
  * refs_find. *filter_start is where the filter begins in it (0 without

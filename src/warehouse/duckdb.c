@@ -39,14 +39,21 @@ static const char *duck_version(struct wh *w)
 	return dd(w)->version;
 }
 
-static int duck_error(duckdb_result *res, const char *sql, struct sl_err *err)
+/* DuckDB's message already quotes the failing line with a caret; some
+ * errors carry that quote twice, and once is enough. */
+static int duck_error(duckdb_result *res, struct sl_err *err)
 {
 	const char *msg = duckdb_result_error(res);
+	char *quote;
+	size_t len;
 
 	sl_err_set(err, SL_E_SQL, "%s", msg && *msg ? msg : "unknown DuckDB error");
-	if (sql && strlen(sql) < 2000)
-		sl_err_context(err, "while running: %s", sql);
 	duckdb_destroy_result(res);
+	if (err && (quote = strstr(err->msg, "\n\nLINE ")) != NULL) {
+		len = strlen(quote);
+		if (len % 2 == 0 && memcmp(quote, quote + len / 2, len / 2) == 0)
+			quote[len / 2] = '\0';
+	}
 	return SL_E_SQL;
 }
 
@@ -55,7 +62,7 @@ static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_
 	duckdb_result res;
 
 	if (duckdb_query(dd(w)->conn, sql, &res) != DuckDBSuccess)
-		return duck_error(&res, sql, err);
+		return duck_error(&res, err);
 	if (changed)
 		*changed = (int64_t)duckdb_rows_changed(&res);
 	duckdb_destroy_result(&res);
@@ -70,7 +77,7 @@ static int duck_query(struct wh *w, const char *sql, struct wh_result **out, str
 	char **row;
 
 	if (duckdb_query(dd(w)->conn, sql, &res) != DuckDBSuccess)
-		return duck_error(&res, sql, err);
+		return duck_error(&res, err);
 	ncols = duckdb_column_count(&res);
 	nrows = duckdb_row_count(&res);
 	r = wh_result_new(ncols);

@@ -67,7 +67,7 @@ static int check_error(const char *text, long *error_offset, struct sl_err *err)
 		pos = json_object_get(root, "position");
 		m = json_is_string(msg) ? json_string_value(msg) : "syntax error";
 		if (strstr(m, "Only SELECT"))
-			m = "not a query: a model must be one SELECT (or another query)";
+			m = SQLPARSE_NOT_A_QUERY;
 		rc = sl_err_set(err, SL_E_PARSE, "%s", m);
 		if (json_is_string(pos))
 			*error_offset = strtol(json_string_value(pos), NULL, 10);

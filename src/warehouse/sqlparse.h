@@ -15,10 +15,13 @@ struct sqlparse;
 int sqlparse_open(struct sqlparse **out, struct sl_err *err);
 void sqlparse_close(struct sqlparse *p);
 
+/* The message of a statement that parses but is not a query. */
+#define SQLPARSE_NOT_A_QUERY "not a query"
+
 /* The parse tree of sql as JSON text, which the caller must free(). A syntax
  * error returns SL_E_PARSE with the parser's message and, in *error_offset,
  * the byte offset it points at (or -1). A statement that is not a query
- * returns SL_E_PARSE too. */
+ * returns SL_E_PARSE with the message SQLPARSE_NOT_A_QUERY. */
 int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_offset,
 		  struct sl_err *err);
 

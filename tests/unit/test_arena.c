@@ -156,7 +156,7 @@ static void test_push_growth_keeps_contents(void **state)
 	struct arena *a = arena_new(NULL);
 	struct item {
 		int id;
-		char name[12];
+		char name[16];
 	} *items = NULL;
 	size_t n = 0, cap = 0;
 
@@ -172,7 +172,7 @@ static void test_push_growth_keeps_contents(void **state)
 		assert_true(cap >= n);
 	}
 	for (int i = 0; i < 5000; i++) {
-		char expect[12];
+		char expect[16];
 
 		snprintf(expect, sizeof(expect), "n%d", i);
 		assert_int_equal(items[i].id, i);

@@ -163,8 +163,10 @@ static const char *select_names(struct fx *f, const char *selector)
 	const char *s = "";
 	int rc = dag_select(f->p, selector, sel, &err);
 
-	if (rc)
+	if (rc) {
+		free(sel);
 		fail_msg("selector '%s': %s", selector, err.msg);
+	}
 	for (size_t i = 0; i < f->p->nmodels; i++)
 		if (sel[i])
 			s = arena_sprintf(f->a, "%s%s%s", s, *s ? " " : "", f->p->models[i]->fqn);
@@ -347,16 +349,20 @@ static void test_relationships_target(void **state)
 			 3);
 }
 
-static void test_select_all(void **state)
+static void test_select_all_and_empty(void **state)
 {
 	struct fx *f = *state;
-	const char *all = "gold.c seeds.s silver.a silver.b gold.z";
+	struct sl_err err = SL_ERR_INIT;
+	bool sel[8];
 
 	write_chain(f);
 	load(f);
 	assert_int_equal(build(f, NULL, 0), 0);
-	assert_string_equal(select_names(f, NULL), all);
-	assert_string_equal(select_names(f, ""), all);
+	assert_string_equal(select_names(f, NULL), "gold.c seeds.s silver.a silver.b gold.z");
+	/* a selector with no terms is a mistake, not "everything" */
+	assert_int_equal(dag_select(f->p, "", sel, &err), SL_E_USAGE);
+	assert_non_null(strstr(err.msg, "empty selector"));
+	assert_int_equal(dag_select(f->p, " , ", sel, &err), SL_E_USAGE);
 }
 
 static void test_select_terms(void **state)
@@ -416,6 +422,13 @@ static void test_select_unknown(void **state)
 	assert_string_equal(err.msg, "selector 'warehouse.nothing_like_it' matches no model");
 	assert_int_equal(dag_select(f->p, "tag:weekly", sel, &err), SL_E_NOTFOUND);
 	assert_int_equal(dag_select(f->p, "nope.*", sel, &err), SL_E_NOTFOUND);
+	/* tag and schema terms are matched against tags and schemas */
+	assert_int_equal(dag_select(f->p, "tag:dialy", sel, &err), SL_E_NOTFOUND);
+	assert_string_equal(err.msg, "selector 'tag:dialy' matches no model\n"
+				     "  hint: did you mean 'tag:daily'?");
+	assert_int_equal(dag_select(f->p, "silvr.*+", sel, &err), SL_E_NOTFOUND);
+	assert_string_equal(err.msg, "selector 'silvr.*' matches no model\n"
+				     "  hint: did you mean 'silver.*'?");
 	/* one bad term in a list fails the whole selector */
 	assert_int_equal(dag_select(f->p, "gold.c,silver.bb", sel, &err), SL_E_NOTFOUND);
 	assert_non_null(strstr(err.msg, "'silver.bb'"));
@@ -432,7 +445,7 @@ int main(void)
 		T(test_longer_cycle),
 		T(test_missing_reference_needs_relations),
 		T(test_relationships_target),
-		T(test_select_all),
+		T(test_select_all_and_empty),
 		T(test_select_terms),
 		T(test_select_same_name_in_two_schemas),
 		T(test_select_unknown),

@@ -116,7 +116,7 @@ static void test_sort_by_place(void **state)
 static void test_sort_stable(void **state)
 {
 	struct fx *f = *state;
-	char expect[8];
+	char expect[16];
 
 	/* ties in file, line and column keep the order they were added in */
 	for (int i = 0; i < 20; i++) {

@@ -15,6 +15,7 @@
 #include "core/err.h"
 #include "project/model.h"
 #include "project/project.h"
+#include "project/validate.h"
 #include "warehouse/sqlparse.h"
 
 #include <ftw.h>
@@ -571,6 +572,46 @@ static void test_hash_seed(void **state)
 	free(b);
 }
 
+/* The reader's hash after validation (which folds in the ephemerals it
+ * inlines). */
+static char *reader_hash(struct fx *f, const char *eph, const char *plain)
+{
+	put(f, "sluice.yml", "name: shop\n");
+	put(f, "models/silver/eph.sql", eph);
+	put(f, "models/silver/plain.sql", plain);
+	put(f, "models/gold/reader.sql", "SELECT * FROM silver.eph JOIN silver.plain USING (id)\n");
+	load(f);
+	if (project_validate(f->p, NULL, 0) || f->p->diags.n) {
+		diag_print(&f->p->diags, stderr);
+		fail_msg("the project has problems");
+	}
+	return strdup(model(f, "gold.reader")->hash);
+}
+
+static void test_hash_includes_inlined_ephemerals(void **state)
+{
+	struct fx *f = *state;
+	const char *eph = "@config materialized=ephemeral\nSELECT 1 AS id\n";
+	const char *plain = "SELECT 1 AS id, 2 AS v\n";
+	char *base = reader_hash(f, eph, plain);
+	char *h;
+
+	/* the ephemeral's SQL is part of the reader's */
+	h = reader_hash(f, "@config materialized=ephemeral\nSELECT 2 AS id\n", plain);
+	assert_string_not_equal(h, base);
+	free(h);
+	/* its description is not */
+	h = reader_hash(f, "@config materialized=ephemeral, description='one row'\nSELECT 1 AS id\n",
+			plain);
+	assert_string_equal(h, base);
+	free(h);
+	/* a model that is stored is read, not inlined: its SQL is not part */
+	h = reader_hash(f, eph, "SELECT 1 AS id, 3 AS v\n");
+	assert_string_equal(h, base);
+	free(h);
+	free(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +635,7 @@ int main(void)
 		T(test_hash_ignores_refresh_and_description),
 		T(test_hash_from_pipeline),
 		T(test_hash_seed),
+		T(test_hash_includes_inlined_ephemerals),
 #undef T
 	};
 

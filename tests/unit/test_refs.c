@@ -175,6 +175,17 @@ static void test_qualified_span(void **state)
 	r = ref(f, "gold.regions");
 	assert_string_equal(r->alias, "r");
 	assert_string_equal(span_text(f, &r->span), "gold.regions");
+
+	/* from another model, silver."Orders" is a reference like any other */
+	f->m.nrefs = 0;
+	f->m.schema = "gold";
+	f->m.name = "report";
+	f->m.fqn = "gold.report";
+	load_ok(f, "SELECT * FROM silver . \"Orders\"", NULL);
+	r = ref(f, "silver.orders");
+	assert_int_equal(r->span.offset, 14);
+	assert_int_equal(r->span.len, 17);
+	assert_string_equal(span_text(f, &r->span), "silver . \"Orders\"");
 }
 
 static void test_quoted_escapes(void **state)

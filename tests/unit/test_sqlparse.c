@@ -136,7 +136,7 @@ static void test_not_a_query(void **state)
 	for (size_t i = 0; stmts[i]; i++) {
 		long off = parse_error(stmts[i], msg, sizeof(msg));
 
-		if (strcmp(msg, "not a query: a model must be one SELECT (or another query)") != 0)
+		if (strncmp(msg, "not a query", 11) != 0)
 			fail_msg("'%s': %s", stmts[i], msg);
 		assert_int_equal(off, -1);
 	}

@@ -23,6 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* One in-memory database serves the tests that need no file (opening one
+ * is the slow part); what a test creates in it is dropped afterwards. */
+static struct wh *mem;
+
 struct fx {
 	struct arena *a;
 	struct wh *w;
@@ -30,6 +34,13 @@ struct fx {
 	char dir[64];
 	char path[PATH_MAX];
 };
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	wh_close(mem);
+	return 0;
+}
 
 static int setup(void **state)
 {
@@ -44,25 +55,57 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Drops every schema and every relation of main in the shared database. */
+static int clean_mem(void)
+{
+	struct wh_result *r;
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	wh_rollback(mem);
+	rc = wh_query(mem,
+		      "SELECT 'DROP SCHEMA \"' || schema_name || '\" CASCADE' "
+		      "FROM information_schema.schemata WHERE catalog_name = current_database() "
+		      "AND schema_name NOT IN ('main', 'information_schema', 'pg_catalog') "
+		      "UNION ALL SELECT 'DROP ' || CASE WHEN table_type = 'VIEW' THEN 'VIEW' "
+		      "ELSE 'TABLE' END || ' main.\"' || table_name || '\"' "
+		      "FROM information_schema.tables WHERE table_schema = 'main'",
+		      &r, NULL);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < wh_result_nrows(r); i++)
+		buf_addf(&sql, "%s;\n", wh_result_value(r, i, 0));
+	wh_result_free(r);
+	if (sql.len)
+		rc = wh_exec(mem, sql.buf, NULL);
+	buf_release(&sql);
+	return rc;
+}
+
 static int teardown(void **state)
 {
 	struct fx *f = *state;
 	char path[PATH_MAX + 16];
+	int rc = 0;
 
-	wh_close(f->w);
+	if (f->w == mem)
+		rc = clean_mem();
+	else
+		wh_close(f->w);
 	unlink(f->path);
 	snprintf(path, sizeof(path), "%s.wal", f->path);
 	unlink(path);
 	rmdir(f->dir);
 	arena_free(f->a);
 	free(f);
-	return 0;
+	return rc ? -1 : 0;
 }
 
 static void open_memory(struct fx *f)
 {
-	if (wh_open_duckdb(":memory:", false, &f->w, &f->err))
+	if (!mem && wh_open_duckdb(":memory:", false, &mem, &f->err))
 		fail_msg("%s", f->err.msg);
+	f->w = mem;
 }
 
 static void exec(struct fx *f, const char *sql)
@@ -150,8 +193,9 @@ static void test_exec_and_errors(void **state)
 	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t"), 1);
 	assert_int_equal(wh_exec(f->w, "SELECT * FROM s.missing", &f->err), SL_E_SQL);
 	assert_int_equal(f->err.code, SL_E_SQL);
+	/* DuckDB's own message, which names the table */
+	assert_non_null(strstr(f->err.msg, "Catalog Error"));
 	assert_non_null(strstr(f->err.msg, "missing"));
-	assert_non_null(strstr(f->err.msg, "\n  while running: SELECT * FROM s.missing"));
 	sl_err_clear(&f->err);
 	assert_int_equal(wh_exec(f->w, "SELEC 1", &f->err), SL_E_SQL);
 	assert_non_null(strstr(f->err.msg, "syntax error"));
@@ -159,21 +203,6 @@ static void test_exec_and_errors(void **state)
 	assert_int_equal(wh_exec(f->w, "SELEC 1", NULL), SL_E_SQL);
 	/* the connection is still usable after errors */
 	assert_int_equal(query_int(f, "SELECT 40 + 2"), 42);
-}
-
-static void test_long_sql_not_copied_into_error(void **state)
-{
-	struct fx *f = *state;
-	struct buf sql = BUF_INIT;
-
-	open_memory(f);
-	buf_adds(&sql, "SELECT * FROM nowhere WHERE x IN (");
-	for (int i = 0; i < 1000; i++)
-		buf_addf(&sql, "%s%d", i ? ", " : "", i);
-	buf_adds(&sql, ")");
-	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), SL_E_SQL);
-	assert_null(strstr(f->err.msg, "while running"));
-	buf_release(&sql);
 }
 
 static void test_query_values(void **state)
@@ -484,7 +513,6 @@ int main(void)
 		T(test_locked_by_another_process),
 		T(test_open_memory),
 		T(test_exec_and_errors),
-		T(test_long_sql_not_copied_into_error),
 		T(test_query_values),
 		T(test_query_shapes),
 		T(test_query_int),
@@ -501,5 +529,5 @@ int main(void)
 #undef T
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, group_teardown);
 }

@@ -1,0 +1,2 @@
+@config materialized=table, tags=own
+SELECT 2 AS id
