@@ -636,7 +636,9 @@ static void cfg_yaml_error(struct cfg_loader *ld, const yaml_parser_t *parser,
 		line = (int)parser->problem_mark.line + 1;
 		col = (int)parser->problem_mark.column + 1;
 	}
-	if (parser->context)
+	if (strstr(problem, "tab"))
+		snprintf(hint, sizeof(hint), "indent with spaces, not tabs");
+	else if (parser->context)
 		snprintf(hint, sizeof(hint), "%s that starts on line %d", parser->context,
 			 (int)parser->context_mark.line + 1);
 	else if (strstr(problem, "cannot start any token"))

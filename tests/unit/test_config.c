@@ -585,7 +585,7 @@ static void test_malformed_yaml(void **state)
 	assert_int_equal(load(f, "name: shop\nlive:\n  debounce: 1s: 2s\n"), SL_E_CONFIG);
 	assert_int_equal(f->diags.n, 1);
 	diag_expect(f, "invalid YAML: mapping values are not allowed in this context", 3, 15,
-		    NULL);
+		    "check the indentation, and quote a value that holds ': '");
 
 	f->diags.n = 0;
 	assert_int_equal(load(f, "name: shop\nlive: {debounce: 1s\nserver: {}\n"), SL_E_CONFIG);
@@ -603,6 +603,7 @@ static void test_malformed_yaml(void **state)
 	assert_int_equal(f->diags.items[0].col, 1);
 	assert_string_equal(f->diags.items[0].msg,
 			    "invalid YAML: found a tab character that violates indentation");
+	assert_string_equal(f->diags.items[0].hint, "indent with spaces, not tabs");
 }
 
 static void test_bad_utf8(void **state)
