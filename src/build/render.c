@@ -275,6 +275,8 @@ int render_model(const struct model *m, const struct render_ctx *ctx, bool with_
 
 bool render_filter_reads_this(const struct model *m)
 {
+	if (m->filter_reads_self)
+		return true;
 	for (size_t i = 0; i < m->nplaceholders; i++)
 		if (m->placeholders[i].kind == PH_THIS && m->placeholders[i].span.part == PART_FILTER)
 			return true;

@@ -147,8 +147,11 @@ int buf_addf(struct buf *b, const char *fmt, ...)
 	return rc;
 }
 
+/* All or nothing: a quoted string cut short by the cap would be worse than
+ * none, so a failed append leaves the buffer as it was. */
 static int add_quoted(struct buf *b, const char *s, char q)
 {
+	size_t old = b->len;
 	int rc = buf_addch(b, q);
 
 	for (; !rc && *s; s++) {
@@ -157,7 +160,11 @@ static int add_quoted(struct buf *b, const char *s, char q)
 		if (!rc)
 			rc = buf_addch(b, *s);
 	}
-	return rc ? rc : buf_addch(b, q);
+	if (!rc)
+		rc = buf_addch(b, q);
+	if (rc)
+		buf_setlen(b, old);
+	return rc;
 }
 
 int buf_add_sql_str(struct buf *b, const char *s)

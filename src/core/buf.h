@@ -23,7 +23,7 @@ extern char buf_empty[];
 #define BUF_INIT { buf_empty, 0, 0, 0 }
 
 void buf_init(struct buf *b, size_t hint);
-/* Frees the storage; the buffer is BUF_INIT again. */
+/* Frees the storage; the buffer is empty again and keeps its cap. */
 void buf_release(struct buf *b);
 /* Hands the string to the caller, who must free() it; the buffer is reset. */
 char *buf_detach(struct buf *b, size_t *len);

@@ -33,7 +33,8 @@ void diag_add(struct diag_list *l, enum diag_severity sev, const char *file, int
 	      const char *hint, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 size_t diag_count(const struct diag_list *l, enum diag_severity sev);
 bool diag_has_errors(const struct diag_list *l);
-/* "models/a.sql:3:7: error: message\n  hint: ...\n", errors first in file order. */
+/* "models/a.sql:3:7: error: message\n  hint: ...\n" for each, in list order
+ * (diag_sort orders them by place). */
 void diag_print(const struct diag_list *l, FILE *out);
 /* Sorts by file, line, column, keeping insertion order for ties. */
 void diag_sort(struct diag_list *l);

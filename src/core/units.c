@@ -18,16 +18,21 @@ struct unit {
 
 static int parse_with_units(const char *s, const struct unit *units, int64_t *out)
 {
-	char *end;
+	const char *end = s;
 	double v;
 
 	while (isspace((unsigned char)*s))
 		s++;
-	if (!isdigit((unsigned char)*s))
+	/* digits with an optional fraction: no signs, exponents or hex */
+	end = s;
+	while (isdigit((unsigned char)*end))
+		end++;
+	if (end == s)
 		return SL_E_PARSE;
-	v = strtod(s, &end);
-	if (end == s || v < 0)
-		return SL_E_PARSE;
+	if (*end == '.' && isdigit((unsigned char)end[1]))
+		for (end++; isdigit((unsigned char)*end);)
+			end++;
+	v = strtod(s, NULL);
 	while (isspace((unsigned char)*end))
 		end++;
 	if (*end == '\0') {
@@ -46,6 +51,8 @@ static int parse_with_units(const char *s, const struct unit *units, int64_t *ou
 				rest++;
 			if (*rest)
 				continue;
+			if (v * (double)units[i].factor >= 9.2e18)
+				return SL_E_PARSE;
 			*out = (int64_t)(v * (double)units[i].factor + 0.5);
 			return 0;
 		}

@@ -8,11 +8,11 @@
 #include <stdint.h>
 
 /* Parses a duration into milliseconds. A bare 0 is allowed. Returns 0, or
- * SL_E_PARSE when the text is not a duration. */
+ * SL_E_PARSE when the text is not a duration or is too large. */
 int units_parse_duration(const char *s, int64_t *ms);
 /* Parses a size into bytes (B, KiB, MiB, GiB; KB/MB/GB as 1000s). */
 int units_parse_size(const char *s, int64_t *bytes);
-/* Formats a duration compactly ("1.5s", "250ms", "2h") into out. */
+/* Formats a duration compactly ("250ms", "1.50s", "2m05s", "2h00m"). */
 void units_format_duration(int64_t ms, char *out, int outlen);
 /* Milliseconds since the epoch, wall clock and monotonic. */
 int64_t units_now_ms(void);

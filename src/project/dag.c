@@ -220,7 +220,8 @@ static bool has_tag(const struct model *m, const char *tag)
 }
 
 /* What a selector term of the same form could have meant: "tag:x" terms,
- * "schema.*" terms, or model names. NULL-terminated, in the arena. */
+ * "schema.*" terms, "schema.name" or bare model names. NULL-terminated, in
+ * the arena. */
 static const char **selector_words(const struct project *p, const char *term)
 {
 	size_t n = 0, len = strlen(term), cap = p->nmodels + 1;
@@ -228,16 +229,18 @@ static const char **selector_words(const struct project *p, const char *term)
 	bool tag = strncmp(term, "tag:", 4) == 0;
 	bool schema = len > 2 && strcmp(term + len - 2, ".*") == 0;
 
-	if (!tag && !schema)
+	if (!tag && !schema && strchr(term, '.'))
 		return project_model_names(p);
 	for (size_t i = 0; i < p->nmodels; i++)
-		cap += p->models[i]->ntags;
+		cap += p->models[i]->ntags + 1;
 	words = arena_alloc(p->arena, cap * sizeof(char *));
 	for (size_t i = 0; i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 
 		if (schema)
 			words[n++] = arena_sprintf(p->arena, "%s.*", m->schema);
+		else if (!tag)
+			words[n++] = m->name;
 		for (size_t k = 0; tag && k < m->ntags; k++)
 			words[n++] = arena_sprintf(p->arena, "tag:%s", m->tags[k]);
 	}

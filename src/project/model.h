@@ -119,6 +119,7 @@ struct model {
 
 	struct model_ref *refs;
 	size_t nrefs, refs_cap;
+	bool filter_reads_self; /* the filter names the model itself, like {this} */
 	struct model_placeholder *placeholders;
 	size_t nplaceholders, placeholders_cap;
 

@@ -246,6 +246,9 @@ static void add_base_table(struct walk *w, json_t *node)
 	if (!to_span(w->m, w->filter_start, off, &part, &part_off) ||
 	    in_placeholder(w->m, part, part_off))
 		return;
+	/* FROM 'file.csv' reads a file, not a table */
+	if (sqltext_name_len(w->text, off) == 0)
+		return;
 	r = ARENA_PUSH(w->a, &w->m->refs, &w->m->nrefs, &w->m->refs_cap);
 	r->schema_given = *schema != '\0';
 	r->schema = lower(w->a, *schema ? schema : "main");
@@ -256,13 +259,42 @@ static void add_base_table(struct walk *w, json_t *node)
 	r->span.len = sqltext_name_len(w->text, off);
 }
 
+static void walk_json(struct walk *w, json_t *j);
+
+static void push_cte(struct walk *w, const char *name)
+{
+	*ARENA_PUSH(w->a, &w->ctes, &w->nctes, &w->ctes_cap) = name;
+}
+
+/* A WITH clause's names are visible to the CTEs after them and to the main
+ * query; a CTE sees its own name only when it is recursive. Any other
+ * table of the same name is a real table, as DuckDB reads it. */
+static void walk_ctes(struct walk *w, json_t *map)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(map, i, e) {
+		json_t *query = json_object_get(json_object_get(e, "value"), "query");
+		const char *type = jstr(json_object_get(query, "node"), "type");
+		size_t saved = w->nctes;
+
+		if (strcmp(type, "RECURSIVE_CTE_NODE") == 0)
+			push_cte(w, jstr(e, "key"));
+		walk_json(w, json_object_get(e, "value"));
+		w->nctes = saved;
+		push_cte(w, jstr(e, "key"));
+	}
+}
+
 static void walk_json(struct walk *w, json_t *j)
 {
 	size_t saved = w->nctes;
+	const char *key;
+	json_t *v, *map;
 
 	if (json_is_array(j)) {
 		size_t i;
-		json_t *v;
 
 		json_array_foreach(j, i, v)
 			walk_json(w, v);
@@ -274,24 +306,12 @@ static void walk_json(struct walk *w, json_t *j)
 		add_base_table(w, j);
 		return;
 	}
-	/* a WITH clause's names are visible in its whole query, including the
-	 * CTE bodies themselves (recursive and later CTEs) */
-	json_t *map = json_object_get(json_object_get(j, "cte_map"), "map");
-	if (json_is_array(map)) {
-		size_t i;
-		json_t *e;
-
-		json_array_foreach(map, i, e) {
-			const char **slot = ARENA_PUSH(w->a, &w->ctes, &w->nctes, &w->ctes_cap);
-
-			*slot = jstr(e, "key");
-		}
-	}
-	const char *key;
-	json_t *v;
-
+	map = json_object_get(json_object_get(j, "cte_map"), "map");
+	if (json_is_array(map))
+		walk_ctes(w, map);
 	json_object_foreach(j, key, v)
-		walk_json(w, v);
+		if (strcmp(key, "cte_map") != 0)
+			walk_json(w, v);
 	w->nctes = saved;
 }
 
@@ -353,6 +373,7 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 
 		snprintf(fqn, sizeof(fqn), "%s.%s", m->refs[i].schema, m->refs[i].name);
 		if (strcmp(fqn, m->fqn) == 0) {
+			m->filter_reads_self |= m->refs[i].span.part == PART_FILTER;
 			memmove(&m->refs[i], &m->refs[i + 1], (m->nrefs - i - 1) * sizeof(*m->refs));
 			m->nrefs--;
 			i--;

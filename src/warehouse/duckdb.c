@@ -69,14 +69,69 @@ static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_
 	return 0;
 }
 
+static bool is_nested(duckdb_type t)
+{
+	return t == DUCKDB_TYPE_LIST || t == DUCKDB_TYPE_STRUCT || t == DUCKDB_TYPE_MAP ||
+	       t == DUCKDB_TYPE_ARRAY || t == DUCKDB_TYPE_UNION;
+}
+
+/* duckdb_value_varchar cannot print lists, structs or maps; a query that
+ * returns them is prepared again with those columns cast to text, so the
+ * statement still runs only once. */
+static duckdb_prepared_statement prepare_as_text(duckdb_connection conn, const char *sql)
+{
+	duckdb_prepared_statement ps = NULL, text = NULL;
+	struct buf wrapped = BUF_INIT;
+	idx_t n;
+	bool nested = false;
+
+	if (duckdb_prepare(conn, sql, &ps) != DuckDBSuccess) {
+		duckdb_destroy_prepare(&ps);
+		return NULL;
+	}
+	n = duckdb_prepared_statement_column_count(ps);
+	if (duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
+		return ps;
+	buf_adds(&wrapped, "SELECT * REPLACE (");
+	for (idx_t c = 0; c < n; c++) {
+		const char *name = duckdb_prepared_statement_column_name(ps, c);
+
+		if (!is_nested(duckdb_prepared_statement_column_type(ps, c)))
+			continue;
+		buf_adds(&wrapped, nested ? ", CAST(" : "CAST(");
+		buf_add_sql_ident(&wrapped, name);
+		buf_adds(&wrapped, " AS VARCHAR) AS ");
+		buf_add_sql_ident(&wrapped, name);
+		nested = true;
+	}
+	buf_addf(&wrapped, ") FROM (%s) AS _sluice_q", sql);
+	if (nested && duckdb_prepare(conn, wrapped.buf, &text) == DuckDBSuccess) {
+		duckdb_destroy_prepare(&ps);
+		ps = text;
+	} else if (nested) {
+		duckdb_destroy_prepare(&text);
+	}
+	buf_release(&wrapped);
+	return ps;
+}
+
 static int duck_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
 {
+	duckdb_prepared_statement ps = prepare_as_text(dd(w)->conn, sql);
 	duckdb_result res;
+	duckdb_state st;
 	struct wh_result *r;
 	idx_t ncols, nrows;
 	char **row;
 
-	if (duckdb_query(dd(w)->conn, sql, &res) != DuckDBSuccess)
+	/* what does not prepare (several statements, say) runs as it is */
+	if (ps) {
+		st = duckdb_execute_prepared(ps, &res);
+		duckdb_destroy_prepare(&ps);
+	} else {
+		st = duckdb_query(dd(w)->conn, sql, &res);
+	}
+	if (st != DuckDBSuccess)
 		return duck_error(&res, err);
 	ncols = duckdb_column_count(&res);
 	nrows = duckdb_row_count(&res);

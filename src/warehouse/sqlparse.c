@@ -50,8 +50,21 @@ void sqlparse_close(struct sqlparse *p)
 	free(p);
 }
 
+/* The parser counts an error's position in characters; sluice works in
+ * bytes of UTF-8 text. */
+static long char_to_byte(const char *sql, long chars)
+{
+	long bytes = 0;
+
+	for (; sql[bytes] && chars > 0; bytes++)
+		if (((unsigned char)sql[bytes + 1] & 0xC0) != 0x80)
+			chars--;
+	return bytes;
+}
+
 /* json_serialize_sql reports errors inside its JSON rather than failing */
-static int check_error(const char *text, long *error_offset, struct sl_err *err)
+static int check_error(const char *sql, const char *text, long *error_offset,
+		       struct sl_err *err)
 {
 	json_t *root = json_loads(text, JSON_DECODE_INT_AS_REAL, NULL);
 	json_t *is_err, *msg, *pos;
@@ -70,7 +83,7 @@ static int check_error(const char *text, long *error_offset, struct sl_err *err)
 			m = SQLPARSE_NOT_A_QUERY;
 		rc = sl_err_set(err, SL_E_PARSE, "%s", m);
 		if (json_is_string(pos))
-			*error_offset = strtol(json_string_value(pos), NULL, 10);
+			*error_offset = char_to_byte(sql, strtol(json_string_value(pos), NULL, 10));
 	}
 	json_decref(root);
 	return rc;
@@ -97,7 +110,7 @@ int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_
 	duckdb_destroy_result(&res);
 	if (!text)
 		return sl_err_set(err, SL_E_INTERNAL, "the SQL parser returned nothing");
-	rc = check_error(text, error_offset, err);
+	rc = check_error(sql, text, error_offset, err);
 	if (rc) {
 		duckdb_free(text);
 		return rc;

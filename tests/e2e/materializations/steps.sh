@@ -6,6 +6,7 @@ q "SELECT * FROM silver.accounts_merged ORDER BY account, region"
 q "SELECT * FROM silver.region_totals ORDER BY region"
 q "SELECT * FROM gold.big_by_region"
 q "SELECT * FROM gold.events_view"
+q "SELECT * FROM silver.events_self ORDER BY id"
 q "SELECT table_schema, table_name, table_type FROM information_schema.tables WHERE table_schema NOT IN ('_sluice', 'raw') ORDER BY 1, 2"
 
 note new rows arrive: incremental models apply only them
@@ -15,6 +16,7 @@ q "SELECT * FROM silver.events_appended ORDER BY id"
 q "SELECT * FROM silver.accounts_merged ORDER BY account, region"
 q "SELECT * FROM silver.region_totals ORDER BY region"
 q "SELECT * FROM gold.big_by_region"
+q "SELECT * FROM silver.events_self ORDER BY id"
 
 note compile shows the ephemeral inlined as a CTE and the filter
 sl compile gold.big_by_region
