@@ -17,13 +17,14 @@ OPT      := -O2
 endif
 
 CC       ?= cc
-PKGS     := yaml-0.1 jansson libcrypto
 CPPFLAGS := -Isrc -I$(DUCKDB)/include -D_GNU_SOURCE -DSLUICE_VERSION=\"0.1.0\"
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wno-missing-field-initializers \
-            $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+            $(SANFLAGS)
 LDFLAGS  := $(SANFLAGS) -L$(DUCKDB)/lib -Wl,-rpath,'$$ORIGIN/$(DUCKDB)/lib' \
             -Wl,-rpath,$(abspath $(DUCKDB))/lib
-LDLIBS   := -lduckdb $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+# the libraries are plain Debian -dev packages: no pkg-config lookup, which
+# would run before scripts/bootstrap.sh has installed them
+LDLIBS   := -lduckdb -lyaml -ljansson -lcrypto -lpthread -lm
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
