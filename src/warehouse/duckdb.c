@@ -8,6 +8,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 
+#include <ctype.h>
 #include <duckdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,7 @@ static duckdb_prepared_statement prepare_as_text(duckdb_connection conn, const c
 {
 	duckdb_prepared_statement ps = NULL, text = NULL;
 	struct buf wrapped = BUF_INIT;
+	size_t len;
 	idx_t n;
 	bool nested = false;
 
@@ -94,17 +96,24 @@ static duckdb_prepared_statement prepare_as_text(duckdb_connection conn, const c
 		return ps;
 	buf_adds(&wrapped, "SELECT * REPLACE (");
 	for (idx_t c = 0; c < n; c++) {
-		const char *name = duckdb_prepared_statement_column_name(ps, c);
+		char *name;
 
 		if (!is_nested(duckdb_prepared_statement_column_type(ps, c)))
 			continue;
+		name = (char *)duckdb_prepared_statement_column_name(ps, c);
 		buf_adds(&wrapped, nested ? ", CAST(" : "CAST(");
 		buf_add_sql_ident(&wrapped, name);
 		buf_adds(&wrapped, " AS VARCHAR) AS ");
 		buf_add_sql_ident(&wrapped, name);
+		duckdb_free(name);
 		nested = true;
 	}
-	buf_addf(&wrapped, ") FROM (%s) AS _sluice_q", sql);
+	/* the query on lines of its own, without its final ';', so a trailing
+	 * comment or semicolon does not swallow the wrapper */
+	len = strlen(sql);
+	while (len && (isspace((unsigned char)sql[len - 1]) || sql[len - 1] == ';'))
+		len--;
+	buf_addf(&wrapped, ") FROM (\n%.*s\n) AS _sluice_q", (int)len, sql);
 	if (nested && duckdb_prepare(conn, wrapped.buf, &text) == DuckDBSuccess) {
 		duckdb_destroy_prepare(&ps);
 		ps = text;

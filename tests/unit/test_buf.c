@@ -290,6 +290,32 @@ static void test_sql_quoting_under_cap_that_fits(void **state)
 	buf_release(&b);
 }
 
+static void test_sql_quoting_over_cap_keeps_buffer(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	/* a quoted string or identifier that does not fit is not cut short:
+	 * the append fails and the buffer is as it was */
+	b.cap = 8;
+	assert_int_equal(buf_adds(&b, "ab"), 0);
+	assert_int_equal(buf_add_sql_str(&b, "abcdef"), SL_E_TOOBIG);
+	check_invariants(&b);
+	assert_string_equal(b.buf, "ab");
+	assert_int_equal(b.len, 2);
+	assert_int_equal(buf_add_sql_ident(&b, "abcdef"), SL_E_TOOBIG);
+	check_invariants(&b);
+	assert_string_equal(b.buf, "ab");
+	assert_int_equal(b.len, 2);
+	/* the doubled quote is what goes over the cap */
+	assert_int_equal(buf_add_sql_str(&b, "ab'c"), SL_E_TOOBIG);
+	assert_string_equal(b.buf, "ab");
+	/* the buffer is still usable up to the cap */
+	assert_int_equal(buf_add_sql_str(&b, "abc"), 0);
+	assert_string_equal(b.buf, "ab'abc'");
+	buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_sql_str),
 		cmocka_unit_test(test_sql_ident),
 		cmocka_unit_test(test_sql_quoting_under_cap_that_fits),
+		cmocka_unit_test(test_sql_quoting_over_cap_keeps_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -434,6 +434,29 @@ static void test_select_unknown(void **state)
 	assert_non_null(strstr(err.msg, "'silver.bb'"));
 }
 
+static void test_select_bare_name_typo_has_hint(void **state)
+{
+	struct fx *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	bool sel[8];
+
+	/* a bare name is compared with bare model names */
+	put(f, "models/silver/orders.sql", "SELECT 1 AS x\n");
+	put(f, "models/gold/revenue.sql", "SELECT * FROM silver.orders\n");
+	load(f);
+	assert_int_equal(build(f, NULL, 0), 0);
+	assert_int_equal(dag_select(f->p, "ordrs", sel, &err), SL_E_NOTFOUND);
+	assert_string_equal(err.msg, "selector 'ordrs' matches no model\n"
+				     "  hint: did you mean 'orders'?");
+	assert_int_equal(dag_select(f->p, "+revenu+", sel, &err), SL_E_NOTFOUND);
+	assert_string_equal(err.msg, "selector 'revenu' matches no model\n"
+				     "  hint: did you mean 'revenue'?");
+	/* a qualified name is still compared with qualified names */
+	assert_int_equal(dag_select(f->p, "silver.ordrs", sel, &err), SL_E_NOTFOUND);
+	assert_string_equal(err.msg, "selector 'silver.ordrs' matches no model\n"
+				     "  hint: did you mean 'silver.orders'?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +472,7 @@ int main(void)
 		T(test_select_terms),
 		T(test_select_same_name_in_two_schemas),
 		T(test_select_unknown),
+		T(test_select_bare_name_typo_has_hint),
 #undef T
 	};
 

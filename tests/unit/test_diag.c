@@ -176,6 +176,29 @@ static void test_print_warning(void **state)
 	free(text);
 }
 
+static void test_print_in_list_order(void **state)
+{
+	struct fx *f = *state;
+	char *text;
+
+	/* printed as added: errors are not moved ahead of warnings */
+	diag_add(&f->d, DIAG_WARNING, "b.sql", 2, 1, NULL, "warn b");
+	diag_add(&f->d, DIAG_ERROR, "c.sql", 1, 1, NULL, "err c");
+	diag_add(&f->d, DIAG_WARNING, "a.sql", 1, 1, NULL, "warn a");
+	text = printed(&f->d);
+	assert_string_equal(text, "b.sql:2:1: warning: warn b\n"
+				  "c.sql:1:1: error: err c\n"
+				  "a.sql:1:1: warning: warn a\n");
+	free(text);
+	/* after diag_sort, in order of place, whatever the severity */
+	diag_sort(&f->d);
+	text = printed(&f->d);
+	assert_string_equal(text, "a.sql:1:1: warning: warn a\n"
+				  "b.sql:2:1: warning: warn b\n"
+				  "c.sql:1:1: error: err c\n");
+	free(text);
+}
+
 static void test_print_empty(void **state)
 {
 	struct fx *f = *state;
@@ -195,6 +218,7 @@ int main(void)
 		T(test_sort_stable),
 		T(test_print_format),
 		T(test_print_warning),
+		T(test_print_in_list_order),
 		T(test_print_empty),
 #undef T
 	};

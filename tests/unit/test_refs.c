@@ -261,6 +261,36 @@ static void test_nested_ctes(void **state)
 	assert_string_equal(span_text(f, &ref(f, "main.t")->span), "main.t");
 }
 
+static void test_cte_own_name_reads_table(void **state)
+{
+	struct fx *f = *state;
+	const struct model_ref *r;
+
+	/* DuckDB (like PostgreSQL) reads the table here: the CTE is not
+	 * recursive, so its own name inside its body is the outer table */
+	load_ok(f, "WITH customers AS (SELECT id + 1 AS id FROM customers) SELECT * FROM customers",
+		NULL);
+	assert_string_equal(refs_list(f), "main.customers");
+	r = ref(f, "main.customers");
+	assert_int_equal(r->span.offset, 44);
+	assert_string_equal(span_text(f, &r->span), "customers");
+}
+
+static void test_cte_later_sibling_not_visible(void **state)
+{
+	struct fx *f = *state;
+
+	/* a CTE sees only the CTEs before it: b in a's body is a table */
+	load_ok(f, "WITH a AS (SELECT * FROM b), b AS (SELECT 1 AS x) SELECT * FROM a", NULL);
+	assert_string_equal(refs_list(f), "main.b");
+	assert_int_equal(ref(f, "main.b")->span.offset, 25);
+
+	/* while a later CTE does see an earlier one */
+	f->m.nrefs = 0;
+	load_ok(f, "WITH a AS (SELECT 1 AS x), b AS (SELECT * FROM a) SELECT * FROM b", NULL);
+	assert_int_equal(f->m.nrefs, 0);
+}
+
 static void test_recursive_cte(void **state)
 {
 	struct fx *f = *state;
@@ -327,6 +357,17 @@ static void test_table_functions_are_not_references(void **state)
 
 	load_ok(f, "SELECT * FROM range(10) r, read_csv('x.csv') c, (VALUES (1)) v(x)", NULL);
 	assert_int_equal(f->m.nrefs, 0);
+}
+
+static void test_file_in_from_is_not_a_table(void **state)
+{
+	struct fx *f = *state;
+
+	/* FROM 'file.csv' reads a file, not a table */
+	load_ok(f, "SELECT * FROM 'data.csv'", NULL);
+	assert_int_equal(f->m.nrefs, 0);
+	load_ok(f, "SELECT * FROM 'data.csv' d JOIN t USING (id)", NULL);
+	assert_string_equal(refs_list(f), "main.t");
 }
 
 static void test_own_name_dropped(void **state)
@@ -438,6 +479,23 @@ static void test_syntax_error_position(void **state)
 	assert_non_null(strstr(d->msg, "syntax error at or near \"d\""));
 	assert_non_null(strstr(d->msg, "in model 'silver.orders'"));
 	assert_int_equal(f->m.nrefs, 0);
+}
+
+static void test_syntax_error_line_after_utf8(void **state)
+{
+	struct fx *f = *state;
+
+	/* the parser counts characters; ten two-byte characters before the
+	 * error must not move it back onto the first line */
+	f->m.body_line = 1;
+	assert_int_equal(load(f,
+			      "SELECT '\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+			      "\xc3\xa9\xc3\xa9\xc3\xa9' AS x\nFROM WHERE",
+			      NULL),
+			 SL_E_PARSE);
+	assert_int_equal(f->d.n, 1);
+	assert_int_equal(f->d.items[0].line, 2);
+	assert_int_equal(f->d.items[0].col, 6);
 }
 
 static void test_syntax_error_at_end(void **state)
@@ -564,16 +622,20 @@ int main(void)
 		T(test_default_schema_and_case),
 		T(test_cte_names_are_not_references),
 		T(test_nested_ctes),
+		T(test_cte_own_name_reads_table),
+		T(test_cte_later_sibling_not_visible),
 		T(test_recursive_cte),
 		T(test_subqueries_joins_unions),
 		T(test_strings_and_comments_are_not_references),
 		T(test_column_named_like_a_table),
 		T(test_table_functions_are_not_references),
+		T(test_file_in_from_is_not_a_table),
 		T(test_own_name_dropped),
 		T(test_placeholders),
 		T(test_not_placeholders),
 		T(test_placeholder_typo),
 		T(test_syntax_error_position),
+		T(test_syntax_error_line_after_utf8),
 		T(test_syntax_error_at_end),
 		T(test_syntax_error_after_placeholder),
 		T(test_filter_references),

@@ -118,6 +118,27 @@ static void test_syntax_error_offset(void **state)
 	assert_int_equal(parse_error("SELEC 1", msg, sizeof(msg)), 0);
 }
 
+static void test_error_offset_is_in_bytes(void **state)
+{
+	char msg[SL_ERR_MSG_MAX];
+	long off;
+
+	(void)state;
+	/* "WHERE" starts at byte 28 (each é is two bytes), character 24 */
+	off = parse_error("SELECT '\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9' AS x FROM WHERE", msg,
+			  sizeof(msg));
+	assert_int_equal(off, 28);
+	assert_string_equal(msg, "syntax error at or near \"WHERE\"");
+	/* three- and four-byte characters (€, U+1F600) */
+	off = parse_error("SELECT '\xe2\x82\xac' AS x FROM WHERE", msg, sizeof(msg));
+	assert_int_equal(off, 23);
+	off = parse_error("SELECT '\xf0\x9f\x98\x80' AS x FROM WHERE", msg, sizeof(msg));
+	assert_int_equal(off, 24);
+	/* an error at the end of input lands on the end, in bytes */
+	off = parse_error("SELECT '\xc3\xa9' AS x FROM (SELECT 1", msg, sizeof(msg));
+	assert_int_equal(off, 31);
+}
+
 static void test_not_a_query(void **state)
 {
 	static const char *const stmts[] = {
@@ -186,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_query_tree),
 		cmocka_unit_test(test_statement_count),
 		cmocka_unit_test(test_syntax_error_offset),
+		cmocka_unit_test(test_error_offset_is_in_bytes),
 		cmocka_unit_test(test_not_a_query),
 		cmocka_unit_test(test_never_runs_sql),
 		cmocka_unit_test(test_reuse),

@@ -33,6 +33,26 @@ static int64_t size(const char *s)
 	return bytes;
 }
 
+/* s must be refused as a duration, leaving the output untouched. */
+static void refused_duration(const char *s)
+{
+	int64_t ms = 777;
+
+	if (units_parse_duration(s, &ms) != SL_E_PARSE)
+		fail_msg("'%s' was accepted as a duration (%lld ms)", s, (long long)ms);
+	assert_int_equal(ms, 777); /* untouched on failure */
+}
+
+/* s must be refused as a size, leaving the output untouched. */
+static void refused_size(const char *s)
+{
+	int64_t bytes = 777;
+
+	if (units_parse_size(s, &bytes) != SL_E_PARSE)
+		fail_msg("'%s' was accepted as a size (%lld)", s, (long long)bytes);
+	assert_int_equal(bytes, 777);
+}
+
 static void test_durations(void **state)
 {
 	(void)state;
@@ -71,15 +91,39 @@ static void test_duration_invalid(void **state)
 		"", " ", "10", "1", "s", "ms", "-5s", "+5s", "10x", "10sec", "10 seconds", "1h30m",
 		"5M", "5S", "10s10", "abc", "soon", ".5s", "1 0s", "5 ms x", NULL,
 	};
-	int64_t ms;
 
 	(void)state;
-	for (size_t i = 0; bad[i]; i++) {
-		ms = 777;
-		if (units_parse_duration(bad[i], &ms) != SL_E_PARSE)
-			fail_msg("'%s' was accepted as a duration (%lld ms)", bad[i], (long long)ms);
-		assert_int_equal(ms, 777); /* untouched on failure */
-	}
+	for (size_t i = 0; bad[i]; i++)
+		refused_duration(bad[i]);
+}
+
+static void test_duration_number_forms(void **state)
+{
+	(void)state;
+	/* digits with an optional fraction: no hex, exponents or signs */
+	refused_duration("0x10s");
+	refused_duration("1e3s");
+	refused_duration("1E3s");
+	refused_duration("-1s");
+	refused_duration("1.s");
+	refused_duration("inf s");
+	refused_duration("nan s");
+	assert_int_equal(duration("1.5s"), 1500);
+	assert_int_equal(duration("10.25s"), 10250);
+	refused_size("0x10B");
+	refused_size("1e3KiB");
+	assert_int_equal(size("1.5KiB"), 1536);
+}
+
+static void test_duration_overflow(void **state)
+{
+	(void)state;
+	/* too large for 64-bit milliseconds: refused, not wrapped or clamped */
+	refused_duration("99999999999999999999d");
+	refused_duration("99999999999999999999ms");
+	refused_duration("1e30s");
+	refused_duration("999999999999999w");
+	assert_int_equal(duration("10000w"), 10000LL * 604800000);
 }
 
 static void test_sizes(void **state)
@@ -106,15 +150,18 @@ static void test_size_invalid(void **state)
 		"", "10", "KiB", "-1KiB", "10kib", "10kb", "10K", "10Ki", "10 bytes", "lots",
 		"1MiBB", "10s", NULL,
 	};
-	int64_t bytes;
 
 	(void)state;
-	for (size_t i = 0; bad[i]; i++) {
-		bytes = 777;
-		if (units_parse_size(bad[i], &bytes) != SL_E_PARSE)
-			fail_msg("'%s' was accepted as a size (%lld)", bad[i], (long long)bytes);
-		assert_int_equal(bytes, 777);
-	}
+	for (size_t i = 0; bad[i]; i++)
+		refused_size(bad[i]);
+}
+
+static void test_size_overflow(void **state)
+{
+	(void)state;
+	refused_size("99999999999GiB");
+	refused_size("99999999999999999999B");
+	assert_int_equal(size("1000GiB"), 1000LL * 1024 * 1024 * 1024);
 }
 
 static void test_format(void **state)
@@ -139,6 +186,23 @@ static void test_format(void **state)
 	assert_string_equal(out, "25");
 }
 
+static void test_format_documented(void **state)
+{
+	char out[32];
+
+	(void)state;
+	/* the examples units.h gives: seconds keep two decimals, and minutes
+	 * and hours always show the next unit down */
+	units_format_duration(250, out, sizeof(out));
+	assert_string_equal(out, "250ms");
+	units_format_duration(1500, out, sizeof(out));
+	assert_string_equal(out, "1.50s");
+	units_format_duration(125000, out, sizeof(out));
+	assert_string_equal(out, "2m05s");
+	units_format_duration(7200000, out, sizeof(out));
+	assert_string_equal(out, "2h00m");
+}
+
 static void test_clocks(void **state)
 {
 	int64_t a = units_mono_ms(), b = units_mono_ms();
@@ -157,9 +221,13 @@ int main(void)
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_duration_zero),
 		cmocka_unit_test(test_duration_invalid),
+		cmocka_unit_test(test_duration_number_forms),
+		cmocka_unit_test(test_duration_overflow),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_size_invalid),
+		cmocka_unit_test(test_size_overflow),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_format_documented),
 		cmocka_unit_test(test_clocks),
 	};
 

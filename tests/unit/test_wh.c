@@ -238,6 +238,35 @@ static void test_query_values(void **state)
 	wh_result_free(NULL);
 }
 
+static void test_nested_values_are_not_null(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+
+	open_memory(f);
+	/* lists, structs, maps and arrays come back as DuckDB prints them */
+	assert_int_equal(wh_query(f->w,
+				  "SELECT 1 AS id, [1, 2] AS l, {'a': 1} AS s, MAP {'k': 1} AS m, "
+				  "[3, 4]::INTEGER[2] AS a, NULL::INTEGER[] AS nothing",
+				  &r, &f->err),
+			 0);
+	assert_int_equal(wh_result_ncols(r), 6);
+	assert_int_equal(wh_result_nrows(r), 1);
+	assert_string_equal(wh_result_colname(r, 1), "l");
+	assert_string_equal(wh_result_value(r, 0, 0), "1");
+	assert_non_null(wh_result_value(r, 0, 1));
+	assert_string_equal(wh_result_value(r, 0, 1), "[1, 2]");
+	assert_non_null(wh_result_value(r, 0, 2));
+	assert_string_equal(wh_result_value(r, 0, 2), "{'a': 1}");
+	assert_non_null(wh_result_value(r, 0, 3));
+	assert_string_equal(wh_result_value(r, 0, 3), "{k=1}");
+	assert_non_null(wh_result_value(r, 0, 4));
+	assert_string_equal(wh_result_value(r, 0, 4), "[3, 4]");
+	/* a NULL list is still NULL */
+	assert_null(wh_result_value(r, 0, 5));
+	wh_result_free(r);
+}
+
 static void test_query_shapes(void **state)
 {
 	struct fx *f = *state;
@@ -514,6 +543,7 @@ int main(void)
 		T(test_open_memory),
 		T(test_exec_and_errors),
 		T(test_query_values),
+		T(test_nested_values_are_not_null),
 		T(test_query_shapes),
 		T(test_query_int),
 		T(test_rows_changed),
