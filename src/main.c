@@ -26,6 +26,11 @@ const struct cli_command cli_commands[] = {
 	  "list the models in dependency order" },
 	{ "dag", cli_dag, COMMON | CLI_F_DOT, 0, "[--dot]",
 	  "print the dependency graph (Graphviz DOT with --dot)" },
+	{ "live", cli_live, COMMON | CLI_F_ONCE | CLI_F_JSON, 2,
+	  "[--once] | status [--json] | advance SOURCE | pause MODEL | resume MODEL",
+	  "keep live models current, or look at and steer them" },
+	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
+	  "judge freshness: live models by lag, batch models by what a run would build" },
 	{ "sql", cli_sql, COMMON | CLI_F_JSON, 1, "QUERY [--json]",
 	  "run a query against the warehouse and print the rows" },
 	{ "help", cli_help, 0, 1, "[COMMAND]", "show the commands, or one command's usage" },
@@ -56,6 +61,9 @@ void cli_print_usage(const struct cli_command *c)
 		printf("  --json              print JSON for machines\n");
 	if (c->flags & CLI_F_DOT)
 		printf("  --dot               print Graphviz DOT\n");
+	if (c->flags & CLI_F_ONCE)
+		printf("  --once              run one cycle; exit 0 when every live model is caught "
+		       "up\n");
 }
 
 int cli_help(struct cli_args *args)

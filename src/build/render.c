@@ -94,8 +94,25 @@ static int placeholder_value(const struct model *m, const struct model_placehold
 			wh_sql_qualified(b, m->schema, m->name);
 		return 0;
 	case PH_WATERMARK:
-		buf_addf(b, "%lld", (long long)ctx->watermark);
-		return 0;
+		/* without bookkeeping (compile, a first build) every watermark is
+		 * the same: nothing applied yet */
+		if (!ph->arg || !ctx->nwm) {
+			buf_addf(b, "%lld", (long long)ctx->watermark);
+			return 0;
+		}
+		for (size_t i = 0; i < ctx->nwm; i++) {
+			const char *n = ctx->wm_names[i];
+
+			/* "orders" names the landing table "landing.orders" */
+			if (strcmp(n, ph->arg) == 0 ||
+			    (strncmp(n, "landing.", 8) == 0 && strcmp(n + 8, ph->arg) == 0)) {
+				buf_addf(b, "%lld", (long long)ctx->wm_values[i]);
+				return 0;
+			}
+		}
+		return sl_err_set(err, SL_E_INVALID,
+				  "'{watermark:%s}' in model '%s' names no input it tracks", ph->arg,
+				  m->fqn);
 	case PH_SINCE:
 	case PH_UNTIL: {
 		const char *v = ph->kind == PH_SINCE ? ctx->since : ctx->until;

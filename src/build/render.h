@@ -17,6 +17,11 @@ struct sl_err;
 struct render_ctx {
 	const char *env;       /* environment name, "" for none */
 	int64_t watermark;     /* what {watermark} stands for */
+	/* what each {watermark:NAME} stands for: nwm names ("landing.orders",
+	 * "silver.orders") and their values */
+	const char *const *wm_names;
+	const int64_t *wm_values;
+	size_t nwm;
 	const char *since, *until; /* window bounds as 'YYYY-MM-DD HH:MM:SS', or NULL */
 	const char *this_relation; /* overrides {this} (e.g. a staging table), or NULL */
 };

@@ -12,6 +12,9 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "live/advance.h"
+#include "live/inputs.h"
+#include "live/watermark.h"
 #include "project/dag.h"
 #include "warehouse/wh.h"
 
@@ -38,7 +41,7 @@ struct run {
 const char *run_status_name(enum run_status s)
 {
 	static const char *const names[] = { "ok", "warn", "failed", "up to date",
-					     "upstream failed", "planned" };
+					     "upstream failed", "planned", "held" };
 	return names[s];
 }
 
@@ -47,10 +50,15 @@ static bool relation_exists(const struct run *r, const char *fqn)
 	return dag_relation_exists(r->relations, r->nrelations, fqn);
 }
 
+/* Whether m reads a table outside the project that sluice cannot see
+ * change. The landing tables of a model that keeps watermarks are seen:
+ * their sequence says what is new. */
 static bool reads_external(const struct model *m)
 {
+	bool tracked = live_model_tracks(m);
+
 	for (size_t i = 0; i < m->nrefs; i++)
-		if (!m->refs[i].target)
+		if (!m->refs[i].target && !(tracked && strcmp(m->refs[i].schema, "landing") == 0))
 			return true;
 	return false;
 }
@@ -111,6 +119,14 @@ static bool plan_model(struct run *r, const struct model *m, const char *sig, bo
 		item->reason = "reads tables outside the project";
 		return true;
 	}
+	if (live_model_tracks(m)) {
+		bool behind = true;
+
+		if (r->w && live_book_behind(r->w, r->a, m, &behind, NULL) == 0 && behind) {
+			item->reason = "new events";
+			return true;
+		}
+	}
 	if (!st->inputs || strcmp(st->inputs, sig) != 0) {
 		item->reason = "inputs changed";
 		return true;
@@ -147,7 +163,7 @@ static void log_failure(struct run *r, const struct run_item *item, int64_t star
 		.run_id = r->run_id,
 		.model = item->m->fqn,
 		.env = r->opts->env,
-		.run_type = "batch",
+		.run_type = r->opts->live ? "live" : "batch",
 		.status = "failed",
 		.message = item->message,
 		.started_ms = started,
@@ -171,11 +187,16 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	int64_t started = units_now_ms();
 	int rc;
 
+	struct live_book book;
+	bool tracks = live_model_tracks(m);
+
 	plan.ctx.env = r->opts->env;
 	rc = wh_begin(r->w, &err);
+	if (!rc && tracks)
+		rc = live_book_open(r->w, r->a, m, full, &book, &plan.ctx, &err);
 	if (!rc)
 		rc = materialize_write(r->w, m, &plan, &out, &err);
-	if (!rc && m->nasserts)
+	if (!rc && m->nasserts && !r->opts->skip_asserts)
 		rc = assert_run_all(r->w, m, out.relation, &item->asserts, &item->nasserts, &err);
 	if (!rc && assert_errors(item->asserts, item->nasserts)) {
 		rc = SL_E_ASSERT;
@@ -198,7 +219,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			.run_id = r->run_id,
 			.model = m->fqn,
 			.env = r->opts->env,
-			.run_type = "batch",
+			.run_type = r->opts->live ? "live" : "batch",
 			.rows = out.rows,
 			.started_ms = started,
 		};
@@ -211,7 +232,10 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		log.message = item->message;
 		log.finished_ms = units_now_ms();
 		rc = state_model_record(r->w, r->opts->env, &row, &err);
-		if (!rc)
+		if (!rc && tracks)
+			rc = live_book_close(r->w, m, &book, out.rows, full, &err);
+		/* live refreshes are logged in aggregate by the runner */
+		if (!rc && !r->opts->live)
 			rc = state_run_log(r->w, &log, &err);
 		if (!rc)
 			rc = wh_commit(r->w, &err);
@@ -275,6 +299,8 @@ static int open_state(struct run *r, struct sl_err *err)
 	if (!r->opts->dry_run) {
 		rc = state_ensure(r->w, err);
 		if (!rc)
+			rc = live_sources_ensure(r->w, r->p, err);
+		if (!rc)
 			rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 		return rc ? rc : state_run_begin(r->w, &r->run_id, err);
 	}
@@ -309,7 +335,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	for (size_t i = 0; i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 
-		if (opts->seeds_only && m->mat != MAT_SEED)
+		if ((opts->seeds_only && m->mat != MAT_SEED) || (opts->pick && !opts->pick(opts->ctx, m)))
 			selected[i] = false;
 		total += selected[i] && m->mat != MAT_EPHEMERAL;
 	}
@@ -339,6 +365,8 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		if (upstream_failed(&r, m)) {
 			item->status = RUN_UPSTREAM_FAILED;
 			item->reason = "an input failed";
+		} else if (opts->hold && (item->reason = opts->hold(opts->ctx, m)) != NULL) {
+			item->status = RUN_HELD;
 		} else if (!plan_model(&r, m, sig, &full, item)) {
 			item->status = RUN_UP_TO_DATE;
 		} else if (opts->dry_run) {

@@ -24,6 +24,7 @@ enum run_status {
 	RUN_UP_TO_DATE,
 	RUN_UPSTREAM_FAILED,
 	RUN_PLANNED, /* a dry run would build it */
+	RUN_HELD,    /* the caller held it back (paused, backing off, waiting) */
 };
 
 struct run_item {
@@ -50,10 +51,16 @@ struct run_opts {
 	bool full_refresh;
 	bool seeds_only;
 	bool dry_run; /* plan only: decide, build nothing, write nothing */
+	bool live;    /* refreshes by the live runner: no run-log row per build */
+	bool skip_asserts; /* the runner spaces checks out (live.assertion_interval) */
 	const char *env;
 	/* called before and after each model, for live output; may be NULL */
 	void (*on_start)(void *ctx, const struct run_item *item, size_t index, size_t total);
 	void (*on_done)(void *ctx, const struct run_item *item, size_t index, size_t total);
+	/* the live runner's say: which models a cycle considers, and a reason
+	 * to hold one back this time (NULL to go ahead); both may be NULL */
+	bool (*pick)(void *ctx, const struct model *m);
+	const char *(*hold)(void *ctx, const struct model *m);
 	void *ctx;
 };
 

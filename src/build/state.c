@@ -14,17 +14,35 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const schema_sql =
-	"CREATE SCHEMA IF NOT EXISTS _sluice;\n"
-	"CREATE TABLE IF NOT EXISTS _sluice.version (version INTEGER NOT NULL, "
-	"written_by VARCHAR, updated_at TIMESTAMP);\n"
-	"CREATE TABLE IF NOT EXISTS _sluice.models (name VARCHAR NOT NULL, env VARCHAR NOT "
-	"NULL, hash VARCHAR, materialized VARCHAR, inputs VARCHAR, last_built_at TIMESTAMP, "
-	"build_count BIGINT, data_version BIGINT, PRIMARY KEY (name, env));\n"
-	"CREATE TABLE IF NOT EXISTS _sluice.run_log (run_id BIGINT, model VARCHAR, env "
-	"VARCHAR, run_type VARCHAR, status VARCHAR, started_at TIMESTAMP, finished_at "
-	"TIMESTAMP, rows BIGINT, duration_ms BIGINT, message VARCHAR);\n"
-	"CREATE SEQUENCE IF NOT EXISTS _sluice.run_ids START 1;\n";
+/* The layouts of the state schema, in order: migrations[k] brings a
+ * warehouse from version k to k + 1. Only ever appended. */
+static const char *const migrations[] = {
+	/* 1: batch builds */
+	"CREATE TABLE _sluice.models (name VARCHAR NOT NULL, env VARCHAR NOT NULL, hash "
+	"VARCHAR, materialized VARCHAR, inputs VARCHAR, last_built_at TIMESTAMP, build_count "
+	"BIGINT, data_version BIGINT, PRIMARY KEY (name, env));\n"
+	"CREATE TABLE _sluice.run_log (run_id BIGINT, model VARCHAR, env VARCHAR, run_type "
+	"VARCHAR, status VARCHAR, started_at TIMESTAMP, finished_at TIMESTAMP, rows BIGINT, "
+	"duration_ms BIGINT, message VARCHAR);\n"
+	"CREATE SEQUENCE _sluice.run_ids START 1;\n",
+	/* 2: live models: one warehouse-wide sequence for landing batches,
+	 * sources and their advances, what each model consumed and published */
+	"CREATE SEQUENCE _sluice.seq START 1;\n"
+	"CREATE TABLE _sluice.live_sources (source VARCHAR PRIMARY KEY, watermark BIGINT NOT "
+	"NULL, rows BIGINT NOT NULL, advanced_at TIMESTAMP);\n"
+	"CREATE TABLE _sluice.live_advances (source VARCHAR NOT NULL, seq BIGINT NOT NULL, rows "
+	"BIGINT NOT NULL, arrived_at TIMESTAMP NOT NULL, PRIMARY KEY (source, seq));\n"
+	"CREATE TABLE _sluice.live_consumed (model VARCHAR NOT NULL, input VARCHAR NOT NULL, "
+	"watermark BIGINT NOT NULL, PRIMARY KEY (model, input));\n"
+	"CREATE TABLE _sluice.live_state (model VARCHAR PRIMARY KEY, published BIGINT NOT NULL, "
+	"covered BIGINT NOT NULL, refresh_count BIGINT NOT NULL, events BIGINT NOT NULL, "
+	"events_per_s DOUBLE NOT NULL, status "
+	"VARCHAR NOT NULL, paused BOOLEAN NOT NULL, failures INTEGER NOT NULL, last_error "
+	"VARCHAR, last_refresh_at TIMESTAMP, next_retry_at TIMESTAMP);\n",
+};
+
+#define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
+_Static_assert(STATE_MIGRATIONS == STATE_VERSION, "one migration per state version");
 
 void state_format_ts(int64_t ms, char *out, size_t outlen)
 {
@@ -38,15 +56,18 @@ void state_format_ts(int64_t ms, char *out, size_t outlen)
 
 int state_ensure(struct wh *w, struct sl_err *err)
 {
-	int64_t have = 0, rows = 0;
-	char sql[256];
+	int64_t have = 0;
+	struct buf sql = BUF_INIT;
 	int rc;
 
-	rc = wh_exec(w, schema_sql, err);
+	rc = wh_exec(w,
+		     "CREATE SCHEMA IF NOT EXISTS _sluice;\n"
+		     "CREATE TABLE IF NOT EXISTS _sluice.version (version INTEGER NOT NULL, "
+		     "written_by VARCHAR, updated_at TIMESTAMP)",
+		     err);
 	if (!rc)
-		rc = wh_query_int(w, "SELECT count(*) FROM _sluice.version", &rows, err);
-	if (!rc && rows)
-		rc = wh_query_int(w, "SELECT max(version) FROM _sluice.version", &have, err);
+		rc = wh_query_int(w, "SELECT coalesce(max(version), 0) FROM _sluice.version", &have,
+				  err);
 	if (rc)
 		return rc;
 	if (have > STATE_VERSION)
@@ -55,14 +76,23 @@ int state_ensure(struct wh *w, struct sl_err *err)
 				  "version %lld, this sluice knows %d)\n"
 				  "  hint: upgrade sluice; an older one must not change it",
 				  (long long)have, STATE_VERSION);
-	if (rows && have == STATE_VERSION)
+	if (have == STATE_VERSION)
 		return 0;
-	/* version 1 is the first layout: nothing to migrate from yet */
-	snprintf(sql, sizeof(sql),
-		 "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (%d, "
-		 "'sluice', now()::TIMESTAMP)",
+	/* every step up to now in one transaction: a crash leaves the old
+	 * version, never half of a new one */
+	buf_adds(&sql, "BEGIN TRANSACTION;\n");
+	for (size_t v = (size_t)have; v < STATE_MIGRATIONS; v++)
+		buf_adds(&sql, migrations[v]);
+	buf_addf(&sql,
+		 "DELETE FROM _sluice.version;\n"
+		 "INSERT INTO _sluice.version VALUES (%d, 'sluice " SLUICE_VERSION "', "
+		 "now()::TIMESTAMP);\nCOMMIT",
 		 STATE_VERSION);
-	return wh_exec(w, sql, err);
+	rc = wh_exec(w, sql.buf, err);
+	if (rc)
+		wh_rollback(w);
+	buf_release(&sql);
+	return rc;
 }
 
 int state_models_load(struct wh *w, struct arena *a, const char *env, struct state_model **rows,

@@ -15,7 +15,7 @@ struct arena;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 1
+#define STATE_VERSION 2
 
 struct state_model {
 	const char *name;

@@ -23,6 +23,7 @@ static const struct flag_spec flags[] = {
 	{ "full-refresh", 0, CLI_F_FULL_REFRESH, false },
 	{ "json", 0, CLI_F_JSON, false },
 	{ "dot", 0, CLI_F_DOT, false },
+	{ "once", 0, CLI_F_ONCE, false },
 	{ NULL, 0, 0, false },
 };
 
@@ -70,6 +71,9 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 		break;
 	case CLI_F_DOT:
 		out->dot = true;
+		break;
+	case CLI_F_ONCE:
+		out->once = true;
 		break;
 	}
 }

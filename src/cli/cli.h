@@ -23,12 +23,13 @@ enum cli_flag {
 	CLI_F_FULL_REFRESH = 1 << 2,
 	CLI_F_JSON = 1 << 3,
 	CLI_F_DOT = 1 << 4,
+	CLI_F_ONCE = 1 << 5,
 };
 
 struct cli_args {
 	const char *command;
 	const char *project, *select;
-	bool full_refresh, json, dot;
+	bool full_refresh, json, dot, once;
 	const char **pos; /* positional arguments */
 	int npos;
 };

@@ -16,6 +16,8 @@ int cli_compile(struct cli_args *args);
 int cli_ls(struct cli_args *args);
 int cli_dag(struct cli_args *args);
 int cli_sql(struct cli_args *args);
+int cli_live(struct cli_args *args);
+int cli_check(struct cli_args *args);
 int cli_help(struct cli_args *args);
 
 #endif

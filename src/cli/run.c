@@ -32,7 +32,7 @@ static void print_start(void *ctx, const struct run_item *item, size_t index, si
 static void print_done(void *ctx, const struct run_item *item, size_t index, size_t total)
 {
 	struct printer *pr = ctx;
-	static const char *const label[] = { "OK", "WARN", "FAIL", "SKIP", "SKIP", "PLAN" };
+	static const char *const label[] = { "OK", "WARN", "FAIL", "SKIP", "SKIP", "PLAN", "HOLD" };
 	char dur[32], rows[48] = "";
 	int width = total >= 100 ? 3 : total >= 10 ? 2 : 1;
 

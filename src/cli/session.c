@@ -7,6 +7,7 @@
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"
+#include "live/advance.h"
 #include "project/dag.h"
 #include "project/project.h"
 #include "project/validate.h"
@@ -56,6 +57,38 @@ static int open_existing(struct cli_session *s, enum cli_open mode, struct sl_er
 	if (rc)
 		return rc;
 	return wh_relation_list(s->wh, s->arena, &s->relations, &s->nrelations, err);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The landing tables of declared sources count as existing: the first run
+ * or ingest creates them. */
+static void add_declared_sources(struct cli_session *s)
+{
+	const struct project_cfg *cfg = &s->project->cfg;
+	const char **all = arena_alloc(s->arena, (s->nrelations + cfg->nsources + 1) *
+							 sizeof(char *));
+	size_t n = s->nrelations;
+
+	if (!s->relations || !cfg->nsources)
+		return;
+	memcpy(all, s->relations, n * sizeof(char *));
+	for (size_t i = 0; i < cfg->nsources; i++) {
+		char name[256];
+
+		live_source_name(cfg->sources[i].kind && strcmp(cfg->sources[i].kind, "adopted") == 0 &&
+						 cfg->sources[i].table
+					 ? cfg->sources[i].table
+					 : cfg->sources[i].name,
+				 name, sizeof(name));
+		all[n++] = arena_strdup(s->arena, name);
+	}
+	qsort(all, n, sizeof(*all), cmp_name);
+	s->relations = all;
+	s->nrelations = n;
 }
 
 /* Creates the warehouse file (and its folder) for a command that writes. */
@@ -135,6 +168,7 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		return fail(s, NULL);
 	if (mode != CLI_OPEN_NONE && open_existing(s, mode, &err))
 		return fail(s, &err);
+	add_declared_sources(s);
 	if (validate) {
 		/* without the warehouse's relation list, references to outside
 		 * tables cannot be checked and are taken on trust */

@@ -1,0 +1,143 @@
+/*
+ * Landing tables and advances. An advance is the only place a landing row
+ * gets its sequence; it never stamps a row twice and never leaves a stamp
+ * without its advance row.
+ */
+#include "live/advance.h"
+
+#include "build/state.h"
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "project/model.h"
+#include "warehouse/wh.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+void live_source_name(const char *source, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s", strchr(source, '.') ? "" : "landing.", source);
+	for (char *p = out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
+/* The columns every landing table of a kind has, after its typed ones. */
+static const char *kind_columns(const char *kind)
+{
+	if (strcmp(kind, "postgres_cdc") == 0)
+		return "op VARCHAR, lsn BIGINT, received_at TIMESTAMP, payload JSON";
+	if (strcmp(kind, "kafka") == 0)
+		return "_sluice_partition INTEGER, _sluice_offset BIGINT, _sluice_event_ts "
+		       "TIMESTAMP, _sluice_landed_at TIMESTAMP, payload JSON";
+	return "payload JSON, _sluice_landed_at TIMESTAMP";
+}
+
+int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < p->cfg.nsources; i++) {
+		const struct source_cfg *s = &p->cfg.sources[i];
+
+		/* an adopted source is someone else's table */
+		if (!s->kind || strcmp(s->kind, "adopted") == 0)
+			continue;
+		if (!sql.len)
+			buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS landing;\n");
+		buf_adds(&sql, "CREATE TABLE IF NOT EXISTS landing.");
+		buf_add_sql_ident(&sql, s->name);
+		buf_adds(&sql, " (");
+		for (size_t c = 0; c < s->ncolumns; c++) {
+			buf_add_sql_ident(&sql, s->columns[c].name);
+			buf_addf(&sql, " %s, ", s->columns[c].type);
+		}
+		buf_addf(&sql, "%s, _sluice_seq BIGINT);\n", kind_columns(s->kind));
+	}
+	if (sql.len)
+		rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
+static int split_name(const char *fqn, char *schema, char *name, size_t len)
+{
+	const char *dot = strchr(fqn, '.');
+
+	if (!dot || (size_t)(dot - fqn) >= len || strlen(dot + 1) >= len)
+		return SL_E_USAGE;
+	memcpy(schema, fqn, (size_t)(dot - fqn));
+	schema[dot - fqn] = '\0';
+	strcpy(name, dot + 1);
+	return 0;
+}
+
+int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
+			struct sl_err *err)
+{
+	char fqn[256], schema[128], name[128], now[32];
+	struct live_advance adv = { 0 };
+	struct buf sql = BUF_INIT;
+	const char *kind = NULL;
+	struct arena *a = arena_new(NULL);
+	int rc;
+
+	live_source_name(source, fqn, sizeof(fqn));
+	if (split_name(fqn, schema, name, sizeof(schema))) {
+		arena_free(a);
+		return sl_err_set(err, SL_E_USAGE, "invalid source name '%s'", source);
+	}
+	rc = state_ensure(w, err);
+	if (!rc)
+		rc = wh_relation_kind(w, a, schema, name, &kind, err);
+	if (!rc && (!kind || strcmp(kind, "table") != 0))
+		rc = sl_err_set(err, SL_E_NOTFOUND,
+				"no landing table '%s'\n"
+				"  hint: declare the source in sluice.yml, or create the table", fqn);
+	if (!rc)
+		rc = wh_begin(w, err);
+	if (rc)
+		goto out;
+	buf_adds(&sql, "ALTER TABLE ");
+	wh_sql_qualified(&sql, schema, name);
+	buf_adds(&sql, " ADD COLUMN IF NOT EXISTS _sluice_seq BIGINT");
+	rc = wh_exec(w, sql.buf, err);
+	if (!rc)
+		rc = wh_query_int(w, "SELECT nextval('_sluice.seq')", &adv.seq, err);
+	if (!rc) {
+		buf_reset(&sql);
+		buf_addf(&sql, "UPDATE ");
+		wh_sql_qualified(&sql, schema, name);
+		buf_addf(&sql, " SET _sluice_seq = %lld WHERE _sluice_seq IS NULL",
+			 (long long)adv.seq);
+		rc = wh_exec_count(w, sql.buf, &adv.rows, err);
+	}
+	if (!rc && adv.rows) {
+		state_format_ts(units_now_ms(), now, sizeof(now));
+		buf_reset(&sql);
+		buf_adds(&sql, "INSERT INTO _sluice.live_advances VALUES (");
+		buf_add_sql_str(&sql, fqn);
+		buf_addf(&sql, ", %lld, %lld, '%s');\nINSERT INTO _sluice.live_sources VALUES (",
+			 (long long)adv.seq, (long long)adv.rows, now);
+		buf_add_sql_str(&sql, fqn);
+		buf_addf(&sql,
+			 ", %lld, %lld, '%s') ON CONFLICT (source) DO UPDATE SET watermark = "
+			 "excluded.watermark, rows = live_sources.rows + excluded.rows, advanced_at "
+			 "= excluded.advanced_at",
+			 (long long)adv.seq, (long long)adv.rows, now);
+		rc = wh_exec(w, sql.buf, err);
+	}
+	if (!rc)
+		rc = wh_commit(w, err);
+	if (rc)
+		wh_rollback(w);
+	else if (out)
+		*out = adv.rows ? adv : (struct live_advance){ 0 };
+out:
+	buf_release(&sql);
+	arena_free(a);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/*
+ * Landing tables and their sequence. Every batch that lands in a landing
+ * table is stamped with the next value of the warehouse-wide sequence
+ * `_sluice.seq` in the transaction that announces it, so sequence order is
+ * commit order and a row is visible to `_sluice_seq > {watermark}` exactly
+ * once, after it is announced.
+ */
+#ifndef SL_LIVE_ADVANCE_H
+#define SL_LIVE_ADVANCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct project;
+struct sl_err;
+struct wh;
+
+/* Creates the landing tables of the sources declared in sluice.yml that do
+ * not exist yet, each with `_sluice_seq BIGINT`. */
+int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *err);
+
+struct live_advance {
+	int64_t seq;  /* the sequence given to the batch; 0 when nothing was new */
+	int64_t rows; /* rows stamped */
+};
+
+/* Stamps every unstamped row (NULL `_sluice_seq`) of a landing table with
+ * the next sequence and records the advance (rows, arrival time), in one
+ * transaction of its own. source is "landing.NAME" or "NAME". A table
+ * without the column gets it first. out may be NULL. */
+int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
+			struct sl_err *err);
+
+/* "landing.NAME" for "NAME" or "landing.NAME", lowercase, into out. */
+void live_source_name(const char *source, char *out, size_t len);
+
+#endif

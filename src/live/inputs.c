@@ -1,0 +1,101 @@
+/*
+ * Tracked inputs of live models: a walk over references that looks through
+ * views and ephemerals. Reads the loaded project only.
+ */
+#include "live/inputs.h"
+
+#include "core/arena.h"
+#include "live/advance.h"
+
+#include <string.h>
+
+bool live_model_refreshes(const struct model *m)
+{
+	return m->live && m->mat == MAT_INCREMENTAL;
+}
+
+bool live_model_tracks(const struct model *m)
+{
+	if (live_model_refreshes(m))
+		return true;
+	if (m->mat != MAT_INCREMENTAL)
+		return false;
+	for (size_t i = 0; i < m->nplaceholders; i++)
+		if (m->placeholders[i].kind == PH_WATERMARK)
+			return true;
+	return false;
+}
+
+static void add_source(struct arena *a, struct live_inputs *out, const char *name)
+{
+	for (size_t i = 0; i < out->nsources; i++)
+		if (strcmp(out->sources[i], name) == 0)
+			return;
+	*ARENA_PUSH(a, &out->sources, &out->nsources, &out->sources_cap) = name;
+}
+
+static void add_input(struct arena *a, struct live_inputs *out, enum live_input_kind kind,
+		      const char *name, struct model *model)
+{
+	struct live_input *in;
+
+	for (size_t i = 0; i < out->n; i++)
+		if (strcmp(out->items[i].name, name) == 0)
+			return;
+	in = ARENA_PUSH(a, &out->items, &out->n, &out->cap);
+	in->kind = kind;
+	in->name = name;
+	in->model = model;
+}
+
+static void walk(struct arena *a, const struct model *m, struct live_inputs *out, int depth)
+{
+	if (depth > 64)
+		return;
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model_ref *r = &m->refs[i];
+		struct model *t = r->target;
+
+		if (!t) {
+			if (strcmp(r->schema, "landing") == 0) {
+				const char *name = arena_sprintf(a, "landing.%s", r->name);
+
+				add_input(a, out, LIVE_INPUT_SOURCE, name, NULL);
+				add_source(a, out, name);
+			}
+		} else if (t->mat == MAT_VIEW || t->mat == MAT_EPHEMERAL) {
+			walk(a, t, out, depth + 1);
+		} else if (live_model_refreshes(t)) {
+			struct live_inputs up = { 0 };
+
+			add_input(a, out, LIVE_INPUT_MODEL, t->fqn, t);
+			live_inputs_find(a, t, &up);
+			for (size_t k = 0; k < up.nsources; k++)
+				add_source(a, out, up.sources[k]);
+		} else {
+			bool seen = false;
+
+			for (size_t k = 0; k < out->nbatch; k++)
+				seen |= out->batch[k] == t;
+			if (!seen)
+				*ARENA_PUSH(a, &out->batch, &out->nbatch, &out->batch_cap) = t;
+		}
+	}
+}
+
+void live_inputs_find(struct arena *a, const struct model *m, struct live_inputs *out)
+{
+	memset(out, 0, sizeof(*out));
+	walk(a, m, out, 0);
+}
+
+const struct live_input *live_inputs_get(const struct live_inputs *in, const char *name)
+{
+	char source[256];
+
+	live_source_name(name, source, sizeof(source));
+	for (size_t i = 0; i < in->n; i++)
+		if (strcmp(in->items[i].name, name) == 0 || strcmp(in->items[i].name, source) == 0)
+			return &in->items[i];
+	return NULL;
+}

@@ -1,0 +1,409 @@
+/*
+ * The live runner's cycle: a batch run restricted to live models, with the
+ * runner deciding what to hold back, then the failure, recovery, lag and
+ * logging bookkeeping around it. Never waits on anything: what cannot run
+ * now is looked at again next cycle.
+ */
+#include "live/runner.h"
+
+#include "build/run.h"
+#include "build/state.h"
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "live/advance.h"
+#include "live/alert.h"
+#include "live/inputs.h"
+#include "live/lag.h"
+#include "live/watermark.h"
+#include "project/model.h"
+#include "warehouse/wh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the runner remembers of a model between cycles. */
+struct model_rt {
+	int64_t last_refresh_ms; /* monotonic */
+	int64_t lag_before_ms;   /* measured as its refresh started */
+	/* the current run-log window */
+	int64_t window_start_ms, refreshes, events, lag_sum, lag_max;
+};
+
+/* What `_sluice.live_state` says of a model at the start of a cycle. */
+struct model_st {
+	bool known, paused, failing;
+	int failures;
+	int64_t next_retry_ms; /* wall clock; 0 for none */
+};
+
+struct live_runner {
+	struct project *p;
+	FILE *out;
+	struct model_rt *rt;
+	struct model_st *st;
+	struct arena *cycle;
+	struct wh *w;
+	char sources_seen[64];
+	int64_t last_assert_ms;
+};
+
+struct live_runner *live_runner_new(struct project *p, FILE *out)
+{
+	struct live_runner *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	r->p = p;
+	r->out = out;
+	r->rt = calloc(p->nmodels + 1, sizeof(*r->rt));
+	r->st = calloc(p->nmodels + 1, sizeof(*r->st));
+	r->cycle = arena_new(NULL);
+	if (!r->rt || !r->st)
+		abort();
+	for (size_t i = 0; i < p->nmodels; i++)
+		r->rt[i].window_start_ms = units_mono_ms();
+	return r;
+}
+
+void live_runner_free(struct live_runner *r)
+{
+	if (!r)
+		return;
+	arena_free(r->cycle);
+	free(r->rt);
+	free(r->st);
+	free(r);
+}
+
+static int64_t ts_ms(const char *v)
+{
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+static int load_state(struct live_runner *r, struct sl_err *err)
+{
+	struct wh_result *res;
+	int rc = wh_query(r->w,
+			  "SELECT model, paused, status = 'failing', failures, "
+			  "coalesce(epoch_ms(next_retry_at), 0) FROM _sluice.live_state",
+			  &res, err);
+
+	if (rc)
+		return rc;
+	memset(r->st, 0, (r->p->nmodels + 1) * sizeof(*r->st));
+	for (size_t i = 0; i < wh_result_nrows(res); i++) {
+		struct model *m = project_find_model(r->p, wh_result_value(res, i, 0));
+		struct model_st *st;
+
+		if (!m)
+			continue;
+		st = &r->st[m->order];
+		st->known = true;
+		st->paused = strcmp(wh_result_value(res, i, 1), "true") == 0;
+		st->failing = strcmp(wh_result_value(res, i, 2), "true") == 0;
+		st->failures = (int)ts_ms(wh_result_value(res, i, 3));
+		st->next_retry_ms = ts_ms(wh_result_value(res, i, 4));
+	}
+	wh_result_free(res);
+	return 0;
+}
+
+static bool pick(void *ctx, const struct model *m)
+{
+	(void)ctx;
+	return live_model_refreshes(m);
+}
+
+static const char *hold(void *ctx, const struct model *m)
+{
+	struct live_runner *r = ctx;
+	const struct model_st *st = &r->st[m->order];
+	const struct model_rt *rt = &r->rt[m->order];
+	struct live_inputs in;
+
+	if (st->paused)
+		return "paused";
+	if (st->failing && st->next_retry_ms > units_now_ms())
+		return "backing off after a failure";
+	if (m->live_interval_ms && rt->last_refresh_ms &&
+	    units_mono_ms() - rt->last_refresh_ms < m->live_interval_ms)
+		return "live_interval not reached";
+	live_inputs_find(r->cycle, m, &in);
+	for (size_t i = 0; i < in.n; i++)
+		if (in.items[i].model && r->st[in.items[i].model->order].failing)
+			return arena_sprintf(r->cycle, "waiting for %s", in.items[i].name);
+	return NULL;
+}
+
+static void on_start(void *ctx, const struct run_item *item, size_t index, size_t total)
+{
+	struct live_runner *r = ctx;
+
+	(void)index;
+	(void)total;
+	if (live_lag_ms(r->w, r->cycle, item->m, units_now_ms(),
+			&r->rt[item->m->order].lag_before_ms, NULL))
+		r->rt[item->m->order].lag_before_ms = 0;
+}
+
+static int64_t backoff_ms(const struct live_cfg *cfg, int failures)
+{
+	int64_t d = cfg->backoff_base_ms;
+
+	for (int i = 1; i < failures && d < cfg->backoff_max_ms; i++)
+		d *= 2;
+	return d < cfg->backoff_max_ms ? d : cfg->backoff_max_ms;
+}
+
+/* A failed refresh rolled back; its failure is recorded on its own. */
+static int record_failure(struct live_runner *r, const struct run_item *item, int failures,
+			  struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	char retry[32];
+	int rc;
+
+	state_format_ts(units_now_ms() + backoff_ms(&r->p->cfg.live, failures), retry,
+			sizeof(retry));
+	buf_adds(&sql, "INSERT INTO _sluice.live_state VALUES (");
+	buf_add_sql_str(&sql, item->m->fqn);
+	buf_addf(&sql, ", 0, 0, 0, 0, 0, 'failing', false, %d, ", failures);
+	buf_add_sql_str(&sql, item->message ? item->message : "failed");
+	buf_addf(&sql,
+		 ", NULL, '%s') ON CONFLICT (model) DO UPDATE SET status = 'failing', failures = "
+		 "excluded.failures, last_error = excluded.last_error, next_retry_at = "
+		 "excluded.next_retry_at",
+		 retry);
+	rc = wh_exec(r->w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
+static void log_event(struct live_runner *r, const struct model *m, const char *status,
+		      const char *message)
+{
+	struct state_run_row row = {
+		.model = m->fqn,
+		.env = "",
+		.run_type = "live",
+		.status = status,
+		.message = message,
+		.started_ms = units_now_ms(),
+		.finished_ms = units_now_ms(),
+	};
+
+	state_run_log(r->w, &row, NULL);
+}
+
+static void after_item(struct live_runner *r, const struct run_item *item, struct live_cycle *c)
+{
+	const struct model *m = item->m;
+	struct model_rt *rt = &r->rt[m->order];
+	struct model_st *st = &r->st[m->order];
+	const struct project *p = r->p;
+	char lag[32];
+
+	switch (item->status) {
+	case RUN_OK:
+	case RUN_WARN:
+		c->refreshed++;
+		c->events += item->rows;
+		rt->last_refresh_ms = units_mono_ms();
+		rt->refreshes++;
+		rt->events += item->rows;
+		rt->lag_sum += rt->lag_before_ms;
+		if (rt->lag_before_ms > rt->lag_max)
+			rt->lag_max = rt->lag_before_ms;
+		units_format_duration(rt->lag_before_ms, lag, sizeof(lag));
+		if (r->out)
+			fprintf(r->out, "refreshed %s: %lld row%s, lag %s\n", m->fqn,
+				(long long)item->rows, item->rows == 1 ? "" : "s", lag);
+		if (st->failing) {
+			live_alert(p->cfg.alerts.command, p->root, r->out, "live_model_recovered",
+				   m->fqn, NULL);
+			log_event(r, m, "recovered", NULL);
+			st->failing = false;
+		}
+		break;
+	case RUN_FAILED:
+		c->failed++;
+		if (record_failure(r, item, st->failures + 1, NULL) == 0 && !st->failing) {
+			live_alert(p->cfg.alerts.command, p->root, r->out, "live_model_failed",
+				   m->fqn, item->message);
+		} else if (r->out) {
+			fprintf(r->out, "refresh of %s failed again (attempt %d): %s\n", m->fqn,
+				st->failures + 1, item->message ? item->message : "");
+		}
+		break;
+	case RUN_HELD:
+	case RUN_UPSTREAM_FAILED:
+		c->held++;
+		break;
+	default:
+		break;
+	}
+}
+
+struct consumers {
+	const char *source;
+	struct buf models; /* quoted names, comma-separated */
+	size_t n;
+};
+
+/* Forgets the advances that every model reading their source has covered:
+ * they can no longer add to anybody's lag. */
+static int prune_advances(struct live_runner *r, struct sl_err *err)
+{
+	struct consumers *cs = NULL;
+	size_t ncs = 0, cap = 0;
+	struct buf sql = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < r->p->nmodels; i++) {
+		const struct model *m = r->p->models[i];
+		struct live_inputs in;
+
+		if (!live_model_tracks(m))
+			continue;
+		live_inputs_find(r->cycle, m, &in);
+		for (size_t k = 0; k < in.nsources; k++) {
+			struct consumers *c = NULL;
+
+			for (size_t j = 0; j < ncs && !c; j++)
+				if (strcmp(cs[j].source, in.sources[k]) == 0)
+					c = &cs[j];
+			if (!c) {
+				c = ARENA_PUSH(r->cycle, &cs, &ncs, &cap);
+				c->source = in.sources[k];
+				buf_init(&c->models, 0);
+			}
+			if (c->n++)
+				buf_adds(&c->models, ", ");
+			buf_add_sql_str(&c->models, m->fqn);
+		}
+	}
+	for (size_t j = 0; j < ncs; j++) {
+		if (!rc) {
+			buf_reset(&sql);
+			buf_adds(&sql, "DELETE FROM _sluice.live_advances WHERE source = ");
+			buf_add_sql_str(&sql, cs[j].source);
+			buf_addf(&sql,
+				 " AND seq <= (SELECT CASE WHEN count(*) = %zu THEN min(covered) ELSE 0 "
+				 "END FROM _sluice.live_state WHERE model IN (%s))",
+				 cs[j].n, cs[j].models.buf);
+			rc = wh_exec(r->w, sql.buf, err);
+		}
+		buf_release(&cs[j].models);
+	}
+	buf_release(&sql);
+	return rc;
+}
+
+int live_runner_flush_log(struct live_runner *r, struct wh *w, bool force, struct sl_err *err)
+{
+	int64_t now = units_mono_ms();
+	int rc = 0;
+
+	for (size_t i = 0; i < r->p->nmodels && !rc; i++) {
+		struct model_rt *rt = &r->rt[i];
+		char msg[160];
+		struct state_run_row row = {
+			.model = r->p->models[i]->fqn,
+			.env = "",
+			.run_type = "live",
+			.status = "ok",
+			.message = msg,
+		};
+
+		if (!rt->refreshes ||
+		    (!force && now - rt->window_start_ms < r->p->cfg.live.log_interval_ms))
+			continue;
+		snprintf(msg, sizeof(msg), "%lld refreshes, avg lag %lld ms, max lag %lld ms",
+			 (long long)rt->refreshes, (long long)(rt->lag_sum / rt->refreshes),
+			 (long long)rt->lag_max);
+		row.rows = rt->events;
+		row.finished_ms = units_now_ms();
+		row.started_ms = row.finished_ms - (now - rt->window_start_ms);
+		rc = state_run_log(w, &row, err);
+		rt->window_start_ms = now;
+		rt->refreshes = rt->events = rt->lag_sum = rt->lag_max = 0;
+	}
+	return rc;
+}
+
+int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
+			      struct sl_err *err)
+{
+	struct wh_result *res;
+	char seen[64];
+	int rc = wh_query(w,
+			  "SELECT coalesce(max(watermark), 0) || '/' || count(*) FROM "
+			  "_sluice.live_sources",
+			  &res, err);
+
+	if (rc)
+		return rc;
+	snprintf(seen, sizeof(seen), "%s",
+		 wh_result_nrows(res) && wh_result_value(res, 0, 0) ? wh_result_value(res, 0, 0)
+								     : "");
+	wh_result_free(res);
+	*moved = strcmp(seen, r->sources_seen) != 0;
+	memcpy(r->sources_seen, seen, sizeof(seen));
+	return 0;
+}
+
+int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *out,
+		      struct sl_err *err)
+{
+	struct run_opts opts = {
+		.env = "",
+		.live = true,
+		.pick = pick,
+		.hold = hold,
+		.on_start = on_start,
+		.ctx = r,
+	};
+	const struct live_cfg *cfg = &r->p->cfg.live;
+	const char **relations;
+	size_t nrelations;
+	struct run_report rep;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	arena_reset(r->cycle);
+	r->w = w;
+	rc = state_ensure(w, err);
+	if (!rc)
+		rc = live_sources_ensure(w, r->p, err);
+	if (!rc)
+		rc = load_state(r, err);
+	if (!rc)
+		rc = wh_relation_list(w, r->cycle, &relations, &nrelations, err);
+	if (rc)
+		return rc;
+	/* checks run on every refresh, or at most every assertion_interval */
+	opts.skip_asserts = cfg->assertion_interval_ms &&
+			    units_mono_ms() - r->last_assert_ms < cfg->assertion_interval_ms;
+	if (!opts.skip_asserts)
+		r->last_assert_ms = units_mono_ms();
+	rc = build_run(r->cycle, r->p, w, relations, nrelations, &opts, &rep, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < rep.n; i++)
+		after_item(r, &rep.items[i], out);
+	run_report_free(&rep);
+	for (size_t i = 0; i < r->p->nmodels; i++) {
+		bool behind = false;
+
+		if (live_model_refreshes(r->p->models[i]) &&
+		    live_book_behind(w, r->cycle, r->p->models[i], &behind, NULL) == 0 && behind)
+			out->behind++;
+	}
+	rc = prune_advances(r, err);
+	if (!rc)
+		rc = live_runner_flush_log(r, w, false, err);
+	return rc;
+}

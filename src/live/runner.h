@@ -1,0 +1,43 @@
+/*
+ * The live runner: refreshes every live model that is behind, in dependency
+ * order, one transaction each, so a bronze -> silver -> gold chain moves in
+ * one cycle. It holds back paused models, models backing off after a
+ * failure and models whose live input is failing; alerts once on the first
+ * failure and once on recovery; and logs one aggregated run-log row per
+ * model per log_interval instead of one per refresh.
+ */
+#ifndef SL_LIVE_RUNNER_H
+#define SL_LIVE_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct project;
+struct sl_err;
+struct wh;
+struct live_runner;
+
+struct live_cycle {
+	size_t refreshed, failed, held, behind; /* behind: still behind after the cycle */
+	int64_t events;
+};
+
+/* A runner for the project's live models; out receives one line per
+ * refresh, failure and recovery (may be NULL). Free with live_runner_free. */
+struct live_runner *live_runner_new(struct project *p, FILE *out);
+void live_runner_free(struct live_runner *r);
+
+/* One cycle on an open warehouse. */
+int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *out,
+		      struct sl_err *err);
+
+/* Writes the aggregated run-log rows that are due (all of them when force). */
+int live_runner_flush_log(struct live_runner *r, struct wh *w, bool force, struct sl_err *err);
+
+/* Whether any source's watermark moved since the runner last looked: one
+ * cheap query, the poll that picks up other processes' advances. */
+int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
+			      struct sl_err *err);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * Watermark bookkeeping. Reads and writes only `_sluice.live_*` rows, and
+ * only inside the caller's transaction, so a build's rows and its
+ * watermarks commit together or not at all: nothing is applied twice,
+ * nothing skipped.
+ */
+#include "live/watermark.h"
+
+#include "build/render.h"
+#include "build/state.h"
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "warehouse/wh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t num(const struct wh_result *r, size_t row, size_t col)
+{
+	const char *v = wh_result_value(r, row, col);
+
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+/* One row per input, in input order: consumed, watermark, covered. */
+static void inputs_query(const struct model *m, const struct live_inputs *in, struct buf *sql)
+{
+	buf_adds(sql, "SELECT coalesce(c.watermark, 0), coalesce(s.watermark, st.published, 0), "
+		      "coalesce(s.watermark, st.covered, 0) FROM (VALUES ");
+	for (size_t i = 0; i < in->n; i++) {
+		buf_addf(sql, "%s(%zu, ", i ? ", " : "", i);
+		buf_add_sql_str(sql, in->items[i].name);
+		buf_adds(sql, ")");
+	}
+	buf_adds(sql, ") AS i(idx, name) LEFT JOIN _sluice.live_consumed AS c ON c.model = ");
+	buf_add_sql_str(sql, m->fqn);
+	buf_adds(sql, " AND c.input = i.name LEFT JOIN _sluice.live_sources AS s ON s.source = "
+		      "i.name LEFT JOIN _sluice.live_state AS st ON st.model = i.name ORDER BY i.idx");
+}
+
+int live_book_open(struct wh *w, struct arena *a, const struct model *m, bool full,
+		   struct live_book *book, struct render_ctx *ctx, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r = NULL;
+	size_t n;
+	int rc = 0;
+
+	memset(book, 0, sizeof(*book));
+	live_inputs_find(a, m, &book->inputs);
+	n = book->inputs.n;
+	book->names = arena_alloc(a, (n + 1) * sizeof(char *));
+	book->consumed = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	book->target = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	book->covered = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	for (size_t i = 0; i < n; i++)
+		book->names[i] = book->inputs.items[i].name;
+	if (n) {
+		inputs_query(m, &book->inputs, &sql);
+		rc = wh_query(w, sql.buf, &r, err);
+		for (size_t i = 0; !rc && i < n && i < wh_result_nrows(r); i++) {
+			book->consumed[i] = full ? 0 : num(r, i, 0);
+			book->target[i] = num(r, i, 1);
+			book->covered[i] = num(r, i, 2);
+		}
+		wh_result_free(r);
+		r = NULL;
+	}
+	if (!rc) {
+		buf_reset(&sql);
+		buf_adds(&sql, "SELECT published, refresh_count, events FROM _sluice.live_state "
+			       "WHERE model = ");
+		buf_add_sql_str(&sql, m->fqn);
+		rc = wh_query(w, sql.buf, &r, err);
+	}
+	if (!rc && wh_result_nrows(r)) {
+		book->had_state = true;
+		book->published = num(r, 0, 0);
+		book->refresh_count = num(r, 0, 1);
+		book->events = num(r, 0, 2);
+	}
+	wh_result_free(r);
+	buf_release(&sql);
+	ctx->wm_names = book->names;
+	ctx->wm_values = book->consumed;
+	ctx->nwm = n;
+	ctx->watermark = n ? book->consumed[0] : 0;
+	return rc;
+}
+
+static int has_seq_column(struct wh *w, const struct model *m, bool *has, struct sl_err *err)
+{
+	struct arena *a = arena_new(NULL);
+	struct wh_column *cols;
+	size_t n;
+	int rc = wh_table_columns(w, a, m->schema, m->name, &cols, &n, err);
+
+	*has = false;
+	for (size_t i = 0; !rc && i < n; i++)
+		*has |= strcmp(cols[i].name, "_sluice_seq") == 0;
+	arena_free(a);
+	return rc;
+}
+
+int live_book_close(struct wh *w, const struct model *m, struct live_book *book, int64_t rows,
+		    bool full, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t published = book->published, covered = 0;
+	char now[32];
+	bool seq_column;
+	int rc;
+
+	for (size_t i = 0; i < book->inputs.n; i++) {
+		buf_adds(&sql, "INSERT INTO _sluice.live_consumed VALUES (");
+		buf_add_sql_str(&sql, m->fqn);
+		buf_adds(&sql, ", ");
+		buf_add_sql_str(&sql, book->names[i]);
+		buf_addf(&sql, ", %lld) ON CONFLICT (model, input) DO UPDATE SET watermark = "
+			       "excluded.watermark;\n",
+			 (long long)book->target[i]);
+		if (i == 0 || book->covered[i] < covered)
+			covered = book->covered[i];
+	}
+	rc = has_seq_column(w, m, &seq_column, err);
+	if (!rc && seq_column) {
+		struct buf q = BUF_INIT;
+
+		buf_adds(&q, "SELECT coalesce(max(_sluice_seq), 0) FROM ");
+		wh_sql_qualified(&q, m->schema, m->name);
+		rc = wh_query_int(w, q.buf, &published, err);
+		buf_release(&q);
+	} else if (!rc && (rows > 0 || full)) {
+		/* without the column, a refresh counter tells readers to look */
+		published++;
+	}
+	if (rc)
+		goto out;
+	state_format_ts(units_now_ms(), now, sizeof(now));
+	buf_adds(&sql, "INSERT INTO _sluice.live_state VALUES (");
+	buf_add_sql_str(&sql, m->fqn);
+	/* events/s: this refresh's rows over the time since the previous one,
+	 * smoothed so that one burst does not swing the figure */
+	buf_addf(&sql,
+		 ", %lld, %lld, %lld, %lld, 0, 'live', false, 0, NULL, '%s', NULL) ON CONFLICT "
+		 "(model) DO UPDATE SET published = excluded.published, covered = "
+		 "excluded.covered, refresh_count = excluded.refresh_count, events = "
+		 "excluded.events, events_per_s = 0.5 * live_state.events_per_s + 0.5 * %lld / "
+		 "greatest(epoch(excluded.last_refresh_at) - epoch(coalesce("
+		 "live_state.last_refresh_at, excluded.last_refresh_at)), 0.001), status = 'live', "
+		 "failures = 0, last_error = NULL, last_refresh_at = excluded.last_refresh_at, "
+		 "next_retry_at = NULL",
+		 (long long)published, (long long)covered, (long long)book->refresh_count + 1,
+		 (long long)(book->events + rows), now, (long long)rows);
+	rc = wh_exec(w, sql.buf, err);
+	book->published = published;
+out:
+	buf_release(&sql);
+	return rc;
+}
+
+int live_book_behind(struct wh *w, struct arena *a, const struct model *m, bool *behind,
+		     struct sl_err *err)
+{
+	struct live_inputs in;
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	*behind = false;
+	live_inputs_find(a, m, &in);
+	if (!in.n)
+		return 0;
+	inputs_query(m, &in, &sql);
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < wh_result_nrows(r); i++)
+		*behind |= num(r, i, 1) > num(r, i, 0);
+	wh_result_free(r);
+	return 0;
+}
