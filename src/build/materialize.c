@@ -133,6 +133,21 @@ static void key_match(const struct model *m, const char *left, const char *right
 	}
 }
 
+static int has_column(struct wh *w, const struct model *m, const char *name, bool *has,
+		      struct sl_err *err)
+{
+	struct arena *a = arena_new(NULL);
+	struct wh_column *cols;
+	size_t n;
+	int rc = wh_table_columns(w, a, m->schema, m->name, &cols, &n, err);
+
+	*has = false;
+	for (size_t i = 0; !rc && i < n; i++)
+		*has |= strcasecmp(cols[i].name, name) == 0;
+	arena_free(a);
+	return rc;
+}
+
 static int write_increment(struct wh *w, const struct model *m, const struct mat_plan *plan,
 			   struct mat_outcome *out, struct sl_err *err)
 {
@@ -166,10 +181,24 @@ static int write_increment(struct wh *w, const struct model *m, const struct mat
 		}
 		out->action = "replaced keys";
 	} else if (m->strategy == STRAT_MERGE) {
+		bool seq;
+
+		rc = has_column(w, m, "_sluice_seq", &seq, err);
 		buf_adds(&sql, "MERGE INTO ");
 		qualified(m, &sql);
 		buf_adds(&sql, " AS _sluice_t USING (\n");
-		rc = render_model(m, &plan->ctx, true, &sql, err);
+		/* a key that arrived several times in this batch: its latest
+		 * landing wins, as if the batches had been applied one by one */
+		if (seq)
+			buf_adds(&sql, "SELECT * FROM (\n");
+		if (!rc)
+			rc = render_model(m, &plan->ctx, true, &sql, err);
+		if (seq) {
+			buf_adds(&sql, "\n) AS _sluice_batch QUALIFY row_number() OVER (PARTITION BY ");
+			for (size_t i = 0; i < m->nunique_key; i++)
+				buf_addf(&sql, "%s%s", i ? ", " : "", m->unique_key[i]);
+			buf_adds(&sql, " ORDER BY _sluice_seq DESC) = 1");
+		}
 		buf_adds(&sql, "\n) AS _sluice_new ON (");
 		key_match(m, "_sluice_t", "_sluice_new", &sql);
 		buf_adds(&sql, ") WHEN MATCHED THEN UPDATE BY NAME "

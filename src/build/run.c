@@ -297,8 +297,8 @@ static int open_state(struct run *r, struct sl_err *err)
 	int rc;
 
 	if (!r->opts->dry_run) {
-		rc = state_ensure(r->w, err);
-		if (!rc)
+		rc = r->opts->state_ready ? 0 : state_ensure(r->w, err);
+		if (!rc && !r->opts->state_ready)
 			rc = live_sources_ensure(r->w, r->p, err);
 		if (!rc)
 			rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);

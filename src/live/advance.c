@@ -75,6 +75,30 @@ static int split_name(const char *fqn, char *schema, char *name, size_t len)
 	return 0;
 }
 
+/* A table written by someone else gets the column on its first advance.
+ * Only then: altering a table other connections are reading would make
+ * them conflict. */
+static int add_seq_column(struct wh *w, struct arena *a, const char *schema, const char *name,
+			  struct sl_err *err)
+{
+	struct wh_column *cols;
+	struct buf sql = BUF_INIT;
+	size_t n;
+	int rc = wh_table_columns(w, a, schema, name, &cols, &n, err);
+
+	for (size_t i = 0; !rc && i < n; i++)
+		if (strcmp(cols[i].name, "_sluice_seq") == 0)
+			return 0;
+	if (rc)
+		return rc;
+	buf_adds(&sql, "ALTER TABLE ");
+	wh_sql_qualified(&sql, schema, name);
+	buf_adds(&sql, " ADD COLUMN _sluice_seq BIGINT");
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
 int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
 			struct sl_err *err)
 {
@@ -98,15 +122,12 @@ int live_advance_source(struct wh *w, const char *source, struct live_advance *o
 				"no landing table '%s'\n"
 				"  hint: declare the source in sluice.yml, or create the table", fqn);
 	if (!rc)
+		rc = add_seq_column(w, a, schema, name, err);
+	if (!rc)
 		rc = wh_begin(w, err);
 	if (rc)
 		goto out;
-	buf_adds(&sql, "ALTER TABLE ");
-	wh_sql_qualified(&sql, schema, name);
-	buf_adds(&sql, " ADD COLUMN IF NOT EXISTS _sluice_seq BIGINT");
-	rc = wh_exec(w, sql.buf, err);
-	if (!rc)
-		rc = wh_query_int(w, "SELECT nextval('_sluice.seq')", &adv.seq, err);
+	rc = wh_query_int(w, "SELECT nextval('_sluice.seq')", &adv.seq, err);
 	if (!rc) {
 		buf_reset(&sql);
 		buf_addf(&sql, "UPDATE ");

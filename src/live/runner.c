@@ -48,6 +48,7 @@ struct live_runner {
 	struct wh *w;
 	char sources_seen[64];
 	int64_t last_assert_ms;
+	bool prepared; /* state schema and landing tables made sure of */
 };
 
 struct live_runner *live_runner_new(struct project *p, FILE *out)
@@ -361,6 +362,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	struct run_opts opts = {
 		.env = "",
 		.live = true,
+		.state_ready = true,
 		.pick = pick,
 		.hold = hold,
 		.on_start = on_start,
@@ -375,11 +377,16 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	memset(out, 0, sizeof(*out));
 	arena_reset(r->cycle);
 	r->w = w;
-	rc = state_ensure(w, err);
-	if (!rc)
-		rc = live_sources_ensure(w, r->p, err);
-	if (!rc)
-		rc = load_state(r, err);
+	/* once per runner: catalog changes would conflict with writers */
+	if (!r->prepared) {
+		rc = state_ensure(w, err);
+		if (!rc)
+			rc = live_sources_ensure(w, r->p, err);
+		if (rc)
+			return rc;
+		r->prepared = true;
+	}
+	rc = load_state(r, err);
 	if (!rc)
 		rc = wh_relation_list(w, r->cycle, &relations, &nrelations, err);
 	if (rc)

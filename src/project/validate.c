@@ -8,6 +8,7 @@
 #include "core/err.h"
 #include "project/dag.h"
 #include "project/project.h"
+#include "live/inputs.h"
 
 #include <string.h>
 
@@ -63,21 +64,45 @@ static void check_microbatch(struct project *p, const struct model *m)
 			 "a microbatch model must read only its window with {since} and {until}");
 }
 
-static void check_readers(struct project *p, const struct model *m)
+/* A live model's inputs: a batch model it reads will not trigger it, and
+ * its watermark placeholders must name what it tracks. */
+static void check_live_inputs(struct project *p, const struct model *m)
 {
-	for (size_t i = 0; i < m->nrefs; i++) {
-		const struct model_ref *r = &m->refs[i];
-		int line, col;
+	struct live_inputs in;
 
-		if (!r->target || !m->live || r->target->mat == MAT_EPHEMERAL ||
-		    r->target->mat == MAT_VIEW || r->target->live)
-			continue;
-		model_span_position(m, r->span.part, r->span.offset, &line, &col);
-		diag_add(&p->diags, DIAG_WARNING, m->path, line, col,
+	if (!live_model_tracks(m))
+		return;
+	live_inputs_find(p->arena, m, &in);
+	for (size_t i = 0; m->live && i < in.nbatch; i++)
+		diag_add(&p->diags, DIAG_WARNING, m->path, 0, 0,
 			 "make the input live too, or accept that it refreshes only on 'sluice run'",
 			 "live model '%s' reads batch model '%s', which will not trigger its "
 			 "refreshes",
-			 m->fqn, r->target->fqn);
+			 m->fqn, in.batch[i]->fqn);
+	for (size_t i = 0; i < m->nplaceholders; i++) {
+		const struct model_placeholder *ph = &m->placeholders[i];
+		int line, col;
+
+		if (ph->kind != PH_WATERMARK)
+			continue;
+		model_span_position(m, ph->span.part, ph->span.offset, &line, &col);
+		if (ph->arg && !live_inputs_get(&in, ph->arg))
+			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
+				 in.n ? arena_sprintf(p->arena, "it tracks %s%s", in.items[0].name,
+						      in.n > 1 ? " and more" : "")
+				      : "a watermark belongs to a landing table or a live model",
+				 "'{watermark:%s}' names no input model '%s' tracks", ph->arg,
+				 m->fqn);
+		else if (!ph->arg && in.n > 1)
+			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
+				 arena_sprintf(p->arena, "write {watermark:%s} (or another input)",
+					       in.items[0].name),
+				 "'{watermark}' is ambiguous: model '%s' tracks %zu inputs", m->fqn,
+				 in.n);
+		else if (!ph->arg && in.n == 0)
+			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
+				 "read a landing table or a live incremental model",
+				 "'{watermark}' in model '%s', which tracks no input", m->fqn);
 	}
 }
 
@@ -87,7 +112,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 	for (size_t i = 0; i < p->nmodels; i++) {
 		project_model_hash_inlined(p->models[i]);
 		check_placeholders(p, p->models[i]);
-		check_readers(p, p->models[i]);
+		check_live_inputs(p, p->models[i]);
 		check_microbatch(p, p->models[i]);
 	}
 	diag_sort(&p->diags);

@@ -10,13 +10,22 @@
 
 #include <ctype.h>
 #include <duckdb.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The database is shared by every connection opened on it and closed
+ * with the last one. */
+struct duck_db {
+	duckdb_database db;
+	int refs;
+	pthread_mutex_t lock;
+};
+
 struct wh_duckdb {
 	struct wh base;
-	duckdb_database db;
+	struct duck_db *shared;
 	duckdb_connection conn;
 	char version[32];
 };
@@ -29,10 +38,37 @@ static struct wh_duckdb *dd(struct wh *w)
 static void duck_close(struct wh *w)
 {
 	struct wh_duckdb *d = dd(w);
+	struct duck_db *db = d->shared;
+	int left;
 
 	duckdb_disconnect(&d->conn);
-	duckdb_close(&d->db);
+	pthread_mutex_lock(&db->lock);
+	left = --db->refs;
+	pthread_mutex_unlock(&db->lock);
+	if (!left) {
+		duckdb_close(&db->db);
+		pthread_mutex_destroy(&db->lock);
+		free(db);
+	}
 	free(d);
+}
+
+static int duck_connect(struct wh *w, struct wh **out, struct sl_err *err)
+{
+	struct wh_duckdb *d = calloc(1, sizeof(*d)), *from = dd(w);
+
+	if (!d)
+		abort();
+	*d = *from;
+	if (duckdb_connect(from->shared->db, &d->conn) != DuckDBSuccess) {
+		free(d);
+		return sl_err_set(err, SL_E_IO, "cannot open another connection to the warehouse");
+	}
+	pthread_mutex_lock(&from->shared->lock);
+	from->shared->refs++;
+	pthread_mutex_unlock(&from->shared->lock);
+	*out = &d->base;
+	return 0;
 }
 
 static const char *duck_version(struct wh *w)
@@ -191,6 +227,7 @@ static void duck_read_csv(struct wh *w, struct buf *sql, const char *path)
 static const struct wh_ops duckdb_ops = {
 	.kind = WH_DUCKDB,
 	.close = duck_close,
+	.connect = duck_connect,
 	.version = duck_version,
 	.exec = duck_exec,
 	.query = duck_query,
@@ -221,31 +258,39 @@ static int classify_open_error(const char *path, const char *msg, struct sl_err 
 int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_err *err)
 {
 	struct wh_duckdb *d = calloc(1, sizeof(*d));
+	struct duck_db *db = calloc(1, sizeof(*db));
 	duckdb_config config = NULL;
 	char *open_err = NULL;
 	duckdb_state st;
 	int rc;
 
-	if (!d)
+	if (!d || !db)
 		abort();
 	d->base.ops = &duckdb_ops;
+	d->shared = db;
+	db->refs = 1;
+	pthread_mutex_init(&db->lock, NULL);
 	if (path && strcmp(path, ":memory:") == 0)
 		path = NULL;
 	if (read_only && path) {
 		duckdb_create_config(&config);
 		duckdb_set_config(config, "access_mode", "READ_ONLY");
 	}
-	st = duckdb_open_ext(path, &d->db, config, &open_err);
+	st = duckdb_open_ext(path, &db->db, config, &open_err);
 	if (config)
 		duckdb_destroy_config(&config);
 	if (st != DuckDBSuccess) {
 		rc = classify_open_error(path ? path : ":memory:", open_err ? open_err : "", err);
 		duckdb_free(open_err);
+		pthread_mutex_destroy(&db->lock);
+		free(db);
 		free(d);
 		return rc;
 	}
-	if (duckdb_connect(d->db, &d->conn) != DuckDBSuccess) {
-		duckdb_close(&d->db);
+	if (duckdb_connect(db->db, &d->conn) != DuckDBSuccess) {
+		duckdb_close(&db->db);
+		pthread_mutex_destroy(&db->lock);
+		free(db);
 		free(d);
 		return sl_err_set(err, SL_E_IO, "cannot connect to warehouse '%s'",
 				  path ? path : ":memory:");

@@ -105,6 +105,11 @@ void wh_close(struct wh *w)
 		w->ops->close(w);
 }
 
+int wh_connect(struct wh *w, struct wh **out, struct sl_err *err)
+{
+	return w->ops->connect(w, out, err);
+}
+
 enum wh_kind wh_kind(const struct wh *w)
 {
 	return w->ops->kind;

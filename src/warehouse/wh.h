@@ -33,7 +33,12 @@ struct wh_column {
  * another process fails with SL_E_LOCKED, a file that is not a DuckDB
  * database with SL_E_IO. Close with wh_close(). */
 int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_err *err);
+/* Closes the connection; the database closes with its last connection. */
 void wh_close(struct wh *w);
+/* Another connection to the same database, for another thread of this
+ * process (DuckDB lets one process hold a database file). Close it with
+ * wh_close(). */
+int wh_connect(struct wh *w, struct wh **out, struct sl_err *err);
 enum wh_kind wh_kind(const struct wh *w);
 /* The backend's version string ("v1.4.4"); owned by w. */
 const char *wh_version(struct wh *w);

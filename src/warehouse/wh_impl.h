@@ -10,6 +10,7 @@
 struct wh_ops {
 	enum wh_kind kind;
 	void (*close)(struct wh *w);
+	int (*connect)(struct wh *w, struct wh **out, struct sl_err *err);
 	const char *(*version)(struct wh *w);
 	int (*exec)(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
 	int (*query)(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);
