@@ -49,6 +49,51 @@ static void set_relation(struct mat_outcome *out, const char *schema, const char
 	buf_release(&b);
 }
 
+static int has_column(struct wh *w, const char *schema, const char *table, const char *name,
+		      bool *has, struct sl_err *err)
+{
+	struct arena *a = arena_new(NULL);
+	struct wh_column *cols;
+	size_t n;
+	int rc = wh_table_columns(w, a, schema, table, &cols, &n, err);
+
+	*has = false;
+	for (size_t i = 0; !rc && i < n; i++)
+		*has |= strcasecmp(cols[i].name, name) == 0;
+	arena_free(a);
+	return rc;
+}
+
+/* The latest landing of each key, as merging batch after batch keeps it. */
+static void add_latest_per_key(const struct model *m, struct buf *sql)
+{
+	buf_adds(sql, " QUALIFY row_number() OVER (PARTITION BY ");
+	for (size_t i = 0; i < m->nunique_key; i++)
+		buf_addf(sql, "%s%s", i ? ", " : "", m->unique_key[i]);
+	buf_adds(sql, " ORDER BY _sluice_seq DESC) = 1");
+}
+
+/* A merge model built from scratch holds what merging every landing batch
+ * in turn would: one row per key, its latest. */
+static int keep_latest_per_key(struct wh *w, const struct model *m, const char *staging,
+			       struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	bool seq;
+	int rc = has_column(w, m->schema, staging, "_sluice_seq", &seq, err);
+
+	if (rc || !seq)
+		return rc;
+	buf_adds(&sql, "CREATE OR REPLACE TABLE ");
+	wh_sql_qualified(&sql, m->schema, staging);
+	buf_adds(&sql, " AS SELECT * FROM ");
+	wh_sql_qualified(&sql, m->schema, staging);
+	add_latest_per_key(m, &sql);
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
 /* The new relation's rows go to a staging table beside the old one. */
 static int write_staging(struct wh *w, const struct model *m, const struct mat_plan *plan,
 			 struct mat_outcome *out, struct sl_err *err)
@@ -83,6 +128,8 @@ static int write_staging(struct wh *w, const struct model *m, const struct mat_p
 			goto out;
 	}
 	rc = run(w, &sql, err);
+	if (!rc && m->mat == MAT_INCREMENTAL && m->strategy == STRAT_MERGE)
+		rc = keep_latest_per_key(w, m, staging, err);
 	if (rc)
 		goto out;
 	buf_adds(&sql, "SELECT count(*) FROM ");
@@ -133,21 +180,6 @@ static void key_match(const struct model *m, const char *left, const char *right
 	}
 }
 
-static int has_column(struct wh *w, const struct model *m, const char *name, bool *has,
-		      struct sl_err *err)
-{
-	struct arena *a = arena_new(NULL);
-	struct wh_column *cols;
-	size_t n;
-	int rc = wh_table_columns(w, a, m->schema, m->name, &cols, &n, err);
-
-	*has = false;
-	for (size_t i = 0; !rc && i < n; i++)
-		*has |= strcasecmp(cols[i].name, name) == 0;
-	arena_free(a);
-	return rc;
-}
-
 static int write_increment(struct wh *w, const struct model *m, const struct mat_plan *plan,
 			   struct mat_outcome *out, struct sl_err *err)
 {
@@ -183,7 +215,7 @@ static int write_increment(struct wh *w, const struct model *m, const struct mat
 	} else if (m->strategy == STRAT_MERGE) {
 		bool seq;
 
-		rc = has_column(w, m, "_sluice_seq", &seq, err);
+		rc = has_column(w, m->schema, m->name, "_sluice_seq", &seq, err);
 		buf_adds(&sql, "MERGE INTO ");
 		qualified(m, &sql);
 		buf_adds(&sql, " AS _sluice_t USING (\n");
@@ -194,10 +226,8 @@ static int write_increment(struct wh *w, const struct model *m, const struct mat
 		if (!rc)
 			rc = render_model(m, &plan->ctx, true, &sql, err);
 		if (seq) {
-			buf_adds(&sql, "\n) AS _sluice_batch QUALIFY row_number() OVER (PARTITION BY ");
-			for (size_t i = 0; i < m->nunique_key; i++)
-				buf_addf(&sql, "%s%s", i ? ", " : "", m->unique_key[i]);
-			buf_adds(&sql, " ORDER BY _sluice_seq DESC) = 1");
+			buf_adds(&sql, "\n) AS _sluice_batch");
+			add_latest_per_key(m, &sql);
 		}
 		buf_adds(&sql, "\n) AS _sluice_new ON (");
 		key_match(m, "_sluice_t", "_sluice_new", &sql);

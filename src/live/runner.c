@@ -49,6 +49,7 @@ struct live_runner {
 	char sources_seen[64];
 	int64_t last_assert_ms;
 	bool prepared; /* state schema and landing tables made sure of */
+	struct live_cycle *cycle_out;
 };
 
 struct live_runner *live_runner_new(struct project *p, FILE *out)
@@ -356,6 +357,17 @@ int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
 	return 0;
 }
 
+/* Each model's outcome is taken in as it happens, so a model that
+ * recovers lets its readers refresh in the same cycle. */
+static void on_done(void *ctx, const struct run_item *item, size_t index, size_t total)
+{
+	struct live_runner *r = ctx;
+
+	(void)index;
+	(void)total;
+	after_item(r, item, r->cycle_out);
+}
+
 int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *out,
 		      struct sl_err *err)
 {
@@ -366,6 +378,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		.pick = pick,
 		.hold = hold,
 		.on_start = on_start,
+		.on_done = on_done,
 		.ctx = r,
 	};
 	const struct live_cfg *cfg = &r->p->cfg.live;
@@ -375,6 +388,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	r->cycle_out = out;
 	arena_reset(r->cycle);
 	r->w = w;
 	/* once per runner: catalog changes would conflict with writers */
@@ -399,8 +413,6 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	rc = build_run(r->cycle, r->p, w, relations, nrelations, &opts, &rep, err);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < rep.n; i++)
-		after_item(r, &rep.items[i], out);
 	run_report_free(&rep);
 	for (size_t i = 0; i < r->p->nmodels; i++) {
 		bool behind = false;

@@ -28,3 +28,38 @@ note() {
 	echo
 	echo "## $*"
 }
+
+# same_as_rebuild MODEL...: builds a copy of the case's project from scratch
+# (sluice run --full-refresh over the same landing data) and says, per
+# model, whether the live-maintained table holds exactly the same rows.
+same_as_rebuild() {
+	local copy
+	copy=$(mktemp -d)
+	cp -r . "$copy/p"
+	"$SLUICE_BIN" run --full-refresh --project "$copy/p" >/dev/null 2>&1 || echo "rebuild failed"
+	for m in "$@"; do
+		"$SLUICE_BIN" sql "ATTACH '$copy/p/warehouse.duckdb' AS rebuilt (READ_ONLY);
+			SELECT (SELECT count(*) FROM (SELECT * FROM $m EXCEPT ALL SELECT * FROM rebuilt.$m))
+			     + (SELECT count(*) FROM (SELECT * FROM rebuilt.$m EXCEPT ALL SELECT * FROM $m))
+			AS differing_rows" | tail -1 | sed "s/^/$m differs from a rebuild in /; s/\$/ rows/"
+	done
+	rm -rf "$copy"
+}
+
+# retry CMD...: runs a command until it stops failing for a locked
+# warehouse (another process holds the DuckDB file), at most 200 times.
+retry() {
+	local i out
+	for i in $(seq 200); do
+		if out=$("$@" 2>&1); then
+			printf '%s\n' "$out"
+			return 0
+		fi
+		case "$out" in
+		*"locked by another process"*) sleep 0.05 ;;
+		*) printf '%s\n' "$out"; return 1 ;;
+		esac
+	done
+	echo "still locked after 200 tries: $*"
+	return 1
+}
