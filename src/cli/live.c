@@ -337,7 +337,9 @@ static int live_loop(struct cli_args *args)
 	struct live_cycle c;
 	struct sl_err err = SL_ERR_INIT;
 	bool tty = isatty(STDOUT_FILENO) && !args->once;
-	int rc = cli_session_open(&s, args, CLI_OPEN_WRITE, true);
+	/* the warehouse is opened by the loop, which waits while another
+	 * process holds it */
+	int rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 
 	if (rc)
 		return rc;
@@ -348,11 +350,11 @@ static int live_loop(struct cli_args *args)
 		bool moved = true;
 
 		if (!s.wh && wh_open_duckdb(warehouse_path(&s), false, &s.wh, &err)) {
-			/* another process is landing rows: look again next poll */
+			/* another process is landing rows: look again soon */
 			if (err.code != SL_E_LOCKED)
 				break;
 			sl_err_clear(&err);
-			nap(s.project->cfg.live.poll_interval_ms);
+			nap(args->once ? 50 : s.project->cfg.live.poll_interval_ms);
 			continue;
 		}
 		rc = live_runner_sources_moved(runner, s.wh, &moved, &err);
