@@ -38,7 +38,10 @@ static const char *const migrations[] = {
 	"covered BIGINT NOT NULL, refresh_count BIGINT NOT NULL, events BIGINT NOT NULL, "
 	"events_per_s DOUBLE NOT NULL, status "
 	"VARCHAR NOT NULL, paused BOOLEAN NOT NULL, failures INTEGER NOT NULL, last_error "
-	"VARCHAR, last_refresh_at TIMESTAMP, next_retry_at TIMESTAMP);\n",
+	"VARCHAR, last_refresh_at TIMESTAMP, next_retry_at TIMESTAMP);\n"
+	"CREATE TABLE _sluice.profiles (model VARCHAR NOT NULL, profiled_at TIMESTAMP NOT NULL, "
+	"column_name VARCHAR NOT NULL, rows BIGINT, nulls BIGINT, min_value VARCHAR, max_value "
+	"VARCHAR);\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

@@ -16,6 +16,7 @@
 #include "live/alert.h"
 #include "live/inputs.h"
 #include "live/lag.h"
+#include "live/profile.h"
 #include "live/watermark.h"
 #include "project/model.h"
 #include "warehouse/wh.h"
@@ -27,6 +28,7 @@
 /* What the runner remembers of a model between cycles. */
 struct model_rt {
 	int64_t last_refresh_ms; /* monotonic */
+	int64_t last_profile_ms; /* monotonic; 0: never */
 	int64_t lag_before_ms;   /* measured as its refresh started */
 	/* the current run-log window */
 	int64_t window_start_ms, refreshes, events, lag_sum, lag_max;
@@ -200,6 +202,26 @@ static void log_event(struct live_runner *r, const struct model *m, const char *
 	state_run_log(r->w, &row, NULL);
 }
 
+/* At most one profile per profile_interval, across runner restarts too. */
+static bool profile_due(struct live_runner *r, const struct model *m, struct model_rt *rt)
+{
+	int64_t interval = r->p->cfg.live.profile_interval_ms;
+
+	if (!rt->last_profile_ms) {
+		struct buf sql = BUF_INIT;
+		int64_t last = 0;
+
+		buf_adds(&sql, "SELECT coalesce(epoch_ms(max(profiled_at)), 0) FROM "
+			       "_sluice.profiles WHERE model = ");
+		buf_add_sql_str(&sql, m->fqn);
+		if (wh_query_int(r->w, sql.buf, &last, NULL) == 0 && last &&
+		    units_now_ms() - last < interval)
+			rt->last_profile_ms = units_mono_ms() - (units_now_ms() - last);
+		buf_release(&sql);
+	}
+	return !rt->last_profile_ms || units_mono_ms() - rt->last_profile_ms >= interval;
+}
+
 static void after_item(struct live_runner *r, const struct run_item *item, struct live_cycle *c)
 {
 	const struct model *m = item->m;
@@ -219,6 +241,13 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 		rt->lag_sum += rt->lag_before_ms;
 		if (rt->lag_before_ms > rt->lag_max)
 			rt->lag_max = rt->lag_before_ms;
+		if (profile_due(r, m, rt)) {
+			struct sl_err err = SL_ERR_INIT;
+
+			if (live_profile(r->w, m, &err) && r->out)
+				fprintf(r->out, "profile of %s failed: %s\n", m->fqn, err.msg);
+			rt->last_profile_ms = units_mono_ms();
+		}
 		units_format_duration(rt->lag_before_ms, lag, sizeof(lag));
 		if (r->out)
 			fprintf(r->out, "refreshed %s: %lld row%s, lag %s\n", m->fqn,
