@@ -45,4 +45,14 @@ show sql "SELECT customer_id, tier, valid_to IS NULL AS current FROM snapshots.c
 
 step "6. A run with nothing new does nothing"
 show run
+
+step "7. Live models: checkouts land, are announced, and one cycle moves silver and gold"
+show sql "INSERT INTO landing.checkouts (checkout_id, customer_id, amount, region) VALUES (1, 1, 25.5, 'Europe'), (2, 2, 14.0, 'Americas'), (3, 3, 9.5, 'Europe')"
+show live advance checkouts
+show live --once
+show sql "SELECT * FROM gold.live_revenue ORDER BY region"
+show sql "INSERT INTO landing.checkouts (checkout_id, customer_id, amount, region) VALUES (2, 2, 16.0, 'Americas')"
+show live advance checkouts
+show live --once
+show live status
 printf '\nThe demo project is examples/shop; its warehouse lived in %s (removed now).\n' "$work"
