@@ -6,6 +6,7 @@
  */
 #include "build/run.h"
 
+#include "build/lock.h"
 #include "build/materialize.h"
 #include "build/state.h"
 #include "core/arena.h"
@@ -372,8 +373,14 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		} else if (opts->dry_run) {
 			item->status = RUN_PLANNED;
 			r.version[i] = r.run_id;
+		} else if (opts->live && !build_lock_try(m->fqn)) {
+			item->status = RUN_HELD;
+			item->reason = "being built by a batch run";
 		} else {
+			if (!opts->live)
+				build_lock(m->fqn);
 			build_model(&r, item, full, sig);
+			build_unlock(m->fqn);
 		}
 		pass_through_version(&r, m);
 		r.status[i] = item->status;

@@ -1,0 +1,19 @@
+/*
+ * Per-model build locks within a process: a batch run and the live runner
+ * in one process (the server) never build the same model at once. A batch
+ * build waits for the lock; the runner only tries it and, when a batch run
+ * holds it, looks again next cycle (the watermark bookkeeping then finds
+ * the pending rows already applied). Across processes DuckDB's file lock
+ * already keeps builders apart.
+ */
+#ifndef SL_BUILD_LOCK_H
+#define SL_BUILD_LOCK_H
+
+#include <stdbool.h>
+
+void build_lock(const char *model);
+/* true when taken; false when another build holds it */
+bool build_lock_try(const char *model);
+void build_unlock(const char *model);
+
+#endif
