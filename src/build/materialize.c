@@ -457,10 +457,13 @@ int materialize_write(struct wh *w, const struct model *m, const struct mat_plan
 {
 	struct arena *a = arena_new(NULL);
 	const char *kind = NULL;
-	int rc;
+	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	rc = wh_relation_kind(w, a, m->schema, m->name, &kind, err);
+	if (plan->old_kind_known)
+		kind = plan->old_kind;
+	else
+		rc = wh_relation_kind(w, a, m->schema, m->name, &kind, err);
 	if (!rc) {
 		out->old_kind = kind ? (strcmp(kind, "view") == 0 ? "view" : "table") : NULL;
 		switch (m->mat) {

@@ -21,6 +21,10 @@ struct wh;
 struct mat_plan {
 	bool full;          /* build from scratch rather than apply new rows */
 	const char *run_ts; /* this run's UTC time, 'YYYY-MM-DD HH:MM:SS.mmm' */
+	/* what the model's name holds now ("table", "view" or NULL), when the
+	 * caller knows; else materialize_write looks it up */
+	bool old_kind_known;
+	const char *old_kind;
 	struct render_ctx ctx;
 };
 

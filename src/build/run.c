@@ -29,6 +29,7 @@ struct run {
 	struct wh *w;
 	const struct run_opts *opts;
 	const char *const *relations;
+	const char *const *kinds; /* per relation, when the run read them */
 	size_t nrelations;
 	struct state_model *state;
 	size_t nstate;
@@ -49,6 +50,23 @@ const char *run_status_name(enum run_status s)
 static bool relation_exists(const struct run *r, const char *fqn)
 {
 	return dag_relation_exists(r->relations, r->nrelations, fqn);
+}
+
+/* What a name held when the run started: "table", "view" or NULL. */
+static const char *relation_kind(const struct run *r, const char *fqn)
+{
+	for (size_t lo = 0, hi = r->nrelations; r->kinds && lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(r->relations[mid], fqn);
+
+		if (!c)
+			return r->kinds[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /* Whether m reads a table outside the project that sluice cannot see
@@ -182,7 +200,8 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 {
 	struct model *m = item->m;
 	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
-	struct mat_plan plan = { .full = full, .run_ts = r->run_ts };
+	struct mat_plan plan = { .full = full, .run_ts = r->run_ts, .old_kind_known = r->kinds != NULL,
+				 .old_kind = relation_kind(r, m->fqn) };
 	struct mat_outcome out;
 	struct sl_err err = SL_ERR_INIT;
 	int64_t started = units_now_ms();
@@ -298,9 +317,18 @@ static int open_state(struct run *r, struct sl_err *err)
 	int rc;
 
 	if (!r->opts->dry_run) {
+		const char **names, **kinds;
+
 		rc = r->opts->state_ready ? 0 : state_ensure(r->w, err);
 		if (!rc && !r->opts->state_ready)
 			rc = live_sources_ensure(r->w, r->p, err);
+		/* one catalog read for the whole run, instead of one per model */
+		if (!rc)
+			rc = wh_relation_kinds(r->w, r->a, &names, &kinds, &r->nrelations, err);
+		if (!rc) {
+			r->relations = names;
+			r->kinds = kinds;
+		}
 		if (!rc)
 			rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 		return rc ? rc : state_run_begin(r->w, &r->run_id, err);

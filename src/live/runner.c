@@ -411,8 +411,6 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		.ctx = r,
 	};
 	const struct live_cfg *cfg = &r->p->cfg.live;
-	const char **relations;
-	size_t nrelations;
 	struct run_report rep;
 	int rc;
 
@@ -430,8 +428,6 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		r->prepared = true;
 	}
 	rc = load_state(r, err);
-	if (!rc)
-		rc = wh_relation_list(w, r->cycle, &relations, &nrelations, err);
 	if (rc)
 		return rc;
 	/* checks run on every refresh, or at most every assertion_interval */
@@ -439,7 +435,8 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 			    units_mono_ms() - r->last_assert_ms < cfg->assertion_interval_ms;
 	if (!opts.skip_asserts)
 		r->last_assert_ms = units_mono_ms();
-	rc = build_run(r->cycle, r->p, w, relations, nrelations, &opts, &rep, err);
+	/* the run reads the catalog itself */
+	rc = build_run(r->cycle, r->p, w, NULL, 0, &opts, &rep, err);
 	if (rc)
 		return rc;
 	run_report_free(&rep);

@@ -189,12 +189,13 @@ int wh_relation_kind(struct wh *w, struct arena *a, const char *schema, const ch
 	return 0;
 }
 
-int wh_relation_list(struct wh *w, struct arena *a, const char ***names, size_t *n,
-		     struct sl_err *err)
+int wh_relation_kinds(struct wh *w, struct arena *a, const char ***names, const char ***kinds,
+		      size_t *n, struct sl_err *err)
 {
 	struct wh_result *r;
 	int rc = wh_query(w,
-			  "SELECT lower(table_schema) || '.' || lower(table_name) "
+			  "SELECT lower(table_schema) || '.' || lower(table_name), "
+			  "CASE WHEN table_type LIKE '%VIEW%' THEN 'view' ELSE 'table' END "
 			  "FROM information_schema.tables ORDER BY 1",
 			  &r, err);
 
@@ -202,10 +203,21 @@ int wh_relation_list(struct wh *w, struct arena *a, const char ***names, size_t 
 		return rc;
 	*n = r->nrows;
 	*names = arena_alloc(a, (r->nrows + 1) * sizeof(char *));
-	for (size_t i = 0; i < r->nrows; i++)
+	if (kinds)
+		*kinds = arena_alloc(a, (r->nrows + 1) * sizeof(char *));
+	for (size_t i = 0; i < r->nrows; i++) {
 		(*names)[i] = arena_strdup(a, wh_result_value(r, i, 0));
+		if (kinds)
+			(*kinds)[i] = strcmp(wh_result_value(r, i, 1), "view") == 0 ? "view" : "table";
+	}
 	wh_result_free(r);
 	return 0;
+}
+
+int wh_relation_list(struct wh *w, struct arena *a, const char ***names, size_t *n,
+		     struct sl_err *err)
+{
+	return wh_relation_kinds(w, a, names, NULL, n, err);
 }
 
 int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,

@@ -71,6 +71,9 @@ int wh_relation_kind(struct wh *w, struct arena *a, const char *schema, const ch
 /* Every relation as "schema.name" (lowercase), for reference checks. */
 int wh_relation_list(struct wh *w, struct arena *a, const char ***names, size_t *n,
 		     struct sl_err *err);
+/* The same list with each relation's kind ("table" or "view", static). */
+int wh_relation_kinds(struct wh *w, struct arena *a, const char ***names, const char ***kinds,
+		      size_t *n, struct sl_err *err);
 int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
 		     struct wh_column **cols, size_t *n, struct sl_err *err);
 

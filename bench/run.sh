@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# sluice benchmarks (`make bench` runs `bench/run.sh ./sluice`). Prints each
+# figure next to its target from DESIGN.md §11, with MISSED when it is not
+# met. Missing a target does not fail the script: benchmarks are not tests.
+# It fails only when a benchmark cannot run (a build or a command failed).
+#
+# Needs only bash, coreutils, cc and the DuckDB C library in .deps/duckdb.
+# Everything it writes goes to bench/out/ (git-ignored).
+#
+#   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
+#
+# Environment knobs, for a quick try (the defaults are the benchmark):
+#   BENCH_ONLY=plan|chain   run one benchmark
+#   BENCH_RUNS=5            counted runs per command (one warm-up run first)
+#   BENCH_MODELS=2000       models in the generated project
+#   BENCH_ROWS=5000000      rows in raw.events for the chain
+#   DEPS=.deps              where scripts/bootstrap.sh put DuckDB
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sluice_arg=${1:-./sluice}
+case $sluice_arg in
+/*) sluice=$sluice_arg ;;
+*) sluice=$PWD/$sluice_arg ;;
+esac
+cd "$root" || exit 1
+
+runs=${BENCH_RUNS:-5}
+nmodels=${BENCH_MODELS:-2000}
+rows=${BENCH_ROWS:-5000000}
+only=${BENCH_ONLY:-}
+duckdb=$(cd "${DEPS:-.deps}/duckdb" 2>/dev/null && pwd) || duckdb=
+out=$root/bench/out
+failed=0
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+[[ -x $sluice ]] || die "no sluice binary at $sluice_arg (run make first)"
+[[ -n $duckdb && -f $duckdb/include/duckdb.h && -f $duckdb/lib/libduckdb.so ]] ||
+	die "DuckDB not found in ${DEPS:-.deps}/duckdb (run scripts/bootstrap.sh)"
+mkdir -p "$out"
+
+# ---------------------------------------------------------------- helpers
+
+# Runs a command with its output in $out/last.log; sets $elapsed (ns) and
+# returns the command's exit status.
+timed() {
+	local t0 t1 rc
+	t0=$(date +%s%N)
+	"$@" >"$out/last.log" 2>&1
+	rc=$?
+	t1=$(date +%s%N)
+	elapsed=$((t1 - t0))
+	return $rc
+}
+
+# Median of integers (the mean of the two middle values for an even count).
+median() {
+	local sorted n
+	mapfile -t sorted < <(printf '%s\n' "$@" | sort -n)
+	n=${#sorted[@]}
+	if ((n % 2)); then
+		echo "${sorted[n / 2]}"
+	else
+		echo $(((sorted[n / 2 - 1] + sorted[n / 2]) / 2))
+	fi
+}
+
+# Nanoseconds as seconds with two decimals: 1834000000 -> 1.83
+secs() {
+	local cs=$((($1 + 5000000) / 10000000))
+	printf '%d.%02d' $((cs / 100)) $((cs % 100))
+}
+
+# a/b with two decimals: ratio 1834 1710 -> 1.07
+ratio() {
+	local r=$((($1 * 100 + $2 / 2) / $2))
+	printf '%d.%02d' $((r / 100)) $((r % 100))
+}
+
+verdict() { # verdict OK_CONDITION(0/1)
+	if (($1)); then echo ""; else echo "  MISSED"; fi
+}
+
+show_failure() {
+	echo "  FAILED: $*"
+	sed -e 's/^/    | /' "$out/last.log" | tail -n 20
+	failed=1
+}
+
+echo "sluice benchmarks · $(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores · $runs runs each after 1 warm-up, medians"
+echo "binary: $sluice_arg"
+if command -v ldd >/dev/null && ldd "$sluice" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+	echo "warning: $sluice_arg is a sanitizer build; its figures say little (run 'make' for a release build)"
+fi
+
+# ------------------------------------------- 1. load + validate + plan
+
+bench_plan() {
+	local dir=$out/project_$nmodels cmd times i med_plan med_validate
+	echo
+	echo "1. load + validate + plan of a generated $nmodels-model project"
+	bench/gen_project.sh "$dir" "$nmodels" || die "cannot generate the project"
+	echo "   project: ${dir#"$root"/} ($(find "$dir/models" -name '*.sql' | wc -l) models in $(find "$dir/models" -mindepth 1 -type d | wc -l) schemas, 1 seed; no warehouse file)"
+
+	for cmd in plan validate; do
+		times=()
+		for ((i = 0; i <= runs; i++)); do
+			if ! timed "$sluice" "$cmd" --project "$dir"; then
+				show_failure "sluice $cmd exited non-zero"
+				return
+			fi
+			((i)) && times+=("$elapsed")
+		done
+		if [[ $cmd == plan ]] && ! grep -q "Planned in .*: $((nmodels + 1)) to build" "$out/last.log"; then
+			show_failure "sluice plan did not plan all $((nmodels + 1)) models"
+			return
+		fi
+		if [[ $cmd == validate ]] && ! grep -q "^ok: project .*, $nmodels models, 1 seed" "$out/last.log"; then
+			show_failure "sluice validate did not load all $nmodels models"
+			return
+		fi
+		if [[ $cmd == plan ]]; then
+			med_plan=$(median "${times[@]}")
+		else
+			med_validate=$(median "${times[@]}")
+		fi
+		echo "   sluice $cmd runs (s): $(for t in "${times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	done
+	echo "load+validate+plan, $nmodels models (sluice plan): $(secs "$med_plan") s (target <= 1 s)$(verdict $((med_plan <= 1000000000)))"
+	echo "load+validate, $nmodels models (sluice validate): $(secs "$med_validate") s (target <= 1 s, a part of the above)$(verdict $((med_validate <= 1000000000)))"
+}
+
+# ----------------------------- 2. 3-model chain vs the DuckDB C API
+
+write_chain_project() {
+	local dir=$1
+	rm -rf "$dir"
+	mkdir -p "$dir/models/silver" "$dir/models/gold"
+	cat >"$dir/sluice.yml" <<-'EOF'
+		name: bench_chain
+		warehouse: {type: duckdb, path: warehouse.duckdb}
+	EOF
+	cat >"$dir/models/silver/a.sql" <<-'EOF'
+		-- projection with casts and a filter over the outside table raw.events
+		@config materialized=table
+		SELECT event_id, user_id, kind,
+		       CAST(amount AS DECIMAL(12, 2)) AS amount,
+		       CAST(ts AS DATE) AS day
+		FROM raw.events
+		WHERE kind <> 'test'
+	EOF
+	cat >"$dir/models/silver/b.sql" <<-'EOF'
+		-- aggregation of silver.a per user and day
+		@config materialized=table
+		SELECT user_id, day, count(*) AS events,
+		       count(*) FILTER (WHERE kind = 'buy') AS buys,
+		       CAST(sum(amount) AS DECIMAL(18, 2)) AS amount
+		FROM silver.a
+		GROUP BY user_id, day
+	EOF
+	cat >"$dir/models/gold/c.sql" <<-'EOF'
+		-- aggregation of silver.b per day
+		@config materialized=table
+		SELECT day, count(*) AS active_users, sum(events) AS events, sum(buys) AS buys,
+		       sum(amount) AS revenue
+		FROM silver.b
+		GROUP BY day
+	EOF
+}
+
+fresh_copy() { # fresh_copy PRISTINE TARGET: the same starting file for each run
+	rm -f "$2" "$2.wal"
+	cp "$1" "$2" && sync "$2"
+}
+
+bench_chain() {
+	local dir=$out/chain pristine=$out/chain_pristine.duckdb base=$out/baseline.duckdb
+	local raw=$out/raw_chain sqldir=$out/chain_sql stamp m i s_times=() r_times=()
+	local check="SELECT count(*), sum(active_users), sum(events), sum(buys), sum(revenue) FROM gold.c"
+	local med_s med_r pair_ratios=() want got
+
+	echo
+	echo "2. 3-model chain over $rows rows: sluice run --full-refresh vs the same SQL through the DuckDB C API"
+	cc -std=c11 -O2 -Wall -Wextra -I"$duckdb/include" bench/raw_chain.c -L"$duckdb/lib" \
+		-Wl,-rpath,"$duckdb/lib" -lduckdb -o "$raw" || die "cannot build bench/raw_chain.c"
+
+	# raw.events is made once and kept while its recipe and DuckDB stay the same
+	stamp="$rows $(cksum <bench/raw_chain.c) $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
+	if [[ ! -f $pristine || "$(cat "$out/chain_pristine.stamp" 2>/dev/null)" != "$stamp" ]]; then
+		echo "   creating raw.events ($rows rows) in ${pristine#"$root"/} ..."
+		rm -f "$pristine" "$pristine.wal" "$out/chain_pristine.stamp"
+		"$raw" init "$pristine" "$rows" || die "cannot create raw.events"
+		echo "$stamp" >"$out/chain_pristine.stamp"
+	fi
+
+	write_chain_project "$dir"
+	rm -rf "$sqldir" && mkdir -p "$sqldir"
+	for m in silver.a silver.b gold.c; do
+		"$sluice" compile "$m" --project "$dir" >"$sqldir/$m.sql" 2>"$out/last.log" || {
+			show_failure "sluice compile $m failed"
+			return
+		}
+	done
+	echo "   models: silver.a (projection, CAST, filter) -> silver.b (GROUP BY user, day) -> gold.c (GROUP BY day); SQL from 'sluice compile' in ${sqldir#"$root"/}"
+
+	# alternating runs, each from a fresh copy of the same pristine file;
+	# the order within a pair flips every run so neither side always goes first
+	for ((i = 0; i <= runs; i++)); do
+		local order=(sluice raw)
+		((i % 2)) && order=(raw sluice)
+		for side in "${order[@]}"; do
+			if [[ $side == sluice ]]; then
+				fresh_copy "$pristine" "$dir/warehouse.duckdb" || die "cannot copy $pristine"
+				if ! timed "$sluice" run --full-refresh --project "$dir" ||
+					! grep -q "3 built, 0 failed" "$out/last.log"; then
+					show_failure "sluice run did not build the 3 models"
+					return
+				fi
+				((i)) && s_times+=("$elapsed")
+			else
+				fresh_copy "$pristine" "$base" || die "cannot copy $pristine"
+				if ! timed "$raw" run "$base" silver.a "$sqldir/silver.a.sql" \
+					silver.b "$sqldir/silver.b.sql" gold.c "$sqldir/gold.c.sql"; then
+					show_failure "raw_chain failed"
+					return
+				fi
+				((i)) && r_times+=("$elapsed")
+			fi
+		done
+		((i)) && pair_ratios+=($(((s_times[i - 1] * 1000 + r_times[i - 1] / 2) / r_times[i - 1])))
+	done
+
+	# both sides must have built the same tables
+	want=$("$raw" query "$base" "$check" 2>&1)
+	got=$("$raw" query "$dir/warehouse.duckdb" "$check" 2>&1)
+	if [[ $want != "$got" || -z $want ]]; then
+		echo "  FAILED: the two sides built different gold.c: sluice '$got' vs raw '$want'"
+		failed=1
+		return
+	fi
+
+	med_s=$(median "${s_times[@]}")
+	med_r=$(median "${r_times[@]}")
+	echo "   sluice runs (s):       $(for t in "${s_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "   DuckDB C API runs (s): $(for t in "${r_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "   median of the pairwise ratios: $(ratio "$(median "${pair_ratios[@]}")" 1000)x; gold.c: $got"
+	echo "3-model chain over $rows rows: sluice $(secs "$med_s") s vs DuckDB C API $(secs "$med_r") s = $(ratio "$med_s" "$med_r")x (target <= 1.10x)$(verdict $((med_s * 100 <= med_r * 110)))"
+}
+
+[[ -z $only || $only == plan ]] && bench_plan
+[[ -z $only || $only == chain ]] && bench_chain
+exit $failed

@@ -1,0 +1,649 @@
+/*
+ * Unit tests for the live runner (src/live/runner.c) and its thread
+ * (src/live/thread.c) on a bronze -> silver -> gold chain of live models
+ * in a temporary project folder and an in-memory DuckDB: one cycle moves
+ * the chain, paused and backing-off models are held along with their
+ * readers, alerts go out once per failure and recovery, refreshes are
+ * logged in aggregate, covered advances are pruned, and the thread wakes
+ * on a notify instead of the poll.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "live/advance.h"
+#include "live/runner.h"
+#include "live/thread.h"
+#include "project/model.h"
+#include "project/project.h"
+#include "project/validate.h"
+#include "warehouse/sqlparse.h"
+#include "warehouse/wh.h"
+
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct sqlparse *parser;
+
+struct fx {
+	struct arena *a;
+	char root[PATH_MAX];
+	struct project *p;
+	struct wh *w;
+	struct live_runner *r;
+	FILE *out; /* the runner's lines */
+	char *outbuf;
+	size_t outlen, mark;
+	struct sl_err err;
+};
+
+static int group_setup(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	if (sqlparse_open(&parser, &err)) {
+		fprintf(stderr, "cannot open the parser: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	sqlparse_close(parser);
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char tmpl[] = "/tmp/sluice-test-live-runner-XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_non_null(realpath(tmpl, f->root));
+	f->a = arena_new(NULL);
+	f->out = open_memstream(&f->outbuf, &f->outlen);
+	assert_non_null(f->out);
+	if (wh_open_duckdb(":memory:", false, &f->w, &f->err)) {
+		fprintf(stderr, "cannot open DuckDB: %s\n", f->err.msg);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	live_runner_free(f->r);
+	wh_close(f->w);
+	fclose(f->out);
+	free(f->outbuf);
+	nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	arena_free(f->a);
+	free(f);
+	return 0;
+}
+
+/* Writes root/rel, creating the folders on the way. */
+static void put(struct fx *f, const char *rel, const char *text)
+{
+	char path[PATH_MAX + 256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", f->root, rel);
+	for (char *s = strchr(path + strlen(f->root) + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* The text of root/rel, "" when it does not exist. */
+static const char *slurp(struct fx *f, const char *rel)
+{
+	char path[PATH_MAX + 256], *text;
+	FILE *fp;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", f->root, rel);
+	fp = fopen(path, "r");
+	if (!fp)
+		return "";
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	text = arena_alloc(f->a, (size_t)n + 1);
+	text[fread(text, 1, (size_t)n, fp)] = '\0';
+	fclose(fp);
+	return text;
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *s = strstr(text, needle); s; s = strstr(s + 1, needle))
+		n++;
+	return n;
+}
+
+static void exec(struct fx *f, const char *sql)
+{
+	if (wh_exec(f->w, sql, &f->err))
+		fail_msg("%s\n%s", f->err.msg, sql);
+}
+
+static int64_t qint(struct fx *f, const char *sql)
+{
+	int64_t v = -1;
+
+	if (wh_query_int(f->w, sql, &v, &f->err))
+		fail_msg("%s\n%s", f->err.msg, sql);
+	return v;
+}
+
+static const char *qstr(struct fx *f, const char *sql)
+{
+	struct wh_result *r;
+	const char *s;
+
+	if (wh_query(f->w, sql, &r, &f->err))
+		fail_msg("%s\n%s", f->err.msg, sql);
+	s = !wh_result_nrows(r) ? "" : wh_result_value(r, 0, 0) ? wh_result_value(r, 0, 0) : "NULL";
+	s = arena_strdup(f->a, s);
+	wh_result_free(r);
+	return s;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+#define CHAIN_YML                                                                           \
+	"name: shop\n"                                                                      \
+	"sources:\n"                                                                        \
+	"  orders: {kind: webhook, columns: {order_id: BIGINT, amount: DOUBLE, region: "    \
+	"VARCHAR}}\n"                                                                       \
+	"alerts: {command: 'cat >> alerts.log'}\n"
+
+/* The chain; yml_extra goes at the end of sluice.yml, gold_extra at the end
+ * of gold's @config. */
+static struct project *load_chain(struct fx *f, const char *yml_extra, const char *gold_extra)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	put(f, "sluice.yml", arena_sprintf(f->a, "%s%s", CHAIN_YML, yml_extra));
+	put(f, "models/bronze/orders.sql",
+	    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
+	    "        unique_key=order_id, incremental_filter=WHERE _sluice_seq > {watermark}\n"
+	    "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n");
+	put(f, "models/silver/orders.sql",
+	    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
+	    "        unique_key=order_id, incremental_filter=WHERE _sluice_seq > {watermark}\n"
+	    "@assert amount >= 0\n"
+	    "SELECT order_id, amount, upper(region) AS region, _sluice_seq FROM bronze.orders\n");
+	put(f, "models/gold/revenue.sql",
+	    arena_sprintf(f->a,
+			  "@config materialized=incremental, live=true, "
+			  "incremental_strategy=delete+insert, unique_key=region%s\n"
+			  "SELECT region, count(*) AS orders, sum(amount) AS revenue "
+			  "FROM silver.orders\n"
+			  "WHERE region IN (SELECT region FROM silver.orders WHERE _sluice_seq > "
+			  "{watermark})\n"
+			  "GROUP BY region\n",
+			  gold_extra));
+	if (project_load(f->a, f->root, parser, &f->p, &err))
+		fail_msg("project_load: %s", err.msg);
+	project_validate(f->p, NULL, 0);
+	if (diag_has_errors(&f->p->diags)) {
+		diag_print(&f->p->diags, stderr);
+		fail_msg("the project has errors");
+	}
+	f->r = live_runner_new(f->p, f->out);
+	return f->p;
+}
+
+/* One cycle; the runner's lines of it in *lines when not NULL. */
+static struct live_cycle cycle_lines(struct fx *f, const char **lines)
+{
+	struct live_cycle c;
+
+	f->mark = f->outlen;
+	if (live_runner_cycle(f->r, f->w, &c, &f->err))
+		fail_msg("cycle: %s", f->err.msg);
+	fflush(f->out);
+	if (lines)
+		*lines = arena_strdup(f->a, f->outbuf + f->mark);
+	return c;
+}
+
+static struct live_cycle cycle(struct fx *f)
+{
+	return cycle_lines(f, NULL);
+}
+
+static void land(struct fx *f, const char *values)
+{
+	exec(f, arena_sprintf(f->a,
+			      "INSERT INTO landing.orders (order_id, amount, region) VALUES %s",
+			      values));
+	if (live_advance_source(f->w, "orders", NULL, &f->err))
+		fail_msg("advance: %s", f->err.msg);
+}
+
+static const char *revenue(struct fx *f)
+{
+	return qstr(f, "SELECT coalesce(string_agg(region || ':' || orders || ':' || revenue, ' ' "
+		       "ORDER BY region), '') FROM gold.revenue");
+}
+
+static void set_state(struct fx *f, const char *model, const char *assignments)
+{
+	exec(f, arena_sprintf(f->a, "UPDATE _sluice.live_state SET %s WHERE model = '%s'",
+			      assignments, model));
+}
+
+static const char *state_of(struct fx *f, const char *model, const char *column)
+{
+	return qstr(f, arena_sprintf(f->a,
+				     "SELECT CAST(%s AS VARCHAR) FROM _sluice.live_state WHERE "
+				     "model = '%s'",
+				     column, model));
+}
+
+/* The first cycle creates every live model. */
+static void start_chain_with(struct fx *f, const char *yml_extra, const char *gold_extra)
+{
+	struct live_cycle c;
+
+	load_chain(f, yml_extra, gold_extra);
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 3);
+	assert_int_equal(c.failed, 0);
+	assert_int_equal(c.behind, 0);
+}
+
+static void start_chain(struct fx *f, const char *yml_extra)
+{
+	start_chain_with(f, yml_extra, "");
+}
+
+/* ---- cycles ---- */
+
+static void test_runner_moves_the_chain_in_one_cycle(void **state)
+{
+	struct fx *f = *state;
+	struct live_cycle c;
+	const char *lines, *b, *s, *g;
+	bool moved = false;
+
+	start_chain(f, "");
+	/* the poll's question: did any source move since the runner looked */
+	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
+	assert_true(moved);
+	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
+	assert_false(moved);
+	land(f, "(1, 10, 'eu'), (2, 5, 'us')");
+	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
+	assert_true(moved);
+	c = cycle_lines(f, &lines);
+	assert_int_equal(c.refreshed, 3);
+	assert_int_equal(c.failed, 0);
+	assert_int_equal(c.held, 0);
+	assert_int_equal(c.behind, 0);
+	assert_int_equal(c.events, 2 + 2 + 2);
+	assert_string_equal(revenue(f), "EU:1:10.0 US:1:5.0");
+	/* refreshes move no source */
+	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
+	assert_false(moved);
+
+	/* in dependency order */
+	b = strstr(lines, "refreshed bronze.orders: 2 rows");
+	s = strstr(lines, "refreshed silver.orders: 2 rows");
+	g = strstr(lines, "refreshed gold.revenue: 2 rows");
+	if (!b || !s || !g || !(b < s && s < g))
+		fail_msg("refreshes out of order:\n%s", lines);
+
+	/* an update and a new key: only the touched group is recomputed */
+	land(f, "(1, 12, 'eu'), (3, 7, 'eu')");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 3);
+	assert_int_equal(c.events, 2 + 2 + 1);
+	assert_string_equal(revenue(f), "EU:2:19.0 US:1:5.0");
+
+	/* caught up: a cycle does nothing */
+	c = cycle_lines(f, &lines);
+	assert_int_equal(c.refreshed, 0);
+	assert_int_equal(c.held, 0);
+	assert_int_equal(c.behind, 0);
+	assert_int_equal(c.events, 0);
+	assert_string_equal(lines, "");
+}
+
+static void test_runner_holds_a_paused_model(void **state)
+{
+	struct fx *f = *state;
+	struct live_cycle c;
+
+	start_chain(f, "");
+	set_state(f, "silver.orders", "paused = true");
+	land(f, "(1, 10, 'eu')");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.held, 1);
+	assert_int_equal(c.failed, 0);
+	assert_int_equal(c.behind, 1);
+	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 1);
+	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 0);
+	assert_string_equal(revenue(f), "");
+	/* still held on the next cycle, and still behind */
+	land(f, "(2, 5, 'us')");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.held, 1);
+	assert_int_equal(c.behind, 1);
+
+	/* resumed, it catches up on everything that waited */
+	set_state(f, "silver.orders", "paused = false");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 2);
+	assert_int_equal(c.held, 0);
+	assert_int_equal(c.behind, 0);
+	assert_string_equal(revenue(f), "EU:1:10.0 US:1:5.0");
+}
+
+static void test_runner_live_interval(void **state)
+{
+	struct fx *f = *state;
+	struct live_cycle c;
+
+	/* gold refreshes at most once an hour; it was created just now */
+	start_chain_with(f, "", ", live_interval=1h");
+	land(f, "(1, 10, 'eu')");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 2);
+	assert_int_equal(c.held, 1);
+	assert_int_equal(c.behind, 1);
+	assert_string_equal(revenue(f), "");
+	/* silver and bronze are not held back by it */
+	land(f, "(2, 5, 'us')");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 2);
+	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 2);
+}
+
+/* ---- failures ---- */
+
+static void test_runner_failure_backoff_and_recovery(void **state)
+{
+	struct fx *f = *state;
+	struct live_cycle c;
+	const char *alerts, *lines;
+	int64_t now, retry, first_retry;
+
+	start_chain(f, "live: {backoff_base: 1m, backoff_max: 10m}\n");
+	land(f, "(1, 10, 'eu')");
+	assert_int_equal(cycle(f).refreshed, 3);
+
+	/* a failing check: bronze takes the row, silver rolls back, gold waits */
+	land(f, "(2, -1, 'us')");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.failed, 1);
+	assert_int_equal(c.held, 1);
+	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 2);
+	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 1);
+	assert_string_equal(revenue(f), "EU:1:10.0");
+	assert_string_equal(state_of(f, "silver.orders", "status"), "failing");
+	assert_string_equal(state_of(f, "silver.orders", "failures"), "1");
+	assert_non_null(strstr(state_of(f, "silver.orders", "last_error"), "amount >= 0"));
+	now = units_now_ms();
+	first_retry = qint(f, "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state WHERE "
+			      "model = 'silver.orders'");
+	assert_in_range(first_retry, now + 50 * 1000, now + 60 * 1000);
+	alerts = slurp(f, "alerts.log");
+	assert_int_equal(count_of(alerts, "\n"), 1);
+	assert_non_null(strstr(alerts, "\"alert\":\"live_model_failed\""));
+	assert_non_null(strstr(alerts, "\"model\":\"silver.orders\""));
+	assert_non_null(strstr(alerts, "amount >= 0"));
+
+	/* before the retry time: silver backs off, gold waits for it */
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 0);
+	assert_int_equal(c.failed, 0);
+	assert_int_equal(c.held, 2);
+	assert_int_equal(c.behind, 1);
+	assert_string_equal(state_of(f, "silver.orders", "failures"), "1");
+	assert_int_equal(qint(f, "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state WHERE "
+				 "model = 'silver.orders'"),
+			 first_retry);
+	/* sources keep landing meanwhile; gold still waits */
+	land(f, "(3, 4, 'eu')");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.held, 2);
+
+	/* retried while still broken: the backoff doubles, no second alert */
+	set_state(f, "silver.orders", "next_retry_at = now()::TIMESTAMP - INTERVAL 1 SECOND");
+	c = cycle_lines(f, &lines);
+	assert_int_equal(c.failed, 1);
+	assert_non_null(strstr(lines, "failed again"));
+	assert_string_equal(state_of(f, "silver.orders", "failures"), "2");
+	now = units_now_ms();
+	retry = qint(f, "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state WHERE model = "
+			"'silver.orders'");
+	assert_in_range(retry, now + 110 * 1000, now + 120 * 1000);
+	assert_int_equal(count_of(slurp(f, "alerts.log"), "\n"), 1);
+
+	/* fixed, and retried now: silver applies all that waited, gold follows
+	 * in the same cycle, one recovery alert */
+	exec(f, "UPDATE bronze.orders SET amount = 1 WHERE amount < 0");
+	set_state(f, "silver.orders", "next_retry_at = NULL");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 2);
+	assert_int_equal(c.failed, 0);
+	assert_int_equal(c.held, 0);
+	assert_int_equal(c.behind, 0);
+	assert_string_equal(revenue(f), "EU:2:14.0 US:1:1.0");
+	assert_string_equal(state_of(f, "silver.orders", "status"), "live");
+	assert_string_equal(state_of(f, "silver.orders", "failures"), "0");
+	assert_string_equal(state_of(f, "silver.orders", "last_error"), "NULL");
+	alerts = slurp(f, "alerts.log");
+	assert_int_equal(count_of(alerts, "\n"), 2);
+	assert_int_equal(count_of(alerts, "live_model_failed"), 1);
+	assert_int_equal(count_of(alerts, "live_model_recovered"), 1);
+	assert_true(strstr(alerts, "live_model_failed") < strstr(alerts, "live_model_recovered"));
+	/* failures and the recovery are logged as they happen */
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE model = "
+				 "'silver.orders' AND run_type = 'live' AND status = 'failed'"),
+			 2);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE model = "
+				 "'silver.orders' AND run_type = 'live' AND status = 'recovered'"),
+			 1);
+
+	/* nothing more to say */
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 0);
+	assert_int_equal(count_of(slurp(f, "alerts.log"), "\n"), 2);
+}
+
+/* ---- logging and pruning ---- */
+
+static int64_t live_log_rows(struct fx *f, const char *model)
+{
+	return qint(f, arena_sprintf(f->a,
+				     "SELECT count(*) FROM _sluice.run_log WHERE run_type = 'live' "
+				     "AND status = 'ok' AND model = '%s'",
+				     model));
+}
+
+static void test_runner_logs_in_aggregate(void **state)
+{
+	struct fx *f = *state;
+
+	start_chain(f, "");
+	land(f, "(1, 10, 'eu'), (2, 5, 'us')");
+	assert_int_equal(cycle(f).refreshed, 3);
+	land(f, "(3, 1, 'eu')");
+	assert_int_equal(cycle(f).refreshed, 3);
+	/* no row per refresh: log_interval (60s) has not passed */
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE run_type = 'live'"), 0);
+
+	assert_int_equal(live_runner_flush_log(f->r, f->w, true, &f->err), 0);
+	assert_int_equal(live_log_rows(f, "bronze.orders"), 1);
+	assert_int_equal(live_log_rows(f, "silver.orders"), 1);
+	assert_int_equal(live_log_rows(f, "gold.revenue"), 1);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE run_type = 'live'"), 3);
+	/* the window's events and refreshes (the creating one included) */
+	assert_int_equal(qint(f, "SELECT rows FROM _sluice.run_log WHERE model = 'silver.orders'"),
+			 3);
+	assert_non_null(strstr(qstr(f, "SELECT message FROM _sluice.run_log WHERE model = "
+				       "'silver.orders'"),
+			       "3 refreshes"));
+
+	/* flushed windows start over: nothing to write */
+	assert_int_equal(live_runner_flush_log(f->r, f->w, true, &f->err), 0);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE run_type = 'live'"), 3);
+
+	/* only the models that refreshed get a row */
+	set_state(f, "gold.revenue", "paused = true");
+	land(f, "(4, 1, 'us')");
+	assert_int_equal(cycle(f).refreshed, 2);
+	assert_int_equal(live_runner_flush_log(f->r, f->w, false, &f->err), 0);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE run_type = 'live'"), 3);
+	assert_int_equal(live_runner_flush_log(f->r, f->w, true, &f->err), 0);
+	assert_int_equal(live_log_rows(f, "bronze.orders"), 2);
+	assert_int_equal(live_log_rows(f, "silver.orders"), 2);
+	assert_int_equal(live_log_rows(f, "gold.revenue"), 1);
+}
+
+static void test_runner_prunes_covered_advances(void **state)
+{
+	struct fx *f = *state;
+	struct live_cycle c;
+
+	start_chain(f, "");
+	land(f, "(1, 10, 'eu')");
+	land(f, "(2, 5, 'us')");
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 2);
+	/* gold has not covered them: they still count for its lag */
+	set_state(f, "gold.revenue", "paused = true");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 2);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 2);
+
+	set_state(f, "gold.revenue", "paused = false");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	/* the source keeps its watermark */
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_sources"), 1);
+
+	/* an advance covered by some consumers only stays */
+	land(f, "(3, 1, 'eu')");
+	set_state(f, "silver.orders", "paused = true");
+	cycle(f);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 1);
+	set_state(f, "silver.orders", "paused = false");
+	cycle(f);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+}
+
+/* ---- the thread ---- */
+
+static int64_t count_silver(struct fx *f)
+{
+	return qint(f, "SELECT count(*) FROM silver.orders");
+}
+
+static void test_thread_wakes_on_notify(void **state)
+{
+	struct fx *f = *state;
+	struct live_thread *t = NULL;
+	struct wh *w2 = NULL;
+	int64_t started, waited;
+	size_t before;
+
+	/* the poll would take an hour: only a notify can wake the runner */
+	start_chain(f, "live: {poll_interval: 1h, debounce: 10ms, min_interval: 0, "
+		       "max_latency: 1s}\n");
+	assert_int_equal(wh_connect(f->w, &w2, &f->err), 0);
+	assert_int_equal(live_thread_start(f->p, w2, NULL, &t, &f->err), 0);
+	/* the thread may poll once as it starts; let that cycle pass */
+	started = units_mono_ms();
+	while (units_mono_ms() - started < 3000 && live_thread_cycles(t) == 0 &&
+	       units_mono_ms() >= f->p->cfg.live.poll_interval_ms)
+		sleep_ms(10);
+	sleep_ms(50);
+
+	/* an advance nobody announces to the thread waits for the poll */
+	before = live_thread_cycles(t);
+	land(f, "(1, 10, 'eu'), (2, 5, 'us')");
+	sleep_ms(200);
+	assert_int_equal(count_silver(f), 0);
+	assert_int_equal(live_thread_cycles(t), before);
+
+	/* announced, it is refreshed within the debounce, chain and all */
+	live_thread_notify(t);
+	started = units_mono_ms();
+	while (units_mono_ms() - started < 4000 && live_thread_cycles(t) == before)
+		sleep_ms(10);
+	waited = units_mono_ms() - started;
+	assert_string_equal(revenue(f), "EU:1:10.0 US:1:5.0");
+	assert_true(waited < 4000);
+	assert_int_equal(count_silver(f), 2);
+	assert_true(live_thread_cycles(t) > before);
+
+	/* stopping writes the pending run-log rows */
+	live_thread_stop(t);
+	assert_int_equal(live_log_rows(f, "silver.orders"), 1);
+	assert_int_equal(live_log_rows(f, "gold.revenue"), 1);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_runner_moves_the_chain_in_one_cycle),
+		T(test_runner_holds_a_paused_model),
+		T(test_runner_live_interval),
+		T(test_runner_failure_backoff_and_recovery),
+		T(test_runner_logs_in_aggregate),
+		T(test_runner_prunes_covered_advances),
+		T(test_thread_wakes_on_notify),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
