@@ -83,28 +83,42 @@ int main(int argc, char **argv)
 		die(&err);
 	run_report_free(&rep);
 
-	/* overhead: a cycle that applies nothing, against the bare SQL it wraps */
+	/* overhead: a refresh of bronze that applies 0 rows (its filter drops
+	 * rows with a negative id), against the bare statement it runs */
 	{
 		struct live_runner *r = live_runner_new(p, NULL);
 		struct live_cycle c;
-		int64_t t0, cyc, bare;
+		int64_t cyc = 0, bare = 0, t0;
 		const int reps = 50;
 
 		live_runner_cycle(r, w, &c, &err);
-		t0 = units_mono_ms();
-		for (int i = 0; i < reps; i++)
+		for (int i = 0; i < reps; i++) {
+			if (wh_exec(w, "INSERT INTO landing.events (id, account, amount) VALUES (-1, 0, 0)",
+				    &err) ||
+			    live_advance_source(w, "landing.events", NULL, &err))
+				die(&err);
+			t0 = units_mono_us();
 			if (live_runner_cycle(r, w, &c, &err))
 				die(&err);
-		cyc = units_mono_ms() - t0;
-		t0 = units_mono_ms();
-		for (int i = 0; i < reps; i++)
-			qint(w, "SELECT count(*) FROM (SELECT * FROM landing.events WHERE _sluice_seq > "
-				"(SELECT max(_sluice_seq) FROM landing.events))");
-		bare = units_mono_ms() - t0;
-		printf("0-row refresh: %.2f ms per model vs bare SQL %.2f ms (overhead %.2f ms, target "
-		       "<= 1 ms)\n",
-		       (double)cyc / reps / 3, (double)bare / reps,
-		       (double)cyc / reps / 3 - (double)bare / reps);
+			cyc += units_mono_us() - t0;
+			if (c.refreshed != 1 || c.events != 0) {
+				fprintf(stderr, "live_chain: expected one refresh of 0 rows\n");
+				return 1;
+			}
+			t0 = units_mono_us();
+			if (wh_exec(w,
+				    "BEGIN; INSERT INTO bronze.events BY NAME SELECT * FROM (SELECT id, "
+				    "account, amount, _sluice_seq FROM landing.events) AS s WHERE "
+				    "_sluice_seq > (SELECT max(_sluice_seq) FROM landing.events) AND id >= "
+				    "0; COMMIT",
+				    &err))
+				die(&err);
+			bare += units_mono_us() - t0;
+		}
+		printf("refresh applying 0 rows: %.2f ms vs the bare statement %.2f ms = %.2f ms of "
+		       "framework (target <= 1 ms)%s\n",
+		       cyc / 1000.0 / reps, bare / 1000.0 / reps, (cyc - bare) / 1000.0 / reps,
+		       cyc - bare <= 1000LL * reps ? "" : "  MISSED");
 		live_runner_free(r);
 	}
 
@@ -155,12 +169,17 @@ int main(int argc, char **argv)
 		double secs = (double)(units_mono_ms() - start) / 1000.0;
 
 		qsort(lag, (size_t)nbatches, sizeof(*lag), cmp64);
+		int64_t p99 = lag[nbatches * 99 / 100];
+		double landed_rate = (double)nbatches * batch / secs;
+
 		printf("chain at %d events/s in batches of %d for %.1f s: p50 lag %lld ms, p99 lag %lld "
 		       "ms (target <= debounce %lld ms + 250 ms), %.1f refreshes/s, %.0f events/s "
-		       "landed\n",
-		       rate, batch, secs, (long long)lag[nbatches / 2],
-		       (long long)lag[nbatches * 99 / 100], (long long)p->cfg.live.debounce_ms,
-		       (double)(refreshes1 - refreshes0) / secs, (double)nbatches * batch / secs);
+		       "landed%s\n",
+		       rate, batch, secs, (long long)lag[nbatches / 2], (long long)p99,
+		       (long long)p->cfg.live.debounce_ms, (double)(refreshes1 - refreshes0) / secs,
+		       landed_rate,
+		       p99 <= p->cfg.live.debounce_ms + 250 && landed_rate >= 0.95 * rate ? ""
+											   : "  MISSED");
 	}
 	live_thread_stop(t);
 	wh_close(probe);

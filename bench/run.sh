@@ -10,7 +10,7 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|chain   run one benchmark
+#   BENCH_ONLY=plan|chain|live   run one benchmark
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
@@ -251,6 +251,51 @@ bench_chain() {
 	echo "3-model chain over $rows rows: sluice $(secs "$med_s") s vs DuckDB C API $(secs "$med_r") s = $(ratio "$med_s" "$med_r")x (target <= 1.10x)$(verdict $((med_s * 100 <= med_r * 110)))"
 }
 
+# ------------------------------------------------------------ live chain
+
+write_live_project() { # write_live_project DIR
+	local dir=$1
+	rm -rf "$dir"
+	mkdir -p "$dir/models/bronze" "$dir/models/silver" "$dir/models/gold"
+	cat >"$dir/sluice.yml" <<'YML'
+name: livechain
+sources:
+  events: {kind: webhook, columns: {id: BIGINT, account: BIGINT, amount: BIGINT}}
+live: {debounce: 50ms, max_latency: 500ms, min_interval: 0, poll_interval: 1s}
+YML
+	cat >"$dir/models/bronze/events.sql" <<'SQL'
+@config materialized=incremental, live=true,
+        incremental_filter=WHERE _sluice_seq > {watermark} AND id >= 0
+SELECT id, account, amount, _sluice_seq FROM landing.events
+SQL
+	cat >"$dir/models/silver/events.sql" <<'SQL'
+@config materialized=incremental, live=true, incremental_strategy=merge, unique_key=id,
+        incremental_filter=WHERE _sluice_seq > {watermark}
+SELECT id, account, amount * 2 AS amount, _sluice_seq FROM bronze.events
+SQL
+	cat >"$dir/models/gold/accounts.sql" <<'SQL'
+@config materialized=incremental, live=true, incremental_strategy=delete+insert, unique_key=account
+SELECT account, count(*) AS events, sum(amount) AS amount, max(_sluice_seq) AS _sluice_seq
+FROM silver.events
+WHERE account IN (SELECT account FROM silver.events WHERE _sluice_seq > {watermark})
+GROUP BY account
+SQL
+}
+
+bench_live() {
+	local dir=$out/live bin=$out/live_chain lib=$root/build/release/libsluice.a
+	echo
+	echo "== live chain: bronze -> silver -> gold while a writer lands events"
+	[[ -f $lib ]] || die "no $lib (run make first)"
+	cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/src" -I"$duckdb/include" bench/live_chain.c "$lib" \
+		-L"$duckdb/lib" -Wl,-rpath,"$duckdb/lib" -lduckdb -lyaml -ljansson -lcrypto -lpthread -lm \
+		-o "$bin" || die "cannot build live_chain"
+	write_live_project "$dir"
+	"$bin" "$dir" "${BENCH_LIVE_SECONDS:-10}" "${BENCH_LIVE_RATE:-10000}" 100 ||
+		show_failure "live_chain failed"
+}
+
 [[ -z $only || $only == plan ]] && bench_plan
 [[ -z $only || $only == chain ]] && bench_chain
+[[ -z $only || $only == live ]] && bench_live
 exit $failed

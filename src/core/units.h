@@ -17,5 +17,6 @@ void units_format_duration(int64_t ms, char *out, int outlen);
 /* Milliseconds since the epoch, wall clock and monotonic. */
 int64_t units_now_ms(void);
 int64_t units_mono_ms(void);
+int64_t units_mono_us(void);
 
 #endif

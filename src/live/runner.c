@@ -397,9 +397,53 @@ static void on_done(void *ctx, const struct run_item *item, size_t index, size_t
 	after_item(r, item, r->cycle_out);
 }
 
+/* Whether a cycle has anything to do: a live model never refreshed, one
+ * due for a retry, or an input holding more than its model consumed. One
+ * query, so an idle cycle costs almost nothing. */
+static int work_waiting(struct live_runner *r, bool *waiting, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t behind = 0;
+	size_t pairs = 0;
+	int rc;
+
+	*waiting = false;
+	for (size_t i = 0; i < r->p->nmodels; i++) {
+		const struct model *m = r->p->models[i];
+		const struct model_st *st = &r->st[i];
+		struct live_inputs in;
+
+		if (!live_model_refreshes(m))
+			continue;
+		if (!st->known || (st->failing && st->next_retry_ms <= units_now_ms())) {
+			*waiting = true;
+			return 0;
+		}
+		live_inputs_find(r->cycle, m, &in);
+		for (size_t k = 0; k < in.n; k++) {
+			buf_adds(&sql, pairs++ ? ", (" : "SELECT count(*) FROM (VALUES (");
+			buf_add_sql_str(&sql, m->fqn);
+			buf_adds(&sql, ", ");
+			buf_add_sql_str(&sql, in.items[k].name);
+			buf_adds(&sql, ")");
+		}
+	}
+	if (!pairs)
+		return 0;
+	buf_adds(&sql, ") AS p(model, input) LEFT JOIN _sluice.live_consumed AS c ON c.model = "
+		       "p.model AND c.input = p.input LEFT JOIN _sluice.live_sources AS s ON "
+		       "s.source = p.input LEFT JOIN _sluice.live_state AS st ON st.model = p.input "
+		       "WHERE coalesce(s.watermark, st.published, 0) > coalesce(c.watermark, 0)");
+	rc = wh_query_int(r->w, sql.buf, &behind, err);
+	buf_release(&sql);
+	*waiting = behind > 0;
+	return rc;
+}
+
 int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *out,
 		      struct sl_err *err)
 {
+	bool waiting;
 	struct run_opts opts = {
 		.env = "",
 		.live = true,
@@ -428,8 +472,10 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		r->prepared = true;
 	}
 	rc = load_state(r, err);
-	if (rc)
-		return rc;
+	if (!rc)
+		rc = work_waiting(r, &waiting, err);
+	if (rc || !waiting)
+		return rc ? rc : live_runner_flush_log(r, w, false, err);
 	/* checks run on every refresh, or at most every assertion_interval */
 	opts.skip_asserts = cfg->assertion_interval_ms &&
 			    units_mono_ms() - r->last_assert_ms < cfg->assertion_interval_ms;
