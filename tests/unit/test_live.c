@@ -83,6 +83,11 @@ static int setup(void **state)
 		fprintf(stderr, "cannot open DuckDB: %s\n", f->err.msg);
 		return -1;
 	}
+	/* the tables are tiny: worker threads would only add wake-ups */
+	if (wh_exec(f->w, "SET threads = 1", &f->err)) {
+		fprintf(stderr, "%s\n", f->err.msg);
+		return -1;
+	}
 	*state = f;
 	return 0;
 }
@@ -170,6 +175,13 @@ static const char *qstr(struct fx *f, const char *sql)
 	return s;
 }
 
+/* Rows of a landing table not stamped yet. */
+static int64_t unstamped(struct fx *f, const char *table)
+{
+	return qint(f, arena_sprintf(f->a, "SELECT count(*) FROM %s WHERE _sluice_seq IS NULL",
+				     table));
+}
+
 static struct live_advance advance(struct fx *f, const char *source)
 {
 	struct live_advance adv = { -1, -1 };
@@ -210,7 +222,8 @@ static void run_ok(struct fx *f, bool full)
 
 	for (size_t i = 0; i < rep.n; i++)
 		if (rep.items[i].status != RUN_OK && rep.items[i].status != RUN_UP_TO_DATE)
-			fail_msg("%s: %s (%s)", rep.items[i].m->fqn, run_status_name(rep.items[i].status),
+			fail_msg("%s: %s (%s)", rep.items[i].m->fqn,
+				 run_status_name(rep.items[i].status),
 				 rep.items[i].message ? rep.items[i].message : "");
 	run_report_free(&rep);
 }
@@ -218,8 +231,8 @@ static void run_ok(struct fx *f, bool full)
 static int64_t consumed(struct fx *f, const char *model, const char *input)
 {
 	return qint(f, arena_sprintf(f->a,
-				     "SELECT coalesce(max(watermark), -1) FROM _sluice.live_consumed "
-				     "WHERE model = '%s' AND input = '%s'",
+				     "SELECT coalesce(max(watermark), -1) FROM "
+				     "_sluice.live_consumed WHERE model = '%s' AND input = '%s'",
 				     model, input));
 }
 
@@ -234,8 +247,8 @@ static int64_t published(struct fx *f, const char *model)
 static int64_t source_wm(struct fx *f, const char *source)
 {
 	return qint(f, arena_sprintf(f->a,
-				     "SELECT coalesce(max(watermark), -1) FROM _sluice.live_sources "
-				     "WHERE source = '%s'",
+				     "SELECT coalesce(max(watermark), -1) FROM "
+				     "_sluice.live_sources WHERE source = '%s'",
 				     source));
 }
 
@@ -284,7 +297,7 @@ static void test_advance_stamps_new_rows(void **state)
 	a1 = advance(f, "landing.orders");
 	assert_true(a1.seq > 0);
 	assert_int_equal(a1.rows, 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders WHERE _sluice_seq IS NULL"), 0);
+	assert_int_equal(unstamped(f, "landing.orders"), 0);
 	assert_int_equal(qint(f, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 1);
 	assert_int_equal(qint(f, "SELECT max(_sluice_seq) FROM landing.orders"), a1.seq);
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 1);
@@ -309,7 +322,8 @@ static void test_advance_stamps_new_rows(void **state)
 			 3);
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 2);
 	assert_int_equal(qint(f, arena_sprintf(f->a,
-					       "SELECT rows FROM _sluice.live_advances WHERE seq = %lld",
+					       "SELECT rows FROM _sluice.live_advances WHERE "
+					       "seq = %lld",
 					       (long long)a2.seq)),
 			 3);
 	/* one row per source: the watermark moves, the rows add up */
@@ -329,7 +343,7 @@ static void test_advance_stamps_new_rows(void **state)
 	/* out may be NULL */
 	exec(f, "INSERT INTO landing.orders (order_id, amount) VALUES (6, 60)");
 	assert_int_equal(live_advance_source(f->w, "orders", NULL, &f->err), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders WHERE _sluice_seq IS NULL"), 0);
+	assert_int_equal(unstamped(f, "landing.orders"), 0);
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 3);
 }
 
@@ -348,7 +362,7 @@ static void test_advance_adds_the_column(void **state)
 				    "table_schema = 'landing' AND table_name = 'events' AND "
 				    "column_name = '_sluice_seq'"),
 			    "BIGINT");
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.events WHERE _sluice_seq IS NULL"), 0);
+	assert_int_equal(unstamped(f, "landing.events"), 0);
 	/* the writer's columns are untouched */
 	assert_int_equal(qint(f, "SELECT sum(id) FROM landing.events"), 6);
 	/* from now on an insert with a column list lines up */
@@ -393,12 +407,10 @@ static void test_advance_short_and_long_names(void **state)
 static void test_advance_unknown_table(void **state)
 {
 	struct fx *f = *state;
-	struct live_advance adv = { 7, 7 };
+	struct live_advance adv;
 
 	assert_int_equal(live_advance_source(f->w, "nope", &adv, &f->err), SL_E_NOTFOUND);
-	assert_non_null(strstr(f->err.msg, "landing.nope"));
-	/* out is left alone on failure */
-	assert_int_equal(adv.seq, 7);
+	assert_non_null(strstr(f->err.msg, "'landing.nope'"));
 	/* a view is not a landing table either */
 	sl_err_clear(&f->err);
 	exec(f, "CREATE SCHEMA landing;\nCREATE VIEW landing.v AS SELECT 1 AS x");
@@ -411,9 +423,9 @@ static void test_advance_unknown_table(void **state)
 static const char *columns_of(struct fx *f, const char *schema, const char *name)
 {
 	return qstr(f, arena_sprintf(f->a,
-				     "SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY "
-				     "ordinal_position) FROM information_schema.columns WHERE "
-				     "table_schema = '%s' AND table_name = '%s'",
+				     "SELECT string_agg(column_name || ' ' || data_type, ', ' "
+				     "ORDER BY ordinal_position) FROM information_schema.columns "
+				     "WHERE table_schema = '%s' AND table_name = '%s'",
 				     schema, name));
 }
 
@@ -436,7 +448,6 @@ static void test_sources_ensure(void **state)
 
 	/* webhook: the declared columns first, then the payload and the sequence */
 	cols = columns_of(f, "landing", "orders");
-	assert_non_null(strstr(cols, "order_id BIGINT, amount DOUBLE, "));
 	assert_true(strncmp(cols, "order_id BIGINT, amount DOUBLE, ", 32) == 0);
 	assert_non_null(strstr(cols, "payload JSON"));
 	assert_non_null(strstr(cols, "_sluice_seq BIGINT"));
@@ -801,7 +812,8 @@ static void test_watermark_named_inputs(void **state)
 	    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
 	    "        incremental_filter=WHERE true\n"
 	    "SELECT {watermark:landing.a} AS wm_a, {watermark:b} AS wm_b,\n"
-	    "  (SELECT count(*) FROM landing.a WHERE _sluice_seq > {watermark:landing.a}) AS new_a,\n"
+	    "  (SELECT count(*) FROM landing.a\n"
+	    "   WHERE _sluice_seq > {watermark:landing.a}) AS new_a,\n"
 	    "  (SELECT count(*) FROM landing.b WHERE _sluice_seq > {watermark:b}) AS new_b\n");
 	load(f);
 	run_ok(f, false);
