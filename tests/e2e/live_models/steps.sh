@@ -56,6 +56,6 @@ note freshness: caught-up live models are fresh, the batch model is stale until 
 sl check
 note advances every consumer has covered are forgotten
 q "SELECT count(*) AS pending_advances FROM _sluice.live_advances"
-note live and live_interval are not part of the change hash
-sed -i 's/live=true, incremental_strategy=merge/live=false, live_interval=10s, incremental_strategy=merge/' models/silver/orders.sql
+note live_interval is not part of the change hash
+sed -i 's/live=true, incremental_strategy=merge/live=true, live_interval=10s, incremental_strategy=merge/' models/silver/orders.sql
 sl plan -s silver.orders
