@@ -205,21 +205,28 @@ static void sleep_ms(long ms)
 	"VARCHAR}}\n"                                                                       \
 	"alerts: {command: 'cat >> alerts.log'}\n"
 
-/* The chain; yml_extra goes at the end of sluice.yml, gold_extra at the end
- * of gold's @config. */
-static struct project *load_chain(struct fx *f, const char *yml_extra, const char *gold_extra)
+/* The chain, with lines added to sluice.yml, after bronze's @config and at
+ * the end of gold's @config. */
+struct chain {
+	const char *yml, *bronze, *gold;
+};
+
+static struct project *load_chain(struct fx *f, struct chain ch)
 {
 	struct sl_err err = SL_ERR_INIT;
 
-	put(f, "sluice.yml", arena_sprintf(f->a, "%s%s", CHAIN_YML, yml_extra));
+	put(f, "sluice.yml", arena_sprintf(f->a, "%s%s", CHAIN_YML, ch.yml ? ch.yml : ""));
 	put(f, "models/bronze/orders.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
-	    "        unique_key=order_id, incremental_filter=WHERE _sluice_seq > {watermark}\n"
-	    "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n");
+	    arena_sprintf(f->a,
+			  "@config materialized=incremental, live=true,\n"
+			  "        incremental_strategy=merge, unique_key=order_id,\n"
+			  "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
+			  "%s"
+			  "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n",
+			  ch.bronze ? ch.bronze : ""));
 	put(f, "models/silver/orders.sql",
 	    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
 	    "        unique_key=order_id, incremental_filter=WHERE _sluice_seq > {watermark}\n"
-	    "@assert amount >= 0\n"
 	    "SELECT order_id, amount, upper(region) AS region, _sluice_seq FROM bronze.orders\n");
 	put(f, "models/gold/revenue.sql",
 	    arena_sprintf(f->a,
@@ -230,7 +237,7 @@ static struct project *load_chain(struct fx *f, const char *yml_extra, const cha
 			  "WHERE region IN (SELECT region FROM silver.orders WHERE _sluice_seq > "
 			  "{watermark})\n"
 			  "GROUP BY region\n",
-			  gold_extra));
+			  ch.gold ? ch.gold : ""));
 	if (project_load(f->a, f->root, parser, &f->p, &err))
 		fail_msg("project_load: %s", err.msg);
 	project_validate(f->p, NULL, 0);
@@ -291,11 +298,11 @@ static const char *state_of(struct fx *f, const char *model, const char *column)
 }
 
 /* The first cycle creates every live model. */
-static void start_chain_with(struct fx *f, const char *yml_extra, const char *gold_extra)
+static void start_chain_with(struct fx *f, struct chain ch)
 {
 	struct live_cycle c;
 
-	load_chain(f, yml_extra, gold_extra);
+	load_chain(f, ch);
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 3);
 	assert_int_equal(c.failed, 0);
@@ -304,7 +311,7 @@ static void start_chain_with(struct fx *f, const char *yml_extra, const char *go
 
 static void start_chain(struct fx *f, const char *yml_extra)
 {
-	start_chain_with(f, yml_extra, "");
+	start_chain_with(f, (struct chain){ .yml = yml_extra });
 }
 
 /* ---- cycles ---- */
@@ -397,7 +404,7 @@ static void test_runner_live_interval(void **state)
 	struct live_cycle c;
 
 	/* gold refreshes at most once an hour; it was created just now */
-	start_chain_with(f, "", ", live_interval=1h");
+	start_chain_with(f, (struct chain){ .gold = ", live_interval=1h" });
 	land(f, "(1, 10, 'eu')");
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 2);
@@ -413,80 +420,85 @@ static void test_runner_live_interval(void **state)
 
 /* ---- failures ---- */
 
+static int64_t next_retry_ms(struct fx *f, const char *model)
+{
+	return qint(f, arena_sprintf(f->a,
+				     "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state "
+				     "WHERE model = '%s'",
+				     model));
+}
+
 static void test_runner_failure_backoff_and_recovery(void **state)
 {
 	struct fx *f = *state;
 	struct live_cycle c;
 	const char *alerts, *lines;
-	int64_t now, retry, first_retry;
+	int64_t now, first_retry;
 
-	start_chain(f, "live: {backoff_base: 1m, backoff_max: 10m}\n");
+	start_chain_with(f, (struct chain){ .yml = "live: {backoff_base: 1m, backoff_max: 10m}\n",
+					    .bronze = "@assert amount >= 0\n" });
 	land(f, "(1, 10, 'eu')");
 	assert_int_equal(cycle(f).refreshed, 3);
 
-	/* a failing check: bronze takes the row, silver rolls back, gold waits */
+	/* a failing check: bronze rolls back, what reads it is held */
 	land(f, "(2, -1, 'us')");
 	c = cycle(f);
-	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.refreshed, 0);
 	assert_int_equal(c.failed, 1);
-	assert_int_equal(c.held, 1);
-	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 1);
+	assert_int_equal(c.held, 2);
+	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 1);
 	assert_string_equal(revenue(f), "EU:1:10.0");
-	assert_string_equal(state_of(f, "silver.orders", "status"), "failing");
-	assert_string_equal(state_of(f, "silver.orders", "failures"), "1");
-	assert_non_null(strstr(state_of(f, "silver.orders", "last_error"), "amount >= 0"));
+	assert_string_equal(state_of(f, "bronze.orders", "status"), "failing");
+	assert_string_equal(state_of(f, "bronze.orders", "failures"), "1");
+	assert_non_null(strstr(state_of(f, "bronze.orders", "last_error"), "amount >= 0"));
 	now = units_now_ms();
-	first_retry = qint(f, "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state WHERE "
-			      "model = 'silver.orders'");
+	first_retry = next_retry_ms(f, "bronze.orders");
 	assert_in_range(first_retry, now + 50 * 1000, now + 60 * 1000);
 	alerts = slurp(f, "alerts.log");
 	assert_int_equal(count_of(alerts, "\n"), 1);
 	assert_non_null(strstr(alerts, "\"alert\":\"live_model_failed\""));
-	assert_non_null(strstr(alerts, "\"model\":\"silver.orders\""));
+	assert_non_null(strstr(alerts, "\"model\":\"bronze.orders\""));
 	assert_non_null(strstr(alerts, "amount >= 0"));
 
-	/* before the retry time: silver backs off, gold waits for it */
+	/* before the retry time: bronze backs off and silver waits for it
+	 * (gold reads silver, which is not failing: it is just up to date) */
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 0);
 	assert_int_equal(c.failed, 0);
 	assert_int_equal(c.held, 2);
 	assert_int_equal(c.behind, 1);
-	assert_string_equal(state_of(f, "silver.orders", "failures"), "1");
-	assert_int_equal(qint(f, "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state WHERE "
-				 "model = 'silver.orders'"),
-			 first_retry);
-	/* sources keep landing meanwhile; gold still waits */
+	assert_string_equal(state_of(f, "bronze.orders", "failures"), "1");
+	assert_int_equal(next_retry_ms(f, "bronze.orders"), first_retry);
+	/* sources keep landing meanwhile */
 	land(f, "(3, 4, 'eu')");
 	c = cycle(f);
-	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.refreshed, 0);
+	assert_int_equal(c.failed, 0);
 	assert_int_equal(c.held, 2);
 
 	/* retried while still broken: the backoff doubles, no second alert */
-	set_state(f, "silver.orders", "next_retry_at = now()::TIMESTAMP - INTERVAL 1 SECOND");
+	set_state(f, "bronze.orders", "next_retry_at = now()::TIMESTAMP - INTERVAL 1 SECOND");
 	c = cycle_lines(f, &lines);
 	assert_int_equal(c.failed, 1);
 	assert_non_null(strstr(lines, "failed again"));
-	assert_string_equal(state_of(f, "silver.orders", "failures"), "2");
+	assert_string_equal(state_of(f, "bronze.orders", "failures"), "2");
 	now = units_now_ms();
-	retry = qint(f, "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state WHERE model = "
-			"'silver.orders'");
-	assert_in_range(retry, now + 110 * 1000, now + 120 * 1000);
+	assert_in_range(next_retry_ms(f, "bronze.orders"), now + 110 * 1000, now + 120 * 1000);
 	assert_int_equal(count_of(slurp(f, "alerts.log"), "\n"), 1);
 
-	/* fixed, and retried now: silver applies all that waited, gold follows
-	 * in the same cycle, one recovery alert */
-	exec(f, "UPDATE bronze.orders SET amount = 1 WHERE amount < 0");
-	set_state(f, "silver.orders", "next_retry_at = NULL");
+	/* fixed, and retried now: bronze applies all that waited, its readers
+	 * follow in the same cycle, one recovery alert */
+	exec(f, "UPDATE landing.orders SET amount = 1 WHERE amount < 0");
+	set_state(f, "bronze.orders", "next_retry_at = NULL");
 	c = cycle(f);
-	assert_int_equal(c.refreshed, 2);
+	assert_int_equal(c.refreshed, 3);
 	assert_int_equal(c.failed, 0);
 	assert_int_equal(c.held, 0);
 	assert_int_equal(c.behind, 0);
 	assert_string_equal(revenue(f), "EU:2:14.0 US:1:1.0");
-	assert_string_equal(state_of(f, "silver.orders", "status"), "live");
-	assert_string_equal(state_of(f, "silver.orders", "failures"), "0");
-	assert_string_equal(state_of(f, "silver.orders", "last_error"), "NULL");
+	assert_string_equal(state_of(f, "bronze.orders", "status"), "live");
+	assert_string_equal(state_of(f, "bronze.orders", "failures"), "0");
+	assert_string_equal(state_of(f, "bronze.orders", "last_error"), "NULL");
 	alerts = slurp(f, "alerts.log");
 	assert_int_equal(count_of(alerts, "\n"), 2);
 	assert_int_equal(count_of(alerts, "live_model_failed"), 1);
@@ -494,10 +506,10 @@ static void test_runner_failure_backoff_and_recovery(void **state)
 	assert_true(strstr(alerts, "live_model_failed") < strstr(alerts, "live_model_recovered"));
 	/* failures and the recovery are logged as they happen */
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE model = "
-				 "'silver.orders' AND run_type = 'live' AND status = 'failed'"),
+				 "'bronze.orders' AND run_type = 'live' AND status = 'failed'"),
 			 2);
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE model = "
-				 "'silver.orders' AND run_type = 'live' AND status = 'recovered'"),
+				 "'bronze.orders' AND run_type = 'live' AND status = 'recovered'"),
 			 1);
 
 	/* nothing more to say */
