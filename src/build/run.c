@@ -82,16 +82,39 @@ static bool reads_external(const struct model *m)
 	return false;
 }
 
+/* The version of an input as a model that keeps watermarks sees it: the
+ * landing tables behind a view or ephemeral are covered by its watermarks,
+ * so only the definition and the model inputs behind them count. */
+static int64_t tracked_version(const struct run *r, const struct model *d, int depth)
+{
+	const struct state_model *st;
+	int64_t v;
+
+	if ((d->mat != MAT_VIEW && d->mat != MAT_EPHEMERAL) || depth > 64)
+		return r->version[d->order];
+	st = state_models_find(r->state, r->nstate, d->fqn);
+	v = st ? st->data_version : 0;
+	for (size_t i = 0; i < d->ndeps; i++) {
+		int64_t dv = tracked_version(r, d->deps[i], depth + 1);
+
+		if (dv > v)
+			v = dv;
+	}
+	return v;
+}
+
 /* "dep@version,..." over the inputs. */
 static const char *input_signature(struct run *r, const struct model *m)
 {
+	bool tracks = live_model_tracks(m);
 	struct buf b = BUF_INIT;
 	const char *s;
 
 	for (size_t i = 0; i < m->ndeps; i++) {
 		const struct model *d = m->deps[i];
+		int64_t v = tracks ? tracked_version(r, d, 0) : r->version[d->order];
 
-		buf_addf(&b, "%s%s@%lld", i ? "," : "", d->fqn, (long long)r->version[d->order]);
+		buf_addf(&b, "%s%s@%lld", i ? "," : "", d->fqn, (long long)v);
 	}
 	s = arena_strdup(r->a, b.buf);
 	buf_release(&b);

@@ -39,6 +39,8 @@ static const char *const migrations[] = {
 	"events_per_s DOUBLE NOT NULL, status "
 	"VARCHAR NOT NULL, paused BOOLEAN NOT NULL, failures INTEGER NOT NULL, last_error "
 	"VARCHAR, last_refresh_at TIMESTAMP, next_retry_at TIMESTAMP);\n"
+	"CREATE TABLE _sluice.live_covered (model VARCHAR NOT NULL, source VARCHAR NOT NULL, seq "
+	"BIGINT NOT NULL, PRIMARY KEY (model, source));\n"
 	"CREATE TABLE _sluice.profiles (model VARCHAR NOT NULL, profiled_at TIMESTAMP NOT NULL, "
 	"column_name VARCHAR NOT NULL, rows BIGINT, nulls BIGINT, min_value VARCHAR, max_value "
 	"VARCHAR);\n",

@@ -20,17 +20,16 @@ int live_lag_ms(struct wh *w, struct arena *a, const struct model *m, int64_t no
 	live_inputs_find(a, m, &in);
 	if (!in.nsources)
 		return 0;
-	buf_adds(&sql, "SELECT coalesce(epoch_ms(min(arrived_at)), 0) FROM _sluice.live_advances "
-		       "WHERE source IN (");
+	buf_adds(&sql, "SELECT coalesce(epoch_ms(min(a.arrived_at)), 0) FROM _sluice.live_advances "
+		       "AS a LEFT JOIN _sluice.live_covered AS c ON c.model = ");
+	buf_add_sql_str(&sql, m->fqn);
+	buf_adds(&sql, " AND c.source = a.source WHERE a.source IN (");
 	for (size_t i = 0; i < in.nsources; i++) {
 		if (i)
 			buf_adds(&sql, ", ");
 		buf_add_sql_str(&sql, in.sources[i]);
 	}
-	buf_adds(&sql, ") AND seq > (SELECT coalesce(max(covered), 0) FROM _sluice.live_state "
-		       "WHERE model = ");
-	buf_add_sql_str(&sql, m->fqn);
-	buf_adds(&sql, ")");
+	buf_adds(&sql, ") AND a.seq > coalesce(c.seq, 0)");
 	rc = wh_query_int(w, sql.buf, &oldest, err);
 	buf_release(&sql);
 	if (!rc && oldest)

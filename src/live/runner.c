@@ -322,9 +322,11 @@ static int prune_advances(struct live_runner *r, struct sl_err *err)
 			buf_adds(&sql, "DELETE FROM _sluice.live_advances WHERE source = ");
 			buf_add_sql_str(&sql, cs[j].source);
 			buf_addf(&sql,
-				 " AND seq <= (SELECT CASE WHEN count(*) = %zu THEN min(covered) ELSE 0 "
-				 "END FROM _sluice.live_state WHERE model IN (%s))",
-				 cs[j].n, cs[j].models.buf);
+				 " AND seq <= (SELECT CASE WHEN count(*) = %zu THEN min(seq) ELSE 0 "
+				 "END FROM _sluice.live_covered WHERE source = ",
+				 cs[j].n);
+			buf_add_sql_str(&sql, cs[j].source);
+			buf_addf(&sql, " AND model IN (%s))", cs[j].models.buf);
 			rc = wh_exec(r->w, sql.buf, err);
 		}
 		buf_release(&cs[j].models);
@@ -417,6 +419,7 @@ static int work_waiting(struct live_runner *r, bool *waiting, struct sl_err *err
 			continue;
 		if (!st->known || (st->failing && st->next_retry_ms <= units_now_ms())) {
 			*waiting = true;
+			buf_release(&sql);
 			return 0;
 		}
 		live_inputs_find(r->cycle, m, &in);

@@ -54,7 +54,8 @@ static void *run(void *arg)
 {
 	struct live_thread *t = arg;
 	const struct live_cfg *cfg = &t->p->cfg.live;
-	int64_t last_poll = 0;
+	/* the first poll comes at once: catch up on what landed before */
+	int64_t last_poll = units_mono_ms() - cfg->poll_interval_ms;
 	bool retry = false;
 
 	pthread_mutex_lock(&t->mu);

@@ -55,8 +55,12 @@ int live_book_open(struct wh *w, struct arena *a, const struct model *m, bool fu
 	book->consumed = arena_alloc(a, (n + 1) * sizeof(int64_t));
 	book->target = arena_alloc(a, (n + 1) * sizeof(int64_t));
 	book->covered = arena_alloc(a, (n + 1) * sizeof(int64_t));
-	for (size_t i = 0; i < n; i++)
+	book->upstream = arena_alloc(a, (n + 1) * sizeof(*book->upstream));
+	for (size_t i = 0; i < n; i++) {
 		book->names[i] = book->inputs.items[i].name;
+		if (book->inputs.items[i].model)
+			live_inputs_find(a, book->inputs.items[i].model, &book->upstream[i]);
+	}
 	if (n) {
 		inputs_query(m, &book->inputs, &sql);
 		rc = wh_query(w, sql.buf, &r, err);
@@ -104,6 +108,52 @@ static int has_seq_column(struct wh *w, const struct model *m, bool *has, struct
 	return rc;
 }
 
+/* How far each landing table behind the model has reached it: for a source
+ * it reads, what it now consumed; through a live input, what that input
+ * covered; the least over all paths. */
+static void covered_sql(const struct model *m, const struct live_book *book, struct buf *sql)
+{
+	bool first = true;
+
+	buf_adds(sql, "INSERT INTO _sluice.live_covered SELECT ");
+	buf_add_sql_str(sql, m->fqn);
+	buf_adds(sql, ", p.source, min(p.seq) FROM (");
+	for (size_t i = 0; i < book->inputs.n; i++) {
+		const struct live_input *in = &book->inputs.items[i];
+
+		if (in->kind != LIVE_INPUT_SOURCE)
+			continue;
+		buf_adds(sql, first ? "SELECT * FROM (VALUES (" : ", (");
+		buf_add_sql_str(sql, in->name);
+		buf_addf(sql, ", %lld)", (long long)book->target[i]);
+		first = false;
+	}
+	if (!first)
+		buf_adds(sql, ") AS d(source, seq)");
+	for (size_t i = 0; i < book->inputs.n; i++) {
+		const struct live_input *in = &book->inputs.items[i];
+		bool any = false;
+
+		if (in->kind != LIVE_INPUT_MODEL)
+			continue;
+		for (size_t k = 0; k < book->upstream[i].nsources; k++) {
+			buf_adds(sql, any ? ", (" : first ? "SELECT q.source, coalesce(c.seq, 0) FROM (VALUES ("
+						      : " UNION ALL SELECT q.source, coalesce(c.seq, 0) FROM (VALUES (");
+			buf_add_sql_str(sql, in->name);
+			buf_adds(sql, ", ");
+			buf_add_sql_str(sql, book->upstream[i].sources[k]);
+			buf_adds(sql, ")");
+			any = true;
+			first = false;
+		}
+		if (any)
+			buf_adds(sql, ") AS q(input, source) LEFT JOIN _sluice.live_covered AS c ON "
+				      "c.model = q.input AND c.source = q.source");
+	}
+	buf_adds(sql, ") AS p(source, seq) GROUP BY p.source ON CONFLICT (model, source) DO UPDATE "
+		      "SET seq = excluded.seq;\n");
+}
+
 int live_book_close(struct wh *w, const struct model *m, struct live_book *book, int64_t rows,
 		    bool full, struct sl_err *err)
 {
@@ -124,6 +174,8 @@ int live_book_close(struct wh *w, const struct model *m, struct live_book *book,
 		if (i == 0 || book->covered[i] < covered)
 			covered = book->covered[i];
 	}
+	if (book->inputs.n)
+		covered_sql(m, book, &sql);
 	rc = has_seq_column(w, m, &seq_column, err);
 	if (!rc && seq_column) {
 		struct buf q = BUF_INIT;

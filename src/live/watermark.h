@@ -23,6 +23,7 @@ struct live_book {
 	int64_t *consumed; /* per input: applied before this build */
 	int64_t *target;   /* per input: its watermark in this transaction */
 	int64_t *covered;  /* per input: landing sequence covered through it */
+	struct live_inputs *upstream; /* per model input: its own inputs */
 	int64_t published, refresh_count, events;
 	bool had_state;
 };

@@ -699,7 +699,7 @@ static void test_state_upgrades_older(void **state)
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	exec(f, "DROP TABLE _sluice.live_sources; DROP TABLE _sluice.live_advances;"
 		"DROP TABLE _sluice.live_consumed; DROP TABLE _sluice.live_state;"
-		"DROP SEQUENCE _sluice.seq; DROP TABLE _sluice.profiles;"
+		"DROP SEQUENCE _sluice.seq; DROP TABLE _sluice.profiles; DROP TABLE _sluice.live_covered;"
 		"DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (1, 'old', NULL);"
 		"INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', NULL, 3, 7)");
 	assert_int_equal(state_ensure(f->w, &f->err), 0);

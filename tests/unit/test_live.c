@@ -1017,6 +1017,63 @@ static void test_lag_of_a_model_without_sources(void **state)
 	assert_int_equal(lag(f, "silver.x", units_now_ms()), 0);
 }
 
+/* Coverage is per landing table: a model caught up on two sources has no
+ * lag, and each source's advances are forgotten once it covered them. */
+static void test_lag_of_two_sources_caught_up(void **state)
+{
+	struct fx *f = *state;
+	struct live_advance sa, sb;
+
+	put(f, "sluice.yml",
+	    "name: shop\n"
+	    "sources:\n"
+	    "  a: {kind: webhook, columns: {id: BIGINT}}\n"
+	    "  b: {kind: webhook, columns: {id: BIGINT}}\n");
+	put(f, "models/silver/ab.sql",
+	    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
+	    "        incremental_filter=WHERE true\n"
+	    "SELECT id, _sluice_seq FROM landing.a WHERE _sluice_seq > {watermark:a}\n"
+	    "UNION ALL SELECT id, _sluice_seq FROM landing.b WHERE _sluice_seq > {watermark:b}\n");
+	load(f);
+	run_ok(f, false);
+	exec(f, "INSERT INTO landing.a (id) VALUES (1)");
+	sa = advance(f, "a");
+	exec(f, "INSERT INTO landing.b (id) VALUES (2)");
+	sb = advance(f, "b");
+	assert_true(sa.seq < sb.seq);
+	assert_true(lag(f, "silver.ab", units_now_ms() + 5000) >= 5000);
+	run_ok(f, false);
+	assert_int_equal(lag(f, "silver.ab", units_now_ms() + 5000), 0);
+	assert_int_equal(qint(f, "SELECT count(*) FROM silver.ab"), 2);
+}
+
+/* A live model reading landing rows through a view is up to date when no
+ * new rows were announced, however often a batch run looks. */
+static void test_view_over_landing_is_tracked(void **state)
+{
+	struct fx *f = *state;
+	struct run_report rep;
+	struct run_opts opts = { .env = "" };
+
+	put(f, "sluice.yml", ORDERS_YML);
+	put(f, "models/staging/orders.sql",
+	    "@config materialized=view\n"
+	    "SELECT order_id, amount, _sluice_seq FROM landing.orders\n");
+	put(f, "models/silver/orders.sql",
+	    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
+	    "        unique_key=order_id, incremental_filter=WHERE _sluice_seq > {watermark}\n"
+	    "SELECT order_id, amount, _sluice_seq FROM staging.orders\n");
+	load(f);
+	run_ok(f, false);
+	land(f, "(1, 10, 'eu')");
+	advance(f, "orders");
+	run_ok(f, false);
+	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 1);
+	rep = run_with(f, &opts);
+	assert_int_equal(item(&rep, "silver.orders")->status, RUN_UP_TO_DATE);
+	run_report_free(&rep);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1041,6 +1098,8 @@ int main(void)
 		T(test_lag_caught_up_and_behind),
 		T(test_lag_through_a_chain),
 		T(test_lag_of_a_model_without_sources),
+		T(test_lag_of_two_sources_caught_up),
+		T(test_view_over_landing_is_tracked),
 	};
 #undef T
 
