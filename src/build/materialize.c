@@ -215,7 +215,10 @@ static int write_increment(struct wh *w, const struct model *m, const struct mat
 	} else if (m->strategy == STRAT_MERGE) {
 		bool seq;
 
-		rc = has_column(w, m->schema, m->name, "_sluice_seq", &seq, err);
+		if (m->seq_column)
+			seq = m->seq_column > 0;
+		else
+			rc = has_column(w, m->schema, m->name, "_sluice_seq", &seq, err);
 		buf_adds(&sql, "MERGE INTO ");
 		qualified(m, &sql);
 		buf_adds(&sql, " AS _sluice_t USING (\n");

@@ -346,9 +346,10 @@ static int open_state(struct run *r, struct sl_err *err)
 		if (!rc && !r->opts->state_ready)
 			rc = live_sources_ensure(r->w, r->p, err);
 		/* one catalog read for the whole run, instead of one per model */
-		if (!rc)
+		if (!rc && r->opts->kinds) {
+			r->kinds = r->opts->kinds;
+		} else if (!rc) {
 			rc = wh_relation_kinds(r->w, r->a, &names, &kinds, &r->nrelations, err);
-		if (!rc) {
 			r->relations = names;
 			r->kinds = kinds;
 		}

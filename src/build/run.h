@@ -54,6 +54,9 @@ struct run_opts {
 	bool live;    /* refreshes by the live runner: no run-log row per build */
 	bool skip_asserts; /* the runner spaces checks out (live.assertion_interval) */
 	bool state_ready;  /* the caller made sure of the state schema and landing tables */
+	/* the relations' kinds, matching the relations passed in, when the
+	 * caller keeps them current (the runner); else the run reads them */
+	const char *const *kinds;
 	const char *env;
 	/* called before and after each model, for live output; may be NULL */
 	void (*on_start)(void *ctx, const struct run_item *item, size_t index, size_t total);

@@ -51,6 +51,12 @@ struct live_runner {
 	char sources_seen[64];
 	int64_t last_assert_ms;
 	bool prepared; /* state schema and landing tables made sure of */
+	/* the catalog as the last cycle left it; read again after a cycle
+	 * that created or replaced a relation */
+	struct arena *catalog;
+	const char **relations, **kinds;
+	size_t nrelations;
+	bool catalog_stale;
 	struct live_cycle *cycle_out;
 };
 
@@ -65,6 +71,8 @@ struct live_runner *live_runner_new(struct project *p, FILE *out)
 	r->rt = calloc(p->nmodels + 1, sizeof(*r->rt));
 	r->st = calloc(p->nmodels + 1, sizeof(*r->st));
 	r->cycle = arena_new(NULL);
+	r->catalog = arena_new(NULL);
+	r->catalog_stale = true;
 	if (!r->rt || !r->st)
 		abort();
 	for (size_t i = 0; i < p->nmodels; i++)
@@ -77,6 +85,7 @@ void live_runner_free(struct live_runner *r)
 	if (!r)
 		return;
 	arena_free(r->cycle);
+	arena_free(r->catalog);
 	free(r->rt);
 	free(r->st);
 	free(r);
@@ -233,6 +242,9 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 	switch (item->status) {
 	case RUN_OK:
 	case RUN_WARN:
+		if (item->action && (strcmp(item->action, "created") == 0 ||
+				     strcmp(item->action, "replaced") == 0))
+			r->catalog_stale = true;
 		c->refreshed++;
 		c->events += item->rows;
 		rt->last_refresh_ms = units_mono_ms();
@@ -399,32 +411,25 @@ static void on_done(void *ctx, const struct run_item *item, size_t index, size_t
 	after_item(r, item, r->cycle_out);
 }
 
-/* Whether a cycle has anything to do: a live model never refreshed, one
- * due for a retry, or an input holding more than its model consumed. One
- * query, so an idle cycle costs almost nothing. */
-static int work_waiting(struct live_runner *r, bool *waiting, struct sl_err *err)
+/* How many live models have an input holding more than they consumed: one
+ * query for them all. */
+static int count_behind(struct live_runner *r, size_t *behind, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	int64_t behind = 0;
+	int64_t n = 0;
 	size_t pairs = 0;
 	int rc;
 
-	*waiting = false;
+	*behind = 0;
 	for (size_t i = 0; i < r->p->nmodels; i++) {
 		const struct model *m = r->p->models[i];
-		const struct model_st *st = &r->st[i];
 		struct live_inputs in;
 
 		if (!live_model_refreshes(m))
 			continue;
-		if (!st->known || (st->failing && st->next_retry_ms <= units_now_ms())) {
-			*waiting = true;
-			buf_release(&sql);
-			return 0;
-		}
 		live_inputs_find(r->cycle, m, &in);
 		for (size_t k = 0; k < in.n; k++) {
-			buf_adds(&sql, pairs++ ? ", (" : "SELECT count(*) FROM (VALUES (");
+			buf_adds(&sql, pairs++ ? ", (" : "SELECT count(DISTINCT p.model) FROM (VALUES (");
 			buf_add_sql_str(&sql, m->fqn);
 			buf_adds(&sql, ", ");
 			buf_add_sql_str(&sql, in.items[k].name);
@@ -437,8 +442,29 @@ static int work_waiting(struct live_runner *r, bool *waiting, struct sl_err *err
 		       "p.model AND c.input = p.input LEFT JOIN _sluice.live_sources AS s ON "
 		       "s.source = p.input LEFT JOIN _sluice.live_state AS st ON st.model = p.input "
 		       "WHERE coalesce(s.watermark, st.published, 0) > coalesce(c.watermark, 0)");
-	rc = wh_query_int(r->w, sql.buf, &behind, err);
+	rc = wh_query_int(r->w, sql.buf, &n, err);
 	buf_release(&sql);
+	*behind = (size_t)n;
+	return rc;
+}
+
+/* Whether a cycle has anything to do: a live model never refreshed, one
+ * due for a retry, or one behind its inputs. An idle cycle costs a query. */
+static int work_waiting(struct live_runner *r, bool *waiting, struct sl_err *err)
+{
+	size_t behind;
+	int rc;
+
+	for (size_t i = 0; i < r->p->nmodels; i++) {
+		const struct model_st *st = &r->st[i];
+
+		if (live_model_refreshes(r->p->models[i]) &&
+		    (!st->known || (st->failing && st->next_retry_ms <= units_now_ms()))) {
+			*waiting = true;
+			return 0;
+		}
+	}
+	rc = count_behind(r, &behind, err);
 	*waiting = behind > 0;
 	return rc;
 }
@@ -484,18 +510,21 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 			    units_mono_ms() - r->last_assert_ms < cfg->assertion_interval_ms;
 	if (!opts.skip_asserts)
 		r->last_assert_ms = units_mono_ms();
-	/* the run reads the catalog itself */
-	rc = build_run(r->cycle, r->p, w, NULL, 0, &opts, &rep, err);
+	if (r->catalog_stale) {
+		arena_reset(r->catalog);
+		rc = wh_relation_kinds(w, r->catalog, &r->relations, &r->kinds, &r->nrelations, err);
+		if (rc)
+			return rc;
+		r->catalog_stale = false;
+	}
+	opts.kinds = r->kinds;
+	rc = build_run(r->cycle, r->p, w, r->relations, r->nrelations, &opts, &rep, err);
 	if (rc)
 		return rc;
 	run_report_free(&rep);
-	for (size_t i = 0; i < r->p->nmodels; i++) {
-		bool behind = false;
-
-		if (live_model_refreshes(r->p->models[i]) &&
-		    live_book_behind(w, r->cycle, r->p->models[i], &behind, NULL) == 0 && behind)
-			out->behind++;
-	}
+	rc = count_behind(r, &out->behind, err);
+	if (rc)
+		return rc;
 	rc = prune_advances(r, err);
 	if (!rc)
 		rc = live_runner_flush_log(r, w, false, err);

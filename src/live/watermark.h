@@ -36,7 +36,7 @@ int live_book_open(struct wh *w, struct arena *a, const struct model *m, bool fu
 
 /* Records the consumed watermarks, the published watermark and the model's
  * live state, in the same transaction as the build's rows. */
-int live_book_close(struct wh *w, const struct model *m, struct live_book *book, int64_t rows,
+int live_book_close(struct wh *w, struct model *m, struct live_book *book, int64_t rows,
 		    bool full, struct sl_err *err);
 
 /* Whether any input of m holds more than m consumed, read in one query. */

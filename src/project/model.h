@@ -120,6 +120,9 @@ struct model {
 	struct model_ref *refs;
 	size_t nrefs, refs_cap;
 	bool filter_reads_self; /* the filter names the model itself, like {this} */
+	/* whether the model's table has a _sluice_seq column: 0 not known yet,
+	 * 1 yes, -1 no; forgotten when the model is built from scratch */
+	int seq_column;
 	struct model_placeholder *placeholders;
 	size_t nplaceholders, placeholders_cap;
 
