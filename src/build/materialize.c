@@ -49,21 +49,6 @@ static void set_relation(struct mat_outcome *out, const char *schema, const char
 	buf_release(&b);
 }
 
-static int has_column(struct wh *w, const char *schema, const char *table, const char *name,
-		      bool *has, struct sl_err *err)
-{
-	struct arena *a = arena_new(NULL);
-	struct wh_column *cols;
-	size_t n;
-	int rc = wh_table_columns(w, a, schema, table, &cols, &n, err);
-
-	*has = false;
-	for (size_t i = 0; !rc && i < n; i++)
-		*has |= strcasecmp(cols[i].name, name) == 0;
-	arena_free(a);
-	return rc;
-}
-
 /* The latest landing of each key, as merging batch after batch keeps it. */
 static void add_latest_per_key(const struct model *m, struct buf *sql)
 {
@@ -80,7 +65,7 @@ static int keep_latest_per_key(struct wh *w, const struct model *m, const char *
 {
 	struct buf sql = BUF_INIT;
 	bool seq;
-	int rc = has_column(w, m->schema, staging, "_sluice_seq", &seq, err);
+	int rc = wh_has_column(w, m->schema, staging, "_sluice_seq", &seq, err);
 
 	if (rc || !seq)
 		return rc;
@@ -218,7 +203,7 @@ static int write_increment(struct wh *w, const struct model *m, const struct mat
 		if (m->seq_column)
 			seq = m->seq_column > 0;
 		else
-			rc = has_column(w, m->schema, m->name, "_sluice_seq", &seq, err);
+			rc = wh_has_column(w, m->schema, m->name, "_sluice_seq", &seq, err);
 		buf_adds(&sql, "MERGE INTO ");
 		qualified(m, &sql);
 		buf_adds(&sql, " AS _sluice_t USING (\n");

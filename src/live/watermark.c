@@ -122,25 +122,18 @@ int live_book_open(struct wh *w, struct arena *a, const struct model *m, bool fu
 }
 
 /* Asked of the catalog once per model, and again after a full build. */
+/* Asked of the catalog once per model, and again after a full build. */
 static int has_seq_column(struct wh *w, struct model *m, bool full, bool *has, struct sl_err *err)
 {
-	struct arena *a;
-	struct wh_column *cols;
-	size_t n;
 	int rc;
 
 	if (m->seq_column && !full) {
 		*has = m->seq_column > 0;
 		return 0;
 	}
-	a = arena_new(NULL);
-	rc = wh_table_columns(w, a, m->schema, m->name, &cols, &n, err);
-	*has = false;
-	for (size_t i = 0; !rc && i < n; i++)
-		*has |= strcmp(cols[i].name, "_sluice_seq") == 0;
+	rc = wh_has_column(w, m->schema, m->name, "_sluice_seq", has, err);
 	if (!rc)
 		m->seq_column = *has ? 1 : -1;
-	arena_free(a);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct wh_result {
 	size_t ncols, nrows, cap;
@@ -245,6 +246,21 @@ int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const ch
 	}
 	wh_result_free(r);
 	return 0;
+}
+
+int wh_has_column(struct wh *w, const char *schema, const char *table, const char *column,
+		  bool *has, struct sl_err *err)
+{
+	struct arena *a = arena_new(NULL);
+	struct wh_column *cols;
+	size_t n;
+	int rc = wh_table_columns(w, a, schema, table, &cols, &n, err);
+
+	*has = false;
+	for (size_t i = 0; !rc && i < n; i++)
+		*has |= strcasecmp(cols[i].name, column) == 0;
+	arena_free(a);
+	return rc;
 }
 
 void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,

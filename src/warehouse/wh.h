@@ -77,6 +77,10 @@ int wh_relation_kinds(struct wh *w, struct arena *a, const char ***names, const 
 int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
 		     struct wh_column **cols, size_t *n, struct sl_err *err);
 
+/* Whether schema.table has the column (names compare case-insensitively). */
+int wh_has_column(struct wh *w, const char *schema, const char *table, const char *column,
+		  bool *has, struct sl_err *err);
+
 /* Dialect: statements appended to sql. */
 /* Replaces schema.name (a table or view, or nothing) by the table
  * schema.staging, keeping the name. */

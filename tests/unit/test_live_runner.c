@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"
@@ -35,8 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct sqlparse *parser;
-
 struct fx {
 	struct arena *a;
 	char root[PATH_MAX];
@@ -50,40 +50,11 @@ struct fx {
 	struct sl_err err;
 };
 
-static int group_setup(void **state)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	(void)state;
-	if (sqlparse_open(&parser, &err)) {
-		fprintf(stderr, "cannot open the parser: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	sqlparse_close(parser);
-	return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/sluice-test-live-runner-XXXXXX";
 
-	assert_non_null(mkdtemp(tmpl));
-	assert_non_null(realpath(tmpl, f->root));
+	fixture_mkdtemp(f->root, "live-runner");
 	f->a = arena_new(NULL);
 	f->out = open_memstream(&f->outbuf, &f->outlen);
 	assert_non_null(f->out);
@@ -110,28 +81,15 @@ static int teardown(void **state)
 	wh_close(f->w);
 	fclose(f->out);
 	free(f->outbuf);
-	nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(f->root);
 	arena_free(f->a);
 	free(f);
 	return 0;
 }
 
-/* Writes root/rel, creating the folders on the way. */
 static void put(struct fx *f, const char *rel, const char *text)
 {
-	char path[PATH_MAX + 256];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", f->root, rel);
-	for (char *s = strchr(path + strlen(f->root) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(path, 0755);
-		*s = '/';
-	}
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
+	fixture_put(f->root, rel, text);
 }
 
 /* The text of root/rel, "" when it does not exist. */

@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "build/render.h"
 #include "core/arena.h"
 #include "core/buf.h"
@@ -34,8 +36,6 @@
 #define EPH_BIG "\"__sluice_eph_silver_eph_big\""
 #define EPH_BASE_CTE EPH_BASE " AS (\nSELECT id, amount FROM landing.orders WHERE amount > 0\n)"
 
-static struct sqlparse *parser;
-
 struct fx {
 	struct arena *a;
 	char root[PATH_MAX];
@@ -45,102 +45,56 @@ struct fx {
 	struct sl_err err;
 };
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Writes root/rel, creating the folders on the way. */
-static void put(const char *root, const char *rel, const char *text)
-{
-	char path[PATH_MAX + 256];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(path, 0755);
-		*s = '/';
-	}
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
 
 static void write_project(const char *root)
 {
-	put(root, "sluice.yml", "name: shop\n");
-	put(root, "models/silver/eph_base.sql",
+	fixture_put(root, "sluice.yml", "name: shop\n");
+	fixture_put(root, "models/silver/eph_base.sql",
 	    "@config materialized=ephemeral\n"
 	    "SELECT id, amount FROM landing.orders WHERE amount > 0\n");
-	put(root, "models/silver/eph_big.sql",
+	fixture_put(root, "models/silver/eph_big.sql",
 	    "@config materialized=ephemeral\n"
 	    "SELECT id, amount FROM silver.eph_base WHERE amount > 10\n");
-	put(root, "models/silver/eph_env.sql",
+	fixture_put(root, "models/silver/eph_env.sql",
 	    "@config materialized=ephemeral\n"
 	    "SELECT '{env}' AS env\n");
-	put(root, "models/gold/aliased.sql", "SELECT b.id FROM silver.eph_base b\n");
-	put(root, "models/gold/noalias.sql", "SELECT eph_base.id FROM silver.eph_base\n");
-	put(root, "models/gold/as_alias.sql", "SELECT e.id FROM silver . eph_base AS e\n");
-	put(root, "models/gold/with_reader.sql",
+	fixture_put(root, "models/gold/aliased.sql", "SELECT b.id FROM silver.eph_base b\n");
+	fixture_put(root, "models/gold/noalias.sql", "SELECT eph_base.id FROM silver.eph_base\n");
+	fixture_put(root, "models/gold/as_alias.sql", "SELECT e.id FROM silver . eph_base AS e\n");
+	fixture_put(root, "models/gold/with_reader.sql",
 	    "WITH x AS (SELECT 1 AS one)\nSELECT id, one FROM x, silver.eph_base\n");
-	put(root, "models/gold/recursive_reader.sql",
+	fixture_put(root, "models/gold/recursive_reader.sql",
 	    "WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 3)\n"
 	    "SELECT n, id FROM r, silver.eph_base\n");
-	put(root, "models/gold/chain.sql", "SELECT id FROM silver.eph_big ORDER BY id\n");
-	put(root, "models/gold/twice.sql",
+	fixture_put(root, "models/gold/chain.sql", "SELECT id FROM silver.eph_big ORDER BY id\n");
+	fixture_put(root, "models/gold/twice.sql",
 	    "SELECT a.id FROM silver.eph_base a JOIN silver.eph_base c USING (id)\n");
-	put(root, "models/gold/env_reader.sql", "SELECT env FROM silver.eph_env\n");
-	put(root, "models/gold/in_subquery.sql",
+	fixture_put(root, "models/gold/env_reader.sql", "SELECT env FROM silver.eph_env\n");
+	fixture_put(root, "models/gold/in_subquery.sql",
 	    "SELECT id FROM landing.orders WHERE id IN (SELECT id FROM silver.eph_big)\n");
-	put(root, "models/silver/inc.sql",
+	fixture_put(root, "models/silver/inc.sql",
 	    "@config materialized=incremental, unique_key=id,\n"
 	    "  incremental_filter=WHERE seq > {watermark} AND id NOT IN (SELECT id FROM {this})\n"
 	    "SELECT id, seq, '{env}' AS env FROM landing.orders\n");
-	put(root, "models/silver/inc_eph.sql",
+	fixture_put(root, "models/silver/inc_eph.sql",
 	    "@config materialized=incremental,\n"
 	    "  incremental_filter=WHERE id IN (SELECT id FROM silver.eph_base)\n"
 	    "SELECT id, seq FROM landing.orders\n");
-	put(root, "models/silver/self.sql",
+	fixture_put(root, "models/silver/self.sql",
 	    "@config materialized=table\n"
 	    "SELECT count(*) AS n, {watermark:landing.orders} AS w FROM {this}\n");
-	put(root, "models/silver/win.sql",
+	fixture_put(root, "models/silver/win.sql",
 	    "@config materialized=table, temporality=temporal, time_column=ts, grain=1d\n"
 	    "SELECT * FROM landing.events\n"
 	    "WHERE ts >= {since} AND ts < {until} AND note <> 'from {since} to {until}'\n");
 }
 
-static int group_setup(void **state)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	(void)state;
-	if (sqlparse_open(&parser, &err)) {
-		fprintf(stderr, "cannot open the parser: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	sqlparse_close(parser);
-	return 0;
-}
-
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/sluice-test-render-XXXXXX";
 	struct sl_err err = SL_ERR_INIT;
 
-	assert_non_null(mkdtemp(tmpl));
-	assert_non_null(realpath(tmpl, f->root));
+	fixture_mkdtemp(f->root, "render");
 	write_project(f->root);
 	f->a = arena_new(NULL);
 	if (project_load(f->a, f->root, parser, &f->p, &err))
@@ -160,7 +114,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(f->root);
 	buf_release(&f->out);
 	arena_free(f->a);
 	free(f);
