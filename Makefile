@@ -34,7 +34,7 @@ TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BIN      := $(BUILD)/sluice
 
-.PHONY: all deps demo test unit e2e bench clean
+.PHONY: all deps demo test unit e2e bench clean sluice
 .DEFAULT_GOAL := all
 
 all: $(DUCKDB)/STAMP sluice
@@ -70,7 +70,7 @@ demo: deps all
 
 unit: deps $(BIN) $(UNIT_BIN)
 
-test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) all
+test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN)
 	@tests/run.sh $(BUILD)
 
 bench: deps all
