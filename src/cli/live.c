@@ -330,6 +330,24 @@ static void redraw(struct cli_session *s, bool tty)
 	fflush(stdout);
 }
 
+/* The last aggregated run-log rows, written on the way out; the warehouse
+ * may have to be opened again, waiting a little for another writer. */
+static int flush_on_exit(struct cli_session *s, struct live_runner *runner, struct sl_err *err)
+{
+	for (int i = 0; !s->wh && i < 100; i++) {
+		if (wh_open_duckdb(warehouse_path(s), false, &s->wh, err) == 0)
+			break;
+		if (err->code != SL_E_LOCKED)
+			return err->code;
+		sl_err_clear(err);
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	}
+	if (!s->wh)
+		return sl_err_set(err, SL_E_LOCKED, "could not write the live run log: the "
+						  "warehouse stayed locked");
+	return live_runner_flush_log(runner, s->wh, true, err);
+}
+
 static int live_loop(struct cli_args *args)
 {
 	struct cli_session s;
@@ -374,8 +392,8 @@ static int live_loop(struct cli_args *args)
 	}
 	if (!rc && err.code)
 		rc = err.code;
-	if (s.wh && !rc)
-		rc = live_runner_flush_log(runner, s.wh, true, &err);
+	if (!rc)
+		rc = flush_on_exit(&s, runner, &err);
 	live_runner_free(runner);
 	if (rc) {
 		cli_print_err(&err);

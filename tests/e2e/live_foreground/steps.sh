@@ -1,0 +1,18 @@
+# `sluice live` in the foreground picks up another process's advances on its
+# next poll, and SIGTERM stops it cleanly: exit 0, aggregated log written.
+retry "$SLUICE_BIN" run >/dev/null
+"$SLUICE_BIN" live >runner.log 2>&1 &
+pid=$!
+retry "$SLUICE_BIN" sql "INSERT INTO landing.orders (order_id, amount, region) VALUES (1, 5, 'eu'), (2, 7, 'us')" >/dev/null
+retry "$SLUICE_BIN" live advance orders
+for i in $(seq 100); do
+	n=$(retry "$SLUICE_BIN" sql "SELECT count(*) FROM gold.revenue" | tail -1)
+	[ "$n" = 2 ] && break
+	sleep 0.1
+done
+kill -TERM $pid
+wait $pid
+echo "runner exit $?"
+grep -c '^refreshed' runner.log | sed 's/^/refresh lines: /'
+q "SELECT * FROM gold.revenue ORDER BY region"
+q "SELECT model, rows FROM _sluice.run_log WHERE run_type = 'live' AND status = 'ok' ORDER BY model"
