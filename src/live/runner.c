@@ -411,41 +411,16 @@ static void on_done(void *ctx, const struct run_item *item, size_t index, size_t
 	after_item(r, item, r->cycle_out);
 }
 
-/* How many live models have an input holding more than they consumed: one
- * query for them all. */
+/* How many live models are behind their inputs. */
 static int count_behind(struct live_runner *r, size_t *behind, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	int64_t n = 0;
-	size_t pairs = 0;
-	int rc;
+	const struct model **live = arena_alloc(r->cycle, (r->p->nmodels + 1) * sizeof(*live));
+	size_t n = 0;
 
-	*behind = 0;
-	for (size_t i = 0; i < r->p->nmodels; i++) {
-		const struct model *m = r->p->models[i];
-		struct live_inputs in;
-
-		if (!live_model_refreshes(m))
-			continue;
-		live_inputs_find(r->cycle, m, &in);
-		for (size_t k = 0; k < in.n; k++) {
-			buf_adds(&sql, pairs++ ? ", (" : "SELECT count(DISTINCT p.model) FROM (VALUES (");
-			buf_add_sql_str(&sql, m->fqn);
-			buf_adds(&sql, ", ");
-			buf_add_sql_str(&sql, in.items[k].name);
-			buf_adds(&sql, ")");
-		}
-	}
-	if (!pairs)
-		return 0;
-	buf_adds(&sql, ") AS p(model, input) LEFT JOIN _sluice.live_consumed AS c ON c.model = "
-		       "p.model AND c.input = p.input LEFT JOIN _sluice.live_sources AS s ON "
-		       "s.source = p.input LEFT JOIN _sluice.live_state AS st ON st.model = p.input "
-		       "WHERE coalesce(s.watermark, st.published, 0) > coalesce(c.watermark, 0)");
-	rc = wh_query_int(r->w, sql.buf, &n, err);
-	buf_release(&sql);
-	*behind = (size_t)n;
-	return rc;
+	for (size_t i = 0; i < r->p->nmodels; i++)
+		if (live_model_refreshes(r->p->models[i]))
+			live[n++] = r->p->models[i];
+	return live_count_behind(r->w, r->cycle, live, n, behind, err);
 }
 
 /* Whether a cycle has anything to do: a live model never refreshed, one

@@ -240,25 +240,45 @@ out:
 	return rc;
 }
 
+int live_count_behind(struct wh *w, struct arena *a, const struct model *const *models,
+		      size_t n, size_t *behind, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t count = 0;
+	size_t pairs = 0;
+	int rc;
+
+	*behind = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct live_inputs in;
+
+		live_inputs_find(a, models[i], &in);
+		for (size_t k = 0; k < in.n; k++) {
+			buf_adds(&sql, pairs++ ? ", (" : "SELECT count(DISTINCT p.model) FROM (VALUES (");
+			buf_add_sql_str(&sql, models[i]->fqn);
+			buf_adds(&sql, ", ");
+			buf_add_sql_str(&sql, in.items[k].name);
+			buf_adds(&sql, ")");
+		}
+	}
+	if (!pairs)
+		return 0;
+	buf_adds(&sql, ") AS p(model, input) LEFT JOIN _sluice.live_consumed AS c ON c.model = "
+		       "p.model AND c.input = p.input LEFT JOIN _sluice.live_sources AS s ON "
+		       "s.source = p.input LEFT JOIN _sluice.live_state AS st ON st.model = p.input "
+		       "WHERE coalesce(s.watermark, st.published, 0) > coalesce(c.watermark, 0)");
+	rc = wh_query_int(w, sql.buf, &count, err);
+	buf_release(&sql);
+	*behind = (size_t)count;
+	return rc;
+}
+
 int live_book_behind(struct wh *w, struct arena *a, const struct model *m, bool *behind,
 		     struct sl_err *err)
 {
-	struct live_inputs in;
-	struct buf sql = BUF_INIT;
-	struct wh_result *r;
-	int rc;
+	size_t count;
+	int rc = live_count_behind(w, a, &m, 1, &count, err);
 
-	*behind = false;
-	live_inputs_find(a, m, &in);
-	if (!in.n)
-		return 0;
-	inputs_query(m, &in, &sql);
-	rc = wh_query(w, sql.buf, &r, err);
-	buf_release(&sql);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < wh_result_nrows(r); i++)
-		*behind |= col(r, i, 2) > col(r, i, 1);
-	wh_result_free(r);
-	return 0;
+	*behind = count > 0;
+	return rc;
 }

@@ -39,7 +39,11 @@ int live_book_open(struct wh *w, struct arena *a, const struct model *m, bool fu
 int live_book_close(struct wh *w, struct model *m, struct live_book *book, int64_t rows,
 		    bool full, struct sl_err *err);
 
-/* Whether any input of m holds more than m consumed, read in one query. */
+/* How many of the models have an input holding more than they consumed,
+ * in one query. */
+int live_count_behind(struct wh *w, struct arena *a, const struct model *const *models,
+		      size_t n, size_t *behind, struct sl_err *err);
+/* Whether any input of m holds more than m consumed. */
 int live_book_behind(struct wh *w, struct arena *a, const struct model *m, bool *behind,
 		     struct sl_err *err);
 
