@@ -9,7 +9,10 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/units.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -121,19 +124,58 @@ const char *wh_version(struct wh *w)
 	return w->ops->version(w);
 }
 
+/* SLUICE_TRACE_SQL=1 prints every statement with its time to stderr: the
+ * way to see where a build or a refresh spends its time. */
+static bool tracing(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *v = getenv("SLUICE_TRACE_SQL");
+
+		on = v && *v && strcmp(v, "0") != 0;
+	}
+	return on;
+}
+
+static void trace(const char *sql, int64_t started_us, int rc)
+{
+	int len = (int)strcspn(sql, "\n");
+
+	fprintf(stderr, "sql %8.3f ms%s: %.*s%s\n", (units_mono_us() - started_us) / 1000.0,
+		rc ? " (failed)" : "", len > 160 ? 160 : len, sql,
+		len > 160 || sql[len] ? " ..." : "");
+}
+
 int wh_exec(struct wh *w, const char *sql, struct sl_err *err)
 {
-	return w->ops->exec(w, sql, NULL, err);
+	return wh_exec_count(w, sql, NULL, err);
 }
 
 int wh_exec_count(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err)
 {
-	return w->ops->exec(w, sql, changed, err);
+	int64_t t0;
+	int rc;
+
+	if (!tracing())
+		return w->ops->exec(w, sql, changed, err);
+	t0 = units_mono_us();
+	rc = w->ops->exec(w, sql, changed, err);
+	trace(sql, t0, rc);
+	return rc;
 }
 
 int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
 {
-	return w->ops->query(w, sql, out, err);
+	int64_t t0;
+	int rc;
+
+	if (!tracing())
+		return w->ops->query(w, sql, out, err);
+	t0 = units_mono_us();
+	rc = w->ops->query(w, sql, out, err);
+	trace(sql, t0, rc);
+	return rc;
 }
 
 int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err)
