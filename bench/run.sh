@@ -261,7 +261,7 @@ write_live_project() { # write_live_project DIR
 name: livechain
 sources:
   events: {kind: webhook, columns: {id: BIGINT, account: BIGINT, amount: BIGINT}}
-live: {debounce: 50ms, max_latency: 500ms, min_interval: 0, poll_interval: 1s}
+live: {debounce: 50ms, max_latency: 100ms, min_interval: 0, poll_interval: 1s}
 YML
 	cat >"$dir/models/bronze/events.sql" <<'SQL'
 @config materialized=incremental, live=true,

@@ -15,6 +15,7 @@
 #include "core/units.h"
 #include "live/advance.h"
 #include "live/inputs.h"
+#include "live/ledger.h"
 #include "live/watermark.h"
 #include "project/dag.h"
 #include "warehouse/wh.h"
@@ -33,7 +34,9 @@ struct run {
 	size_t nrelations;
 	struct state_model *state;
 	size_t nstate;
-	int64_t run_id;
+	struct live_ledger *ledger; /* when a model keeps watermarks */
+	bool own_ledger;
+	int64_t run_id; /* 0 until a build needs one */
 	char run_ts[32];
 	int64_t *version;       /* per model order: version of its data now */
 	enum run_status *status; /* per model order, for models built this run */
@@ -161,13 +164,9 @@ static bool plan_model(struct run *r, const struct model *m, const char *sig, bo
 		item->reason = "reads tables outside the project";
 		return true;
 	}
-	if (live_model_tracks(m)) {
-		bool behind = true;
-
-		if (r->w && live_book_behind(r->w, r->a, m, &behind, NULL) == 0 && behind) {
-			item->reason = "new events";
-			return true;
-		}
+	if (r->ledger && live_model_tracks(m) && live_ledger_behind(r->ledger, m)) {
+		item->reason = "new events";
+		return true;
 	}
 	if (!st->inputs || strcmp(st->inputs, sig) != 0) {
 		item->reason = "inputs changed";
@@ -199,6 +198,13 @@ static const char *format_assert_failures(struct run *r, const struct run_item *
 	return s;
 }
 
+/* Live refreshes that change nothing need no run id: it is taken on first
+ * use, so they cost no query for it. */
+static int need_run_id(struct run *r, struct sl_err *err)
+{
+	return r->run_id ? 0 : state_run_begin(r->w, &r->run_id, err);
+}
+
 static void log_failure(struct run *r, const struct run_item *item, int64_t started)
 {
 	struct state_run_row row = {
@@ -212,11 +218,28 @@ static void log_failure(struct run *r, const struct run_item *item, int64_t star
 		.finished_ms = units_now_ms(),
 	};
 	/* the failure must be on record even though the build rolled back */
+	need_run_id(r, NULL);
+	row.run_id = r->run_id;
 	wh_exec(r->w, "BEGIN TRANSACTION", NULL);
 	if (state_run_log(r->w, &row, NULL) == 0)
 		wh_exec(r->w, "COMMIT", NULL);
 	else
 		wh_rollback(r->w);
+}
+
+/* A live refresh that changed nothing and whose inputs' versions are the
+ * ones on record writes nothing: its watermarks stay in the ledger until a
+ * refresh that changes something, or the runner's next checkpoint
+ * (poll_interval), writes them. Should the process die first, the next
+ * refresh reads those rows again and again finds nothing to apply. */
+static bool quiet(const struct run *r, const struct model *m, const struct state_model *st,
+		  const char *sig, bool changed)
+{
+	const struct ledger_model *lm = r->ledger ? live_ledger_model(r->ledger, m) : NULL;
+
+	return r->opts->live && !changed && lm && lm->known && st && st->inputs &&
+	       strcmp(st->inputs, sig) == 0 &&
+	       units_mono_ms() - lm->saved_mono_ms < r->p->cfg.live.poll_interval_ms;
 }
 
 static int build_model(struct run *r, struct run_item *item, bool full, const char *sig)
@@ -227,16 +250,17 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 				 .old_kind = relation_kind(r, m->fqn) };
 	struct mat_outcome out;
 	struct sl_err err = SL_ERR_INIT;
+	struct buf sql = BUF_INIT;
 	int64_t started = units_now_ms();
+	struct live_book book = { 0 };
+	bool tracks = live_model_tracks(m) && r->ledger, silent = false;
+	struct state_model row = { 0 };
 	int rc;
-
-	struct live_book book;
-	bool tracks = live_model_tracks(m);
 
 	plan.ctx.env = r->opts->env;
 	rc = wh_begin(r->w, &err);
 	if (!rc && tracks)
-		rc = live_book_open(r->w, r->a, m, full, &book, &plan.ctx, &err);
+		rc = live_book_open(r->w, r->a, r->ledger, m, full, &book, &plan.ctx, &err);
 	if (!rc)
 		rc = materialize_write(r->w, m, &plan, &out, &err);
 	if (!rc && m->nasserts && !r->opts->skip_asserts)
@@ -249,7 +273,10 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		rc = materialize_publish(r->w, m, &out, &err);
 	if (!rc) {
 		bool changed = full || out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE;
-		struct state_model row = {
+
+		silent = tracks && quiet(r, m, st, sig, changed);
+		rc = silent ? 0 : need_run_id(r, &err);
+		row = (struct state_model){
 			.name = m->fqn,
 			.hash = m->hash,
 			.materialized = model_mat_name(m->mat),
@@ -258,37 +285,55 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			.build_count = (st ? st->build_count : 0) + 1,
 			.data_version = changed ? r->run_id : (st ? st->data_version : r->run_id),
 		};
-		struct state_run_row log = {
-			.run_id = r->run_id,
-			.model = m->fqn,
-			.env = r->opts->env,
-			.run_type = r->opts->live ? "live" : "batch",
-			.rows = out.rows,
-			.started_ms = started,
-		};
-
 		item->message = format_assert_failures(r, item);
 		if (!*item->message)
 			item->message = NULL;
 		item->status = item->message ? RUN_WARN : RUN_OK;
-		log.status = item->status == RUN_WARN ? "warn" : "ok";
-		log.message = item->message;
-		log.finished_ms = units_now_ms();
-		rc = state_model_record(r->w, r->opts->env, &row, &err);
-		if (!rc && tracks)
-			rc = live_book_close(r->w, m, &book, out.rows, full, &err);
-		/* live refreshes are logged in aggregate by the runner */
-		if (!rc && !r->opts->live)
+	}
+	if (!rc && !silent)
+		state_sql_model(&sql, r->opts->env, &row, st != NULL);
+	if (!rc && tracks)
+		rc = live_book_close(r->w, r->ledger, m, &book, out.rows, full, silent ? NULL : &sql,
+				     &err);
+	/* live refreshes are logged in aggregate by the runner */
+	if (!rc && !silent && !r->opts->live) {
+		struct state_run_row log = {
+			.run_id = r->run_id,
+			.model = m->fqn,
+			.env = r->opts->env,
+			.run_type = "batch",
+			.status = item->status == RUN_WARN ? "warn" : "ok",
+			.message = item->message,
+			.rows = out.rows,
+			.started_ms = started,
+			.finished_ms = units_now_ms(),
+		};
+
+		rc = wh_exec(r->w, sql.buf, &err);
+		buf_reset(&sql);
+		if (!rc)
 			rc = state_run_log(r->w, &log, &err);
-		if (!rc)
-			rc = wh_commit(r->w, &err);
-		if (!rc)
-			r->version[m->order] = row.data_version;
+	}
+	if (!rc && sql.len)
+		rc = wh_exec(r->w, sql.buf, &err);
+	if (!rc)
+		rc = wh_commit(r->w, &err);
+	buf_release(&sql);
+	if (!rc) {
+		r->version[m->order] = row.data_version;
+		if (tracks && !silent)
+			live_ledger_saved(r->ledger, m);
+		if (r->opts->cache && !silent) {
+			state_cache_put(r->opts->cache, &row);
+			r->state = r->opts->cache->rows;
+			r->nstate = r->opts->cache->n;
+		}
 	}
 	item->rows = out.rows;
 	item->action = out.action;
 	if (rc) {
 		wh_rollback(r->w);
+		live_book_abort(&book);
 		item->status = RUN_FAILED;
 		item->had_previous = relation_exists(r, m->fqn);
 		if (!item->message)
@@ -334,9 +379,33 @@ static void pass_through_version(struct run *r, const struct model *m)
 
 /* A dry run reads the state when there is one and writes nothing; its run
  * id stands above every recorded version. */
+static bool any_tracks(const struct project *p)
+{
+	for (size_t i = 0; i < p->nmodels; i++)
+		if (live_model_tracks(p->models[i]))
+			return true;
+	return false;
+}
+
+/* The live bookkeeping, from the caller or read for this run. */
+static int open_ledger(struct run *r, struct sl_err *err)
+{
+	if (!r->w || !any_tracks(r->p))
+		return 0;
+	r->ledger = r->opts->ledger;
+	if (!r->ledger) {
+		r->ledger = live_ledger_new(r->p);
+		r->own_ledger = true;
+	}
+	return live_ledger_loaded(r->ledger) ? 0 : live_ledger_load(r->ledger, r->w, err);
+}
+
+/* A dry run reads the state when there is one and writes nothing; its run
+ * id stands above every recorded version. */
 static int open_state(struct run *r, struct sl_err *err)
 {
 	const char *env = r->opts->env ? r->opts->env : "";
+	struct state_cache *cache = r->opts->cache;
 	int rc;
 
 	if (!r->opts->dry_run) {
@@ -353,14 +422,24 @@ static int open_state(struct run *r, struct sl_err *err)
 			r->relations = names;
 			r->kinds = kinds;
 		}
-		if (!rc)
+		if (!rc && cache && !cache->loaded)
+			rc = state_cache_load(cache, r->w, env, err);
+		if (!rc && cache) {
+			r->state = cache->rows;
+			r->nstate = cache->n;
+		} else if (!rc) {
 			rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
-		return rc ? rc : state_run_begin(r->w, &r->run_id, err);
+		}
+		if (!rc)
+			rc = open_ledger(r, err);
+		/* a batch run reports its id even when everything is up to date */
+		return rc || r->opts->live ? rc : need_run_id(r, err);
 	}
 	r->run_id = INT64_MAX;
 	if (!r->w || !relation_exists(r, "_sluice.models"))
 		return 0;
-	return state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
+	rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
+	return rc ? rc : open_ledger(r, err);
 }
 
 int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
@@ -378,8 +457,11 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	rc = dag_select(p, opts->selector, selected, err);
 	if (!rc)
 		rc = open_state(&r, err);
-	if (rc)
+	if (rc) {
+		if (r.own_ledger)
+			live_ledger_free(r.ledger);
 		return rc;
+	}
 	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
 	r.version = arena_alloc(a, (p->nmodels + 1) * sizeof(int64_t));
 	r.status = arena_alloc(a, (p->nmodels + 1) * sizeof(enum run_status));
@@ -392,7 +474,6 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			selected[i] = false;
 		total += selected[i] && m->mat != MAT_EPHEMERAL;
 	}
-	report->run_id = r.run_id;
 	report->items = calloc(total + 1, sizeof(*report->items));
 	if (!report->items)
 		abort();
@@ -457,6 +538,9 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			opts->on_done(opts->ctx, item, idx, total);
 	}
 	report->ms = units_mono_ms() - t0;
+	report->run_id = r.run_id;
+	if (r.own_ledger)
+		live_ledger_free(r.ledger);
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 struct arena;
+struct live_ledger;
+struct state_cache;
 struct sl_err;
 struct wh;
 
@@ -57,6 +59,10 @@ struct run_opts {
 	/* the relations' kinds, matching the relations passed in, when the
 	 * caller keeps them current (the runner); else the run reads them */
 	const char *const *kinds;
+	/* what a long-lived caller (the runner) keeps between runs: the live
+	 * bookkeeping and the model rows; else the run reads its own */
+	struct live_ledger *ledger;
+	struct state_cache *cache;
 	const char *env;
 	/* called before and after each model, for live output; may be NULL */
 	void (*on_start)(void *ctx, const struct run_item *item, size_t index, size_t total);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct arena;
+struct buf;
 struct sl_err;
 struct wh;
 
@@ -43,12 +44,26 @@ int state_models_load(struct wh *w, struct arena *a, const char *env, struct sta
 const struct state_model *state_models_find(const struct state_model *rows, size_t n,
 					    const char *name);
 
+/* The model rows of one env, kept by a long-lived caller (the live
+ * runner) across runs and updated by the builds it runs, so a run need not
+ * read them again. Zero-initialize; the strings are the cache's own. */
+struct state_cache {
+	struct state_model *rows;
+	size_t n, cap;
+	bool loaded;
+};
+
+int state_cache_load(struct state_cache *c, struct wh *w, const char *env, struct sl_err *err);
+void state_cache_put(struct state_cache *c, const struct state_model *row);
+void state_cache_free(struct state_cache *c);
+
 /* A new run id (increasing across runs and processes). */
 int state_run_begin(struct wh *w, int64_t *run_id, struct sl_err *err);
 
-/* Upserts the model's row; inside the build's transaction. */
-int state_model_record(struct wh *w, const char *env, const struct state_model *row,
-		       struct sl_err *err);
+/* Appends the statement that records the model's row (an update when the
+ * caller knows it exists), for the build's transaction. */
+void state_sql_model(struct buf *sql, const char *env, const struct state_model *row,
+		     bool exists);
 int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *err);
 
 /* Formats ms since the epoch as a UTC 'YYYY-MM-DD HH:MM:SS.mmm' into out. */

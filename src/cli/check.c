@@ -9,7 +9,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "live/inputs.h"
-#include "live/lag.h"
+#include "live/ledger.h"
 #include "project/dag.h"
 #include "project/model.h"
 
@@ -25,6 +25,7 @@ int cli_check(struct cli_args *args)
 	json_t *arr = args->json ? json_array() : NULL;
 	size_t stale = 0;
 	int rc = cli_session_open(&s, args, CLI_OPEN_READ, true);
+	struct live_ledger *ledger = NULL;
 	bool have_live;
 
 	if (rc) {
@@ -32,7 +33,14 @@ int cli_check(struct cli_args *args)
 		return rc;
 	}
 	have_live = s.wh && dag_relation_exists(s.relations, s.nrelations, "_sluice.live_state");
-	rc = build_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep, &err);
+	if (have_live) {
+		ledger = live_ledger_new(s.project);
+		rc = live_ledger_load(ledger, s.wh, &err);
+		opts.ledger = ledger;
+	}
+	if (!rc)
+		rc = build_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep,
+			       &err);
 	for (size_t i = 0; !rc && i < rep.n; i++) {
 		const struct run_item *item = &rep.items[i];
 		const struct model *m = item->m;
@@ -40,10 +48,10 @@ int cli_check(struct cli_args *args)
 		char detail[96];
 		int64_t lag = 0;
 
-		if (live_model_refreshes(m) && have_live &&
-		    live_lag_ms(s.wh, s.arena, m, units_now_ms(), &lag, &err) == 0) {
+		if (live_model_refreshes(m) && have_live) {
 			char d[32];
 
+			lag = live_ledger_lag_ms(ledger, m, units_now_ms());
 			units_format_duration(lag, d, sizeof(d));
 			snprintf(detail, sizeof(detail), "lag %s", d);
 			why = detail;
@@ -67,6 +75,7 @@ int cli_check(struct cli_args *args)
 			printf("%-32s %-6s %s\n", m->fqn, verdict, why);
 		}
 	}
+	live_ledger_free(ledger);
 	if (rc) {
 		cli_print_err(&err);
 		json_decref(arr);

@@ -15,8 +15,7 @@
 #include "core/units.h"
 #include "live/advance.h"
 #include "live/inputs.h"
-#include "live/lag.h"
-#include "live/watermark.h"
+#include "live/ledger.h"
 #include "live/runner.h"
 #include "project/dag.h"
 #include "project/model.h"
@@ -58,6 +57,7 @@ static int collect_status(struct cli_session *s, struct model_status **out, size
 	struct project *p = s->project;
 	struct model_status *st = arena_alloc(s->arena, (p->nmodels + 1) * sizeof(*st));
 	bool have_state = dag_relation_exists(s->relations, s->nrelations, "_sluice.live_state");
+	struct live_ledger *ledger = NULL;
 	int64_t now = units_now_ms();
 	int rc = 0;
 
@@ -67,7 +67,6 @@ static int collect_status(struct cli_session *s, struct model_status **out, size
 		struct model_status *ms;
 		struct wh_result *r = NULL;
 		struct buf sql = BUF_INIT;
-		bool behind = false;
 
 		if (!live_model_refreshes(m))
 			continue;
@@ -100,11 +99,14 @@ static int collect_status(struct cli_session *s, struct model_status **out, size
 			ms->retry_in_ms = ms->retry_in_ms > now ? ms->retry_in_ms - now : 0;
 		}
 		wh_result_free(r);
+		if (!rc && !ledger) {
+			ledger = live_ledger_new(p);
+			rc = live_ledger_load(ledger, s->wh, err);
+		}
 		if (!rc)
-			rc = live_lag_ms(s->wh, s->arena, m, now, &ms->lag_ms, err);
+			ms->lag_ms = live_ledger_lag_ms(ledger, m, now);
 		if (!rc && strcmp(ms->state, "live") == 0 &&
-		    live_book_behind(s->wh, s->arena, m, &behind, err) == 0 &&
-		    (behind || ms->lag_ms > 0)) {
+		    (live_ledger_behind(ledger, m) || ms->lag_ms > 0)) {
 			struct live_inputs in;
 
 			ms->state = "behind";
@@ -116,6 +118,7 @@ static int collect_status(struct cli_session *s, struct model_status **out, size
 						ms->state = "waiting";
 		}
 	}
+	live_ledger_free(ledger);
 	*out = st;
 	return rc;
 }
@@ -330,7 +333,8 @@ static void redraw(struct cli_session *s, bool tty)
 	fflush(stdout);
 }
 
-/* The last aggregated run-log rows, written on the way out; the warehouse
+/* What the runner kept unwritten and the last aggregated run-log rows,
+ * written on the way out; the warehouse
  * may have to be opened again, waiting a little for another writer. */
 static int flush_on_exit(struct cli_session *s, struct live_runner *runner, struct sl_err *err)
 {
@@ -345,7 +349,8 @@ static int flush_on_exit(struct cli_session *s, struct live_runner *runner, stru
 	if (!s->wh)
 		return sl_err_set(err, SL_E_LOCKED, "could not write the live run log: the "
 						  "warehouse stayed locked");
-	return live_runner_flush_log(runner, s->wh, true, err);
+	return live_runner_release(runner, s->wh, err) ||
+	       live_runner_flush_log(runner, s->wh, true, err);
 }
 
 static int live_loop(struct cli_args *args)
@@ -383,8 +388,11 @@ static int live_loop(struct cli_args *args)
 		fflush(stdout);
 		if (args->once)
 			break;
-		redraw(&s, tty);
 		/* between cycles the warehouse is free for other writers */
+		rc = live_runner_release(runner, s.wh, &err);
+		if (rc)
+			break;
+		redraw(&s, tty);
 		wh_close(s.wh);
 		s.wh = NULL;
 		nap(c.behind ? s.project->cfg.live.min_interval_ms

@@ -99,20 +99,20 @@ static int add_seq_column(struct wh *w, struct arena *a, const char *schema, con
 	return rc;
 }
 
-int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
-			struct sl_err *err)
+/* What an advance relies on: the state schema, the landing table, its
+ * sequence column. Checked once per source and process. */
+static int make_ready(struct wh *w, const char *fqn, const char *schema, const char *name,
+		      struct sl_err *err)
 {
-	char fqn[256], schema[128], name[128], now[32];
-	struct live_advance adv = { 0 };
-	struct buf sql = BUF_INIT;
-	const char *kind = NULL;
 	struct arena *a = arena_new(NULL);
+	const char *kind = NULL;
+	char fact[300];
 	int rc;
 
-	live_source_name(source, fqn, sizeof(fqn));
-	if (split_name(fqn, schema, name, sizeof(schema))) {
+	snprintf(fact, sizeof(fact), "advance:%s", fqn);
+	if (wh_memo_has(w, fact)) {
 		arena_free(a);
-		return sl_err_set(err, SL_E_USAGE, "invalid source name '%s'", source);
+		return 0;
 	}
 	rc = state_ensure(w, err);
 	if (!rc)
@@ -124,41 +124,79 @@ int live_advance_source(struct wh *w, const char *source, struct live_advance *o
 	if (!rc)
 		rc = add_seq_column(w, a, schema, name, err);
 	if (!rc)
-		rc = wh_begin(w, err);
-	if (rc)
-		goto out;
-	rc = wh_query_int(w, "SELECT nextval('_sluice.seq')", &adv.seq, err);
+		wh_memo_add(w, fact);
+	arena_free(a);
+	return rc;
+}
+
+/* Stamps and records, in one transaction. */
+static int stamp(struct wh *w, const char *fqn, const char *schema, const char *name,
+		 struct live_advance *adv, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t updated = 0;
+	char now[32];
+	int rc = wh_begin(w, err);
+
+	if (!rc)
+		rc = wh_query_int(w, "SELECT nextval('_sluice.seq')", &adv->seq, err);
 	if (!rc) {
-		buf_reset(&sql);
-		buf_addf(&sql, "UPDATE ");
+		buf_adds(&sql, "UPDATE ");
 		wh_sql_qualified(&sql, schema, name);
 		buf_addf(&sql, " SET _sluice_seq = %lld WHERE _sluice_seq IS NULL",
-			 (long long)adv.seq);
-		rc = wh_exec_count(w, sql.buf, &adv.rows, err);
+			 (long long)adv->seq);
+		rc = wh_exec_count(w, sql.buf, &adv->rows, err);
 	}
-	if (!rc && adv.rows) {
+	if (!rc && adv->rows) {
 		state_format_ts(units_now_ms(), now, sizeof(now));
 		buf_reset(&sql);
 		buf_adds(&sql, "INSERT INTO _sluice.live_advances VALUES (");
 		buf_add_sql_str(&sql, fqn);
-		buf_addf(&sql, ", %lld, %lld, '%s');\nINSERT INTO _sluice.live_sources VALUES (",
-			 (long long)adv.seq, (long long)adv.rows, now);
+		buf_addf(&sql, ", %lld, %lld, '%s');\nUPDATE _sluice.live_sources SET watermark = %lld, "
+			       "rows = rows + %lld, advanced_at = '%s' WHERE source = ",
+			 (long long)adv->seq, (long long)adv->rows, now, (long long)adv->seq,
+			 (long long)adv->rows, now);
 		buf_add_sql_str(&sql, fqn);
-		buf_addf(&sql,
-			 ", %lld, %lld, '%s') ON CONFLICT (source) DO UPDATE SET watermark = "
-			 "excluded.watermark, rows = live_sources.rows + excluded.rows, advanced_at "
-			 "= excluded.advanced_at",
-			 (long long)adv.seq, (long long)adv.rows, now);
-		rc = wh_exec(w, sql.buf, err);
+		rc = wh_exec_count(w, sql.buf, &updated, err);
+		/* the first advance of a source makes its row */
+		if (!rc && !updated) {
+			buf_reset(&sql);
+			buf_adds(&sql, "INSERT INTO _sluice.live_sources VALUES (");
+			buf_add_sql_str(&sql, fqn);
+			buf_addf(&sql, ", %lld, %lld, '%s')", (long long)adv->seq,
+				 (long long)adv->rows, now);
+			rc = wh_exec(w, sql.buf, err);
+		}
 	}
 	if (!rc)
 		rc = wh_commit(w, err);
 	if (rc)
 		wh_rollback(w);
-	else if (out)
-		*out = adv.rows ? adv : (struct live_advance){ 0 };
-out:
 	buf_release(&sql);
-	arena_free(a);
+	return rc;
+}
+
+int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
+			struct sl_err *err)
+{
+	char fqn[256], schema[128], name[128];
+	struct live_advance adv = { 0 };
+	int rc;
+
+	live_source_name(source, fqn, sizeof(fqn));
+	if (split_name(fqn, schema, name, sizeof(schema)))
+		return sl_err_set(err, SL_E_USAGE, "invalid source name '%s'", source);
+	rc = make_ready(w, fqn, schema, name, err);
+	if (!rc && stamp(w, fqn, schema, name, &adv, err)) {
+		/* the table may have changed since it was checked: check again */
+		wh_memo_forget(w);
+		sl_err_clear(err);
+		adv = (struct live_advance){ 0 };
+		rc = make_ready(w, fqn, schema, name, err);
+		if (!rc)
+			rc = stamp(w, fqn, schema, name, &adv, err);
+	}
+	if (!rc && out)
+		*out = adv.rows ? adv : (struct live_advance){ 0 };
 	return rc;
 }

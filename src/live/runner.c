@@ -15,9 +15,8 @@
 #include "live/advance.h"
 #include "live/alert.h"
 #include "live/inputs.h"
-#include "live/lag.h"
+#include "live/ledger.h"
 #include "live/profile.h"
-#include "live/watermark.h"
 #include "project/model.h"
 #include "warehouse/wh.h"
 
@@ -30,26 +29,22 @@ struct model_rt {
 	int64_t last_refresh_ms; /* monotonic */
 	int64_t last_profile_ms; /* monotonic; 0: never */
 	int64_t lag_before_ms;   /* measured as its refresh started */
+	bool was_failing;        /* as its refresh started */
 	/* the current run-log window */
 	int64_t window_start_ms, refreshes, events, lag_sum, lag_max;
-};
-
-/* What `_sluice.live_state` says of a model at the start of a cycle. */
-struct model_st {
-	bool known, paused, failing;
-	int failures;
-	int64_t next_retry_ms; /* wall clock; 0 for none */
 };
 
 struct live_runner {
 	struct project *p;
 	FILE *out;
 	struct model_rt *rt;
-	struct model_st *st;
 	struct arena *cycle;
 	struct wh *w;
-	char sources_seen[64];
-	int64_t last_assert_ms;
+	/* the live bookkeeping and the model rows, kept while the runner
+	 * holds the warehouse */
+	struct live_ledger *ledger;
+	struct state_cache cache;
+	int64_t last_assert_ms, last_checkpoint_ms;
 	bool prepared; /* state schema and landing tables made sure of */
 	/* the catalog as the last cycle left it; read again after a cycle
 	 * that created or replaced a relation */
@@ -69,11 +64,12 @@ struct live_runner *live_runner_new(struct project *p, FILE *out)
 	r->p = p;
 	r->out = out;
 	r->rt = calloc(p->nmodels + 1, sizeof(*r->rt));
-	r->st = calloc(p->nmodels + 1, sizeof(*r->st));
 	r->cycle = arena_new(NULL);
 	r->catalog = arena_new(NULL);
 	r->catalog_stale = true;
-	if (!r->rt || !r->st)
+	r->ledger = live_ledger_new(p);
+	r->last_checkpoint_ms = units_mono_ms();
+	if (!r->rt)
 		abort();
 	for (size_t i = 0; i < p->nmodels; i++)
 		r->rt[i].window_start_ms = units_mono_ms();
@@ -86,42 +82,10 @@ void live_runner_free(struct live_runner *r)
 		return;
 	arena_free(r->cycle);
 	arena_free(r->catalog);
+	live_ledger_free(r->ledger);
+	state_cache_free(&r->cache);
 	free(r->rt);
-	free(r->st);
 	free(r);
-}
-
-static int64_t ts_ms(const char *v)
-{
-	return v ? strtoll(v, NULL, 10) : 0;
-}
-
-static int load_state(struct live_runner *r, struct sl_err *err)
-{
-	struct wh_result *res;
-	int rc = wh_query(r->w,
-			  "SELECT model, paused, status = 'failing', failures, "
-			  "coalesce(epoch_ms(next_retry_at), 0) FROM _sluice.live_state",
-			  &res, err);
-
-	if (rc)
-		return rc;
-	memset(r->st, 0, (r->p->nmodels + 1) * sizeof(*r->st));
-	for (size_t i = 0; i < wh_result_nrows(res); i++) {
-		struct model *m = project_find_model(r->p, wh_result_value(res, i, 0));
-		struct model_st *st;
-
-		if (!m)
-			continue;
-		st = &r->st[m->order];
-		st->known = true;
-		st->paused = strcmp(wh_result_value(res, i, 1), "true") == 0;
-		st->failing = strcmp(wh_result_value(res, i, 2), "true") == 0;
-		st->failures = (int)ts_ms(wh_result_value(res, i, 3));
-		st->next_retry_ms = ts_ms(wh_result_value(res, i, 4));
-	}
-	wh_result_free(res);
-	return 0;
 }
 
 static bool pick(void *ctx, const struct model *m)
@@ -133,33 +97,35 @@ static bool pick(void *ctx, const struct model *m)
 static const char *hold(void *ctx, const struct model *m)
 {
 	struct live_runner *r = ctx;
-	const struct model_st *st = &r->st[m->order];
+	const struct ledger_model *lm = live_ledger_model(r->ledger, m);
 	const struct model_rt *rt = &r->rt[m->order];
-	struct live_inputs in;
 
-	if (st->paused)
+	if (lm->paused)
 		return "paused";
-	if (st->failing && st->next_retry_ms > units_now_ms())
+	if (lm->failing && lm->next_retry_ms > units_now_ms())
 		return "backing off after a failure";
 	if (m->live_interval_ms && rt->last_refresh_ms &&
 	    units_mono_ms() - rt->last_refresh_ms < m->live_interval_ms)
 		return "live_interval not reached";
-	live_inputs_find(r->cycle, m, &in);
-	for (size_t i = 0; i < in.n; i++)
-		if (in.items[i].model && r->st[in.items[i].model->order].failing)
-			return arena_sprintf(r->cycle, "waiting for %s", in.items[i].name);
+	for (size_t i = 0; i < lm->in.n; i++) {
+		const struct model *up = lm->in.items[i].model;
+		const struct ledger_model *ul = up ? live_ledger_model(r->ledger, up) : NULL;
+
+		if (ul && ul->failing)
+			return arena_sprintf(r->cycle, "waiting for %s", lm->in.items[i].name);
+	}
 	return NULL;
 }
 
 static void on_start(void *ctx, const struct run_item *item, size_t index, size_t total)
 {
 	struct live_runner *r = ctx;
+	struct model_rt *rt = &r->rt[item->m->order];
 
 	(void)index;
 	(void)total;
-	if (live_lag_ms(r->w, r->cycle, item->m, units_now_ms(),
-			&r->rt[item->m->order].lag_before_ms, NULL))
-		r->rt[item->m->order].lag_before_ms = 0;
+	rt->lag_before_ms = live_ledger_lag_ms(r->ledger, item->m, units_now_ms());
+	rt->was_failing = live_ledger_model(r->ledger, item->m)->failing;
 }
 
 static int64_t backoff_ms(const struct live_cfg *cfg, int failures)
@@ -175,12 +141,13 @@ static int64_t backoff_ms(const struct live_cfg *cfg, int failures)
 static int record_failure(struct live_runner *r, const struct run_item *item, int failures,
 			  struct sl_err *err)
 {
+	struct ledger_model *lm = live_ledger_model(r->ledger, item->m);
+	int64_t retry_ms = units_now_ms() + backoff_ms(&r->p->cfg.live, failures);
 	struct buf sql = BUF_INIT;
 	char retry[32];
 	int rc;
 
-	state_format_ts(units_now_ms() + backoff_ms(&r->p->cfg.live, failures), retry,
-			sizeof(retry));
+	state_format_ts(retry_ms, retry, sizeof(retry));
 	buf_adds(&sql, "INSERT INTO _sluice.live_state VALUES (");
 	buf_add_sql_str(&sql, item->m->fqn);
 	buf_addf(&sql, ", 0, 0, 0, 0, 0, 'failing', false, %d, ", failures);
@@ -192,6 +159,11 @@ static int record_failure(struct live_runner *r, const struct run_item *item, in
 		 retry);
 	rc = wh_exec(r->w, sql.buf, err);
 	buf_release(&sql);
+	if (!rc) {
+		lm->known = lm->failing = true;
+		lm->failures = failures;
+		lm->next_retry_ms = retry_ms;
+	}
 	return rc;
 }
 
@@ -235,7 +207,7 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 {
 	const struct model *m = item->m;
 	struct model_rt *rt = &r->rt[m->order];
-	struct model_st *st = &r->st[m->order];
+	const struct ledger_model *lm = live_ledger_model(r->ledger, m);
 	const struct project *p = r->p;
 	char lag[32];
 
@@ -264,21 +236,20 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 		if (r->out)
 			fprintf(r->out, "refreshed %s: %lld row%s, lag %s\n", m->fqn,
 				(long long)item->rows, item->rows == 1 ? "" : "s", lag);
-		if (st->failing) {
+		if (rt->was_failing) {
 			live_alert(p->cfg.alerts.command, p->root, r->out, "live_model_recovered",
 				   m->fqn, NULL);
 			log_event(r, m, "recovered", NULL);
-			st->failing = false;
 		}
 		break;
 	case RUN_FAILED:
 		c->failed++;
-		if (record_failure(r, item, st->failures + 1, NULL) == 0 && !st->failing) {
+		if (record_failure(r, item, lm->failures + 1, NULL) == 0 && !rt->was_failing) {
 			live_alert(p->cfg.alerts.command, p->root, r->out, "live_model_failed",
 				   m->fqn, item->message);
 		} else if (r->out) {
 			fprintf(r->out, "refresh of %s failed again (attempt %d): %s\n", m->fqn,
-				st->failures + 1, item->message ? item->message : "");
+				lm->failures, item->message ? item->message : "");
 		}
 		break;
 	case RUN_HELD:
@@ -288,63 +259,6 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 	default:
 		break;
 	}
-}
-
-struct consumers {
-	const char *source;
-	struct buf models; /* quoted names, comma-separated */
-	size_t n;
-};
-
-/* Forgets the advances that every model reading their source has covered:
- * they can no longer add to anybody's lag. */
-static int prune_advances(struct live_runner *r, struct sl_err *err)
-{
-	struct consumers *cs = NULL;
-	size_t ncs = 0, cap = 0;
-	struct buf sql = BUF_INIT;
-	int rc = 0;
-
-	for (size_t i = 0; i < r->p->nmodels; i++) {
-		const struct model *m = r->p->models[i];
-		struct live_inputs in;
-
-		if (!live_model_tracks(m))
-			continue;
-		live_inputs_find(r->cycle, m, &in);
-		for (size_t k = 0; k < in.nsources; k++) {
-			struct consumers *c = NULL;
-
-			for (size_t j = 0; j < ncs && !c; j++)
-				if (strcmp(cs[j].source, in.sources[k]) == 0)
-					c = &cs[j];
-			if (!c) {
-				c = ARENA_PUSH(r->cycle, &cs, &ncs, &cap);
-				c->source = in.sources[k];
-				buf_init(&c->models, 0);
-			}
-			if (c->n++)
-				buf_adds(&c->models, ", ");
-			buf_add_sql_str(&c->models, m->fqn);
-		}
-	}
-	for (size_t j = 0; j < ncs; j++) {
-		if (!rc) {
-			buf_reset(&sql);
-			buf_adds(&sql, "DELETE FROM _sluice.live_advances WHERE source = ");
-			buf_add_sql_str(&sql, cs[j].source);
-			buf_addf(&sql,
-				 " AND seq <= (SELECT CASE WHEN count(*) = %zu THEN min(seq) ELSE 0 "
-				 "END FROM _sluice.live_covered WHERE source = ",
-				 cs[j].n);
-			buf_add_sql_str(&sql, cs[j].source);
-			buf_addf(&sql, " AND model IN (%s))", cs[j].models.buf);
-			rc = wh_exec(r->w, sql.buf, err);
-		}
-		buf_release(&cs[j].models);
-	}
-	buf_release(&sql);
-	return rc;
 }
 
 int live_runner_flush_log(struct live_runner *r, struct wh *w, bool force, struct sl_err *err)
@@ -379,25 +293,56 @@ int live_runner_flush_log(struct live_runner *r, struct wh *w, bool force, struc
 	return rc;
 }
 
+/* Every poll_interval: the refreshes not written yet, the advances every
+ * reader has covered, the run log. */
+static int housekeeping(struct live_runner *r, struct wh *w, struct sl_err *err)
+{
+	int rc = 0;
+
+	if (units_mono_ms() - r->last_checkpoint_ms >= r->p->cfg.live.poll_interval_ms) {
+		rc = live_ledger_checkpoint(r->ledger, w, err);
+		if (!rc)
+			rc = live_ledger_prune(r->ledger, w, err);
+		r->last_checkpoint_ms = units_mono_ms();
+	}
+	return rc ? rc : live_runner_flush_log(r, w, false, err);
+}
+
+/* The ledger is read when the runner first looks at a warehouse it holds. */
+static int hold_ledger(struct live_runner *r, struct wh *w, bool *fresh, struct sl_err *err)
+{
+	*fresh = !live_ledger_loaded(r->ledger);
+	return *fresh ? live_ledger_load(r->ledger, w, err) : 0;
+}
+
 int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
 			      struct sl_err *err)
 {
-	struct wh_result *res;
-	char seen[64];
-	int rc = wh_query(w,
-			  "SELECT coalesce(max(watermark), 0) || '/' || count(*) FROM "
-			  "_sluice.live_sources",
-			  &res, err);
+	int rc = hold_ledger(r, w, moved, err);
 
-	if (rc)
-		return rc;
-	snprintf(seen, sizeof(seen), "%s",
-		 wh_result_nrows(res) && wh_result_value(res, 0, 0) ? wh_result_value(res, 0, 0)
-								     : "");
-	wh_result_free(res);
-	*moved = strcmp(seen, r->sources_seen) != 0;
-	memcpy(r->sources_seen, seen, sizeof(seen));
-	return 0;
+	return rc || *moved ? rc : live_ledger_poll(r->ledger, w, moved, err);
+}
+
+void live_runner_advanced(struct live_runner *r, const char *source,
+			  const struct live_advance *adv)
+{
+	live_ledger_note(r->ledger, source, adv, units_now_ms());
+}
+
+int live_runner_release(struct live_runner *r, struct wh *w, struct sl_err *err)
+{
+	int rc = 0;
+
+	if (live_ledger_loaded(r->ledger)) {
+		r->last_checkpoint_ms = units_mono_ms() - r->p->cfg.live.poll_interval_ms;
+		rc = housekeeping(r, w, err);
+	}
+	live_ledger_free(r->ledger);
+	r->ledger = live_ledger_new(r->p);
+	state_cache_free(&r->cache);
+	r->catalog_stale = true;
+	r->prepared = false;
+	return rc;
 }
 
 /* Each model's outcome is taken in as it happens, so a model that
@@ -412,42 +357,36 @@ static void on_done(void *ctx, const struct run_item *item, size_t index, size_t
 }
 
 /* How many live models are behind their inputs. */
-static int count_behind(struct live_runner *r, size_t *behind, struct sl_err *err)
+static size_t count_behind(struct live_runner *r)
 {
-	const struct model **live = arena_alloc(r->cycle, (r->p->nmodels + 1) * sizeof(*live));
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->p->nmodels; i++)
-		if (live_model_refreshes(r->p->models[i]))
-			live[n++] = r->p->models[i];
-	return live_count_behind(r->w, r->cycle, live, n, behind, err);
+		n += live_model_refreshes(r->p->models[i]) &&
+		     live_ledger_behind(r->ledger, r->p->models[i]);
+	return n;
 }
 
 /* Whether a cycle has anything to do: a live model never refreshed, one
- * due for a retry, or one behind its inputs. An idle cycle costs a query. */
-static int work_waiting(struct live_runner *r, bool *waiting, struct sl_err *err)
+ * due for a retry, or one behind its inputs. Asks the warehouse nothing. */
+static bool work_waiting(struct live_runner *r)
 {
-	size_t behind;
-	int rc;
-
 	for (size_t i = 0; i < r->p->nmodels; i++) {
-		const struct model_st *st = &r->st[i];
+		const struct model *m = r->p->models[i];
+		const struct ledger_model *lm;
 
-		if (live_model_refreshes(r->p->models[i]) &&
-		    (!st->known || (st->failing && st->next_retry_ms <= units_now_ms()))) {
-			*waiting = true;
-			return 0;
-		}
+		if (!live_model_refreshes(m))
+			continue;
+		lm = live_ledger_model(r->ledger, m);
+		if (!lm->known || (lm->failing && lm->next_retry_ms <= units_now_ms()))
+			return true;
 	}
-	rc = count_behind(r, &behind, err);
-	*waiting = behind > 0;
-	return rc;
+	return count_behind(r) > 0;
 }
 
 int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *out,
 		      struct sl_err *err)
 {
-	bool waiting;
 	struct run_opts opts = {
 		.env = "",
 		.live = true,
@@ -460,6 +399,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	};
 	const struct live_cfg *cfg = &r->p->cfg.live;
 	struct run_report rep;
+	bool fresh;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -475,11 +415,11 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 			return rc;
 		r->prepared = true;
 	}
-	rc = load_state(r, err);
-	if (!rc)
-		rc = work_waiting(r, &waiting, err);
-	if (rc || !waiting)
-		return rc ? rc : live_runner_flush_log(r, w, false, err);
+	rc = hold_ledger(r, w, &fresh, err);
+	if (rc)
+		return rc;
+	if (!work_waiting(r))
+		return housekeeping(r, w, err);
 	/* checks run on every refresh, or at most every assertion_interval */
 	opts.skip_asserts = cfg->assertion_interval_ms &&
 			    units_mono_ms() - r->last_assert_ms < cfg->assertion_interval_ms;
@@ -493,15 +433,12 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		r->catalog_stale = false;
 	}
 	opts.kinds = r->kinds;
+	opts.ledger = r->ledger;
+	opts.cache = &r->cache;
 	rc = build_run(r->cycle, r->p, w, r->relations, r->nrelations, &opts, &rep, err);
 	if (rc)
 		return rc;
 	run_report_free(&rep);
-	rc = count_behind(r, &out->behind, err);
-	if (rc)
-		return rc;
-	rc = prune_advances(r, err);
-	if (!rc)
-		rc = live_runner_flush_log(r, w, false, err);
-	return rc;
+	out->behind = count_behind(r);
+	return housekeeping(r, w, err);
 }

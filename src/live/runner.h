@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct live_advance;
 struct project;
 struct sl_err;
 struct wh;
@@ -36,8 +37,17 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 int live_runner_flush_log(struct live_runner *r, struct wh *w, bool force, struct sl_err *err);
 
 /* Whether any source's watermark moved since the runner last looked: one
- * cheap query, the poll that picks up other processes' advances. */
+ * cheap query, the poll that picks up other connections' advances. */
 int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
 			      struct sl_err *err);
+/* An advance made in this process (any thread): the next cycle knows of it
+ * without asking the warehouse. */
+void live_runner_advanced(struct live_runner *r, const char *source,
+			  const struct live_advance *adv);
+
+/* Before the runner lets go of the warehouse: writes what its refreshes
+ * left unwritten and the due run-log rows, and forgets what it kept, to
+ * read it again next time it holds the warehouse. */
+int live_runner_release(struct live_runner *r, struct wh *w, struct sl_err *err);
 
 #endif

@@ -21,7 +21,7 @@ struct live_thread {
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	bool stop, notified;
+	bool stop, notified, noted; /* noted: an advance the runner was told of */
 	size_t cycles;
 	struct project *p;
 	struct wh *w;
@@ -62,11 +62,12 @@ static void *run(void *arg)
 	while (!t->stop) {
 		int64_t now = units_mono_ms(), wait;
 
-		if (t->notified) {
+		if (t->noted) {
 			live_schedule_advance(&t->sched, now);
-			t->notified = false;
+			t->noted = false;
 		}
-		if (now - last_poll >= cfg->poll_interval_ms) {
+		/* told that something landed, but not what: look now */
+		if (t->notified || now - last_poll >= cfg->poll_interval_ms) {
 			struct sl_err err = SL_ERR_INIT;
 			bool moved = false;
 
@@ -74,23 +75,21 @@ static void *run(void *arg)
 			if (live_runner_sources_moved(t->runner, t->w, &moved, &err))
 				report(t, &err);
 			pthread_mutex_lock(&t->mu);
-			/* another process's advance, or models to retry */
-			if (moved || retry)
+			/* another connection's advance, or models to retry */
+			if (moved || retry || t->notified)
 				live_schedule_advance(&t->sched, now);
+			t->notified = false;
 			last_poll = now;
 		}
 		wait = live_schedule_wait(&t->sched, now);
 		if (wait == 0) {
 			struct sl_err err = SL_ERR_INIT;
 			struct live_cycle c = { 0 };
-			bool moved;
 
 			live_schedule_cycle(&t->sched, now);
 			pthread_mutex_unlock(&t->mu);
 			if (live_runner_cycle(t->runner, t->w, &c, &err))
 				report(t, &err);
-			/* what this cycle applied must not look new to the next poll */
-			live_runner_sources_moved(t->runner, t->w, &moved, NULL);
 			pthread_mutex_lock(&t->mu);
 			t->cycles++;
 			retry = c.failed || c.held || c.behind;
@@ -134,6 +133,16 @@ int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_th
 	return 0;
 }
 
+void live_thread_advanced(struct live_thread *t, const char *source,
+			  const struct live_advance *adv)
+{
+	live_runner_advanced(t->runner, source, adv);
+	pthread_mutex_lock(&t->mu);
+	t->noted = true;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
 void live_thread_notify(struct live_thread *t)
 {
 	pthread_mutex_lock(&t->mu);
@@ -159,6 +168,7 @@ void live_thread_stop(struct live_thread *t)
 	pthread_cond_signal(&t->cv);
 	pthread_mutex_unlock(&t->mu);
 	pthread_join(t->tid, NULL);
+	live_runner_release(t->runner, t->w, NULL);
 	live_runner_flush_log(t->runner, t->w, true, NULL);
 	live_runner_free(t->runner);
 	wh_close(t->w);

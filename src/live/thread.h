@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 struct project;
+struct live_advance;
 struct sl_err;
 struct wh;
 struct live_thread;
@@ -20,11 +21,17 @@ struct live_thread;
  * when stopped). out gets the runner's lines (may be NULL). */
 int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_thread **t,
 		      struct sl_err *err);
-/* An advance landed in this process: the schedule takes it from here. */
+/* Something landed and was announced on another connection: the runner
+ * reads the new advances, and the schedule takes it from there. */
 void live_thread_notify(struct live_thread *t);
+/* This process announced adv on source ("landing.NAME"): the runner knows
+ * of it without asking the warehouse. */
+void live_thread_advanced(struct live_thread *t, const char *source,
+			  const struct live_advance *adv);
 /* Cycles run so far. */
 size_t live_thread_cycles(struct live_thread *t);
-/* Stops after the current cycle, writes the pending run-log rows, joins. */
+/* Stops after the current cycle, writes what the runner left unwritten and
+ * the pending run-log rows, joins. */
 void live_thread_stop(struct live_thread *t);
 
 #endif

@@ -1,13 +1,13 @@
 /*
- * Watermark bookkeeping. Reads and writes only `_sluice.live_*` rows, and
- * only inside the caller's transaction, so a build's rows and its
- * watermarks commit together or not at all: nothing is applied twice,
- * nothing skipped.
+ * Watermark bookkeeping of one build. The targets of landing inputs are
+ * read inside the build's transaction, so they describe exactly the rows
+ * its snapshot shows: nothing is applied twice, nothing skipped. The
+ * targets of live model inputs come from the ledger, which only this
+ * connection's own commits move.
  */
 #include "live/watermark.h"
 
 #include "build/render.h"
-#include "build/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -17,111 +17,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t num(const struct wh_result *r, size_t row, size_t col)
-{
-	const char *v = wh_result_value(r, row, col);
-
-	return v ? strtoll(v, NULL, 10) : 0;
-}
-
-/* One row per input, in input order: consumed, watermark, covered. Scalar
- * subqueries on the small state tables plan faster than joins. */
-static void inputs_query(const struct model *m, const struct live_inputs *in, struct buf *sql)
-{
-	for (size_t i = 0; i < in->n; i++) {
-		const char *name = in->items[i].name;
-		bool source = in->items[i].kind == LIVE_INPUT_SOURCE;
-
-		buf_adds(sql, i ? " UNION ALL SELECT " : "SELECT ");
-		buf_addf(sql, "%zu, coalesce((SELECT watermark FROM _sluice.live_consumed WHERE model = ",
-			 i);
-		buf_add_sql_str(sql, m->fqn);
-		buf_adds(sql, " AND input = ");
-		buf_add_sql_str(sql, name);
-		if (source) {
-			/* a source covers itself up to its watermark */
-			for (int k = 0; k < 2; k++) {
-				buf_adds(sql, k ? ", 0), coalesce((" : "), 0), coalesce((");
-				buf_adds(sql, "SELECT watermark FROM _sluice.live_sources WHERE source = ");
-				buf_add_sql_str(sql, name);
-				buf_adds(sql, ")");
-			}
-			buf_adds(sql, ", 0)");
-		} else {
-			buf_adds(sql, "), 0), coalesce((SELECT published FROM _sluice.live_state WHERE "
-				      "model = ");
-			buf_add_sql_str(sql, name);
-			buf_adds(sql, "), 0), coalesce((SELECT covered FROM _sluice.live_state WHERE "
-				      "model = ");
-			buf_add_sql_str(sql, name);
-			buf_adds(sql, "), 0)");
-		}
-	}
-	buf_adds(sql, " ORDER BY 1");
-}
-
-static int64_t col(const struct wh_result *r, size_t row, size_t c)
-{
-	const char *v = wh_result_value(r, row, c);
-
-	return v ? strtoll(v, NULL, 10) : 0;
-}
-
-int live_book_open(struct wh *w, struct arena *a, const struct model *m, bool full,
-		   struct live_book *book, struct render_ctx *ctx, struct sl_err *err)
+static int read_targets(struct wh *w, const struct ledger_model *lm, struct live_book *book,
+			struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	struct wh_result *r = NULL;
-	size_t n;
-	int rc = 0;
+	struct wh_result *r;
+	bool any = false;
+	int rc;
 
-	memset(book, 0, sizeof(*book));
-	live_inputs_find(a, m, &book->inputs);
-	n = book->inputs.n;
-	book->names = arena_alloc(a, (n + 1) * sizeof(char *));
-	book->consumed = arena_alloc(a, (n + 1) * sizeof(int64_t));
-	book->target = arena_alloc(a, (n + 1) * sizeof(int64_t));
-	book->covered = arena_alloc(a, (n + 1) * sizeof(int64_t));
-	book->upstream = arena_alloc(a, (n + 1) * sizeof(*book->upstream));
-	for (size_t i = 0; i < n; i++) {
-		book->names[i] = book->inputs.items[i].name;
-		if (book->inputs.items[i].model)
-			live_inputs_find(a, book->inputs.items[i].model, &book->upstream[i]);
+	for (size_t i = 0; i < lm->in.n; i++) {
+		if (lm->in.items[i].kind != LIVE_INPUT_SOURCE)
+			continue;
+		buf_adds(&sql, any ? ", " : "SELECT source, watermark FROM _sluice.live_sources "
+					    "WHERE source IN (");
+		buf_add_sql_str(&sql, lm->in.items[i].name);
+		book->target[i] = 0;
+		any = true;
 	}
-	if (n) {
-		inputs_query(m, &book->inputs, &sql);
-		rc = wh_query(w, sql.buf, &r, err);
-		for (size_t i = 0; !rc && i < n && i < wh_result_nrows(r); i++) {
-			book->consumed[i] = full ? 0 : col(r, i, 1);
-			book->target[i] = col(r, i, 2);
-			book->covered[i] = col(r, i, 3);
-		}
-		wh_result_free(r);
-		r = NULL;
-	}
-	if (!rc) {
-		buf_reset(&sql);
-		buf_adds(&sql, "SELECT published, refresh_count, events FROM _sluice.live_state "
-			       "WHERE model = ");
-		buf_add_sql_str(&sql, m->fqn);
-		rc = wh_query(w, sql.buf, &r, err);
-	}
-	if (!rc && wh_result_nrows(r)) {
-		book->had_state = true;
-		book->published = num(r, 0, 0);
-		book->refresh_count = num(r, 0, 1);
-		book->events = num(r, 0, 2);
-	}
-	wh_result_free(r);
+	if (!any)
+		return 0;
+	buf_adds(&sql, ")");
+	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);
-	ctx->wm_names = book->names;
-	ctx->wm_values = book->consumed;
-	ctx->nwm = n;
-	ctx->watermark = n ? book->consumed[0] : 0;
-	return rc;
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < wh_result_nrows(r); k++)
+		for (size_t i = 0; i < lm->in.n; i++)
+			if (strcmp(lm->in.items[i].name, wh_result_value(r, k, 0)) == 0)
+				book->target[i] = strtoll(wh_result_value(r, k, 1), NULL, 10);
+	wh_result_free(r);
+	return 0;
 }
 
-/* Asked of the catalog once per model, and again after a full build. */
+int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const struct model *m,
+		   bool full, struct live_book *book, struct render_ctx *ctx, struct sl_err *err)
+{
+	struct ledger_model *lm = live_ledger_model(l, m);
+	size_t n = lm->in.n;
+
+	memset(book, 0, sizeof(*book));
+	book->lm = lm;
+	book->names = arena_alloc(a, (n + 1) * sizeof(char *));
+	book->from = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	book->target = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	for (size_t i = 0; i < n; i++) {
+		book->names[i] = lm->in.items[i].name;
+		book->from[i] = full ? 0 : lm->consumed[i];
+		if (lm->in.items[i].kind == LIVE_INPUT_MODEL)
+			book->target[i] = live_ledger_input_mark(l, &lm->in.items[i]);
+	}
+	book->before = *lm;
+	book->before_consumed = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	book->before_covered_by = arena_alloc(a, (lm->in.nsources + 1) * sizeof(int64_t));
+	memcpy(book->before_consumed, lm->consumed, n * sizeof(int64_t));
+	memcpy(book->before_covered_by, lm->covered_by, lm->in.nsources * sizeof(int64_t));
+	ctx->wm_names = book->names;
+	ctx->wm_values = book->from;
+	ctx->nwm = n;
+	ctx->watermark = n ? book->from[0] : 0;
+	return read_targets(w, lm, book, err);
+}
+
 /* Asked of the catalog once per model, and again after a full build. */
 static int has_seq_column(struct wh *w, struct model *m, bool full, bool *has, struct sl_err *err)
 {
@@ -137,148 +93,103 @@ static int has_seq_column(struct wh *w, struct model *m, bool full, bool *has, s
 	return rc;
 }
 
-/* How far each landing table behind the model has reached it: for a source
- * it reads, what it now consumed; through a live input, what that input
- * covered; the least over all paths. */
-static void covered_sql(const struct model *m, const struct live_book *book, struct buf *sql)
-{
-	bool first = true;
-
-	buf_adds(sql, "INSERT INTO _sluice.live_covered SELECT ");
-	buf_add_sql_str(sql, m->fqn);
-	buf_adds(sql, ", p.source, min(p.seq) FROM (");
-	for (size_t i = 0; i < book->inputs.n; i++) {
-		const struct live_input *in = &book->inputs.items[i];
-
-		if (in->kind != LIVE_INPUT_SOURCE)
-			continue;
-		buf_adds(sql, first ? "SELECT * FROM (VALUES (" : ", (");
-		buf_add_sql_str(sql, in->name);
-		buf_addf(sql, ", %lld)", (long long)book->target[i]);
-		first = false;
-	}
-	if (!first)
-		buf_adds(sql, ") AS d(source, seq)");
-	for (size_t i = 0; i < book->inputs.n; i++) {
-		const struct live_input *in = &book->inputs.items[i];
-		bool any = false;
-
-		if (in->kind != LIVE_INPUT_MODEL)
-			continue;
-		for (size_t k = 0; k < book->upstream[i].nsources; k++) {
-			buf_adds(sql, any ? ", (" : first ? "SELECT q.source, coalesce(c.seq, 0) FROM (VALUES ("
-						      : " UNION ALL SELECT q.source, coalesce(c.seq, 0) FROM (VALUES (");
-			buf_add_sql_str(sql, in->name);
-			buf_adds(sql, ", ");
-			buf_add_sql_str(sql, book->upstream[i].sources[k]);
-			buf_adds(sql, ")");
-			any = true;
-			first = false;
-		}
-		if (any)
-			buf_adds(sql, ") AS q(input, source) LEFT JOIN _sluice.live_covered AS c ON "
-				      "c.model = q.input AND c.source = q.source");
-	}
-	buf_adds(sql, ") AS p(source, seq) GROUP BY p.source ON CONFLICT (model, source) DO UPDATE "
-		      "SET seq = excluded.seq;\n");
-}
-
-int live_book_close(struct wh *w, struct model *m, struct live_book *book, int64_t rows,
-		    bool full, struct sl_err *err)
+/* What the model publishes: the highest sequence its table holds when it
+ * passes the column through (only rows above the last published value can
+ * be new, so DuckDB skips the rest by their min/max), else a counter of
+ * refreshes that changed it. */
+static int publish(struct wh *w, struct model *m, struct ledger_model *lm, int64_t rows, bool full,
+		   struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	int64_t published = book->published, covered = 0;
-	char now[32];
+	int64_t from = full ? 0 : lm->published, top = 0;
 	bool seq_column;
 	int rc;
 
-	for (size_t i = 0; i < book->inputs.n; i++) {
-		buf_adds(&sql, "INSERT INTO _sluice.live_consumed VALUES (");
-		buf_add_sql_str(&sql, m->fqn);
-		buf_adds(&sql, ", ");
-		buf_add_sql_str(&sql, book->names[i]);
-		buf_addf(&sql, ", %lld) ON CONFLICT (model, input) DO UPDATE SET watermark = "
-			       "excluded.watermark;\n",
-			 (long long)book->target[i]);
-		if (i == 0 || book->covered[i] < covered)
-			covered = book->covered[i];
-	}
-	if (book->inputs.n)
-		covered_sql(m, book, &sql);
+	if (!rows && !full)
+		return 0;
 	rc = has_seq_column(w, m, full, &seq_column, err);
-	if (rc)
-		goto out;
-	/* without the column, a refresh counter tells readers to look */
-	if (!seq_column && (rows > 0 || full))
-		published++;
-	state_format_ts(units_now_ms(), now, sizeof(now));
-	buf_adds(&sql, "INSERT INTO _sluice.live_state VALUES (");
-	buf_add_sql_str(&sql, m->fqn);
-	if (seq_column) {
-		buf_adds(&sql, ", (SELECT coalesce(max(_sluice_seq), 0) FROM ");
-		wh_sql_qualified(&sql, m->schema, m->name);
-		buf_adds(&sql, ")");
-	} else {
-		buf_addf(&sql, ", %lld", (long long)published);
+	if (rc || !seq_column) {
+		lm->published += !rc;
+		return rc;
 	}
+	buf_adds(&sql, "SELECT coalesce(max(_sluice_seq), 0) FROM ");
+	wh_sql_qualified(&sql, m->schema, m->name);
+	buf_addf(&sql, " WHERE _sluice_seq > %lld", (long long)from);
+	rc = wh_query_int(w, sql.buf, &top, err);
+	buf_release(&sql);
+	if (!rc)
+		lm->published = top > from ? top : from;
+	return rc;
+}
+
+/* How far each landing table behind the model has reached it: read
+ * directly, what it now consumed; through a live input, what that input
+ * covered; the least over all paths. */
+static void cover(struct live_ledger *l, struct ledger_model *lm, const int64_t *target)
+{
+	for (size_t k = 0; k < lm->in.nsources; k++) {
+		int64_t least = -1;
+
+		for (size_t i = 0; i < lm->in.n; i++) {
+			const struct live_input *in = &lm->in.items[i];
+			int64_t v = in->kind == LIVE_INPUT_SOURCE
+					    ? (strcmp(in->name, lm->in.sources[k]) == 0 ? target[i] : -1)
+					    : live_ledger_input_covers(l, in, lm->in.sources[k]);
+
+			if (v >= 0 && (least < 0 || v < least))
+				least = v;
+		}
+		lm->covered_by[k] = least < 0 ? 0 : least;
+	}
+	lm->covered = 0;
+	for (size_t i = 0; i < lm->in.n; i++) {
+		const struct live_input *in = &lm->in.items[i];
+		const struct ledger_model *up = in->kind == LIVE_INPUT_MODEL
+							? live_ledger_model(l, in->model)
+							: NULL;
+		int64_t v = in->kind == LIVE_INPUT_SOURCE ? target[i] : up ? up->covered : 0;
+
+		if (i == 0 || v < lm->covered)
+			lm->covered = v;
+	}
+}
+
+int live_book_close(struct wh *w, struct live_ledger *l, struct model *m, struct live_book *book,
+		    int64_t rows, bool full, struct buf *sql, struct sl_err *err)
+{
+	struct ledger_model *lm = book->lm;
+	int64_t now = units_now_ms();
+	int rc = publish(w, m, lm, rows, full, err);
+
+	if (rc)
+		return rc;
+	memcpy(lm->consumed, book->target, lm->in.n * sizeof(int64_t));
+	cover(l, lm, book->target);
 	/* events/s: this refresh's rows over the time since the previous one,
 	 * smoothed so that one burst does not swing the figure */
-	buf_addf(&sql,
-		 ", %lld, %lld, %lld, 0, 'live', false, 0, NULL, '%s', NULL) ON CONFLICT "
-		 "(model) DO UPDATE SET published = excluded.published, covered = "
-		 "excluded.covered, refresh_count = excluded.refresh_count, events = "
-		 "excluded.events, events_per_s = 0.5 * live_state.events_per_s + 0.5 * %lld / "
-		 "greatest(epoch(excluded.last_refresh_at) - epoch(coalesce("
-		 "live_state.last_refresh_at, excluded.last_refresh_at)), 0.001), status = 'live', "
-		 "failures = 0, last_error = NULL, last_refresh_at = excluded.last_refresh_at, "
-		 "next_retry_at = NULL",
-		 (long long)covered, (long long)book->refresh_count + 1,
-		 (long long)(book->events + rows), now, (long long)rows);
-	rc = wh_exec(w, sql.buf, err);
-out:
-	buf_release(&sql);
-	return rc;
+	if (lm->last_refresh_ms && now > lm->last_refresh_ms)
+		lm->events_per_s = 0.5 * lm->events_per_s +
+				   0.5 * (double)rows * 1000.0 / (double)(now - lm->last_refresh_ms);
+	lm->last_refresh_ms = now;
+	lm->refresh_count++;
+	lm->events += rows;
+	lm->failing = false;
+	lm->failures = 0;
+	lm->next_retry_ms = 0;
+	if (sql)
+		live_ledger_sql_model(l, m, sql);
+	else
+		lm->dirty = true;
+	return 0;
 }
 
-int live_count_behind(struct wh *w, struct arena *a, const struct model *const *models,
-		      size_t n, size_t *behind, struct sl_err *err)
+void live_book_abort(struct live_book *book)
 {
-	struct buf sql = BUF_INIT;
-	int64_t count = 0;
-	size_t pairs = 0;
-	int rc;
+	struct ledger_model *lm = book->lm;
 
-	*behind = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct live_inputs in;
-
-		live_inputs_find(a, models[i], &in);
-		for (size_t k = 0; k < in.n; k++) {
-			buf_adds(&sql, pairs++ ? ", (" : "SELECT count(DISTINCT p.model) FROM (VALUES (");
-			buf_add_sql_str(&sql, models[i]->fqn);
-			buf_adds(&sql, ", ");
-			buf_add_sql_str(&sql, in.items[k].name);
-			buf_adds(&sql, ")");
-		}
-	}
-	if (!pairs)
-		return 0;
-	buf_adds(&sql, ") AS p(model, input) LEFT JOIN _sluice.live_consumed AS c ON c.model = "
-		       "p.model AND c.input = p.input LEFT JOIN _sluice.live_sources AS s ON "
-		       "s.source = p.input LEFT JOIN _sluice.live_state AS st ON st.model = p.input "
-		       "WHERE coalesce(s.watermark, st.published, 0) > coalesce(c.watermark, 0)");
-	rc = wh_query_int(w, sql.buf, &count, err);
-	buf_release(&sql);
-	*behind = (size_t)count;
-	return rc;
-}
-
-int live_book_behind(struct wh *w, struct arena *a, const struct model *m, bool *behind,
-		     struct sl_err *err)
-{
-	size_t count;
-	int rc = live_count_behind(w, a, &m, 1, &count, err);
-
-	*behind = count > 0;
-	return rc;
+	if (!lm)
+		return;
+	*lm = book->before;
+	memcpy(lm->consumed, book->before_consumed, lm->in.n * sizeof(int64_t));
+	memcpy(lm->covered_by, book->before_covered_by, lm->in.nsources * sizeof(int64_t));
 }

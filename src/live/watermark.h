@@ -2,12 +2,14 @@
  * Watermark bookkeeping of one build of a tracking model, inside the
  * build's transaction: what it had consumed from each input (the values of
  * its {watermark} placeholders), what each input holds now (what it will
- * have consumed when the transaction commits), and what it publishes.
+ * have consumed when the transaction commits), and what it publishes. The
+ * values come from and go to the ledger; the rows written are the ledger's
+ * entry for the model.
  */
 #ifndef SL_LIVE_WATERMARK_H
 #define SL_LIVE_WATERMARK_H
 
-#include "live/inputs.h"
+#include "live/ledger.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,33 +20,29 @@ struct sl_err;
 struct wh;
 
 struct live_book {
-	struct live_inputs inputs;
-	const char **names;
-	int64_t *consumed; /* per input: applied before this build */
-	int64_t *target;   /* per input: its watermark in this transaction */
-	int64_t *covered;  /* per input: landing sequence covered through it */
-	struct live_inputs *upstream; /* per model input: its own inputs */
-	int64_t published, refresh_count, events;
-	bool had_state;
+	struct ledger_model *lm;
+	const char **names; /* per input, for {watermark:NAME} */
+	int64_t *from;      /* per input: applied before this build */
+	int64_t *target;    /* per input: what it holds in this transaction */
+	/* the entry as it was, put back when the build rolls back */
+	struct ledger_model before;
+	int64_t *before_consumed, *before_covered_by;
 };
 
-/* Reads what m consumed and what its inputs hold, in the open transaction,
- * and points ctx's watermarks at the consumed values. A full build starts
- * over from 0. */
-int live_book_open(struct wh *w, struct arena *a, const struct model *m, bool full,
-		   struct live_book *book, struct render_ctx *ctx, struct sl_err *err);
+/* Reads what m's landing inputs hold in the open transaction (one query
+ * when it reads any) and points ctx's watermarks at what m consumed. A full
+ * build starts over from 0. */
+int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const struct model *m,
+		   bool full, struct live_book *book, struct render_ctx *ctx, struct sl_err *err);
 
-/* Records the consumed watermarks, the published watermark and the model's
- * live state, in the same transaction as the build's rows. */
-int live_book_close(struct wh *w, struct model *m, struct live_book *book, int64_t rows,
-		    bool full, struct sl_err *err);
+/* Takes the build's outcome into the ledger: consumed, covered and
+ * published watermarks and the model's live state. With sql, appends the
+ * statements that write them, for the build's transaction; without, the
+ * entry is marked as not written yet (a refresh that changed nothing). */
+int live_book_close(struct wh *w, struct live_ledger *l, struct model *m, struct live_book *book,
+		    int64_t rows, bool full, struct buf *sql, struct sl_err *err);
 
-/* How many of the models have an input holding more than they consumed,
- * in one query. */
-int live_count_behind(struct wh *w, struct arena *a, const struct model *const *models,
-		      size_t n, size_t *behind, struct sl_err *err);
-/* Whether any input of m holds more than m consumed. */
-int live_book_behind(struct wh *w, struct arena *a, const struct model *m, bool *behind,
-		     struct sl_err *err);
+/* The build rolled back: the ledger entry is put back as it was. */
+void live_book_abort(struct live_book *book);
 
 #endif

@@ -42,6 +42,7 @@ static void duck_close(struct wh *w)
 	int left;
 
 	duckdb_disconnect(&d->conn);
+	wh_memo_release(d->base.memo);
 	pthread_mutex_lock(&db->lock);
 	left = --db->refs;
 	pthread_mutex_unlock(&db->lock);
@@ -67,6 +68,7 @@ static int duck_connect(struct wh *w, struct wh **out, struct sl_err *err)
 	pthread_mutex_lock(&from->shared->lock);
 	from->shared->refs++;
 	pthread_mutex_unlock(&from->shared->lock);
+	wh_memo_retain(d->base.memo);
 	*out = &d->base;
 	return 0;
 }
@@ -296,6 +298,7 @@ int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_
 				  path ? path : ":memory:");
 	}
 	snprintf(d->version, sizeof(d->version), "%s", duckdb_library_version());
+	d->base.memo = wh_memo_new();
 	*out = &d->base;
 	return 0;
 }

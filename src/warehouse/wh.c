@@ -11,6 +11,7 @@
 #include "core/err.h"
 #include "core/units.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,19 @@ int wh_commit(struct wh *w, struct sl_err *err)
 	return wh_exec(w, "COMMIT", err);
 }
 
+int wh_exec_atomic(struct wh *w, const char *sql, struct sl_err *err)
+{
+	int rc = wh_begin(w, err);
+
+	if (!rc)
+		rc = wh_exec(w, sql, err);
+	if (!rc)
+		rc = wh_commit(w, err);
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}
+
 void wh_rollback(struct wh *w)
 {
 	wh_exec(w, "ROLLBACK", NULL);
@@ -321,4 +335,89 @@ void wh_sql_qualified(struct buf *sql, const char *schema, const char *name)
 	buf_add_sql_ident(sql, schema);
 	buf_addch(sql, '.');
 	buf_add_sql_ident(sql, name);
+}
+
+struct wh_memo {
+	pthread_mutex_t mu;
+	int refs;
+	char **facts;
+	size_t n, cap;
+};
+
+struct wh_memo *wh_memo_new(void)
+{
+	struct wh_memo *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		abort();
+	pthread_mutex_init(&m->mu, NULL);
+	m->refs = 1;
+	return m;
+}
+
+void wh_memo_retain(struct wh_memo *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->refs++;
+	pthread_mutex_unlock(&m->mu);
+}
+
+static void forget(struct wh_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->facts[i]);
+	m->n = 0;
+}
+
+void wh_memo_release(struct wh_memo *m)
+{
+	int left;
+
+	pthread_mutex_lock(&m->mu);
+	left = --m->refs;
+	pthread_mutex_unlock(&m->mu);
+	if (left)
+		return;
+	forget(m);
+	free(m->facts);
+	pthread_mutex_destroy(&m->mu);
+	free(m);
+}
+
+bool wh_memo_has(struct wh *w, const char *fact)
+{
+	bool has = false;
+
+	pthread_mutex_lock(&w->memo->mu);
+	for (size_t i = 0; i < w->memo->n && !has; i++)
+		has = strcmp(w->memo->facts[i], fact) == 0;
+	pthread_mutex_unlock(&w->memo->mu);
+	return has;
+}
+
+void wh_memo_add(struct wh *w, const char *fact)
+{
+	struct wh_memo *m = w->memo;
+
+	if (wh_memo_has(w, fact))
+		return;
+	pthread_mutex_lock(&m->mu);
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 8;
+		m->facts = realloc(m->facts, m->cap * sizeof(*m->facts));
+		if (!m->facts)
+			abort();
+	}
+	m->facts[m->n] = strdup(fact);
+	if (!m->facts[m->n])
+		abort();
+	m->n++;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void wh_memo_forget(struct wh *w)
+{
+	pthread_mutex_lock(&w->memo->mu);
+	forget(w->memo);
+	pthread_mutex_unlock(&w->memo->mu);
 }

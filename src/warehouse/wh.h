@@ -62,6 +62,8 @@ void wh_result_free(struct wh_result *r);
 
 int wh_begin(struct wh *w, struct sl_err *err);
 int wh_commit(struct wh *w, struct sl_err *err);
+/* Runs the statements in a transaction of their own: all or nothing. */
+int wh_exec_atomic(struct wh *w, const char *sql, struct sl_err *err);
 /* Never fails in a way the caller can act on; errors are swallowed. */
 void wh_rollback(struct wh *w);
 
@@ -80,6 +82,14 @@ int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const ch
 /* Whether schema.table has the column (names compare case-insensitively). */
 int wh_has_column(struct wh *w, const char *schema, const char *table, const char *column,
 		  bool *has, struct sl_err *err);
+
+/* Facts this process has made sure of in the database ("the landing table
+ * has its sequence column"), shared by all its connections, so a hot path
+ * checks them once. Whoever finds a fact wrong (a statement relying on it
+ * failed) forgets them all and checks again. */
+bool wh_memo_has(struct wh *w, const char *fact);
+void wh_memo_add(struct wh *w, const char *fact);
+void wh_memo_forget(struct wh *w);
 
 /* Dialect: statements appended to sql. */
 /* Replaces schema.name (a table or view, or nothing) by the table

@@ -19,10 +19,18 @@ struct wh_ops {
 	void (*sql_read_csv)(struct wh *w, struct buf *sql, const char *path);
 };
 
-/* Every backend's connection struct starts with this. */
+/* Every backend's connection struct starts with this. The memo is the
+ * database's, shared by all its connections: a backend makes it when it
+ * opens a database, retains it for each further connection and releases
+ * it when one closes. */
 struct wh {
 	const struct wh_ops *ops;
+	struct wh_memo *memo;
 };
+
+struct wh_memo *wh_memo_new(void);
+void wh_memo_retain(struct wh_memo *m);
+void wh_memo_release(struct wh_memo *m);
 
 /* Results are built by backends with these. The result owns its strings. */
 struct wh_result *wh_result_new(size_t ncols);

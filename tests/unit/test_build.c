@@ -712,6 +712,17 @@ static void test_state_upgrades_older(void **state)
 	assert_int_equal(query_int(f, "SELECT nextval('_sluice.seq')"), 1);
 }
 
+static int record(struct fx *f, const char *env, const struct state_model *row, bool exists)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	state_sql_model(&sql, env, row, exists);
+	rc = wh_exec(f->w, sql.buf, &f->err);
+	buf_release(&sql);
+	return rc;
+}
+
 static void test_state_models(void **state)
 {
 	struct fx *f = *state;
@@ -723,19 +734,21 @@ static void test_state_models(void **state)
 	const struct state_model *s;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	assert_int_equal(state_model_record(f->w, "", &row, &f->err), 0);
+	assert_int_equal(record(f, "", &row, false), 0);
 	row.name = "gold.it's";
 	row.hash = NULL;
-	assert_int_equal(state_model_record(f->w, "", &row, &f->err), 0);
+	assert_int_equal(record(f, "", &row, false), 0);
 	/* the same name in another environment is another row */
 	row.name = "silver.orders";
 	row.hash = "other-env";
-	assert_int_equal(state_model_record(f->w, "dev", &row, &f->err), 0);
-	/* recording again replaces */
+	assert_int_equal(record(f, "dev", &row, false), 0);
+	/* recording again replaces, whether it is known to exist or not */
+	row.hash = "xyz";
+	assert_int_equal(record(f, "", &row, false), 0);
 	row.hash = "def";
 	row.build_count = 2;
 	row.data_version = 9;
-	assert_int_equal(state_model_record(f->w, "", &row, &f->err), 0);
+	assert_int_equal(record(f, "", &row, true), 0);
 
 	assert_int_equal(state_models_load(f->w, f->a, "", &rows, &n, &f->err), 0);
 	assert_int_equal(n, 2);
@@ -756,6 +769,40 @@ static void test_state_models(void **state)
 	assert_string_equal(rows[0].hash, "other-env");
 	assert_int_equal(state_models_load(f->w, f->a, "prod", &rows, &n, &f->err), 0);
 	assert_int_equal(n, 0);
+}
+
+/* The cache reads the rows once, then takes each build's row as its own
+ * copy. */
+static void test_state_cache(void **state)
+{
+	struct fx *f = *state;
+	char inputs[16] = "a@1";
+	struct state_model row = { .name = "silver.orders", .hash = "abc", .materialized = "table",
+				   .inputs = inputs, .build_count = 1, .data_version = 7 };
+	struct state_cache c = { 0 };
+	const struct state_model *s;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(record(f, "", &row, false), 0);
+	assert_int_equal(state_cache_load(&c, f->w, "", &f->err), 0);
+	assert_true(c.loaded);
+	assert_int_equal(c.n, 1);
+	row.build_count = 2;
+	snprintf(inputs, sizeof(inputs), "a@2");
+	state_cache_put(&c, &row);
+	snprintf(inputs, sizeof(inputs), "changed");
+	row.name = "gold.totals";
+	state_cache_put(&c, &row);
+	assert_int_equal(c.n, 2);
+	s = state_models_find(c.rows, c.n, "silver.orders");
+	assert_non_null(s);
+	assert_int_equal(s->build_count, 2);
+	assert_string_equal(s->inputs, "a@2");
+	assert_null(s->last_built_at);
+	assert_string_equal(state_models_find(c.rows, c.n, "gold.totals")->inputs, "changed");
+	state_cache_free(&c);
+	assert_false(c.loaded);
+	assert_int_equal(c.n, 0);
 }
 
 static void test_state_runs(void **state)
@@ -835,6 +882,7 @@ int main(void)
 		T(test_state_refuses_newer),
 		T(test_state_upgrades_older),
 		T(test_state_models),
+		T(test_state_cache),
 		T(test_state_runs),
 		T(test_state_format_ts),
 #undef T

@@ -3,7 +3,7 @@
  * temporary folder and an in-memory DuckDB: advances and landing tables
  * (src/live/advance.c), tracked inputs (src/live/inputs.c), the watermarks
  * a batch run consumes and publishes (src/live/watermark.c through
- * build_run) and end-to-end lag (src/live/lag.c). The runner and its thread
+ * build_run) and the ledger's end-to-end lag (src/live/ledger.c). The runner and its thread
  * are in test_live_runner.c.
  */
 #include <stdarg.h>
@@ -21,7 +21,7 @@
 #include "core/units.h"
 #include "live/advance.h"
 #include "live/inputs.h"
-#include "live/lag.h"
+#include "live/ledger.h"
 #include "project/model.h"
 #include "project/project.h"
 #include "project/validate.h"
@@ -210,12 +210,16 @@ static int64_t source_wm(struct fx *f, const char *source)
 				     source));
 }
 
+/* As a ledger read from the tables sees it. */
 static int64_t lag(struct fx *f, const char *fqn, int64_t now)
 {
-	int64_t ms = -1;
+	struct live_ledger *l = live_ledger_new(f->p);
+	int64_t ms;
 
-	if (live_lag_ms(f->w, f->a, model(f, fqn), now, &ms, &f->err))
-		fail_msg("lag of %s: %s", fqn, f->err.msg);
+	if (live_ledger_load(l, f->w, &f->err))
+		fail_msg("ledger: %s", f->err.msg);
+	ms = live_ledger_lag_ms(l, model(f, fqn), now);
+	live_ledger_free(l);
 	return ms;
 }
 

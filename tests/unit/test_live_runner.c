@@ -226,13 +226,26 @@ static struct live_cycle cycle(struct fx *f)
 	return cycle_lines(f, NULL);
 }
 
-static void land(struct fx *f, const char *values)
+/* Rows landed and announced where the runner does not hear of it: only
+ * its poll finds them. */
+static struct live_advance land_unseen(struct fx *f, const char *values)
 {
+	struct live_advance adv;
+
 	exec(f, arena_sprintf(f->a,
 			      "INSERT INTO landing.orders (order_id, amount, region) VALUES %s",
 			      values));
-	if (live_advance_source(f->w, "orders", NULL, &f->err))
+	if (live_advance_source(f->w, "orders", &adv, &f->err))
 		fail_msg("advance: %s", f->err.msg);
+	return adv;
+}
+
+/* Rows landed by this process, which tells the runner. */
+static void land(struct fx *f, const char *values)
+{
+	struct live_advance adv = land_unseen(f, values);
+
+	live_runner_advanced(f->r, "landing.orders", &adv);
 }
 
 static const char *revenue(struct fx *f)
@@ -241,8 +254,12 @@ static const char *revenue(struct fx *f)
 		       "ORDER BY region), '') FROM gold.revenue");
 }
 
+/* Another process changes a model's state while the runner has let go of
+ * the warehouse, as the foreground runner does between cycles. */
 static void set_state(struct fx *f, const char *model, const char *assignments)
 {
+	if (live_runner_release(f->r, f->w, &f->err))
+		fail_msg("release: %s", f->err.msg);
 	exec(f, arena_sprintf(f->a, "UPDATE _sluice.live_state SET %s WHERE model = '%s'",
 			      assignments, model));
 }
@@ -284,12 +301,12 @@ static void test_runner_moves_the_chain_in_one_cycle(void **state)
 	start_chain(f, "");
 	/* the poll's question: did any source move since the runner looked */
 	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
+	assert_false(moved);
+	land_unseen(f, "(1, 10, 'eu'), (2, 5, 'us')");
+	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
 	assert_true(moved);
 	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
 	assert_false(moved);
-	land(f, "(1, 10, 'eu'), (2, 5, 'us')");
-	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
-	assert_true(moved);
 	c = cycle_lines(f, &lines);
 	assert_int_equal(c.refreshed, 3);
 	assert_int_equal(c.failed, 0);
@@ -297,6 +314,12 @@ static void test_runner_moves_the_chain_in_one_cycle(void **state)
 	assert_int_equal(c.behind, 0);
 	assert_int_equal(c.events, 2 + 2 + 2);
 	assert_string_equal(revenue(f), "EU:1:10.0 US:1:5.0");
+	/* an advance the runner was told of is no news to its poll */
+	land(f, "(4, 1, 'eu')");
+	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
+	assert_false(moved);
+	assert_int_equal(cycle(f).refreshed, 3);
+	assert_string_equal(revenue(f), "EU:2:11.0 US:1:5.0");
 	/* refreshes move no source */
 	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
 	assert_false(moved);
@@ -313,7 +336,7 @@ static void test_runner_moves_the_chain_in_one_cycle(void **state)
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 3);
 	assert_int_equal(c.events, 2 + 2 + 1);
-	assert_string_equal(revenue(f), "EU:2:19.0 US:1:5.0");
+	assert_string_equal(revenue(f), "EU:3:20.0 US:1:5.0");
 
 	/* caught up: a cycle does nothing */
 	c = cycle_lines(f, &lines);
@@ -536,7 +559,8 @@ static void test_runner_prunes_covered_advances(void **state)
 	struct fx *f = *state;
 	struct live_cycle c;
 
-	start_chain(f, "");
+	/* the runner prunes every poll_interval: here, after every cycle */
+	start_chain(f, "live: {poll_interval: 1ms}\n");
 	land(f, "(1, 10, 'eu')");
 	land(f, "(2, 5, 'us')");
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 2);
@@ -561,6 +585,65 @@ static void test_runner_prunes_covered_advances(void **state)
 	set_state(f, "silver.orders", "paused = false");
 	cycle(f);
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+}
+
+/* A refresh that applies nothing writes nothing; its watermarks wait for
+ * the runner's checkpoint. A crash before it costs one empty re-read. */
+static void test_runner_defers_refreshes_that_change_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	const char *consumed = "SELECT watermark FROM _sluice.live_consumed WHERE model = "
+			       "'bronze.orders'";
+	const char *landed = "SELECT watermark FROM _sluice.live_sources";
+	struct live_cycle c;
+	int64_t first;
+
+	put(f, "sluice.yml", CHAIN_YML "live: {poll_interval: 1h}\n");
+	put(f, "models/bronze/orders.sql",
+	    "@config materialized=incremental, live=true,\n"
+	    "        incremental_filter=WHERE _sluice_seq > {watermark} AND amount >= 0\n"
+	    "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n");
+	if (project_load(f->a, f->root, parser, &f->p, &err))
+		fail_msg("project_load: %s", err.msg);
+	project_validate(f->p, NULL, 0);
+	f->r = live_runner_new(f->p, f->out);
+	assert_int_equal(cycle(f).refreshed, 1);
+	land(f, "(1, 10, 'eu')");
+	assert_int_equal(cycle(f).events, 1);
+	first = qint(f, landed);
+	assert_int_equal(qint(f, consumed), first);
+	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "2");
+
+	/* filtered out: refreshed, caught up, nothing written */
+	land(f, "(2, -1, 'us')");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.events, 0);
+	assert_int_equal(c.behind, 0);
+	assert_int_equal(qint(f, consumed), first);
+	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "2");
+
+	/* the runner dies: the next one reads the row again and applies nothing */
+	live_runner_free(f->r);
+	f->r = live_runner_new(f->p, f->out);
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.events, 0);
+	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 1);
+	assert_int_equal(cycle(f).refreshed, 0);
+
+	/* letting go of the warehouse writes what was held */
+	assert_int_equal(live_runner_release(f->r, f->w, &f->err), 0);
+	assert_int_equal(qint(f, consumed), qint(f, landed));
+	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "3");
+
+	/* and a refresh that applies rows writes everything at once */
+	land(f, "(3, 5, 'eu')");
+	assert_int_equal(cycle(f).events, 1);
+	assert_int_equal(qint(f, consumed), qint(f, landed));
+	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 2);
+	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "4");
 }
 
 /* ---- the thread ---- */
@@ -623,6 +706,7 @@ int main(void)
 		T(test_runner_failure_backoff_and_recovery),
 		T(test_runner_logs_in_aggregate),
 		T(test_runner_prunes_covered_advances),
+		T(test_runner_defers_refreshes_that_change_nothing),
 		T(test_thread_wakes_on_notify),
 	};
 #undef T

@@ -361,6 +361,50 @@ static void test_rollback(void **state)
 	assert_int_equal(wh_commit(f->w, &f->err), SL_E_SQL);
 }
 
+static void test_exec_atomic(void **state)
+{
+	struct fx *f = *state;
+
+	open_memory(f);
+	exec(f, "CREATE TABLE t (id INTEGER)");
+	assert_int_equal(wh_exec_atomic(f->w, "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)",
+					&f->err),
+			 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	/* the second statement fails: the first is undone with it */
+	assert_int_equal(wh_exec_atomic(f->w, "INSERT INTO t VALUES (3); INSERT INTO t VALUES ('x')",
+					&f->err),
+			 SL_E_SQL);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	/* and no transaction is left open */
+	assert_int_equal(wh_commit(f->w, &f->err), SL_E_SQL);
+}
+
+/* Facts are shared by every connection of a database, not by another
+ * database; forgetting forgets them for all connections. */
+static void test_memo(void **state)
+{
+	struct fx *f = *state;
+	struct wh *other, *second;
+
+	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), 0);
+	assert_int_equal(wh_open_duckdb(NULL, false, &other, &f->err), 0);
+	assert_int_equal(wh_connect(f->w, &second, &f->err), 0);
+	assert_false(wh_memo_has(f->w, "a"));
+	wh_memo_add(f->w, "a");
+	wh_memo_add(f->w, "a");
+	wh_memo_add(second, "b");
+	assert_true(wh_memo_has(second, "a"));
+	assert_true(wh_memo_has(f->w, "b"));
+	assert_false(wh_memo_has(other, "a"));
+	wh_close(second);
+	assert_true(wh_memo_has(f->w, "b"));
+	wh_memo_forget(f->w);
+	assert_false(wh_memo_has(f->w, "a"));
+	assert_false(wh_memo_has(f->w, "b"));
+	wh_close(other);
+}
+
 static void test_relation_kind(void **state)
 {
 	struct fx *f = *state;
@@ -548,6 +592,8 @@ int main(void)
 		T(test_query_int),
 		T(test_rows_changed),
 		T(test_rollback),
+		T(test_exec_atomic),
+		T(test_memo),
 		T(test_relation_kind),
 		T(test_relation_list),
 		T(test_table_columns),

@@ -1,0 +1,548 @@
+/*
+ * The in-memory ledger of live bookkeeping. The tables stay the record;
+ * the ledger is a copy that the process holding the warehouse keeps in
+ * step with its own writes, so it never has to ask.
+ */
+#include "live/ledger.h"
+
+#include "build/state.h"
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "project/project.h"
+#include "warehouse/wh.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct arrival {
+	int64_t seq, arrived_ms;
+};
+
+struct ledger_source {
+	char *name;
+	int64_t watermark;
+	struct arrival *arrivals; /* not yet covered by every reader, by seq */
+	size_t narrivals, cap;
+	int64_t pruned; /* advances up to here are gone from the table */
+};
+
+struct live_ledger {
+	const struct project *p;
+	struct arena *a;
+	struct ledger_model *models; /* by model order; in.items NULL when untracked */
+	bool *tracked;
+	bool loaded;
+	pthread_mutex_t mu; /* guards sources and seen: advances come from any thread */
+	struct ledger_source *sources;
+	size_t nsources, cap;
+	int64_t seen; /* highest advance sequence read from the table */
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+struct live_ledger *live_ledger_new(const struct project *p)
+{
+	struct live_ledger *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		abort();
+	l->p = p;
+	l->a = arena_new(NULL);
+	l->models = arena_alloc(l->a, (p->nmodels + 1) * sizeof(*l->models));
+	l->tracked = arena_alloc(l->a, (p->nmodels + 1) * sizeof(bool));
+	pthread_mutex_init(&l->mu, NULL);
+	return l;
+}
+
+static void clear(struct live_ledger *l)
+{
+	for (size_t i = 0; i < l->nsources; i++) {
+		free(l->sources[i].name);
+		free(l->sources[i].arrivals);
+	}
+	free(l->sources);
+	l->sources = NULL;
+	l->nsources = l->cap = 0;
+	l->seen = 0;
+	arena_reset(l->a);
+	l->models = arena_alloc(l->a, (l->p->nmodels + 1) * sizeof(*l->models));
+	l->tracked = arena_alloc(l->a, (l->p->nmodels + 1) * sizeof(bool));
+	for (size_t i = 0; i < l->p->nmodels; i++) {
+		const struct model *m = l->p->models[i];
+		struct ledger_model *lm = &l->models[i];
+		size_t n, ns;
+
+		if (!live_model_tracks(m))
+			continue;
+		l->tracked[i] = true;
+		live_inputs_find(l->a, m, &lm->in);
+		n = lm->in.n + 1;
+		ns = lm->in.nsources + 1;
+		lm->consumed = arena_alloc(l->a, n * sizeof(int64_t));
+		lm->consumed_saved = arena_alloc(l->a, n * sizeof(bool));
+		lm->covered_by = arena_alloc(l->a, ns * sizeof(int64_t));
+		lm->covered_saved = arena_alloc(l->a, ns * sizeof(bool));
+	}
+}
+
+void live_ledger_free(struct live_ledger *l)
+{
+	if (!l)
+		return;
+	clear(l);
+	arena_free(l->a);
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+}
+
+bool live_ledger_loaded(const struct live_ledger *l)
+{
+	return l->loaded;
+}
+
+/* Under mu. */
+static struct ledger_source *source(struct live_ledger *l, const char *name, bool add)
+{
+	for (size_t i = 0; i < l->nsources; i++)
+		if (strcmp(l->sources[i].name, name) == 0)
+			return &l->sources[i];
+	if (!add)
+		return NULL;
+	if (l->nsources == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->sources = xrealloc(l->sources, l->cap * sizeof(*l->sources));
+	}
+	l->sources[l->nsources] = (struct ledger_source){ .name = strdup(name) };
+	if (!l->sources[l->nsources].name)
+		abort();
+	return &l->sources[l->nsources++];
+}
+
+/* Under mu. Arrivals come mostly in order; a note and a poll may both
+ * bring the same one. */
+static void add_arrival(struct ledger_source *s, int64_t seq, int64_t arrived_ms)
+{
+	size_t at = s->narrivals;
+
+	if (seq <= s->pruned)
+		return;
+	while (at && s->arrivals[at - 1].seq >= seq) {
+		if (s->arrivals[at - 1].seq == seq)
+			return;
+		at--;
+	}
+	if (s->narrivals == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->arrivals = xrealloc(s->arrivals, s->cap * sizeof(*s->arrivals));
+	}
+	memmove(&s->arrivals[at + 1], &s->arrivals[at], (s->narrivals - at) * sizeof(*s->arrivals));
+	s->arrivals[at] = (struct arrival){ seq, arrived_ms };
+	s->narrivals++;
+	if (seq > s->watermark)
+		s->watermark = seq;
+}
+
+static int input_index(const struct live_inputs *in, const char *name)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (strcmp(in->items[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int source_index(const struct live_inputs *in, const char *name)
+{
+	for (size_t i = 0; i < in->nsources; i++)
+		if (strcmp(in->sources[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int64_t num(const struct wh_result *r, size_t row, size_t col)
+{
+	const char *v = wh_result_value(r, row, col);
+
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+static struct ledger_model *named(struct live_ledger *l, const char *fqn)
+{
+	struct model *m = project_find_model(l->p, fqn);
+
+	return m ? live_ledger_model(l, m) : NULL;
+}
+
+static void load_row(struct live_ledger *l, const struct wh_result *r, size_t i)
+{
+	const char *kind = wh_result_value(r, i, 0), *k1 = wh_result_value(r, i, 1),
+		   *k2 = wh_result_value(r, i, 2);
+	struct ledger_model *lm = kind[0] == 's' || kind[0] == 'a' ? NULL : named(l, k1);
+	int at;
+
+	switch (kind[0]) {
+	case 's': {
+		struct ledger_source *s = source(l, k1, true);
+
+		if (num(r, i, 3) > s->watermark)
+			s->watermark = num(r, i, 3);
+		break;
+	}
+	case 'a':
+		add_arrival(source(l, k1, true), num(r, i, 3), num(r, i, 4));
+		if (num(r, i, 3) > l->seen)
+			l->seen = num(r, i, 3);
+		break;
+	case 'c':
+		if (lm && (at = input_index(&lm->in, k2)) >= 0) {
+			lm->consumed[at] = num(r, i, 3);
+			lm->consumed_saved[at] = true;
+		}
+		break;
+	case 'v':
+		if (lm && (at = source_index(&lm->in, k2)) >= 0) {
+			lm->covered_by[at] = num(r, i, 3);
+			lm->covered_saved[at] = true;
+		}
+		break;
+	case 'z':
+		if (!lm)
+			break;
+		lm->known = true;
+		lm->published = num(r, i, 3);
+		lm->covered = num(r, i, 4);
+		lm->refresh_count = num(r, i, 5);
+		lm->events = num(r, i, 6);
+		lm->failures = (int)num(r, i, 7);
+		lm->last_refresh_ms = num(r, i, 8);
+		lm->next_retry_ms = num(r, i, 9);
+		lm->events_per_s = k2 ? strtod(k2, NULL) : 0;
+		lm->paused = num(r, i, 10) != 0;
+		lm->failing = num(r, i, 11) != 0;
+		break;
+	}
+}
+
+/* One query for every table; each row says which table it is from. */
+static const char LOAD_SQL[] =
+	"SELECT 's', source, NULL, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM _sluice.live_sources "
+	"UNION ALL SELECT 'a', source, NULL, seq, epoch_ms(arrived_at), 0, 0, 0, 0, 0, 0, 0 FROM "
+	"_sluice.live_advances "
+	"UNION ALL SELECT 'c', model, input, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+	"_sluice.live_consumed "
+	"UNION ALL SELECT 'v', model, source, seq, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+	"_sluice.live_covered "
+	"UNION ALL SELECT 'z', model, CAST(events_per_s AS VARCHAR), published, covered, "
+	"refresh_count, events, failures, coalesce(epoch_ms(last_refresh_at), 0), "
+	"coalesce(epoch_ms(next_retry_at), 0), CAST(paused AS INTEGER), "
+	"CAST(status = 'failing' AS INTEGER) FROM _sluice.live_state "
+	"ORDER BY 1, 4";
+
+int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err)
+{
+	struct wh_result *r;
+	struct sl_err qerr = SL_ERR_INIT;
+	int rc;
+
+	pthread_mutex_lock(&l->mu);
+	clear(l);
+	rc = wh_query(w, LOAD_SQL, &r, &qerr);
+	if (rc) {
+		struct arena *a = arena_new(NULL);
+		const char *kind = NULL;
+
+		/* a warehouse without live state has nothing to load */
+		if (wh_relation_kind(w, a, "_sluice", "live_state", &kind, err) == 0 && !kind) {
+			rc = 0;
+		} else if (!err || !err->code) {
+			sl_err_set(err, qerr.code, "%s", qerr.msg);
+		}
+		arena_free(a);
+		l->loaded = rc == 0;
+		pthread_mutex_unlock(&l->mu);
+		return rc;
+	}
+	for (size_t i = 0; i < wh_result_nrows(r); i++)
+		load_row(l, r, i);
+	wh_result_free(r);
+	for (size_t i = 0; i < l->p->nmodels; i++)
+		l->models[i].saved_mono_ms = units_mono_ms();
+	l->loaded = true;
+	pthread_mutex_unlock(&l->mu);
+	return 0;
+}
+
+int live_ledger_poll(struct live_ledger *l, struct wh *w, bool *moved, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int64_t seen;
+	int rc;
+
+	*moved = false;
+	if (!l->loaded)
+		return 0;
+	pthread_mutex_lock(&l->mu);
+	seen = l->seen;
+	pthread_mutex_unlock(&l->mu);
+	buf_addf(&sql,
+		 "SELECT source, seq, epoch_ms(arrived_at) FROM _sluice.live_advances WHERE seq > "
+		 "%lld ORDER BY seq",
+		 (long long)seen);
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&l->mu);
+	for (size_t i = 0; i < wh_result_nrows(r); i++) {
+		struct ledger_source *s = source(l, wh_result_value(r, i, 0), true);
+		int64_t seq = num(r, i, 1), before = s->watermark;
+
+		add_arrival(s, seq, num(r, i, 2));
+		*moved = *moved || s->watermark != before;
+		if (seq > l->seen)
+			l->seen = seq;
+	}
+	pthread_mutex_unlock(&l->mu);
+	wh_result_free(r);
+	return 0;
+}
+
+void live_ledger_note(struct live_ledger *l, const char *source_name,
+		      const struct live_advance *adv, int64_t arrived_ms)
+{
+	if (!adv->seq)
+		return;
+	pthread_mutex_lock(&l->mu);
+	add_arrival(source(l, source_name, true), adv->seq, arrived_ms);
+	pthread_mutex_unlock(&l->mu);
+}
+
+struct ledger_model *live_ledger_model(struct live_ledger *l, const struct model *m)
+{
+	return l->tracked[m->order] ? &l->models[m->order] : NULL;
+}
+
+int64_t live_ledger_input_mark(struct live_ledger *l, const struct live_input *in)
+{
+	int64_t v = 0;
+
+	if (in->kind == LIVE_INPUT_MODEL) {
+		const struct ledger_model *lm = live_ledger_model(l, in->model);
+
+		return lm ? lm->published : 0;
+	}
+	pthread_mutex_lock(&l->mu);
+	{
+		const struct ledger_source *s = source(l, in->name, false);
+
+		v = s ? s->watermark : 0;
+	}
+	pthread_mutex_unlock(&l->mu);
+	return v;
+}
+
+int64_t live_ledger_input_covers(struct live_ledger *l, const struct live_input *in,
+				 const char *source_name)
+{
+	const struct ledger_model *lm;
+	int at;
+
+	if (in->kind == LIVE_INPUT_SOURCE)
+		return -1;
+	lm = live_ledger_model(l, in->model);
+	if (!lm || (at = source_index(&lm->in, source_name)) < 0)
+		return -1;
+	return lm->covered_by[at];
+}
+
+bool live_ledger_behind(struct live_ledger *l, const struct model *m)
+{
+	const struct ledger_model *lm = live_ledger_model(l, m);
+
+	for (size_t i = 0; lm && i < lm->in.n; i++)
+		if (live_ledger_input_mark(l, &lm->in.items[i]) > lm->consumed[i])
+			return true;
+	return false;
+}
+
+int64_t live_ledger_lag_ms(struct live_ledger *l, const struct model *m, int64_t now_ms)
+{
+	const struct ledger_model *lm = live_ledger_model(l, m);
+	int64_t oldest = 0;
+
+	if (!lm)
+		return 0;
+	pthread_mutex_lock(&l->mu);
+	for (size_t k = 0; k < lm->in.nsources; k++) {
+		const struct ledger_source *s = source(l, lm->in.sources[k], false);
+
+		for (size_t j = 0; s && j < s->narrivals; j++) {
+			if (s->arrivals[j].seq <= lm->covered_by[k])
+				continue;
+			if (!oldest || s->arrivals[j].arrived_ms < oldest)
+				oldest = s->arrivals[j].arrived_ms;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&l->mu);
+	return oldest && now_ms > oldest ? now_ms - oldest : 0;
+}
+
+static void where_model(struct buf *sql, const char *fqn)
+{
+	buf_adds(sql, " WHERE model = ");
+	buf_add_sql_str(sql, fqn);
+}
+
+/* UPDATE when the row exists, INSERT when it does not: an upsert costs
+ * DuckDB several times more. */
+static void pair_row(struct buf *sql, const char *table, const char *key, const char *fqn,
+		     const char *name, const char *col, int64_t v, bool saved)
+{
+	if (saved) {
+		buf_addf(sql, "UPDATE _sluice.%s SET %s = %lld", table, col, (long long)v);
+		where_model(sql, fqn);
+		buf_addf(sql, " AND %s = ", key);
+		buf_add_sql_str(sql, name);
+	} else {
+		buf_addf(sql, "INSERT INTO _sluice.%s VALUES (", table);
+		buf_add_sql_str(sql, fqn);
+		buf_adds(sql, ", ");
+		buf_add_sql_str(sql, name);
+		buf_addf(sql, ", %lld)", (long long)v);
+	}
+	buf_adds(sql, ";\n");
+}
+
+void live_ledger_sql_model(struct live_ledger *l, const struct model *m, struct buf *sql)
+{
+	const struct ledger_model *lm = live_ledger_model(l, m);
+	char at[32] = "NULL";
+
+	if (!lm)
+		return;
+	for (size_t i = 0; i < lm->in.n; i++)
+		pair_row(sql, "live_consumed", "input", m->fqn, lm->in.items[i].name, "watermark",
+			 lm->consumed[i], lm->consumed_saved[i]);
+	for (size_t k = 0; k < lm->in.nsources; k++)
+		pair_row(sql, "live_covered", "source", m->fqn, lm->in.sources[k], "seq",
+			 lm->covered_by[k], lm->covered_saved[k]);
+	if (lm->last_refresh_ms) {
+		at[0] = '\'';
+		state_format_ts(lm->last_refresh_ms, at + 1, sizeof(at) - 2);
+		strcat(at, "'");
+	}
+	if (lm->known) {
+		buf_addf(sql,
+			 "UPDATE _sluice.live_state SET published = %lld, covered = %lld, "
+			 "refresh_count = %lld, events = %lld, events_per_s = %.3f, "
+			 "last_refresh_at = %s",
+			 (long long)lm->published, (long long)lm->covered,
+			 (long long)lm->refresh_count, (long long)lm->events, lm->events_per_s, at);
+		if (!lm->failing)
+			buf_adds(sql, ", status = 'live', failures = 0, last_error = NULL, "
+				      "next_retry_at = NULL");
+		where_model(sql, m->fqn);
+	} else {
+		buf_adds(sql, "INSERT INTO _sluice.live_state VALUES (");
+		buf_add_sql_str(sql, m->fqn);
+		buf_addf(sql, ", %lld, %lld, %lld, %lld, %.3f, 'live', false, 0, NULL, %s, NULL)",
+			 (long long)lm->published, (long long)lm->covered,
+			 (long long)lm->refresh_count, (long long)lm->events, lm->events_per_s, at);
+	}
+	buf_adds(sql, ";\n");
+}
+
+void live_ledger_saved(struct live_ledger *l, const struct model *m)
+{
+	struct ledger_model *lm = live_ledger_model(l, m);
+
+	if (!lm)
+		return;
+	lm->known = true;
+	for (size_t i = 0; i < lm->in.n; i++)
+		lm->consumed_saved[i] = true;
+	for (size_t k = 0; k < lm->in.nsources; k++)
+		lm->covered_saved[k] = true;
+	lm->dirty = false;
+	lm->saved_mono_ms = units_mono_ms();
+}
+
+int live_ledger_checkpoint(struct live_ledger *l, struct wh *w, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < l->p->nmodels; i++)
+		if (l->tracked[i] && l->models[i].dirty)
+			live_ledger_sql_model(l, l->p->models[i], &sql);
+	if (!sql.len)
+		return 0;
+	rc = wh_exec_atomic(w, sql.buf, err);
+	buf_release(&sql);
+	for (size_t i = 0; !rc && i < l->p->nmodels; i++)
+		if (l->tracked[i] && l->models[i].dirty)
+			live_ledger_saved(l, l->p->models[i]);
+	return rc;
+}
+
+/* The sequence every reader of a landing table has covered, as written;
+ * 0 when one has not, or has refreshes not written yet. */
+static int64_t covered_by_all(struct live_ledger *l, const char *name)
+{
+	int64_t least = -1;
+
+	for (size_t i = 0; i < l->p->nmodels; i++) {
+		const struct ledger_model *lm = &l->models[i];
+		int at;
+
+		if (!l->tracked[i] || (at = source_index(&lm->in, name)) < 0)
+			continue;
+		if (!lm->covered_saved[at] || lm->dirty)
+			return 0;
+		if (least < 0 || lm->covered_by[at] < least)
+			least = lm->covered_by[at];
+	}
+	return least < 0 ? 0 : least;
+}
+
+int live_ledger_prune(struct live_ledger *l, struct wh *w, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc = 0;
+
+	pthread_mutex_lock(&l->mu);
+	for (size_t i = 0; i < l->nsources; i++) {
+		struct ledger_source *s = &l->sources[i];
+		int64_t upto = covered_by_all(l, s->name);
+		size_t drop = 0;
+
+		if (upto <= s->pruned)
+			continue;
+		while (drop < s->narrivals && s->arrivals[drop].seq <= upto)
+			drop++;
+		if (drop) {
+			memmove(s->arrivals, s->arrivals + drop,
+				(s->narrivals - drop) * sizeof(*s->arrivals));
+			s->narrivals -= drop;
+		}
+		s->pruned = upto;
+		buf_adds(&sql, "DELETE FROM _sluice.live_advances WHERE source = ");
+		buf_add_sql_str(&sql, s->name);
+		buf_addf(&sql, " AND seq <= %lld;\n", (long long)upto);
+	}
+	pthread_mutex_unlock(&l->mu);
+	if (sql.len)
+		rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}

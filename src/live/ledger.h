@@ -1,0 +1,90 @@
+/*
+ * The ledger: the live bookkeeping of a warehouse held in memory. It is
+ * read from the `_sluice.live_*` tables in one query, then kept current by
+ * the advances and builds of the process that holds it, so deciding what is
+ * behind, measuring lag and writing a refresh's bookkeeping cost no
+ * queries. It is valid while its holder keeps the warehouse: a process that
+ * lets go of the file (the foreground runner between cycles) reads it anew.
+ *
+ * Advances can be noted from any thread; everything else belongs to the
+ * thread that builds.
+ */
+#ifndef SL_LIVE_LEDGER_H
+#define SL_LIVE_LEDGER_H
+
+#include "live/advance.h"
+#include "live/inputs.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct buf;
+struct project;
+struct sl_err;
+struct wh;
+
+/* What the ledger knows of one model that keeps watermarks. */
+struct ledger_model {
+	struct live_inputs in;
+	bool known;           /* has a live_state row */
+	int64_t *consumed;    /* per input (in.items): applied so far */
+	bool *consumed_saved; /* per input: has a live_consumed row */
+	int64_t *covered_by;  /* per landing table behind it (in.sources) */
+	bool *covered_saved;  /* per landing table: has a live_covered row */
+	int64_t published, covered, refresh_count, events;
+	double events_per_s;
+	int64_t last_refresh_ms; /* wall clock; 0: never */
+	bool paused, failing;
+	int failures;
+	int64_t next_retry_ms; /* wall clock; 0: none */
+	/* the last refreshes changed nothing and were not written yet */
+	bool dirty;
+	int64_t saved_mono_ms; /* when its rows were last written */
+};
+
+struct live_ledger;
+
+/* An empty ledger for p's models; fill it with live_ledger_load. */
+struct live_ledger *live_ledger_new(const struct project *p);
+void live_ledger_free(struct live_ledger *l);
+
+/* Reads every live state table (one query). Without the state schema the
+ * ledger is empty: nothing consumed, nothing landed. */
+int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err);
+bool live_ledger_loaded(const struct live_ledger *l);
+
+/* Reads the advances made since the ledger last looked, by any connection;
+ * *moved says whether there were any. */
+int live_ledger_poll(struct live_ledger *l, struct wh *w, bool *moved, struct sl_err *err);
+/* An advance this process made (any thread), so the next cycle need not
+ * ask the warehouse. source is "landing.NAME". */
+void live_ledger_note(struct live_ledger *l, const char *source, const struct live_advance *adv,
+		      int64_t arrived_ms);
+
+/* The ledger's entry for m, or NULL for a model that keeps no watermarks. */
+struct ledger_model *live_ledger_model(struct live_ledger *l, const struct model *m);
+/* What an input (a landing table or a live model) holds now. */
+int64_t live_ledger_input_mark(struct live_ledger *l, const struct live_input *in);
+/* What an input has covered of the landing table source. */
+int64_t live_ledger_input_covers(struct live_ledger *l, const struct live_input *in,
+				 const char *source);
+/* Whether an input of m holds more than m consumed. */
+bool live_ledger_behind(struct live_ledger *l, const struct model *m);
+/* Age of the oldest arrival behind m it has not covered; 0 when caught up. */
+int64_t live_ledger_lag_ms(struct live_ledger *l, const struct model *m, int64_t now_ms);
+
+/* Appends the statements that write lm as the ledger holds it (consumed,
+ * covered and live_state rows), for the caller's transaction. */
+void live_ledger_sql_model(struct live_ledger *l, const struct model *m, struct buf *sql);
+/* After that transaction committed: the rows exist and are current. */
+void live_ledger_saved(struct live_ledger *l, const struct model *m);
+
+/* Writes the rows of every model whose last refreshes were not written,
+ * in one transaction. */
+int live_ledger_checkpoint(struct live_ledger *l, struct wh *w, struct sl_err *err);
+
+/* Forgets the advances every reader of their landing table has covered,
+ * here and in `_sluice.live_advances`. */
+int live_ledger_prune(struct live_ledger *l, struct wh *w, struct sl_err *err);
+
+#endif
