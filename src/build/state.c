@@ -44,6 +44,10 @@ static const char *const migrations[] = {
 	"CREATE TABLE _sluice.profiles (model VARCHAR NOT NULL, profiled_at TIMESTAMP NOT NULL, "
 	"column_name VARCHAR NOT NULL, rows BIGINT, nulls BIGINT, min_value VARCHAR, max_value "
 	"VARCHAR);\n",
+	/* 3: webhook deliveries already landed, so a retried one lands nothing */
+	"CREATE TABLE _sluice.deliveries (source VARCHAR NOT NULL, id VARCHAR NOT NULL, seq "
+	"BIGINT NOT NULL, rows BIGINT NOT NULL, received_at TIMESTAMP NOT NULL, PRIMARY KEY "
+	"(source, id));\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

@@ -24,7 +24,8 @@
 	X(SL_E_VERSION, -12, "state version mismatch")            \
 	X(SL_E_TOOBIG, -13, "size limit exceeded")                \
 	X(SL_E_INTERNAL, -14, "internal error")                   \
-	X(SL_E_SKIPPED, -15, "skipped")
+	X(SL_E_SKIPPED, -15, "skipped")                           \
+	X(SL_E_BUSY, -16, "busy, try again")
 
 enum sl_code {
 	SL_OK = 0,

@@ -129,17 +129,49 @@ static int make_ready(struct wh *w, const char *fqn, const char *schema, const c
 	return rc;
 }
 
+int live_next_seq(struct wh *w, int64_t *seq, struct sl_err *err)
+{
+	return wh_query_int(w, "SELECT nextval('_sluice.seq')", seq, err);
+}
+
+int live_advance_record(struct wh *w, const char *fqn, const struct live_advance *adv,
+			int64_t now_ms, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t updated = 0;
+	char now[32];
+	int rc;
+
+	state_format_ts(now_ms, now, sizeof(now));
+	buf_adds(&sql, "INSERT INTO _sluice.live_advances VALUES (");
+	buf_add_sql_str(&sql, fqn);
+	buf_addf(&sql, ", %lld, %lld, '%s');\nUPDATE _sluice.live_sources SET watermark = %lld, "
+		       "rows = rows + %lld, advanced_at = '%s' WHERE source = ",
+		 (long long)adv->seq, (long long)adv->rows, now, (long long)adv->seq,
+		 (long long)adv->rows, now);
+	buf_add_sql_str(&sql, fqn);
+	rc = wh_exec_count(w, sql.buf, &updated, err);
+	/* the first advance of a source makes its row */
+	if (!rc && !updated) {
+		buf_reset(&sql);
+		buf_adds(&sql, "INSERT INTO _sluice.live_sources VALUES (");
+		buf_add_sql_str(&sql, fqn);
+		buf_addf(&sql, ", %lld, %lld, '%s')", (long long)adv->seq, (long long)adv->rows, now);
+		rc = wh_exec(w, sql.buf, err);
+	}
+	buf_release(&sql);
+	return rc;
+}
+
 /* Stamps and records, in one transaction. */
 static int stamp(struct wh *w, const char *fqn, const char *schema, const char *name,
 		 struct live_advance *adv, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	int64_t updated = 0;
-	char now[32];
 	int rc = wh_begin(w, err);
 
 	if (!rc)
-		rc = wh_query_int(w, "SELECT nextval('_sluice.seq')", &adv->seq, err);
+		rc = live_next_seq(w, &adv->seq, err);
 	if (!rc) {
 		buf_adds(&sql, "UPDATE ");
 		wh_sql_qualified(&sql, schema, name);
@@ -147,27 +179,8 @@ static int stamp(struct wh *w, const char *fqn, const char *schema, const char *
 			 (long long)adv->seq);
 		rc = wh_exec_count(w, sql.buf, &adv->rows, err);
 	}
-	if (!rc && adv->rows) {
-		state_format_ts(units_now_ms(), now, sizeof(now));
-		buf_reset(&sql);
-		buf_adds(&sql, "INSERT INTO _sluice.live_advances VALUES (");
-		buf_add_sql_str(&sql, fqn);
-		buf_addf(&sql, ", %lld, %lld, '%s');\nUPDATE _sluice.live_sources SET watermark = %lld, "
-			       "rows = rows + %lld, advanced_at = '%s' WHERE source = ",
-			 (long long)adv->seq, (long long)adv->rows, now, (long long)adv->seq,
-			 (long long)adv->rows, now);
-		buf_add_sql_str(&sql, fqn);
-		rc = wh_exec_count(w, sql.buf, &updated, err);
-		/* the first advance of a source makes its row */
-		if (!rc && !updated) {
-			buf_reset(&sql);
-			buf_adds(&sql, "INSERT INTO _sluice.live_sources VALUES (");
-			buf_add_sql_str(&sql, fqn);
-			buf_addf(&sql, ", %lld, %lld, '%s')", (long long)adv->seq,
-				 (long long)adv->rows, now);
-			rc = wh_exec(w, sql.buf, err);
-		}
-	}
+	if (!rc && adv->rows)
+		rc = live_advance_record(w, fqn, adv, units_now_ms(), err);
 	if (!rc)
 		rc = wh_commit(w, err);
 	if (rc)

@@ -31,6 +31,14 @@ struct live_advance {
 int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
 			struct sl_err *err);
 
+/* The next value of the warehouse-wide sequence. */
+int live_next_seq(struct wh *w, int64_t *seq, struct sl_err *err);
+/* Records that adv->rows rows of fqn ("landing.NAME") were stamped adv->seq
+ * at now_ms, in the caller's transaction: for writers that stamp rows as
+ * they append them. */
+int live_advance_record(struct wh *w, const char *fqn, const struct live_advance *adv,
+			int64_t now_ms, struct sl_err *err);
+
 /* "landing.NAME" for "NAME" or "landing.NAME", lowercase, into out. */
 void live_source_name(const char *source, char *out, size_t len);
 

@@ -226,6 +226,80 @@ static void duck_read_csv(struct wh *w, struct buf *sql, const char *path)
 	buf_adds(sql, ", header = true, auto_detect = true)");
 }
 
+struct duck_appender {
+	struct wh_appender base;
+	duckdb_appender ap;
+	size_t ncols;
+	char table[256];
+};
+
+static int appender_error(struct duck_appender *a, const char *what, struct sl_err *err)
+{
+	const char *msg = duckdb_appender_error(a->ap);
+
+	return sl_err_set(err, SL_E_SQL, "%s %s: %s", what, a->table,
+			  msg && *msg ? msg : "unknown DuckDB error");
+}
+
+static int duck_appender_open(struct wh *w, const char *schema, const char *table,
+			      struct wh_appender **out, struct sl_err *err)
+{
+	struct duck_appender *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		abort();
+	a->base.w = w;
+	snprintf(a->table, sizeof(a->table), "%s.%s", schema, table);
+	if (duckdb_appender_create(dd(w)->conn, schema, table, &a->ap) != DuckDBSuccess) {
+		int rc = appender_error(a, "cannot append to", err);
+
+		duckdb_appender_destroy(&a->ap);
+		free(a);
+		return rc;
+	}
+	a->ncols = (size_t)duckdb_appender_column_count(a->ap);
+	*out = &a->base;
+	return 0;
+}
+
+static int duck_appender_row(struct wh_appender *ap, const char *const *values, size_t n,
+			     struct sl_err *err)
+{
+	struct duck_appender *a = (struct duck_appender *)ap;
+
+	if (n != a->ncols)
+		return sl_err_set(err, SL_E_INTERNAL, "%zu values for the %zu columns of %s", n,
+				  a->ncols, a->table);
+	for (size_t i = 0; i < n; i++) {
+		duckdb_state st = values[i] ? duckdb_append_varchar(a->ap, values[i])
+					    : duckdb_append_null(a->ap);
+
+		if (st != DuckDBSuccess)
+			return appender_error(a, "cannot append to", err);
+	}
+	return duckdb_appender_end_row(a->ap) == DuckDBSuccess
+		       ? 0
+		       : appender_error(a, "cannot append to", err);
+}
+
+static int duck_appender_flush(struct wh_appender *ap, struct sl_err *err)
+{
+	struct duck_appender *a = (struct duck_appender *)ap;
+
+	return duckdb_appender_flush(a->ap) == DuckDBSuccess
+		       ? 0
+		       : appender_error(a, "cannot write the rows appended to", err);
+}
+
+static void duck_appender_close(struct wh_appender *ap)
+{
+	struct duck_appender *a = (struct duck_appender *)ap;
+
+	/* rows not flushed are dropped with the appender: the caller rolls back */
+	duckdb_appender_destroy(&a->ap);
+	free(a);
+}
+
 static const struct wh_ops duckdb_ops = {
 	.kind = WH_DUCKDB,
 	.close = duck_close,
@@ -235,6 +309,10 @@ static const struct wh_ops duckdb_ops = {
 	.query = duck_query,
 	.sql_swap_in = duck_swap_in,
 	.sql_read_csv = duck_read_csv,
+	.appender_open = duck_appender_open,
+	.appender_row = duck_appender_row,
+	.appender_flush = duck_appender_flush,
+	.appender_close = duck_appender_close,
 };
 
 /* DuckDB reports open failures as free text; these are the two a user can

@@ -179,6 +179,29 @@ int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_er
 	return rc;
 }
 
+int wh_appender_open(struct wh *w, const char *schema, const char *table,
+		     struct wh_appender **out, struct sl_err *err)
+{
+	return w->ops->appender_open(w, schema, table, out, err);
+}
+
+int wh_appender_row(struct wh_appender *ap, const char *const *values, size_t n,
+		    struct sl_err *err)
+{
+	return ap->w->ops->appender_row(ap, values, n, err);
+}
+
+int wh_appender_flush(struct wh_appender *ap, struct sl_err *err)
+{
+	return ap->w->ops->appender_flush(ap, err);
+}
+
+void wh_appender_close(struct wh_appender *ap)
+{
+	if (ap)
+		ap->w->ops->appender_close(ap);
+}
+
 int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err)
 {
 	struct wh_result *r;

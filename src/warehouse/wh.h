@@ -67,6 +67,20 @@ int wh_exec_atomic(struct wh *w, const char *sql, struct sl_err *err);
 /* Never fails in a way the caller can act on; errors are swallowed. */
 void wh_rollback(struct wh *w);
 
+/* Bulk appends to one table, on the connection's open transaction (they
+ * commit or roll back with it). A row is one text value per column of the
+ * table, in table order, NULL for SQL NULL; the warehouse casts each to its
+ * column's type, and a value that does not convert fails the row. Flush
+ * before committing; close before the connection. After an error, close
+ * the appender and roll the transaction back. */
+struct wh_appender;
+int wh_appender_open(struct wh *w, const char *schema, const char *table,
+		     struct wh_appender **out, struct sl_err *err);
+int wh_appender_row(struct wh_appender *ap, const char *const *values, size_t n,
+		    struct sl_err *err);
+int wh_appender_flush(struct wh_appender *ap, struct sl_err *err);
+void wh_appender_close(struct wh_appender *ap);
+
 /* Relation lookups. kind: "table", "view" or NULL when absent; owned by a. */
 int wh_relation_kind(struct wh *w, struct arena *a, const char *schema, const char *name,
 		     const char **kind, struct sl_err *err);

@@ -17,6 +17,17 @@ struct wh_ops {
 	void (*sql_swap_in)(struct wh *w, struct buf *sql, const char *schema, const char *staging,
 			    const char *name, const char *old_kind);
 	void (*sql_read_csv)(struct wh *w, struct buf *sql, const char *path);
+	int (*appender_open)(struct wh *w, const char *schema, const char *table,
+			     struct wh_appender **out, struct sl_err *err);
+	int (*appender_row)(struct wh_appender *ap, const char *const *values, size_t n,
+			    struct sl_err *err);
+	int (*appender_flush)(struct wh_appender *ap, struct sl_err *err);
+	void (*appender_close)(struct wh_appender *ap);
+};
+
+/* Every backend's appender starts with this. */
+struct wh_appender {
+	struct wh *w;
 };
 
 /* Every backend's connection struct starts with this. The memo is the

@@ -700,6 +700,7 @@ static void test_state_upgrades_older(void **state)
 	exec(f, "DROP TABLE _sluice.live_sources; DROP TABLE _sluice.live_advances;"
 		"DROP TABLE _sluice.live_consumed; DROP TABLE _sluice.live_state;"
 		"DROP SEQUENCE _sluice.seq; DROP TABLE _sluice.profiles; DROP TABLE _sluice.live_covered;"
+		"DROP TABLE _sluice.deliveries;"
 		"DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (1, 'old', NULL);"
 		"INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', NULL, 3, 7)");
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
@@ -707,6 +708,7 @@ static void test_state_upgrades_older(void **state)
 	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), STATE_VERSION);
 	assert_string_equal(kind_of(f, "_sluice", "live_sources"), "table");
 	assert_string_equal(kind_of(f, "_sluice", "live_state"), "table");
+	assert_string_equal(kind_of(f, "_sluice", "deliveries"), "table");
 	assert_int_equal(query_int(f, "SELECT build_count FROM _sluice.models WHERE name = 's.kept'"),
 			 3);
 	assert_int_equal(query_int(f, "SELECT nextval('_sluice.seq')"), 1);

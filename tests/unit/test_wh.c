@@ -380,6 +380,48 @@ static void test_exec_atomic(void **state)
 	assert_int_equal(wh_commit(f->w, &f->err), SL_E_SQL);
 }
 
+static void test_appender(void **state)
+{
+	struct fx *f = *state;
+	struct wh_appender *ap;
+	const char *good[] = { "42", "1.5", "2024-01-02 03:04:05", NULL };
+	const char *bad[] = { "x", "1", NULL, NULL };
+
+	open_memory(f);
+	exec(f, "CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT, amt DOUBLE, ts TIMESTAMP, note "
+		"VARCHAR)");
+	/* rows commit with the transaction they were appended in */
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, good, 4, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, good, 4, &f->err), 0);
+	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
+	wh_appender_close(ap);
+	assert_int_equal(wh_commit(f->w, &f->err), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t WHERE id = 42 AND note IS NULL"), 2);
+	/* and go with a rollback */
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, good, 4, &f->err), 0);
+	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
+	wh_appender_close(ap);
+	wh_rollback(f->w);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t"), 2);
+	/* a value that does not convert, a row of the wrong width, a missing table */
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, bad, 4, &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "s.t"));
+	wh_appender_close(ap);
+	wh_rollback(f->w);
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, good, 3, &f->err), SL_E_INTERNAL);
+	wh_appender_close(ap);
+	assert_int_equal(wh_appender_open(f->w, "s", "nope", &ap, &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "s.nope"));
+	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t"), 2);
+}
+
 /* Facts are shared by every connection of a database, not by another
  * database; forgetting forgets them for all connections. */
 static void test_memo(void **state)
@@ -594,6 +636,7 @@ int main(void)
 		T(test_rollback),
 		T(test_exec_atomic),
 		T(test_memo),
+		T(test_appender),
 		T(test_relation_kind),
 		T(test_relation_list),
 		T(test_table_columns),

@@ -1,0 +1,532 @@
+/*
+ * The landing writer: a queue, a thread and group commit. Whatever waits
+ * when a flush starts goes into one transaction; when that transaction
+ * fails, each batch is tried again alone, so one bad batch cannot take the
+ * others down with it.
+ */
+#include "ingest/writer.h"
+
+#include "build/state.h"
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "warehouse/wh.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct pending {
+	const struct ingest_batch *b;
+	ingest_done_fn done;
+	void *ctx;
+	int64_t queued_ms;
+	struct ingest_result res;
+	const struct pending *first; /* the earlier batch of this flush with its delivery id */
+	struct pending *next;
+};
+
+/* A landing table's columns, read once. */
+struct table {
+	char *fqn;
+	struct arena *a;
+	struct wh_column *cols;
+	size_t ncols;
+};
+
+struct ingest_writer {
+	struct wh *w;
+	struct ingest_opts opts;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct pending *head, *tail;
+	int64_t rows_waiting;
+	bool stop;
+	struct table *tables;
+	size_t ntables;
+	int64_t last_prune_ms;
+};
+
+#define DELIVERY_KEEP_MS (24LL * 3600 * 1000)
+
+static struct table *table_of(struct ingest_writer *wr, const char *fqn, struct sl_err *err)
+{
+	const char *dot = strchr(fqn, '.');
+	struct table *t;
+	char schema[128];
+
+	for (size_t i = 0; i < wr->ntables; i++)
+		if (strcmp(wr->tables[i].fqn, fqn) == 0)
+			return &wr->tables[i];
+	if (!dot || (size_t)(dot - fqn) >= sizeof(schema)) {
+		sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", fqn);
+		return NULL;
+	}
+	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - fqn), fqn);
+	wr->tables = realloc(wr->tables, (wr->ntables + 1) * sizeof(*wr->tables));
+	if (!wr->tables)
+		abort();
+	t = &wr->tables[wr->ntables];
+	*t = (struct table){ .fqn = strdup(fqn), .a = arena_new(NULL) };
+	if (!t->fqn)
+		abort();
+	if (wh_table_columns(wr->w, t->a, schema, dot + 1, &t->cols, &t->ncols, err) || !t->ncols) {
+		if (!t->ncols)
+			sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", fqn);
+		arena_free(t->a);
+		free(t->fqn);
+		return NULL;
+	}
+	wr->ntables++;
+	return t;
+}
+
+/* For each table column, where its value comes from: a column of the
+ * batch (>= 0), the sequence (-1), the landing time (-2) or nothing (-3). */
+static int map_columns(const struct table *t, const struct ingest_batch *b, int *from,
+		       struct sl_err *err)
+{
+	for (size_t j = 0; j < t->ncols; j++) {
+		const char *name = t->cols[j].name;
+
+		from[j] = strcmp(name, "_sluice_seq") == 0	   ? -1
+			  : strcmp(name, "_sluice_landed_at") == 0 ? -2
+								   : -3;
+		for (size_t k = 0; k < b->ncols; k++)
+			if (strcmp(b->names[k], name) == 0)
+				from[j] = (int)k;
+	}
+	for (size_t k = 0; k < b->ncols; k++) {
+		bool found = false;
+
+		for (size_t j = 0; j < t->ncols && !found; j++)
+			found = strcmp(b->names[k], t->cols[j].name) == 0;
+		if (!found)
+			return sl_err_set(err, SL_E_CONFIG,
+					  "landing table %s has no column '%s'\n"
+					  "  hint: add it (ALTER TABLE %s ADD COLUMN ...) or drop it from "
+					  "the source's columns in sluice.yml",
+					  t->fqn, b->names[k], t->fqn);
+	}
+	return 0;
+}
+
+/* Which batches carry a delivery id that already landed (their answer is
+ * the first one's), or that an earlier batch of this flush carries. */
+static int find_duplicates(struct ingest_writer *wr, struct pending **items, size_t n,
+			   struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	bool any = false;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ingest_batch *b = items[i]->b;
+
+		items[i]->first = NULL;
+		if (!b->delivery)
+			continue;
+		for (size_t k = 0; k < i && !items[i]->first; k++)
+			if (items[k]->b->delivery && strcmp(items[k]->b->delivery, b->delivery) == 0 &&
+			    strcmp(items[k]->b->source, b->source) == 0)
+				items[i]->first = items[k];
+		buf_adds(&sql, any ? " OR (source = " : "SELECT source, id, seq, rows FROM "
+							"_sluice.deliveries WHERE (source = ");
+		buf_add_sql_str(&sql, b->source);
+		buf_adds(&sql, " AND id = ");
+		buf_add_sql_str(&sql, b->delivery);
+		buf_adds(&sql, ")");
+		any = true;
+	}
+	if (!any)
+		return 0;
+	rc = wh_query(wr->w, sql.buf, &r, err);
+	buf_release(&sql);
+	for (size_t k = 0; !rc && k < wh_result_nrows(r); k++)
+		for (size_t i = 0; i < n; i++) {
+			const struct ingest_batch *b = items[i]->b;
+
+			if (b->delivery && strcmp(b->source, wh_result_value(r, k, 0)) == 0 &&
+			    strcmp(b->delivery, wh_result_value(r, k, 1)) == 0) {
+				items[i]->res.duplicate = true;
+				items[i]->res.seq = strtoll(wh_result_value(r, k, 2), NULL, 10);
+				items[i]->res.rows = strtoll(wh_result_value(r, k, 3), NULL, 10);
+			}
+		}
+	if (!rc)
+		wh_result_free(r);
+	return rc;
+}
+
+/* Appends one batch; a value the table refuses marks it bad input. */
+static int append_batch(struct wh_appender *ap, const struct table *t, struct pending *p,
+			const char *seq, const char *now, struct sl_err *err)
+{
+	const struct ingest_batch *b = p->b;
+	const char **values = calloc(t->ncols + 1, sizeof(char *));
+	int *from = calloc(t->ncols + 1, sizeof(int));
+	int rc;
+
+	if (!values || !from)
+		abort();
+	rc = map_columns(t, b, from, err);
+	for (size_t i = 0; !rc && i < b->nrows; i++) {
+		for (size_t j = 0; j < t->ncols; j++)
+			values[j] = from[j] >= 0   ? b->cells[i * b->ncols + (size_t)from[j]]
+				    : from[j] == -1 ? seq
+				    : from[j] == -2 ? now
+						    : NULL;
+		rc = wh_appender_row(ap, values, t->ncols, err);
+		if (rc) {
+			p->res.bad_input = true;
+			sl_err_context(err, "row %zu", i + 1);
+		}
+	}
+	free(values);
+	free(from);
+	return rc;
+}
+
+static int record_deliveries(struct ingest_writer *wr, struct pending **items, size_t n,
+			     const char *source, const char *now, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pending *p = items[i];
+
+		if (!p->b->delivery || p->first || p->res.duplicate ||
+		    strcmp(p->b->source, source) != 0)
+			continue;
+		buf_adds(&sql, sql.len ? ", (" : "INSERT INTO _sluice.deliveries VALUES (");
+		buf_add_sql_str(&sql, source);
+		buf_adds(&sql, ", ");
+		buf_add_sql_str(&sql, p->b->delivery);
+		buf_addf(&sql, ", %lld, %lld, '%s')", (long long)p->res.seq, (long long)p->res.rows,
+			 now);
+	}
+	if (sql.len)
+		rc = wh_exec(wr->w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
+static bool lands(const struct pending *p)
+{
+	return !p->first && !p->res.duplicate;
+}
+
+/* Everything of one landing table in this flush: one sequence, one
+ * appender, one advance. */
+static int land_source(struct ingest_writer *wr, struct pending **items, size_t n, size_t at,
+		       struct live_advance *adv, struct sl_err *err)
+{
+	const char *source = items[at]->b->source;
+	struct table *t = table_of(wr, source, err);
+	struct wh_appender *ap = NULL;
+	char seq[32], now[32];
+	const char *dot = strchr(source, '.');
+	int64_t now_ms = units_now_ms();
+	int rc;
+
+	if (!t)
+		return err ? err->code : SL_E_NOTFOUND;
+	*adv = (struct live_advance){ 0 };
+	rc = live_next_seq(wr->w, &adv->seq, err);
+	if (!rc) {
+		char schema[128];
+
+		snprintf(schema, sizeof(schema), "%.*s", (int)(dot - source), source);
+		rc = wh_appender_open(wr->w, schema, dot + 1, &ap, err);
+	}
+	snprintf(seq, sizeof(seq), "%lld", (long long)adv->seq);
+	state_format_ts(now_ms, now, sizeof(now));
+	for (size_t i = at; !rc && i < n; i++) {
+		struct pending *p = items[i];
+
+		if (strcmp(p->b->source, source) != 0 || !lands(p))
+			continue;
+		rc = append_batch(ap, t, p, seq, now, err);
+		p->res.seq = adv->seq;
+		p->res.rows = (int64_t)p->b->nrows;
+		adv->rows += p->res.rows;
+	}
+	if (!rc)
+		rc = wh_appender_flush(ap, err);
+	wh_appender_close(ap);
+	if (!rc && adv->rows)
+		rc = live_advance_record(wr->w, source, adv, now_ms, err);
+	if (!rc)
+		rc = record_deliveries(wr, items, n, source, now, err);
+	return rc;
+}
+
+/* One transaction for items; advs gets one advance per landing table. */
+static int commit(struct ingest_writer *wr, struct pending **items, size_t n,
+		  struct live_advance *advs, const char **sources, size_t *nadv, struct sl_err *err)
+{
+	int rc = wh_begin(wr->w, err);
+
+	*nadv = 0;
+	if (!rc)
+		rc = find_duplicates(wr, items, n, err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = strcmp(items[k]->b->source, items[i]->b->source) == 0;
+		if (seen)
+			continue;
+		rc = land_source(wr, items, n, i, &advs[*nadv], err);
+		sources[(*nadv)++] = items[i]->b->source;
+	}
+	if (!rc)
+		rc = wh_commit(wr->w, err);
+	if (rc) {
+		wh_rollback(wr->w);
+		*nadv = 0;
+	}
+	return rc;
+}
+
+static void fail(struct pending *p, const struct sl_err *err)
+{
+	p->res.code = err->code ? err->code : SL_E_INTERNAL;
+	p->res.seq = p->res.rows = 0;
+	snprintf(p->res.error, sizeof(p->res.error), "%.*s", (int)sizeof(p->res.error) - 1,
+		 err->msg);
+}
+
+static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
+		   const struct live_advance *advs, const char **sources, size_t nadv)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pending *p = items[i];
+
+		if (p->first) {
+			p->res.duplicate = true;
+			p->res.seq = p->first->res.seq;
+			p->res.rows = p->first->res.rows;
+		}
+		p->done(p->ctx, &p->res);
+		free(p);
+	}
+	for (size_t k = 0; wr->opts.advanced && k < nadv; k++)
+		if (advs[k].rows)
+			wr->opts.advanced(wr->opts.ctx, sources[k], &advs[k]);
+}
+
+static void flush(struct ingest_writer *wr, struct pending *list)
+{
+	size_t n = 0, nadv;
+	struct pending **items;
+	struct live_advance *advs;
+	const char **sources;
+	struct sl_err err = SL_ERR_INIT;
+
+	for (struct pending *p = list; p; p = p->next)
+		n++;
+	items = calloc(n, sizeof(*items));
+	advs = calloc(n, sizeof(*advs));
+	sources = calloc(n, sizeof(*sources));
+	if (!items || !advs || !sources)
+		abort();
+	n = 0;
+	for (struct pending *p = list; p; p = p->next)
+		items[n++] = p;
+	if (commit(wr, items, n, advs, sources, &nadv, &err) == 0) {
+		finish(wr, items, n, advs, sources, nadv);
+	} else if (n == 1) {
+		fail(items[0], &err);
+		finish(wr, items, 1, advs, sources, 0);
+	} else {
+		/* alone, each batch lands or fails on its own account */
+		for (size_t i = 0; i < n; i++) {
+			struct sl_err one = SL_ERR_INIT;
+
+			items[i]->res = (struct ingest_result){ 0 };
+			if (commit(wr, &items[i], 1, advs, sources, &nadv, &one))
+				fail(items[i], &one);
+			finish(wr, &items[i], 1, advs, sources, nadv);
+		}
+	}
+	free(items);
+	free(advs);
+	free(sources);
+}
+
+/* Deliveries are remembered for a day; once an hour the older ones go. */
+static void prune_deliveries(struct ingest_writer *wr)
+{
+	char sql[160], cutoff[32];
+
+	if (units_mono_ms() - wr->last_prune_ms < 3600 * 1000)
+		return;
+	wr->last_prune_ms = units_mono_ms();
+	state_format_ts(units_now_ms() - DELIVERY_KEEP_MS, cutoff, sizeof(cutoff));
+	snprintf(sql, sizeof(sql), "DELETE FROM _sluice.deliveries WHERE received_at < '%s'",
+		 cutoff);
+	wh_exec(wr->w, sql, NULL);
+}
+
+static void wait_until(struct ingest_writer *wr, int64_t deadline_mono_ms)
+{
+	struct timespec ts;
+	int64_t ms = deadline_mono_ms - units_mono_ms();
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&wr->cv, &wr->mu, &ts);
+}
+
+static void *run(void *arg)
+{
+	struct ingest_writer *wr = arg;
+
+	pthread_mutex_lock(&wr->mu);
+	for (;;) {
+		struct pending *list;
+
+		while (!wr->head && !wr->stop)
+			pthread_cond_wait(&wr->cv, &wr->mu);
+		if (!wr->head)
+			break;
+		/* company: more batches, until the oldest has waited long enough */
+		while (!wr->stop && wr->rows_waiting < wr->opts.flush_rows &&
+		       units_mono_ms() < wr->head->queued_ms + wr->opts.flush_interval_ms)
+			wait_until(wr, wr->head->queued_ms + wr->opts.flush_interval_ms);
+		list = wr->head;
+		wr->head = wr->tail = NULL;
+		wr->rows_waiting = 0;
+		pthread_mutex_unlock(&wr->mu);
+		flush(wr, list);
+		prune_deliveries(wr);
+		pthread_mutex_lock(&wr->mu);
+	}
+	pthread_mutex_unlock(&wr->mu);
+	return NULL;
+}
+
+int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ingest_writer **out,
+			struct sl_err *err)
+{
+	struct ingest_writer *wr;
+	pthread_condattr_t attr;
+	int rc = state_ensure(w, err);
+
+	if (rc)
+		return rc;
+	wr = calloc(1, sizeof(*wr));
+	if (!wr)
+		abort();
+	wr->w = w;
+	wr->opts = *opts;
+	wr->last_prune_ms = units_mono_ms() - 3600 * 1000;
+	pthread_mutex_init(&wr->mu, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wr->cv, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&wr->tid, NULL, run, wr)) {
+		pthread_cond_destroy(&wr->cv);
+		pthread_mutex_destroy(&wr->mu);
+		free(wr);
+		return sl_err_set(err, SL_E_INTERNAL, "cannot start the landing writer thread");
+	}
+	*out = wr;
+	return 0;
+}
+
+int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest_done_fn done,
+		  void *ctx, struct sl_err *err)
+{
+	struct pending *p;
+
+	pthread_mutex_lock(&wr->mu);
+	if (wr->stop || (wr->head && wr->rows_waiting + (int64_t)b->nrows > wr->opts.max_rows)) {
+		bool stopping = wr->stop;
+
+		pthread_mutex_unlock(&wr->mu);
+		return sl_err_set(err, SL_E_BUSY,
+				  stopping ? "the server is stopping"
+					   : "too many rows are waiting to land; retry shortly");
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		abort();
+	*p = (struct pending){ .b = b, .done = done, .ctx = ctx, .queued_ms = units_mono_ms() };
+	if (wr->tail)
+		wr->tail->next = p;
+	else
+		wr->head = p;
+	wr->tail = p;
+	wr->rows_waiting += (int64_t)b->nrows;
+	pthread_cond_signal(&wr->cv);
+	pthread_mutex_unlock(&wr->mu);
+	return 0;
+}
+
+struct waiter {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done;
+	struct ingest_result *res;
+};
+
+static void wake(void *ctx, const struct ingest_result *res)
+{
+	struct waiter *wt = ctx;
+
+	pthread_mutex_lock(&wt->mu);
+	*wt->res = *res;
+	wt->done = true;
+	pthread_cond_signal(&wt->cv);
+	pthread_mutex_unlock(&wt->mu);
+}
+
+int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
+		       struct ingest_result *res, struct sl_err *err)
+{
+	struct waiter wt = { .res = res };
+	int rc;
+
+	pthread_mutex_init(&wt.mu, NULL);
+	pthread_cond_init(&wt.cv, NULL);
+	rc = ingest_submit(wr, b, wake, &wt, err);
+	pthread_mutex_lock(&wt.mu);
+	while (!rc && !wt.done)
+		pthread_cond_wait(&wt.cv, &wt.mu);
+	pthread_mutex_unlock(&wt.mu);
+	pthread_cond_destroy(&wt.cv);
+	pthread_mutex_destroy(&wt.mu);
+	return rc;
+}
+
+void ingest_writer_stop(struct ingest_writer *wr)
+{
+	pthread_mutex_lock(&wr->mu);
+	wr->stop = true;
+	pthread_cond_signal(&wr->cv);
+	pthread_mutex_unlock(&wr->mu);
+	pthread_join(wr->tid, NULL);
+	for (size_t i = 0; i < wr->ntables; i++) {
+		arena_free(wr->tables[i].a);
+		free(wr->tables[i].fqn);
+	}
+	free(wr->tables);
+	wh_close(wr->w);
+	pthread_cond_destroy(&wr->cv);
+	pthread_mutex_destroy(&wr->mu);
+	free(wr);
+}

@@ -1,0 +1,73 @@
+/*
+ * The single writer of landing tables. Ingest paths (webhook requests,
+ * pollers) submit batches of rows from any thread; one thread owns the
+ * write connection and group-commits them: every batch waiting when a flush
+ * starts is appended, stamped with its landing table's next sequence and
+ * announced, in one transaction. A batch's completion callback runs only
+ * after that transaction committed, so an acknowledged batch is durable,
+ * and a batch that fails lands nothing.
+ */
+#ifndef SL_INGEST_WRITER_H
+#define SL_INGEST_WRITER_H
+
+#include "live/advance.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_err;
+struct wh;
+
+/* One submission's rows for one landing table. The memory stays the
+ * submitter's and must stay valid until its callback ran. */
+struct ingest_batch {
+	const char *source;        /* "landing.NAME" */
+	const char *const *names;  /* the ncols columns the values are for */
+	size_t ncols, nrows;
+	const char *const *cells;  /* nrows * ncols, row-major, NULL for SQL NULL */
+	const char *delivery;      /* optional id: a batch whose id already landed
+				    * lands nothing and gets the first one's answer */
+};
+
+struct ingest_result {
+	int code;           /* 0, or the SL_E_* that failed it */
+	bool bad_input;     /* the rows themselves were refused (a value the column
+			     * type does not take): the sender's fault */
+	bool duplicate;     /* its delivery id had landed before */
+	int64_t seq, rows;  /* the sequence its rows got, and how many */
+	char error[512];
+};
+
+typedef void (*ingest_done_fn)(void *ctx, const struct ingest_result *res);
+/* After each commit, once per landing table it advanced (the writer's
+ * thread): the place to wake the live runner. */
+typedef void (*ingest_advanced_fn)(void *ctx, const char *source, const struct live_advance *adv);
+
+struct ingest_opts {
+	int64_t flush_interval_ms; /* longest a batch waits for company */
+	int64_t flush_rows;        /* flush at once when this many rows wait */
+	int64_t max_rows;          /* refuse submissions beyond this many waiting rows */
+	ingest_advanced_fn advanced;
+	void *ctx;
+};
+
+struct ingest_writer;
+
+/* Starts the writer thread on w, which it owns from now on and closes when
+ * stopped. */
+int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ingest_writer **out,
+			struct sl_err *err);
+/* Queues a batch; done(ctx, result) is called once, on the writer's thread,
+ * after its transaction ended. SL_E_BUSY when too many rows wait or the
+ * writer is stopping (nothing queued, done not called). */
+int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest_done_fn done,
+		  void *ctx, struct sl_err *err);
+/* Submits and waits for the result (for callers with a thread to spare). */
+int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
+		       struct ingest_result *res, struct sl_err *err);
+/* Refuses new batches, commits every accepted one, joins the thread and
+ * closes the connection. */
+void ingest_writer_stop(struct ingest_writer *wr);
+
+#endif

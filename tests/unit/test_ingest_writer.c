@@ -1,0 +1,305 @@
+/*
+ * The landing writer (src/ingest/writer.c) on an in-memory DuckDB: group
+ * commit, one sequence per landing table per flush, isolation of a bad
+ * batch, delivery ids, back-pressure and the flush on stop.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/err.h"
+#include "ingest/writer.h"
+#include "warehouse/wh.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fx {
+	struct wh *probe; /* a connection of the test's own */
+	struct ingest_writer *wr;
+	struct sl_err err;
+	pthread_mutex_t mu;
+	int advances;
+	int64_t advanced_rows;
+};
+
+/* What one submission got back. */
+struct answer {
+	pthread_mutex_t *mu;
+	bool done;
+	struct ingest_result res;
+};
+
+static const char *const NAMES[] = { "order_id", "amount", "payload" };
+
+static void on_advance(void *ctx, const char *source, const struct live_advance *adv)
+{
+	struct fx *f = ctx;
+
+	assert_string_equal(source, "landing.orders");
+	pthread_mutex_lock(&f->mu);
+	f->advances++;
+	f->advanced_rows += adv->rows;
+	pthread_mutex_unlock(&f->mu);
+}
+
+static void on_done(void *ctx, const struct ingest_result *res)
+{
+	struct answer *an = ctx;
+
+	pthread_mutex_lock(an->mu);
+	an->res = *res;
+	an->done = true;
+	pthread_mutex_unlock(an->mu);
+}
+
+static void start(struct fx *f, int64_t flush_interval_ms, int64_t max_rows)
+{
+	struct wh *w;
+	struct ingest_opts opts = { .flush_interval_ms = flush_interval_ms,
+				    .flush_rows = 1000,
+				    .max_rows = max_rows,
+				    .advanced = on_advance,
+				    .ctx = f };
+
+	assert_int_equal(wh_open_duckdb(NULL, false, &w, &f->err), 0);
+	assert_int_equal(wh_connect(w, &f->probe, &f->err), 0);
+	assert_int_equal(wh_exec(f->probe,
+				 "CREATE SCHEMA landing; CREATE TABLE landing.orders (order_id "
+				 "BIGINT, amount DOUBLE, payload JSON, _sluice_landed_at TIMESTAMP, "
+				 "_sluice_seq BIGINT)",
+				 &f->err),
+			 0);
+	assert_int_equal(ingest_writer_start(w, &opts, &f->wr, &f->err), 0);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	pthread_mutex_init(&f->mu, NULL);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	if (f->wr)
+		ingest_writer_stop(f->wr);
+	wh_close(f->probe);
+	pthread_mutex_destroy(&f->mu);
+	free(f);
+	return 0;
+}
+
+static int64_t qint(struct fx *f, const char *sql)
+{
+	int64_t v = -1;
+
+	if (wh_query_int(f->probe, sql, &v, &f->err))
+		fail_msg("%s\n%s", f->err.msg, sql);
+	return v;
+}
+
+/* A batch of rows "id,amount" (one value string per row). */
+struct rows {
+	const char *cells[3 * 8];
+	struct ingest_batch b;
+};
+
+static const struct ingest_batch *batch(struct rows *r, const char *delivery, size_t n,
+					const char *const *ids, const char *const *amounts)
+{
+	for (size_t i = 0; i < n; i++) {
+		r->cells[i * 3] = ids[i];
+		r->cells[i * 3 + 1] = amounts[i];
+		r->cells[i * 3 + 2] = "{\"k\": 1}";
+	}
+	r->b = (struct ingest_batch){ .source = "landing.orders",
+				      .names = NAMES,
+				      .ncols = 3,
+				      .nrows = n,
+				      .cells = r->cells,
+				      .delivery = delivery };
+	return &r->b;
+}
+
+static void submit(struct fx *f, const struct ingest_batch *b, struct answer *an)
+{
+	an->mu = &f->mu;
+	assert_int_equal(ingest_submit(f->wr, b, on_done, an, &f->err), 0);
+}
+
+static void wait_all(struct fx *f, struct answer *ans, size_t n)
+{
+	for (int tries = 0; tries < 1000; tries++) {
+		size_t done = 0;
+
+		pthread_mutex_lock(&f->mu);
+		for (size_t i = 0; i < n; i++)
+			done += ans[i].done;
+		pthread_mutex_unlock(&f->mu);
+		if (done == n)
+			return;
+		struct timespec ts = { 0, 5000000L };
+		nanosleep(&ts, NULL);
+	}
+	fail_msg("answers did not come");
+}
+
+static void test_group_commit(void **state)
+{
+	struct fx *f = *state;
+	struct rows r[3];
+	struct answer ans[3] = { 0 };
+	const char *ids[] = { "1", "2" }, *amounts[] = { "1.5", "2" };
+
+	start(f, 200, 100000);
+	for (int i = 0; i < 3; i++)
+		submit(f, batch(&r[i], NULL, 2, ids, amounts), &ans[i]);
+	/* nothing is answered before its transaction commits */
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 0);
+	assert_false(ans[0].done);
+	wait_all(f, ans, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ans[i].res.code, 0);
+		assert_int_equal(ans[i].res.rows, 2);
+		assert_int_equal(ans[i].res.seq, ans[0].res.seq);
+		assert_false(ans[i].res.duplicate);
+	}
+	assert_true(ans[0].res.seq > 0);
+	/* one transaction: one sequence, one advance */
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders WHERE _sluice_seq = "
+				 "(SELECT watermark FROM _sluice.live_sources) AND (payload->>'k') = "
+				 "'1' AND _sluice_landed_at IS NOT NULL"),
+			 6);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances WHERE rows = 6"), 1);
+	assert_int_equal(qint(f, "SELECT sum(amount) * 10 FROM landing.orders"), 105);
+	assert_int_equal(f->advances, 1);
+	assert_int_equal(f->advanced_rows, 6);
+}
+
+/* A batch the table refuses fails alone; the others land. */
+static void test_bad_batch_fails_alone(void **state)
+{
+	struct fx *f = *state;
+	struct rows r[3];
+	struct answer ans[3] = { 0 };
+	const char *ids[] = { "1", "2" }, *good[] = { "1", "2" }, *bad[] = { "3", "abc" };
+
+	start(f, 100, 100000);
+	submit(f, batch(&r[0], NULL, 2, ids, good), &ans[0]);
+	submit(f, batch(&r[1], NULL, 2, ids, bad), &ans[1]);
+	submit(f, batch(&r[2], NULL, 2, ids, good), &ans[2]);
+	wait_all(f, ans, 3);
+	assert_int_equal(ans[0].res.code, 0);
+	assert_int_equal(ans[2].res.code, 0);
+	assert_int_not_equal(ans[1].res.code, 0);
+	assert_true(ans[1].res.bad_input);
+	assert_non_null(strstr(ans[1].res.error, "row 2"));
+	assert_int_equal(ans[1].res.rows, 0);
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 4);
+	assert_int_equal(qint(f, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 2);
+	assert_int_equal(qint(f, "SELECT sum(rows) FROM _sluice.live_advances"), 4);
+}
+
+static void test_delivery_ids(void **state)
+{
+	struct fx *f = *state;
+	struct rows r[4];
+	struct answer ans[4] = { 0 };
+	const char *ids[] = { "1" }, *amounts[] = { "1" };
+
+	start(f, 20, 100000);
+	submit(f, batch(&r[0], "d-1", 1, ids, amounts), &ans[0]);
+	wait_all(f, ans, 1);
+	/* again later, and twice within one flush */
+	submit(f, batch(&r[1], "d-1", 1, ids, amounts), &ans[1]);
+	submit(f, batch(&r[2], "d-2", 1, ids, amounts), &ans[2]);
+	submit(f, batch(&r[3], "d-2", 1, ids, amounts), &ans[3]);
+	wait_all(f, ans, 4);
+	assert_false(ans[0].res.duplicate);
+	assert_true(ans[1].res.duplicate);
+	assert_int_equal(ans[1].res.seq, ans[0].res.seq);
+	assert_int_equal(ans[1].res.rows, 1);
+	assert_false(ans[2].res.duplicate);
+	assert_true(ans[3].res.duplicate);
+	assert_int_equal(ans[3].res.seq, ans[2].res.seq);
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 2);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.deliveries"), 2);
+}
+
+/* Too many rows waiting: refused at once, nothing queued. */
+static void test_busy(void **state)
+{
+	struct fx *f = *state;
+	struct rows r[2];
+	struct answer ans[2] = { 0 };
+	const char *ids[] = { "1", "2", "3" }, *amounts[] = { "1", "2", "3" };
+
+	start(f, 500, 4);
+	submit(f, batch(&r[0], NULL, 3, ids, amounts), &ans[0]);
+	assert_int_equal(ingest_submit(f->wr, batch(&r[1], NULL, 3, ids, amounts), on_done, &ans[1],
+				       &f->err),
+			 SL_E_BUSY);
+	wait_all(f, ans, 1);
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 3);
+}
+
+/* Stopping commits what was accepted, however long it would have waited. */
+static void test_stop_flushes(void **state)
+{
+	struct fx *f = *state;
+	struct rows r;
+	struct answer an = { 0 };
+	const char *ids[] = { "1" }, *amounts[] = { "1" };
+
+	start(f, 60000, 100000);
+	submit(f, batch(&r, NULL, 1, ids, amounts), &an);
+	ingest_writer_stop(f->wr);
+	f->wr = NULL;
+	assert_true(an.done);
+	assert_int_equal(an.res.code, 0);
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 1);
+}
+
+static void test_unknown_column_and_table(void **state)
+{
+	struct fx *f = *state;
+	struct ingest_result res;
+	const char *names[] = { "nope" }, *cells[] = { "1" };
+	struct ingest_batch b = { .source = "landing.orders", .names = names, .ncols = 1,
+				  .nrows = 1, .cells = cells };
+
+	start(f, 1, 100000);
+	assert_int_equal(ingest_submit_wait(f->wr, &b, &res, &f->err), 0);
+	assert_int_equal(res.code, SL_E_CONFIG);
+	assert_non_null(strstr(res.error, "landing table landing.orders has no column 'nope'"));
+	b.source = "landing.missing";
+	assert_int_equal(ingest_submit_wait(f->wr, &b, &res, &f->err), 0);
+	assert_int_not_equal(res.code, 0);
+	assert_non_null(strstr(res.error, "landing.missing"));
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_group_commit),
+		T(test_bad_batch_fails_alone),
+		T(test_delivery_ids),
+		T(test_busy),
+		T(test_stop_flushes),
+		T(test_unknown_column_and_table),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
