@@ -1,0 +1,208 @@
+/*
+ * The live status document, from the state tables and a ledger read from
+ * them (lag and "behind" are the runner's own definitions).
+ */
+#include "live/status.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "live/inputs.h"
+#include "live/ledger.h"
+#include "project/model.h"
+#include "warehouse/wh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static int64_t num(const struct wh_result *r, size_t row, size_t col)
+{
+	const char *v = wh_result_value(r, row, col);
+
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+/* The model's row of live_state, into o; the state it names. */
+static int model_row(struct wh *w, const struct model *m, json_t *o, const char **state,
+		     struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int64_t now = units_now_ms(), retry;
+	int rc;
+
+	buf_adds(&sql, "SELECT status, paused, refresh_count, events, events_per_s, "
+		       "strftime(last_refresh_at, '%Y-%m-%d %H:%M:%S'), last_error, "
+		       "coalesce(epoch_ms(next_retry_at), 0) FROM _sluice.live_state WHERE model = ");
+	buf_add_sql_str(&sql, m->fqn);
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	if (wh_result_nrows(r)) {
+		*state = strcmp(wh_result_value(r, 0, 1), "true") == 0 ? "paused"
+			 : strcmp(wh_result_value(r, 0, 0), "failing") == 0 ? "failing"
+									     : "live";
+		retry = num(r, 0, 7);
+		json_object_set_new(o, "events_per_s", json_real(strtod(wh_result_value(r, 0, 4), NULL)));
+		json_object_set_new(o, "last_refresh", str_or_null(wh_result_value(r, 0, 5)));
+		json_object_set_new(o, "refreshes", json_integer(num(r, 0, 2)));
+		json_object_set_new(o, "events", json_integer(num(r, 0, 3)));
+		json_object_set_new(o, "last_error", str_or_null(wh_result_value(r, 0, 6)));
+		json_object_set_new(o, "retry_in_ms", json_integer(retry > now ? retry - now : 0));
+	}
+	wh_result_free(r);
+	return 0;
+}
+
+static json_t *new_model(const struct model *m)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "model", json_string(m->fqn));
+	json_object_set_new(o, "state", json_string("new"));
+	json_object_set_new(o, "lag_ms", json_integer(0));
+	json_object_set_new(o, "events_per_s", json_real(0));
+	json_object_set_new(o, "last_refresh", json_null());
+	json_object_set_new(o, "refreshes", json_integer(0));
+	json_object_set_new(o, "events", json_integer(0));
+	json_object_set_new(o, "last_error", json_null());
+	json_object_set_new(o, "retry_in_ms", json_integer(0));
+	return o;
+}
+
+static int sources(struct wh *w, json_t *arr, struct sl_err *err)
+{
+	struct wh_result *r;
+	int rc = wh_query(w,
+			  "SELECT source, watermark, rows, strftime(advanced_at, '%Y-%m-%d "
+			  "%H:%M:%S') FROM _sluice.live_sources ORDER BY source",
+			  &r, err);
+
+	for (size_t i = 0; !rc && i < wh_result_nrows(r); i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "source", json_string(wh_result_value(r, i, 0)));
+		json_object_set_new(o, "watermark", json_integer(num(r, i, 1)));
+		json_object_set_new(o, "rows", json_integer(num(r, i, 2)));
+		json_object_set_new(o, "last_advance", str_or_null(wh_result_value(r, i, 3)));
+		json_array_append_new(arr, o);
+	}
+	if (!rc)
+		wh_result_free(r);
+	return rc;
+}
+
+/* A live model with a failing live input waits for it. */
+static bool waits(const struct model *m, json_t *models, struct arena *a)
+{
+	struct live_inputs in;
+	size_t i;
+	json_t *o;
+
+	live_inputs_find(a, m, &in);
+	for (size_t k = 0; k < in.n; k++)
+		json_array_foreach(models, i, o)
+			if (in.items[k].model &&
+			    strcmp(json_string_value(json_object_get(o, "model")),
+				   in.items[k].model->fqn) == 0 &&
+			    strcmp(json_string_value(json_object_get(o, "state")), "failing") == 0)
+				return true;
+	return false;
+}
+
+int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err *err)
+{
+	json_t *root = json_object(), *models = json_array(), *srcs = json_array();
+	struct arena *a = arena_new(NULL);
+	struct live_ledger *ledger = NULL;
+	const char *kind = NULL;
+	int64_t now = units_now_ms();
+	int rc = w ? wh_relation_kind(w, a, "_sluice", "live_state", &kind, err) : 0;
+
+	if (!rc && kind) {
+		ledger = live_ledger_new(p);
+		rc = live_ledger_load(ledger, w, err);
+	}
+	for (size_t i = 0; !rc && i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+		const char *state = "new";
+		json_t *o;
+		int64_t lag;
+
+		if (!live_model_refreshes(m))
+			continue;
+		o = new_model(m);
+		json_array_append_new(models, o);
+		if (!ledger)
+			continue;
+		rc = model_row(w, m, o, &state, err);
+		lag = live_ledger_lag_ms(ledger, m, now);
+		if (strcmp(state, "live") == 0 && (live_ledger_behind(ledger, m) || lag > 0))
+			state = waits(m, models, a) ? "waiting" : "behind";
+		json_object_set_new(o, "state", json_string(state));
+		json_object_set_new(o, "lag_ms", json_integer(lag));
+	}
+	if (!rc && ledger)
+		rc = sources(w, srcs, err);
+	live_ledger_free(ledger);
+	arena_free(a);
+	json_object_set_new(root, "models", models);
+	json_object_set_new(root, "sources", srcs);
+	if (rc) {
+		json_decref(root);
+		return rc;
+	}
+	*out = root;
+	return 0;
+}
+
+static const char *text(const json_t *o, const char *key, const char *none)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : none;
+}
+
+void live_status_print(const json_t *doc, FILE *out)
+{
+	const json_t *models = json_object_get(doc, "models"), *srcs = json_object_get(doc, "sources");
+	size_t i;
+	json_t *o;
+
+	fprintf(out, "%-32s %-8s %9s %9s %-19s %9s  %s\n", "MODEL", "STATE", "LAG", "EVENTS/S",
+		"LAST REFRESH", "REFRESHES", "LAST ERROR");
+	json_array_foreach(models, i, o) {
+		int64_t retry = json_integer_value(json_object_get(o, "retry_in_ms"));
+		char lag[32], wait[48] = "";
+
+		units_format_duration(json_integer_value(json_object_get(o, "lag_ms")), lag,
+				      sizeof(lag));
+		if (retry && strcmp(text(o, "state", ""), "failing") == 0) {
+			char d[32];
+
+			units_format_duration(retry, d, sizeof(d));
+			snprintf(wait, sizeof(wait), " (retry in %s)", d);
+		}
+		fprintf(out, "%-32s %-8s %9s %9.1f %-19s %9lld  %s%s\n", text(o, "model", ""),
+			text(o, "state", ""), lag,
+			json_real_value(json_object_get(o, "events_per_s")),
+			text(o, "last_refresh", "-"),
+			(long long)json_integer_value(json_object_get(o, "refreshes")),
+			text(o, "last_error", ""), wait);
+	}
+	if (!json_array_size(srcs))
+		return;
+	fprintf(out, "\n%-32s %9s %9s  %s\n", "SOURCE", "WATERMARK", "ROWS", "LAST ADVANCE");
+	json_array_foreach(srcs, i, o)
+		fprintf(out, "%-32s %9lld %9lld  %s\n", text(o, "source", ""),
+			(long long)json_integer_value(json_object_get(o, "watermark")),
+			(long long)json_integer_value(json_object_get(o, "rows")),
+			text(o, "last_advance", ""));
+}
