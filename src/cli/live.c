@@ -105,7 +105,6 @@ static int live_pause(struct cli_args *args, bool pause)
 	struct sl_err err = SL_ERR_INIT;
 	struct buf sql = BUF_INIT;
 	const struct model *m;
-	char now[32];
 	int rc;
 
 	if (args->npos != 2) {
@@ -121,18 +120,7 @@ static int live_pause(struct cli_args *args, bool pause)
 		cli_session_close(&s);
 		return CLI_FAILED;
 	}
-	state_format_ts(units_now_ms(), now, sizeof(now));
-	/* resuming also skips what is left of a failure's backoff */
-	buf_adds(&sql, "INSERT INTO _sluice.live_state VALUES (");
-	buf_add_sql_str(&sql, m->fqn);
-	buf_addf(&sql,
-		 ", 0, 0, 0, 0, 0, 'live', %s, 0, NULL, NULL, NULL) ON CONFLICT (model) DO UPDATE "
-		 "SET paused = excluded.paused%s;\n",
-		 pause ? "true" : "false", pause ? "" : ", next_retry_at = NULL");
-	buf_adds(&sql, "INSERT INTO _sluice.run_log VALUES (NULL, ");
-	buf_add_sql_str(&sql, m->fqn);
-	buf_addf(&sql, ", '', 'live', '%s', '%s', '%s', 0, 0, NULL)", pause ? "paused" : "resumed",
-		 now, now);
+	live_pause_sql(&sql, m->fqn, pause);
 	rc = state_ensure(s.wh, &err);
 	if (!rc)
 		rc = wh_exec(s.wh, sql.buf, &err);

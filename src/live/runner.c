@@ -53,6 +53,7 @@ struct live_runner {
 	size_t nrelations;
 	bool catalog_stale;
 	struct live_cycle *cycle_out;
+	const struct model *only; /* a refresh asked for one model */
 };
 
 struct live_runner *live_runner_new(struct project *p, FILE *out)
@@ -90,8 +91,9 @@ void live_runner_free(struct live_runner *r)
 
 static bool pick(void *ctx, const struct model *m)
 {
-	(void)ctx;
-	return live_model_refreshes(m);
+	const struct live_runner *r = ctx;
+
+	return live_model_refreshes(m) && (!r->only || r->only == m);
 }
 
 static const char *hold(void *ctx, const struct model *m)
@@ -306,6 +308,60 @@ static int housekeeping(struct live_runner *r, struct wh *w, struct sl_err *err)
 		r->last_checkpoint_ms = units_mono_ms();
 	}
 	return rc ? rc : live_runner_flush_log(r, w, false, err);
+}
+
+void live_pause_sql(struct buf *sql, const char *model, bool pause)
+{
+	char now[32];
+
+	state_format_ts(units_now_ms(), now, sizeof(now));
+	/* resuming also skips what is left of a failure's backoff */
+	buf_adds(sql, "INSERT INTO _sluice.live_state VALUES (");
+	buf_add_sql_str(sql, model);
+	buf_addf(sql,
+		 ", 0, 0, 0, 0, 0, 'live', %s, 0, NULL, NULL, NULL) ON CONFLICT (model) DO UPDATE "
+		 "SET paused = excluded.paused%s;\n",
+		 pause ? "true" : "false", pause ? "" : ", next_retry_at = NULL");
+	buf_adds(sql, "INSERT INTO _sluice.run_log VALUES (NULL, ");
+	buf_add_sql_str(sql, model);
+	buf_addf(sql, ", '', 'live', '%s', '%s', '%s', 0, 0, NULL)", pause ? "paused" : "resumed",
+		 now, now);
+}
+
+int live_runner_pause(struct live_runner *r, struct wh *w, const struct model *m, bool pause,
+		      struct sl_err *err)
+{
+	struct ledger_model *lm = live_ledger_model(r->ledger, m);
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	if (!lm || !live_model_refreshes(m))
+		return sl_err_set(err, SL_E_NOTFOUND, "'%s' is not a live model", m->fqn);
+	live_pause_sql(&sql, m->fqn, pause);
+	rc = wh_exec_atomic(w, sql.buf, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	lm->known = true;
+	lm->paused = pause;
+	if (!pause)
+		lm->next_retry_ms = 0;
+	return 0;
+}
+
+int live_runner_refresh(struct live_runner *r, struct wh *w, const struct model *m,
+			struct live_cycle *out, struct sl_err *err)
+{
+	int rc = 0;
+
+	if (!live_ledger_loaded(r->ledger))
+		rc = live_ledger_load(r->ledger, w, err);
+	if (!rc) {
+		r->only = m;
+		rc = live_runner_cycle(r, w, out, err);
+		r->only = NULL;
+	}
+	return rc;
 }
 
 /* The ledger is read when the runner first looks at a warehouse it holds. */

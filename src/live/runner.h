@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct buf;
 struct live_advance;
+struct model;
 struct project;
 struct sl_err;
 struct wh;
@@ -44,6 +46,17 @@ int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
  * without asking the warehouse. */
 void live_runner_advanced(struct live_runner *r, const char *source,
 			  const struct live_advance *adv);
+
+/* Pauses or resumes a live model (resuming skips what is left of a
+ * backoff): its state row and a run-log row, on the runner's connection. */
+int live_runner_pause(struct live_runner *r, struct wh *w, const struct model *m, bool pause,
+		      struct sl_err *err);
+/* The statements that pause or resume model, for a process without a
+ * runner. */
+void live_pause_sql(struct buf *sql, const char *model, bool pause);
+/* A cycle for one model only: it applies what is pending for it now. */
+int live_runner_refresh(struct live_runner *r, struct wh *w, const struct model *m,
+			struct live_cycle *out, struct sl_err *err);
 
 /* Before the runner lets go of the warehouse: writes what its refreshes
  * left unwritten and the due run-log rows, and forgets what it kept, to

@@ -17,6 +17,16 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* Work handed to the runner's thread by another thread, which waits. */
+struct job {
+	live_job_fn fn;
+	void *arg;
+	struct sl_err *err;
+	int rc;
+	bool done;
+	struct job *next;
+};
+
 struct live_thread {
 	pthread_t tid;
 	pthread_mutex_t mu;
@@ -28,6 +38,8 @@ struct live_thread {
 	struct live_runner *runner;
 	struct live_schedule sched;
 	FILE *out;
+	struct job *jobs;
+	pthread_cond_t job_done;
 };
 
 static void wait_ms(struct live_thread *t, int64_t ms)
@@ -50,6 +62,21 @@ static void report(struct live_thread *t, const struct sl_err *err)
 		fprintf(t->out, "live runner: %s\n", err->msg);
 }
 
+/* Under mu, which it lets go while a job runs. */
+static void run_jobs(struct live_thread *t)
+{
+	while (t->jobs) {
+		struct job *j = t->jobs;
+
+		t->jobs = j->next;
+		pthread_mutex_unlock(&t->mu);
+		j->rc = j->fn(t->runner, t->w, j->arg, j->err);
+		pthread_mutex_lock(&t->mu);
+		j->done = true;
+		pthread_cond_broadcast(&t->job_done);
+	}
+}
+
 static void *run(void *arg)
 {
 	struct live_thread *t = arg;
@@ -62,6 +89,10 @@ static void *run(void *arg)
 	while (!t->stop) {
 		int64_t now = units_mono_ms(), wait;
 
+		if (t->jobs) {
+			run_jobs(t);
+			continue;
+		}
 		if (t->noted) {
 			live_schedule_advance(&t->sched, now);
 			t->noted = false;
@@ -121,10 +152,12 @@ int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_th
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&t->cv, &attr);
+	pthread_cond_init(&t->job_done, NULL);
 	pthread_condattr_destroy(&attr);
 	if (pthread_create(&t->tid, NULL, run, t)) {
 		live_runner_free(t->runner);
 		pthread_cond_destroy(&t->cv);
+		pthread_cond_destroy(&t->job_done);
 		pthread_mutex_destroy(&t->mu);
 		free(t);
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start the live runner thread");
@@ -151,6 +184,25 @@ void live_thread_notify(struct live_thread *t)
 	pthread_mutex_unlock(&t->mu);
 }
 
+int live_thread_call(struct live_thread *t, live_job_fn fn, void *arg, struct sl_err *err)
+{
+	struct job j = { .fn = fn, .arg = arg, .err = err }, **tail;
+
+	pthread_mutex_lock(&t->mu);
+	if (t->stop) {
+		pthread_mutex_unlock(&t->mu);
+		return sl_err_set(err, SL_E_BUSY, "the live runner is stopping");
+	}
+	for (tail = &t->jobs; *tail; tail = &(*tail)->next)
+		;
+	*tail = &j;
+	pthread_cond_signal(&t->cv);
+	while (!j.done)
+		pthread_cond_wait(&t->job_done, &t->mu);
+	pthread_mutex_unlock(&t->mu);
+	return j.rc;
+}
+
 size_t live_thread_cycles(struct live_thread *t)
 {
 	size_t n;
@@ -168,11 +220,16 @@ void live_thread_stop(struct live_thread *t)
 	pthread_cond_signal(&t->cv);
 	pthread_mutex_unlock(&t->mu);
 	pthread_join(t->tid, NULL);
+	/* jobs queued while it stopped still get their turn */
+	pthread_mutex_lock(&t->mu);
+	run_jobs(t);
+	pthread_mutex_unlock(&t->mu);
 	live_runner_release(t->runner, t->w, NULL);
 	live_runner_flush_log(t->runner, t->w, true, NULL);
 	live_runner_free(t->runner);
 	wh_close(t->w);
 	pthread_cond_destroy(&t->cv);
+	pthread_cond_destroy(&t->job_done);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
 }

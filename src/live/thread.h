@@ -15,6 +15,7 @@ struct project;
 struct live_advance;
 struct sl_err;
 struct wh;
+struct live_runner;
 struct live_thread;
 
 /* Starts the runner on connection w (which it owns from now on and closes
@@ -28,6 +29,11 @@ void live_thread_notify(struct live_thread *t);
  * of it without asking the warehouse. */
 void live_thread_advanced(struct live_thread *t, const char *source,
 			  const struct live_advance *adv);
+/* Runs fn on the runner's thread between cycles, with its runner and
+ * connection, and waits for its result: the way other threads steer the
+ * runner (pause, resume, refresh) without racing it. */
+typedef int (*live_job_fn)(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err);
+int live_thread_call(struct live_thread *t, live_job_fn fn, void *arg, struct sl_err *err);
 /* Cycles run so far. */
 size_t live_thread_cycles(struct live_thread *t);
 /* Stops after the current cycle, writes what the runner left unwritten and

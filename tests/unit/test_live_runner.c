@@ -653,6 +653,61 @@ static int64_t count_silver(struct fx *f)
 	return qint(f, "SELECT count(*) FROM silver.orders");
 }
 
+struct job_arg {
+	struct fx *f;
+	const char *model;
+	bool pause;
+};
+
+static int pause_job(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err)
+{
+	struct job_arg *j = arg;
+
+	return live_runner_pause(r, w, project_find_model(j->f->p, j->model), j->pause, err);
+}
+
+static bool wait_for(struct fx *f, const char *sql, int64_t want)
+{
+	int64_t started = units_mono_ms();
+
+	while (units_mono_ms() - started < 4000) {
+		if (qint(f, sql) == want)
+			return true;
+		sleep_ms(10);
+	}
+	return false;
+}
+
+/* Other threads steer the runner through jobs on its own thread. */
+static void test_thread_runs_jobs(void **state)
+{
+	struct fx *f = *state;
+	struct job_arg j = { .f = f, .model = "silver.orders", .pause = true };
+	struct live_advance adv;
+	struct wh *w2 = NULL;
+
+	start_chain(f, "live: {poll_interval: 1h, debounce: 10ms, min_interval: 0, "
+		       "max_latency: 1s}\n");
+	assert_int_equal(wh_connect(f->w, &w2, &f->err), 0);
+	assert_int_equal(live_thread_start(f->p, w2, NULL, &f->t, &f->err), 0);
+	assert_int_equal(live_thread_call(f->t, pause_job, &j, &f->err), 0);
+	assert_string_equal(state_of(f, "silver.orders", "paused"), "true");
+	adv = land_unseen(f, "(1, 10, 'eu')");
+	live_thread_advanced(f->t, "landing.orders", &adv);
+	assert_true(wait_for(f, "SELECT count(*) FROM bronze.orders", 1));
+	sleep_ms(100);
+	assert_int_equal(count_silver(f), 0);
+
+	/* resumed, it catches up */
+	j.pause = false;
+	assert_int_equal(live_thread_call(f->t, pause_job, &j, &f->err), 0);
+	live_thread_notify(f->t);
+	assert_true(wait_for(f, "SELECT count(*) FROM silver.orders", 1));
+	assert_string_equal(state_of(f, "silver.orders", "paused"), "false");
+	live_thread_stop(f->t);
+	f->t = NULL;
+}
+
 static void test_thread_wakes_on_notify(void **state)
 {
 	struct fx *f = *state;
@@ -708,6 +763,7 @@ int main(void)
 		T(test_runner_prunes_covered_advances),
 		T(test_runner_defers_refreshes_that_change_nothing),
 		T(test_thread_wakes_on_notify),
+		T(test_thread_runs_jobs),
 	};
 #undef T
 
