@@ -49,6 +49,8 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+static void clear(struct live_ledger *l);
+
 struct live_ledger *live_ledger_new(const struct project *p)
 {
 	struct live_ledger *l = calloc(1, sizeof(*l));
@@ -57,9 +59,8 @@ struct live_ledger *live_ledger_new(const struct project *p)
 		abort();
 	l->p = p;
 	l->a = arena_new(NULL);
-	l->models = arena_alloc(l->a, (p->nmodels + 1) * sizeof(*l->models));
-	l->tracked = arena_alloc(l->a, (p->nmodels + 1) * sizeof(bool));
 	pthread_mutex_init(&l->mu, NULL);
+	clear(l);
 	return l;
 }
 

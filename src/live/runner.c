@@ -310,6 +310,13 @@ static int housekeeping(struct live_runner *r, struct wh *w, struct sl_err *err)
 	return rc ? rc : live_runner_flush_log(r, w, false, err);
 }
 
+/* The ledger is read when the runner first looks at a warehouse it holds. */
+static int hold_ledger(struct live_runner *r, struct wh *w, bool *fresh, struct sl_err *err)
+{
+	*fresh = !live_ledger_loaded(r->ledger);
+	return *fresh ? live_ledger_load(r->ledger, w, err) : 0;
+}
+
 void live_pause_sql(struct buf *sql, const char *model, bool pause)
 {
 	char now[32];
@@ -333,12 +340,17 @@ int live_runner_pause(struct live_runner *r, struct wh *w, const struct model *m
 {
 	struct ledger_model *lm = live_ledger_model(r->ledger, m);
 	struct buf sql = BUF_INIT;
+	bool fresh;
 	int rc;
 
 	if (!lm || !live_model_refreshes(m))
 		return sl_err_set(err, SL_E_NOTFOUND, "'%s' is not a live model", m->fqn);
+	rc = hold_ledger(r, w, &fresh, err);
+	if (rc)
+		return rc;
 	live_pause_sql(&sql, m->fqn, pause);
 	rc = wh_exec_atomic(w, sql.buf, err);
+	lm = live_ledger_model(r->ledger, m);
 	buf_release(&sql);
 	if (rc)
 		return rc;
@@ -352,23 +364,15 @@ int live_runner_pause(struct live_runner *r, struct wh *w, const struct model *m
 int live_runner_refresh(struct live_runner *r, struct wh *w, const struct model *m,
 			struct live_cycle *out, struct sl_err *err)
 {
-	int rc = 0;
+	bool fresh;
+	int rc = hold_ledger(r, w, &fresh, err);
 
-	if (!live_ledger_loaded(r->ledger))
-		rc = live_ledger_load(r->ledger, w, err);
 	if (!rc) {
 		r->only = m;
 		rc = live_runner_cycle(r, w, out, err);
 		r->only = NULL;
 	}
 	return rc;
-}
-
-/* The ledger is read when the runner first looks at a warehouse it holds. */
-static int hold_ledger(struct live_runner *r, struct wh *w, bool *fresh, struct sl_err *err)
-{
-	*fresh = !live_ledger_loaded(r->ledger);
-	return *fresh ? live_ledger_load(r->ledger, w, err) : 0;
 }
 
 int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
