@@ -1,0 +1,113 @@
+/*
+ * The HTTP server: the only code in sluice that knows HTTP and
+ * libmicrohttpd. It listens, reads each request with its complete body into
+ * memory, refuses what the handler must never see (bodies over max_body:
+ * 413, a missing or wrong bearer token: 401, anything once stopping: 503),
+ * hands the rest to one handler, and sends back whatever answer the handler
+ * (or a thread it hands the call to) posts, when it posts it. It knows no
+ * routes: unknown paths and methods are the handler's to answer.
+ *
+ * Threading:
+ * - One server thread polls every connection (epoll) and runs the handler,
+ *   one call at a time. The handler must not block: slow work (the
+ *   warehouse, a batch waiting for its commit) goes to another thread
+ *   together with the call. A call not answered when the handler returns
+ *   waits, costing no thread, until its answer is posted.
+ * - A call belongs to its owner: the handler, then whichever thread the
+ *   handler gives it to. The owner reads it, adds headers and answers it
+ *   exactly once (http_reply*, or http_stream_open then http_stream_close),
+ *   from any thread. Two threads must not use one call at the same time.
+ * - http_stream_send may be called from any thread, from several at once;
+ *   http_stream_close is the handle's last use.
+ * - http_server_stop may be called from any thread but the server's own
+ *   (a handler must not call it). Calls and streams stay valid handles
+ *   after it until their owner answers or closes them: late answers are
+ *   dropped, late events fail. The server's memory goes with its last call.
+ * There is no global state: servers are independent of each other.
+ */
+#ifndef SL_SERVER_HTTP_H
+#define SL_SERVER_HTTP_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_err;
+struct http_server;
+struct http_call;
+struct http_stream;
+
+struct http_config {
+	/* "HOST:PORT", "[IPv6]:PORT" or ":PORT" (every interface); port 0
+	 * picks a free port (see http_server_port) */
+	const char *listen;
+	/* bigger request bodies are answered 413 without calling the handler;
+	 * 0 means 1 MiB */
+	size_t max_body;
+	/* when set, every path starting with auth_prefix (every path when
+	 * auth_prefix is NULL) needs "Authorization: Bearer TOKEN" */
+	const char *token;
+	const char *auth_prefix;
+};
+
+/* Called on the server thread for every request that passed the checks. */
+typedef void (*http_handler)(void *ctx, struct http_call *call);
+
+/* Listens on cfg->listen and starts the server thread. Fails with
+ * SL_E_CONFIG for an address that does not parse or resolve, SL_E_IO when
+ * it cannot be bound (in use, not local), SL_E_INTERNAL when a thread
+ * cannot start. cfg's strings are copied. Stop with http_server_stop. */
+int http_server_start(const struct http_config *cfg, http_handler handler, void *ctx,
+		      struct http_server **out, struct sl_err *err);
+/* The port the server listens on (the one picked, for port 0). */
+int http_server_port(const struct http_server *s);
+/* Stops accepting, answers every call still waiting with 503, ends every
+ * open stream, gives those answers a moment (at most 2 s) to go out, then
+ * closes every connection and joins the server thread. Never waits for an
+ * owner. */
+void http_server_stop(struct http_server *s);
+
+/* The request. Strings belong to the call: valid until it is answered. */
+const char *http_call_method(const struct http_call *c);
+/* Percent-decoded, without the query string. */
+const char *http_call_path(const struct http_call *c);
+/* The first header called name (any case), or NULL. */
+const char *http_call_header(const struct http_call *c, const char *name);
+/* The first query parameter called name, percent-decoded; "" for a bare
+ * "?name", NULL when absent. */
+const char *http_call_query(const struct http_call *c, const char *name);
+/* The body (NUL-terminated too, "" when there is none); len may be NULL. */
+const char *http_call_body(const struct http_call *c, size_t *len);
+
+/* Adds a header to the answer about to be posted (Retry-After, Location). */
+void http_call_add_header(struct http_call *c, const char *name, const char *value);
+
+/* Answers: exactly one per call, from any thread, at any time after the
+ * handler was called; afterwards the call is gone. body is copied;
+ * content_type may be NULL. */
+void http_reply(struct http_call *c, int status, const char *content_type, const char *body,
+		size_t len);
+/* Answers with doc as JSON, taking the reference. A NULL or unencodable doc
+ * becomes a 500 error. */
+void http_reply_json(struct http_call *c, int status, json_t *doc);
+/* Answers {"error": error, "detail": detail}, the shape of the server's own
+ * refusals too; detail may be NULL (JSON null). */
+void http_reply_error(struct http_call *c, int status, const char *error, const char *detail);
+
+/* Server-sent events. Answers the call with a 200 text/event-stream that
+ * stays open until http_stream_close, the client going away, or the server
+ * stopping. While nothing is sent for heartbeat_ms (0: never) a comment
+ * line goes out, which also notices a client that went away. Must still be
+ * closed when it has ended. */
+struct http_stream *http_stream_open(struct http_call *c, int64_t heartbeat_ms);
+/* Queues "event: EVENT\ndata: LINE\n...\n" (no event line when event is
+ * NULL; one data line per line of data). Returns SL_E_IO once the stream
+ * has ended, SL_E_TOOBIG when 1 MiB is already waiting for a client that
+ * does not read (the event is dropped; closing is the usual answer),
+ * SL_E_USAGE for an event name with a line break. */
+int http_stream_send(struct http_stream *s, const char *event, const char *data);
+/* Ends the stream once what is queued has gone out, and lets go of the
+ * handle: exactly once per stream, whether or not it has already ended. */
+void http_stream_close(struct http_stream *s);
+
+#endif
