@@ -17,7 +17,7 @@ cache=${SLUICE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sluice}
 packages=(
 	build-essential pkg-config ca-certificates openssl
 	libyaml-dev libjansson-dev libssl-dev libcmocka-dev
-	libpq-dev libmicrohttpd-dev libcurl4-openssl-dev librdkafka-dev
+	libpq-dev libmicrohttpd-dev libcurl4-openssl-dev librdkafka-dev curl
 )
 
 # DuckDB 1.4 LTS: the shared library from the prebuilt Node bindings package,

@@ -29,6 +29,8 @@ const struct cli_command cli_commands[] = {
 	{ "live", cli_live, COMMON | CLI_F_ONCE | CLI_F_JSON, 2,
 	  "[--once] | status [--json] | advance SOURCE | pause MODEL | resume MODEL",
 	  "keep live models current, or look at and steer them" },
+	{ "serve", cli_serve, COMMON | CLI_F_LISTEN, 0, "[--listen ADDR:PORT]",
+	  "run the server: webhook ingest, the live runner and the HTTP API" },
 	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
 	  "judge freshness: live models by lag, batch models by what a run would build" },
 	{ "sql", cli_sql, COMMON | CLI_F_JSON, 1, "QUERY [--json]",
@@ -64,6 +66,10 @@ void cli_print_usage(const struct cli_command *c)
 	if (c->flags & CLI_F_ONCE)
 		printf("  --once              run one cycle; exit 0 when every live model is caught "
 		       "up\n");
+	if (c->flags & CLI_F_LISTEN)
+		printf("  --listen ADDR:PORT  where to listen (default: server.listen in sluice.yml, "
+		       "else 127.0.0.1:8080;\n"
+		       "                      port 0 picks a free one)\n");
 }
 
 int cli_help(struct cli_args *args)

@@ -24,6 +24,7 @@ static const struct flag_spec flags[] = {
 	{ "json", 0, CLI_F_JSON, false },
 	{ "dot", 0, CLI_F_DOT, false },
 	{ "once", 0, CLI_F_ONCE, false },
+	{ "listen", 0, CLI_F_LISTEN, true },
 	{ NULL, 0, 0, false },
 };
 
@@ -74,6 +75,9 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 		break;
 	case CLI_F_ONCE:
 		out->once = true;
+		break;
+	case CLI_F_LISTEN:
+		out->listen = value;
 		break;
 	}
 }

@@ -24,11 +24,12 @@ enum cli_flag {
 	CLI_F_JSON = 1 << 3,
 	CLI_F_DOT = 1 << 4,
 	CLI_F_ONCE = 1 << 5,
+	CLI_F_LISTEN = 1 << 6,
 };
 
 struct cli_args {
 	const char *command;
-	const char *project, *select;
+	const char *project, *select, *listen;
 	bool full_refresh, json, dot, once;
 	const char **pos; /* positional arguments */
 	int npos;

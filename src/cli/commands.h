@@ -18,6 +18,7 @@ int cli_dag(struct cli_args *args);
 int cli_sql(struct cli_args *args);
 int cli_live(struct cli_args *args);
 int cli_check(struct cli_args *args);
+int cli_serve(struct cli_args *args);
 int cli_help(struct cli_args *args);
 
 #endif

@@ -25,7 +25,11 @@
 	X(SL_E_TOOBIG, -13, "size limit exceeded")                \
 	X(SL_E_INTERNAL, -14, "internal error")                   \
 	X(SL_E_SKIPPED, -15, "skipped")                           \
-	X(SL_E_BUSY, -16, "busy, try again")
+	X(SL_E_BUSY, -16, "busy, try again")                      \
+	X(SL_E_AUTH_MISSING, -17, "credentials missing")          \
+	X(SL_E_AUTH_MALFORMED, -18, "malformed credentials")      \
+	X(SL_E_AUTH_EXPIRED, -19, "credentials expired")          \
+	X(SL_E_AUTH_DENIED, -20, "credentials rejected")
 
 enum sl_code {
 	SL_OK = 0,

@@ -1,13 +1,16 @@
 /*
- * Test tool: a mutation fuzzer for the parsers that read user files: the
- * model header (header_parse, header_apply_settings), the reference finder
- * on the query's parse tree (refs_scan_placeholders, refs_find), sluice.yml
- * and pipeline.yml. Starts from the seed files given, mutates them (byte flips,
- * insertions of grammar tokens, deletions, splices) and feeds every result
- * to the parser. It passes when nothing crashes (run it in the sanitizer
- * build to catch memory errors) and every call returns a known code.
+ * Test tool: a mutation fuzzer for the parsers that read user files and
+ * requests: the model header (header_parse, header_apply_settings), the
+ * reference finder on the query's parse tree (refs_scan_placeholders,
+ * refs_find), sluice.yml and pipeline.yml, and webhook bodies
+ * (webhook_parse). Starts from the seed files given, mutates them (byte
+ * flips, insertions of grammar tokens, deletions, splices) and feeds every
+ * result to the parser. It passes when nothing crashes (run it in the
+ * sanitizer build to catch memory errors) and every call returns a known
+ * code.
  *   fuzz_parsers ITERATIONS SEED_FILE...
- * Seeds ending in .sql go to the header parser, .yml files to both YAML
+ * Seeds ending in .sql go to the header parser, .json and .ndjson files to
+ * the webhook parser (as a document, as NDJSON), .yml files to both YAML
  * loaders. The random generator is seeded with a fixed value, so a failure
  * is repeatable.
  */
@@ -15,11 +18,14 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/err.h"
+#include "ingest/webhook.h"
 #include "project/config.h"
 #include "project/header.h"
 #include "project/refs.h"
 #include "warehouse/sqlparse.h"
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +48,8 @@ static const char *const tokens[] = {
 	"unique_key=", ":", "- ", "{", "}", "\"", "#", "\t", "warn:", "not_null(", ")",
 	"accepted_values(x, [", "relationships(a, b.c(d))", "rows: SELECT", "&a", "*a",
 	"!!str ", "\xff", "\xc3", "live: {debounce: ", "10s", "8MiB", "true",
+	"null", "1e999", "-0.5e-3", "99999999999999999999", "\\u0000", "\\ud800", "\\\"",
+	"[[[[[[[[", "{\"a\":", "\"2024-02-30T25:00:00+16:00\"", "\"1e400\"", "\r\n",
 };
 
 static void mutate(const struct buf *seed, struct buf *out)
@@ -140,6 +148,45 @@ static int fuzz_yaml(const struct buf *text, const char *tmp)
 	return known(rc2) ? 0 : rc2;
 }
 
+/* A webhook source with a column of every type family webhook_parse
+ * checks, and a nested path. */
+static struct cfg_column webhook_columns[] = {
+	{ "id", "BIGINT" },	     { "tiny", "TINYINT" },	 { "big", "UHUGEINT" },
+	{ "amount", "DOUBLE" },	     { "ratio", "FLOAT" },	 { "price", "DECIMAL(10,2)" },
+	{ "paid", "BOOLEAN" },	     { "region", "VARCHAR" },	 { "day", "DATE" },
+	{ "at", "TIME" },	     { "attz", "TIMETZ" },	 { "ts", "TIMESTAMP" },
+	{ "tstz", "TIMESTAMPTZ" },   { "uid", "UUID" },		 { "doc", "JSON" },
+	{ "tags", "VARCHAR[]" },     { "customer.id", "INTEGER" },
+};
+static const struct source_cfg webhook_source = {
+	.name = "events",
+	.kind = "webhook",
+	.columns = webhook_columns,
+	.ncolumns = sizeof(webhook_columns) / sizeof(webhook_columns[0]),
+};
+
+/* Besides the code: on success, every row has its cells and a payload
+ * that is a JSON object again. */
+static int fuzz_webhook(const struct buf *text, bool ndjson)
+{
+	struct arena *a = arena_new(NULL);
+	struct webhook_rows rows;
+	int rc = webhook_parse(a, &webhook_source, text->buf, text->len, ndjson, &rows, NULL);
+
+	if (rc == 0 && rows.ncols != webhook_source.ncolumns + 1)
+		rc = SL_E_INTERNAL;
+	for (size_t r = 0; rc == 0 && r < rows.nrows; r++) {
+		const char *payload = rows.cells[r * rows.ncols + rows.ncols - 1];
+		json_t *again = payload ? json_loads(payload, 0, NULL) : NULL;
+
+		if (!json_is_object(again))
+			rc = SL_E_INTERNAL;
+		json_decref(again);
+	}
+	arena_free(a);
+	return rc == 0 || rc == SL_E_PARSE || rc == SL_E_INVALID ? 0 : rc;
+}
+
 static int read_seed(const char *path, struct buf *out)
 {
 	FILE *f = fopen(path, "rb");
@@ -186,7 +233,12 @@ int main(int argc, char **argv)
 		int rc;
 
 		mutate(&seeds[s], &input);
-		rc = strstr(name, ".sql") ? fuzz_header(&input) : fuzz_yaml(&input, tmp);
+		if (strstr(name, ".sql"))
+			rc = fuzz_header(&input);
+		else if (strstr(name, ".json") || strstr(name, ".ndjson"))
+			rc = fuzz_webhook(&input, strstr(name, ".ndjson") != NULL);
+		else
+			rc = fuzz_yaml(&input, tmp);
 		if (rc) {
 			fprintf(stderr, "iteration %ld (seed %s): unexpected code %d\n", it, name, rc);
 			return 1;

@@ -1,0 +1,112 @@
+/*
+ * Writing JSON values as text. Strings need only the escapes JSON
+ * requires (quote, backslash, control characters): jansson has already
+ * checked that they are valid UTF-8 without NUL.
+ */
+#include "ingest/jsontext.h"
+
+#include "core/buf.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jsontext_real(double x, char out[JSONTEXT_REAL_MAX])
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(out, JSONTEXT_REAL_MAX, "%.*g", digits, x);
+		if (strtod(out, NULL) == x)
+			break;
+	}
+	if (!strpbrk(out, ".e"))
+		strcat(out, ".0");
+}
+
+static void write_string(struct buf *b, const char *s, size_t len)
+{
+	size_t run = 0;
+
+	buf_addch(b, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_add(b, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"':
+			buf_adds(b, "\\\"");
+			break;
+		case '\\':
+			buf_adds(b, "\\\\");
+			break;
+		case '\n':
+			buf_adds(b, "\\n");
+			break;
+		case '\r':
+			buf_adds(b, "\\r");
+			break;
+		case '\t':
+			buf_adds(b, "\\t");
+			break;
+		default:
+			buf_addf(b, "\\u%04x", c);
+		}
+	}
+	buf_add(b, s + run, len - run);
+	buf_addch(b, '"');
+}
+
+void jsontext_write(struct buf *b, const json_t *v)
+{
+	char real[JSONTEXT_REAL_MAX];
+	const char *key;
+	json_t *item;
+	size_t i;
+	bool first = true;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		buf_addch(b, '{');
+		json_object_foreach((json_t *)v, key, item) {
+			if (!first)
+				buf_addch(b, ',');
+			first = false;
+			write_string(b, key, strlen(key));
+			buf_addch(b, ':');
+			jsontext_write(b, item);
+		}
+		buf_addch(b, '}');
+		break;
+	case JSON_ARRAY:
+		buf_addch(b, '[');
+		json_array_foreach(v, i, item) {
+			if (i)
+				buf_addch(b, ',');
+			jsontext_write(b, item);
+		}
+		buf_addch(b, ']');
+		break;
+	case JSON_STRING:
+		write_string(b, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER:
+		buf_addf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		jsontext_real(json_real_value(v), real);
+		buf_adds(b, real);
+		break;
+	case JSON_TRUE:
+		buf_adds(b, "true");
+		break;
+	case JSON_FALSE:
+		buf_adds(b, "false");
+		break;
+	case JSON_NULL:
+		buf_adds(b, "null");
+		break;
+	}
+}

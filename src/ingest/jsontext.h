@@ -1,0 +1,24 @@
+/*
+ * JSON text of parsed values, written the way they most likely arrived:
+ * compact, keys in the order received, UTF-8 as it is, and each real in
+ * the shortest form that reads back as the same double (0.1, where
+ * jansson's own writer gives 0.10000000000000001).
+ */
+#ifndef SL_INGEST_JSONTEXT_H
+#define SL_INGEST_JSONTEXT_H
+
+#include <jansson.h>
+
+struct buf;
+
+/* Room for any real's text, with its NUL. */
+#define JSONTEXT_REAL_MAX 32
+
+/* x (finite, as every JSON real is) in its shortest round-trip form, with
+ * ".0" added when it would otherwise read as an integer. */
+void jsontext_real(double x, char out[JSONTEXT_REAL_MAX]);
+
+/* Appends v to b. Recurses once per level: jansson parses at most 2048. */
+void jsontext_write(struct buf *b, const json_t *v);
+
+#endif

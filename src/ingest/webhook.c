@@ -1,0 +1,207 @@
+/*
+ * Webhook request bodies into landing rows. jansson parses (it rejects
+ * invalid UTF-8, \u0000 and nesting deeper than 2048); each object becomes
+ * one row: its typed columns through coerce.c, then the whole object as
+ * payload. All or nothing: the first bad row fails the request, and no row
+ * of it is handed out.
+ */
+#include "ingest/webhook.h"
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "ingest/coerce.h"
+#include "project/config.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+struct parse {
+	struct arena *a;
+	const struct source_cfg *src;
+	struct coerce_type *types; /* one per typed column */
+	size_t ncols;              /* typed columns + payload */
+	const char **cells;
+	size_t nrows, cap_rows;
+	struct sl_err *err;
+};
+
+/* A column's value: the top-level key of that name; failing that, for a
+ * name with dots, the path through nested objects ("customer.id"). */
+static const json_t *column_value(const json_t *obj, const char *name)
+{
+	const json_t *v = json_object_get(obj, name);
+	const char *seg = name, *dot;
+
+	if (v || !strchr(name, '.'))
+		return v;
+	for (v = obj; (dot = strchr(seg, '.')); seg = dot + 1) {
+		v = json_object_getn(v, seg, (size_t)(dot - seg));
+		if (!json_is_object(v))
+			return NULL;
+	}
+	return json_object_get(v, seg);
+}
+
+static const char *json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		break;
+	}
+	return "null";
+}
+
+/* "row 3", and the body's line when it differs (NDJSON with blank lines). */
+static void row_name(char *out, size_t len, size_t row, size_t line)
+{
+	if (line && line != row)
+		snprintf(out, len, "row %zu (line %zu)", row, line);
+	else
+		snprintf(out, len, "row %zu", row);
+}
+
+/* Appends the row for obj; line is its line in an NDJSON body, else 0. */
+static int add_row(struct parse *p, const json_t *obj, size_t line)
+{
+	size_t row = p->nrows + 1, ntyped = p->ncols - 1;
+	struct sl_err cerr = SL_ERR_INIT;
+	const char **cells;
+	char name[64];
+	int rc;
+
+	if (!json_is_object(obj)) {
+		row_name(name, sizeof(name), row, line);
+		return sl_err_set(p->err, SL_E_INVALID, "%s is %s, not an object", name,
+				  json_kind(obj));
+	}
+	if (p->nrows == p->cap_rows) {
+		size_t grown = p->cap_rows ? p->cap_rows * 2 : 16;
+
+		p->cells = arena_grow(p->a, p->cells, p->cap_rows * p->ncols * sizeof(*p->cells),
+				      grown * p->ncols * sizeof(*p->cells));
+		p->cap_rows = grown;
+	}
+	cells = p->cells + p->nrows * p->ncols;
+	for (size_t c = 0; c < ntyped; c++) {
+		const json_t *v = column_value(obj, p->src->columns[c].name);
+
+		rc = v ? coerce_value(p->a, &p->types[c], v, &cells[c], &cerr) : 0;
+		if (rc) {
+			row_name(name, sizeof(name), row, line);
+			return sl_err_set(p->err, rc, "%s, column %s: %s", name,
+					  p->src->columns[c].name, cerr.msg);
+		}
+	}
+	cells[ntyped] = coerce_json(p->a, obj);
+	p->nrows++;
+	return 0;
+}
+
+static int json_error(struct parse *p, size_t line, const json_error_t *je)
+{
+	return sl_err_set(p->err, SL_E_PARSE, "invalid JSON at line %zu, column %d: %s", line,
+			  je->column, je->text);
+}
+
+static bool blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+			return false;
+	}
+	return true;
+}
+
+/* One document: an object or an array of objects. */
+static int parse_document(struct parse *p, const char *body, size_t len)
+{
+	json_error_t je;
+	json_t *root, *v;
+	size_t i;
+	int rc = 0;
+
+	if (blank(body, len))
+		return 0;
+	root = json_loadb(body, len, JSON_DECODE_ANY, &je);
+	if (!root)
+		return json_error(p, (size_t)je.line, &je);
+	if (json_is_object(root)) {
+		rc = add_row(p, root, 0);
+	} else if (json_is_array(root)) {
+		json_array_foreach(root, i, v) {
+			rc = add_row(p, v, 0);
+			if (rc)
+				break;
+		}
+	} else {
+		rc = sl_err_set(p->err, SL_E_INVALID,
+				"body is %s, not an object or an array of objects", json_kind(root));
+	}
+	json_decref(root);
+	return rc;
+}
+
+/* One object per line; blank lines (and a last newline) are skipped. */
+static int parse_ndjson(struct parse *p, const char *body, size_t len)
+{
+	size_t line = 0, start = 0;
+
+	while (start < len) {
+		const char *nl = memchr(body + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - body) : len;
+		json_error_t je;
+		json_t *obj;
+		int rc;
+
+		line++;
+		if (!blank(body + start, end - start)) {
+			obj = json_loadb(body + start, end - start, JSON_DECODE_ANY, &je);
+			if (!obj)
+				return json_error(p, line, &je);
+			rc = add_row(p, obj, line);
+			json_decref(obj);
+			if (rc)
+				return rc;
+		}
+		start = end + 1;
+	}
+	return 0;
+}
+
+int webhook_parse(struct arena *a, const struct source_cfg *src, const char *body, size_t len,
+		  bool ndjson, struct webhook_rows *out, struct sl_err *err)
+{
+	struct parse p = { .a = a, .src = src, .ncols = src->ncolumns + 1, .err = err };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	p.types = arena_alloc(a, src->ncolumns * sizeof(*p.types));
+	for (size_t c = 0; c < src->ncolumns; c++) {
+		rc = coerce_type_parse(a, src->columns[c].type, &p.types[c], err);
+		if (rc) {
+			sl_err_context(err, "in column %s of source %s", src->columns[c].name,
+				       src->name);
+			return rc;
+		}
+	}
+	rc = ndjson ? parse_ndjson(&p, body, len) : parse_document(&p, body, len);
+	if (rc)
+		return rc;
+	out->nrows = p.nrows;
+	out->ncols = p.ncols;
+	out->cells = p.cells;
+	return 0;
+}

@@ -1,0 +1,211 @@
+/*
+ * The webhook route. Everything that can refuse a request happens before
+ * it is queued, on the HTTP thread; what is queued only fails when the
+ * warehouse does.
+ */
+#include "server/ingest.h"
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "core/suggest.h"
+#include "ingest/webhook.h"
+#include "ingest/writer.h"
+#include "project/project.h"
+#include "server/http.h"
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+struct hook {
+	const struct source_cfg *src;
+	char fqn[256];
+	const char *secret;       /* NULL: unsigned */
+	const char **names;       /* its typed columns, then payload */
+};
+
+struct server_ingest {
+	struct hook *hooks;
+	size_t n;
+	const char **hook_names;  /* for suggestions */
+	struct ingest_writer *writer;
+	atomic_bool closed;
+};
+
+/* One queued request: its rows live in a until it is answered. */
+struct pending_call {
+	struct http_call *call;
+	struct arena *a;
+	struct ingest_batch batch;
+};
+
+int server_ingest_open(const struct project *p, struct server_ingest **out, struct sl_err *err)
+{
+	struct server_ingest *si = calloc(1, sizeof(*si));
+	const struct project_cfg *cfg = &p->cfg;
+
+	if (!si)
+		abort();
+	si->hooks = calloc(cfg->nsources + 1, sizeof(*si->hooks));
+	si->hook_names = calloc(cfg->nsources + 1, sizeof(char *));
+	if (!si->hooks || !si->hook_names)
+		abort();
+	for (size_t i = 0; i < cfg->nsources; i++) {
+		const struct source_cfg *src = &cfg->sources[i];
+		struct hook *h = &si->hooks[si->n];
+
+		if (!src->kind || strcmp(src->kind, "webhook") != 0)
+			continue;
+		h->src = src;
+		snprintf(h->fqn, sizeof(h->fqn), "landing.%s", src->name);
+		if (src->secret_env) {
+			h->secret = getenv(src->secret_env);
+			if (!h->secret || !*h->secret) {
+				server_ingest_free(si);
+				return sl_err_set(err, SL_E_CONFIG,
+						  "source '%s' is signed with the secret in $%s, which "
+						  "is not set\n"
+						  "  hint: export %s=... before sluice serve",
+						  src->name, src->secret_env, src->secret_env);
+			}
+		}
+		h->names = calloc(src->ncolumns + 2, sizeof(char *));
+		if (!h->names)
+			abort();
+		for (size_t c = 0; c < src->ncolumns; c++)
+			h->names[c] = src->columns[c].name;
+		h->names[src->ncolumns] = "payload";
+		si->hook_names[si->n++] = src->name;
+	}
+	*out = si;
+	return 0;
+}
+
+void server_ingest_attach(struct server_ingest *si, struct ingest_writer *writer)
+{
+	si->writer = writer;
+}
+
+void server_ingest_close(struct server_ingest *si)
+{
+	atomic_store(&si->closed, true);
+}
+
+void server_ingest_free(struct server_ingest *si)
+{
+	if (!si)
+		return;
+	for (size_t i = 0; i < si->n; i++)
+		free(si->hooks[i].names);
+	free(si->hooks);
+	free(si->hook_names);
+	free(si);
+}
+
+static const struct hook *find(struct server_ingest *si, struct http_call *c, const char *name)
+{
+	const char *near;
+	char detail[512];
+
+	for (size_t i = 0; i < si->n; i++)
+		if (strcmp(si->hooks[i].src->name, name) == 0)
+			return &si->hooks[i];
+	near = suggest_nearest(name, si->hook_names);
+	snprintf(detail, sizeof(detail), "no webhook source '%s' in sluice.yml%s%s%s", name,
+		 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	http_reply_error(c, 404, "unknown source", detail);
+	return NULL;
+}
+
+static void answered(void *ctx, const struct ingest_result *res)
+{
+	struct pending_call *pc = ctx;
+
+	if (res->code) {
+		http_reply_error(pc->call, res->bad_input ? 400 : res->code == SL_E_BUSY ? 503 : 500,
+				 res->bad_input ? "rows refused" : "not landed", res->error);
+	} else {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "seq", json_integer(res->seq));
+		json_object_set_new(o, "rows", json_integer(res->rows));
+		if (res->duplicate)
+			json_object_set_new(o, "duplicate", json_true());
+		http_reply_json(pc->call, res->duplicate ? 200 : 202, o);
+	}
+	arena_free(pc->a);
+	free(pc);
+}
+
+static bool signed_ok(const struct hook *h, struct http_call *c, const char *body, size_t len)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	if (!h->secret)
+		return true;
+	if (webhook_verify(h->secret, http_call_header(c, WEBHOOK_TIMESTAMP_HEADER),
+			   http_call_header(c, WEBHOOK_SIGNATURE_HEADER), body, len,
+			   (int64_t)time(NULL), &err) == 0)
+		return true;
+	http_reply_error(c, 401, "bad signature", err.msg);
+	return false;
+}
+
+void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const char *source)
+{
+	const char *type = http_call_header(c, "Content-Type"), *body;
+	struct sl_err err = SL_ERR_INIT;
+	struct webhook_rows rows;
+	struct pending_call *pc;
+	const struct hook *h;
+	size_t len;
+
+	if (strcmp(http_call_method(c), "POST") != 0) {
+		http_call_add_header(c, "Allow", "POST");
+		http_reply_error(c, 405, "method not allowed", "use POST");
+		return;
+	}
+	if (!(h = find(si, c, source)))
+		return;
+	body = http_call_body(c, &len);
+	if (!signed_ok(h, c, body, len))
+		return;
+	if (atomic_load(&si->closed)) {
+		http_call_add_header(c, "Retry-After", "1");
+		http_reply_error(c, 503, "stopping", "the server is stopping");
+		return;
+	}
+	pc = calloc(1, sizeof(*pc));
+	if (!pc)
+		abort();
+	pc->call = c;
+	pc->a = arena_new(NULL);
+	if (webhook_parse(pc->a, h->src, body, len,
+			  type && strncasecmp(type, "application/x-ndjson", 20) == 0, &rows, &err)) {
+		http_reply_error(c, err.code == SL_E_CONFIG ? 500 : 400,
+				 err.code == SL_E_CONFIG ? "bad source" : "bad request", err.msg);
+		arena_free(pc->a);
+		free(pc);
+		return;
+	}
+	pc->batch = (struct ingest_batch){
+		.source = h->fqn,
+		.names = h->names,
+		.ncols = rows.ncols,
+		.nrows = rows.nrows,
+		.cells = rows.cells,
+		.delivery = http_call_header(c, "X-Sluice-Delivery"),
+	};
+	if (pc->batch.delivery)
+		pc->batch.delivery = arena_strdup(pc->a, pc->batch.delivery);
+	if (ingest_submit(si->writer, &pc->batch, answered, pc, &err)) {
+		http_call_add_header(c, "Retry-After", "1");
+		http_reply_error(c, 503, "busy", err.msg);
+		arena_free(pc->a);
+		free(pc);
+	}
+}

@@ -1,0 +1,28 @@
+/*
+ * The webhook route: POST /api/ingest/webhook/NAME. Checks the source and
+ * its signature, parses the body into rows on the HTTP thread, queues them
+ * on the landing writer and answers when their batch is durable (202 with
+ * the sequence), or at once when the request is refused (400, 401, 404,
+ * 405, 503). A refused request lands nothing.
+ */
+#ifndef SL_SERVER_INGEST_H
+#define SL_SERVER_INGEST_H
+
+struct http_call;
+struct ingest_writer;
+struct project;
+struct server_ingest;
+struct sl_err;
+
+/* Reads each webhook source's secret from the environment variable its
+ * secret_env names: an unset variable is an error, so a source meant to be
+ * signed is never open. */
+int server_ingest_open(const struct project *p, struct server_ingest **out, struct sl_err *err);
+void server_ingest_attach(struct server_ingest *si, struct ingest_writer *writer);
+void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const char *source);
+/* From now on requests are answered 503; the writer still answers those it
+ * accepted. */
+void server_ingest_close(struct server_ingest *si);
+void server_ingest_free(struct server_ingest *si);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * `sluice serve`: one process, one warehouse. It owns the DuckDB file and
+ * gives each part its own connection: the landing writer (every ingest
+ * goes through its queue), the live runner (every refresh, pause, resume
+ * goes through its thread) and the HTTP front door, whose reads use
+ * connections of their own and never wait for either.
+ */
+#ifndef SL_SERVER_SERVER_H
+#define SL_SERVER_SERVER_H
+
+#include <signal.h>
+#include <stdio.h>
+
+struct project;
+struct sl_err;
+struct wh;
+
+struct server_opts {
+	const char *listen;  /* "127.0.0.1:8080"; port 0 picks a free one */
+	const char *root;    /* the project folder: the server file goes there */
+	FILE *log;           /* a line per start, stop, failure */
+	volatile sig_atomic_t *stop; /* set (by a signal handler) to stop */
+};
+
+/* Serves until *opts->stop is set, then stops accepting, commits every
+ * accepted batch, lets the runner finish its refresh and returns 0. w is
+ * the warehouse's first connection, which the server owns from now on. */
+int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
+	       struct sl_err *err);
+
+#endif
