@@ -54,7 +54,22 @@ struct live_runner {
 	bool catalog_stale;
 	struct live_cycle *cycle_out;
 	const struct model *only; /* a refresh asked for one model */
+	live_event_fn watch;
+	void *watch_ctx;
 };
+
+void live_runner_watch(struct live_runner *r, live_event_fn fn, void *ctx)
+{
+	r->watch = fn;
+	r->watch_ctx = ctx;
+}
+
+static void tell(struct live_runner *r, const char *event, const struct model *m,
+		 const char *detail)
+{
+	if (r->watch)
+		r->watch(r->watch_ctx, event, m->fqn, detail);
+}
 
 struct live_runner *live_runner_new(struct project *p, FILE *out)
 {
@@ -211,7 +226,7 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 	struct model_rt *rt = &r->rt[m->order];
 	const struct ledger_model *lm = live_ledger_model(r->ledger, m);
 	const struct project *p = r->p;
-	char lag[32];
+	char lag[32], rows[32];
 
 	switch (item->status) {
 	case RUN_OK:
@@ -238,14 +253,18 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 		if (r->out)
 			fprintf(r->out, "refreshed %s: %lld row%s, lag %s\n", m->fqn,
 				(long long)item->rows, item->rows == 1 ? "" : "s", lag);
+		snprintf(rows, sizeof(rows), "%lld", (long long)item->rows);
+		tell(r, "refresh", m, rows);
 		if (rt->was_failing) {
 			live_alert(p->cfg.alerts.command, p->root, r->out, "live_model_recovered",
 				   m->fqn, NULL);
 			log_event(r, m, "recovered", NULL);
+			tell(r, "recovery", m, NULL);
 		}
 		break;
 	case RUN_FAILED:
 		c->failed++;
+		tell(r, "failure", m, item->message);
 		if (record_failure(r, item, lm->failures + 1, NULL) == 0 && !rt->was_failing) {
 			live_alert(p->cfg.alerts.command, p->root, r->out, "live_model_failed",
 				   m->fqn, item->message);
@@ -356,6 +375,7 @@ int live_runner_pause(struct live_runner *r, struct wh *w, const struct model *m
 		return rc;
 	lm->known = true;
 	lm->paused = pause;
+	tell(r, pause ? "pause" : "resume", m, NULL);
 	if (!pause)
 		lm->next_retry_ms = 0;
 	return 0;

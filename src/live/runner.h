@@ -26,10 +26,18 @@ struct live_cycle {
 	int64_t events;
 };
 
+/* What the runner tells a watcher as it happens: "refresh" (detail: rows
+ * applied), "failure" (the error), "recovery", "pause", "resume". Called
+ * on the runner's thread. */
+typedef void (*live_event_fn)(void *ctx, const char *event, const char *model,
+			      const char *detail);
+
 /* A runner for the project's live models; out receives one line per
  * refresh, failure and recovery (may be NULL). Free with live_runner_free. */
 struct live_runner *live_runner_new(struct project *p, FILE *out);
 void live_runner_free(struct live_runner *r);
+/* Sets the watcher (NULL for none). */
+void live_runner_watch(struct live_runner *r, live_event_fn fn, void *ctx);
 
 /* One cycle on an open warehouse. */
 int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *out,

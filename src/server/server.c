@@ -39,9 +39,74 @@ struct server {
 	struct ingest_writer *writer;
 	struct server_ingest *ingest;
 	pthread_rwlock_t lock; /* live: read to use it, write to start or stop it */
+	pthread_mutex_t watch_mu; /* guards watchers */
+	struct watcher *watchers;
 	struct live_thread *live;
 	char state_file[4096];
 };
+
+/* A client of GET /api/live/events. */
+struct watcher {
+	struct http_stream *stream;
+	struct watcher *next;
+};
+
+/* Sends an event to every watcher; a watcher that went away is dropped. */
+static void emit(struct server *s, const char *event, json_t *data)
+{
+	char *text = json_dumps(data, JSON_COMPACT);
+
+	json_decref(data);
+	if (!text)
+		return;
+	pthread_mutex_lock(&s->watch_mu);
+	for (struct watcher **w = &s->watchers; *w;) {
+		if (http_stream_send((*w)->stream, event, text) == 0) {
+			w = &(*w)->next;
+			continue;
+		}
+		struct watcher *gone = *w;
+
+		*w = gone->next;
+		http_stream_close(gone->stream);
+		free(gone);
+	}
+	pthread_mutex_unlock(&s->watch_mu);
+	free(text);
+}
+
+static void close_watchers(struct server *s)
+{
+	pthread_mutex_lock(&s->watch_mu);
+	while (s->watchers) {
+		struct watcher *w = s->watchers;
+
+		s->watchers = w->next;
+		http_stream_close(w->stream);
+		free(w);
+	}
+	pthread_mutex_unlock(&s->watch_mu);
+}
+
+static void on_runner_event(void *ctx, const char *event, const char *model, const char *detail)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "model", json_string(model));
+	if (detail && strcmp(event, "refresh") == 0)
+		json_object_set_new(o, "rows", json_integer(strtoll(detail, NULL, 10)));
+	else if (detail)
+		json_object_set_new(o, "error", json_string(detail));
+	emit(ctx, event, o);
+}
+
+static int watch_job(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err)
+{
+	(void)w;
+	(void)err;
+	live_runner_watch(r, on_runner_event, arg);
+	return 0;
+}
 
 static bool has_live_models(const struct project *p)
 {
@@ -54,11 +119,16 @@ static bool has_live_models(const struct project *p)
 static void on_advance(void *ctx, const char *source, const struct live_advance *adv)
 {
 	struct server *s = ctx;
+	json_t *o = json_object();
 
 	pthread_rwlock_rdlock(&s->lock);
 	if (s->live)
 		live_thread_advanced(s->live, source, adv);
 	pthread_rwlock_unlock(&s->lock);
+	json_object_set_new(o, "source", json_string(source));
+	json_object_set_new(o, "seq", json_integer(adv->seq));
+	json_object_set_new(o, "rows", json_integer(adv->rows));
+	emit(s, "advance", o);
 }
 
 static int start_live(struct server *s, struct sl_err *err)
@@ -71,6 +141,8 @@ static int start_live(struct server *s, struct sl_err *err)
 		rc = wh_connect(s->w, &conn, err);
 		if (!rc)
 			rc = live_thread_start(s->p, conn, s->opts->log, &s->live, err);
+		if (!rc)
+			rc = live_thread_call(s->live, watch_job, s, err);
 	}
 	pthread_rwlock_unlock(&s->lock);
 	return rc;
@@ -323,12 +395,27 @@ static void start_stop(struct server *s, struct http_call *c, bool start)
 	http_reply_json(c, 200, o);
 }
 
+/* Server-sent events until the client goes away or the server stops. */
+static void events(struct server *s, struct http_call *c)
+{
+	struct watcher *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		abort();
+	w->stream = http_stream_open(c, 15000);
+	pthread_mutex_lock(&s->watch_mu);
+	w->next = s->watchers;
+	s->watchers = w;
+	pthread_mutex_unlock(&s->watch_mu);
+}
+
 /* GET routes: a path, the answer. */
 static bool get(struct server *s, struct http_call *c, const struct route *r)
 {
 	void (*fn)(struct server *, struct http_call *) =
 		is(r, 2, "health", NULL)	 ? health
 		: is(r, 3, "live", "status") ? status
+		: is(r, 3, "live", "events") ? events
 		: is(r, 2, "models", NULL)	 ? list_models
 		: is(r, 2, "dag", NULL)	 ? dag
 					 : NULL;
@@ -407,6 +494,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	int rc;
 
 	pthread_rwlock_init(&s.lock, NULL);
+	pthread_mutex_init(&s.watch_mu, NULL);
 	rc = state_ensure(w, err);
 	if (!rc)
 		rc = live_sources_ensure(w, p, err);
@@ -440,6 +528,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (s.writer)
 		ingest_writer_stop(s.writer);
 	stop_live(&s);
+	close_watchers(&s);
 	if (http)
 		http_server_stop(http);
 	if (s.state_file[0])
@@ -447,6 +536,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (s.ingest)
 		server_ingest_free(s.ingest);
 	pthread_rwlock_destroy(&s.lock);
+	pthread_mutex_destroy(&s.watch_mu);
 	wh_close(w);
 	if (!rc && opts->log)
 		fprintf(opts->log, "sluice serve: stopped\n");

@@ -30,6 +30,11 @@ status() {
 		sed -E 's/\},\{/}\n{/g; s/\[\{/[\n{/g' | awk 1 | sed -nE 's/.*"(model|source)":"([^"]*)".*"(state|watermark)":("[^"]*"|[0-9]+).*/\2 \3 \4/p'
 }
 
+# a watcher of the server's events, from the start to the stop
+curl -sN -H "Authorization: Bearer $SERVE_TOKEN" "$url/api/live/events" >events.log &
+watcher=$!
+sleep 0.2
+
 note "auth"
 echo "> GET /api/health without a token"
 curl -s -w ' %{http_code}\n' "$url/api/health"
@@ -93,6 +98,16 @@ kill -TERM $pid
 wait $pid
 echo "server exit $?"
 [ -f .sluice/server.json ] && echo "server file left behind" || echo "server file removed"
+wait $watcher
+
+note "server-sent events, in the order they happened"
+echo "advances:"
+awk '/^event: advance/ { getline; sub(/^data: /, ""); print "  " $0 }' events.log
+echo "steering:"
+awk '/^event: (pause|resume)/ { e = $2; getline; sub(/^data: /, ""); print "  " e " " $0 }' events.log
+for m in silver.orders gold.revenue; do
+	grep -q "\"model\":\"$m\",\"rows\"" events.log && echo "refreshes of $m: seen"
+done
 q "SELECT order_id, amount, region, payload->>'note' AS note FROM landing.orders ORDER BY order_id"
 q "SELECT count(DISTINCT _sluice_seq) AS batches, count(*) FILTER (WHERE _sluice_landed_at IS NULL) AS unstamped FROM landing.orders"
 q "SELECT id, payload, _sluice_landed_at IS NOT NULL AS landed, _sluice_seq FROM landing.signed"
