@@ -80,6 +80,9 @@ enum cli_open { CLI_OPEN_NONE, CLI_OPEN_READ, CLI_OPEN_WRITE };
  * sound: that is enough to reach the warehouse. */
 int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cli_open mode,
 		     bool validate);
+/* Opens the warehouse of a session opened with CLI_OPEN_NONE, as mode
+ * says, for commands that decide late whether they need it. */
+int cli_session_open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_err *err);
 void cli_session_close(struct cli_session *s);
 
 /* Prints an error value as "sluice: message" (with its context lines). */

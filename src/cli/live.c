@@ -17,6 +17,7 @@
 #include "live/inputs.h"
 #include "live/runner.h"
 #include "live/status.h"
+#include "server/client.h"
 #include "project/model.h"
 #include "warehouse/wh.h"
 
@@ -42,20 +43,65 @@ static const char *warehouse_path(const struct cli_session *s)
 	return path[0] == '/' ? path : arena_sprintf(s->arena, "%s/%s", s->root, path);
 }
 
+/* While `sluice serve` runs for the project it owns the warehouse: the
+ * commands that look at and steer live models ask it instead, and print
+ * the same either way. */
+static bool served(const struct cli_session *s, int *port)
+{
+	return server_find(s->root, port);
+}
+
+/* One request to the server; an error answer is printed as the command's
+ * error. */
+static int ask(const struct cli_session *s, int port, const char *method, const char *path,
+	       json_t **doc)
+{
+	const char *env = s->project->cfg.server.token_env;
+	struct sl_err err = SL_ERR_INIT;
+	int status;
+
+	if (server_request(port, method, path, env ? getenv(env) : NULL, &status, doc, &err)) {
+		cli_print_err(&err);
+		return CLI_FAILED;
+	}
+	if (status >= 300 || !*doc) {
+		const char *detail = json_string_value(json_object_get(*doc, "detail"));
+
+		fprintf(stderr, "sluice: the server answered %d%s%s\n", status, detail ? ": " : "",
+			detail ? detail : "");
+		json_decref(*doc);
+		*doc = NULL;
+		return CLI_FAILED;
+	}
+	return CLI_OK;
+}
+
+static int finish(struct cli_session *s, int rc, const struct sl_err *err)
+{
+	if (rc && err)
+		cli_print_err(err);
+	cli_session_close(s);
+	return rc ? CLI_FAILED : CLI_OK;
+}
+
 static int live_status(struct cli_args *args)
 {
 	struct cli_session s;
 	struct sl_err err = SL_ERR_INIT;
-	json_t *doc;
-	int rc = cli_session_open(&s, args, CLI_OPEN_READ, true);
+	json_t *doc = NULL;
+	int port, rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 
 	if (rc)
 		return rc;
-	rc = live_status_doc(s.project, s.wh, &doc, &err);
-	if (rc) {
-		cli_print_err(&err);
-		cli_session_close(&s);
-		return CLI_FAILED;
+	if (served(&s, &port)) {
+		if (ask(&s, port, "GET", "/api/live/status", &doc))
+			return finish(&s, CLI_FAILED, NULL);
+	} else {
+		rc = cli_session_open_warehouse(&s, CLI_OPEN_READ, &err);
+		if (!rc)
+			rc = live_status_doc(s.project, s.wh, &doc, &err);
+		if (rc)
+			return finish(&s, rc, &err);
 	}
 	if (args->json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2));
@@ -64,75 +110,91 @@ static int live_status(struct cli_args *args)
 		live_status_print(doc, stdout);
 	}
 	json_decref(doc);
-	cli_session_close(&s);
-	return CLI_OK;
+	return finish(&s, 0, NULL);
 }
 
 static int live_advance(struct cli_args *args)
 {
 	struct cli_session s;
-	struct live_advance adv;
+	struct live_advance adv = { 0 };
 	struct sl_err err = SL_ERR_INIT;
-	int rc;
+	json_t *doc = NULL;
+	int port, rc;
 
 	if (args->npos != 2) {
 		fprintf(stderr, "usage: sluice live advance SOURCE\n");
 		return CLI_USAGE;
 	}
-	rc = cli_session_open(&s, args, CLI_OPEN_WRITE, false);
+	rc = cli_session_open(&s, args, CLI_OPEN_NONE, false);
 	if (rc)
 		return rc;
-	rc = live_sources_ensure(s.wh, s.project, &err);
-	if (!rc)
-		rc = live_advance_source(s.wh, args->pos[1], &adv, &err);
-	if (rc) {
-		cli_print_err(&err);
-		cli_session_close(&s);
-		return CLI_FAILED;
+	if (served(&s, &port)) {
+		const char *path = arena_sprintf(s.arena, "/api/live/sources/%s/advance", args->pos[1]);
+
+		if (ask(&s, port, "POST", path, &doc))
+			return finish(&s, CLI_FAILED, NULL);
+		adv.seq = json_integer_value(json_object_get(doc, "seq"));
+		adv.rows = json_integer_value(json_object_get(doc, "rows"));
+		json_decref(doc);
+	} else {
+		rc = cli_session_open_warehouse(&s, CLI_OPEN_WRITE, &err);
+		if (!rc)
+			rc = live_sources_ensure(s.wh, s.project, &err);
+		if (!rc)
+			rc = live_advance_source(s.wh, args->pos[1], &adv, &err);
+		if (rc)
+			return finish(&s, rc, &err);
 	}
 	if (adv.rows)
 		printf("advanced %s: %lld row%s at sequence %lld\n", args->pos[1],
 		       (long long)adv.rows, adv.rows == 1 ? "" : "s", (long long)adv.seq);
 	else
 		printf("nothing new in %s\n", args->pos[1]);
-	cli_session_close(&s);
-	return CLI_OK;
+	return finish(&s, 0, NULL);
 }
 
 static int live_pause(struct cli_args *args, bool pause)
 {
 	struct cli_session s;
 	struct sl_err err = SL_ERR_INIT;
-	struct buf sql = BUF_INIT;
 	const struct model *m;
-	int rc;
+	json_t *doc = NULL;
+	int port, rc;
 
 	if (args->npos != 2) {
 		fprintf(stderr, "usage: sluice live %s MODEL\n", pause ? "pause" : "resume");
 		return CLI_USAGE;
 	}
-	rc = cli_session_open(&s, args, CLI_OPEN_WRITE, true);
+	rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 	if (rc)
 		return rc;
 	m = project_find_model(s.project, args->pos[1]);
 	if (!m || !live_model_refreshes(m)) {
 		fprintf(stderr, "sluice: '%s' is not a live model\n", args->pos[1]);
-		cli_session_close(&s);
-		return CLI_FAILED;
+		return finish(&s, CLI_FAILED, NULL);
 	}
-	live_pause_sql(&sql, m->fqn, pause);
-	rc = state_ensure(s.wh, &err);
-	if (!rc)
-		rc = wh_exec(s.wh, sql.buf, &err);
-	buf_release(&sql);
-	if (rc) {
-		cli_print_err(&err);
-		rc = CLI_FAILED;
+	if (served(&s, &port)) {
+		const char *path = arena_sprintf(s.arena, "/api/live/models/%s/%s", m->fqn,
+						 pause ? "pause" : "resume");
+
+		if (ask(&s, port, "POST", path, &doc))
+			return finish(&s, CLI_FAILED, NULL);
+		json_decref(doc);
 	} else {
-		printf("%s %s\n", pause ? "paused" : "resumed", m->fqn);
+		struct buf sql = BUF_INIT;
+
+		live_pause_sql(&sql, m->fqn, pause);
+		rc = cli_session_open_warehouse(&s, CLI_OPEN_WRITE, &err);
+		if (!rc)
+			rc = state_ensure(s.wh, &err);
+		if (!rc)
+			rc = wh_exec(s.wh, sql.buf, &err);
+		buf_release(&sql);
+		if (rc)
+			return finish(&s, rc, &err);
 	}
-	cli_session_close(&s);
-	return rc;
+	printf("%s %s\n", pause ? "paused" : "resumed", m->fqn);
+	return finish(&s, 0, NULL);
 }
 
 /* Sleeps in short steps so a signal ends the wait at once. */

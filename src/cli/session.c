@@ -189,6 +189,17 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 	return CLI_OK;
 }
 
+int cli_session_open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_err *err)
+{
+	int rc = open_existing(s, mode, err);
+
+	if (!rc)
+		add_declared_sources(s);
+	if (!rc && mode == CLI_OPEN_WRITE && !s->wh)
+		rc = open_new(s, err);
+	return rc;
+}
+
 void cli_session_close(struct cli_session *s)
 {
 	wh_close(s->wh);

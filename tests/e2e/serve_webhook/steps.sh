@@ -89,6 +89,15 @@ call POST /api/live/models/silver.orders/refresh
 call POST /api/live/models/gold.revenue/refresh
 call GET /api/models
 
+note "the CLI goes through the running server"
+sl live pause silver.orders
+"$SLUICE_BIN" live status | awk '$1 == "silver.orders" { print $1, $2 }'
+sl live resume silver.orders
+sl live advance orders
+sl live pause silver.nope
+SERVE_TOKEN=wrong "$SLUICE_BIN" live status
+echo "[exit $?]"
+
 note "a second server on the same warehouse fails at once"
 "$SLUICE_BIN" serve --listen 127.0.0.1:0 2>&1 | sed -E "s|$PWD|<case>|; s/(detail: ).*/\1.../"
 echo "[exit ${PIPESTATUS[0]}]"
@@ -99,6 +108,10 @@ wait $pid
 echo "server exit $?"
 [ -f .sluice/server.json ] && echo "server file left behind" || echo "server file removed"
 wait $watcher
+
+note "without a server, the CLI acts on the warehouse itself"
+sl live advance orders
+"$SLUICE_BIN" live status | awk '$1 ~ /\.(orders|revenue)$/ { print $1, $2 }'
 
 note "server-sent events, in the order they happened"
 echo "advances:"
