@@ -11,13 +11,13 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/worker.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct pending {
 	const struct ingest_batch *b;
@@ -40,12 +40,9 @@ struct table {
 struct ingest_writer {
 	struct wh *w;
 	struct ingest_opts opts;
-	pthread_t tid;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	struct worker wk;
 	struct pending *head, *tail;
 	int64_t rows_waiting;
-	bool stop;
 	struct table *tables;
 	size_t ntables;
 	int64_t last_prune_ms;
@@ -375,46 +372,31 @@ static void prune_deliveries(struct ingest_writer *wr)
 	wh_exec(wr->w, sql, NULL);
 }
 
-static void wait_until(struct ingest_writer *wr, int64_t deadline_mono_ms)
-{
-	struct timespec ts;
-	int64_t ms = deadline_mono_ms - units_mono_ms();
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&wr->cv, &wr->mu, &ts);
-}
-
 static void *run(void *arg)
 {
 	struct ingest_writer *wr = arg;
 
-	pthread_mutex_lock(&wr->mu);
+	pthread_mutex_lock(&wr->wk.mu);
 	for (;;) {
 		struct pending *list;
 
-		while (!wr->head && !wr->stop)
-			pthread_cond_wait(&wr->cv, &wr->mu);
+		while (!wr->head && !wr->wk.stop)
+			pthread_cond_wait(&wr->wk.cv, &wr->wk.mu);
 		if (!wr->head)
 			break;
 		/* company: more batches, until the oldest has waited long enough */
-		while (!wr->stop && wr->rows_waiting < wr->opts.flush_rows &&
+		while (!wr->wk.stop && wr->rows_waiting < wr->opts.flush_rows &&
 		       units_mono_ms() < wr->head->queued_ms + wr->opts.flush_interval_ms)
-			wait_until(wr, wr->head->queued_ms + wr->opts.flush_interval_ms);
+			worker_wait_until(&wr->wk, wr->head->queued_ms + wr->opts.flush_interval_ms);
 		list = wr->head;
 		wr->head = wr->tail = NULL;
 		wr->rows_waiting = 0;
-		pthread_mutex_unlock(&wr->mu);
+		pthread_mutex_unlock(&wr->wk.mu);
 		flush(wr, list);
 		prune_deliveries(wr);
-		pthread_mutex_lock(&wr->mu);
+		pthread_mutex_lock(&wr->wk.mu);
 	}
-	pthread_mutex_unlock(&wr->mu);
+	pthread_mutex_unlock(&wr->wk.mu);
 	return NULL;
 }
 
@@ -422,7 +404,6 @@ int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ing
 			struct sl_err *err)
 {
 	struct ingest_writer *wr;
-	pthread_condattr_t attr;
 	int rc = state_ensure(w, err);
 
 	if (rc)
@@ -433,16 +414,9 @@ int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ing
 	wr->w = w;
 	wr->opts = *opts;
 	wr->last_prune_ms = units_mono_ms() - 3600 * 1000;
-	pthread_mutex_init(&wr->mu, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&wr->cv, &attr);
-	pthread_condattr_destroy(&attr);
-	if (pthread_create(&wr->tid, NULL, run, wr)) {
-		pthread_cond_destroy(&wr->cv);
-		pthread_mutex_destroy(&wr->mu);
+	if (worker_start(&wr->wk, run, wr, "landing writer", err)) {
 		free(wr);
-		return sl_err_set(err, SL_E_INTERNAL, "cannot start the landing writer thread");
+		return err ? err->code : SL_E_INTERNAL;
 	}
 	*out = wr;
 	return 0;
@@ -453,11 +427,11 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 {
 	struct pending *p;
 
-	pthread_mutex_lock(&wr->mu);
-	if (wr->stop || (wr->head && wr->rows_waiting + (int64_t)b->nrows > wr->opts.max_rows)) {
-		bool stopping = wr->stop;
+	pthread_mutex_lock(&wr->wk.mu);
+	if (wr->wk.stop || (wr->head && wr->rows_waiting + (int64_t)b->nrows > wr->opts.max_rows)) {
+		bool stopping = wr->wk.stop;
 
-		pthread_mutex_unlock(&wr->mu);
+		pthread_mutex_unlock(&wr->wk.mu);
 		return sl_err_set(err, SL_E_BUSY,
 				  stopping ? "the server is stopping"
 					   : "too many rows are waiting to land; retry shortly");
@@ -472,8 +446,8 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 		wr->head = p;
 	wr->tail = p;
 	wr->rows_waiting += (int64_t)b->nrows;
-	pthread_cond_signal(&wr->cv);
-	pthread_mutex_unlock(&wr->mu);
+	pthread_cond_signal(&wr->wk.cv);
+	pthread_mutex_unlock(&wr->wk.mu);
 	return 0;
 }
 
@@ -515,18 +489,13 @@ int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
 
 void ingest_writer_stop(struct ingest_writer *wr)
 {
-	pthread_mutex_lock(&wr->mu);
-	wr->stop = true;
-	pthread_cond_signal(&wr->cv);
-	pthread_mutex_unlock(&wr->mu);
-	pthread_join(wr->tid, NULL);
+	worker_stop(&wr->wk);
 	for (size_t i = 0; i < wr->ntables; i++) {
 		arena_free(wr->tables[i].a);
 		free(wr->tables[i].fqn);
 	}
 	free(wr->tables);
 	wh_close(wr->w);
-	pthread_cond_destroy(&wr->cv);
-	pthread_mutex_destroy(&wr->mu);
+	worker_destroy(&wr->wk);
 	free(wr);
 }

@@ -7,6 +7,7 @@
 
 #include "core/err.h"
 #include "core/units.h"
+#include "core/worker.h"
 #include "live/runner.h"
 #include "live/schedule.h"
 #include "project/model.h"
@@ -15,7 +16,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <time.h>
 
 /* Work handed to the runner's thread by another thread, which waits. */
 struct job {
@@ -28,10 +28,8 @@ struct job {
 };
 
 struct live_thread {
-	pthread_t tid;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool stop, notified, noted; /* noted: an advance the runner was told of */
+	struct worker wk;
+	bool notified, noted; /* noted: an advance the runner was told of */
 	size_t cycles;
 	struct project *p;
 	struct wh *w;
@@ -41,20 +39,6 @@ struct live_thread {
 	struct job *jobs;
 	pthread_cond_t job_done;
 };
-
-static void wait_ms(struct live_thread *t, int64_t ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&t->cv, &t->mu, &ts);
-}
 
 static void report(struct live_thread *t, const struct sl_err *err)
 {
@@ -69,9 +53,9 @@ static void run_jobs(struct live_thread *t)
 		struct job *j = t->jobs;
 
 		t->jobs = j->next;
-		pthread_mutex_unlock(&t->mu);
+		pthread_mutex_unlock(&t->wk.mu);
 		j->rc = j->fn(t->runner, t->w, j->arg, j->err);
-		pthread_mutex_lock(&t->mu);
+		pthread_mutex_lock(&t->wk.mu);
 		j->done = true;
 		pthread_cond_broadcast(&t->job_done);
 	}
@@ -85,8 +69,8 @@ static void *run(void *arg)
 	int64_t last_poll = units_mono_ms() - cfg->poll_interval_ms;
 	bool retry = false;
 
-	pthread_mutex_lock(&t->mu);
-	while (!t->stop) {
+	pthread_mutex_lock(&t->wk.mu);
+	while (!t->wk.stop) {
 		int64_t now = units_mono_ms(), wait;
 
 		if (t->jobs) {
@@ -102,10 +86,10 @@ static void *run(void *arg)
 			struct sl_err err = SL_ERR_INIT;
 			bool moved = false;
 
-			pthread_mutex_unlock(&t->mu);
+			pthread_mutex_unlock(&t->wk.mu);
 			if (live_runner_sources_moved(t->runner, t->w, &moved, &err))
 				report(t, &err);
-			pthread_mutex_lock(&t->mu);
+			pthread_mutex_lock(&t->wk.mu);
 			/* another connection's advance, or models to retry */
 			if (moved || retry || t->notified)
 				live_schedule_advance(&t->sched, now);
@@ -118,10 +102,10 @@ static void *run(void *arg)
 			struct live_cycle c = { 0 };
 
 			live_schedule_cycle(&t->sched, now);
-			pthread_mutex_unlock(&t->mu);
+			pthread_mutex_unlock(&t->wk.mu);
 			if (live_runner_cycle(t->runner, t->w, &c, &err))
 				report(t, &err);
-			pthread_mutex_lock(&t->mu);
+			pthread_mutex_lock(&t->wk.mu);
 			t->cycles++;
 			retry = c.failed || c.held || c.behind;
 			continue;
@@ -129,9 +113,9 @@ static void *run(void *arg)
 		if (wait < 0 || wait > cfg->poll_interval_ms - (now - last_poll))
 			wait = cfg->poll_interval_ms - (now - last_poll);
 		if (wait > 0)
-			wait_ms(t, wait);
+			worker_wait_until(&t->wk, now + wait);
 	}
-	pthread_mutex_unlock(&t->mu);
+	pthread_mutex_unlock(&t->wk.mu);
 	return NULL;
 }
 
@@ -139,7 +123,6 @@ int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_th
 		      struct sl_err *err)
 {
 	struct live_thread *t = calloc(1, sizeof(*t));
-	pthread_condattr_t attr;
 
 	if (!t)
 		abort();
@@ -148,19 +131,12 @@ int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_th
 	t->out = out;
 	t->runner = live_runner_new(p, out);
 	live_schedule_init(&t->sched, &p->cfg.live);
-	pthread_mutex_init(&t->mu, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&t->cv, &attr);
 	pthread_cond_init(&t->job_done, NULL);
-	pthread_condattr_destroy(&attr);
-	if (pthread_create(&t->tid, NULL, run, t)) {
+	if (worker_start(&t->wk, run, t, "live runner", err)) {
 		live_runner_free(t->runner);
-		pthread_cond_destroy(&t->cv);
 		pthread_cond_destroy(&t->job_done);
-		pthread_mutex_destroy(&t->mu);
 		free(t);
-		return sl_err_set(err, SL_E_INTERNAL, "cannot start the live runner thread");
+		return err ? err->code : SL_E_INTERNAL;
 	}
 	*tp = t;
 	return 0;
@@ -170,36 +146,36 @@ void live_thread_advanced(struct live_thread *t, const char *source,
 			  const struct live_advance *adv)
 {
 	live_runner_advanced(t->runner, source, adv);
-	pthread_mutex_lock(&t->mu);
+	pthread_mutex_lock(&t->wk.mu);
 	t->noted = true;
-	pthread_cond_signal(&t->cv);
-	pthread_mutex_unlock(&t->mu);
+	pthread_cond_signal(&t->wk.cv);
+	pthread_mutex_unlock(&t->wk.mu);
 }
 
 void live_thread_notify(struct live_thread *t)
 {
-	pthread_mutex_lock(&t->mu);
+	pthread_mutex_lock(&t->wk.mu);
 	t->notified = true;
-	pthread_cond_signal(&t->cv);
-	pthread_mutex_unlock(&t->mu);
+	pthread_cond_signal(&t->wk.cv);
+	pthread_mutex_unlock(&t->wk.mu);
 }
 
 int live_thread_call(struct live_thread *t, live_job_fn fn, void *arg, struct sl_err *err)
 {
 	struct job j = { .fn = fn, .arg = arg, .err = err }, **tail;
 
-	pthread_mutex_lock(&t->mu);
-	if (t->stop) {
-		pthread_mutex_unlock(&t->mu);
+	pthread_mutex_lock(&t->wk.mu);
+	if (t->wk.stop) {
+		pthread_mutex_unlock(&t->wk.mu);
 		return sl_err_set(err, SL_E_BUSY, "the live runner is stopping");
 	}
 	for (tail = &t->jobs; *tail; tail = &(*tail)->next)
 		;
 	*tail = &j;
-	pthread_cond_signal(&t->cv);
+	pthread_cond_signal(&t->wk.cv);
 	while (!j.done)
-		pthread_cond_wait(&t->job_done, &t->mu);
-	pthread_mutex_unlock(&t->mu);
+		pthread_cond_wait(&t->job_done, &t->wk.mu);
+	pthread_mutex_unlock(&t->wk.mu);
 	return j.rc;
 }
 
@@ -207,29 +183,24 @@ size_t live_thread_cycles(struct live_thread *t)
 {
 	size_t n;
 
-	pthread_mutex_lock(&t->mu);
+	pthread_mutex_lock(&t->wk.mu);
 	n = t->cycles;
-	pthread_mutex_unlock(&t->mu);
+	pthread_mutex_unlock(&t->wk.mu);
 	return n;
 }
 
 void live_thread_stop(struct live_thread *t)
 {
-	pthread_mutex_lock(&t->mu);
-	t->stop = true;
-	pthread_cond_signal(&t->cv);
-	pthread_mutex_unlock(&t->mu);
-	pthread_join(t->tid, NULL);
+	worker_stop(&t->wk);
 	/* jobs queued while it stopped still get their turn */
-	pthread_mutex_lock(&t->mu);
+	pthread_mutex_lock(&t->wk.mu);
 	run_jobs(t);
-	pthread_mutex_unlock(&t->mu);
+	pthread_mutex_unlock(&t->wk.mu);
 	live_runner_release(t->runner, t->w, NULL);
 	live_runner_flush_log(t->runner, t->w, true, NULL);
 	live_runner_free(t->runner);
 	wh_close(t->w);
-	pthread_cond_destroy(&t->cv);
+	worker_destroy(&t->wk);
 	pthread_cond_destroy(&t->job_done);
-	pthread_mutex_destroy(&t->mu);
 	free(t);
 }
