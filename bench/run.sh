@@ -10,10 +10,12 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|chain|live   run one benchmark
+#   BENCH_ONLY=plan|chain|live|cdc   run one benchmark
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
+#   BENCH_CDC_ROWS=10000000 BENCH_CDC_EVENTS=1000000 BENCH_CDC_BATCH=10000
+#                           the CDC model's rows, the change events, the batch
 #   DEPS=.deps              where scripts/bootstrap.sh put DuckDB
 set -uo pipefail
 
@@ -295,7 +297,78 @@ bench_live() {
 		show_failure "live_chain failed"
 }
 
+# ------------------------------------------------------------ CDC apply
+
+write_cdc_project() { # write_cdc_project DIR
+	local dir=$1
+	rm -rf "$dir/models" && mkdir -p "$dir/models/silver"
+	cat >"$dir/sluice.yml" <<'YML'
+name: cdcbench
+sources:
+  changes: {kind: webhook, columns: {id: BIGINT, account: BIGINT, amount: BIGINT, status: VARCHAR, op: VARCHAR, lsn: BIGINT}}
+YML
+	cat >"$dir/models/silver/accounts.sql" <<'SQL'
+@config materialized=incremental, live=true, incremental_strategy=merge, unique_key=id,
+        cdc_op=op, cdc_seq=lsn, incremental_filter=WHERE _sluice_seq > {watermark}
+SELECT id, account, amount, status, op, lsn, _sluice_seq FROM landing.changes
+SQL
+}
+
+bench_cdc() {
+	local dir=$out/cdc bin=$out/cdc_apply lib=$root/build/release/libsluice.a
+	local pristine=$out/cdc_pristine.duckdb mat_db=$out/cdc_mat.duckdb raw_db=$out/cdc_raw.duckdb
+	local stamp s_line r_line f
+	local rows=${BENCH_CDC_ROWS:-10000000} events=${BENCH_CDC_EVENTS:-1000000}
+	local batch=${BENCH_CDC_BATCH:-10000} s_rate r_rate want got
+	echo
+	echo "== CDC apply: $events change events in batches of $batch into a $rows-row merge model"
+	[[ -f $lib ]] || die "no $lib (run make first)"
+	cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/src" -I"$duckdb/include" bench/cdc_apply.c "$lib" \
+		-L"$duckdb/lib" -Wl,-rpath,"$duckdb/lib" -lduckdb -lyaml -ljansson -lcrypto -lpthread -lm \
+		-o "$bin" || die "cannot build cdc_apply"
+	write_cdc_project "$dir"
+
+	# the starting warehouse is made once and kept while its recipe stays the same
+	stamp="$rows $events $batch $(cksum <bench/cdc_apply.c) $(cksum <"$dir/models/silver/accounts.sql") $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
+	if [[ ! -f $pristine || "$(cat "$out/cdc_pristine.stamp" 2>/dev/null)" != "$stamp" ]]; then
+		echo "   building the $rows-row model and the events in ${pristine#"$root"/} ..."
+		rm -f "$pristine" "$pristine.wal" "$out/cdc_pristine.stamp" "$dir/warehouse.duckdb" "$dir/warehouse.duckdb.wal"
+		timed "$bin" init "$dir" "$rows" "$events" "$batch" || {
+			show_failure "cdc_apply init failed"
+			return
+		}
+		mv "$dir/warehouse.duckdb" "$pristine" && echo "$stamp" >"$out/cdc_pristine.stamp"
+	fi
+
+	for f in "$dir/warehouse.duckdb" "$mat_db" "$raw_db"; do
+		fresh_copy "$pristine" "$f" || die "cannot copy $pristine"
+	done
+	timed "$bin" run "$dir" "$mat_db" "$raw_db" || {
+		show_failure "cdc_apply run failed"
+		return
+	}
+	sed 's/^/   /' "$out/last.log"
+	s_line=$(grep '^sluice (live runner' "$out/last.log")
+	r_line=$(grep '^hand-written' "$out/last.log")
+
+	# every side must have ended in the same table
+	want=$("$bin" digest "$raw_db" 2>&1)
+	for f in "$dir/warehouse.duckdb" "$mat_db"; do
+		got=$("$bin" digest "$f" 2>&1)
+		if [[ $want != "$got" ]]; then
+			echo "  FAILED: the sides built different tables: ${f#"$root"/} '$got' vs raw '$want'"
+			failed=1
+			return
+		fi
+	done
+	echo "   every side: $got"
+	s_rate=$(sed -n 's/.* = \([0-9]*\) events\/s.*/\1/p' <<<"$s_line")
+	r_rate=$(sed -n 's/.* = \([0-9]*\) events\/s.*/\1/p' <<<"$r_line")
+	echo "CDC apply into a $rows-row merge model: sluice $s_rate events/s vs hand-written DELETE + INSERT $r_rate events/s = $(ratio "$r_rate" "$s_rate")x its time (target >= 100000 events/s)$(verdict $((s_rate >= 100000)))"
+}
+
 [[ -z $only || $only == plan ]] && bench_plan
 [[ -z $only || $only == chain ]] && bench_chain
 [[ -z $only || $only == live ]] && bench_live
+[[ -z $only || $only == cdc ]] && bench_cdc
 exit $failed

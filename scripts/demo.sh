@@ -55,4 +55,24 @@ show sql "INSERT INTO landing.checkouts (checkout_id, customer_id, amount, regio
 show live advance checkouts
 show live --once
 show live status
+
+step "8. Change data capture: the shop database's products table streams its changes"
+show sql "INSERT INTO landing.pg_products (op, lsn, received_at, payload) VALUES
+  ('c', 1001, now(), '{\"product_id\": 1, \"name\": \"Espresso cup\", \"category\": \"kitchen\", \"price\": 9.50}'),
+  ('c', 1002, now(), '{\"product_id\": 2, \"name\": \"Teapot\", \"category\": \"kitchen\", \"price\": 24.00}'),
+  ('c', 1003, now(), '{\"product_id\": 3, \"name\": \"Notebook\", \"category\": \"office\", \"price\": 4.20}'),
+  ('u', 1004, now(), '{\"product_id\": 2, \"name\": \"Teapot\", \"category\": \"kitchen\", \"price\": 19.00}')"
+show live advance pg_products
+show live --once
+show sql "SELECT product_id, name, price, op, lsn, _sluice_deleted FROM silver.products ORDER BY product_id"
+show sql "SELECT * FROM gold.catalog ORDER BY category"
+
+step "9. A product is deleted, and an older update is replayed: the delete stays"
+show sql "INSERT INTO landing.pg_products (op, lsn, received_at, payload) VALUES
+  ('d', 1005, now(), '{\"product_id\": 3}'),
+  ('u', 1003, now(), '{\"product_id\": 3, \"name\": \"Notebook\", \"category\": \"office\", \"price\": 4.20}')"
+show live advance pg_products
+show live --once
+show sql "SELECT product_id, name, price, op, lsn, _sluice_deleted FROM silver.products ORDER BY product_id"
+show sql "SELECT * FROM gold.catalog ORDER BY category"
 printf '\nThe demo project is examples/shop; its warehouse lived in %s (removed now).\n' "$work"

@@ -5,6 +5,7 @@
  */
 #include "build/materialize.h"
 
+#include "build/cdc.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -79,6 +80,69 @@ static int keep_latest_per_key(struct wh *w, const struct model *m, const char *
 	return rc;
 }
 
+static bool keyed_increment(const struct model *m)
+{
+	return m->mat == MAT_INCREMENTAL &&
+	       (m->strategy == STRAT_MERGE || m->strategy == STRAT_DELETE_INSERT);
+}
+
+/* Whether the model's rows are change events (cdc.c applies them). */
+static bool applies_changes(const struct model *m)
+{
+	return keyed_increment(m) && cdc_model(m);
+}
+
+/* Change events rebuilt from scratch: every event applied to a new table.
+ * sql holds the statements that clear the way for the staging table. */
+static int write_cdc_staging(struct wh *w, const struct model *m, const struct mat_plan *plan,
+			     const char *staging, bool filtered, struct buf *sql,
+			     struct sl_err *err)
+{
+	int64_t changed;
+	int rc = run(w, sql, err);
+
+	if (!rc)
+		rc = render_model(m, &plan->ctx, filtered, sql, err);
+	if (!rc)
+		rc = cdc_apply(w, m, sql->buf, staging, true, &changed, err);
+	buf_reset(sql);
+	return rc;
+}
+
+/* The query's rows (a seed's file, a snapshot's first version) into the
+ * staging table; sql holds the statements that clear the way for it. */
+static int write_query_staging(struct wh *w, const struct model *m, const struct mat_plan *plan,
+			       const char *staging, bool filtered, struct buf *sql,
+			       struct sl_err *err)
+{
+	int rc = 0;
+
+	buf_adds(sql, ";\nCREATE TABLE ");
+	wh_sql_qualified(sql, m->schema, staging);
+	buf_adds(sql, " AS ");
+	if (m->mat == MAT_SEED) {
+		buf_adds(sql, "SELECT * FROM ");
+		wh_sql_read_csv(w, sql, m->abspath);
+	} else if (m->mat == MAT_SNAPSHOT) {
+		buf_adds(sql, "SELECT *, TIMESTAMP ");
+		buf_add_sql_str(sql, plan->run_ts);
+		buf_adds(sql, " AS valid_from, CAST(NULL AS TIMESTAMP) AS valid_to FROM (\n");
+		rc = render_model(m, &plan->ctx, false, sql, err);
+		buf_adds(sql, "\n) AS _sluice_snap");
+	} else {
+		rc = render_model(m, &plan->ctx, filtered, sql, err);
+	}
+	if (!rc)
+		rc = run(w, sql, err);
+	buf_reset(sql);
+	if (!rc && m->mat == MAT_INCREMENTAL && m->strategy == STRAT_MERGE)
+		rc = keep_latest_per_key(w, m, staging, err);
+	/* a model that no longer applies change events drops its tombstones */
+	if (!rc && keyed_increment(m))
+		rc = cdc_forget(w, m, err);
+	return rc;
+}
+
 /* The new relation's rows go to a staging table beside the old one. */
 static int write_staging(struct wh *w, const struct model *m, const struct mat_plan *plan,
 			 struct mat_outcome *out, struct sl_err *err)
@@ -93,28 +157,10 @@ static int write_staging(struct wh *w, const struct model *m, const struct mat_p
 	buf_add_sql_ident(&sql, m->schema);
 	buf_adds(&sql, ";\nDROP TABLE IF EXISTS ");
 	wh_sql_qualified(&sql, m->schema, staging);
-	buf_adds(&sql, ";\nCREATE TABLE ");
-	wh_sql_qualified(&sql, m->schema, staging);
-	buf_adds(&sql, " AS ");
-	if (m->mat == MAT_SEED) {
-		buf_adds(&sql, "SELECT * FROM ");
-		wh_sql_read_csv(w, &sql, m->abspath);
-	} else if (m->mat == MAT_SNAPSHOT) {
-		buf_adds(&sql, "SELECT *, TIMESTAMP ");
-		buf_add_sql_str(&sql, plan->run_ts);
-		buf_adds(&sql, " AS valid_from, CAST(NULL AS TIMESTAMP) AS valid_to FROM (\n");
-		rc = render_model(m, &plan->ctx, false, &sql, err);
-		if (rc)
-			goto out;
-		buf_adds(&sql, "\n) AS _sluice_snap");
-	} else {
-		rc = render_model(m, &plan->ctx, filtered, &sql, err);
-		if (rc)
-			goto out;
-	}
-	rc = run(w, &sql, err);
-	if (!rc && m->mat == MAT_INCREMENTAL && m->strategy == STRAT_MERGE)
-		rc = keep_latest_per_key(w, m, staging, err);
+	if (applies_changes(m))
+		rc = write_cdc_staging(w, m, plan, staging, filtered, &sql, err);
+	else
+		rc = write_query_staging(w, m, plan, staging, filtered, &sql, err);
 	if (rc)
 		goto out;
 	buf_adds(&sql, "SELECT count(*) FROM ");
@@ -172,7 +218,12 @@ static int write_increment(struct wh *w, const struct model *m, const struct mat
 	int rc = 0;
 
 	set_relation(out, m->schema, m->name);
-	if (m->strategy == STRAT_DELETE_INSERT) {
+	if (applies_changes(m)) {
+		rc = render_model(m, &plan->ctx, true, &sql, err);
+		if (!rc)
+			rc = cdc_apply(w, m, sql.buf, m->name, false, &out->rows, err);
+		out->action = "applied";
+	} else if (m->strategy == STRAT_DELETE_INSERT) {
 		/* the batch is read twice (keys to delete, rows to insert), so it
 		 * is computed once into a temporary table */
 		buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " BATCH_TABLE " AS\n");

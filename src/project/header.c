@@ -1133,6 +1133,74 @@ static void check_combinations(struct apply *c, bool mat_ok, enum model_strategy
 	}
 }
 
+/* Change events apply to an incremental merge or delete+insert model with a
+ * unique_key, through two columns of their own: one names the operation,
+ * the other orders the events of a key. */
+static void check_cdc(struct apply *c, bool mat_ok, enum model_strategy strat, bool strat_ok)
+{
+	struct model *m = c->m;
+	const struct model_setting *s_op = setting_find(m, "cdc_op");
+	const struct model_setting *s_seq = setting_find(m, "cdc_seq");
+	const struct model_setting *s_del = setting_find(m, "cdc_deletes");
+	const struct model_setting *at = s_op ? s_op : s_seq;
+
+	if (s_op && !s_op->is_list)
+		m->cdc_op = s_op->value;
+	if (s_seq && !s_seq->is_list)
+		m->cdc_seq = s_seq->value;
+	m->cdc_soft = s_del && strcmp(s_del->value, "soft") == 0;
+	if (!at) {
+		if (s_del && choice_index(deletes_names, s_del->value) >= 0)
+			apply_error(c, s_del, "set cdc_op and cdc_seq, or remove cdc_deletes",
+				    "cdc_deletes without cdc_op and cdc_seq");
+		return;
+	}
+	if (!s_seq)
+		apply_error(c, s_op,
+			    "cdc_seq names the column that orders the changes of one key: an LSN, a "
+			    "sequence number or a timestamp",
+			    "cdc_op needs cdc_seq");
+	if (!s_op)
+		apply_error(c, s_seq,
+			    "cdc_op names the column holding each change's operation: I/U/D, "
+			    "insert/update/delete or Debezium's c/r/u/d",
+			    "cdc_seq needs cdc_op");
+	if (!mat_ok || !strat_ok)
+		return;
+	if (m->mat != MAT_INCREMENTAL) {
+		apply_error(c, at,
+			    "change events apply to an incremental model: set materialized=incremental, "
+			    "incremental_strategy=merge and unique_key",
+			    "%s on a %s model", at->key, model_mat_name(m->mat));
+		return;
+	}
+	if (strat != STRAT_MERGE && strat != STRAT_DELETE_INSERT) {
+		if (setting_find(m, "incremental_strategy"))
+			apply_error(c, at, "a change event replaces its key's row; append would keep every event",
+				    "%s needs incremental_strategy merge or delete+insert, not '%s'",
+				    at->key, model_strategy_name(strat));
+		else
+			apply_error(c, at, "unique_key names the column(s) each change event applies to",
+				    "%s needs unique_key", at->key);
+		return;
+	}
+	if (m->cdc_op && m->cdc_seq && strcasecmp(m->cdc_op, m->cdc_seq) == 0)
+		apply_error(c, at, "one column holds the operation, another orders the changes",
+			    "cdc_op and cdc_seq name the same column '%s'", m->cdc_op);
+	for (size_t i = 0; i < m->nunique_key; i++) {
+		const char *k = m->unique_key[i];
+		const struct model_setting *own =
+			m->cdc_op && strcasecmp(k, m->cdc_op) == 0	    ? s_op
+			: m->cdc_seq && strcasecmp(k, m->cdc_seq) == 0 ? s_seq
+								       : NULL;
+
+		if (own)
+			apply_error(c, own,
+				    "the key names a row; cdc_op and cdc_seq describe each change to it",
+				    "%s '%s' is a unique_key column", own->key, k);
+	}
+}
+
 int header_apply_settings(struct arena *a, struct model *m, const struct kv_list *defaults,
 			  const char *pipeline_path, struct diag_list *diags)
 {
@@ -1184,5 +1252,6 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	check_plain_choices(&c);
 	check_single_values(&c);
 	check_combinations(&c, mat_ok, strat, strat_ok, live_ok);
+	check_cdc(&c, mat_ok, strat, strat_ok);
 	return diag_count(diags, DIAG_ERROR) > before ? SL_E_CONFIG : 0;
 }

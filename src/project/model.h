@@ -116,6 +116,11 @@ struct model {
 	const char *description;
 	bool live;
 	int64_t live_interval_ms;
+	/* change events: the columns holding each event's operation and its
+	 * order among the events of one key (both NULL for other models), and
+	 * whether a delete keeps the row, flagged _sluice_deleted */
+	const char *cdc_op, *cdc_seq;
+	bool cdc_soft;
 
 	struct model_ref *refs;
 	size_t nrefs, refs_cap;

@@ -218,14 +218,14 @@ static void test_quoted_values(void **state)
 	struct fx *f = *state;
 
 	assert_int_equal(parse(f, "@config description='orders, by region', start='it''s 2024',\n"
-				  "  live_interval=10s, live=false, cdc_op = op\n"
+				  "  live_interval=10s, live=false, time_column = op\n"
 				  "SELECT 1"),
 			 0);
 	expect_clean(f);
 	assert_int_equal(f->m.nsettings, 5);
 	assert_string_equal(setting(f, "description")->value, "orders, by region");
 	assert_string_equal(setting(f, "start")->value, "it's 2024");
-	assert_string_equal(setting(f, "cdc_op")->value, "op");
+	assert_string_equal(setting(f, "time_column")->value, "op");
 	assert_int_equal(apply(f), 0);
 	assert_string_equal(f->m.description, "orders, by region");
 	assert_int_equal(f->m.live_interval_ms, 10000);
@@ -749,6 +749,132 @@ static void test_merge_needs_unique_key(void **state)
 	expect_diag(f, PATH, 1, "incremental_strategy 'delete+insert' needs unique_key", NULL);
 }
 
+/* A fresh model from text, parsed and checked; returns what apply() did. */
+static int config_of(struct fx *f, const char *text)
+{
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	assert_int_equal(parse(f, text), 0);
+	return apply(f);
+}
+
+static void test_cdc_config(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=id,\n"
+				      "  cdc_op=op, cdc_seq=lsn, cdc_deletes=soft\n"
+				      "SELECT 1"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.strategy, STRAT_MERGE);
+	assert_string_equal(f->m.cdc_op, "op");
+	assert_string_equal(f->m.cdc_seq, "lsn");
+	assert_true(f->m.cdc_soft);
+
+	/* hard is the default; composite keys and delete+insert are fine */
+	assert_int_equal(config_of(f, "@config materialized=incremental, incremental_strategy=delete+insert,\n"
+				      "  unique_key=[a, b], cdc_op=op, cdc_seq=lsn\n"
+				      "SELECT 1"),
+			 0);
+	expect_clean(f);
+	assert_false(f->m.cdc_soft);
+	assert_int_equal(f->m.nunique_key, 2);
+
+	/* a model without the keys is not a change-event model */
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=id\nSELECT 1"), 0);
+	assert_null(f->m.cdc_op);
+	assert_false(f->m.cdc_soft);
+}
+
+static void test_cdc_config_errors(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=id,\n"
+				      "  cdc_op=op\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "cdc_op needs cdc_seq",
+		    "cdc_seq names the column that orders the changes of one key: an LSN, a "
+		    "sequence number or a timestamp");
+	assert_int_equal(f->d.n, 1);
+
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=id,\n"
+				      "  cdc_seq=lsn\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "cdc_seq needs cdc_op",
+		    "cdc_op names the column holding each change's operation: I/U/D, "
+		    "insert/update/delete or Debezium's c/r/u/d");
+	assert_int_equal(f->d.n, 1);
+
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=id,\n"
+				      "  cdc_deletes=soft\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "cdc_deletes without cdc_op and cdc_seq",
+		    "set cdc_op and cdc_seq, or remove cdc_deletes");
+
+	assert_int_equal(config_of(f, "@config materialized=table, unique_key=id,\n"
+				      "  cdc_op=op, cdc_seq=lsn\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "cdc_op on a table model",
+		    "change events apply to an incremental model: set materialized=incremental, "
+		    "incremental_strategy=merge and unique_key");
+	assert_int_equal(f->d.n, 1);
+
+	assert_int_equal(config_of(f, "@config materialized=incremental, incremental_strategy=append,\n"
+				      "  unique_key=id, cdc_op=op, cdc_seq=lsn\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "cdc_op needs incremental_strategy merge or delete+insert, not 'append'",
+		    NULL);
+	assert_int_equal(f->d.n, 1);
+
+	/* without unique_key the strategy defaults to append: the key is missing */
+	assert_int_equal(config_of(f, "@config materialized=incremental,\n"
+				      "  cdc_seq=lsn, cdc_op=op\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "cdc_op needs unique_key",
+		    "unique_key names the column(s) each change event applies to");
+	assert_int_equal(f->d.n, 1);
+
+	/* an explicit merge without a key is reported once, by its own rule */
+	assert_int_equal(config_of(f, "@config materialized=incremental, incremental_strategy=merge,\n"
+				      "  cdc_op=op, cdc_seq=lsn\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "incremental_strategy 'merge' needs unique_key", NULL);
+	assert_int_equal(f->d.n, 1);
+
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=id,\n"
+				      "  cdc_op=op, cdc_seq=lsn, cdc_deletes=sotf\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "invalid cdc_deletes 'sotf'", "did you mean 'soft'? (one of hard, soft)");
+	assert_int_equal(f->d.n, 1);
+
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=[id, lsn],\n"
+				      "  cdc_op=op,\n  cdc_seq=lsn\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 3, "cdc_seq 'lsn' is a unique_key column",
+		    "the key names a row; cdc_op and cdc_seq describe each change to it");
+	assert_int_equal(f->d.n, 1);
+
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=id,\n"
+				      "  cdc_op=op, cdc_seq=OP\nSELECT 1"),
+			 SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "cdc_op and cdc_seq name the same column 'op'", NULL);
+	assert_int_equal(f->d.n, 1);
+
+	/* settings from pipeline.yml are reported there */
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	add_default(f, "cdc_op", "op", 4);
+	assert_int_equal(parse(f, "@config materialized=view\nSELECT 1"), 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PIPELINE, 4, "cdc_op needs cdc_seq", NULL);
+	expect_diag(f, PIPELINE, 4, "cdc_op on a view model", NULL);
+	assert_int_equal(f->d.n, 2);
+}
+
 static void test_snapshot_rules(void **state)
 {
 	struct fx *f = *state;
@@ -940,6 +1066,8 @@ int main(void)
 		T(test_default_strategy),
 		T(test_strategy_not_incremental),
 		T(test_merge_needs_unique_key),
+		T(test_cdc_config),
+		T(test_cdc_config_errors),
 		T(test_snapshot_rules),
 		T(test_filter_not_incremental),
 		T(test_live_materializations),

@@ -1,0 +1,322 @@
+/*
+ * Benchmark: change events applied to a large merge model. A live CDC model
+ * (merge on id, hard deletes) starts with ROWS rows; EVENTS change events
+ * (70% updates, 20% inserts, 10% deletes, in lsn order) are then applied in
+ * batches of BATCH, each batch landed, announced and refreshed by the live
+ * runner, as `sluice live` does. Beside it, on copies of the same
+ * warehouse, the same batches go through the model's statements alone
+ * (materialize_write, without the run's bookkeeping) and through a
+ * hand-written DELETE + INSERT over the DuckDB C API, the comparison.
+ *
+ *   cdc_apply init PROJECT_DIR ROWS EVENTS BATCH
+ *       builds PROJECT_DIR/warehouse.duckdb: the model built from ROWS insert
+ *       events, and the change events waiting in bench.changes
+ *   cdc_apply run PROJECT_DIR MAT_DB RAW_DB
+ *       applies every batch on the three copies in turn; prints the rates
+ *   cdc_apply digest DBFILE
+ *       prints a fingerprint of the model's rows, to compare the sides
+ */
+#include "build/materialize.h"
+#include "build/run.h"
+#include "core/arena.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "live/advance.h"
+#include "live/runner.h"
+#include "project/project.h"
+#include "project/validate.h"
+#include "warehouse/sqlparse.h"
+#include "warehouse/wh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS "id, account, amount, status, op, lsn"
+
+static void die(const struct sl_err *err)
+{
+	fprintf(stderr, "cdc_apply: %s\n", err->msg);
+	exit(1);
+}
+
+static void exec(struct wh *w, const char *sql)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	if (wh_exec(w, sql, &err))
+		die(&err);
+}
+
+static int64_t qint(struct wh *w, const char *sql)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int64_t v = 0;
+
+	if (wh_query_int(w, sql, &v, &err))
+		die(&err);
+	return v;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct project *load(struct arena *a, const char *dir, struct sqlparse **parser,
+			    struct wh **w)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct project *p;
+	char path[4096];
+
+	if (sqlparse_open(parser, &err) || project_load(a, dir, *parser, &p, &err))
+		die(&err);
+	project_validate(p, NULL, 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, p->cfg.warehouse.path);
+	if (wh_open_duckdb(path, false, w, &err))
+		die(&err);
+	return p;
+}
+
+static void run_all(struct arena *a, struct project *p, struct wh *w, bool full)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct run_opts opts = { .env = "", .full_refresh = full };
+	struct run_report rep;
+	const char **rel;
+	size_t nrel;
+
+	if (wh_relation_list(w, a, &rel, &nrel, &err) ||
+	    build_run(a, p, w, rel, nrel, &opts, &rep, &err))
+		die(&err);
+	if (rep.failed) {
+		fprintf(stderr, "cdc_apply: the build failed: %s\n", rep.items[0].message);
+		exit(1);
+	}
+	run_report_free(&rep);
+}
+
+/* The model from ROWS inserts, then the change events, numbered by batch:
+ * updates and deletes of random existing ids, inserts of new ones. */
+static void init(const char *dir, int64_t rows, int64_t events, int64_t batch)
+{
+	struct arena *a = arena_new(NULL);
+	struct sqlparse *parser;
+	struct wh *w;
+	struct project *p = load(a, dir, &parser, &w);
+	struct sl_err err = SL_ERR_INIT;
+	char sql[2048];
+
+	run_all(a, p, w, false);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO landing.changes (" COLUMNS ") SELECT i, i %% 100000, i %% 1000, 'new', "
+		 "'c', i + 1 FROM range(%lld) t(i)",
+		 (long long)rows);
+	exec(w, sql);
+	if (live_advance_source(w, "landing.changes", NULL, &err))
+		die(&err);
+	run_all(a, p, w, true);
+	snprintf(sql, sizeof(sql),
+		 "CREATE SCHEMA bench;\n"
+		 "CREATE TABLE bench.changes AS SELECT i // %lld AS batch, CASE WHEN k < 7 THEN "
+		 "CAST(hash(i * 31 + 7) %% %lld AS BIGINT) WHEN k < 9 THEN %lld + i ELSE "
+		 "CAST(hash(i * 17 + 3) %% %lld AS BIGINT) END AS id, i %% 100000 AS account, "
+		 "i %% 997 AS amount, CASE WHEN k < 7 THEN 'paid' ELSE 'new' END AS status, "
+		 "CASE WHEN k < 7 THEN 'u' WHEN k < 9 THEN 'c' ELSE 'd' END AS op, %lld + 1 + i AS "
+		 "lsn FROM (SELECT i, hash(i) %% 10 AS k FROM range(%lld) t(i)) ORDER BY i;\n"
+		 "CHECKPOINT",
+		 (long long)batch, (long long)rows, (long long)rows, (long long)rows,
+		 (long long)rows, (long long)events);
+	exec(w, sql);
+	printf("silver.accounts: %lld rows; bench.changes: %lld events in %lld batches\n",
+	       (long long)qint(w, "SELECT count(*) FROM silver.accounts"),
+	       (long long)qint(w, "SELECT count(*) FROM bench.changes"),
+	       (long long)qint(w, "SELECT count(DISTINCT batch) FROM bench.changes"));
+	wh_close(w);
+	sqlparse_close(parser);
+	arena_free(a);
+}
+
+struct side {
+	const char *name;
+	struct wh *w;
+	int64_t *us;     /* per batch: the apply */
+	int64_t other;   /* landing and advances, not counted */
+	int64_t applied; /* the sequence the side has applied up to */
+};
+
+static void side_report(struct side *s, int64_t events, int64_t nb)
+{
+	int64_t total = 0;
+
+	for (int64_t b = 0; b < nb; b++)
+		total += s->us[b];
+	qsort(s->us, (size_t)nb, sizeof(*s->us), cmp64);
+	printf("%s: %lld events in %lld batches: apply %.2f s (per batch p50 %.1f ms, p99 %.1f ms) "
+	       "= %.0f events/s; landing and advances %.2f s\n",
+	       s->name, (long long)events, (long long)nb, total / 1e6, s->us[nb / 2] / 1e3,
+	       s->us[nb * 99 / 100] / 1e3, events / (total / 1e6), s->other / 1e6);
+}
+
+/* Lands batch b in the side's warehouse: announced through sluice, or for
+ * the raw side copied to a temporary table. */
+static void land(struct side *s, int64_t b, bool announce)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct live_advance adv;
+	int64_t t0 = units_mono_us();
+	char sql[512];
+
+	if (announce) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO landing.changes (" COLUMNS ") SELECT " COLUMNS
+			 " FROM bench.changes WHERE batch = %lld ORDER BY lsn",
+			 (long long)b);
+		exec(s->w, sql);
+		if (live_advance_source(s->w, "landing.changes", &adv, &err))
+			die(&err);
+	} else {
+		snprintf(sql, sizeof(sql),
+			 "CREATE OR REPLACE TEMP TABLE landed AS SELECT " COLUMNS
+			 " FROM bench.changes WHERE batch = %lld",
+			 (long long)b);
+		exec(s->w, sql);
+	}
+	s->other += units_mono_us() - t0;
+}
+
+/* The live runner's refresh: the real path of a live CDC model. */
+static void apply_runner(struct side *s, struct live_runner *r, int64_t b)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct live_cycle c;
+	int64_t t0 = units_mono_us();
+
+	if (live_runner_cycle(r, s->w, &c, &err))
+		die(&err);
+	s->us[b] = units_mono_us() - t0;
+	if (c.refreshed != 1 || c.failed) {
+		fprintf(stderr, "cdc_apply: batch %lld: %zu refreshed, %zu failed\n", (long long)b,
+			c.refreshed, c.failed);
+		exit(1);
+	}
+}
+
+/* The model's statements alone, without the run's bookkeeping: what
+ * src/build/cdc.c costs. */
+static void apply_materialize(struct side *s, const struct model *m, int64_t b)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct mat_plan plan = { .run_ts = "2026-01-01 00:00:00.000", .old_kind_known = true,
+				 .old_kind = "table" };
+	struct mat_outcome out;
+	int64_t t0 = units_mono_us(), seq;
+
+	seq = qint(s->w, "SELECT max(_sluice_seq) FROM landing.changes");
+	plan.ctx.env = "";
+	plan.ctx.watermark = s->applied;
+	if (wh_begin(s->w, &err) || materialize_write(s->w, m, &plan, &out, &err) ||
+	    materialize_publish(s->w, m, &out, &err) || wh_commit(s->w, &err))
+		die(&err);
+	s->applied = seq;
+	s->us[b] = units_mono_us() - t0;
+}
+
+/* The same batch by hand: the latest event per key, its row deleted and,
+ * unless it is a delete, inserted again, in one transaction. */
+static void apply_raw(struct side *s, int64_t b)
+{
+	int64_t t0 = units_mono_us();
+
+	exec(s->w, "BEGIN;\n"
+		   "CREATE OR REPLACE TEMP TABLE latest AS SELECT * FROM landed QUALIFY "
+		   "row_number() OVER (PARTITION BY id ORDER BY lsn DESC) = 1;\n"
+		   "DELETE FROM silver.accounts USING latest WHERE silver.accounts.id = latest.id;\n"
+		   "INSERT INTO silver.accounts BY NAME SELECT * FROM latest WHERE op <> 'd';\n"
+		   "COMMIT");
+	s->us[b] = units_mono_us() - t0;
+}
+
+/* Three copies of the same warehouse take the same batches in turn, so a
+ * busy machine slows the three alike: the live runner on DIR's warehouse,
+ * the model's statements alone on MAT_DB, plain SQL on RAW_DB. */
+static void apply_all(const char *dir, const char *mat_db, const char *raw_db)
+{
+	struct arena *a = arena_new(NULL);
+	struct sqlparse *parser;
+	struct sl_err err = SL_ERR_INIT;
+	struct side sides[3] = { { "sluice (live runner refresh)" },
+				 { "sluice (the model's statements alone)" },
+				 { "hand-written DELETE + INSERT" } };
+	struct project *p = load(a, dir, &parser, &sides[0].w);
+	struct model *m = project_find_model(p, "silver.accounts");
+	struct live_runner *r = live_runner_new(p, NULL);
+	struct live_cycle c;
+	int64_t nb = qint(sides[0].w, "SELECT max(batch) + 1 FROM bench.changes");
+	int64_t events = qint(sides[0].w, "SELECT count(*) FROM bench.changes");
+
+	if (wh_open_duckdb(mat_db, false, &sides[1].w, &err) ||
+	    wh_open_duckdb(raw_db, false, &sides[2].w, &err))
+		die(&err);
+	/* a first cycle settles the runner's view of the project */
+	if (live_runner_cycle(r, sides[0].w, &c, &err))
+		die(&err);
+	sides[1].applied = qint(sides[1].w, "SELECT max(_sluice_seq) FROM landing.changes");
+	for (int i = 0; i < 3; i++)
+		sides[i].us = calloc((size_t)nb + 1, sizeof(int64_t));
+	for (int64_t b = 0; b < nb; b++) {
+		for (int k = 0; k < 3; k++) {
+			int i = (int)((b + k) % 3);
+
+			land(&sides[i], b, i < 2);
+			if (i == 0)
+				apply_runner(&sides[i], r, b);
+			else if (i == 1)
+				apply_materialize(&sides[i], m, b);
+			else
+				apply_raw(&sides[i], b);
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		side_report(&sides[i], events, nb);
+		free(sides[i].us);
+		wh_close(sides[i].w);
+	}
+	live_runner_free(r);
+	sqlparse_close(parser);
+	arena_free(a);
+}
+
+static void digest(const char *path)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct wh_result *r;
+	struct wh *w;
+
+	if (wh_open_duckdb(path, true, &w, &err) ||
+	    wh_query(w,
+		     "SELECT count(*), sum(hash(" COLUMNS ")) FROM silver.accounts", &r, &err))
+		die(&err);
+	printf("%s rows, digest %s\n", wh_result_value(r, 0, 0), wh_result_value(r, 0, 1));
+	wh_result_free(r);
+	wh_close(w);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && strcmp(argv[1], "init") == 0)
+		init(argv[2], atoll(argv[3]), atoll(argv[4]), atoll(argv[5]));
+	else if (argc == 5 && strcmp(argv[1], "run") == 0)
+		apply_all(argv[2], argv[3], argv[4]);
+	else if (argc == 3 && strcmp(argv[1], "digest") == 0)
+		digest(argv[2]);
+	else {
+		fprintf(stderr, "usage: cdc_apply init DIR ROWS EVENTS BATCH | run DIR MAT_DB RAW_DB | "
+				"digest DBFILE\n");
+		return 2;
+	}
+	return 0;
+}

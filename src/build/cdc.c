@@ -1,0 +1,812 @@
+/*
+ * This file implements change-event apply for incremental merge and
+ * delete+insert models with cdc_op and cdc_seq. Each row the model's query
+ * returns for a build is an event: an upsert or a delete of its unique_key,
+ * ordered among the events of that key by cdc_seq. Per build:
+ *
+ *   1. the events go to a temporary table and are checked: a NULL key, an
+ *      unknown op, a NULL, unreadable or mixed sequence fails the build
+ *      before anything is written;
+ *   2. per key the newest event wins (a delete wins a tie), and it is
+ *      joined with what the table and the tombstones hold for the key;
+ *   3. a winner applies when nothing is stored for its key, when it is
+ *      newer than what is stored, or when it is a delete at the sequence of
+ *      a live row (an insert and a delete in one source transaction share
+ *      their commit LSN); anything else is a replay or a duplicate;
+ *   4. the rows of the keys that apply are deleted and the new ones
+ *      inserted; the tombstones follow.
+ *
+ * Step 2 joins the batch with the whole table. When every event of a batch
+ * is newer than anything stored (a stream applied in order, the usual
+ * case) every winner applies, so hard-delete models skip that join and the
+ * table is scanned only by the delete.
+ *
+ * Hard deletes remove the row and keep (key, cdc_seq) in the tombstones
+ * table, so that an older insert arriving later stays out. Soft deletes keep
+ * the row with _sluice_deleted = true: its key, cdc_op, cdc_seq and
+ * _sluice_* columns come from the delete, every other column from the
+ * newest insert or update of the key (the delete's own values when there
+ * was none). The tombstones table of a soft model records, per deleted key,
+ * the cdc_seq of those values (_sluice_values_seq), so that an older update
+ * arriving after the delete still refreshes them exactly as it would have
+ * before the delete. With these rules the result never depends on how the
+ * events were split into builds. A first (full) build applies every event
+ * to a new, empty table.
+ *
+ * Everything is set-based SQL over the batch; nothing here loops over rows.
+ * Must never begin, commit or roll back a transaction.
+ */
+#include "build/cdc.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "warehouse/wh.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define EVENTS "_sluice_cdc_events"
+#define UPSERTS "_sluice_cdc_upserts"
+#define APPLY "_sluice_cdc_apply"
+#define ROWS "_sluice_cdc_rows"
+
+/* An integer sequence written as text, and an ISO-8601 time with a UTC
+ * offset (a time without one is read as UTC). */
+#define INT_RE "\\s*[+-]?[0-9]+\\s*"
+#define OFFSET_RE "[0-9]:[0-9]{2}(:[0-9]{2}(\\.[0-9]*)?)?\\s*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)\\s*$"
+
+#define OP_HINT                                                                             \
+	"\n  hint: an op is I/U/D, insert/update/delete or Debezium's c/r/u/d; anything "  \
+	"starting with d is a delete"
+#define SEQ_HINT                                                                            \
+	"\n  hint: cdc_seq orders the changes of a key: an integer (an LSN, a sequence) or " \
+	"an ISO-8601 timestamp, one kind for every event"
+
+/* Column types whose values compare as they are. */
+static const char *const native_seq_types[] = {
+	"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+	"UINTEGER", "UBIGINT", "UHUGEINT", "DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE",
+	"TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", NULL,
+};
+/* Column types whose values are read as integers or timestamps. */
+static const char *const text_seq_types[] = { "VARCHAR", "JSON", NULL };
+
+/* One apply: the model, where it goes, and what the events look like. */
+struct cdc_run {
+	struct wh *w;
+	const struct model *m;
+	struct arena *a;
+	const char *table; /* in m->schema */
+	bool full;
+	struct wh_column *cols; /* the events' columns */
+	size_t ncols;
+	const char *op, *seq; /* the events' columns named by cdc_op, cdc_seq */
+	const char **keys;    /* ... and by unique_key */
+	bool text_seq;        /* cdc_seq is text, read as integers or timestamps */
+	const char *kind;     /* for text: "integer" or "timestamp", this batch's */
+	bool landing_seq;     /* the events have _sluice_seq, their landing order */
+};
+
+bool cdc_model(const struct model *m)
+{
+	return m->cdc_op && m->cdc_seq;
+}
+
+void cdc_sql_tombstones(struct buf *sql, const struct model *m)
+{
+	char name[512];
+
+	snprintf(name, sizeof(name), "cdc_tombstones__%s__%s", m->schema, m->name);
+	wh_sql_qualified(sql, "_sluice", name);
+}
+
+/* Runs the statements in sql and frees it. */
+static int run(struct cdc_run *c, struct buf *sql, struct sl_err *err)
+{
+	int rc = wh_exec(c->w, sql->buf, err);
+
+	buf_release(sql);
+	return rc;
+}
+
+static void add_target(const struct cdc_run *c, struct buf *sql)
+{
+	wh_sql_qualified(sql, c->m->schema, c->table);
+}
+
+/* alias.column, or the column alone when alias is NULL. */
+static void add_col(struct buf *sql, const char *alias, const char *col)
+{
+	if (alias)
+		buf_addf(sql, "%s.", alias);
+	buf_add_sql_ident(sql, col);
+}
+
+static void add_keys(const struct cdc_run *c, struct buf *sql, const char *alias)
+{
+	for (size_t i = 0; i < c->m->nunique_key; i++) {
+		if (i)
+			buf_adds(sql, ", ");
+		add_col(sql, alias, c->keys[i]);
+	}
+}
+
+static void add_key_match(const struct cdc_run *c, struct buf *sql, const char *l, const char *r)
+{
+	for (size_t i = 0; i < c->m->nunique_key; i++) {
+		if (i)
+			buf_adds(sql, " AND ");
+		add_col(sql, l, c->keys[i]);
+		buf_adds(sql, " = ");
+		add_col(sql, r, c->keys[i]);
+	}
+}
+
+/* "id=42, region=eu", for messages. */
+static void add_key_text(const struct cdc_run *c, struct buf *sql, const char *alias)
+{
+	buf_adds(sql, "concat_ws(', '");
+	for (size_t i = 0; i < c->m->nunique_key; i++) {
+		char label[300];
+
+		snprintf(label, sizeof(label), "%s=", c->keys[i]);
+		buf_adds(sql, ", ");
+		buf_add_sql_str(sql, label);
+		buf_adds(sql, " || coalesce(CAST(");
+		add_col(sql, alias, c->keys[i]);
+		buf_adds(sql, " AS VARCHAR), 'NULL')");
+	}
+	buf_adds(sql, ")");
+}
+
+/* true for a delete, false for an upsert, NULL for anything else. */
+static void add_is_delete(const struct cdc_run *c, struct buf *sql, const char *alias)
+{
+	buf_adds(sql, "CASE WHEN starts_with(lower(CAST(");
+	add_col(sql, alias, c->op);
+	buf_adds(sql, " AS VARCHAR)), 'd') THEN true WHEN lower(CAST(");
+	add_col(sql, alias, c->op);
+	buf_adds(sql, " AS VARCHAR)) IN ('i', 'u', 'c', 'r', 'insert', 'update', 'create', 'read') "
+		      "THEN false END");
+}
+
+static void add_text_int(struct buf *sql, const char *alias, const char *col)
+{
+	buf_adds(sql, "CASE WHEN regexp_full_match(CAST(");
+	add_col(sql, alias, col);
+	buf_adds(sql, " AS VARCHAR), '" INT_RE "') THEN TRY_CAST(trim(CAST(");
+	add_col(sql, alias, col);
+	buf_adds(sql, " AS VARCHAR)) AS HUGEINT) END");
+}
+
+/* Microseconds since the epoch, UTC. */
+static void add_text_time(struct buf *sql, const char *alias, const char *col)
+{
+	buf_adds(sql, "CASE WHEN regexp_matches(CAST(");
+	add_col(sql, alias, col);
+	buf_adds(sql, " AS VARCHAR), '" OFFSET_RE "') THEN epoch_us(TRY_CAST(CAST(");
+	add_col(sql, alias, col);
+	buf_adds(sql, " AS VARCHAR) AS TIMESTAMPTZ)) ELSE epoch_us(TRY_CAST(CAST(");
+	add_col(sql, alias, col);
+	buf_adds(sql, " AS VARCHAR) AS TIMESTAMP)) END");
+}
+
+/* 'integer', 'timestamp', or NULL for a text sequence neither can read. */
+static void add_text_kind(struct buf *sql, const char *alias, const char *col)
+{
+	buf_adds(sql, "CASE WHEN (");
+	add_text_int(sql, alias, col);
+	buf_adds(sql, ") IS NOT NULL THEN 'integer' WHEN (");
+	add_text_time(sql, alias, col);
+	buf_adds(sql, ") IS NOT NULL THEN 'timestamp' END");
+}
+
+/* A value of cdc_seq (or of a column of its type) as it compares: as is,
+ * or read from text as this batch's kind (NULL when it is of another). */
+static void add_seq_value(const struct cdc_run *c, struct buf *sql, const char *alias,
+			  const char *col)
+{
+	if (!c->text_seq)
+		add_col(sql, alias, col);
+	else if (strcmp(c->kind, "timestamp") == 0)
+		add_text_time(sql, alias, col);
+	else
+		add_text_int(sql, alias, col);
+}
+
+static const char *quoted(struct arena *a, const char *v)
+{
+	return v ? arena_sprintf(a, "'%s'", v) : "NULL";
+}
+
+static bool in_list(const char *const *list, const char *word)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcasecmp(list[i], word) == 0)
+			return true;
+	return false;
+}
+
+/* The name of the events' column `name`, or NULL. */
+static const char *event_column(const struct cdc_run *c, const char *name, const char **type)
+{
+	for (size_t i = 0; i < c->ncols; i++) {
+		if (strcasecmp(c->cols[i].name, name) == 0) {
+			if (type)
+				*type = c->cols[i].type;
+			return c->cols[i].name;
+		}
+	}
+	return NULL;
+}
+
+static int missing_column(const struct cdc_run *c, const char *what, const char *name,
+			  struct sl_err *err)
+{
+	struct buf list = BUF_INIT;
+	int rc;
+
+	for (size_t i = 0; i < c->ncols; i++)
+		buf_addf(&list, "%s%s", i ? ", " : "", c->cols[i].name);
+	rc = sl_err_set(err, SL_E_INVALID,
+			"model %s: %s column '%s' is not in the query's output\n"
+			"  hint: the query returns %s",
+			c->m->fqn, what, name, list.buf);
+	buf_release(&list);
+	return rc;
+}
+
+/* Finds the configured columns among the events' and how cdc_seq compares. */
+static int read_columns(struct cdc_run *c, struct sl_err *err)
+{
+	struct wh_result *r;
+	const char *type = NULL;
+	int rc = wh_query(c->w, "SELECT column_name, column_type FROM (DESCRIBE " EVENTS ")", &r,
+			  err);
+
+	if (rc)
+		return rc;
+	c->ncols = wh_result_nrows(r);
+	c->cols = arena_alloc(c->a, (c->ncols + 1) * sizeof(*c->cols));
+	for (size_t i = 0; i < c->ncols; i++) {
+		c->cols[i].name = arena_strdup(c->a, wh_result_value(r, i, 0));
+		c->cols[i].type = arena_strdup(c->a, wh_result_value(r, i, 1));
+	}
+	wh_result_free(r);
+	c->keys = arena_alloc(c->a, (c->m->nunique_key + 1) * sizeof(char *));
+	for (size_t i = 0; i < c->m->nunique_key; i++) {
+		c->keys[i] = event_column(c, c->m->unique_key[i], NULL);
+		if (!c->keys[i])
+			return missing_column(c, "unique_key", c->m->unique_key[i], err);
+	}
+	c->op = event_column(c, c->m->cdc_op, NULL);
+	if (!c->op)
+		return missing_column(c, "cdc_op", c->m->cdc_op, err);
+	c->seq = event_column(c, c->m->cdc_seq, &type);
+	if (!c->seq)
+		return missing_column(c, "cdc_seq", c->m->cdc_seq, err);
+	if (c->m->cdc_soft && event_column(c, "_sluice_deleted", NULL))
+		return sl_err_set(err, SL_E_INVALID,
+				  "model %s: the query returns a column '_sluice_deleted', which "
+				  "cdc_deletes=soft adds itself\n"
+				  "  hint: leave it out, e.g. SELECT * EXCLUDE (_sluice_deleted)",
+				  c->m->fqn);
+	c->landing_seq = event_column(c, "_sluice_seq", NULL) != NULL;
+	c->text_seq = in_list(text_seq_types, type);
+	if (!c->text_seq && !in_list(native_seq_types, type))
+		return sl_err_set(err, SL_E_INVALID,
+				  "model %s: cdc_seq column '%s' is of type %s" SEQ_HINT, c->m->fqn,
+				  c->seq, type);
+	c->kind = "integer";
+	return 0;
+}
+
+/* The first bad event, as an error; 0 when every event can be applied. */
+static int check_events(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r = NULL;
+	const char *m = c->m->fqn, *key, *op, *seq;
+	int rc = 0;
+
+	if (c->text_seq) {
+		/* the kind every event must have; one of another kind is
+		 * reported below as mixed */
+		buf_adds(&sql, "SELECT min(");
+		add_text_kind(&sql, NULL, c->seq);
+		buf_adds(&sql, ") FROM " EVENTS);
+		rc = wh_query(c->w, sql.buf, &r, err);
+		if (!rc && wh_result_value(r, 0, 0))
+			c->kind = arena_strdup(c->a, wh_result_value(r, 0, 0));
+		wh_result_free(r);
+		buf_reset(&sql);
+		if (rc)
+			goto out;
+	}
+	buf_adds(&sql, "SELECT problem, key, op, seq FROM (SELECT CASE WHEN ");
+	for (size_t i = 0; i < c->m->nunique_key; i++) {
+		buf_adds(&sql, i ? " OR " : "");
+		add_col(&sql, NULL, c->keys[i]);
+		buf_adds(&sql, " IS NULL");
+	}
+	buf_adds(&sql, " THEN 1 WHEN (");
+	add_is_delete(c, &sql, NULL);
+	buf_adds(&sql, ") IS NULL THEN 2 WHEN ");
+	add_col(&sql, NULL, c->seq);
+	buf_adds(&sql, " IS NULL THEN 3");
+	if (c->text_seq) {
+		buf_adds(&sql, " WHEN (");
+		add_text_kind(&sql, NULL, c->seq);
+		buf_adds(&sql, ") IS NULL THEN 4 WHEN (");
+		add_text_kind(&sql, NULL, c->seq);
+		buf_addf(&sql, ") <> '%s' THEN 5", c->kind);
+	}
+	buf_adds(&sql, " END AS problem, ");
+	add_key_text(c, &sql, NULL);
+	buf_adds(&sql, " AS key, CAST(");
+	add_col(&sql, NULL, c->op);
+	buf_adds(&sql, " AS VARCHAR) AS op, CAST(");
+	add_col(&sql, NULL, c->seq);
+	buf_adds(&sql, " AS VARCHAR) AS seq FROM " EVENTS ") AS e WHERE problem IS NOT NULL "
+		       "ORDER BY problem, key, seq LIMIT 1");
+	rc = wh_query(c->w, sql.buf, &r, err);
+	if (rc || wh_result_nrows(r) == 0)
+		goto out;
+	key = wh_result_value(r, 0, 1);
+	op = quoted(c->a, wh_result_value(r, 0, 2));
+	seq = quoted(c->a, wh_result_value(r, 0, 3));
+	switch (wh_result_value(r, 0, 0)[0]) {
+	case '1':
+		rc = sl_err_set(err, SL_E_INVALID,
+				"model %s: a change event has a NULL unique_key (%s, cdc_op %s, "
+				"cdc_seq %s)\n  hint: every event must name the key it changes",
+				m, key, op, seq);
+		break;
+	case '2':
+		rc = sl_err_set(err, SL_E_INVALID, "model %s: unknown cdc_op value %s for key %s" OP_HINT,
+				m, op, key);
+		break;
+	case '3':
+		rc = sl_err_set(err, SL_E_INVALID, "model %s: cdc_seq is NULL for key %s" SEQ_HINT, m,
+				key);
+		break;
+	case '4':
+		rc = sl_err_set(err, SL_E_INVALID,
+				"model %s: cdc_seq value %s for key %s is neither an integer nor an "
+				"ISO-8601 timestamp" SEQ_HINT,
+				m, seq, key);
+		break;
+	default:
+		rc = sl_err_set(err, SL_E_INVALID,
+				"model %s: mixed cdc_seq values: %s for key %s is a timestamp, other "
+				"events have integers" SEQ_HINT,
+				m, seq, key);
+	}
+out:
+	wh_result_free(r);
+	buf_release(&sql);
+	return rc;
+}
+
+/* A full build starts from an empty table and no tombstones, both with the
+ * events' column types. */
+static int create_tables(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+
+	buf_adds(&sql, "CREATE TABLE ");
+	add_target(c, &sql);
+	buf_addf(&sql, " AS SELECT *%s FROM " EVENTS " LIMIT 0;\n"
+		       "CREATE SCHEMA IF NOT EXISTS _sluice;\nCREATE OR REPLACE TABLE ",
+		 c->m->cdc_soft ? ", false AS _sluice_deleted" : "");
+	cdc_sql_tombstones(&sql, c->m);
+	buf_adds(&sql, " AS SELECT ");
+	add_keys(c, &sql, NULL);
+	buf_adds(&sql, ", ");
+	add_col(&sql, NULL, c->seq);
+	if (c->m->cdc_soft) {
+		buf_adds(&sql, ", ");
+		add_col(&sql, NULL, c->seq);
+		buf_adds(&sql, " AS _sluice_values_seq");
+	}
+	buf_adds(&sql, " FROM " EVENTS " LIMIT 0");
+	return run(c, &sql, err);
+}
+
+/* Orders the events of a key newest first; among equal sequences the one
+ * that landed first stays, as it would have when applied alone. */
+static void add_newest_first(const struct cdc_run *c, struct buf *sql, bool deletes_first)
+{
+	buf_adds(sql, " QUALIFY row_number() OVER (PARTITION BY ");
+	add_keys(c, sql, NULL);
+	buf_adds(sql, " ORDER BY _sluice_cdc_seq DESC");
+	if (deletes_first)
+		buf_adds(sql, ", _sluice_cdc_del DESC");
+	if (c->landing_seq)
+		buf_adds(sql, ", _sluice_seq");
+	buf_adds(sql, ") = 1");
+}
+
+/* Soft deletes take their values from the newest upsert of the key. */
+static int write_upserts(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+
+	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " UPSERTS " AS SELECT * FROM (SELECT *, ");
+	add_seq_value(c, &sql, NULL, c->seq);
+	buf_adds(&sql, " AS _sluice_cdc_seq FROM " EVENTS " WHERE NOT (");
+	add_is_delete(c, &sql, NULL);
+	buf_adds(&sql, ")) AS e");
+	add_newest_first(c, &sql, false);
+	return run(c, &sql, err);
+}
+
+/* A CASE branch giving a stored sequence as text when this batch's kind
+ * cannot read it. */
+static void add_unreadable(const struct cdc_run *c, struct buf *sql, const char *alias,
+			   const char *col)
+{
+	buf_adds(sql, " WHEN ");
+	add_col(sql, alias, col);
+	buf_adds(sql, " IS NOT NULL AND (");
+	add_seq_value(c, sql, alias, col);
+	buf_adds(sql, ") IS NULL THEN CAST(");
+	add_col(sql, alias, col);
+	buf_adds(sql, " AS VARCHAR)");
+}
+
+/* The newest event of each key in the batch, as the CTE w. */
+static void add_winners(const struct cdc_run *c, struct buf *sql)
+{
+	buf_adds(sql, "WITH w AS (SELECT * FROM (SELECT *, ");
+	add_is_delete(c, sql, NULL);
+	buf_adds(sql, " AS _sluice_cdc_del, ");
+	add_seq_value(c, sql, NULL, c->seq);
+	buf_adds(sql, " AS _sluice_cdc_seq FROM " EVENTS ") AS e");
+	add_newest_first(c, sql, true);
+	buf_adds(sql, ")\n");
+}
+
+/* The column of a soft model's stored row, beside the event's own. */
+static const char *old_column(const struct cdc_run *c, const char *col)
+{
+	return arena_sprintf(c->a, "_sluice_cdc_old_%s", col);
+}
+
+/*
+ * The newest event of each key beside what is stored for it (one join with
+ * the table, the only scan of it besides the delete), and whether it
+ * applies. Soft models also take the stored row's values, and decide
+ * whether a deleted row takes those of an upsert older than the delete but
+ * newer than the values it shows.
+ */
+static int write_apply(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	bool soft = c->m->cdc_soft;
+
+	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " APPLY " AS\n");
+	add_winners(c, &sql);
+	buf_adds(&sql, "SELECT *");
+	if (soft)
+		buf_adds(&sql, ", NOT _sluice_cdc_apply AND _sluice_cdc_was_deleted AND "
+			       "_sluice_cdc_useq IS NOT NULL AND (_sluice_cdc_vseq IS NULL OR "
+			       "_sluice_cdc_useq > _sluice_cdc_vseq) AS _sluice_cdc_values");
+	buf_adds(&sql, " FROM (SELECT *, _sluice_cdc_stored IS NULL OR _sluice_cdc_seq > "
+		       "_sluice_cdc_stored OR (_sluice_cdc_del AND _sluice_cdc_seq = "
+		       "_sluice_cdc_stored AND _sluice_cdc_live) AS _sluice_cdc_apply FROM (\n"
+		       "SELECT w.*, ");
+	add_col(&sql, "t", c->keys[0]);
+	buf_adds(&sql, " IS NOT NULL AS _sluice_cdc_row, ");
+	if (soft) {
+		for (size_t i = 0; i < c->ncols; i++) {
+			add_col(&sql, "t", c->cols[i].name);
+			buf_adds(&sql, " AS ");
+			buf_add_sql_ident(&sql, old_column(c, c->cols[i].name));
+			buf_adds(&sql, ", ");
+		}
+		add_seq_value(c, &sql, "t", c->seq);
+		buf_adds(&sql, " AS _sluice_cdc_stored, coalesce(NOT t._sluice_deleted, false) AS "
+			       "_sluice_cdc_live, coalesce(t._sluice_deleted, false) AS "
+			       "_sluice_cdc_was_deleted, CASE WHEN t._sluice_deleted THEN ");
+		add_seq_value(c, &sql, "tb", "_sluice_values_seq");
+		buf_adds(&sql, " ELSE ");
+		add_seq_value(c, &sql, "t", c->seq);
+		buf_adds(&sql, " END AS _sluice_cdc_vseq, tb._sluice_values_seq AS "
+			       "_sluice_cdc_vseq_raw, u._sluice_cdc_seq AS _sluice_cdc_useq");
+	} else {
+		buf_adds(&sql, "coalesce(");
+		add_seq_value(c, &sql, "t", c->seq);
+		buf_adds(&sql, ", ");
+		add_seq_value(c, &sql, "tb", c->seq);
+		buf_adds(&sql, ") AS _sluice_cdc_stored, ");
+		add_col(&sql, "t", c->keys[0]);
+		buf_adds(&sql, " IS NOT NULL AS _sluice_cdc_live");
+	}
+	if (c->text_seq) {
+		/* a stored sequence of the other kind cannot be compared */
+		buf_adds(&sql, ", CASE");
+		add_unreadable(c, &sql, "t", c->seq);
+		add_unreadable(c, &sql, "tb", c->seq);
+		if (soft)
+			add_unreadable(c, &sql, "tb", "_sluice_values_seq");
+		buf_adds(&sql, " END AS _sluice_cdc_bad");
+	}
+	buf_adds(&sql, "\nFROM w LEFT JOIN ");
+	add_target(c, &sql);
+	buf_adds(&sql, " AS t ON ");
+	add_key_match(c, &sql, "w", "t");
+	buf_adds(&sql, " LEFT JOIN ");
+	cdc_sql_tombstones(&sql, c->m);
+	buf_adds(&sql, " AS tb ON ");
+	add_key_match(c, &sql, "w", "tb");
+	if (soft) {
+		buf_adds(&sql, " LEFT JOIN " UPSERTS " AS u ON ");
+		add_key_match(c, &sql, "w", "u");
+	}
+	buf_adds(&sql, ") AS s) AS d");
+	return run(c, &sql, err);
+}
+
+/*
+ * Whether every event is newer than anything the table and the tombstones
+ * hold, as when a stream is applied in order: then the newest event of each
+ * key applies and what is stored need not be looked up, which saves a join
+ * with the whole table. Hard deletes with a sequence that compares as it is
+ * only; anything else, or a replay, takes the general path.
+ */
+static int all_newer(struct cdc_run *c, bool *newer, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t yes = 0;
+	int rc;
+
+	*newer = false;
+	if (c->full || c->text_seq || c->m->cdc_soft)
+		return 0;
+	buf_adds(&sql, "SELECT CAST(coalesce((SELECT min(");
+	add_col(&sql, NULL, c->seq);
+	buf_adds(&sql, ") FROM " EVENTS ") > (SELECT max(s) FROM (SELECT ");
+	add_col(&sql, NULL, c->seq);
+	buf_adds(&sql, " AS s FROM ");
+	add_target(c, &sql);
+	buf_adds(&sql, " UNION ALL SELECT ");
+	add_col(&sql, NULL, c->seq);
+	buf_adds(&sql, " FROM ");
+	cdc_sql_tombstones(&sql, c->m);
+	buf_adds(&sql, ") AS stored), true) AS INTEGER)");
+	rc = wh_query_int(c->w, sql.buf, &yes, err);
+	buf_release(&sql);
+	*newer = yes == 1;
+	return rc;
+}
+
+/* The decisions for a batch whose events are all newer than what is
+ * stored: every winner applies, replacing the row its key may have. */
+static int write_apply_newer(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+
+	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " APPLY " AS\n");
+	add_winners(c, &sql);
+	buf_adds(&sql, "SELECT *, true AS _sluice_cdc_row, true AS _sluice_cdc_apply FROM w");
+	return run(c, &sql, err);
+}
+
+static int check_stored(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_adds(&sql, "SELECT ");
+	add_key_text(c, &sql, NULL);
+	buf_adds(&sql, " AS key, CAST(");
+	add_col(&sql, NULL, c->seq);
+	buf_adds(&sql, " AS VARCHAR), _sluice_cdc_bad FROM " APPLY
+		       " WHERE _sluice_cdc_bad IS NOT NULL ORDER BY key LIMIT 1");
+	rc = wh_query(c->w, sql.buf, &r, err);
+	if (!rc && wh_result_nrows(r))
+		rc = sl_err_set(err, SL_E_INVALID,
+				"model %s: mixed cdc_seq values for key %s: %s in this batch, %s "
+				"stored" SEQ_HINT,
+				c->m->fqn, wh_result_value(r, 0, 0),
+				quoted(c->a, wh_result_value(r, 0, 1)),
+				quoted(c->a, wh_result_value(r, 0, 2)));
+	wh_result_free(r);
+	buf_release(&sql);
+	return rc;
+}
+
+/* Whether a soft-deleted row takes the column from the delete itself. */
+static bool own_column(const struct cdc_run *c, const char *col)
+{
+	if (strcmp(col, c->op) == 0 || strcmp(col, c->seq) == 0 ||
+	    strncasecmp(col, "_sluice_", 8) == 0)
+		return true;
+	for (size_t i = 0; i < c->m->nunique_key; i++)
+		if (strcmp(col, c->keys[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The rows a soft model writes for the keys that change: upserts as they
+ * are; deletes with the values of the newest upsert, stored or in the batch
+ * (the stored one wins a tie: it came first); deleted rows that take the
+ * values of a late upsert keep everything else.
+ */
+static int write_soft_rows(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+
+	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " ROWS " AS SELECT ");
+	for (size_t i = 0; i < c->ncols; i++) {
+		const char *col = c->cols[i].name, *old = old_column(c, col);
+
+		if (own_column(c, col)) {
+			buf_adds(&sql, "CASE WHEN a._sluice_cdc_values THEN ");
+			add_col(&sql, "a", old);
+			buf_adds(&sql, " ELSE ");
+		} else {
+			buf_adds(&sql, "CASE a._sluice_cdc_src WHEN 'upsert' THEN ");
+			add_col(&sql, "u", col);
+			buf_adds(&sql, " WHEN 'stored' THEN ");
+			add_col(&sql, "a", old);
+			buf_adds(&sql, " ELSE ");
+		}
+		add_col(&sql, "a", col);
+		buf_adds(&sql, " END AS ");
+		buf_add_sql_ident(&sql, col);
+		buf_adds(&sql, ", ");
+	}
+	buf_adds(&sql, "a._sluice_cdc_del OR a._sluice_cdc_values AS _sluice_deleted, "
+		       "CASE a._sluice_cdc_src WHEN 'upsert' THEN ");
+	add_col(&sql, "u", c->seq);
+	buf_adds(&sql, " WHEN 'stored' THEN CASE WHEN a._sluice_cdc_was_deleted THEN "
+		       "a._sluice_cdc_vseq_raw ELSE ");
+	add_col(&sql, "a", old_column(c, c->seq));
+	buf_adds(&sql, " END END AS _sluice_values_seq\n"
+		       "FROM (SELECT *, CASE WHEN _sluice_cdc_values THEN 'upsert' WHEN NOT "
+		       "_sluice_cdc_del THEN NULL WHEN _sluice_cdc_vseq IS NOT NULL AND "
+		       "(_sluice_cdc_useq IS NULL OR _sluice_cdc_vseq >= _sluice_cdc_useq) THEN "
+		       "'stored' WHEN _sluice_cdc_useq IS NOT NULL THEN 'upsert' END AS "
+		       "_sluice_cdc_src FROM " APPLY
+		       " WHERE _sluice_cdc_apply OR _sluice_cdc_values) AS a LEFT JOIN " UPSERTS
+		       " AS u ON ");
+	add_key_match(c, &sql, "a", "u");
+	return run(c, &sql, err);
+}
+
+/* Whether the key's row changes: its newest event applies, or (soft) the
+ * deleted row takes newer values. */
+static void add_changes(const struct cdc_run *c, struct buf *sql, const char *alias)
+{
+	buf_adds(sql, "(");
+	add_col(sql, alias, "_sluice_cdc_apply");
+	if (c->m->cdc_soft) {
+		buf_adds(sql, " OR ");
+		add_col(sql, alias, "_sluice_cdc_values");
+	}
+	buf_adds(sql, ")");
+}
+
+/* Replaces the rows and tombstones of every key that changes. */
+static int write_changes(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+
+	if (!c->full) {
+		buf_adds(&sql, "DELETE FROM ");
+		add_target(c, &sql);
+		buf_adds(&sql, " AS t USING (SELECT ");
+		add_keys(c, &sql, NULL);
+		buf_adds(&sql, " FROM " APPLY " WHERE ");
+		add_changes(c, &sql, NULL);
+		buf_adds(&sql, " AND _sluice_cdc_row) AS k WHERE ");
+		add_key_match(c, &sql, "t", "k");
+		buf_adds(&sql, ";\nDELETE FROM ");
+		cdc_sql_tombstones(&sql, c->m);
+		buf_adds(&sql, " AS tb USING (SELECT ");
+		add_keys(c, &sql, NULL);
+		buf_adds(&sql, " FROM " APPLY " WHERE ");
+		add_changes(c, &sql, NULL);
+		buf_adds(&sql, ") AS k WHERE ");
+		add_key_match(c, &sql, "tb", "k");
+		buf_adds(&sql, ";\n");
+	}
+	buf_adds(&sql, "INSERT INTO ");
+	add_target(c, &sql);
+	if (c->m->cdc_soft) {
+		buf_adds(&sql, " BY NAME SELECT * EXCLUDE (_sluice_values_seq) FROM " ROWS
+			       ";\nINSERT INTO ");
+		cdc_sql_tombstones(&sql, c->m);
+		buf_adds(&sql, " BY NAME SELECT ");
+		add_keys(c, &sql, NULL);
+		buf_adds(&sql, ", ");
+		add_col(&sql, NULL, c->seq);
+		buf_adds(&sql, ", _sluice_values_seq FROM " ROWS " WHERE _sluice_deleted");
+	} else {
+		buf_adds(&sql, " BY NAME SELECT ");
+		for (size_t i = 0; i < c->ncols; i++) {
+			buf_adds(&sql, i ? ", " : "");
+			buf_add_sql_ident(&sql, c->cols[i].name);
+		}
+		buf_adds(&sql, " FROM " APPLY " WHERE _sluice_cdc_apply AND NOT _sluice_cdc_del;\n"
+			       "INSERT INTO ");
+		cdc_sql_tombstones(&sql, c->m);
+		buf_adds(&sql, " BY NAME SELECT ");
+		add_keys(c, &sql, NULL);
+		buf_adds(&sql, ", ");
+		add_col(&sql, NULL, c->seq);
+		buf_adds(&sql, " FROM " APPLY " WHERE _sluice_cdc_apply AND _sluice_cdc_del");
+	}
+	return run(c, &sql, err);
+}
+
+static int apply_events(struct cdc_run *c, int64_t *changed, struct sl_err *err)
+{
+	bool newer = false;
+	int rc = c->m->cdc_soft ? write_upserts(c, err) : all_newer(c, &newer, err);
+
+	if (!rc)
+		rc = newer ? write_apply_newer(c, err) : write_apply(c, err);
+	if (!rc && c->text_seq && !c->full)
+		rc = check_stored(c, err);
+	if (!rc && c->m->cdc_soft)
+		rc = write_soft_rows(c, err);
+	if (!rc)
+		rc = write_changes(c, err);
+	if (!rc)
+		rc = wh_query_int(c->w,
+				  c->m->cdc_soft ? "SELECT count(*) FROM " ROWS
+						 : "SELECT count(*) FROM " APPLY " WHERE _sluice_cdc_apply",
+				  changed, err);
+	return rc;
+}
+
+int cdc_apply(struct wh *w, const struct model *m, const char *events, const char *table,
+	      bool full, int64_t *changed, struct sl_err *err)
+{
+	struct cdc_run c = { .w = w, .m = m, .a = arena_new(NULL), .table = table, .full = full };
+	struct buf sql = BUF_INIT;
+	int64_t n = 0;
+	int rc;
+
+	*changed = 0;
+	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " EVENTS " AS\n");
+	buf_adds(&sql, events);
+	rc = run(&c, &sql, err);
+	if (!rc)
+		rc = read_columns(&c, err);
+	if (!rc)
+		rc = wh_query_int(w, "SELECT count(*) FROM " EVENTS, &n, err);
+	if (!rc && n)
+		rc = check_events(&c, err);
+	if (!rc && full)
+		rc = create_tables(&c, err);
+	if (!rc && n)
+		rc = apply_events(&c, changed, err);
+	if (!rc)
+		rc = wh_exec(w,
+			     "DROP TABLE IF EXISTS " EVENTS "; DROP TABLE IF EXISTS " UPSERTS
+			     "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF EXISTS " ROWS,
+			     err);
+	buf_release(&sql);
+	arena_free(c.a);
+	return rc;
+}
+
+int cdc_forget(struct wh *w, const struct model *m, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "DROP TABLE IF EXISTS ");
+	cdc_sql_tombstones(&sql, m);
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * Change-event apply: an incremental merge or delete+insert model with
+ * cdc_op and cdc_seq takes its query's rows as inserts, updates and deletes
+ * of its unique_key, and keeps per key the newest event it has seen. See
+ * cdc.c for the rules and the statements.
+ */
+#ifndef SL_BUILD_CDC_H
+#define SL_BUILD_CDC_H
+
+#include "project/model.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct buf;
+struct sl_err;
+struct wh;
+
+/* Whether m applies change events (it sets cdc_op and cdc_seq). */
+bool cdc_model(const struct model *m);
+
+/* Appends the name of m's tombstones table, "_sluice"."cdc_tombstones__S__N". */
+void cdc_sql_tombstones(struct buf *sql, const struct model *m);
+
+/*
+ * Applies the change events that the query `events` returns to the table
+ * m->schema.table, inside the caller's transaction. With `full` the table
+ * must not exist: it is created from the events alone (and m's tombstones
+ * table is recreated empty); otherwise the events are applied to the
+ * table and tombstones the previous builds left. *changed gets the number
+ * of keys whose row changed. A bad event (unknown op, missing or unreadable
+ * sequence, NULL key) fails with SL_E_INVALID before anything is written.
+ */
+int cdc_apply(struct wh *w, const struct model *m, const char *events, const char *table,
+	      bool full, int64_t *changed, struct sl_err *err);
+
+/* Drops m's tombstones table, left behind when m stopped applying change
+ * events. */
+int cdc_forget(struct wh *w, const struct model *m, struct sl_err *err);
+
+#endif
