@@ -303,6 +303,10 @@ static void fail(struct pending *p, const struct sl_err *err)
 static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 		   const struct live_advance *advs, const char **sources, size_t nadv)
 {
+	/* the batches' memory is their submitters' again once answered */
+	for (size_t k = 0; wr->opts.advanced && k < nadv; k++)
+		if (advs[k].rows)
+			wr->opts.advanced(wr->opts.ctx, sources[k], &advs[k]);
 	for (size_t i = 0; i < n; i++) {
 		struct pending *p = items[i];
 
@@ -311,12 +315,11 @@ static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 			p->res.seq = p->first->res.seq;
 			p->res.rows = p->first->res.rows;
 		}
-		p->done(p->ctx, &p->res);
-		free(p);
 	}
-	for (size_t k = 0; wr->opts.advanced && k < nadv; k++)
-		if (advs[k].rows)
-			wr->opts.advanced(wr->opts.ctx, sources[k], &advs[k]);
+	for (size_t i = 0; i < n; i++) {
+		items[i]->done(items[i]->ctx, &items[i]->res);
+		free(items[i]);
+	}
 }
 
 static void flush(struct ingest_writer *wr, struct pending *list)
