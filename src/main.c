@@ -30,7 +30,9 @@ const struct cli_command cli_commands[] = {
 	  "[--once] | status [--json] | advance SOURCE | pause MODEL | resume MODEL",
 	  "keep live models current, or look at and steer them" },
 	{ "serve", cli_serve, COMMON | CLI_F_LISTEN, 0, "[--listen ADDR:PORT]",
-	  "run the server: webhook ingest, the live runner and the HTTP API" },
+	  "run the server: webhook ingest, pollers, the live runner and the HTTP API" },
+	{ "poll", cli_poll, COMMON | CLI_F_ONCE, 1, "NAME [--once]",
+	  "poll one API source in the foreground, or once with --once" },
 	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
 	  "judge freshness: live models by lag, batch models by what a run would build" },
 	{ "sql", cli_sql, COMMON | CLI_F_JSON, 1, "QUERY [--json]",
@@ -63,7 +65,9 @@ void cli_print_usage(const struct cli_command *c)
 		printf("  --json              print JSON for machines\n");
 	if (c->flags & CLI_F_DOT)
 		printf("  --dot               print Graphviz DOT\n");
-	if (c->flags & CLI_F_ONCE)
+	if ((c->flags & CLI_F_ONCE) && strcmp(c->name, "poll") == 0)
+		printf("  --once              poll once; exit 0 when the page landed\n");
+	else if (c->flags & CLI_F_ONCE)
 		printf("  --once              run one cycle; exit 0 when every live model is caught "
 		       "up\n");
 	if (c->flags & CLI_F_LISTEN)

@@ -48,6 +48,9 @@ static const char *const migrations[] = {
 	"CREATE TABLE _sluice.deliveries (source VARCHAR NOT NULL, id VARCHAR NOT NULL, seq "
 	"BIGINT NOT NULL, rows BIGINT NOT NULL, received_at TIMESTAMP NOT NULL, PRIMARY KEY "
 	"(source, id));\n",
+	/* 4: the cursor of a source that follows a high-watermark column (the
+	 * highest value landed), stored with the rows that raised it */
+	"ALTER TABLE _sluice.live_sources ADD COLUMN cursor VARCHAR;\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

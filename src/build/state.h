@@ -16,7 +16,7 @@ struct buf;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 3
+#define STATE_VERSION 4
 
 struct state_model {
 	const char *name;

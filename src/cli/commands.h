@@ -19,6 +19,7 @@ int cli_sql(struct cli_args *args);
 int cli_live(struct cli_args *args);
 int cli_check(struct cli_args *args);
 int cli_serve(struct cli_args *args);
+int cli_poll(struct cli_args *args);
 int cli_help(struct cli_args *args);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * Webhook request bodies into landing rows. jansson parses (it rejects
+ * Webhook request bodies (and parsed JSON from other sources, such as a
+ * poll's response) into landing rows. jansson parses (it rejects
  * invalid UTF-8, \u0000 and nesting deeper than 2048); each object becomes
  * one row: its typed columns through coerce.c, then the whole object as
  * payload. All or nothing: the first bad row fails the request, and no row
@@ -26,9 +27,7 @@ struct parse {
 	struct sl_err *err;
 };
 
-/* A column's value: the top-level key of that name; failing that, for a
- * name with dots, the path through nested objects ("customer.id"). */
-static const json_t *column_value(const json_t *obj, const char *name)
+const json_t *webhook_field(const json_t *obj, const char *name)
 {
 	const json_t *v = json_object_get(obj, name);
 	const char *seg = name, *dot;
@@ -96,7 +95,7 @@ static int add_row(struct parse *p, const json_t *obj, size_t line)
 	}
 	cells = p->cells + p->nrows * p->ncols;
 	for (size_t c = 0; c < ntyped; c++) {
-		const json_t *v = column_value(obj, p->src->columns[c].name);
+		const json_t *v = webhook_field(obj, p->src->columns[c].name);
 
 		rc = v ? coerce_value(p->a, &p->types[c], v, &cells[c], &cerr) : 0;
 		if (rc) {
@@ -125,31 +124,39 @@ static bool blank(const char *s, size_t len)
 	return true;
 }
 
+/* A parsed value: an object or an array of objects. */
+static int add_value(struct parse *p, const json_t *root)
+{
+	const json_t *v;
+	size_t i;
+	int rc = 0;
+
+	if (json_is_object(root))
+		return add_row(p, root, 0);
+	if (!json_is_array(root))
+		return sl_err_set(p->err, SL_E_INVALID,
+				  "body is %s, not an object or an array of objects", json_kind(root));
+	json_array_foreach(root, i, v) {
+		rc = add_row(p, v, 0);
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
 /* One document: an object or an array of objects. */
 static int parse_document(struct parse *p, const char *body, size_t len)
 {
 	json_error_t je;
-	json_t *root, *v;
-	size_t i;
-	int rc = 0;
+	json_t *root;
+	int rc;
 
 	if (blank(body, len))
 		return 0;
 	root = json_loadb(body, len, JSON_DECODE_ANY, &je);
 	if (!root)
 		return json_error(p, (size_t)je.line, &je);
-	if (json_is_object(root)) {
-		rc = add_row(p, root, 0);
-	} else if (json_is_array(root)) {
-		json_array_foreach(root, i, v) {
-			rc = add_row(p, v, 0);
-			if (rc)
-				break;
-		}
-	} else {
-		rc = sl_err_set(p->err, SL_E_INVALID,
-				"body is %s, not an object or an array of objects", json_kind(root));
-	}
+	rc = add_value(p, root);
 	json_decref(root);
 	return rc;
 }
@@ -181,27 +188,55 @@ static int parse_ndjson(struct parse *p, const char *body, size_t len)
 	return 0;
 }
 
-int webhook_parse(struct arena *a, const struct source_cfg *src, const char *body, size_t len,
-		  bool ndjson, struct webhook_rows *out, struct sl_err *err)
+/* The column types of the source, read once per call. */
+static int parse_begin(struct parse *p, struct arena *a, const struct source_cfg *src,
+		       struct webhook_rows *out, struct sl_err *err)
 {
-	struct parse p = { .a = a, .src = src, .ncols = src->ncolumns + 1, .err = err };
 	int rc;
 
+	*p = (struct parse){ .a = a, .src = src, .ncols = src->ncolumns + 1, .err = err };
 	memset(out, 0, sizeof(*out));
-	p.types = arena_alloc(a, src->ncolumns * sizeof(*p.types));
+	p->types = arena_alloc(a, src->ncolumns * sizeof(*p->types));
 	for (size_t c = 0; c < src->ncolumns; c++) {
-		rc = coerce_type_parse(a, src->columns[c].type, &p.types[c], err);
+		rc = coerce_type_parse(a, src->columns[c].type, &p->types[c], err);
 		if (rc) {
 			sl_err_context(err, "in column %s of source %s", src->columns[c].name,
 				       src->name);
 			return rc;
 		}
 	}
-	rc = ndjson ? parse_ndjson(&p, body, len) : parse_document(&p, body, len);
-	if (rc)
-		return rc;
-	out->nrows = p.nrows;
-	out->ncols = p.ncols;
-	out->cells = p.cells;
 	return 0;
+}
+
+static void parse_end(const struct parse *p, struct webhook_rows *out)
+{
+	out->nrows = p->nrows;
+	out->ncols = p->ncols;
+	out->cells = p->cells;
+}
+
+int webhook_parse(struct arena *a, const struct source_cfg *src, const char *body, size_t len,
+		  bool ndjson, struct webhook_rows *out, struct sl_err *err)
+{
+	struct parse p;
+	int rc = parse_begin(&p, a, src, out, err);
+
+	if (!rc)
+		rc = ndjson ? parse_ndjson(&p, body, len) : parse_document(&p, body, len);
+	if (!rc)
+		parse_end(&p, out);
+	return rc;
+}
+
+int webhook_rows_from_json(struct arena *a, const struct source_cfg *src, const json_t *v,
+			   struct webhook_rows *out, struct sl_err *err)
+{
+	struct parse p;
+	int rc = parse_begin(&p, a, src, out, err);
+
+	if (!rc)
+		rc = add_value(&p, v);
+	if (!rc)
+		parse_end(&p, out);
+	return rc;
 }

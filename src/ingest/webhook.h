@@ -1,6 +1,7 @@
 /*
  * Webhook ingest, the parts that need no HTTP: turning one request body
- * into rows for landing.NAME and checking a request's signature. Pure
+ * (or any parsed JSON of rows) into rows for landing.NAME and checking a
+ * request's signature. Pure
  * functions, so the server calls them from its request threads and hands
  * the rows to the landing writer (writer.h), which also keeps the delivery
  * ids. Nothing here touches the warehouse.
@@ -8,6 +9,7 @@
 #ifndef SL_INGEST_WEBHOOK_H
 #define SL_INGEST_WEBHOOK_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +41,19 @@ struct webhook_rows {
  *   SL_E_CONFIG   a column type DuckDB would refuse (DECIMAL(50,2)) */
 int webhook_parse(struct arena *a, const struct source_cfg *src, const char *body, size_t len,
 		  bool ndjson, struct webhook_rows *out, struct sl_err *err);
+
+/* The same rows from an already parsed value: an object (one row) or an
+ * array of objects (one row each), for ingest paths that parse the JSON
+ * themselves (a poll's response). Same memory rules and errors as
+ * webhook_parse, but for SL_E_PARSE. */
+int webhook_rows_from_json(struct arena *a, const struct source_cfg *src, const json_t *v,
+			   struct webhook_rows *out, struct sl_err *err);
+
+/* The value a column named name takes from a row object: the top-level
+ * key of that name; failing that, for a name with dots, the path through
+ * nested objects ("customer.id"). NULL when there is none. Borrowed from
+ * obj. */
+const json_t *webhook_field(const json_t *obj, const char *name);
 
 /* Signatures: HMAC-SHA256 with the source's secret over "TIMESTAMP.BODY",
  * where TIMESTAMP is the X-Sluice-Timestamp header (unix seconds) as sent,

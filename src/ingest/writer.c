@@ -229,6 +229,7 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 	struct wh_appender *ap = NULL;
 	char seq[32], now[32];
 	const char *dot = strchr(source, '.');
+	const char *cursor = NULL;
 	int64_t now_ms = units_now_ms();
 	int rc;
 
@@ -253,12 +254,16 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 		p->res.seq = adv->seq;
 		p->res.rows = (int64_t)p->b->nrows;
 		adv->rows += p->res.rows;
+		if (p->b->cursor && p->b->nrows)
+			cursor = p->b->cursor; /* the last submitted is the newest */
 	}
 	if (!rc)
 		rc = wh_appender_flush(ap, err);
 	wh_appender_close(ap);
 	if (!rc && adv->rows)
 		rc = live_advance_record(wr->w, source, adv, now_ms, err);
+	if (!rc && cursor)
+		rc = live_cursor_set(wr->w, source, cursor, err);
 	if (!rc)
 		rc = record_deliveries(wr, items, n, source, now, err);
 	return rc;
@@ -303,7 +308,8 @@ static void fail(struct pending *p, const struct sl_err *err)
 static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 		   const struct live_advance *advs, const char **sources, size_t nadv)
 {
-	/* the batches' memory is their submitters' again once answered */
+	/* the batches' memory is their submitters' again once answered, and
+	 * copies take their first's answer before any is freed */
 	for (size_t k = 0; wr->opts.advanced && k < nadv; k++)
 		if (advs[k].rows)
 			wr->opts.advanced(wr->opts.ctx, sources[k], &advs[k]);

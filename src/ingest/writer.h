@@ -28,6 +28,9 @@ struct ingest_batch {
 	const char *const *cells;  /* nrows * ncols, row-major, NULL for SQL NULL */
 	const char *delivery;      /* optional id: a batch whose id already landed
 				    * lands nothing and gets the first one's answer */
+	const char *cursor;        /* optional: the source's new cursor (live_cursor_set),
+				    * stored in the transaction that lands the rows;
+				    * a batch without rows stores nothing */
 };
 
 struct ingest_result {

@@ -154,13 +154,52 @@ int live_advance_record(struct wh *w, const char *fqn, const struct live_advance
 	/* the first advance of a source makes its row */
 	if (!rc && !updated) {
 		buf_reset(&sql);
-		buf_adds(&sql, "INSERT INTO _sluice.live_sources VALUES (");
+		buf_adds(&sql, "INSERT INTO _sluice.live_sources (source, watermark, rows, "
+			       "advanced_at) VALUES (");
 		buf_add_sql_str(&sql, fqn);
 		buf_addf(&sql, ", %lld, %lld, '%s')", (long long)adv->seq, (long long)adv->rows, now);
 		rc = wh_exec(w, sql.buf, err);
 	}
 	buf_release(&sql);
 	return rc;
+}
+
+int live_cursor_set(struct wh *w, const char *fqn, const char *cursor, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t updated = 0;
+	int rc;
+
+	buf_adds(&sql, "UPDATE _sluice.live_sources SET cursor = ");
+	buf_add_sql_str(&sql, cursor);
+	buf_adds(&sql, " WHERE source = ");
+	buf_add_sql_str(&sql, fqn);
+	rc = wh_exec_count(w, sql.buf, &updated, err);
+	buf_release(&sql);
+	if (!rc && !updated)
+		rc = sl_err_set(err, SL_E_NOTFOUND,
+				"no advance recorded for '%s': its cursor has no row to go in", fqn);
+	return rc;
+}
+
+int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char **out,
+		    struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	*out = NULL;
+	buf_adds(&sql, "SELECT cursor FROM _sluice.live_sources WHERE source = ");
+	buf_add_sql_str(&sql, fqn);
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	if (wh_result_nrows(r) && wh_result_value(r, 0, 0))
+		*out = arena_strdup(a, wh_result_value(r, 0, 0));
+	wh_result_free(r);
+	return 0;
 }
 
 /* Stamps and records, in one transaction. */

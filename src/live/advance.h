@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct arena;
 struct project;
 struct sl_err;
 struct wh;
@@ -38,6 +39,15 @@ int live_next_seq(struct wh *w, int64_t *seq, struct sl_err *err);
  * they append them. */
 int live_advance_record(struct wh *w, const char *fqn, const struct live_advance *adv,
 			int64_t now_ms, struct sl_err *err);
+
+/* The cursor of a source that follows a high-watermark column: the
+ * highest value landed so far, as text, in _sluice.live_sources. Set in the
+ * caller's transaction, after live_advance_record made the source's row
+ * (SL_E_NOTFOUND without one). get gives NULL for a source without a
+ * cursor yet; the string goes to a. */
+int live_cursor_set(struct wh *w, const char *fqn, const char *cursor, struct sl_err *err);
+int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char **out,
+		    struct sl_err *err);
 
 /* "landing.NAME" for "NAME" or "landing.NAME", lowercase, into out. */
 void live_source_name(const char *source, char *out, size_t len);

@@ -80,11 +80,19 @@ static json_t *new_model(const struct model *m)
 static int sources(struct wh *w, json_t *arr, struct sl_err *err)
 {
 	struct wh_result *r;
-	int rc = wh_query(w,
-			  "SELECT source, watermark, rows, strftime(advanced_at, '%Y-%m-%d "
-			  "%H:%M:%S') FROM _sluice.live_sources ORDER BY source",
-			  &r, err);
+	bool cursors = false;
+	/* a warehouse opened read-only may still have the layout before cursors */
+	int rc = wh_has_column(w, "_sluice", "live_sources", "cursor", &cursors, err);
 
+	if (!rc)
+		rc = wh_query(w,
+			      cursors ? "SELECT source, watermark, rows, strftime(advanced_at, "
+					"'%Y-%m-%d %H:%M:%S'), cursor FROM _sluice.live_sources "
+					"ORDER BY source"
+				      : "SELECT source, watermark, rows, strftime(advanced_at, "
+					"'%Y-%m-%d %H:%M:%S'), NULL FROM _sluice.live_sources "
+					"ORDER BY source",
+			      &r, err);
 	for (size_t i = 0; !rc && i < wh_result_nrows(r); i++) {
 		json_t *o = json_object();
 
@@ -92,6 +100,9 @@ static int sources(struct wh *w, json_t *arr, struct sl_err *err)
 		json_object_set_new(o, "watermark", json_integer(num(r, i, 1)));
 		json_object_set_new(o, "rows", json_integer(num(r, i, 2)));
 		json_object_set_new(o, "last_advance", str_or_null(wh_result_value(r, i, 3)));
+		/* only sources that follow a cursor column have one */
+		if (wh_result_value(r, i, 4))
+			json_object_set_new(o, "cursor", json_string(wh_result_value(r, i, 4)));
 		json_array_append_new(arr, o);
 	}
 	if (!rc)
@@ -170,6 +181,31 @@ static const char *text(const json_t *o, const char *key, const char *none)
 	return s ? s : none;
 }
 
+/* The server's pollers, when the document has them. */
+static void pollers_print(const json_t *pollers, FILE *out)
+{
+	size_t i;
+	json_t *o;
+
+	if (!json_array_size(pollers))
+		return;
+	fprintf(out, "\n%-24s %-8s %7s %9s %-19s %8s %12s  %s\n", "POLLER", "STATE", "POLLS",
+		"ROWS", "LAST OK", "FAILURES", "NEXT IN", "LAST ERROR");
+	json_array_foreach(pollers, i, o) {
+		int64_t failures = json_integer_value(json_object_get(o, "failures"));
+		char next[32];
+
+		units_format_duration(json_integer_value(json_object_get(o, "next_attempt_in_ms")),
+				      next, sizeof(next));
+		fprintf(out, "%-24s %-8s %7lld %9lld %-19s %8lld %12s  %s\n", text(o, "source", ""),
+			text(o, "state", ""),
+			(long long)json_integer_value(json_object_get(o, "polls")),
+			(long long)json_integer_value(json_object_get(o, "rows")),
+			text(o, "last_ok", "-"), (long long)failures, next,
+			failures ? text(o, "last_error", "") : "");
+	}
+}
+
 void live_status_print(const json_t *doc, FILE *out)
 {
 	const json_t *models = json_object_get(doc, "models"), *srcs = json_object_get(doc, "sources");
@@ -197,12 +233,23 @@ void live_status_print(const json_t *doc, FILE *out)
 			(long long)json_integer_value(json_object_get(o, "refreshes")),
 			text(o, "last_error", ""), wait);
 	}
-	if (!json_array_size(srcs))
-		return;
-	fprintf(out, "\n%-32s %9s %9s  %s\n", "SOURCE", "WATERMARK", "ROWS", "LAST ADVANCE");
-	json_array_foreach(srcs, i, o)
-		fprintf(out, "%-32s %9lld %9lld  %s\n", text(o, "source", ""),
-			(long long)json_integer_value(json_object_get(o, "watermark")),
-			(long long)json_integer_value(json_object_get(o, "rows")),
-			text(o, "last_advance", ""));
+	if (json_array_size(srcs)) {
+		bool cursors = false;
+
+		json_array_foreach(srcs, i, o)
+			cursors = cursors || json_object_get(o, "cursor");
+		fprintf(out, "\n%-32s %9s %9s  %s\n", "SOURCE", "WATERMARK", "ROWS",
+			cursors ? "LAST ADVANCE         CURSOR" : "LAST ADVANCE");
+		json_array_foreach(srcs, i, o) {
+			fprintf(out, "%-32s %9lld %9lld  ", text(o, "source", ""),
+				(long long)json_integer_value(json_object_get(o, "watermark")),
+				(long long)json_integer_value(json_object_get(o, "rows")));
+			if (cursors)
+				fprintf(out, "%-19s  %s\n", text(o, "last_advance", ""),
+					text(o, "cursor", "-"));
+			else
+				fprintf(out, "%s\n", text(o, "last_advance", ""));
+		}
+	}
+	pollers_print(json_object_get(doc, "pollers"), out);
 }

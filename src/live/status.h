@@ -1,9 +1,9 @@
 /*
  * The live status of a project: each live model's state (live, behind,
- * waiting, failing, paused, new), lag, rate, refreshes and last error, and
- * each source's watermark. One JSON document, built once and printed as it
- * is (`--json`, the server's API) or as a table, so every way of asking
- * gives the same answer.
+ * waiting, failing, paused, new), lag, rate, refreshes and last error,
+ * each source's watermark, and the server's pollers. One JSON document,
+ * built once and printed as it is (`--json`, the server's API) or as a
+ * table, so every way of asking gives the same answer.
  */
 #ifndef SL_LIVE_STATUS_H
 #define SL_LIVE_STATUS_H
@@ -16,7 +16,9 @@ struct sl_err;
 struct wh;
 
 /* {"models": [...], "sources": [...]} as the warehouse records it (w may be
- * NULL: every live model is new). */
+ * NULL: every live model is new). A source that follows a cursor column
+ * has its "cursor". The server adds "pollers", its pollers' status (see
+ * poller_status in ingest/poll.h); live_status_print prints them too. */
 int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err *err);
 /* The document as two tables. */
 void live_status_print(const json_t *doc, FILE *out);

@@ -49,6 +49,7 @@ enum cfg_kind {
 	CFG_SECTION,  /* a mapping described by field->sub, same base */
 	CFG_SOURCES,  /* base is a struct project_cfg */
 	CFG_COLUMNS,  /* base is a struct source_cfg */
+	CFG_HEADERS,  /* base is a struct source_cfg */
 };
 
 /* One valid key of a mapping; off is where its value goes, counted from the
@@ -90,6 +91,10 @@ static const struct cfg_field source_fields[] = {
 	{ "url", CFG_STR, SF(url) },
 	{ "interval", CFG_DURATION, SF(interval_ms) },
 	{ "cursor", CFG_STR, SF(cursor) },
+	{ "cursor_param", CFG_STR, SF(cursor_param) },
+	{ "json_path", CFG_STR, SF(json_path) },
+	{ "headers", CFG_HEADERS },
+	{ "timeout", CFG_DURATION, SF(timeout_ms) },
 	{ "brokers", CFG_STR, SF(brokers) },
 	{ "topic", CFG_STR, SF(topic) },
 	{ "boundary", CFG_CHOICE, SF(boundary), boundary_modes },
@@ -393,6 +398,8 @@ static void cfg_map_walk(struct cfg_loader *ld, yaml_node_t *map, const char *pa
 static void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg);
 static void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
 			     struct source_cfg *src);
+static void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
+			     struct source_cfg *src);
 
 static void cfg_scalar_set(struct cfg_loader *ld, const struct cfg_field *f, yaml_node_t *val,
 			   const char *path, char *dst)
@@ -456,6 +463,10 @@ static void cfg_value_set(struct cfg_loader *ld, const struct cfg_field *f, yaml
 		if (cfg_want_map(ld, val, path))
 			cfg_columns_load(ld, val, path, base);
 		break;
+	case CFG_HEADERS:
+		if (cfg_want_map(ld, val, path))
+			cfg_headers_load(ld, val, path, base);
+		break;
 	default:
 		cfg_scalar_set(ld, f, val, path, (char *)base + f->off);
 		break;
@@ -516,6 +527,79 @@ static void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char
 	}
 }
 
+/* An HTTP header name is a token (RFC 9110): no spaces, colons or quotes. */
+static bool cfg_header_name_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (!isalnum((unsigned char)*s) && !strchr("!#$%&'*+-.^_`|~", *s))
+			return false;
+	}
+	return true;
+}
+
+/* A header value: no line breaks, and every ${ closed by a variable name
+ * and }. Returns NULL when fine, else what is wrong. */
+static const char *cfg_header_value_problem(const char *s)
+{
+	if (strpbrk(s, "\r\n"))
+		return "a header value cannot hold a line break";
+	for (const char *p = strstr(s, "${"); p; p = strstr(p, "${")) {
+		const char *q = p + 2;
+
+		if (isalpha((unsigned char)*q) || *q == '_')
+			while (isalnum((unsigned char)*q) || *q == '_')
+				q++;
+		if (q == p + 2 || (*q && *q != '}'))
+			return "write ${NAME} with a variable name of letters, digits and '_'";
+		if (!*q)
+			return "close ${NAME} with '}'";
+		p = q + 1;
+	}
+	return NULL;
+}
+
+static void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
+			     struct source_cfg *src)
+{
+	src->headers = arena_alloc(ld->a, cfg_map_len(map) * sizeof(*src->headers));
+	src->nheaders = 0;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const char *name = cfg_pair_key(ld, map, p, path);
+		yaml_node_t *val = cfg_node(ld, p->value);
+		const char *value, *problem;
+		struct cfg_header *h;
+
+		if (!name)
+			continue;
+		if (!cfg_header_name_ok(name)) {
+			cfg_error(ld, cfg_node(ld, p->key), "use letters, digits and '-', e.g. X-Api-Key",
+				  "invalid header name '%s' in '%s'", name, path);
+			continue;
+		}
+		if (cfg_is_null(val)) {
+			cfg_error(ld, cfg_node(ld, p->key),
+				  "write e.g. Authorization: \"Bearer ${API_TOKEN}\"",
+				  "missing value for header '%s'", cfg_path(ld, path, name));
+			continue;
+		}
+		value = cfg_scalar(ld, val, cfg_path(ld, path, name));
+		if (!value)
+			continue;
+		problem = cfg_header_value_problem(value);
+		if (problem) {
+			cfg_error(ld, val, problem, "invalid value for header '%s'",
+				  cfg_path(ld, path, name));
+			continue;
+		}
+		h = &src->headers[src->nheaders++];
+		h->name = arena_strdup(ld->a, name);
+		h->value = arena_strdup(ld->a, value);
+	}
+}
+
 /* A source name becomes the table landing.NAME, so it must be a plain SQL
  * identifier that needs no quoting. */
 static bool cfg_ident_ok(const char *s)
@@ -529,6 +613,74 @@ static bool cfg_ident_ok(const char *s)
 	return true;
 }
 
+/* The node of a source's key (or of its value), or NULL. */
+static yaml_node_t *cfg_source_node(struct cfg_loader *ld, yaml_node_t *map, const char *name,
+				    bool value)
+{
+	yaml_node_pair_t *p = cfg_map_pair(ld, map, name);
+
+	return p ? cfg_node(ld, value ? p->value : p->key) : NULL;
+}
+
+/* The keys only a poll source reads. */
+static const char *const poll_only[] = { "url",	      "interval", "cursor_param",
+					 "json_path", "headers",  "timeout",
+					 NULL };
+
+/* A dot path: keys separated by single dots, none empty. */
+static bool cfg_dot_path_ok(const char *s)
+{
+	if (!*s || *s == '.' || s[strlen(s) - 1] == '.')
+		return false;
+	return !strstr(s, "..");
+}
+
+static bool cfg_query_name_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (!isalnum((unsigned char)*s) && !strchr("-._~", *s))
+			return false;
+	}
+	return true;
+}
+
+static void cfg_poll_check(struct cfg_loader *ld, yaml_node_t *map, struct source_cfg *src)
+{
+	const char *path = cfg_path(ld, "sources", src->name);
+	yaml_node_t *n;
+
+	if (src->url && strncasecmp(src->url, "http://", 7) != 0 &&
+	    strncasecmp(src->url, "https://", 8) != 0)
+		cfg_error(ld, cfg_source_node(ld, map, "url", true),
+			  "write e.g. https://api.example.com/v1/rates",
+			  "invalid url '%s' for '%s.url' (http or https only)", src->url, path);
+	if (src->interval_ms == 0 && (n = cfg_source_node(ld, map, "interval", true)))
+		cfg_error(ld, n, "write e.g. 30s", "invalid interval 0 for '%s.interval' (a poll "
+			  "source needs one above 0)", path);
+	if (src->timeout_ms == 0 && (n = cfg_source_node(ld, map, "timeout", true)))
+		cfg_error(ld, n, "write e.g. 10s", "invalid timeout 0 for '%s.timeout'", path);
+	if (src->cursor_param && !cfg_query_name_ok(src->cursor_param))
+		cfg_error(ld, cfg_source_node(ld, map, "cursor_param", true),
+			  "use letters, digits, '-', '.', '_' or '~'",
+			  "invalid query parameter '%s' for '%s.cursor_param'", src->cursor_param,
+			  path);
+	else if (src->cursor_param && !src->cursor)
+		cfg_error(ld, cfg_source_node(ld, map, "cursor_param", false),
+			  "add cursor: COLUMN, the field whose highest value is sent",
+			  "'%s.cursor_param' needs a cursor", path);
+	if (src->json_path && !cfg_dot_path_ok(src->json_path))
+		cfg_error(ld, cfg_source_node(ld, map, "json_path", true),
+			  "write the keys from the top of the response, separated by dots, e.g. "
+			  "data.items",
+			  "invalid json_path '%s' for '%s'", src->json_path, path);
+	if (src->cursor && !cfg_dot_path_ok(src->cursor))
+		cfg_error(ld, cfg_source_node(ld, map, "cursor", true),
+			  "name a field of the rows, e.g. updated_at or meta.version",
+			  "invalid cursor '%s' for '%s'", src->cursor, path);
+}
+
 static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_t *map,
 			     struct source_cfg *src)
 {
@@ -536,6 +688,17 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 
 	if (src->interval_ms < 0)
 		src->interval_ms = poll ? 30000 : 0;
+	if (src->timeout_ms < 0)
+		src->timeout_ms = poll ? 30000 : 0;
+	if (poll)
+		cfg_poll_check(ld, map, src);
+	for (size_t i = 0; src->kind && !poll && poll_only[i]; i++) {
+		yaml_node_t *n = cfg_source_node(ld, map, poll_only[i], false);
+
+		if (n && cfg_map_has(ld, map, poll_only[i]))
+			cfg_error(ld, n, NULL, "'%s' applies to poll sources only, not to %s source "
+				  "'%s'", poll_only[i], src->kind, src->name);
+	}
 	if (!src->kind) {
 		/* a kind that was written but is unknown has been reported already */
 		if (!cfg_map_has(ld, map, "kind"))
@@ -584,8 +747,10 @@ static void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct pro
 		src = &cfg->sources[cfg->nsources++];
 		src->name = arena_strdup(ld->a, name);
 		src->line = (int)key->start_mark.line + 1;
-		/* -1 marks an interval nobody wrote: only poll sources default to 30s */
+		/* -1 marks an interval or timeout nobody wrote: only poll sources
+		 * default to 30s */
 		src->interval_ms = -1;
+		src->timeout_ms = -1;
 		if (val->type == YAML_MAPPING_NODE)
 			cfg_map_walk(ld, val, path, source_fields, src);
 		cfg_source_check(ld, key, val, src);

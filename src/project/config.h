@@ -19,6 +19,12 @@ struct cfg_column {
 	const char *name, *type;
 };
 
+/* An HTTP header a poll source sends; the value may hold ${VAR} references,
+ * which are read from the environment when the request is made. */
+struct cfg_header {
+	const char *name, *value;
+};
+
 struct source_cfg {
 	const char *name;
 	int line; /* where the source's key is in sluice.yml */
@@ -30,6 +36,13 @@ struct source_cfg {
 	const char *dsn_env, *publication, *slot;
 	const char *url, *cursor;
 	int64_t interval_ms;
+	/* poll: the query parameter carrying the cursor (default since), the
+	 * dot path to the rows in a response, the headers sent, and the limit
+	 * of one request (default 30s) */
+	const char *cursor_param, *json_path;
+	struct cfg_header *headers;
+	size_t nheaders;
+	int64_t timeout_ms;
 	const char *brokers, *topic, *boundary, *table;
 };
 

@@ -1,5 +1,5 @@
 /*
- * The HTTP server: the only code in sluice that knows HTTP and
+ * The HTTP server: the only code in sluice that serves HTTP and knows
  * libmicrohttpd. It listens, reads each request with its complete body into
  * memory, refuses what the handler must never see (bodies over max_body:
  * 413, a missing or wrong bearer token: 401, anything once stopping: 503),

@@ -1,5 +1,6 @@
 /*
- * The server: connections, threads, routes. Handlers run on the HTTP
+ * The server: connections, threads (the writer, the runner, one per
+ * poller), routes. Handlers run on the HTTP
  * module's thread; a write is handed to the writer's queue or to the
  * runner's thread, and the call is answered when it is done.
  */
@@ -11,6 +12,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
+#include "ingest/poll.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
 #include "live/inputs.h"
@@ -42,6 +44,8 @@ struct server {
 	pthread_mutex_t watch_mu; /* guards watchers */
 	struct watcher *watchers;
 	struct live_thread *live;
+	struct poller **pollers; /* one per poll source, each on its own thread */
+	size_t npollers;
 	char state_file[4096];
 };
 
@@ -160,6 +164,60 @@ static void stop_live(struct server *s)
 		live_thread_stop(t);
 }
 
+/* ---- pollers: one thread per poll source, landing through the writer ---- */
+
+static int start_pollers(struct server *s, struct sl_err *err)
+{
+	const struct project_cfg *cfg = &s->p->cfg;
+	int rc = 0;
+
+	s->pollers = calloc(cfg->nsources + 1, sizeof(*s->pollers));
+	if (!s->pollers)
+		abort();
+	for (size_t i = 0; !rc && i < cfg->nsources; i++) {
+		const struct source_cfg *src = &cfg->sources[i];
+		struct poller *pl;
+		struct wh *r;
+
+		if (!src->kind || strcmp(src->kind, "poll") != 0)
+			continue;
+		rc = poller_new(src, &pl, err);
+		if (rc)
+			break;
+		s->pollers[s->npollers++] = pl;
+		rc = wh_connect(s->w, &r, err);
+		if (!rc && (rc = poller_start(pl, r, s->writer, s->opts->log, err)))
+			wh_close(r);
+	}
+	return rc;
+}
+
+/* Before the writer stops: a poll in progress still gets its answer. Their
+ * status stays readable until the front door is closed. */
+static void stop_pollers(struct server *s)
+{
+	for (size_t i = 0; i < s->npollers; i++)
+		poller_stop(s->pollers[i]);
+}
+
+static void free_pollers(struct server *s)
+{
+	for (size_t i = 0; i < s->npollers; i++)
+		poller_free(s->pollers[i]);
+	free(s->pollers);
+	s->pollers = NULL;
+	s->npollers = 0;
+}
+
+static json_t *pollers_status(struct server *s)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < s->npollers; i++)
+		json_array_append_new(arr, poller_status(s->pollers[i]));
+	return arr;
+}
+
 /* ---- routes ---- */
 
 /* The path's segments after /api/: "live", "models", "m", "pause". */
@@ -228,10 +286,12 @@ static void status(struct server *s, struct http_call *c)
 		rc = live_status_doc(s->p, r, &doc, &err);
 		wh_close(r);
 	}
-	if (rc)
+	if (rc) {
 		reply_sl_err(c, &err);
-	else
-		http_reply_json(c, 200, doc);
+		return;
+	}
+	json_object_set_new(doc, "pollers", pollers_status(s));
+	http_reply_json(c, 200, doc);
 }
 
 static void models(struct server *s, struct http_call *c, bool edges)
@@ -508,6 +568,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		wh_close(wconn);
 	if (!rc)
 		server_ingest_attach(s.ingest, s.writer);
+	if (!rc)
+		rc = start_pollers(&s, err);
 	if (!rc && has_live_models(p) && p->cfg.live.enabled)
 		rc = start_live(&s, err);
 	if (!rc)
@@ -515,14 +577,18 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (!rc)
 		rc = write_state_file(&s, http_server_port(http), err);
 	if (!rc && opts->log) {
-		fprintf(opts->log, "sluice serve: %s on http://127.0.0.1:%d (live runner %s)\n",
+		fprintf(opts->log, "sluice serve: %s on http://127.0.0.1:%d (live runner %s",
 			p->cfg.name ? p->cfg.name : "", http_server_port(http),
 			s.live ? "on" : "off");
+		if (s.npollers)
+			fprintf(opts->log, ", %zu poller%s", s.npollers, s.npollers == 1 ? "" : "s");
+		fprintf(opts->log, ")\n");
 		fflush(opts->log);
 	}
 	while (!rc && !*opts->stop)
 		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
 	/* accepted batches commit and are answered before the front door closes */
+	stop_pollers(&s);
 	if (s.ingest)
 		server_ingest_close(s.ingest);
 	if (s.writer)
@@ -531,6 +597,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	close_watchers(&s);
 	if (http)
 		http_server_stop(http);
+	free_pollers(&s);
 	if (s.state_file[0])
 		unlink(s.state_file);
 	if (s.ingest)

@@ -1,9 +1,10 @@
 /*
  * `sluice serve`: one process, one warehouse. It owns the DuckDB file and
  * gives each part its own connection: the landing writer (every ingest
- * goes through its queue), the live runner (every refresh, pause, resume
- * goes through its thread) and the HTTP front door, whose reads use
- * connections of their own and never wait for either.
+ * goes through its queue), one poller per poll source (each on a thread of
+ * its own, landing through the writer), the live runner (every refresh,
+ * pause, resume goes through its thread) and the HTTP front door, whose
+ * reads use connections of their own and never wait for either.
  */
 #ifndef SL_SERVER_SERVER_H
 #define SL_SERVER_SERVER_H

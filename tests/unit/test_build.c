@@ -712,6 +712,27 @@ static void test_state_upgrades_older(void **state)
 	assert_int_equal(query_int(f, "SELECT build_count FROM _sluice.models WHERE name = 's.kept'"),
 			 3);
 	assert_int_equal(query_int(f, "SELECT nextval('_sluice.seq')"), 1);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM duckdb_columns() WHERE schema_name = "
+				      "'_sluice' AND table_name = 'live_sources' AND column_name = "
+				      "'cursor'"),
+			 1);
+}
+
+/* A warehouse of the layout before cursors gains the column and keeps its
+ * sources. */
+static void test_state_upgrades_to_cursors(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f, "ALTER TABLE _sluice.live_sources DROP COLUMN cursor;"
+		"INSERT INTO _sluice.live_sources VALUES ('landing.a', 4, 10, NULL);"
+		"DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (3, 'old', NULL)");
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), STATE_VERSION);
+	assert_int_equal(query_int(f, "SELECT watermark FROM _sluice.live_sources WHERE cursor IS "
+				      "NULL AND source = 'landing.a'"),
+			 4);
 }
 
 static int record(struct fx *f, const char *env, const struct state_model *row, bool exists)
@@ -883,6 +904,7 @@ int main(void)
 		T(test_state_ensure_idempotent),
 		T(test_state_refuses_newer),
 		T(test_state_upgrades_older),
+		T(test_state_upgrades_to_cursors),
 		T(test_state_models),
 		T(test_state_cache),
 		T(test_state_runs),

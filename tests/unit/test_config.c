@@ -465,6 +465,103 @@ static void test_source_requirements(void **state)
 	assert_int_equal(f->cfg.nsources, 5);
 }
 
+static void test_poll_keys(void **state)
+{
+	struct fixture *f = *state;
+	const struct source_cfg *s;
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  rates:\n"
+				 "    kind: poll\n"
+				 "    url: \"https://api.example.com/v1/rates?limit=100\"\n"
+				 "    interval: 1m\n"
+				 "    timeout: 5s\n"
+				 "    cursor: updated_at\n"
+				 "    cursor_param: updated_since\n"
+				 "    json_path: data.items\n"
+				 "    headers:\n"
+				 "      Authorization: \"Bearer ${RATES_TOKEN}\"\n"
+				 "      X-Client: sluice $5\n"
+				 "    columns: {id: BIGINT}\n"
+				 "  plain: {kind: poll, url: \"http://x/\"}\n"
+				 "  hook: {kind: webhook}\n"),
+			 0);
+	s = source_find(&f->cfg, "rates");
+	assert_string_equal(s->url, "https://api.example.com/v1/rates?limit=100");
+	assert_int_equal(s->interval_ms, 60000);
+	assert_int_equal(s->timeout_ms, 5000);
+	assert_string_equal(s->cursor, "updated_at");
+	assert_string_equal(s->cursor_param, "updated_since");
+	assert_string_equal(s->json_path, "data.items");
+	assert_int_equal(s->nheaders, 2);
+	assert_string_equal(s->headers[0].name, "Authorization");
+	/* kept as written: the environment is read when a request is made */
+	assert_string_equal(s->headers[0].value, "Bearer ${RATES_TOKEN}");
+	assert_string_equal(s->headers[1].value, "sluice $5");
+	s = source_find(&f->cfg, "plain");
+	assert_int_equal(s->interval_ms, 30000);
+	assert_int_equal(s->timeout_ms, 30000);
+	assert_null(s->cursor_param);
+	assert_null(s->json_path);
+	assert_int_equal(s->nheaders, 0);
+	assert_int_equal(source_find(&f->cfg, "hook")->timeout_ms, 0);
+}
+
+static void test_poll_errors(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  a: {kind: poll, url: \"ftp://x/\", interval: 0}\n"
+				 "  b: {kind: poll, url: \"http://x/\", cursor_param: after, json_path: "
+				 "\"data..items\", timeout: 0}\n"
+				 "  c:\n"
+				 "    kind: poll\n"
+				 "    url: \"http://x/\"\n"
+				 "    cursor: id\n"
+				 "    cursor_param: \"a b\"\n"
+				 "    headers:\n"
+				 "      \"Bad Name\": x\n"
+				 "      X-Token: \"${TOKEN\"\n"
+				 "      X-Empty:\n"
+				 "      X-Var: \"${1X}\"\n"
+				 "      X-List: [a]\n"
+				 "  d: {kind: webhook, headers: {A: b}, json_path: x}\n"
+				 "  e: {kind: poll, url: \"http://x/\", interval: often}\n"),
+			 SL_E_CONFIG);
+	diag_expect(f, "invalid url 'ftp://x/' for 'sources.a.url' (http or https only)", 3, 24,
+		    "write e.g. https://api.example.com/v1/rates");
+	diag_expect(f,
+		    "invalid interval 0 for 'sources.a.interval' (a poll source needs one above 0)",
+		    3, 46, "write e.g. 30s");
+	diag_expect(f, "'sources.b.cursor_param' needs a cursor", 4, 37,
+		    "add cursor: COLUMN, the field whose highest value is sent");
+	diag_expect(f, "invalid json_path 'data..items' for 'sources.b'", 4, 69,
+		    "write the keys from the top of the response, separated by dots, e.g. "
+		    "data.items");
+	diag_expect(f, "invalid timeout 0 for 'sources.b.timeout'", 4, 93, "write e.g. 10s");
+	diag_expect(f, "invalid query parameter 'a b' for 'sources.c.cursor_param'", 9, 19,
+		    "use letters, digits, '-', '.', '_' or '~'");
+	diag_expect(f, "invalid header name 'Bad Name' in 'sources.c.headers'", 11, 7,
+		    "use letters, digits and '-', e.g. X-Api-Key");
+	diag_expect(f, "invalid value for header 'sources.c.headers.X-Token'", 12, 16,
+		    "close ${NAME} with '}'");
+	diag_expect(f, "missing value for header 'sources.c.headers.X-Empty'", 13, 7,
+		    "write e.g. Authorization: \"Bearer ${API_TOKEN}\"");
+	diag_expect(f, "invalid value for header 'sources.c.headers.X-Var'", 14, 14,
+		    "write ${NAME} with a variable name of letters, digits and '_'");
+	diag_expect(f, "expected a scalar for 'sources.c.headers.X-List', not a list", 15, 15, NULL);
+	diag_expect(f, "'headers' applies to poll sources only, not to webhook source 'd'", 16, 22,
+		    NULL);
+	diag_expect(f, "'json_path' applies to poll sources only, not to webhook source 'd'", 16,
+		    39, NULL);
+	diag_expect(f, "invalid duration 'often' for 'sources.e.interval'", 17, 47,
+		    "write e.g. 200ms, 10s, 5m, 1h, 7d");
+	assert_int_equal(f->diags.n, 14);
+}
+
 static void test_warehouse_and_replay(void **state)
 {
 	struct fixture *f = *state;
@@ -761,6 +858,8 @@ int main(void)
 		T(test_shapes),
 		T(test_source_kind),
 		T(test_source_requirements),
+		T(test_poll_keys),
+		T(test_poll_errors),
 		T(test_warehouse_and_replay),
 		T(test_warehouse_type),
 		T(test_duplicates),

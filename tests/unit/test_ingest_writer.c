@@ -1,7 +1,8 @@
 /*
  * The landing writer (src/ingest/writer.c) on an in-memory DuckDB: group
  * commit, one sequence per landing table per flush, isolation of a bad
- * batch, delivery ids, back-pressure and the flush on stop.
+ * batch, delivery ids, back-pressure, the flush on stop and a batch's
+ * cursor.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -288,6 +289,53 @@ static void test_unknown_column_and_table(void **state)
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
 }
 
+static const char *cursor_of(struct fx *f)
+{
+	static char out[64];
+	struct wh_result *r;
+
+	if (wh_query(f->probe, "SELECT coalesce(cursor, 'NULL') FROM _sluice.live_sources", &r,
+		     &f->err))
+		fail_msg("%s", f->err.msg);
+	snprintf(out, sizeof(out), "%s", wh_result_nrows(r) ? wh_result_value(r, 0, 0) : "none");
+	wh_result_free(r);
+	return out;
+}
+
+/* A batch's cursor is stored with its rows, in their transaction; a batch
+ * that fails or has no rows stores none. */
+static void test_cursor(void **state)
+{
+	struct fx *f = *state;
+	struct rows r[2];
+	struct ingest_result res;
+	const char *ids[] = { "1", "2" }, *good[] = { "1", "2" }, *bad[] = { "3", "abc" };
+
+	start(f, 1, 100000);
+	batch(&r[0], NULL, 0, ids, good);
+	r[0].b.cursor = "c0";
+	assert_int_equal(ingest_submit_wait(f->wr, &r[0].b, &res, &f->err), 0);
+	assert_int_equal(res.code, 0);
+	assert_string_equal(cursor_of(f), "none");
+	batch(&r[0], NULL, 2, ids, good);
+	r[0].b.cursor = "c1";
+	assert_int_equal(ingest_submit_wait(f->wr, &r[0].b, &res, &f->err), 0);
+	assert_int_equal(res.code, 0);
+	assert_string_equal(cursor_of(f), "c1");
+	batch(&r[1], NULL, 2, ids, bad);
+	r[1].b.cursor = "c2";
+	assert_int_equal(ingest_submit_wait(f->wr, &r[1].b, &res, &f->err), 0);
+	assert_true(res.bad_input);
+	assert_string_equal(cursor_of(f), "c1");
+	/* a batch without one leaves it alone */
+	batch(&r[0], NULL, 2, ids, good);
+	r[0].b.cursor = NULL;
+	assert_int_equal(ingest_submit_wait(f->wr, &r[0].b, &res, &f->err), 0);
+	assert_int_equal(res.code, 0);
+	assert_string_equal(cursor_of(f), "c1");
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +346,7 @@ int main(void)
 		T(test_busy),
 		T(test_stop_flushes),
 		T(test_unknown_column_and_table),
+		T(test_cursor),
 #undef T
 	};
 

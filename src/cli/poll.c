@@ -1,0 +1,211 @@
+/*
+ * `sluice poll NAME [--once]`: one poll source's poller in the foreground,
+ * at its interval (backing off while it fails) until SIGINT or SIGTERM, or
+ * one poll with --once. Like `sluice live`, the loop holds the warehouse
+ * only while a poll lands, so other processes can use it in between.
+ */
+#include "cli/commands.h"
+
+#include "build/state.h"
+#include "core/arena.h"
+#include "core/err.h"
+#include "core/suggest.h"
+#include "core/units.h"
+#include "ingest/poll.h"
+#include "ingest/writer.h"
+#include "live/advance.h"
+#include "project/project.h"
+#include "warehouse/wh.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static volatile sig_atomic_t stopping;
+static struct poller *running;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+	if (running)
+		poller_cancel(running);
+}
+
+/* Sleeps in short steps so a signal ends the wait at once. */
+static void nap(int64_t ms)
+{
+	while (ms > 0 && !stopping) {
+		struct timespec ts = { 0, (ms > 100 ? 100 : ms) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		ms -= 100;
+	}
+}
+
+/* The poll source called name, or NULL once the problem is printed. */
+static const struct source_cfg *find_source(const struct project_cfg *cfg, const char *name)
+{
+	const char **names = calloc(cfg->nsources + 1, sizeof(char *));
+	const struct source_cfg *found = NULL;
+	bool other = false;
+	const char *near;
+	size_t n = 0;
+
+	if (!names)
+		abort();
+	for (size_t i = 0; i < cfg->nsources; i++) {
+		const struct source_cfg *src = &cfg->sources[i];
+		bool poll = src->kind && strcmp(src->kind, "poll") == 0;
+
+		if (poll)
+			names[n++] = src->name;
+		if (strcmp(src->name, name) != 0)
+			continue;
+		if (poll) {
+			found = src;
+		} else {
+			fprintf(stderr, "sluice: source '%s' is a %s source, not a poll source\n",
+				name, src->kind ? src->kind : "kindless");
+			other = true;
+		}
+	}
+	if (!found && !other) {
+		near = suggest_nearest(name, names);
+		fprintf(stderr, "sluice: no poll source '%s' in sluice.yml\n", name);
+		if (near)
+			fprintf(stderr, "  hint: did you mean '%s'?\n", near);
+		else if (!n)
+			fprintf(stderr, "  hint: declare one under sources: with kind: poll and a "
+					"url\n");
+	}
+	free(names);
+	return found;
+}
+
+static const char *warehouse_path(const struct cli_session *s)
+{
+	const char *path = s->project->cfg.warehouse.path;
+
+	return path[0] == '/' ? path : arena_sprintf(s->arena, "%s/%s", s->root, path);
+}
+
+/* One poll on the open warehouse: a writer of its own for the landing. */
+static int poll_once(struct cli_session *s, struct poller *p, struct poll_result *res,
+		     struct sl_err *err)
+{
+	const struct project_cfg *cfg = &s->project->cfg;
+	struct ingest_opts io = {
+		.flush_interval_ms = 0,
+		.flush_rows = cfg->ingest.flush_rows,
+		.max_rows = cfg->ingest.flush_rows * 10,
+	};
+	struct ingest_writer *wr = NULL;
+	struct wh *conn = NULL;
+	int rc = state_ensure(s->wh, err);
+
+	if (!rc)
+		rc = live_sources_ensure(s->wh, s->project, err);
+	if (!rc)
+		rc = wh_connect(s->wh, &conn, err);
+	if (rc)
+		return rc;
+	/* the writer owns conn once it runs */
+	rc = ingest_writer_start(conn, &io, &wr, err);
+	if (rc) {
+		wh_close(conn);
+		return rc;
+	}
+	rc = poller_poll(p, s->wh, wr, res, err);
+	ingest_writer_stop(wr);
+	return rc;
+}
+
+static void report(const struct source_cfg *src, struct poller *p, int rc,
+		   const struct poll_result *res, const struct sl_err *err, bool once)
+{
+	char wait[32];
+
+	if (!rc) {
+		if (res->rows)
+			printf("polled %s: %lld row%s landed at sequence %lld", src->name,
+			       (long long)res->rows, res->rows == 1 ? "" : "s", (long long)res->seq);
+		else
+			printf("polled %s: nothing new", src->name);
+		if (res->cursor[0])
+			printf(", cursor %s", res->cursor);
+		printf("\n");
+		fflush(stdout);
+		return;
+	}
+	fprintf(stderr, "sluice: poll %s failed: %s\n", src->name, err->msg);
+	if (!once && rc != SL_E_BUSY) {
+		json_t *st = poller_status(p);
+
+		units_format_duration(poller_wait_ms(p), wait, sizeof(wait));
+		fprintf(stderr, "  next attempt in %s (%lld failure%s in a row)\n", wait,
+			(long long)json_integer_value(json_object_get(st, "failures")),
+			json_integer_value(json_object_get(st, "failures")) == 1 ? "" : "s");
+		json_decref(st);
+	}
+	fflush(stderr);
+}
+
+int cli_poll(struct cli_args *args)
+{
+	struct cli_session s;
+	const struct source_cfg *src;
+	struct sl_err err = SL_ERR_INIT;
+	struct poll_result res;
+	struct poller *p = NULL;
+	struct sigaction sa;
+	int rc, last = 0;
+
+	if (args->npos != 1) {
+		fprintf(stderr, "usage: sluice poll NAME [--once]\n");
+		return CLI_USAGE;
+	}
+	rc = cli_session_open(&s, args, args->once ? CLI_OPEN_WRITE : CLI_OPEN_NONE, true);
+	if (rc)
+		return rc;
+	src = find_source(&s.project->cfg, args->pos[0]);
+	if (!src || poller_new(src, &p, &err)) {
+		if (src)
+			cli_print_err(&err);
+		cli_session_close(&s);
+		return CLI_FAILED;
+	}
+	running = p;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!stopping) {
+		if (!s.wh && wh_open_duckdb(warehouse_path(&s), false, &s.wh, &err)) {
+			/* another process holds the warehouse: look again soon */
+			if (err.code != SL_E_LOCKED) {
+				cli_print_err(&err);
+				last = err.code;
+				break;
+			}
+			sl_err_clear(&err);
+			nap(200);
+			continue;
+		}
+		sl_err_clear(&err);
+		last = poll_once(&s, p, &res, &err);
+		if (!(stopping && last == SL_E_BUSY))
+			report(src, p, last, &res, &err, args->once);
+		if (args->once)
+			break;
+		wh_close(s.wh);
+		s.wh = NULL;
+		nap(poller_wait_ms(p));
+	}
+	running = NULL;
+	poller_free(p);
+	cli_session_close(&s);
+	/* a stop by signal while waiting is a clean end */
+	return last && (args->once || !stopping) ? CLI_FAILED : CLI_OK;
+}

@@ -1,0 +1,1 @@
+SELECT id, price, updated_at FROM landing.rates
