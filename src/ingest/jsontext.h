@@ -8,6 +8,8 @@
 #define SL_INGEST_JSONTEXT_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 struct buf;
 
@@ -20,5 +22,10 @@ void jsontext_real(double x, char out[JSONTEXT_REAL_MAX]);
 
 /* Appends v to b. Recurses once per level: jansson parses at most 2048. */
 void jsontext_write(struct buf *b, const json_t *v);
+
+/* "an object", "a string", ...: what v is, for error messages. */
+const char *jsontext_kind(const json_t *v);
+/* Whether s[0..len) is only JSON whitespace. */
+bool jsontext_blank(const char *s, size_t len);
 
 #endif

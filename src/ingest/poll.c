@@ -62,35 +62,6 @@ struct poller {
 
 /* ---- the response ---- */
 
-static const char *json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	case JSON_NULL:
-		break;
-	}
-	return "null";
-}
-
-static bool blank(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-			return false;
-	return true;
-}
-
 static bool rows_array(const json_t *v)
 {
 	const json_t *item;
@@ -149,7 +120,7 @@ static int find_rows(struct arena *a, const struct source_cfg *src, const json_t
 		else if (!json_is_null(v))
 			return sl_err_set(err, SL_E_INVALID,
 					  "'%s' in the response is %s, not an array of rows",
-					  src->json_path, json_kind(v));
+					  src->json_path, jsontext_kind(v));
 		return 0;
 	}
 	if (json_is_array(root)) {
@@ -158,7 +129,7 @@ static int find_rows(struct arena *a, const struct source_cfg *src, const json_t
 	}
 	if (!json_is_object(root))
 		return sl_err_set(err, SL_E_INVALID, "the response is %s, not an array of rows",
-				  json_kind(root));
+				  jsontext_kind(root));
 	json_object_foreach((json_t *)root, key, v) {
 		if (!rows_array(v))
 			continue;
@@ -205,7 +176,7 @@ static int cursor_text(struct arena *a, const json_t *v, size_t row, const char 
 	default:
 		return sl_err_set(err, SL_E_INVALID, "row %zu, cursor %s: %s is not a number or a "
 						     "string",
-				  row, name, json_kind(v));
+				  row, name, jsontext_kind(v));
 	}
 }
 
@@ -253,7 +224,7 @@ int poll_page_parse(struct arena *a, const struct source_cfg *src, const char *b
 
 	memset(out, 0, sizeof(*out));
 	out->rows.ncols = src->ncolumns + 1;
-	if (blank(body, len))
+	if (jsontext_blank(body, len))
 		return 0;
 	root = json_loadb(body, len, JSON_DECODE_ANY, &je);
 	if (!root)

@@ -6,6 +6,7 @@
  * payload. All or nothing: the first bad row fails the request, and no row
  * of it is handed out.
  */
+#include "ingest/jsontext.h"
 #include "ingest/webhook.h"
 
 #include "core/arena.h"
@@ -42,27 +43,6 @@ const json_t *webhook_field(const json_t *obj, const char *name)
 	return json_object_get(v, seg);
 }
 
-static const char *json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	case JSON_NULL:
-		break;
-	}
-	return "null";
-}
-
 /* "row 3", and the body's line when it differs (NDJSON with blank lines). */
 static void row_name(char *out, size_t len, size_t row, size_t line)
 {
@@ -84,7 +64,7 @@ static int add_row(struct parse *p, const json_t *obj, size_t line)
 	if (!json_is_object(obj)) {
 		row_name(name, sizeof(name), row, line);
 		return sl_err_set(p->err, SL_E_INVALID, "%s is %s, not an object", name,
-				  json_kind(obj));
+				  jsontext_kind(obj));
 	}
 	if (p->nrows == p->cap_rows) {
 		size_t grown = p->cap_rows ? p->cap_rows * 2 : 16;
@@ -115,15 +95,6 @@ static int json_error(struct parse *p, size_t line, const json_error_t *je)
 			  je->column, je->text);
 }
 
-static bool blank(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-			return false;
-	}
-	return true;
-}
-
 /* A parsed value: an object or an array of objects. */
 static int add_value(struct parse *p, const json_t *root)
 {
@@ -135,7 +106,7 @@ static int add_value(struct parse *p, const json_t *root)
 		return add_row(p, root, 0);
 	if (!json_is_array(root))
 		return sl_err_set(p->err, SL_E_INVALID,
-				  "body is %s, not an object or an array of objects", json_kind(root));
+				  "body is %s, not an object or an array of objects", jsontext_kind(root));
 	json_array_foreach(root, i, v) {
 		rc = add_row(p, v, 0);
 		if (rc)
@@ -151,7 +122,7 @@ static int parse_document(struct parse *p, const char *body, size_t len)
 	json_t *root;
 	int rc;
 
-	if (blank(body, len))
+	if (jsontext_blank(body, len))
 		return 0;
 	root = json_loadb(body, len, JSON_DECODE_ANY, &je);
 	if (!root)
@@ -174,7 +145,7 @@ static int parse_ndjson(struct parse *p, const char *body, size_t len)
 		int rc;
 
 		line++;
-		if (!blank(body + start, end - start)) {
+		if (!jsontext_blank(body + start, end - start)) {
 			obj = json_loadb(body + start, end - start, JSON_DECODE_ANY, &je);
 			if (!obj)
 				return json_error(p, line, &je);
