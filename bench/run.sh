@@ -10,7 +10,7 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|chain|live   run one benchmark
+#   BENCH_ONLY=plan|chain|live|ingest   run one benchmark
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
@@ -295,7 +295,138 @@ bench_live() {
 		show_failure "live_chain failed"
 }
 
+# ------------------------------------------------- webhook ingest (serve)
+
+# serve_start DIR: `sluice serve` on a free loopback port in DIR; sets
+# $serve_pid once the server file names it.
+serve_start() {
+	local dir=$1 i
+	rm -f "$dir/.sluice/server.json"
+	(cd "$dir" && exec "$sluice" serve --listen 127.0.0.1:0 >serve.log 2>&1) &
+	serve_pid=$!
+	for i in $(seq 400); do
+		grep -qs "\"pid\": $serve_pid," "$dir/.sluice/server.json" && return 0
+		kill -0 "$serve_pid" 2>/dev/null || break
+		sleep 0.025
+	done
+	return 1
+}
+
+serve_stop() {
+	kill -TERM "$serve_pid" 2>/dev/null
+	wait "$serve_pid" 2>/dev/null
+}
+
+# post_load DIR ARGS...: the load generator against DIR's server; its
+# summary line in $out/last.log
+post_load() {
+	local dir=$1
+	shift
+	"$root/build/release/tools/post_load" --server-file "$dir/.sluice/server.json" \
+		--source events "$@" >"$out/last.log" 2>&1
+}
+
+# field NAME: a figure of the load generator's summary in $out/last.log
+# ("requests/s", "events/s", "p99" of the ack latency, "lag p99")
+field() {
+	case $1 in
+	"lag p99") sed -n 's|.* covering it: .*, p99 \([0-9.]*\) ms.*|\1|p' "$out/last.log" ;;
+	p99) sed -n 's|.*ack latency .*, p99 \([0-9.]*\) ms.*|\1|p' "$out/last.log" | head -1 ;;
+	*) sed -n "s|.* \\([0-9.]*\\) $1[,;].*|\\1|p" "$out/last.log" | head -1 ;;
+	esac
+}
+
+# le A B / ge A B: float comparisons for verdict
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+write_ingest_project() { # write_ingest_project DIR FLUSH_INTERVAL
+	local dir=$1
+	rm -rf "$dir"
+	mkdir -p "$dir/models/silver"
+	cat >"$dir/sluice.yml" <<YML
+name: ingest
+sources:
+  events: {kind: webhook, columns: {id: BIGINT, account: BIGINT, amount: BIGINT}}
+ingest: {flush_interval: $2}
+YML
+	# a project needs a model; a view costs the writer nothing
+	cat >"$dir/models/silver/events.sql" <<'SQL'
+@config materialized=view
+SELECT id, account, amount FROM landing.events
+SQL
+}
+
+bench_ingest() {
+	local dir=$out/ingest tool=$root/build/release/tools/post_load
+	local conns=${BENCH_INGEST_CONNS:-256} flush=${BENCH_INGEST_FLUSH:-2ms}
+	local single=${BENCH_INGEST_REQUESTS:-60000} rps p99 eps lag ok
+	echo
+	echo "== webhook ingest: sluice serve on loopback, driven by tests/tools/post_load"
+	[[ -x $tool ]] || die "no $tool (run make test, or make $tool)"
+
+	# (a) and (b): ingest alone (no live models), a fresh warehouse each
+	write_ingest_project "$dir" "$flush"
+	"$sluice" run --project "$dir" >"$out/last.log" 2>&1 || {
+		show_failure "sluice run failed"
+		return
+	}
+	serve_start "$dir" || {
+		cp "$dir/serve.log" "$out/last.log"
+		show_failure "sluice serve did not start"
+		return
+	}
+	if ! post_load "$dir" --events 5000 --first-id 1000000000 --conns "$conns" ||
+		! post_load "$dir" --events "$single" --conns "$conns"; then
+		show_failure "post_load failed"
+		serve_stop
+		return
+	fi
+	echo "   $(sed 's/^post_load: //' "$out/last.log")"
+	rps=$(field requests/s) p99=$(field p99)
+	ok=0
+	ge "$rps" 20000 && le "$p99" 25 && ok=1
+	echo "single-event requests: $rps requests/s, p99 ack $p99 ms ($conns connections, ingest.flush_interval $flush) (target >= 20000 requests/s, p99 <= 25 ms)$(verdict $ok)"
+	if ! post_load "$dir" --events $((single * 10)) --first-id 2000000000 --batch 100 \
+		--conns "${BENCH_INGEST_NDJSON_CONNS:-32}"; then
+		show_failure "post_load failed"
+		serve_stop
+		return
+	fi
+	serve_stop
+	echo "   $(sed 's/^post_load: //' "$out/last.log")"
+	eps=$(field events/s) p99=$(field p99)
+	ok=0
+	ge "$eps" 200000 && ok=1
+	echo "100-event NDJSON requests: $eps events/s, p99 ack $p99 ms (${BENCH_INGEST_NDJSON_CONNS:-32} connections) (target >= 200000 events/s)$(verdict $ok)"
+
+	# (c): the live chain behind the webhook source
+	write_live_project "$dir"
+	"$sluice" run --project "$dir" >"$out/last.log" 2>&1 || {
+		show_failure "sluice run failed"
+		return
+	}
+	serve_start "$dir" || {
+		cp "$dir/serve.log" "$out/last.log"
+		show_failure "sluice serve did not start"
+		return
+	}
+	if ! post_load "$dir" --events $((${BENCH_LIVE_SECONDS:-10} * 10000)) --batch 10 --conns 16 \
+		--rate 10000 --lag-model gold.accounts --lag-poll 10; then
+		show_failure "post_load failed"
+		serve_stop
+		return
+	fi
+	serve_stop
+	sed 's/^post_load: /   /' "$out/last.log"
+	lag=$(field "lag p99")
+	ok=0
+	le "${lag:-1e9}" 250 && ok=1
+	echo "lag from acknowledgement to gold at 10000 events/s (requests of 10): p99 ${lag:-?} ms (target <= 250 ms)$(verdict $ok)"
+}
+
 [[ -z $only || $only == plan ]] && bench_plan
 [[ -z $only || $only == chain ]] && bench_chain
 [[ -z $only || $only == live ]] && bench_live
+[[ -z $only || $only == ingest ]] && bench_ingest
 exit $failed
