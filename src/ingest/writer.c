@@ -370,6 +370,7 @@ static void fail(struct pending *p, const struct sl_err *err)
 static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 		   const struct live_advance *advs, const char **sources, size_t nadv)
 {
+	/* copies first: the batch a copy points at is freed with its answer */
 	for (size_t i = 0; i < n; i++) {
 		struct pending *p = items[i];
 
@@ -378,8 +379,10 @@ static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 			p->res.seq = p->first->res.seq;
 			p->res.rows = p->first->res.rows;
 		}
-		p->done(p->ctx, &p->res);
-		free(p);
+	}
+	for (size_t i = 0; i < n; i++) {
+		items[i]->done(items[i]->ctx, &items[i]->res);
+		free(items[i]);
 	}
 	for (size_t k = 0; wr->opts.advanced && k < nadv; k++)
 		if (advs[k].rows)
@@ -508,6 +511,8 @@ int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ing
 		free(wr);
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start the landing writer thread");
 	}
+	/* its name in top -H and /proc/PID/task/TID/comm */
+	pthread_setname_np(wr->tid, "sluice-writer");
 	*out = wr;
 	return 0;
 }

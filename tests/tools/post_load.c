@@ -12,25 +12,49 @@
  * or the deadline passes.
  *
  * It never counts an event as acknowledged before a 202 or 200 reply: the
- * acknowledged file lists exactly those ids. With --lag-model it also polls
- * GET /api/live/status and measures, per acknowledged request, the time
- * from its acknowledgement until that model's covered sequence reached the
+ * acknowledged file lists exactly those ids. (With --no-delivery a retried
+ * request may land twice; that is for measuring the cost of the ids.) With
+ * --lag-model it also polls GET /api/live/status of the server found at the
+ * start and measures, per acknowledged request, the time from its
+ * acknowledgement until that model's covered sequence reached the
  * request's sequence.
  *
  *   post_load (--url http://HOST:PORT | --server-file PATH) --source NAME
  *             [--token T] [--events N] [--batch K] [--conns C] [--rate R]
  *             [--first-id ID] [--accounts A] [--acked FILE] [--deadline S]
- *             [--timeout S] [--no-delivery] [--lag-model M] [--lag-poll MS]
+ *             [--timeout S] [--prefix P] [--no-delivery]
+ *             [--lag-model M] [--lag-poll MS]
  *
- * Prints one summary line (and one lag line with --lag-model). Exit 0 when
- * every event was acknowledged, 1 when not (deadline, or a request refused
- * with a status other than 503/500), 2 for bad arguments.
+ *   --server-file    .sluice/server.json of `sluice serve`, read again
+ *                    before every connect
+ *   --token          sent as Authorization: Bearer
+ *   --events, --batch  events in all (1000) and per request (1: one JSON
+ *                    object; more: NDJSON lines)
+ *   --conns          connections (16), each with one request in flight
+ *   --rate           events/s (0: as fast as the answers come)
+ *   --first-id       the first event id (1); account = id % --accounts
+ *                    (1000), amount = id % 997 + 1
+ *   --acked          file of every acknowledged event id, one a line
+ *   --deadline       seconds (120) until it gives up on what is left
+ *   --timeout        seconds (10) a request may wait for its answer before
+ *                    its connection is dropped and it is sent again
+ *   --prefix         of delivery ids ("ids-"): PREFIX<first id>-<last id>
+ *   --lag-model      a live model to measure the lag to, polling every
+ *                    --lag-poll ms (5)
+ *
+ * Prints one summary line: requests/s and events/s from the start to the
+ * last acknowledgement; p50, p99 and max acknowledgement latency (from the
+ * last send of a request to its answer); the replies by status; how many
+ * sequences (commits) the acknowledged requests got; connection errors,
+ * timeouts, connects; its own CPU time. With --lag-model a second line
+ * gives the lag. Exit 0 when every event was acknowledged, 1 when not
+ * (deadline, or a request refused with a status other than 503, 500 or
+ * 429), 2 for bad arguments.
  */
 #include "core/units.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -45,6 +69,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -577,8 +602,9 @@ static void conn_read(struct load *L, struct conn *c)
 		queue_push(L, c->req);
 		c->req = -1;
 	} else {
-		fprintf(stderr, "post_load: request %s%lld refused: %d %s\n", L->o.prefix,
-			req_first(L, c->req), status, c->in + body_at);
+		fprintf(stderr, "post_load: request %s%lld-%lld refused: %d %s\n", L->o.prefix,
+			req_first(L, c->req), req_first(L, c->req) + req_events(L, c->req) - 1,
+			status, c->in + body_at);
 		L->reqs[c->req].state = REQ_REFUSED;
 		L->reqs[c->req].status = status;
 		L->refused_reqs++;
@@ -627,10 +653,24 @@ static void conn_event(struct load *L, struct conn *c, uint32_t ev)
 
 /* ---- the lag poller ---- */
 
+struct lag {
+	struct load *L;
+	/* the server as found at the start: the main loop's copy changes when
+	 * a restarted server moves */
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char host[256];
+	int port;
+	int64_t *lag_us;
+	size_t n, polls, failed_polls;
+	int64_t poll_us; /* total time spent in status calls */
+};
+
 /* One GET over a blocking keep-alive socket; the reply body into *body
  * (to free), or -1. */
-static int http_get(struct load *L, int *fd, const char *path, char **body)
+static int http_get(const struct lag *g, int *fd, const char *path, char **body)
 {
+	const struct opts *o = &g->L->o;
 	char req[1024], *buf = NULL, *end;
 	size_t len = 0, cap = 0, at;
 	long long length = -1;
@@ -639,16 +679,16 @@ static int http_get(struct load *L, int *fd, const char *path, char **body)
 	if (*fd < 0) {
 		int one = 1;
 
-		*fd = socket(L->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		*fd = socket(g->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (*fd < 0)
 			return -1;
 		setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(*fd, (struct sockaddr *)&L->addr, L->addrlen))
+		if (connect(*fd, (const struct sockaddr *)&g->addr, g->addrlen))
 			goto fail;
 	}
 	n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s:%d\r\n%s%s%s\r\n", path,
-		     L->host, L->port, L->o.token ? "Authorization: Bearer " : "",
-		     L->o.token ? L->o.token : "", L->o.token ? "\r\n" : "");
+		     g->host, g->port, o->token ? "Authorization: Bearer " : "",
+		     o->token ? o->token : "", o->token ? "\r\n" : "");
 	if (send(*fd, req, (size_t)n, MSG_NOSIGNAL) != n)
 		goto fail;
 	for (;;) {
@@ -697,13 +737,6 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct lag {
-	struct load *L;
-	int64_t *lag_us;
-	size_t n, polls, failed_polls;
-	int64_t poll_us; /* total time spent in status calls */
-};
-
 /* The model's covered sequence in a status document, or -1. */
 static int64_t covered_of(const char *text, const char *model)
 {
@@ -745,7 +778,7 @@ static void *lag_run(void *arg)
 		pthread_mutex_unlock(&L->acks.mu);
 		if (done || stuck)
 			break;
-		if (http_get(L, &fd, "/api/live/status", &body)) {
+		if (http_get(g, &fd, "/api/live/status", &body)) {
 			g->failed_polls++;
 			usleep((useconds_t)L->o.lag_poll_ms * 1000);
 			continue;
@@ -777,6 +810,25 @@ static void *lag_run(void *arg)
 
 /* ---- the run ---- */
 
+/* How many sequences the acknowledged requests got: the commits (flushes)
+ * that landed them, retries answered as duplicates included. */
+static size_t distinct_seqs(const struct load *L)
+{
+	int64_t *v = calloc((size_t)L->acked_reqs + 1, sizeof(int64_t));
+	size_t n = 0, d = 0;
+
+	if (!v)
+		abort();
+	for (long r = 0; r < L->nreqs; r++)
+		if (L->reqs[r].state == REQ_DONE)
+			v[n++] = L->reqs[r].seq;
+	qsort(v, n, sizeof(int64_t), cmp64);
+	for (size_t i = 0; i < n; i++)
+		d += i == 0 || v[i] != v[i - 1];
+	free(v);
+	return d;
+}
+
 static double pct_ms(int64_t *v, size_t n, double p)
 {
 	size_t i;
@@ -793,6 +845,7 @@ int main(int argc, char **argv)
 	struct lag g = { 0 };
 	pthread_t lag_tid;
 	struct epoll_event evs[256];
+	struct rusage ru;
 	int64_t deadline_us, now;
 	double secs;
 	bool ok;
@@ -824,6 +877,10 @@ int main(int argc, char **argv)
 		usleep(RECONNECT_US);
 	if (L->o.lag_model) {
 		g.L = L;
+		g.addr = L->addr;
+		g.addrlen = L->addrlen;
+		snprintf(g.host, sizeof(g.host), "%s", L->host);
+		g.port = L->port;
 		g.lag_us = calloc((size_t)L->nreqs, sizeof(int64_t));
 		if (!g.lag_us || pthread_create(&lag_tid, NULL, lag_run, &g))
 			abort();
@@ -884,8 +941,12 @@ int main(int argc, char **argv)
 	for (int s = 0; s < 600; s++)
 		if (L->counts[s])
 			printf(" %d: %ld,", s, L->counts[s]);
-	printf(" connection errors: %ld, timeouts: %ld, connects: %ld\n", L->conn_errors,
-	       L->timeouts, L->connects);
+	printf(" sequences: %zu,", distinct_seqs(L));
+	getrusage(RUSAGE_SELF, &ru);
+	printf(" connection errors: %ld, timeouts: %ld, connects: %ld; cpu %.2f s\n", L->conn_errors,
+	       L->timeouts, L->connects,
+	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	if (L->o.lag_model) {
 		pthread_join(lag_tid, NULL);
 		qsort(g.lag_us, g.n, sizeof(int64_t), cmp64);
