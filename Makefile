@@ -73,7 +73,7 @@ unit: deps $(BIN) $(UNIT_BIN)
 test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN)
 	@tests/run.sh $(BUILD)
 
-bench: deps all
+bench: deps all $(BUILD)/tools/post_load
 	@bench/run.sh ./sluice
 
 clean:

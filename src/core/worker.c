@@ -3,12 +3,14 @@
 #include "core/err.h"
 #include "core/units.h"
 
+#include <stdio.h>
 #include <time.h>
 
 int worker_start(struct worker *w, void *(*fn)(void *), void *arg, const char *what,
 		 struct sl_err *err)
 {
 	pthread_condattr_t attr;
+	char comm[16];
 
 	w->stop = false;
 	pthread_mutex_init(&w->mu, NULL);
@@ -20,6 +22,9 @@ int worker_start(struct worker *w, void *(*fn)(void *), void *arg, const char *w
 		worker_destroy(w);
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start the %s thread", what);
 	}
+	/* named for top -H and perf; Linux keeps the first 15 bytes */
+	snprintf(comm, sizeof(comm), "%s", what);
+	pthread_setname_np(w->tid, comm);
 	return 0;
 }
 

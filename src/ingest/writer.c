@@ -46,6 +46,7 @@ struct ingest_writer {
 	struct table *tables;
 	size_t ntables;
 	int64_t last_prune_ms;
+	bool delivery_clash; /* the last commit failed recording its delivery ids */
 };
 
 #define DELIVERY_KEEP_MS (24LL * 3600 * 1000)
@@ -112,14 +113,16 @@ static int map_columns(const struct table *t, const struct ingest_batch *b, int 
 	return 0;
 }
 
-/* Which batches carry a delivery id that already landed (their answer is
- * the first one's), or that an earlier batch of this flush carries. */
+/* Which batches carry a delivery id that an earlier batch of this flush
+ * carries and, with lookup, which carry one that already landed (their
+ * answer is the first one's). One query per flush: per landing table, its
+ * ids as one IN list. The query scans _sluice.deliveries (its primary key
+ * serves no IN list), so it only runs when a flush met a landed id. */
 static int find_duplicates(struct ingest_writer *wr, struct pending **items, size_t n,
-			   struct sl_err *err)
+			   bool lookup, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
-	bool any = false;
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {
@@ -132,15 +135,34 @@ static int find_duplicates(struct ingest_writer *wr, struct pending **items, siz
 			if (items[k]->b->delivery && strcmp(items[k]->b->delivery, b->delivery) == 0 &&
 			    strcmp(items[k]->b->source, b->source) == 0)
 				items[i]->first = items[k];
-		buf_adds(&sql, any ? " OR (source = " : "SELECT source, id, seq, rows FROM "
-							"_sluice.deliveries WHERE (source = ");
-		buf_add_sql_str(&sql, b->source);
-		buf_adds(&sql, " AND id = ");
-		buf_add_sql_str(&sql, b->delivery);
-		buf_adds(&sql, ")");
-		any = true;
 	}
-	if (!any)
+	for (size_t i = 0; lookup && i < n; i++) {
+		const char *source = items[i]->b->source;
+		bool seen = false, any = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = strcmp(items[k]->b->source, source) == 0;
+		for (size_t k = i; !seen && k < n; k++) {
+			const struct pending *p = items[k];
+
+			if (!p->b->delivery || p->first || strcmp(p->b->source, source) != 0)
+				continue;
+			if (!any) {
+				buf_adds(&sql, sql.len ? " OR (source = "
+						       : "SELECT source, id, seq, rows FROM "
+							 "_sluice.deliveries WHERE (source = ");
+				buf_add_sql_str(&sql, source);
+				buf_adds(&sql, " AND id IN (");
+			} else {
+				buf_adds(&sql, ", ");
+			}
+			buf_add_sql_str(&sql, p->b->delivery);
+			any = true;
+		}
+		if (any)
+			buf_adds(&sql, "))");
+	}
+	if (!sql.len)
 		return 0;
 	rc = wh_query(wr->w, sql.buf, &r, err);
 	buf_release(&sql);
@@ -189,28 +211,42 @@ static int append_batch(struct wh_appender *ap, const struct table *t, struct pe
 	return rc;
 }
 
+/* The delivery ids this flush lands for source, through an appender (a
+ * VALUES list costs a parse that grows with the flush). The primary key
+ * refuses an id that landed before: the flush is then tried again with
+ * the lookup (delivery_clash). */
 static int record_deliveries(struct ingest_writer *wr, struct pending **items, size_t n,
 			     const char *source, const char *now, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	struct wh_appender *ap = NULL;
+	char seq[32], rows[32];
 	int rc = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; !rc && i < n; i++) {
 		const struct pending *p = items[i];
+		const char *values[5];
 
 		if (!p->b->delivery || p->first || p->res.duplicate ||
 		    strcmp(p->b->source, source) != 0)
 			continue;
-		buf_adds(&sql, sql.len ? ", (" : "INSERT INTO _sluice.deliveries VALUES (");
-		buf_add_sql_str(&sql, source);
-		buf_adds(&sql, ", ");
-		buf_add_sql_str(&sql, p->b->delivery);
-		buf_addf(&sql, ", %lld, %lld, '%s')", (long long)p->res.seq, (long long)p->res.rows,
-			 now);
+		if (!ap)
+			rc = wh_appender_open(wr->w, "_sluice", "deliveries", &ap, err);
+		snprintf(seq, sizeof(seq), "%lld", (long long)p->res.seq);
+		snprintf(rows, sizeof(rows), "%lld", (long long)p->res.rows);
+		values[0] = source;
+		values[1] = p->b->delivery;
+		values[2] = seq;
+		values[3] = rows;
+		values[4] = now;
+		if (!rc)
+			rc = wh_appender_row(ap, values, 5, err);
 	}
-	if (sql.len)
-		rc = wh_exec(wr->w, sql.buf, err);
-	buf_release(&sql);
+	if (!rc && ap) {
+		rc = wh_appender_flush(ap, err);
+		wr->delivery_clash = rc != 0;
+	}
+	if (ap)
+		wh_appender_close(ap);
 	return rc;
 }
 
@@ -231,11 +267,18 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 	const char *dot = strchr(source, '.');
 	const char *cursor = NULL;
 	int64_t now_ms = units_now_ms();
+	bool any = false;
 	int rc;
 
 	if (!t)
 		return err ? err->code : SL_E_NOTFOUND;
 	*adv = (struct live_advance){ 0 };
+	/* a flush of copies and retries alone lands nothing and takes no
+	 * sequence */
+	for (size_t i = at; i < n && !any; i++)
+		any = strcmp(items[i]->b->source, source) == 0 && lands(items[i]);
+	if (!any)
+		return 0;
 	rc = live_next_seq(wr->w, &adv->seq, err);
 	if (!rc) {
 		char schema[128];
@@ -269,15 +312,18 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 	return rc;
 }
 
-/* One transaction for items; advs gets one advance per landing table. */
-static int commit(struct ingest_writer *wr, struct pending **items, size_t n,
+/* One transaction for items; advs gets one advance per landing table.
+ * Without lookup, delivery ids that landed before are left to the primary
+ * key to find. */
+static int commit(struct ingest_writer *wr, struct pending **items, size_t n, bool lookup,
 		  struct live_advance *advs, const char **sources, size_t *nadv, struct sl_err *err)
 {
 	int rc = wh_begin(wr->w, err);
 
 	*nadv = 0;
+	wr->delivery_clash = false;
 	if (!rc)
-		rc = find_duplicates(wr, items, n, err);
+		rc = find_duplicates(wr, items, n, lookup, err);
 	for (size_t i = 0; !rc && i < n; i++) {
 		bool seen = false;
 
@@ -293,6 +339,24 @@ static int commit(struct ingest_writer *wr, struct pending **items, size_t n,
 	if (rc) {
 		wh_rollback(wr->w);
 		*nadv = 0;
+	}
+	return rc;
+}
+
+/* A flush in one transaction: first on the assumption that no delivery id
+ * landed before (the common case, which needs no lookup), and when the
+ * primary key says otherwise, again with the lookup. */
+static int commit_flush(struct ingest_writer *wr, struct pending **items, size_t n,
+			struct live_advance *advs, const char **sources, size_t *nadv,
+			struct sl_err *err)
+{
+	int rc = commit(wr, items, n, false, advs, sources, nadv, err);
+
+	if (rc && wr->delivery_clash) {
+		sl_err_clear(err);
+		for (size_t i = 0; i < n; i++)
+			items[i]->res = (struct ingest_result){ 0 };
+		rc = commit(wr, items, n, true, advs, sources, nadv, err);
 	}
 	return rc;
 }
@@ -346,7 +410,7 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 	n = 0;
 	for (struct pending *p = list; p; p = p->next)
 		items[n++] = p;
-	if (commit(wr, items, n, advs, sources, &nadv, &err) == 0) {
+	if (commit_flush(wr, items, n, advs, sources, &nadv, &err) == 0) {
 		finish(wr, items, n, advs, sources, nadv);
 	} else if (n == 1) {
 		fail(items[0], &err);
@@ -357,7 +421,7 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 			struct sl_err one = SL_ERR_INIT;
 
 			items[i]->res = (struct ingest_result){ 0 };
-			if (commit(wr, &items[i], 1, advs, sources, &nadv, &one))
+			if (commit(wr, &items[i], 1, true, advs, sources, &nadv, &one))
 				fail(items[i], &one);
 			finish(wr, &items[i], 1, advs, sources, nadv);
 		}

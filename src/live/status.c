@@ -5,7 +5,6 @@
 #include "live/status.h"
 
 #include "core/arena.h"
-#include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "live/inputs.h"
@@ -28,37 +27,39 @@ static int64_t num(const struct wh_result *r, size_t row, size_t col)
 	return v ? strtoll(v, NULL, 10) : 0;
 }
 
-/* The model's row of live_state, into o; the state it names. */
-static int model_row(struct wh *w, const struct model *m, json_t *o, const char **state,
-		     struct sl_err *err)
+/* Every row of live_state, in one query (a status is polled). */
+static int state_rows(struct wh *w, struct wh_result **out, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	struct wh_result *r;
-	int64_t now = units_now_ms(), retry;
-	int rc;
+	return wh_query(w,
+			"SELECT status, paused, refresh_count, events, events_per_s, "
+			"strftime(last_refresh_at, '%Y-%m-%d %H:%M:%S'), last_error, "
+			"coalesce(epoch_ms(next_retry_at), 0), covered, model FROM _sluice.live_state",
+			out, err);
+}
 
-	buf_adds(&sql, "SELECT status, paused, refresh_count, events, events_per_s, "
-		       "strftime(last_refresh_at, '%Y-%m-%d %H:%M:%S'), last_error, "
-		       "coalesce(epoch_ms(next_retry_at), 0) FROM _sluice.live_state WHERE model = ");
-	buf_add_sql_str(&sql, m->fqn);
-	rc = wh_query(w, sql.buf, &r, err);
-	buf_release(&sql);
-	if (rc)
-		return rc;
-	if (wh_result_nrows(r)) {
-		*state = strcmp(wh_result_value(r, 0, 1), "true") == 0 ? "paused"
-			 : strcmp(wh_result_value(r, 0, 0), "failing") == 0 ? "failing"
-									     : "live";
-		retry = num(r, 0, 7);
-		json_object_set_new(o, "events_per_s", json_real(strtod(wh_result_value(r, 0, 4), NULL)));
-		json_object_set_new(o, "last_refresh", str_or_null(wh_result_value(r, 0, 5)));
-		json_object_set_new(o, "refreshes", json_integer(num(r, 0, 2)));
-		json_object_set_new(o, "events", json_integer(num(r, 0, 3)));
-		json_object_set_new(o, "last_error", str_or_null(wh_result_value(r, 0, 6)));
-		json_object_set_new(o, "retry_in_ms", json_integer(retry > now ? retry - now : 0));
-	}
-	wh_result_free(r);
-	return 0;
+/* The model's row of live_state, into o; the state it names. */
+static void model_row(const struct wh_result *r, const struct model *m, json_t *o,
+		      const char **state)
+{
+	int64_t now = units_now_ms(), retry;
+	size_t k;
+
+	for (k = 0; k < wh_result_nrows(r); k++)
+		if (strcmp(wh_result_value(r, k, 9), m->fqn) == 0)
+			break;
+	if (k == wh_result_nrows(r))
+		return;
+	*state = strcmp(wh_result_value(r, k, 1), "true") == 0 ? "paused"
+		 : strcmp(wh_result_value(r, k, 0), "failing") == 0 ? "failing"
+								     : "live";
+	retry = num(r, k, 7);
+	json_object_set_new(o, "events_per_s", json_real(strtod(wh_result_value(r, k, 4), NULL)));
+	json_object_set_new(o, "last_refresh", str_or_null(wh_result_value(r, k, 5)));
+	json_object_set_new(o, "refreshes", json_integer(num(r, k, 2)));
+	json_object_set_new(o, "events", json_integer(num(r, k, 3)));
+	json_object_set_new(o, "last_error", str_or_null(wh_result_value(r, k, 6)));
+	json_object_set_new(o, "retry_in_ms", json_integer(retry > now ? retry - now : 0));
+	json_object_set_new(o, "covered", json_integer(num(r, k, 8)));
 }
 
 static json_t *new_model(const struct model *m)
@@ -74,6 +75,7 @@ static json_t *new_model(const struct model *m)
 	json_object_set_new(o, "events", json_integer(0));
 	json_object_set_new(o, "last_error", json_null());
 	json_object_set_new(o, "retry_in_ms", json_integer(0));
+	json_object_set_new(o, "covered", json_integer(0));
 	return o;
 }
 
@@ -133,14 +135,23 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 	json_t *root = json_object(), *models = json_array(), *srcs = json_array();
 	struct arena *a = arena_new(NULL);
 	struct live_ledger *ledger = NULL;
+	struct wh_result *rows = NULL;
 	const char *kind = NULL;
 	int64_t now = units_now_ms();
-	int rc = w ? wh_relation_kind(w, a, "_sluice", "live_state", &kind, err) : 0;
+	int rc = 0;
 
+	/* the state tables, once there, stay: asked once per process */
+	if (w && wh_memo_has(w, "table:_sluice.live_state"))
+		kind = "table";
+	else if (w)
+		rc = wh_relation_kind(w, a, "_sluice", "live_state", &kind, err);
 	if (!rc && kind) {
+		wh_memo_add(w, "table:_sluice.live_state");
 		ledger = live_ledger_new(p);
 		rc = live_ledger_load(ledger, w, err);
 	}
+	if (!rc && ledger)
+		rc = state_rows(w, &rows, err);
 	for (size_t i = 0; !rc && i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 		const char *state = "new";
@@ -153,7 +164,7 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 		json_array_append_new(models, o);
 		if (!ledger)
 			continue;
-		rc = model_row(w, m, o, &state, err);
+		model_row(rows, m, o, &state);
 		lag = live_ledger_lag_ms(ledger, m, now);
 		if (strcmp(state, "live") == 0 && (live_ledger_behind(ledger, m) || lag > 0))
 			state = waits(m, models, a) ? "waiting" : "behind";
@@ -162,6 +173,8 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 	}
 	if (!rc && ledger)
 		rc = sources(w, srcs, err);
+	if (rows)
+		wh_result_free(rows);
 	live_ledger_free(ledger);
 	arena_free(a);
 	json_object_set_new(root, "models", models);

@@ -2,7 +2,8 @@
  * The server: connections, threads (the writer, the runner, one per
  * poller), routes. Handlers run on the HTTP
  * module's thread; a write is handed to the writer's queue or to the
- * runner's thread, and the call is answered when it is done.
+ * runner's thread, the status document is built on a thread of its own,
+ * and the call is answered when it is done.
  */
 #include "server/server.h"
 
@@ -46,6 +47,9 @@ struct server {
 	struct live_thread *live;
 	struct poller **pollers; /* one per poll source, each on its own thread */
 	size_t npollers;
+	pthread_mutex_t readers_mu;
+	pthread_cond_t readers_idle;
+	int readers; /* status documents being built on threads of their own */
 	char state_file[4096];
 };
 
@@ -275,7 +279,7 @@ static void health(struct server *s, struct http_call *c)
 	http_reply_json(c, 200, o);
 }
 
-static void status(struct server *s, struct http_call *c)
+static void status_answer(struct server *s, struct http_call *c)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct wh *r;
@@ -292,6 +296,50 @@ static void status(struct server *s, struct http_call *c)
 	}
 	json_object_set_new(doc, "pollers", pollers_status(s));
 	http_reply_json(c, 200, doc);
+}
+
+struct status_call {
+	struct server *s;
+	struct http_call *c;
+};
+
+static void *status_run(void *arg)
+{
+	struct status_call *sc = arg;
+	struct server *s = sc->s;
+
+	status_answer(s, sc->c);
+	free(sc);
+	pthread_mutex_lock(&s->readers_mu);
+	if (--s->readers == 0)
+		pthread_cond_broadcast(&s->readers_idle);
+	pthread_mutex_unlock(&s->readers_mu);
+	return NULL;
+}
+
+/* The status document takes several warehouse reads (tens of ms under
+ * load): a thread of its own builds it, so that the HTTP thread goes on
+ * serving ingest meanwhile. The server waits for these threads when it
+ * stops. */
+static void status(struct server *s, struct http_call *c)
+{
+	struct status_call *sc = malloc(sizeof(*sc));
+	pthread_attr_t attr;
+	pthread_t tid;
+	int rc;
+
+	if (!sc)
+		abort();
+	*sc = (struct status_call){ .s = s, .c = c };
+	pthread_mutex_lock(&s->readers_mu);
+	s->readers++;
+	pthread_mutex_unlock(&s->readers_mu);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&tid, &attr, status_run, sc);
+	pthread_attr_destroy(&attr);
+	if (rc) /* no thread to spare: answer here */
+		status_run(sc);
 }
 
 static void models(struct server *s, struct http_call *c, bool edges)
@@ -555,6 +603,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 
 	pthread_rwlock_init(&s.lock, NULL);
 	pthread_mutex_init(&s.watch_mu, NULL);
+	pthread_mutex_init(&s.readers_mu, NULL);
+	pthread_cond_init(&s.readers_idle, NULL);
 	rc = state_ensure(w, err);
 	if (!rc)
 		rc = live_sources_ensure(w, p, err);
@@ -597,6 +647,11 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	close_watchers(&s);
 	if (http)
 		http_server_stop(http);
+	/* no call comes in any more; the status threads still use w and p */
+	pthread_mutex_lock(&s.readers_mu);
+	while (s.readers)
+		pthread_cond_wait(&s.readers_idle, &s.readers_mu);
+	pthread_mutex_unlock(&s.readers_mu);
 	free_pollers(&s);
 	if (s.state_file[0])
 		unlink(s.state_file);
@@ -604,6 +659,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		server_ingest_free(s.ingest);
 	pthread_rwlock_destroy(&s.lock);
 	pthread_mutex_destroy(&s.watch_mu);
+	pthread_cond_destroy(&s.readers_idle);
+	pthread_mutex_destroy(&s.readers_mu);
 	wh_close(w);
 	if (!rc && opts->log)
 		fprintf(opts->log, "sluice serve: stopped\n");

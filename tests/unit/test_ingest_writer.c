@@ -236,6 +236,51 @@ static void test_delivery_ids(void **state)
 	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.deliveries"), 2);
 }
 
+/* Retries of landed deliveries amid new ones in one flush: the primary key
+ * finds them, the flush is done again with the lookup, the new ones land
+ * once, the retries get their first answers, and a flush of retries alone
+ * writes nothing. */
+static void test_retries_amid_new_deliveries(void **state)
+{
+	struct fx *f = *state;
+	struct rows r[8];
+	struct answer ans[8] = { 0 };
+	const char *ids[] = { "1" }, *amounts[] = { "1" };
+	int64_t advances;
+
+	start(f, 200, 100000);
+	submit(f, batch(&r[0], "d-1", 1, ids, amounts), &ans[0]);
+	submit(f, batch(&r[1], "d-2", 1, ids, amounts), &ans[1]);
+	wait_all(f, ans, 2);
+	submit(f, batch(&r[2], "d-3", 1, ids, amounts), &ans[2]);
+	submit(f, batch(&r[3], "d-1", 1, ids, amounts), &ans[3]);
+	submit(f, batch(&r[4], "d-4", 1, ids, amounts), &ans[4]);
+	submit(f, batch(&r[5], "d-2", 1, ids, amounts), &ans[5]);
+	submit(f, batch(&r[6], "d-4", 1, ids, amounts), &ans[6]);
+	wait_all(f, ans, 7);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(ans[i].res.code, 0);
+	assert_false(ans[2].res.duplicate);
+	assert_false(ans[4].res.duplicate);
+	assert_int_equal(ans[4].res.seq, ans[2].res.seq);
+	assert_true(ans[3].res.duplicate);
+	assert_int_equal(ans[3].res.seq, ans[0].res.seq);
+	assert_true(ans[5].res.duplicate);
+	assert_int_equal(ans[5].res.seq, ans[1].res.seq);
+	assert_true(ans[6].res.duplicate);
+	assert_int_equal(ans[6].res.seq, ans[4].res.seq);
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 4);
+	assert_int_equal(qint(f, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 2);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.deliveries"), 4);
+	advances = qint(f, "SELECT count(*) FROM _sluice.live_advances");
+	submit(f, batch(&r[7], "d-3", 1, ids, amounts), &ans[7]);
+	wait_all(f, &ans[7], 1);
+	assert_true(ans[7].res.duplicate);
+	assert_int_equal(ans[7].res.seq, ans[2].res.seq);
+	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), advances);
+	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 4);
+}
+
 /* Too many rows waiting: refused at once, nothing queued. */
 static void test_busy(void **state)
 {
@@ -343,6 +388,7 @@ int main(void)
 		T(test_group_commit),
 		T(test_bad_batch_fails_alone),
 		T(test_delivery_ids),
+		T(test_retries_amid_new_deliveries),
 		T(test_busy),
 		T(test_stop_flushes),
 		T(test_unknown_column_and_table),
