@@ -37,7 +37,7 @@
 #define HTTP_DRAIN_MAX ((size_t)1 << 20)
 #define HTTP_BODY_HINT_MAX ((size_t)64 << 10)
 #define HTTP_IDLE_TIMEOUT_S 60
-/* epoll has no FD_SETSIZE ceiling; accept() failing at the process's file
+/* poll has no FD_SETSIZE ceiling; accept() failing at the process's file
  * limit is handled by libmicrohttpd */
 #define HTTP_MAX_CONNECTIONS 10000
 #define HTTP_STREAM_BLOCK 16384
@@ -693,7 +693,7 @@ int http_server_start(const struct http_config *cfg, http_handler handler, void 
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start the HTTP heartbeat thread");
 	}
 	s->daemon = MHD_start_daemon(
-		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
+		MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
 		on_request, s, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
 		on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_END);
