@@ -5,14 +5,15 @@
  * batches of BATCH, each batch landed, announced and refreshed by the live
  * runner, as `sluice live` does. Beside it, on copies of the same
  * warehouse, the same batches go through the model's statements alone
- * (materialize_write, without the run's bookkeeping) and through a
- * hand-written DELETE + INSERT over the DuckDB C API, the comparison.
+ * (materialize_write, without the run's bookkeeping) and through two
+ * hand-written applies over the DuckDB C API, the comparisons: a MERGE
+ * INTO, and a DELETE + INSERT (the faster of the two on DuckDB).
  *
  *   cdc_apply init PROJECT_DIR ROWS EVENTS BATCH
  *       builds PROJECT_DIR/warehouse.duckdb: the model built from ROWS insert
  *       events, and the change events waiting in bench.changes
- *   cdc_apply run PROJECT_DIR MAT_DB RAW_DB
- *       applies every batch on the three copies in turn; prints the rates
+ *   cdc_apply run PROJECT_DIR MAT_DB RAW_DB MERGE_DB
+ *       applies every batch on the four copies in turn; prints the rates
  *   cdc_apply digest DBFILE
  *       prints a fingerprint of the model's rows, to compare the sides
  */
@@ -143,14 +144,15 @@ static void init(const char *dir, int64_t rows, int64_t events, int64_t batch)
 struct side {
 	const char *name;
 	struct wh *w;
+	int64_t nb;      /* batches applied */
 	int64_t *us;     /* per batch: the apply */
 	int64_t other;   /* landing and advances, not counted */
 	int64_t applied; /* the sequence the side has applied up to */
 };
 
-static void side_report(struct side *s, int64_t events, int64_t nb)
+static void side_report(struct side *s, int64_t batch)
 {
-	int64_t total = 0;
+	int64_t total = 0, nb = s->nb, events = nb * batch;
 
 	for (int64_t b = 0; b < nb; b++)
 		total += s->us[b];
@@ -161,9 +163,10 @@ static void side_report(struct side *s, int64_t events, int64_t nb)
 	       s->us[nb * 99 / 100] / 1e3, events / (total / 1e6), s->other / 1e6);
 }
 
-/* Lands batch b in the side's warehouse: announced through sluice, or for
- * the raw side copied to a temporary table. */
-static void land(struct side *s, int64_t b, bool announce)
+/* Lands batch b in the side's warehouse: announced through sluice (and to
+ * the runner r, which keeps the watermarks in memory), or for the
+ * hand-written sides copied to a temporary table. */
+static void land(struct side *s, int64_t b, bool announce, struct live_runner *r)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct live_advance adv;
@@ -178,6 +181,8 @@ static void land(struct side *s, int64_t b, bool announce)
 		exec(s->w, sql);
 		if (live_advance_source(s->w, "landing.changes", &adv, &err))
 			die(&err);
+		if (r)
+			live_runner_advanced(r, "landing.changes", &adv);
 	} else {
 		snprintf(sql, sizeof(sql),
 			 "CREATE OR REPLACE TEMP TABLE landed AS SELECT " COLUMNS
@@ -225,32 +230,79 @@ static void apply_materialize(struct side *s, const struct model *m, int64_t b)
 	s->us[b] = units_mono_us() - t0;
 }
 
-/* The same batch by hand: the latest event per key, its row deleted and,
- * unless it is a delete, inserted again, in one transaction. */
-static void apply_raw(struct side *s, int64_t b)
+#define LATEST                                                                              \
+	"BEGIN;\n"                                                                          \
+	"CREATE OR REPLACE TEMP TABLE latest AS SELECT * FROM landed QUALIFY "                \
+	"row_number() OVER (PARTITION BY id ORDER BY lsn DESC) = 1;\n"
+
+/* The same batch by hand, in one transaction: the latest event per key,
+ * then either its row deleted and, unless it is a delete, inserted again;
+ * or one MERGE. */
+static void apply_raw(struct side *s, int64_t b, bool merge)
 {
 	int64_t t0 = units_mono_us();
 
-	exec(s->w, "BEGIN;\n"
-		   "CREATE OR REPLACE TEMP TABLE latest AS SELECT * FROM landed QUALIFY "
-		   "row_number() OVER (PARTITION BY id ORDER BY lsn DESC) = 1;\n"
-		   "DELETE FROM silver.accounts USING latest WHERE silver.accounts.id = latest.id;\n"
-		   "INSERT INTO silver.accounts BY NAME SELECT * FROM latest WHERE op <> 'd';\n"
-		   "COMMIT");
+	if (merge)
+		exec(s->w, LATEST "MERGE INTO silver.accounts AS t USING latest AS s ON t.id = s.id\n"
+				  "WHEN MATCHED AND s.op = 'd' THEN DELETE\n"
+				  "WHEN MATCHED THEN UPDATE SET account = s.account, amount = "
+				  "s.amount, status = s.status, op = s.op, lsn = s.lsn\n"
+				  "WHEN NOT MATCHED AND s.op <> 'd' THEN INSERT (" COLUMNS
+				  ") VALUES (s.id, s.account, s.amount, s.status, s.op, s.lsn);\n"
+				  "COMMIT");
+	else
+		exec(s->w, LATEST "DELETE FROM silver.accounts USING latest WHERE silver.accounts.id = "
+				  "latest.id;\n"
+				  "INSERT INTO silver.accounts BY NAME SELECT * FROM latest WHERE op <> "
+				  "'d';\n"
+				  "COMMIT");
 	s->us[b] = units_mono_us() - t0;
 }
 
-/* Three copies of the same warehouse take the same batches in turn, so a
- * busy machine slows the three alike: the live runner on DIR's warehouse,
- * the model's statements alone on MAT_DB, plain SQL on RAW_DB. */
-static void apply_all(const char *dir, const char *mat_db, const char *raw_db)
+/* The model's rows, as "N rows, digest D". */
+static void fingerprint(struct wh *w, char *out, size_t len)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct wh_result *r;
+
+	if (wh_query(w, "SELECT count(*), sum(hash(" COLUMNS ")) FROM silver.accounts", &r, &err))
+		die(&err);
+	snprintf(out, len, "%s rows, digest %s", wh_result_value(r, 0, 0), wh_result_value(r, 0, 1));
+	wh_result_free(r);
+}
+
+#define NSIDES 4
+#define MERGE_SIDE 3
+
+static void same_rows(struct side *a, struct side *b)
+{
+	char x[128], y[128];
+
+	fingerprint(a->w, x, sizeof(x));
+	fingerprint(b->w, y, sizeof(y));
+	if (strcmp(x, y) != 0) {
+		fprintf(stderr, "cdc_apply: after %lld batches %s holds %s, %s holds %s\n",
+			(long long)b->nb, a->name, x, b->name, y);
+		exit(1);
+	}
+}
+/* DuckDB's MERGE takes seconds a batch here: it runs the first batches
+ * only, and must then hold what the DELETE + INSERT side holds. */
+#define MERGE_BATCHES 5
+
+/* Four copies of the same warehouse take the same batches in turn, so a
+ * busy machine slows them alike: the live runner on DIR's warehouse, the
+ * model's statements alone on MAT_DB, plain SQL on RAW_DB and MERGE_DB. */
+static void apply_all(const char *dir, const char *mat_db, const char *raw_db,
+		      const char *merge_db)
 {
 	struct arena *a = arena_new(NULL);
 	struct sqlparse *parser;
 	struct sl_err err = SL_ERR_INIT;
-	struct side sides[3] = { { "sluice (live runner refresh)" },
-				 { "sluice (the model's statements alone)" },
-				 { "hand-written DELETE + INSERT" } };
+	struct side sides[NSIDES] = { { "sluice (live runner refresh)" },
+				      { "sluice (the model's statements alone)" },
+				      { "hand-written DELETE + INSERT" },
+				      { "hand-written MERGE (its first batches)" } };
 	struct project *p = load(a, dir, &parser, &sides[0].w);
 	struct model *m = project_find_model(p, "silver.accounts");
 	struct live_runner *r = live_runner_new(p, NULL);
@@ -259,29 +311,37 @@ static void apply_all(const char *dir, const char *mat_db, const char *raw_db)
 	int64_t events = qint(sides[0].w, "SELECT count(*) FROM bench.changes");
 
 	if (wh_open_duckdb(mat_db, false, &sides[1].w, &err) ||
-	    wh_open_duckdb(raw_db, false, &sides[2].w, &err))
+	    wh_open_duckdb(raw_db, false, &sides[2].w, &err) ||
+	    wh_open_duckdb(merge_db, false, &sides[3].w, &err))
 		die(&err);
 	/* a first cycle settles the runner's view of the project */
 	if (live_runner_cycle(r, sides[0].w, &c, &err))
 		die(&err);
 	sides[1].applied = qint(sides[1].w, "SELECT max(_sluice_seq) FROM landing.changes");
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < NSIDES; i++)
 		sides[i].us = calloc((size_t)nb + 1, sizeof(int64_t));
 	for (int64_t b = 0; b < nb; b++) {
-		for (int k = 0; k < 3; k++) {
-			int i = (int)((b + k) % 3);
+		for (int k = 0; k < NSIDES; k++) {
+			int i = (int)((b + k) % NSIDES);
 
-			land(&sides[i], b, i < 2);
+			if (i == MERGE_SIDE && b >= MERGE_BATCHES)
+				continue;
+			sides[i].nb++;
+			land(&sides[i], b, i < 2, i == 0 ? r : NULL);
 			if (i == 0)
 				apply_runner(&sides[i], r, b);
 			else if (i == 1)
 				apply_materialize(&sides[i], m, b);
 			else
-				apply_raw(&sides[i], b);
+				apply_raw(&sides[i], b, i == MERGE_SIDE);
 		}
+		if (b + 1 == MERGE_BATCHES || (b + 1 == nb && nb < MERGE_BATCHES))
+			same_rows(&sides[2], &sides[MERGE_SIDE]);
 	}
-	for (int i = 0; i < 3; i++) {
-		side_report(&sides[i], events, nb);
+	if (live_runner_release(r, sides[0].w, &err))
+		die(&err);
+	for (int i = 0; i < NSIDES; i++) {
+		side_report(&sides[i], events / nb);
 		free(sides[i].us);
 		wh_close(sides[i].w);
 	}
@@ -293,15 +353,13 @@ static void apply_all(const char *dir, const char *mat_db, const char *raw_db)
 static void digest(const char *path)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct wh_result *r;
 	struct wh *w;
+	char text[128];
 
-	if (wh_open_duckdb(path, true, &w, &err) ||
-	    wh_query(w,
-		     "SELECT count(*), sum(hash(" COLUMNS ")) FROM silver.accounts", &r, &err))
+	if (wh_open_duckdb(path, true, &w, &err))
 		die(&err);
-	printf("%s rows, digest %s\n", wh_result_value(r, 0, 0), wh_result_value(r, 0, 1));
-	wh_result_free(r);
+	fingerprint(w, text, sizeof(text));
+	printf("%s\n", text);
 	wh_close(w);
 }
 
@@ -309,13 +367,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 6 && strcmp(argv[1], "init") == 0)
 		init(argv[2], atoll(argv[3]), atoll(argv[4]), atoll(argv[5]));
-	else if (argc == 5 && strcmp(argv[1], "run") == 0)
-		apply_all(argv[2], argv[3], argv[4]);
+	else if (argc == 6 && strcmp(argv[1], "run") == 0)
+		apply_all(argv[2], argv[3], argv[4], argv[5]);
 	else if (argc == 3 && strcmp(argv[1], "digest") == 0)
 		digest(argv[2]);
 	else {
-		fprintf(stderr, "usage: cdc_apply init DIR ROWS EVENTS BATCH | run DIR MAT_DB RAW_DB | "
-				"digest DBFILE\n");
+		fprintf(stderr, "usage: cdc_apply init DIR ROWS EVENTS BATCH | run DIR MAT_DB RAW_DB "
+				"MERGE_DB | digest DBFILE\n");
 		return 2;
 	}
 	return 0;

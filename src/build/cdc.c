@@ -555,31 +555,50 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
  * hold, as when a stream is applied in order: then the newest event of each
  * key applies and what is stored need not be looked up, which saves a join
  * with the whole table. Hard deletes with a sequence that compares as it is
- * only; anything else, or a replay, takes the general path.
+ * only; anything else, or a replay, takes the general path. The oldest
+ * event's sequence goes into the question as a constant, so that DuckDB
+ * answers it from each row group's min/max without reading the rows.
  */
 static int all_newer(struct cdc_run *c, bool *newer, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	int64_t yes = 0;
+	struct wh_result *r;
+	const char *type = NULL, *oldest;
+	int64_t stored = 1;
 	int rc;
 
 	*newer = false;
 	if (c->full || c->text_seq || c->m->cdc_soft)
 		return 0;
-	buf_adds(&sql, "SELECT CAST(coalesce((SELECT min(");
+	event_column(c, c->seq, &type);
+	buf_adds(&sql, "SELECT CAST(min(");
 	add_col(&sql, NULL, c->seq);
-	buf_adds(&sql, ") FROM " EVENTS ") > (SELECT max(s) FROM (SELECT ");
-	add_col(&sql, NULL, c->seq);
-	buf_adds(&sql, " AS s FROM ");
+	buf_adds(&sql, ") AS VARCHAR) FROM " EVENTS);
+	rc = wh_query(c->w, sql.buf, &r, err);
+	buf_reset(&sql);
+	if (rc)
+		goto out;
+	oldest = arena_strdup(c->a, wh_result_value(r, 0, 0));
+	wh_result_free(r);
+	if (!oldest)
+		goto out;
+	buf_adds(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM ");
 	add_target(c, &sql);
-	buf_adds(&sql, " UNION ALL SELECT ");
+	buf_adds(&sql, " WHERE ");
 	add_col(&sql, NULL, c->seq);
-	buf_adds(&sql, " FROM ");
+	buf_adds(&sql, " >= CAST(");
+	buf_add_sql_str(&sql, oldest);
+	buf_addf(&sql, " AS %s)) OR EXISTS (SELECT 1 FROM ", type);
 	cdc_sql_tombstones(&sql, c->m);
-	buf_adds(&sql, ") AS stored), true) AS INTEGER)");
-	rc = wh_query_int(c->w, sql.buf, &yes, err);
+	buf_adds(&sql, " WHERE ");
+	add_col(&sql, NULL, c->seq);
+	buf_adds(&sql, " >= CAST(");
+	buf_add_sql_str(&sql, oldest);
+	buf_addf(&sql, " AS %s)) AS INTEGER)", type);
+	rc = wh_query_int(c->w, sql.buf, &stored, err);
+	*newer = !rc && stored == 0;
+out:
 	buf_release(&sql);
-	*newer = yes == 1;
 	return rc;
 }
 
