@@ -1,5 +1,5 @@
 /*
- * The HTTP server over libmicrohttpd (MHD): one internal epoll thread, calls
+ * The HTTP server over libmicrohttpd (MHD): one internal poll thread, calls
  * answered from any thread through suspend/resume, server-sent events, and
  * the checks made before a handler sees a request. It must never block the
  * server thread: the only waits on it are for the server lock, which guards

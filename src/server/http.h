@@ -8,7 +8,7 @@
  * routes: unknown paths and methods are the handler's to answer.
  *
  * Threading:
- * - One server thread polls every connection (epoll) and runs the handler,
+ * - One server thread polls every connection (poll(2)) and runs the handler,
  *   one call at a time. The handler must not block: slow work (the
  *   warehouse, a batch waiting for its commit) goes to another thread
  *   together with the call. A call not answered when the handler returns
