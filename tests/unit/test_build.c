@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_wh.h"
+
 #include "build/assert.h"
 #include "build/materialize.h"
 #include "build/state.h"
@@ -29,94 +31,7 @@
 
 #define RUN_TS "2024-05-01 12:00:00.000"
 
-/* One in-memory database for the whole file (opening one per test is most
- * of the run time); each test's schemas are dropped after it. */
-static struct wh *db;
-
-struct fx {
-	struct arena *a;
-	struct wh *w;
-	struct sl_err err;
-	char csv[64];
-};
-
-static int group_setup(void **state)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	(void)state;
-	if (wh_open_duckdb(":memory:", false, &db, &err)) {
-		fprintf(stderr, "cannot open DuckDB: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	wh_close(db);
-	return 0;
-}
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-
-	f->a = arena_new(NULL);
-	f->w = db;
-	*state = f;
-	return 0;
-}
-
-/* Drops every schema a test made, so the next one starts empty. */
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	struct wh_result *r;
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	if (f->csv[0])
-		unlink(f->csv);
-	wh_rollback(db);
-	rc = wh_query(db,
-		      "SELECT DISTINCT schema_name FROM information_schema.schemata "
-		      "WHERE catalog_name = current_database() AND schema_name NOT IN "
-		      "('main', 'information_schema', 'pg_catalog')",
-		      &r, NULL);
-	if (!rc) {
-		for (size_t i = 0; i < wh_result_nrows(r); i++) {
-			buf_adds(&sql, "DROP SCHEMA ");
-			buf_add_sql_ident(&sql, wh_result_value(r, i, 0));
-			buf_adds(&sql, " CASCADE;\n");
-		}
-		wh_result_free(r);
-		if (sql.len)
-			rc = wh_exec(db, sql.buf, NULL);
-	}
-	buf_release(&sql);
-	arena_free(f->a);
-	free(f);
-	return rc ? -1 : 0;
-}
-
-static void exec(struct fx *f, const char *sql)
-{
-	if (wh_exec(f->w, sql, &f->err))
-		fail_msg("%s", f->err.msg);
-}
-
-static int64_t query_int(struct fx *f, const char *sql)
-{
-	int64_t v = -1;
-
-	if (wh_query_int(f->w, sql, &v, &f->err))
-		fail_msg("%s", f->err.msg);
-	return v;
-}
-
-static const char *kind_of(struct fx *f, const char *schema, const char *name)
+static const char *kind_of(struct fixture_db *f, const char *schema, const char *name)
 {
 	const char *kind = "unset";
 
@@ -127,19 +42,19 @@ static const char *kind_of(struct fx *f, const char *schema, const char *name)
 
 /* ---- @assert ---- */
 
-static void make_checked_table(struct fx *f)
+static void make_checked_table(struct fixture_db *f)
 {
-	exec(f, "CREATE SCHEMA silver;\n"
-		"CREATE TABLE silver.customers AS SELECT * FROM (VALUES (100), (101)) c(id);\n"
-		"CREATE TABLE silver.t AS SELECT * FROM (VALUES\n"
-		"  (1, 'eu', 10, 100),\n"
-		"  (2, 'us', -5, 101),\n"
-		"  (2, 'eu', 3, NULL),\n"
-		"  (NULL, 'xx', 7, 999),\n"
-		"  (4, NULL, NULL, 100)) t(id, region, amount, customer_id)");
+	exec(f->w, "CREATE SCHEMA silver;\n"
+		   "CREATE TABLE silver.customers AS SELECT * FROM (VALUES (100), (101)) c(id);\n"
+		   "CREATE TABLE silver.t AS SELECT * FROM (VALUES\n"
+		   "  (1, 'eu', 10, 100),\n"
+		   "  (2, 'us', -5, 101),\n"
+		   "  (2, 'eu', 3, NULL),\n"
+		   "  (NULL, 'xx', 7, 999),\n"
+		   "  (4, NULL, NULL, 100)) t(id, region, amount, customer_id)");
 }
 
-static const char **list(struct fx *f, const char *a, const char *b)
+static const char **list(struct fixture_db *f, const char *a, const char *b)
 {
 	const char **l = arena_alloc(f->a, 3 * sizeof(char *));
 
@@ -149,40 +64,59 @@ static const char **list(struct fx *f, const char *a, const char *b)
 }
 
 /* Rows the check's failing-rows query returns on silver.t. */
-static int64_t failing(struct fx *f, const struct model_assert *c)
+static int64_t failing(struct fixture_db *f, const struct model_assert *c)
 {
 	struct buf q = BUF_INIT, sql = BUF_INIT;
 	int64_t n;
 
 	assert_failing_sql(c, "\"silver\".\"t\"", &q);
 	buf_addf(&sql, "SELECT count(*) FROM (%s) AS x", q.buf);
-	n = query_int(f, sql.buf);
+	n = query_int(f->w, sql.buf);
 	buf_release(&q);
 	buf_release(&sql);
 	return n;
 }
 
+/* The same for c checking the one column col. */
+static int64_t failing_on(struct fixture_db *f, struct model_assert *c, const char *col)
+{
+	c->cols = list(f, col, NULL);
+	return failing(f, c);
+}
+
+/* The same for c with the SQL sql. */
+static int64_t failing_with(struct fixture_db *f, struct model_assert *c, const char *sql)
+{
+	c->sql = sql;
+	return failing(f, c);
+}
+
+/* The failing-rows query of c on silver.t must be want, word for word. */
+static void expect_failing_sql(const struct model_assert *c, const char *want)
+{
+	struct buf q = BUF_INIT;
+
+	assert_failing_sql(c, "\"silver\".\"t\"", &q);
+	assert_string_equal(q.buf, want);
+	buf_release(&q);
+}
+
 static void test_assert_not_null(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model_assert c = { .kind = ASSERT_NOT_NULL, .ncols = 1 };
-	struct buf q = BUF_INIT;
 
 	make_checked_table(f);
 	c.cols = list(f, "id", NULL);
-	assert_failing_sql(&c, "\"silver\".\"t\"", &q);
-	assert_string_equal(q.buf, "SELECT * FROM \"silver\".\"t\" WHERE id IS NULL");
-	buf_release(&q);
+	expect_failing_sql(&c, "SELECT * FROM \"silver\".\"t\" WHERE id IS NULL");
 	assert_int_equal(failing(f, &c), 1);
-	c.cols = list(f, "region", NULL);
-	assert_int_equal(failing(f, &c), 1);
-	c.cols = list(f, "amount + 0", NULL);
-	assert_int_equal(failing(f, &c), 1);
+	assert_int_equal(failing_on(f, &c, "region"), 1);
+	assert_int_equal(failing_on(f, &c, "amount + 0"), 1);
 }
 
 static void test_assert_unique(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model_assert c = { .kind = ASSERT_UNIQUE, .ncols = 1 };
 
 	make_checked_table(f);
@@ -195,23 +129,19 @@ static void test_assert_unique(void **state)
 	c.cols = list(f, "customer_id", NULL);
 	c.ncols = 1;
 	assert_int_equal(failing(f, &c), 1);
-	c.cols = list(f, "lower(region)", NULL);
-	assert_int_equal(failing(f, &c), 1);
+	assert_int_equal(failing_on(f, &c, "lower(region)"), 1);
 }
 
 static void test_assert_accepted_values(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model_assert c = { .kind = ASSERT_ACCEPTED_VALUES, .ncols = 1 };
-	struct buf q = BUF_INIT;
 
 	make_checked_table(f);
 	c.cols = list(f, "region", NULL);
 	c.values = list(f, "'eu'", "'us'");
 	c.nvalues = 2;
-	assert_failing_sql(&c, "\"silver\".\"t\"", &q);
-	assert_string_equal(q.buf, "SELECT * FROM \"silver\".\"t\" WHERE region NOT IN ('eu', 'us')");
-	buf_release(&q);
+	expect_failing_sql(&c, "SELECT * FROM \"silver\".\"t\" WHERE region NOT IN ('eu', 'us')");
 	/* 'xx' fails; NULL passes */
 	assert_int_equal(failing(f, &c), 1);
 	c.cols = list(f, "id", NULL);
@@ -221,7 +151,7 @@ static void test_assert_accepted_values(void **state)
 
 static void test_assert_relationships(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model_assert c = { .kind = ASSERT_RELATIONSHIPS, .ncols = 1 };
 
 	make_checked_table(f);
@@ -231,52 +161,44 @@ static void test_assert_relationships(void **state)
 	c.ref_col = "id";
 	/* 999 has no customer; NULL is not checked */
 	assert_int_equal(failing(f, &c), 1);
-	exec(f, "INSERT INTO silver.customers VALUES (999)");
+	exec(f->w, "INSERT INTO silver.customers VALUES (999)");
 	assert_int_equal(failing(f, &c), 0);
 }
 
 static void test_assert_expression(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model_assert c = { .kind = ASSERT_EXPRESSION };
-	struct buf q = BUF_INIT;
 
 	make_checked_table(f);
 	c.sql = "amount >= 0";
-	assert_failing_sql(&c, "\"silver\".\"t\"", &q);
-	assert_string_equal(q.buf, "SELECT * FROM \"silver\".\"t\" WHERE NOT (amount >= 0)");
-	buf_release(&q);
+	expect_failing_sql(&c, "SELECT * FROM \"silver\".\"t\" WHERE NOT (amount >= 0)");
 	/* -5 fails; NULL amount is not false */
 	assert_int_equal(failing(f, &c), 1);
-	c.sql = "amount >= 0 OR region = 'us'";
-	assert_int_equal(failing(f, &c), 0);
-	c.sql = "amount <= (SELECT max(amount) FROM {this})";
-	assert_int_equal(failing(f, &c), 0);
-	c.sql = "amount < (SELECT max(amount) FROM {this})";
-	assert_int_equal(failing(f, &c), 1);
+	assert_int_equal(failing_with(f, &c, "amount >= 0 OR region = 'us'"), 0);
+	assert_int_equal(failing_with(f, &c, "amount <= (SELECT max(amount) FROM {this})"), 0);
+	assert_int_equal(failing_with(f, &c, "amount < (SELECT max(amount) FROM {this})"), 1);
 }
 
 static void test_assert_rows(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model_assert c = { .kind = ASSERT_ROWS };
-	struct buf q = BUF_INIT;
 
 	make_checked_table(f);
 	c.sql = "SELECT * FROM {this} WHERE amount > 5";
-	assert_failing_sql(&c, "\"silver\".\"t\"", &q);
-	assert_string_equal(q.buf, "SELECT * FROM \"silver\".\"t\" WHERE amount > 5");
-	buf_release(&q);
+	expect_failing_sql(&c, "SELECT * FROM \"silver\".\"t\" WHERE amount > 5");
 	assert_int_equal(failing(f, &c), 2);
-	c.sql = "SELECT a.id FROM {this} a JOIN {this} b USING (id) WHERE a.region <> b.region";
-	assert_int_equal(failing(f, &c), 2);
-	c.sql = "SELECT 1 WHERE false";
-	assert_int_equal(failing(f, &c), 0);
+	assert_int_equal(failing_with(f, &c,
+				      "SELECT a.id FROM {this} a JOIN {this} b USING (id) "
+				      "WHERE a.region <> b.region"),
+			 2);
+	assert_int_equal(failing_with(f, &c, "SELECT 1 WHERE false"), 0);
 }
 
 static void test_assert_run_all(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model m = { .schema = "silver", .name = "t", .fqn = "silver.t",
 			   .path = "models/silver/t.sql" };
 	struct model_assert checks[4] = {
@@ -314,7 +236,7 @@ static void test_assert_run_all(void **state)
 
 static void test_assert_run_all_broken_check(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model m = { .schema = "silver", .name = "t", .fqn = "silver.t",
 			   .path = "models/silver/t.sql" };
 	struct model_assert checks[2] = {
@@ -338,8 +260,8 @@ static void test_assert_run_all_broken_check(void **state)
 
 /* A model built by hand: the fields the loader would fill, and its
  * placeholders scanned. */
-static struct model *mk(struct fx *f, const char *schema, const char *name, enum model_mat mat,
-			const char *body, const char *filter)
+static struct model *mk(struct fixture_db *f, const char *schema, const char *name,
+			enum model_mat mat, const char *body, const char *filter)
 {
 	struct model *m = arena_alloc(f->a, sizeof(*m));
 	struct diag_list d;
@@ -357,13 +279,13 @@ static struct model *mk(struct fx *f, const char *schema, const char *name, enum
 	return m;
 }
 
-static void set_key(struct fx *f, struct model *m, const char *key)
+static void set_key(struct fixture_db *f, struct model *m, const char *key)
 {
 	m->unique_key = list(f, key, NULL);
 	m->nunique_key = 1;
 }
 
-static int write_publish(struct fx *f, const struct model *m, bool full, int64_t watermark,
+static int write_publish(struct fixture_db *f, const struct model *m, bool full, int64_t watermark,
 			 struct mat_outcome *out)
 {
 	struct mat_plan plan = { .full = full, .run_ts = RUN_TS };
@@ -377,16 +299,28 @@ static int write_publish(struct fx *f, const struct model *m, bool full, int64_t
 	return rc;
 }
 
-static void make_source(struct fx *f)
+static void make_source(struct fixture_db *f)
 {
-	exec(f, "CREATE SCHEMA landing;\n"
-		"CREATE TABLE landing.orders (id INTEGER, seq INTEGER, amount INTEGER);\n"
-		"INSERT INTO landing.orders VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)");
+	exec(f->w, "CREATE SCHEMA landing;\n"
+		   "CREATE TABLE landing.orders (id INTEGER, seq INTEGER, amount INTEGER);\n"
+		   "INSERT INTO landing.orders VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)");
+}
+
+/* An incremental silver.NAME over the rows of landing.orders that pass
+ * filter, written with strategy. */
+static struct model *mk_incremental(struct fixture_db *f, const char *name,
+				    enum model_strategy strategy, const char *filter)
+{
+	struct model *m = mk(f, "silver", name, MAT_INCREMENTAL,
+			     "SELECT id, seq, amount FROM landing.orders", filter);
+
+	m->strategy = strategy;
+	return m;
 }
 
 static void test_materialize_view(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
@@ -398,10 +332,10 @@ static void test_materialize_view(void **state)
 	assert_false(out.staged);
 	assert_string_equal(out.relation, "\"gold\".\"v\"");
 	assert_string_equal(kind_of(f, "gold", "v"), "view");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM gold.v"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM gold.v"), 2);
 	/* a view follows its input */
-	exec(f, "INSERT INTO landing.orders VALUES (4, 4, 40)");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM gold.v"), 3);
+	exec(f->w, "INSERT INTO landing.orders VALUES (4, 4, 40)");
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM gold.v"), 3);
 	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
 	assert_string_equal(out.action, "replaced");
 	assert_string_equal(out.old_kind, "view");
@@ -409,7 +343,7 @@ static void test_materialize_view(void **state)
 
 static void test_materialize_table(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 	struct mat_plan plan = { .full = true, .run_ts = RUN_TS };
@@ -427,20 +361,20 @@ static void test_materialize_table(void **state)
 	assert_int_equal(materialize_publish(f->w, m, &out, &f->err), 0);
 	assert_string_equal(kind_of(f, "gold", "t"), "table");
 	assert_null(kind_of(f, "gold", "t__sluice_new"));
-	assert_int_equal(query_int(f, "SELECT sum(amount) FROM gold.t"), 60);
+	assert_int_equal(query_int(f->w, "SELECT sum(amount) FROM gold.t"), 60);
 
 	/* a rebuild replaces the table whole */
-	exec(f, "DELETE FROM landing.orders WHERE id = 1");
+	exec(f->w, "DELETE FROM landing.orders WHERE id = 1");
 	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
 	assert_string_equal(out.action, "replaced");
 	assert_string_equal(out.old_kind, "table");
 	assert_int_equal(out.rows, 2);
-	assert_int_equal(query_int(f, "SELECT sum(amount) FROM gold.t"), 50);
+	assert_int_equal(query_int(f->w, "SELECT sum(amount) FROM gold.t"), 50);
 }
 
 static void test_materialize_view_to_table_and_back(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
@@ -455,12 +389,12 @@ static void test_materialize_view_to_table_and_back(void **state)
 	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
 	assert_string_equal(out.old_kind, "table");
 	assert_string_equal(kind_of(f, "gold", "x"), "view");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM gold.x"), 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM gold.x"), 3);
 }
 
 static void test_materialize_ephemeral(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
@@ -472,53 +406,50 @@ static void test_materialize_ephemeral(void **state)
 
 static void test_materialize_append(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
 	make_source(f);
-	m = mk(f, "silver", "events", MAT_INCREMENTAL, "SELECT id, seq, amount FROM landing.orders",
-	       "WHERE seq > {watermark}");
-	m->strategy = STRAT_APPEND;
+	m = mk_incremental(f, "events", STRAT_APPEND, "WHERE seq > {watermark}");
 	/* the first build is a full one, through the filter ({watermark} = 0) */
 	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
 	assert_string_equal(out.action, "created");
 	assert_int_equal(out.rows, 3);
-	exec(f, "INSERT INTO landing.orders VALUES (4, 4, 40), (5, 5, 50)");
+	exec(f->w, "INSERT INTO landing.orders VALUES (4, 4, 40), (5, 5, 50)");
 	assert_int_equal(write_publish(f, m, false, 3, &out), 0);
 	assert_string_equal(out.action, "appended");
 	assert_int_equal(out.rows, 2);
 	assert_false(out.staged);
 	assert_string_equal(out.relation, "\"silver\".\"events\"");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.events"), 5);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.events"), 5);
 	/* nothing new: nothing appended */
 	assert_int_equal(write_publish(f, m, false, 5, &out), 0);
 	assert_int_equal(out.rows, 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.events"), 5);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.events"), 5);
 }
 
 static void test_materialize_append_filter_reads_this(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
 	make_source(f);
-	m = mk(f, "silver", "events", MAT_INCREMENTAL, "SELECT id, seq, amount FROM landing.orders",
-	       "WHERE seq > (SELECT coalesce(max(seq), 0) FROM {this})");
-	m->strategy = STRAT_APPEND;
+	m = mk_incremental(f, "events", STRAT_APPEND,
+			   "WHERE seq > (SELECT coalesce(max(seq), 0) FROM {this})");
 	/* the first build cannot apply a filter on a table that does not exist */
 	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
 	assert_int_equal(out.rows, 3);
-	exec(f, "INSERT INTO landing.orders VALUES (4, 4, 40)");
+	exec(f->w, "INSERT INTO landing.orders VALUES (4, 4, 40)");
 	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
 	assert_int_equal(out.rows, 1);
-	assert_int_equal(query_int(f, "SELECT max(seq) FROM silver.events"), 4);
+	assert_int_equal(query_int(f->w, "SELECT max(seq) FROM silver.events"), 4);
 }
 
 static void test_materialize_merge(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
@@ -530,86 +461,82 @@ static void test_materialize_merge(void **state)
 	m->strategy = STRAT_MERGE;
 	set_key(f, m, "id");
 	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
-	exec(f, "INSERT INTO landing.orders VALUES (2, 4, 22), (9, 5, 90)");
+	exec(f->w, "INSERT INTO landing.orders VALUES (2, 4, 22), (9, 5, 90)");
 	assert_int_equal(write_publish(f, m, false, 3, &out), 0);
 	assert_string_equal(out.action, "merged");
 	assert_int_equal(out.rows, 2);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.latest"), 4);
-	assert_int_equal(query_int(f, "SELECT amount FROM silver.latest WHERE id = 2"), 22);
-	assert_int_equal(query_int(f, "SELECT amount FROM silver.latest WHERE id = 1"), 10);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.latest"), 4);
+	assert_int_equal(query_int(f->w, "SELECT amount FROM silver.latest WHERE id = 2"), 22);
+	assert_int_equal(query_int(f->w, "SELECT amount FROM silver.latest WHERE id = 1"), 10);
 }
 
 static void test_materialize_delete_insert(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
 	make_source(f);
-	m = mk(f, "silver", "by_id", MAT_INCREMENTAL, "SELECT id, seq, amount FROM landing.orders",
-	       "WHERE seq > {watermark}");
-	m->strategy = STRAT_DELETE_INSERT;
+	m = mk_incremental(f, "by_id", STRAT_DELETE_INSERT, "WHERE seq > {watermark}");
 	set_key(f, m, "id");
 	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
 	/* two new rows for key 1 replace its old one */
-	exec(f, "INSERT INTO landing.orders VALUES (1, 4, 11), (1, 5, 12)");
+	exec(f->w, "INSERT INTO landing.orders VALUES (1, 4, 11), (1, 5, 12)");
 	assert_int_equal(write_publish(f, m, false, 3, &out), 0);
 	assert_string_equal(out.action, "replaced keys");
 	assert_int_equal(out.rows, 2);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.by_id"), 4);
-	assert_int_equal(query_int(f, "SELECT sum(amount) FROM silver.by_id WHERE id = 1"), 23);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.by_id"), 4);
+	assert_int_equal(query_int(f->w, "SELECT sum(amount) FROM silver.by_id WHERE id = 1"), 23);
 	/* the temporary batch table is gone */
-	assert_int_equal(query_int(f, "SELECT count(*) FROM duckdb_tables() WHERE table_name = "
-				      "'_sluice_batch'"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM duckdb_tables() WHERE table_name = "
+					 "'_sluice_batch'"),
 			 0);
 }
 
 static void test_materialize_full_refresh(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
 	make_source(f);
-	m = mk(f, "silver", "events", MAT_INCREMENTAL, "SELECT id, seq, amount FROM landing.orders",
-	       "WHERE seq > {watermark}");
-	m->strategy = STRAT_APPEND;
+	m = mk_incremental(f, "events", STRAT_APPEND, "WHERE seq > {watermark}");
 	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
 	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.events"), 6);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.events"), 6);
 	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
 	assert_string_equal(out.action, "replaced");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.events"), 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.events"), 3);
 }
 
 static void test_materialize_seed(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 	FILE *fp;
 	int fd;
 
-	strcpy(f->csv, "/tmp/sluice-test-seed-XXXXXX");
-	fd = mkstemp(f->csv);
+	strcpy(f->path, "/tmp/sluice-test-seed-XXXXXX");
+	fd = mkstemp(f->path);
 	assert_true(fd >= 0);
 	fp = fdopen(fd, "w");
 	fputs("code,name,rank\neu,Europe,1\nus,United States,2\n", fp);
 	fclose(fp);
 	m = mk(f, "seeds", "regions", MAT_SEED, NULL, NULL);
-	m->abspath = f->csv;
+	m->abspath = f->path;
 	assert_int_equal(write_publish(f, m, true, 0, &out), 0);
 	assert_int_equal(out.rows, 2);
 	assert_string_equal(kind_of(f, "seeds", "regions"), "table");
-	assert_int_equal(query_int(f, "SELECT sum(rank) FROM seeds.regions"), 3);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM seeds.regions WHERE name = 'United "
-				      "States'"),
+	assert_int_equal(query_int(f->w, "SELECT sum(rank) FROM seeds.regions"), 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM seeds.regions WHERE name = 'United "
+					 "States'"),
 			 1);
 }
 
 static void test_materialize_snapshot(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 	struct mat_plan plan = { .full = false, .run_ts = "2024-05-02 00:00:00.000" };
@@ -618,37 +545,41 @@ static void test_materialize_snapshot(void **state)
 	m = mk(f, "silver", "hist", MAT_SNAPSHOT, "SELECT id, amount FROM landing.orders", NULL);
 	set_key(f, m, "id");
 	assert_int_equal(write_publish(f, m, false, 0, &out), 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist WHERE valid_to IS NULL"), 3);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist WHERE valid_from = "
-				      "TIMESTAMP '" RUN_TS "'"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.hist WHERE valid_to IS NULL"),
+			 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.hist WHERE valid_from = "
+					 "TIMESTAMP '" RUN_TS "'"),
 			 3);
 
 	/* id 2 changes, id 3 disappears, id 4 arrives */
-	exec(f, "UPDATE landing.orders SET amount = 21 WHERE id = 2;\n"
-		"DELETE FROM landing.orders WHERE id = 3;\n"
-		"INSERT INTO landing.orders VALUES (4, 4, 40)");
+	exec(f->w, "UPDATE landing.orders SET amount = 21 WHERE id = 2;\n"
+		   "DELETE FROM landing.orders WHERE id = 3;\n"
+		   "INSERT INTO landing.orders VALUES (4, 4, 40)");
 	assert_int_equal(materialize_write(f->w, m, &plan, &out, &f->err), 0);
 	assert_int_equal(materialize_publish(f->w, m, &out, &f->err), 0);
 	assert_string_equal(out.action, "snapshot");
 	/* closed: 2 and 3; added: 2 and 4 */
 	assert_int_equal(out.rows, 4);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist"), 5);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist WHERE valid_to IS NULL"), 3);
-	assert_int_equal(query_int(f, "SELECT amount FROM silver.hist WHERE id = 2 AND valid_to IS "
-				      "NULL"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.hist"), 5);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.hist WHERE valid_to IS NULL"),
+			 3);
+	assert_int_equal(query_int(f->w,
+				   "SELECT amount FROM silver.hist WHERE id = 2 AND valid_to IS "
+				   "NULL"),
 			 21);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist WHERE id = 3 AND valid_to "
-				      "= TIMESTAMP '2024-05-02 00:00:00'"),
+	assert_int_equal(query_int(f->w,
+				   "SELECT count(*) FROM silver.hist WHERE id = 3 AND valid_to "
+				   "= TIMESTAMP '2024-05-02 00:00:00'"),
 			 1);
 	/* an unchanged run changes nothing */
 	assert_int_equal(materialize_write(f->w, m, &plan, &out, &f->err), 0);
 	assert_int_equal(out.rows, 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.hist"), 5);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.hist"), 5);
 }
 
 static void test_materialize_sql_error(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	struct mat_outcome out;
 
@@ -662,59 +593,64 @@ static void test_materialize_sql_error(void **state)
 
 static void test_state_ensure_idempotent(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.version"), 1);
-	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), STATE_VERSION);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 1);
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"),
+			 STATE_VERSION);
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.version"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 1);
 	assert_string_equal(kind_of(f, "_sluice", "models"), "table");
 	assert_string_equal(kind_of(f, "_sluice", "run_log"), "table");
 }
 
 static void test_state_refuses_newer(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	exec(f, "INSERT INTO _sluice.version VALUES (99, 'future sluice', now()::TIMESTAMP)");
+	exec(f->w, "INSERT INTO _sluice.version VALUES (99, 'future sluice', now()::TIMESTAMP)");
 	assert_int_equal(state_ensure(f->w, &f->err), SL_E_VERSION);
 	assert_int_equal(f->err.code, SL_E_VERSION);
 	assert_non_null(strstr(f->err.msg, "newer sluice"));
 	assert_non_null(strstr(f->err.msg, "state version 99"));
 	assert_non_null(strstr(f->err.msg, "hint: upgrade sluice"));
 	/* and leaves the newer version alone */
-	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), 99);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.version"), 2);
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"), 99);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 2);
 }
 
 /* A warehouse written by the first layout (batch builds only) gains the
  * live tables and keeps its rows. */
 static void test_state_upgrades_older(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	exec(f, "DROP TABLE _sluice.live_sources; DROP TABLE _sluice.live_advances;"
-		"DROP TABLE _sluice.live_consumed; DROP TABLE _sluice.live_state;"
-		"DROP SEQUENCE _sluice.seq; DROP TABLE _sluice.profiles; DROP TABLE _sluice.live_covered;"
-		"DROP TABLE _sluice.deliveries;"
-		"DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (1, 'old', NULL);"
-		"INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', NULL, 3, 7)");
+	exec(f->w,
+	     "DROP TABLE _sluice.live_sources; DROP TABLE _sluice.live_advances;"
+	     "DROP TABLE _sluice.live_consumed; DROP TABLE _sluice.live_state;"
+	     "DROP SEQUENCE _sluice.seq; DROP TABLE _sluice.profiles; DROP TABLE "
+	     "_sluice.live_covered;"
+	     "DROP TABLE _sluice.deliveries;"
+	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (1, 'old', NULL);"
+	     "INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', NULL, 3, 7)");
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.version"), 1);
-	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), STATE_VERSION);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 1);
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"),
+			 STATE_VERSION);
 	assert_string_equal(kind_of(f, "_sluice", "live_sources"), "table");
 	assert_string_equal(kind_of(f, "_sluice", "live_state"), "table");
 	assert_string_equal(kind_of(f, "_sluice", "deliveries"), "table");
-	assert_int_equal(query_int(f, "SELECT build_count FROM _sluice.models WHERE name = 's.kept'"),
-			 3);
-	assert_int_equal(query_int(f, "SELECT nextval('_sluice.seq')"), 1);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM duckdb_columns() WHERE schema_name = "
-				      "'_sluice' AND table_name = 'live_sources' AND column_name = "
-				      "'cursor'"),
+	assert_int_equal(
+		query_int(f->w, "SELECT build_count FROM _sluice.models WHERE name = 's.kept'"), 3);
+	assert_int_equal(query_int(f->w, "SELECT nextval('_sluice.seq')"), 1);
+	assert_int_equal(query_int(f->w,
+				   "SELECT count(*) FROM duckdb_columns() WHERE schema_name = "
+				   "'_sluice' AND table_name = 'live_sources' AND column_name = "
+				   "'cursor'"),
 			 1);
 }
 
@@ -722,20 +658,23 @@ static void test_state_upgrades_older(void **state)
  * sources. */
 static void test_state_upgrades_to_cursors(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	exec(f, "ALTER TABLE _sluice.live_sources DROP COLUMN cursor;"
-		"INSERT INTO _sluice.live_sources VALUES ('landing.a', 4, 10, NULL);"
-		"DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (3, 'old', NULL)");
+	exec(f->w,
+	     "ALTER TABLE _sluice.live_sources DROP COLUMN cursor;"
+	     "INSERT INTO _sluice.live_sources VALUES ('landing.a', 4, 10, NULL);"
+	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (3, 'old', NULL)");
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	assert_int_equal(query_int(f, "SELECT max(version) FROM _sluice.version"), STATE_VERSION);
-	assert_int_equal(query_int(f, "SELECT watermark FROM _sluice.live_sources WHERE cursor IS "
-				      "NULL AND source = 'landing.a'"),
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"),
+			 STATE_VERSION);
+	assert_int_equal(query_int(f->w,
+				   "SELECT watermark FROM _sluice.live_sources WHERE cursor IS "
+				   "NULL AND source = 'landing.a'"),
 			 4);
 }
 
-static int record(struct fx *f, const char *env, const struct state_model *row, bool exists)
+static int record(struct fixture_db *f, const char *env, const struct state_model *row, bool exists)
 {
 	struct buf sql = BUF_INIT;
 	int rc;
@@ -748,7 +687,7 @@ static int record(struct fx *f, const char *env, const struct state_model *row, 
 
 static void test_state_models(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct state_model row = { .name = "silver.orders", .hash = "abc", .materialized = "table",
 				   .inputs = "in1", .last_built_at = "2024-05-01 12:00:00.000",
 				   .build_count = 1, .data_version = 7 };
@@ -798,7 +737,7 @@ static void test_state_models(void **state)
  * copy. */
 static void test_state_cache(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	char inputs[16] = "a@1";
 	struct state_model row = { .name = "silver.orders", .hash = "abc", .materialized = "table",
 				   .inputs = inputs, .build_count = 1, .data_version = 7 };
@@ -830,7 +769,7 @@ static void test_state_cache(void **state)
 
 static void test_state_runs(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	int64_t a = 0, b = 0;
 	struct state_run_row row = { .model = "silver.orders", .run_type = "batch",
 				     .status = "ok", .message = NULL, .started_ms = 1700000000000LL,
@@ -880,7 +819,7 @@ static void test_state_format_ts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_db_setup, fixture_db_teardown)
 		T(test_assert_not_null),
 		T(test_assert_unique),
 		T(test_assert_accepted_values),
@@ -912,5 +851,5 @@ int main(void)
 #undef T
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_db_group_setup, fixture_db_group_teardown);
 }

@@ -12,6 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_wh.h"
+
 #include "build/cdc.h"
 #include "build/materialize.h"
 #include "core/arena.h"
@@ -29,75 +31,8 @@
 
 #define RUN_TS "2024-05-01 12:00:00.000"
 
-/* One in-memory database for the whole file; each test's schemas are
- * dropped after it. */
-static struct wh *db;
-
-struct fx {
-	struct arena *a;
-	struct wh *w;
-	struct sl_err err;
-};
-
-static int group_setup(void **state)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	(void)state;
-	if (wh_open_duckdb(":memory:", false, &db, &err)) {
-		fprintf(stderr, "cannot open DuckDB: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	wh_close(db);
-	return 0;
-}
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-
-	f->a = arena_new(NULL);
-	f->w = db;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	int rc = wh_exec(db,
-			 "DROP SCHEMA IF EXISTS landing CASCADE; DROP SCHEMA IF EXISTS silver CASCADE; "
-			 "DROP SCHEMA IF EXISTS _sluice CASCADE",
-			 NULL);
-
-	arena_free(f->a);
-	free(f);
-	return rc ? -1 : 0;
-}
-
-static void exec(struct fx *f, const char *sql)
-{
-	if (wh_exec(f->w, sql, &f->err))
-		fail_msg("%s", f->err.msg);
-}
-
-static int64_t query_int(struct fx *f, const char *sql)
-{
-	int64_t v = -1;
-
-	if (wh_query_int(f->w, sql, &v, &f->err))
-		fail_msg("%s", f->err.msg);
-	return v;
-}
-
 /* A query's rows as "a|b;c|d" (NULL for NULL), in the arena. */
-static const char *rows(struct fx *f, const char *sql)
+static const char *rows(struct fixture_db *f, const char *sql)
 {
 	struct wh_result *r;
 	struct buf b = BUF_INIT;
@@ -120,7 +55,7 @@ static const char *rows(struct fx *f, const char *sql)
 
 /* A change-event model silver.NAME over `body` (whose {watermark} is the
  * batch a build takes), keyed on `key` (a column or "a,b"). */
-static struct model *cdc_model_new(struct fx *f, const char *name, const char *body,
+static struct model *cdc_model_new(struct fixture_db *f, const char *name, const char *body,
 				   const char *key, bool soft)
 {
 	struct model *m = arena_alloc(f->a, sizeof(*m));
@@ -150,7 +85,8 @@ static struct model *cdc_model_new(struct fx *f, const char *name, const char *b
 /* Builds m over batch b in one transaction, as a run does (from scratch
  * with `full`); a failure rolls everything back. *changed (may be NULL)
  * gets the rows the build wrote. */
-static int build_as(struct fx *f, const struct model *m, int64_t b, bool full, int64_t *changed)
+static int build_as(struct fixture_db *f, const struct model *m, int64_t b, bool full,
+		    int64_t *changed)
 {
 	struct mat_plan plan = { .full = full, .run_ts = RUN_TS };
 	struct mat_outcome out;
@@ -173,19 +109,19 @@ static int build_as(struct fx *f, const struct model *m, int64_t b, bool full, i
 	return rc;
 }
 
-static int build(struct fx *f, const struct model *m, int64_t b, int64_t *changed)
+static int build(struct fixture_db *f, const struct model *m, int64_t b, int64_t *changed)
 {
 	return build_as(f, m, b, false, changed);
 }
 
-static void build_ok(struct fx *f, const struct model *m, int64_t b)
+static void build_ok(struct fixture_db *f, const struct model *m, int64_t b)
 {
 	if (build(f, m, b, NULL))
 		fail_msg("build of batch %lld: %s", (long long)b, f->err.msg);
 }
 
 /* landing.ev with a seq column of the given type. */
-static void make_events(struct fx *f, const char *seq_type)
+static void make_events(struct fixture_db *f, const char *seq_type)
 {
 	char sql[256];
 
@@ -193,29 +129,42 @@ static void make_events(struct fx *f, const char *seq_type)
 		 "CREATE SCHEMA landing; CREATE TABLE landing.ev (b INTEGER, id INTEGER, op VARCHAR, "
 		 "seq %s, v VARCHAR)",
 		 seq_type);
-	exec(f, sql);
+	exec(f->w, sql);
 }
 
 #define EV_BODY "SELECT id, op, seq, v FROM landing.ev WHERE b = {watermark}"
 
+/* landing.ev with a seq column of seq_type holding batch 0, `values`, and
+ * silver.t (EV_BODY, keyed on id) built over it: where most tests start. */
+static struct model *build_first_batch(struct fixture_db *f, const char *seq_type,
+				       const char *values, bool soft)
+{
+	struct model *m;
+
+	make_events(f, seq_type);
+	exec(f->w, arena_sprintf(f->a, "INSERT INTO landing.ev VALUES %s", values));
+	m = cdc_model_new(f, "t", EV_BODY, "id", soft);
+	build_ok(f, m, 0);
+	return m;
+}
+
 static void test_newest_event_per_key(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	int64_t n;
 
-	make_events(f, "BIGINT");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'u', 5, 'a'), (0, 1, 'u', 7, 'b'), "
-		"(0, 1, 'u', 6, 'c'), (0, 2, 'i', 1, 'x'), (0, 3, 'i', 4, 'y'), (0, 3, 'd', 4, NULL)");
-	m = cdc_model_new(f, "t", EV_BODY, "id", false);
-	build_ok(f, m, 0);
+	m = build_first_batch(f, "BIGINT",
+			      "(0, 1, 'u', 5, 'a'), (0, 1, 'u', 7, 'b'), (0, 1, 'u', 6, 'c'), "
+			      "(0, 2, 'i', 1, 'x'), (0, 3, 'i', 4, 'y'), (0, 3, 'd', 4, NULL)",
+			      false);
 	/* the newest event of each key; a delete wins a tie */
 	assert_string_equal(rows(f, "SELECT id, op, seq, v FROM silver.t ORDER BY id"),
 			    "1|u|7|b;2|i|1|x");
 	assert_string_equal(rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__t"), "3|4");
 
 	/* older than the table: dropped; same sequence as the row: a duplicate */
-	exec(f, "INSERT INTO landing.ev VALUES (1, 1, 'u', 6, 'old'), (1, 2, 'u', 1, 'dup')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'u', 6, 'old'), (1, 2, 'u', 1, 'dup')");
 	assert_int_equal(build(f, m, 1, &n), 0);
 	assert_int_equal(n, 0);
 	assert_string_equal(rows(f, "SELECT id, op, seq, v FROM silver.t ORDER BY id"),
@@ -223,7 +172,7 @@ static void test_newest_event_per_key(void **state)
 
 	/* a delete at the sequence of the stored row applies (one source
 	 * transaction, one commit LSN), a newer update applies */
-	exec(f, "INSERT INTO landing.ev VALUES (2, 2, 'd', 1, NULL), (2, 1, 'u', 8, 'new')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (2, 2, 'd', 1, NULL), (2, 1, 'u', 8, 'new')");
 	assert_int_equal(build(f, m, 2, &n), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(rows(f, "SELECT id, op, seq, v FROM silver.t ORDER BY id"), "1|u|8|new");
@@ -233,37 +182,36 @@ static void test_newest_event_per_key(void **state)
 
 static void test_tombstones(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 	int64_t n;
 
-	make_events(f, "BIGINT");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'i', 5, 'a'), (0, 1, 'd', 6, NULL), "
-		"(0, 2, 'i', 1, 'b')");
-	m = cdc_model_new(f, "t", EV_BODY, "id", false);
-	build_ok(f, m, 0);
+	m = build_first_batch(f, "BIGINT",
+			      "(0, 1, 'i', 5, 'a'), (0, 1, 'd', 6, NULL), (0, 2, 'i', 1, 'b')",
+			      false);
 	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "2|b");
 
 	/* a replay of the insert cannot bring the row back, nor can a delete
 	 * at the tombstone's sequence be anything but a duplicate */
-	exec(f, "INSERT INTO landing.ev VALUES (1, 1, 'i', 5, 'a'), (1, 1, 'd', 6, NULL), "
-		"(1, 1, 'u', 6, 'tie')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'i', 5, 'a'), (1, 1, 'd', 6, NULL), "
+		   "(1, 1, 'u', 6, 'tie')");
 	assert_int_equal(build(f, m, 1, &n), 0);
 	assert_int_equal(n, 0);
 	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "2|b");
 	assert_string_equal(rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__t"), "1|6");
 
 	/* a newer insert does, and takes the tombstone away */
-	exec(f, "INSERT INTO landing.ev VALUES (2, 1, 'i', 7, 'back')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (2, 1, 'i', 7, 'back')");
 	assert_int_equal(build(f, m, 2, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "1|back;2|b");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.cdc_tombstones__silver__t"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.cdc_tombstones__silver__t"),
+			 0);
 
 	/* a delete of a key never seen keeps its tombstone too */
-	exec(f, "INSERT INTO landing.ev VALUES (3, 9, 'd', 3, NULL)");
+	exec(f->w, "INSERT INTO landing.ev VALUES (3, 9, 'd', 3, NULL)");
 	build_ok(f, m, 3);
-	exec(f, "INSERT INTO landing.ev VALUES (4, 9, 'i', 2, 'late')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (4, 9, 'i', 2, 'late')");
 	build_ok(f, m, 4);
 	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "1|back;2|b");
 	assert_string_equal(rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__t"), "9|3");
@@ -276,45 +224,44 @@ static void test_tombstones(void **state)
 
 static void test_soft_deletes(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
-	make_events(f, "BIGINT");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'i', 1, 'a'), (0, 2, 'i', 2, 'b')");
-	m = cdc_model_new(f, "t", EV_BODY, "id", true);
-	build_ok(f, m, 0);
+	m = build_first_batch(f, "BIGINT", "(0, 1, 'i', 1, 'a'), (0, 2, 'i', 2, 'b')", true);
 	assert_string_equal(rows(f, "SELECT id, op, seq, v, _sluice_deleted FROM silver.t ORDER BY id"),
 			    "1|i|1|a|false;2|i|2|b|false");
 
 	/* the row stays, flagged, with the delete's op and seq and the last
 	 * values of the key; what reads the model filters it out */
-	exec(f, "INSERT INTO landing.ev VALUES (1, 1, 'd', 3, NULL)");
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'd', 3, NULL)");
 	build_ok(f, m, 1);
 	assert_string_equal(rows(f, "SELECT id, op, seq, v, _sluice_deleted FROM silver.t ORDER BY id"),
 			    "1|d|3|a|true;2|i|2|b|false");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.t WHERE NOT _sluice_deleted"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.t WHERE NOT _sluice_deleted"),
+			 1);
 	assert_string_equal(rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__t"), "1|3|1");
 
 	/* an older update arriving late stays deleted but refreshes the values
 	 * it would have refreshed before the delete */
-	exec(f, "INSERT INTO landing.ev VALUES (2, 1, 'u', 2, 'late'), (2, 1, 'u', 3, 'tie')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (2, 1, 'u', 2, 'late'), (2, 1, 'u', 3, 'tie')");
 	build_ok(f, m, 2);
 	assert_string_equal(rows(f, "SELECT id, op, seq, v, _sluice_deleted FROM silver.t WHERE id = 1"),
 			    "1|d|3|tie|true");
-	exec(f, "INSERT INTO landing.ev VALUES (3, 1, 'u', 2, 'older')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (3, 1, 'u', 2, 'older')");
 	build_ok(f, m, 3);
 	assert_string_equal(rows(f, "SELECT v FROM silver.t WHERE id = 1"), "tie");
 
 	/* a newer insert makes it live again */
-	exec(f, "INSERT INTO landing.ev VALUES (4, 1, 'i', 9, 'again')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (4, 1, 'i', 9, 'again')");
 	build_ok(f, m, 4);
 	assert_string_equal(rows(f, "SELECT id, op, seq, v, _sluice_deleted FROM silver.t ORDER BY id"),
 			    "1|i|9|again|false;2|i|2|b|false");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.cdc_tombstones__silver__t"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.cdc_tombstones__silver__t"),
+			 0);
 
 	/* an update and a delete in one batch: the delete keeps the update's values */
-	exec(f, "INSERT INTO landing.ev VALUES (5, 2, 'u', 5, 'c'), (5, 2, 'd', 6, NULL), "
-		"(5, 7, 'd', 1, NULL)");
+	exec(f->w, "INSERT INTO landing.ev VALUES (5, 2, 'u', 5, 'c'), (5, 2, 'd', 6, NULL), "
+		   "(5, 7, 'd', 1, NULL)");
 	build_ok(f, m, 5);
 	assert_string_equal(rows(f, "SELECT id, op, seq, v, _sluice_deleted FROM silver.t ORDER BY id"),
 			    "1|i|9|again|false;2|d|6|c|true;7|d|1|NULL|true");
@@ -322,26 +269,27 @@ static void test_soft_deletes(void **state)
 
 static void test_op_spellings(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
-	make_events(f, "BIGINT");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'I', 1, 'a'), (0, 2, 'insert', 1, 'b'), "
-		"(0, 3, 'c', 1, 'c'), (0, 4, 'r', 1, 'd'), (0, 5, 'INSERT', 1, 'e'), "
-		"(0, 6, 'Create', 1, 'f'), (0, 7, 'read', 1, 'g'), (0, 8, 'i', 1, 'h')");
-	m = cdc_model_new(f, "t", EV_BODY, "id", false);
-	build_ok(f, m, 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM silver.t"), 8);
-	exec(f, "INSERT INTO landing.ev VALUES (1, 1, 'U', 2, 'x'), (1, 2, 'update', 2, 'x'), "
-		"(1, 3, 'u', 2, 'x'), (1, 4, 'D', 2, NULL), (1, 5, 'delete', 2, NULL), "
-		"(1, 6, 'd', 2, NULL), (1, 7, 'DELETE', 2, NULL), (1, 8, 'destroy', 2, NULL)");
+	m = build_first_batch(f, "BIGINT",
+			      "(0, 1, 'I', 1, 'a'), (0, 2, 'insert', 1, 'b'), (0, 3, 'c', 1, 'c'), "
+			      "(0, 4, 'r', 1, 'd'), (0, 5, 'INSERT', 1, 'e'), "
+			      "(0, 6, 'Create', 1, 'f'), (0, 7, 'read', 1, 'g'), "
+			      "(0, 8, 'i', 1, 'h')",
+			      false);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.t"), 8);
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'U', 2, 'x'), (1, 2, 'update', 2, 'x'), "
+		   "(1, 3, 'u', 2, 'x'), (1, 4, 'D', 2, NULL), (1, 5, 'delete', 2, NULL), "
+		   "(1, 6, 'd', 2, NULL), (1, 7, 'DELETE', 2, NULL), (1, 8, 'destroy', 2, NULL)");
 	build_ok(f, m, 1);
 	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "1|x;2|x;3|x");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.cdc_tombstones__silver__t"), 5);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.cdc_tombstones__silver__t"),
+			 5);
 }
 
 /* A build that must fail with a message holding `msg` and change nothing. */
-static void expect_failure(struct fx *f, const struct model *m, int64_t b, const char *msg)
+static void expect_failure(struct fixture_db *f, const struct model *m, int64_t b, const char *msg)
 {
 	const char *before = rows(f, "SELECT * FROM silver.t ORDER BY ALL");
 	const char *tombs = rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__t ORDER BY ALL");
@@ -356,61 +304,58 @@ static void expect_failure(struct fx *f, const struct model *m, int64_t b, const
 
 static void test_unknown_op(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
-	make_events(f, "BIGINT");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'i', 1, 'a'), (0, 2, 'd', 1, NULL)");
-	m = cdc_model_new(f, "t", EV_BODY, "id", false);
-	build_ok(f, m, 0);
-	exec(f, "INSERT INTO landing.ev VALUES (1, 1, 'u', 2, 'b'), (1, 42, 'x', 3, 'c'), "
-		"(1, 2, 'i', 5, 'back')");
+	m = build_first_batch(f, "BIGINT", "(0, 1, 'i', 1, 'a'), (0, 2, 'd', 1, NULL)", false);
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'u', 2, 'b'), (1, 42, 'x', 3, 'c'), "
+		   "(1, 2, 'i', 5, 'back')");
 	expect_failure(f, m, 1, "model silver.t: unknown cdc_op value 'x' for key id=42");
 	assert_non_null(strstr(f->err.msg, "\n  hint: an op is I/U/D"));
-	exec(f, "INSERT INTO landing.ev VALUES (2, 1, 'u', 2, 'b'), (2, 7, NULL, 3, 'c')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (2, 1, 'u', 2, 'b'), (2, 7, NULL, 3, 'c')");
 	expect_failure(f, m, 2, "unknown cdc_op value NULL for key id=7");
-	exec(f, "INSERT INTO landing.ev VALUES (3, 1, 't', 2, NULL)");
+	exec(f->w, "INSERT INTO landing.ev VALUES (3, 1, 't', 2, NULL)");
 	expect_failure(f, m, 3, "unknown cdc_op value 't' for key id=1");
-	exec(f, "INSERT INTO landing.ev VALUES (4, NULL, 'u', 2, 'b')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (4, NULL, 'u', 2, 'b')");
 	expect_failure(f, m, 4, "a change event has a NULL unique_key (id=NULL, cdc_op 'u', "
 				"cdc_seq '2')");
 	/* the first build fails the same way, before it creates anything */
 	m = cdc_model_new(f, "u", "SELECT id, op, seq, v FROM landing.ev WHERE b <> 4", "id", false);
 	assert_int_equal(build(f, m, 0, NULL), SL_E_INVALID);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM duckdb_tables() WHERE table_name IN "
-				      "('u', 'u__sluice_new', 'cdc_tombstones__silver__u')"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM duckdb_tables() WHERE table_name IN "
+					 "('u', 'u__sluice_new', 'cdc_tombstones__silver__u')"),
 			 0);
 }
 
 static void test_seq_errors(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
-	make_events(f, "VARCHAR");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'i', '10', 'a'), (0, 2, 'i', ' 11 ', 'b')");
-	m = cdc_model_new(f, "t", EV_BODY, "id", false);
-	build_ok(f, m, 0);
+	m = build_first_batch(f, "VARCHAR",
+			      "(0, 1, 'i', '10', 'a'), (0, 2, 'i', ' 11 ', 'b')",
+			      false);
 	assert_string_equal(rows(f, "SELECT id, seq FROM silver.t ORDER BY id"), "1|10;2| 11 ");
 
-	exec(f, "INSERT INTO landing.ev VALUES (1, 1, 'u', '12', 'x'), "
-		"(1, 3, 'u', '2024-01-01 10:00:00', 'y')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'u', '12', 'x'), "
+		   "(1, 3, 'u', '2024-01-01 10:00:00', 'y')");
 	expect_failure(f, m, 1, "mixed cdc_seq values: '2024-01-01 10:00:00' for key id=3 is a "
 				"timestamp, other events have integers");
 	assert_non_null(strstr(f->err.msg, "\n  hint: cdc_seq orders the changes of a key"));
-	exec(f, "INSERT INTO landing.ev VALUES (2, 1, 'u', '12', 'x'), (2, 3, 'u', 'soon', 'y')");
+	exec(f->w,
+	     "INSERT INTO landing.ev VALUES (2, 1, 'u', '12', 'x'), (2, 3, 'u', 'soon', 'y')");
 	expect_failure(f, m, 2, "cdc_seq value 'soon' for key id=3 is neither an integer nor an "
 				"ISO-8601 timestamp");
-	exec(f, "INSERT INTO landing.ev VALUES (3, 1, 'u', '1.5', 'x')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (3, 1, 'u', '1.5', 'x')");
 	expect_failure(f, m, 3, "cdc_seq value '1.5' for key id=1 is neither");
-	exec(f, "INSERT INTO landing.ev VALUES (4, 5, 'u', NULL, 'x')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (4, 5, 'u', NULL, 'x')");
 	expect_failure(f, m, 4, "cdc_seq is NULL for key id=5");
 	/* a batch of timestamps cannot be compared with the stored integers */
-	exec(f, "INSERT INTO landing.ev VALUES (5, 2, 'u', '2024-01-01T10:00:00Z', 'x')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (5, 2, 'u', '2024-01-01T10:00:00Z', 'x')");
 	expect_failure(f, m, 5, "mixed cdc_seq values for key id=2: '2024-01-01T10:00:00Z' in this "
 				"batch, ' 11 ' stored");
 	/* a key the table does not hold yet is fine */
-	exec(f, "INSERT INTO landing.ev VALUES (6, 9, 'u', '2024-01-01T10:00:00Z', 'x')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (6, 9, 'u', '2024-01-01T10:00:00Z', 'x')");
 	build_ok(f, m, 6);
 
 	m = cdc_model_new(f, "d", "SELECT id, op, CAST(seq AS DOUBLE) AS seq FROM landing.ev WHERE b = 0",
@@ -421,11 +366,11 @@ static void test_seq_errors(void **state)
 
 static void test_missing_columns(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
 	make_events(f, "BIGINT");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'i', 1, 'a')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (0, 1, 'i', 1, 'a')");
 	m = cdc_model_new(f, "t", "SELECT id, op AS kind, seq FROM landing.ev", "id", false);
 	assert_int_equal(build(f, m, 0, NULL), SL_E_INVALID);
 	assert_string_equal(f->err.msg, "model silver.t: cdc_op column 'op' is not in the query's "
@@ -438,44 +383,48 @@ static void test_missing_columns(void **state)
 
 static void test_composite_key(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
-	exec(f, "CREATE SCHEMA landing; CREATE TABLE landing.ev (b INTEGER, id INTEGER, region "
-		"VARCHAR, op VARCHAR, seq BIGINT, v VARCHAR);\n"
-		"INSERT INTO landing.ev VALUES (0, 1, 'eu', 'i', 1, 'a'), (0, 1, 'us', 'i', 1, 'b'), "
-		"(0, 2, 'eu', 'i', 1, 'c')");
+	exec(f->w,
+	     "CREATE SCHEMA landing; CREATE TABLE landing.ev (b INTEGER, id INTEGER, region "
+	     "VARCHAR, op VARCHAR, seq BIGINT, v VARCHAR);\n"
+	     "INSERT INTO landing.ev VALUES (0, 1, 'eu', 'i', 1, 'a'), (0, 1, 'us', 'i', 1, 'b'), "
+	     "(0, 2, 'eu', 'i', 1, 'c')");
 	m = cdc_model_new(f, "t", "SELECT id, region, op, seq, v FROM landing.ev WHERE b = {watermark}",
 			  "id,region", false);
 	build_ok(f, m, 0);
-	exec(f, "INSERT INTO landing.ev VALUES (1, 1, 'eu', 'u', 2, 'a2'), (1, 1, 'us', 'd', 2, NULL), "
-		"(1, 2, 'eu', 'u', 0, 'old'), (1, 2, 'us', 'i', 1, 'd')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'eu', 'u', 2, 'a2'), (1, 1, 'us', 'd', 2, "
+		   "NULL), "
+		   "(1, 2, 'eu', 'u', 0, 'old'), (1, 2, 'us', 'i', 1, 'd')");
 	build_ok(f, m, 1);
 	assert_string_equal(rows(f, "SELECT id, region, v FROM silver.t ORDER BY ALL"),
 			    "1|eu|a2;2|eu|c;2|us|d");
 	assert_string_equal(rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__t"), "1|us|2");
-	exec(f, "INSERT INTO landing.ev VALUES (2, 1, 'us', 'i', 1, 'replayed'), "
-		"(2, NULL, 'us', 'i', 1, 'x')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (2, 1, 'us', 'i', 1, 'replayed'), "
+		   "(2, NULL, 'us', 'i', 1, 'x')");
 	expect_failure(f, m, 2, "NULL unique_key (id=NULL, region=us, cdc_op 'i', cdc_seq '1')");
 }
 
 static void test_timestamp_seq(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
-	make_events(f, "VARCHAR");
 	/* 10:00+02:00 is 08:00 UTC, older than 09:00Z; text without an offset
 	 * is UTC; a date is its midnight */
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'u', '2024-01-01T10:00:00+02:00', 'a'), "
-		"(0, 1, 'u', '2024-01-01T09:00:00Z', 'b'), (0, 2, 'u', '2024-01-01 09:30:00', 'c'), "
-		"(0, 2, 'u', '2024-01-01T09:29:59.999-00:00', 'd'), (0, 3, 'i', '2024-01-02', 'e')");
-	m = cdc_model_new(f, "t", EV_BODY, "id", false);
-	build_ok(f, m, 0);
+	m = build_first_batch(f, "VARCHAR",
+			      "(0, 1, 'u', '2024-01-01T10:00:00+02:00', 'a'), "
+			      "(0, 1, 'u', '2024-01-01T09:00:00Z', 'b'), "
+			      "(0, 2, 'u', '2024-01-01 09:30:00', 'c'), "
+			      "(0, 2, 'u', '2024-01-01T09:29:59.999-00:00', 'd'), "
+			      "(0, 3, 'i', '2024-01-02', 'e')",
+			      false);
 	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "1|b;2|c;3|e");
 	/* 11:00+02:00 is the stored 09:00Z: a delete wins the tie */
-	exec(f, "INSERT INTO landing.ev VALUES (1, 1, 'd', '2024-01-01T11:00:00+02:00', NULL), "
-		"(1, 2, 'd', '2024-01-01T09:30:00.000001Z', NULL), (1, 3, 'u', '2024-01-01T23:59:59', 'x')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'd', '2024-01-01T11:00:00+02:00', NULL), "
+		   "(1, 2, 'd', '2024-01-01T09:30:00.000001Z', NULL), (1, 3, 'u', "
+		   "'2024-01-01T23:59:59', 'x')");
 	build_ok(f, m, 1);
 	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "3|e");
 
@@ -491,12 +440,12 @@ static void test_timestamp_seq(void **state)
 
 static void test_delete_insert_strategy(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
 	make_events(f, "INTEGER");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'i', 1, 'a'), (1, 1, 'u', 2, 'b'), "
-		"(1, 1, 'u', 3, 'c'), (2, 1, 'u', 2, 'b')");
+	exec(f->w, "INSERT INTO landing.ev VALUES (0, 1, 'i', 1, 'a'), (1, 1, 'u', 2, 'b'), "
+		   "(1, 1, 'u', 3, 'c'), (2, 1, 'u', 2, 'b')");
 	m = cdc_model_new(f, "t", EV_BODY, "id", false);
 	m->strategy = STRAT_DELETE_INSERT;
 	build_ok(f, m, 0);
@@ -507,20 +456,18 @@ static void test_delete_insert_strategy(void **state)
 
 static void test_forget_tombstones(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_db *f = *state;
 	struct model *m;
 
-	make_events(f, "BIGINT");
-	exec(f, "INSERT INTO landing.ev VALUES (0, 1, 'd', 1, NULL)");
-	m = cdc_model_new(f, "t", EV_BODY, "id", false);
-	build_ok(f, m, 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM _sluice.cdc_tombstones__silver__t"), 1);
+	m = build_first_batch(f, "BIGINT", "(0, 1, 'd', 1, NULL)", false);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.cdc_tombstones__silver__t"),
+			 1);
 	/* the same model without cdc_op and cdc_seq, rebuilt */
 	m = cdc_model_new(f, "t", "SELECT id, v FROM landing.ev", "id", false);
 	m->cdc_op = m->cdc_seq = NULL;
 	assert_int_equal(build_as(f, m, 0, true, NULL), 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM duckdb_tables() WHERE schema_name = "
-				      "'_sluice'"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM duckdb_tables() WHERE schema_name = "
+					 "'_sluice'"),
 			 0);
 }
 
@@ -652,7 +599,7 @@ static void add_event(struct buf *csv, int s, const struct event *e, int one, in
 
 /* Loads CSV lines into a table through a temporary file: one statement,
  * however many rows. */
-static void load_csv(struct fx *f, const char *table, const struct buf *csv)
+static void load_csv(struct fixture_db *f, const char *table, const struct buf *csv)
 {
 	char path[] = "/tmp/sluice-test-cdc-XXXXXX";
 	int fd = mkstemp(path);
@@ -664,12 +611,12 @@ static void load_csv(struct fx *f, const char *table, const struct buf *csv)
 	assert_int_equal(fclose(fp), 0);
 	snprintf(sql, sizeof(sql), "COPY %s FROM '%s' (HEADER false)", table, path);
 	if (csv->len)
-		exec(f, sql);
+		exec(f->w, sql);
 	unlink(path);
 }
 
 /* Rows in one query's result but not the other's, both ways. */
-static int64_t differences(struct fx *f, const char *a, const char *b)
+static int64_t differences(struct fixture_db *f, const char *a, const char *b)
 {
 	char sql[1024];
 
@@ -677,10 +624,10 @@ static int64_t differences(struct fx *f, const char *a, const char *b)
 		 "SELECT (SELECT count(*) FROM (%s EXCEPT ALL %s)) + "
 		 "(SELECT count(*) FROM (%s EXCEPT ALL %s))",
 		 a, b, b, a);
-	return query_int(f, sql);
+	return query_int(f->w, sql);
 }
 
-static void check_batching(struct fx *f, bool soft, bool in_order)
+static void check_batching(struct fixture_db *f, bool soft, bool in_order)
 {
 	static const char *const splits[] = { "one", "split", "whole" };
 	struct event ev[MAX_EVENTS];
@@ -689,11 +636,12 @@ static void check_batching(struct fx *f, bool soft, bool in_order)
 	int arrival = 0, batches = 0;
 
 	rng_state = soft ? 0x9e3779b97f4a7c15ULL : 0x2545f4914f6cdd1dULL;
-	exec(f, "CREATE SCHEMA landing; CREATE TABLE landing.ev (s INTEGER, k INTEGER, op VARCHAR, "
-		"seq BIGINT, a INTEGER, v INTEGER, one INTEGER, split INTEGER);\n"
-		"CREATE TABLE landing.want (s INTEGER, k INTEGER, op VARCHAR, seq BIGINT, "
-		"_sluice_seq INTEGER, v INTEGER, _sluice_deleted BOOLEAN);\n"
-		"CREATE TABLE landing.want_tombs (s INTEGER, k INTEGER, seq BIGINT, vseq BIGINT)");
+	exec(f->w,
+	     "CREATE SCHEMA landing; CREATE TABLE landing.ev (s INTEGER, k INTEGER, op VARCHAR, "
+	     "seq BIGINT, a INTEGER, v INTEGER, one INTEGER, split INTEGER);\n"
+	     "CREATE TABLE landing.want (s INTEGER, k INTEGER, op VARCHAR, seq BIGINT, "
+	     "_sluice_seq INTEGER, v INTEGER, _sluice_deleted BOOLEAN);\n"
+	     "CREATE TABLE landing.want_tombs (s INTEGER, k INTEGER, seq BIGINT, vseq BIGINT)");
 	for (int s = 0; s < STREAMS; s++) {
 		size_t n = make_stream(ev, &arrival, in_order);
 		int split = 0;
@@ -767,7 +715,7 @@ static void test_batching_in_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_db_setup, fixture_db_teardown)
 		T(test_newest_event_per_key),
 		T(test_tombstones),
 		T(test_soft_deletes),
@@ -785,5 +733,5 @@ int main(void)
 #undef T
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fixture_db_group_setup, fixture_db_group_teardown);
 }

@@ -28,47 +28,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct fx {
-	struct arena *a;
-	char root[PATH_MAX];
-	struct project *p;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-
-	fixture_mkdtemp(f->root, "dag");
-	f->a = arena_new(NULL);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	fixture_rmtree(f->root);
-	arena_free(f->a);
-	free(f);
-	return 0;
-}
-
-static void put(struct fx *f, const char *rel, const char *text)
-{
-	fixture_put(f->root, rel, text);
+	return fixture_project_setup(state, "dag");
 }
 
 /* Loads the project, which must load without problems. */
-static struct project *load(struct fx *f)
+static struct project *load(struct fixture_project *f)
 {
-	struct sl_err err = SL_ERR_INIT;
-
 	if (!f->p)
-		put(f, "sluice.yml", "name: shop\n");
+		fixture_put(f->root, "sluice.yml", "name: shop\n");
 	arena_reset(f->a);
-	if (project_load(f->a, f->root, parser, &f->p, &err))
-		fail_msg("project_load: %s", err.msg);
+	f->p = fixture_load(f->a, f->root);
 	if (f->p->diags.n) {
 		diag_print(&f->p->diags, stderr);
 		fail_msg("the project did not load cleanly");
@@ -76,13 +47,13 @@ static struct project *load(struct fx *f)
 	return f->p;
 }
 
-static int build(struct fx *f, const char *const *relations, size_t n)
+static int build(struct fixture_project *f, const char *const *relations, size_t n)
 {
 	return dag_build(f->p, relations, n);
 }
 
 /* The models in order, as "a.b c.d". */
-static const char *order(struct fx *f)
+static const char *order(struct fixture_project *f)
 {
 	const char *s = "";
 
@@ -93,17 +64,8 @@ static const char *order(struct fx *f)
 	return s;
 }
 
-static struct model *model(struct fx *f, const char *fqn)
-{
-	struct model *m = project_find_model(f->p, fqn);
-
-	if (!m)
-		fail_msg("no model '%s'", fqn);
-	return m;
-}
-
 /* Each model comes after every model it reads. */
-static void check_topological(struct fx *f)
+static void check_topological(struct fixture_project *f)
 {
 	for (size_t i = 0; i < f->p->nmodels; i++) {
 		const struct model *m = f->p->models[i];
@@ -114,7 +76,7 @@ static void check_topological(struct fx *f)
 }
 
 /* The selected models, as "a.b c.d" in order. */
-static const char *select_names(struct fx *f, const char *selector)
+static const char *select_names(struct fixture_project *f, const char *selector)
 {
 	struct sl_err err = SL_ERR_INIT;
 	bool *sel = calloc(f->p->nmodels + 1, sizeof(bool));
@@ -132,31 +94,23 @@ static const char *select_names(struct fx *f, const char *selector)
 	return s;
 }
 
-static const struct diag *diag_find(struct fx *f, const char *msg)
-{
-	for (size_t i = 0; i < f->p->diags.n; i++)
-		if (strcmp(f->p->diags.items[i].msg, msg) == 0)
-			return &f->p->diags.items[i];
-	diag_print(&f->p->diags, stderr);
-	fail_msg("no diagnostic '%s'", msg);
-	return NULL;
-}
-
 /* A chain and some loose models:
  *   seeds.s -> silver.a -> silver.b -> gold.z ;  gold.c ;  silver.b also reads seeds.s */
-static void write_chain(struct fx *f)
+static void write_chain(struct fixture_project *f)
 {
-	put(f, "seeds/s.csv", "id\n1\n");
-	put(f, "models/silver/a.sql", "@config tags=[daily]\nSELECT * FROM seeds.s\n");
-	put(f, "models/silver/b.sql",
-	    "@config tags=[Daily, finance]\nSELECT * FROM silver.a JOIN seeds.s USING (id)\n");
-	put(f, "models/gold/z.sql", "SELECT count(*) AS n FROM silver.b\n");
-	put(f, "models/gold/c.sql", "SELECT 1 AS one\n");
+	fixture_put(f->root, "seeds/s.csv", "id\n1\n");
+	fixture_put(f->root, "models/silver/a.sql",
+		    "@config tags=[daily]\nSELECT * FROM seeds.s\n");
+	fixture_put(f->root, "models/silver/b.sql",
+		    "@config tags=[Daily, finance]\n"
+		    "SELECT * FROM silver.a JOIN seeds.s USING (id)\n");
+	fixture_put(f->root, "models/gold/z.sql", "SELECT count(*) AS n FROM silver.b\n");
+	fixture_put(f->root, "models/gold/c.sql", "SELECT 1 AS one\n");
 }
 
 static void test_order_respects_dependencies(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct model *b;
 
 	write_chain(f);
@@ -165,25 +119,25 @@ static void test_order_respects_dependencies(void **state)
 	assert_int_equal(f->p->diags.n, 0);
 	assert_string_equal(order(f), "gold.c seeds.s silver.a silver.b gold.z");
 	check_topological(f);
-	b = model(f, "silver.b");
+	b = fixture_model(f->p, "silver.b");
 	assert_int_equal(b->ndeps, 2);
 	assert_int_equal(b->nchildren, 1);
-	assert_ptr_equal(b->children[0], model(f, "gold.z"));
-	assert_int_equal(model(f, "seeds.s")->nchildren, 2);
-	assert_ptr_equal(b->refs[0].target, model(f, "silver.a"));
-	assert_ptr_equal(b->refs[1].target, model(f, "seeds.s"));
+	assert_ptr_equal(b->children[0], fixture_model(f->p, "gold.z"));
+	assert_int_equal(fixture_model(f->p, "seeds.s")->nchildren, 2);
+	assert_ptr_equal(b->refs[0].target, fixture_model(f->p, "silver.a"));
+	assert_ptr_equal(b->refs[1].target, fixture_model(f->p, "seeds.s"));
 }
 
 static void test_ties_by_name(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 
 	/* b.x and c.y are ready first; a.z becomes ready after b.x and, being
 	 * the smallest name then, goes before c.y */
-	put(f, "models/b/x.sql", "SELECT 1 AS v\n");
-	put(f, "models/c/y.sql", "SELECT 2 AS v\n");
-	put(f, "models/a/z.sql", "SELECT * FROM b.x\n");
-	put(f, "models/d/w.sql", "SELECT * FROM a.z, c.y\n");
+	fixture_put(f->root, "models/b/x.sql", "SELECT 1 AS v\n");
+	fixture_put(f->root, "models/c/y.sql", "SELECT 2 AS v\n");
+	fixture_put(f->root, "models/a/z.sql", "SELECT * FROM b.x\n");
+	fixture_put(f->root, "models/d/w.sql", "SELECT * FROM a.z, c.y\n");
 	load(f);
 	assert_int_equal(build(f, NULL, 0), 0);
 	assert_string_equal(order(f), "b.x a.z c.y d.w");
@@ -192,32 +146,33 @@ static void test_ties_by_name(void **state)
 
 static void test_repeated_reference_is_one_edge(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 
 	write_chain(f);
 	/* a model read twice, and through the same model, is one edge */
-	put(f, "models/gold/z.sql", "SELECT * FROM silver.b UNION ALL SELECT * FROM silver.b\n");
+	fixture_put(f->root, "models/gold/z.sql",
+		    "SELECT * FROM silver.b UNION ALL SELECT * FROM silver.b\n");
 	load(f);
 	assert_int_equal(build(f, NULL, 0), 0);
-	assert_int_equal(model(f, "gold.z")->ndeps, 1);
-	assert_int_equal(model(f, "gold.z")->nrefs, 2);
+	assert_int_equal(fixture_model(f->p, "gold.z")->ndeps, 1);
+	assert_int_equal(fixture_model(f->p, "gold.z")->nrefs, 2);
 	assert_string_equal(order(f), "gold.c seeds.s silver.a silver.b gold.z");
 }
 
 static void test_cycle(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const struct diag *d;
 
-	put(f, "models/silver/x.sql", "SELECT * FROM silver.y\n");
-	put(f, "models/silver/y.sql", "SELECT * FROM silver.x\n");
+	fixture_put(f->root, "models/silver/x.sql", "SELECT * FROM silver.y\n");
+	fixture_put(f->root, "models/silver/y.sql", "SELECT * FROM silver.x\n");
 	/* a model that reads the cycle is stuck too, but is not part of it */
-	put(f, "models/silver/a.sql", "SELECT * FROM silver.x\n");
-	put(f, "models/silver/ok.sql", "SELECT 1 AS one\n");
+	fixture_put(f->root, "models/silver/a.sql", "SELECT * FROM silver.x\n");
+	fixture_put(f->root, "models/silver/ok.sql", "SELECT 1 AS one\n");
 	load(f);
 	assert_int_equal(build(f, NULL, 0), SL_E_INVALID);
 	assert_int_equal(diag_count(&f->p->diags, DIAG_ERROR), 1);
-	d = diag_find(f, "dependency cycle: silver.x -> silver.y -> silver.x");
+	d = fixture_diag(f->p, "dependency cycle: silver.x -> silver.y -> silver.x");
 	assert_string_equal(d->file, "models/silver/x.sql");
 	assert_non_null(strstr(d->hint, "{this}"));
 	/* every model is still in the list */
@@ -227,45 +182,46 @@ static void test_cycle(void **state)
 
 static void test_longer_cycle(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 
-	put(f, "models/s/a.sql", "SELECT * FROM s.b\n");
-	put(f, "models/s/b.sql", "SELECT * FROM s.c\n");
-	put(f, "models/s/c.sql", "SELECT * FROM s.a JOIN s.d ON true\n");
-	put(f, "models/s/d.sql", "SELECT 1 AS one\n");
+	fixture_put(f->root, "models/s/a.sql", "SELECT * FROM s.b\n");
+	fixture_put(f->root, "models/s/b.sql", "SELECT * FROM s.c\n");
+	fixture_put(f->root, "models/s/c.sql", "SELECT * FROM s.a JOIN s.d ON true\n");
+	fixture_put(f->root, "models/s/d.sql", "SELECT 1 AS one\n");
 	load(f);
 	assert_int_equal(build(f, NULL, 0), SL_E_INVALID);
-	diag_find(f, "dependency cycle: s.a -> s.b -> s.c -> s.a");
+	fixture_diag(f->p, "dependency cycle: s.a -> s.b -> s.c -> s.a");
 }
 
 static void test_missing_reference_needs_relations(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	static const char *const none[] = { NULL };
 	static const char *const rels[] = { "landing.events", "landing.orders", NULL };
 	const struct diag *d;
 
-	put(f, "models/silver/orders.sql", "SELECT *\nFROM landing.orders\n");
-	put(f, "models/silver/copy.sql", "SELECT * FROM silver.ordrs\n");
-	put(f, "models/silver/far.sql", "SELECT * FROM   zzz.qqq\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT *\nFROM landing.orders\n");
+	fixture_put(f->root, "models/silver/copy.sql", "SELECT * FROM silver.ordrs\n");
+	fixture_put(f->root, "models/silver/far.sql", "SELECT * FROM   zzz.qqq\n");
 	/* without a relation list, references to outside tables are trusted */
 	load(f);
 	assert_int_equal(build(f, NULL, 0), 0);
 	assert_int_equal(f->p->diags.n, 0);
-	assert_null(model(f, "silver.orders")->refs[0].target);
+	assert_null(fixture_model(f->p, "silver.orders")->refs[0].target);
 
 	/* with one, what is neither a model nor a relation is reported */
 	load(f);
 	assert_int_equal(build(f, rels, 2), SL_E_INVALID);
 	assert_int_equal(f->p->diags.n, 2);
-	d = diag_find(f, "model 'silver.copy' reads 'silver.ordrs', which is neither a model nor "
+	d = fixture_diag(f->p,
+			 "model 'silver.copy' reads 'silver.ordrs', which is neither a model nor "
 			 "a table in the warehouse");
 	assert_string_equal(d->file, "models/silver/copy.sql");
 	assert_int_equal(d->line, 1);
 	assert_int_equal(d->col, 15);
 	assert_string_equal(d->hint, "did you mean 'silver.orders'?");
-	d = diag_find(f, "model 'silver.far' reads 'zzz.qqq', which is neither a model nor a "
-			 "table in the warehouse");
+	d = fixture_diag(f->p, "model 'silver.far' reads 'zzz.qqq', which is neither a model nor a "
+			       "table in the warehouse");
 	assert_int_equal(d->col, 17);
 	assert_string_equal(d->hint,
 			    "create it in the warehouse, or add a model or seed that produces it");
@@ -274,7 +230,8 @@ static void test_missing_reference_needs_relations(void **state)
 	load(f);
 	assert_int_equal(build(f, none, 0), SL_E_INVALID);
 	assert_int_equal(f->p->diags.n, 3);
-	d = diag_find(f, "model 'silver.orders' reads 'landing.orders', which is neither a model "
+	d = fixture_diag(f->p,
+			 "model 'silver.orders' reads 'landing.orders', which is neither a model "
 			 "nor a table in the warehouse");
 	assert_int_equal(d->line, 2);
 	assert_int_equal(d->col, 6);
@@ -282,26 +239,28 @@ static void test_missing_reference_needs_relations(void **state)
 
 static void test_relationships_target(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	static const char *const rels[] = { "crm.accounts", NULL };
 
-	put(f, "models/silver/customers.sql", "SELECT 1 AS id\n");
-	put(f, "models/silver/orders.sql",
-	    "@assert relationships(customer_id, silver.customers(id))\n"
-	    "@assert relationships(account_id, crm.accounts(id))\n"
-	    "@assert relationships(region, crm.regions(code))\n"
-	    "SELECT 1 AS customer_id, 2 AS account_id, 'eu' AS region\n");
+	fixture_put(f->root, "models/silver/customers.sql", "SELECT 1 AS id\n");
+	fixture_put(f->root, "models/silver/orders.sql",
+		    "@assert relationships(customer_id, silver.customers(id))\n"
+		    "@assert relationships(account_id, crm.accounts(id))\n"
+		    "@assert relationships(region, crm.regions(code))\n"
+		    "SELECT 1 AS customer_id, 2 AS account_id, 'eu' AS region\n");
 	load(f);
 	assert_int_equal(build(f, NULL, 0), 0);
 	/* the checked model must exist before the check runs */
-	assert_int_equal(model(f, "silver.orders")->ndeps, 1);
-	assert_ptr_equal(model(f, "silver.orders")->deps[0], model(f, "silver.customers"));
+	assert_int_equal(fixture_model(f->p, "silver.orders")->ndeps, 1);
+	assert_ptr_equal(fixture_model(f->p, "silver.orders")->deps[0],
+			 fixture_model(f->p, "silver.customers"));
 	assert_string_equal(order(f), "silver.customers silver.orders");
 
 	load(f);
 	assert_int_equal(build(f, rels, 1), SL_E_INVALID);
 	assert_int_equal(f->p->diags.n, 1);
-	assert_int_equal(diag_find(f, "@assert relationships target 'crm.regions' is neither a "
+	assert_int_equal(fixture_diag(f->p,
+				      "@assert relationships target 'crm.regions' is neither a "
 				      "model nor a table")
 				 ->line,
 			 3);
@@ -309,7 +268,7 @@ static void test_relationships_target(void **state)
 
 static void test_select_all_and_empty(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	bool sel[8];
 
@@ -325,7 +284,7 @@ static void test_select_all_and_empty(void **state)
 
 static void test_select_terms(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 
 	write_chain(f);
 	load(f);
@@ -350,10 +309,10 @@ static void test_select_terms(void **state)
 
 static void test_select_same_name_in_two_schemas(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 
-	put(f, "models/silver/orders.sql", "SELECT 1 AS x\n");
-	put(f, "models/gold/orders.sql", "SELECT * FROM silver.orders\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/orders.sql", "SELECT * FROM silver.orders\n");
 	load(f);
 	assert_int_equal(build(f, NULL, 0), 0);
 	assert_string_equal(select_names(f, "orders"), "silver.orders gold.orders");
@@ -362,7 +321,7 @@ static void test_select_same_name_in_two_schemas(void **state)
 
 static void test_select_unknown(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	bool sel[8];
 
@@ -394,13 +353,13 @@ static void test_select_unknown(void **state)
 
 static void test_select_bare_name_typo_has_hint(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	bool sel[8];
 
 	/* a bare name is compared with bare model names */
-	put(f, "models/silver/orders.sql", "SELECT 1 AS x\n");
-	put(f, "models/gold/revenue.sql", "SELECT * FROM silver.orders\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/revenue.sql", "SELECT * FROM silver.orders\n");
 	load(f);
 	assert_int_equal(build(f, NULL, 0), 0);
 	assert_int_equal(dag_select(f->p, "ordrs", sel, &err), SL_E_NOTFOUND);
@@ -418,7 +377,7 @@ static void test_select_bare_name_typo_has_hint(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fixture_project_teardown)
 		T(test_order_respects_dependencies),
 		T(test_ties_by_name),
 		T(test_repeated_reference_is_one_edge),

@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_wh.h"
+
 #include "core/err.h"
 #include "ingest/writer.h"
 #include "warehouse/wh.h"
@@ -99,15 +101,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int64_t qint(struct fx *f, const char *sql)
-{
-	int64_t v = -1;
-
-	if (wh_query_int(f->probe, sql, &v, &f->err))
-		fail_msg("%s\n%s", f->err.msg, sql);
-	return v;
-}
-
 /* A batch of rows "id,amount" (one value string per row). */
 struct rows {
 	const char *cells[3 * 8];
@@ -165,7 +158,7 @@ static void test_group_commit(void **state)
 	for (int i = 0; i < 3; i++)
 		submit(f, batch(&r[i], NULL, 2, ids, amounts), &ans[i]);
 	/* nothing is answered before its transaction commits */
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 0);
 	assert_false(ans[0].done);
 	wait_all(f, ans, 3);
 	for (int i = 0; i < 3; i++) {
@@ -176,12 +169,16 @@ static void test_group_commit(void **state)
 	}
 	assert_true(ans[0].res.seq > 0);
 	/* one transaction: one sequence, one advance */
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders WHERE _sluice_seq = "
-				 "(SELECT watermark FROM _sluice.live_sources) AND (payload->>'k') = "
-				 "'1' AND _sluice_landed_at IS NOT NULL"),
-			 6);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances WHERE rows = 6"), 1);
-	assert_int_equal(qint(f, "SELECT sum(amount) * 10 FROM landing.orders"), 105);
+	assert_int_equal(
+		query_int(f->probe,
+			  "SELECT count(*) FROM landing.orders WHERE _sluice_seq = "
+			  "(SELECT watermark FROM _sluice.live_sources) AND (payload->>'k') = "
+			  "'1' AND _sluice_landed_at IS NOT NULL"),
+		6);
+	assert_int_equal(
+		query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances WHERE rows = 6"),
+		1);
+	assert_int_equal(query_int(f->probe, "SELECT sum(amount) * 10 FROM landing.orders"), 105);
 	assert_int_equal(f->advances, 1);
 	assert_int_equal(f->advanced_rows, 6);
 }
@@ -205,9 +202,10 @@ static void test_bad_batch_fails_alone(void **state)
 	assert_true(ans[1].res.bad_input);
 	assert_non_null(strstr(ans[1].res.error, "row 2"));
 	assert_int_equal(ans[1].res.rows, 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 4);
-	assert_int_equal(qint(f, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 2);
-	assert_int_equal(qint(f, "SELECT sum(rows) FROM _sluice.live_advances"), 4);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 4);
+	assert_int_equal(
+		query_int(f->probe, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 2);
+	assert_int_equal(query_int(f->probe, "SELECT sum(rows) FROM _sluice.live_advances"), 4);
 }
 
 static void test_delivery_ids(void **state)
@@ -232,8 +230,8 @@ static void test_delivery_ids(void **state)
 	assert_false(ans[2].res.duplicate);
 	assert_true(ans[3].res.duplicate);
 	assert_int_equal(ans[3].res.seq, ans[2].res.seq);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.deliveries"), 2);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 2);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.deliveries"), 2);
 }
 
 /* Retries of landed deliveries amid new ones in one flush: the primary key
@@ -295,7 +293,7 @@ static void test_busy(void **state)
 				       &f->err),
 			 SL_E_BUSY);
 	wait_all(f, ans, 1);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 3);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 3);
 }
 
 /* Stopping commits what was accepted, however long it would have waited. */
@@ -312,7 +310,7 @@ static void test_stop_flushes(void **state)
 	f->wr = NULL;
 	assert_true(an.done);
 	assert_int_equal(an.res.code, 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 1);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 1);
 }
 
 static void test_unknown_column_and_table(void **state)
@@ -331,7 +329,7 @@ static void test_unknown_column_and_table(void **state)
 	assert_int_equal(ingest_submit_wait(f->wr, &b, &res, &f->err), 0);
 	assert_int_not_equal(res.code, 0);
 	assert_non_null(strstr(res.error, "landing.missing"));
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances"), 0);
 }
 
 static const char *cursor_of(struct fx *f)
@@ -378,7 +376,7 @@ static void test_cursor(void **state)
 	assert_int_equal(ingest_submit_wait(f->wr, &r[0].b, &res, &f->err), 0);
 	assert_int_equal(res.code, 0);
 	assert_string_equal(cursor_of(f), "c1");
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 4);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 4);
 }
 
 int main(void)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_wh.h"
 
 #include "build/run.h"
 #include "core/arena.h"
@@ -50,15 +51,8 @@ static int setup(void **state)
 
 	fixture_mkdtemp(f->root, "live");
 	f->a = arena_new(NULL);
-	if (wh_open_duckdb(":memory:", false, &f->w, &f->err)) {
-		fprintf(stderr, "cannot open DuckDB: %s\n", f->err.msg);
+	if (fixture_open_tiny(&f->w))
 		return -1;
-	}
-	/* the tables are tiny: worker threads would only add wake-ups */
-	if (wh_exec(f->w, "SET threads = 1", &f->err)) {
-		fprintf(stderr, "%s\n", f->err.msg);
-		return -1;
-	}
 	*state = f;
 	return 0;
 }
@@ -74,70 +68,17 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void put(struct fx *f, const char *rel, const char *text)
+static void load(struct fx *f)
 {
-	fixture_put(f->root, rel, text);
-}
-
-/* Loads and validates the project; warnings are fine, errors are not. */
-static struct project *load(struct fx *f)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	if (project_load(f->a, f->root, parser, &f->p, &err))
-		fail_msg("project_load: %s", err.msg);
-	project_validate(f->p, NULL, 0);
-	if (diag_has_errors(&f->p->diags)) {
-		diag_print(&f->p->diags, stderr);
-		fail_msg("the project has errors");
-	}
-	return f->p;
-}
-
-static struct model *model(struct fx *f, const char *fqn)
-{
-	struct model *m = project_find_model(f->p, fqn);
-
-	if (!m)
-		fail_msg("no model '%s'", fqn);
-	return m;
-}
-
-static void exec(struct fx *f, const char *sql)
-{
-	if (wh_exec(f->w, sql, &f->err))
-		fail_msg("%s\n%s", f->err.msg, sql);
-}
-
-static int64_t qint(struct fx *f, const char *sql)
-{
-	int64_t v = -1;
-
-	if (wh_query_int(f->w, sql, &v, &f->err))
-		fail_msg("%s\n%s", f->err.msg, sql);
-	return v;
-}
-
-/* The first value of the first row as text ("NULL" for SQL NULL, "" for no
- * row), in the fixture's arena. */
-static const char *qstr(struct fx *f, const char *sql)
-{
-	struct wh_result *r;
-	const char *s;
-
-	if (wh_query(f->w, sql, &r, &f->err))
-		fail_msg("%s\n%s", f->err.msg, sql);
-	s = !wh_result_nrows(r) ? "" : wh_result_value(r, 0, 0) ? wh_result_value(r, 0, 0) : "NULL";
-	s = arena_strdup(f->a, s);
-	wh_result_free(r);
-	return s;
+	f->p = fixture_load_valid(f->a, f->root);
 }
 
 /* Rows of a landing table not stamped yet. */
 static int64_t unstamped(struct fx *f, const char *table)
 {
-	return qint(f, arena_sprintf(f->a, "SELECT count(*) FROM %s WHERE _sluice_seq IS NULL",
-				     table));
+	return query_int(f->w, arena_sprintf(f->a,
+					     "SELECT count(*) FROM %s WHERE _sluice_seq IS NULL",
+					     table));
 }
 
 static struct live_advance advance(struct fx *f, const char *source)
@@ -188,26 +129,27 @@ static void run_ok(struct fx *f, bool full)
 
 static int64_t consumed(struct fx *f, const char *model, const char *input)
 {
-	return qint(f, arena_sprintf(f->a,
-				     "SELECT coalesce(max(watermark), -1) FROM "
-				     "_sluice.live_consumed WHERE model = '%s' AND input = '%s'",
-				     model, input));
+	return query_int(f->w, arena_sprintf(f->a,
+					     "SELECT coalesce(max(watermark), -1) FROM "
+					     "_sluice.live_consumed "
+					     "WHERE model = '%s' AND input = '%s'",
+					     model, input));
 }
 
 static int64_t published(struct fx *f, const char *model)
 {
-	return qint(f, arena_sprintf(f->a,
-				     "SELECT coalesce(max(published), -1) FROM _sluice.live_state "
-				     "WHERE model = '%s'",
-				     model));
+	return query_int(f->w, arena_sprintf(f->a,
+					     "SELECT coalesce(max(published), -1) FROM "
+					     "_sluice.live_state WHERE model = '%s'",
+					     model));
 }
 
 static int64_t source_wm(struct fx *f, const char *source)
 {
-	return qint(f, arena_sprintf(f->a,
-				     "SELECT coalesce(max(watermark), -1) FROM "
-				     "_sluice.live_sources WHERE source = '%s'",
-				     source));
+	return query_int(f->w, arena_sprintf(f->a,
+					     "SELECT coalesce(max(watermark), -1) FROM "
+					     "_sluice.live_sources WHERE source = '%s'",
+					     source));
 }
 
 /* As a ledger read from the tables sees it. */
@@ -218,7 +160,7 @@ static int64_t lag(struct fx *f, const char *fqn, int64_t now)
 
 	if (live_ledger_load(l, f->w, &f->err))
 		fail_msg("ledger: %s", f->err.msg);
-	ms = live_ledger_lag_ms(l, model(f, fqn), now);
+	ms = live_ledger_lag_ms(l, fixture_model(f->p, fqn), now);
 	live_ledger_free(l);
 	return ms;
 }
@@ -236,17 +178,18 @@ static int64_t lag(struct fx *f, const char *fqn, int64_t now)
 
 static void land(struct fx *f, const char *values)
 {
-	exec(f, arena_sprintf(f->a,
-			      "INSERT INTO landing.orders (order_id, amount, region) VALUES %s",
-			      values));
+	exec(f->w, arena_sprintf(f->a,
+				 "INSERT INTO landing.orders (order_id, amount, region) VALUES %s",
+				 values));
 }
 
 /* ---- advances ---- */
 
 static void make_orders(struct fx *f)
 {
-	exec(f, "CREATE SCHEMA landing;\n"
-		"CREATE TABLE landing.orders (order_id BIGINT, amount DOUBLE, _sluice_seq BIGINT)");
+	exec(f->w,
+	     "CREATE SCHEMA landing;\n"
+	     "CREATE TABLE landing.orders (order_id BIGINT, amount DOUBLE, _sluice_seq BIGINT)");
 }
 
 static void test_advance_stamps_new_rows(void **state)
@@ -255,58 +198,62 @@ static void test_advance_stamps_new_rows(void **state)
 	struct live_advance a1, a2, none;
 
 	make_orders(f);
-	exec(f, "INSERT INTO landing.orders (order_id, amount) VALUES (1, 10), (2, 20)");
+	exec(f->w, "INSERT INTO landing.orders (order_id, amount) VALUES (1, 10), (2, 20)");
 	a1 = advance(f, "landing.orders");
 	assert_true(a1.seq > 0);
 	assert_int_equal(a1.rows, 2);
 	assert_int_equal(unstamped(f, "landing.orders"), 0);
-	assert_int_equal(qint(f, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 1);
-	assert_int_equal(qint(f, "SELECT max(_sluice_seq) FROM landing.orders"), a1.seq);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 1);
-	assert_int_equal(qint(f, "SELECT rows FROM _sluice.live_advances"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"),
+			 1);
+	assert_int_equal(query_int(f->w, "SELECT max(_sluice_seq) FROM landing.orders"), a1.seq);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 1);
+	assert_int_equal(query_int(f->w, "SELECT rows FROM _sluice.live_advances"), 2);
 	assert_int_equal(source_wm(f, "landing.orders"), a1.seq);
-	assert_int_equal(qint(f, "SELECT rows FROM _sluice.live_sources"), 2);
+	assert_int_equal(query_int(f->w, "SELECT rows FROM _sluice.live_sources"), 2);
 
 	/* only the new rows get the next sequence; the old keep theirs */
-	exec(f, "INSERT INTO landing.orders (order_id, amount) VALUES (3, 30), (4, 40), (5, 50)");
+	exec(f->w,
+	     "INSERT INTO landing.orders (order_id, amount) VALUES (3, 30), (4, 40), (5, 50)");
 	a2 = advance(f, "landing.orders");
 	assert_true(a2.seq > a1.seq);
 	assert_int_equal(a2.rows, 3);
-	assert_int_equal(qint(f, arena_sprintf(f->a,
-					       "SELECT count(*) FROM landing.orders WHERE "
-					       "_sluice_seq = %lld AND order_id <= 2",
-					       (long long)a1.seq)),
+	assert_int_equal(query_int(f->w, arena_sprintf(f->a,
+						       "SELECT count(*) FROM landing.orders WHERE "
+						       "_sluice_seq = %lld AND order_id <= 2",
+						       (long long)a1.seq)),
 			 2);
-	assert_int_equal(qint(f, arena_sprintf(f->a,
-					       "SELECT count(*) FROM landing.orders WHERE "
-					       "_sluice_seq = %lld AND order_id >= 3",
-					       (long long)a2.seq)),
+	assert_int_equal(query_int(f->w, arena_sprintf(f->a,
+						       "SELECT count(*) FROM landing.orders WHERE "
+						       "_sluice_seq = %lld AND order_id >= 3",
+						       (long long)a2.seq)),
 			 3);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 2);
-	assert_int_equal(qint(f, arena_sprintf(f->a,
-					       "SELECT rows FROM _sluice.live_advances WHERE "
-					       "seq = %lld",
-					       (long long)a2.seq)),
-			 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 2);
+	assert_int_equal(
+		query_int(f->w, arena_sprintf(f->a,
+					      "SELECT rows FROM _sluice.live_advances WHERE "
+					      "seq = %lld",
+					      (long long)a2.seq)),
+		3);
 	/* one row per source: the watermark moves, the rows add up */
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_sources"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_sources"), 1);
 	assert_int_equal(source_wm(f, "landing.orders"), a2.seq);
-	assert_int_equal(qint(f, "SELECT rows FROM _sluice.live_sources"), 5);
+	assert_int_equal(query_int(f->w, "SELECT rows FROM _sluice.live_sources"), 5);
 
 	/* nothing new: nothing stamped, nothing recorded */
 	none = advance(f, "landing.orders");
 	assert_int_equal(none.seq, 0);
 	assert_int_equal(none.rows, 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 2);
 	assert_int_equal(source_wm(f, "landing.orders"), a2.seq);
-	assert_int_equal(qint(f, "SELECT rows FROM _sluice.live_sources"), 5);
-	assert_int_equal(qint(f, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 2);
+	assert_int_equal(query_int(f->w, "SELECT rows FROM _sluice.live_sources"), 5);
+	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"),
+			 2);
 
 	/* out may be NULL */
-	exec(f, "INSERT INTO landing.orders (order_id, amount) VALUES (6, 60)");
+	exec(f->w, "INSERT INTO landing.orders (order_id, amount) VALUES (6, 60)");
 	assert_int_equal(live_advance_source(f->w, "orders", NULL, &f->err), 0);
 	assert_int_equal(unstamped(f, "landing.orders"), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 3);
 }
 
 static void test_advance_adds_the_column(void **state)
@@ -314,25 +261,26 @@ static void test_advance_adds_the_column(void **state)
 	struct fx *f = *state;
 	struct live_advance adv;
 
-	exec(f, "CREATE SCHEMA landing;\n"
-		"CREATE TABLE landing.events (id INTEGER, kind VARCHAR);\n"
-		"INSERT INTO landing.events VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+	exec(f->w, "CREATE SCHEMA landing;\n"
+		   "CREATE TABLE landing.events (id INTEGER, kind VARCHAR);\n"
+		   "INSERT INTO landing.events VALUES (1, 'a'), (2, 'b'), (3, 'c')");
 	adv = advance(f, "events");
 	assert_true(adv.seq > 0);
 	assert_int_equal(adv.rows, 3);
-	assert_string_equal(qstr(f, "SELECT data_type FROM information_schema.columns WHERE "
-				    "table_schema = 'landing' AND table_name = 'events' AND "
-				    "column_name = '_sluice_seq'"),
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT data_type FROM information_schema.columns WHERE "
+				      "table_schema = 'landing' AND table_name = 'events' AND "
+				      "column_name = '_sluice_seq'"),
 			    "BIGINT");
 	assert_int_equal(unstamped(f, "landing.events"), 0);
 	/* the writer's columns are untouched */
-	assert_int_equal(qint(f, "SELECT sum(id) FROM landing.events"), 6);
+	assert_int_equal(query_int(f->w, "SELECT sum(id) FROM landing.events"), 6);
 	/* from now on an insert with a column list lines up */
-	exec(f, "INSERT INTO landing.events (id, kind) VALUES (4, 'd')");
+	exec(f->w, "INSERT INTO landing.events (id, kind) VALUES (4, 'd')");
 	adv = advance(f, "landing.events");
 	assert_int_equal(adv.rows, 1);
-	assert_int_equal(qint(f, "SELECT count(*) FROM information_schema.columns WHERE "
-				 "table_schema = 'landing' AND table_name = 'events'"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM information_schema.columns WHERE "
+					 "table_schema = 'landing' AND table_name = 'events'"),
 			 3);
 }
 
@@ -350,19 +298,20 @@ static void test_advance_short_and_long_names(void **state)
 	assert_string_equal(name, "landing.orders");
 
 	make_orders(f);
-	exec(f, "INSERT INTO landing.orders (order_id) VALUES (1)");
+	exec(f->w, "INSERT INTO landing.orders (order_id) VALUES (1)");
 	a1 = advance(f, "orders");
-	exec(f, "INSERT INTO landing.orders (order_id) VALUES (2)");
+	exec(f->w, "INSERT INTO landing.orders (order_id) VALUES (2)");
 	a2 = advance(f, "landing.orders");
 	assert_int_equal(a1.rows, 1);
 	assert_int_equal(a2.rows, 1);
 	assert_true(a2.seq > a1.seq);
 	/* both recorded under the one full name */
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_sources"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_sources"), 1);
 	assert_int_equal(source_wm(f, "landing.orders"), a2.seq);
-	assert_int_equal(qint(f, "SELECT rows FROM _sluice.live_sources"), 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances WHERE source = "
-				 "'landing.orders'"),
+	assert_int_equal(query_int(f->w, "SELECT rows FROM _sluice.live_sources"), 2);
+	assert_int_equal(query_int(f->w,
+				   "SELECT count(*) FROM _sluice.live_advances WHERE source = "
+				   "'landing.orders'"),
 			 2);
 }
 
@@ -375,20 +324,21 @@ static void test_advance_unknown_table(void **state)
 	assert_non_null(strstr(f->err.msg, "'landing.nope'"));
 	/* a view is not a landing table either */
 	sl_err_clear(&f->err);
-	exec(f, "CREATE SCHEMA landing;\nCREATE VIEW landing.v AS SELECT 1 AS x");
+	exec(f->w, "CREATE SCHEMA landing;\nCREATE VIEW landing.v AS SELECT 1 AS x");
 	assert_int_equal(live_advance_source(f->w, "landing.v", NULL, &f->err), SL_E_NOTFOUND);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_sources"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_sources"), 0);
 }
 
 /* "name type, ..." of a table's columns, in order. */
 static const char *columns_of(struct fx *f, const char *schema, const char *name)
 {
-	return qstr(f, arena_sprintf(f->a,
-				     "SELECT string_agg(column_name || ' ' || data_type, ', ' "
-				     "ORDER BY ordinal_position) FROM information_schema.columns "
-				     "WHERE table_schema = '%s' AND table_name = '%s'",
-				     schema, name));
+	return query_str(f->w, f->a,
+			 arena_sprintf(f->a,
+				       "SELECT string_agg(column_name || ' ' || data_type, ', ' "
+				       "ORDER BY ordinal_position) FROM information_schema.columns "
+				       "WHERE table_schema = '%s' AND table_name = '%s'",
+				       schema, name));
 }
 
 static void test_sources_ensure(void **state)
@@ -396,15 +346,15 @@ static void test_sources_ensure(void **state)
 	struct fx *f = *state;
 	const char *cols;
 
-	put(f, "sluice.yml",
-	    "name: shop\n"
-	    "sources:\n"
-	    "  orders: {kind: webhook, columns: {order_id: BIGINT, amount: DOUBLE}}\n"
-	    "  pings: {kind: webhook}\n"
-	    "  customers: {kind: postgres_cdc, dsn_env: PG_DSN}\n"
-	    "  clicks: {kind: kafka, brokers: 'localhost:9092', topic: clicks}\n"
-	    "  legacy: {kind: adopted, table: raw.legacy, cursor: updated_at}\n");
-	put(f, "models/silver/x.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  orders: {kind: webhook, columns: {order_id: BIGINT, amount: DOUBLE}}\n"
+		    "  pings: {kind: webhook}\n"
+		    "  customers: {kind: postgres_cdc, dsn_env: PG_DSN}\n"
+		    "  clicks: {kind: kafka, brokers: 'localhost:9092', topic: clicks}\n"
+		    "  legacy: {kind: adopted, table: raw.legacy, cursor: updated_at}\n");
+	fixture_put(f->root, "models/silver/x.sql", "SELECT 1 AS x\n");
 	load(f);
 	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
 
@@ -424,14 +374,14 @@ static void test_sources_ensure(void **state)
 	assert_non_null(strstr(cols, "payload JSON"));
 	assert_non_null(strstr(cols, "_sluice_seq BIGINT"));
 	/* an adopted source is someone else's table */
-	assert_int_equal(qint(f, "SELECT count(*) FROM information_schema.tables WHERE "
-				 "table_name = 'legacy'"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM information_schema.tables WHERE "
+					 "table_name = 'legacy'"),
 			 0);
 
 	/* a second call keeps what is there */
-	exec(f, "INSERT INTO landing.orders (order_id, amount) VALUES (1, 2)");
+	exec(f->w, "INSERT INTO landing.orders (order_id, amount) VALUES (1, 2)");
 	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
 	/* and the tables take advances straight away */
 	assert_int_equal(advance(f, "orders").rows, 1);
 }
@@ -440,12 +390,12 @@ static void test_sources_ensure_without_sources(void **state)
 {
 	struct fx *f = *state;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/x.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/x.sql", "SELECT 1 AS x\n");
 	load(f);
 	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM information_schema.schemata WHERE "
-				 "schema_name = 'landing'"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM information_schema.schemata WHERE "
+					 "schema_name = 'landing'"),
 			 0);
 }
 
@@ -453,56 +403,58 @@ static void test_sources_ensure_without_sources(void **state)
 
 static void write_inputs_project(struct fx *f)
 {
-	put(f, "sluice.yml",
-	    "name: shop\n"
-	    "sources:\n"
-	    "  orders: {kind: webhook}\n"
-	    "  refunds: {kind: webhook}\n");
-	put(f, "models/silver/orders.sql", SILVER_ORDERS);
-	put(f, "models/silver/orders_v.sql", "SELECT * FROM landing.orders\n");
-	put(f, "models/silver/refunds_e.sql",
-	    "@config materialized=ephemeral\nSELECT * FROM landing.refunds\n");
-	put(f, "models/silver/plain.sql",
-	    "@config materialized=incremental, incremental_strategy=append\n"
-	    "SELECT * FROM landing.orders\n");
-	put(f, "models/silver/tracked.sql",
-	    "@config materialized=incremental, incremental_strategy=append,\n"
-	    "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
-	    "SELECT * FROM landing.orders\n");
-	put(f, "models/silver/live_view.sql", "@config live=true\nSELECT * FROM silver.orders\n");
-	put(f, "models/ref/regions.sql",
-	    "@config materialized=table\nSELECT 'eu' AS region UNION ALL SELECT 'us'\n");
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  orders: {kind: webhook}\n"
+		    "  refunds: {kind: webhook}\n");
+	fixture_put(f->root, "models/silver/orders.sql", SILVER_ORDERS);
+	fixture_put(f->root, "models/silver/orders_v.sql", "SELECT * FROM landing.orders\n");
+	fixture_put(f->root, "models/silver/refunds_e.sql",
+		    "@config materialized=ephemeral\nSELECT * FROM landing.refunds\n");
+	fixture_put(f->root, "models/silver/plain.sql",
+		    "@config materialized=incremental, incremental_strategy=append\n"
+		    "SELECT * FROM landing.orders\n");
+	fixture_put(f->root, "models/silver/tracked.sql",
+		    "@config materialized=incremental, incremental_strategy=append,\n"
+		    "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
+		    "SELECT * FROM landing.orders\n");
+	fixture_put(f->root, "models/silver/live_view.sql",
+		    "@config live=true\nSELECT * FROM silver.orders\n");
+	fixture_put(f->root, "models/ref/regions.sql",
+		    "@config materialized=table\nSELECT 'eu' AS region UNION ALL SELECT 'us'\n");
 	/* a view over a landing table, looked through */
-	put(f, "models/gold/via_view.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
-	    "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
-	    "SELECT * FROM silver.orders_v\n");
+	fixture_put(f->root, "models/gold/via_view.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
+		    "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
+		    "SELECT * FROM silver.orders_v\n");
 	/* a live model over a live model, joined to a batch table */
-	put(f, "models/gold/revenue.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=delete+insert, "
-	    "unique_key=region\n"
-	    "SELECT o.region, sum(o.amount) AS revenue FROM silver.orders AS o\n"
-	    "JOIN ref.regions AS r ON r.region = o.region\n"
-	    "WHERE o.region IN (SELECT region FROM silver.orders WHERE _sluice_seq > {watermark})\n"
-	    "GROUP BY o.region\n");
+	fixture_put(f->root, "models/gold/revenue.sql",
+		    "@config materialized=incremental, live=true, "
+		    "incremental_strategy=delete+insert, unique_key=region\n"
+		    "SELECT o.region, sum(o.amount) AS revenue FROM silver.orders AS o\n"
+		    "JOIN ref.regions AS r ON r.region = o.region\n"
+		    "WHERE o.region IN (SELECT region FROM silver.orders WHERE _sluice_seq > "
+		    "{watermark})\n"
+		    "GROUP BY o.region\n");
 	/* a live model, an ephemeral over a landing table and a live view */
-	put(f, "models/gold/mix.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=merge, "
-	    "unique_key=order_id\n"
-	    "SELECT o.order_id, r.amount FROM silver.live_view AS o\n"
-	    "JOIN silver.refunds_e AS r ON r.order_id = o.order_id\n"
-	    "WHERE o._sluice_seq > {watermark:silver.orders} OR r._sluice_seq > "
-	    "{watermark:refunds}\n");
+	fixture_put(f->root, "models/gold/mix.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=merge, "
+		    "unique_key=order_id\n"
+		    "SELECT o.order_id, r.amount FROM silver.live_view AS o\n"
+		    "JOIN silver.refunds_e AS r ON r.order_id = o.order_id\n"
+		    "WHERE o._sluice_seq > {watermark:silver.orders} OR r._sluice_seq > "
+		    "{watermark:refunds}\n");
 	/* a live model over a batch incremental */
-	put(f, "models/gold/from_plain.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=merge, "
-	    "unique_key=order_id\n"
-	    "SELECT * FROM silver.plain\n");
+	fixture_put(f->root, "models/gold/from_plain.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=merge, "
+		    "unique_key=order_id\n"
+		    "SELECT * FROM silver.plain\n");
 	/* a model over the live gold.revenue, through another live hop */
-	put(f, "models/gold/top.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=merge, "
-	    "unique_key=region\n"
-	    "SELECT region, revenue FROM gold.revenue WHERE revenue > {watermark}\n");
+	fixture_put(f->root, "models/gold/top.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=merge, "
+		    "unique_key=region\n"
+		    "SELECT region, revenue FROM gold.revenue WHERE revenue > {watermark}\n");
 	load(f);
 }
 
@@ -510,8 +462,17 @@ static struct live_inputs inputs_of(struct fx *f, const char *fqn)
 {
 	struct live_inputs in;
 
-	live_inputs_find(f->a, model(f, fqn), &in);
+	live_inputs_find(f->a, fixture_model(f->p, fqn), &in);
 	return in;
+}
+
+/* in must hold one input, of this kind and name. */
+static void expect_one_input(const struct live_inputs *in, enum live_input_kind kind,
+			     const char *name)
+{
+	assert_int_equal(in->n, 1);
+	assert_int_equal(in->items[0].kind, kind);
+	assert_string_equal(in->items[0].name, name);
 }
 
 static void test_inputs_refreshes_and_tracks(void **state)
@@ -519,18 +480,18 @@ static void test_inputs_refreshes_and_tracks(void **state)
 	struct fx *f = *state;
 
 	write_inputs_project(f);
-	assert_true(live_model_refreshes(model(f, "silver.orders")));
-	assert_true(live_model_tracks(model(f, "silver.orders")));
+	assert_true(live_model_refreshes(fixture_model(f->p, "silver.orders")));
+	assert_true(live_model_tracks(fixture_model(f->p, "silver.orders")));
 	/* a live view is read at query time: never refreshed */
-	assert_false(live_model_refreshes(model(f, "silver.live_view")));
-	assert_false(live_model_tracks(model(f, "silver.live_view")));
+	assert_false(live_model_refreshes(fixture_model(f->p, "silver.live_view")));
+	assert_false(live_model_tracks(fixture_model(f->p, "silver.live_view")));
 	/* an incremental model keeps watermarks when its SQL uses one */
-	assert_false(live_model_refreshes(model(f, "silver.tracked")));
-	assert_true(live_model_tracks(model(f, "silver.tracked")));
-	assert_false(live_model_refreshes(model(f, "silver.plain")));
-	assert_false(live_model_tracks(model(f, "silver.plain")));
-	assert_false(live_model_tracks(model(f, "ref.regions")));
-	assert_false(live_model_tracks(model(f, "silver.orders_v")));
+	assert_false(live_model_refreshes(fixture_model(f->p, "silver.tracked")));
+	assert_true(live_model_tracks(fixture_model(f->p, "silver.tracked")));
+	assert_false(live_model_refreshes(fixture_model(f->p, "silver.plain")));
+	assert_false(live_model_tracks(fixture_model(f->p, "silver.plain")));
+	assert_false(live_model_tracks(fixture_model(f->p, "ref.regions")));
+	assert_false(live_model_tracks(fixture_model(f->p, "silver.orders_v")));
 }
 
 static void test_inputs_landing_table(void **state)
@@ -540,9 +501,7 @@ static void test_inputs_landing_table(void **state)
 
 	write_inputs_project(f);
 	in = inputs_of(f, "silver.orders");
-	assert_int_equal(in.n, 1);
-	assert_int_equal(in.items[0].kind, LIVE_INPUT_SOURCE);
-	assert_string_equal(in.items[0].name, "landing.orders");
+	expect_one_input(&in, LIVE_INPUT_SOURCE, "landing.orders");
 	assert_null(in.items[0].model);
 	assert_int_equal(in.nbatch, 0);
 	assert_int_equal(in.nsources, 1);
@@ -562,9 +521,7 @@ static void test_inputs_view_looked_through(void **state)
 
 	write_inputs_project(f);
 	in = inputs_of(f, "gold.via_view");
-	assert_int_equal(in.n, 1);
-	assert_int_equal(in.items[0].kind, LIVE_INPUT_SOURCE);
-	assert_string_equal(in.items[0].name, "landing.orders");
+	expect_one_input(&in, LIVE_INPUT_SOURCE, "landing.orders");
 	assert_int_equal(in.nbatch, 0);
 	assert_int_equal(in.nsources, 1);
 }
@@ -576,13 +533,11 @@ static void test_inputs_live_model_and_batch(void **state)
 
 	write_inputs_project(f);
 	in = inputs_of(f, "gold.revenue");
-	assert_int_equal(in.n, 1);
-	assert_int_equal(in.items[0].kind, LIVE_INPUT_MODEL);
-	assert_string_equal(in.items[0].name, "silver.orders");
-	assert_ptr_equal(in.items[0].model, model(f, "silver.orders"));
+	expect_one_input(&in, LIVE_INPUT_MODEL, "silver.orders");
+	assert_ptr_equal(in.items[0].model, fixture_model(f->p, "silver.orders"));
 	/* read twice in the SQL, listed once */
 	assert_int_equal(in.nbatch, 1);
-	assert_ptr_equal(in.batch[0], model(f, "ref.regions"));
+	assert_ptr_equal(in.batch[0], fixture_model(f->p, "ref.regions"));
 	/* the landing table behind the live input, for lag */
 	assert_int_equal(in.nsources, 1);
 	assert_string_equal(in.sources[0], "landing.orders");
@@ -593,7 +548,7 @@ static void test_inputs_live_model_and_batch(void **state)
 	in = inputs_of(f, "gold.from_plain");
 	assert_int_equal(in.n, 0);
 	assert_int_equal(in.nbatch, 1);
-	assert_ptr_equal(in.batch[0], model(f, "silver.plain"));
+	assert_ptr_equal(in.batch[0], fixture_model(f->p, "silver.plain"));
 	assert_int_equal(in.nsources, 0);
 }
 
@@ -630,8 +585,8 @@ static void test_inputs_ephemeral_and_transitive(void **state)
 
 static void write_orders_project(struct fx *f, const char *silver)
 {
-	put(f, "sluice.yml", ORDERS_YML);
-	put(f, "models/silver/orders.sql", silver);
+	fixture_put(f->root, "sluice.yml", ORDERS_YML);
+	fixture_put(f->root, "models/silver/orders.sql", silver);
 	load(f);
 }
 
@@ -642,16 +597,16 @@ static void test_watermark_unstamped_rows_invisible(void **state)
 	write_orders_project(f, SILVER_ORDERS);
 	/* the first run creates the landing table and the model */
 	run_ok(f, false);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.orders"), 0);
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"), 0);
 	assert_int_equal(published(f, "silver.orders"), 0);
 
 	land(f, "(1, 10, 'eu'), (2, 5, 'us')");
 	run_ok(f, false);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.orders"), 0);
 	/* a full refresh does not see them either */
 	run_ok(f, true);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.orders"), 0);
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"), 0);
 }
 
@@ -675,7 +630,7 @@ static void test_watermark_consumed_and_published(void **state)
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"),
 			 source_wm(f, "landing.orders"));
 	assert_int_equal(published(f, "silver.orders"), a1.seq);
-	assert_int_equal(qint(f, "SELECT max(_sluice_seq) FROM silver.orders"), a1.seq);
+	assert_int_equal(query_int(f->w, "SELECT max(_sluice_seq) FROM silver.orders"), a1.seq);
 
 	/* an update and a new row: only the new batch is read */
 	land(f, "(1, 12, 'eu'), (3, 7, 'eu')");
@@ -686,9 +641,11 @@ static void test_watermark_consumed_and_published(void **state)
 	run_report_free(&rep);
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"), a2.seq);
 	assert_int_equal(published(f, "silver.orders"), a2.seq);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 3);
-	assert_int_equal(qint(f, "SELECT amount FROM silver.orders WHERE order_id = 1"), 12);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders WHERE order_id = 9"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.orders"), 3);
+	assert_int_equal(query_int(f->w, "SELECT amount FROM silver.orders WHERE order_id = 1"),
+			 12);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.orders WHERE order_id = 9"),
+			 0);
 
 	/* caught up: nothing to do */
 	rep = run_with(f, &opts);
@@ -696,11 +653,12 @@ static void test_watermark_consumed_and_published(void **state)
 	run_report_free(&rep);
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"), a2.seq);
 	/* the live state counts refreshes and events */
-	assert_int_equal(qint(f, "SELECT events FROM _sluice.live_state WHERE model = "
-				 "'silver.orders'"),
+	assert_int_equal(query_int(f->w, "SELECT events FROM _sluice.live_state WHERE model = "
+					 "'silver.orders'"),
 			 4);
-	assert_string_equal(qstr(f, "SELECT status FROM _sluice.live_state WHERE model = "
-				    "'silver.orders'"),
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT status FROM _sluice.live_state WHERE model = "
+				      "'silver.orders'"),
 			    "live");
 }
 
@@ -712,16 +670,17 @@ static void test_watermark_refresh_counter(void **state)
 	struct run_report rep;
 	int64_t c0, c1;
 
-	put(f, "sluice.yml", ORDERS_YML);
-	put(f, "models/silver/amounts.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=merge, "
-	    "unique_key=order_id\n"
-	    "SELECT order_id, amount FROM landing.orders\n"
-	    "WHERE _sluice_seq > {watermark} AND amount > 0\n");
-	put(f, "models/gold/total.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=merge, "
-	    "unique_key=k\n"
-	    "SELECT 1 AS k, sum(amount) AS total, {watermark} AS seen FROM silver.amounts\n");
+	fixture_put(f->root, "sluice.yml", ORDERS_YML);
+	fixture_put(f->root, "models/silver/amounts.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=merge, "
+		    "unique_key=order_id\n"
+		    "SELECT order_id, amount FROM landing.orders\n"
+		    "WHERE _sluice_seq > {watermark} AND amount > 0\n");
+	fixture_put(f->root, "models/gold/total.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=merge, "
+		    "unique_key=k\n"
+		    "SELECT 1 AS k, sum(amount) AS total, {watermark} AS seen "
+		    "FROM silver.amounts\n");
 	load(f);
 	run_ok(f, false);
 	c0 = published(f, "silver.amounts");
@@ -736,8 +695,8 @@ static void test_watermark_refresh_counter(void **state)
 	c1 = published(f, "silver.amounts");
 	assert_int_equal(c1, c0 + 1);
 	assert_int_equal(consumed(f, "gold.total", "silver.amounts"), c1);
-	assert_int_equal(qint(f, "SELECT total FROM gold.total"), 15);
-	assert_int_equal(qint(f, "SELECT seen FROM gold.total"), c0);
+	assert_int_equal(query_int(f->w, "SELECT total FROM gold.total"), 15);
+	assert_int_equal(query_int(f->w, "SELECT seen FROM gold.total"), c0);
 
 	/* a batch that changes no row: consumed, but the counter stays */
 	land(f, "(3, -1, 'eu')");
@@ -756,7 +715,7 @@ static void test_watermark_refresh_counter(void **state)
 	advance(f, "orders");
 	run_ok(f, false);
 	assert_int_equal(published(f, "silver.amounts"), c1 + 1);
-	assert_int_equal(qint(f, "SELECT total FROM gold.total"), 16);
+	assert_int_equal(query_int(f->w, "SELECT total FROM gold.total"), 16);
 }
 
 static void test_watermark_named_inputs(void **state)
@@ -764,52 +723,56 @@ static void test_watermark_named_inputs(void **state)
 	struct fx *f = *state;
 	struct live_advance sa1, sb, sa2;
 
-	put(f, "sluice.yml",
-	    "name: shop\n"
-	    "sources:\n"
-	    "  a: {kind: webhook, columns: {id: BIGINT}}\n"
-	    "  b: {kind: webhook, columns: {id: BIGINT}}\n");
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  a: {kind: webhook, columns: {id: BIGINT}}\n"
+		    "  b: {kind: webhook, columns: {id: BIGINT}}\n");
 	/* one row per build: what each placeholder stood for */
-	put(f, "models/silver/ab.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
-	    "        incremental_filter=WHERE true\n"
-	    "SELECT {watermark:landing.a} AS wm_a, {watermark:b} AS wm_b,\n"
-	    "  (SELECT count(*) FROM landing.a\n"
-	    "   WHERE _sluice_seq > {watermark:landing.a}) AS new_a,\n"
-	    "  (SELECT count(*) FROM landing.b WHERE _sluice_seq > {watermark:b}) AS new_b\n");
+	fixture_put(f->root, "models/silver/ab.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
+		    "        incremental_filter=WHERE true\n"
+		    "SELECT {watermark:landing.a} AS wm_a, {watermark:b} AS wm_b,\n"
+		    "  (SELECT count(*) FROM landing.a\n"
+		    "   WHERE _sluice_seq > {watermark:landing.a}) AS new_a,\n"
+		    "  (SELECT count(*) FROM landing.b WHERE _sluice_seq > {watermark:b}) "
+		    "AS new_b\n");
 	load(f);
 	run_ok(f, false);
-	assert_string_equal(qstr(f, "SELECT wm_a || '/' || wm_b || '/' || new_a || '/' || new_b "
-				    "FROM silver.ab"),
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT wm_a || '/' || wm_b || '/' || new_a || '/' || new_b "
+				      "FROM silver.ab"),
 			    "0/0/0/0");
 
-	exec(f, "INSERT INTO landing.a (id) VALUES (1), (2);\n"
-		"INSERT INTO landing.b (id) VALUES (1)");
+	exec(f->w, "INSERT INTO landing.a (id) VALUES (1), (2);\n"
+		   "INSERT INTO landing.b (id) VALUES (1)");
 	sa1 = advance(f, "a");
 	sb = advance(f, "b");
-	exec(f, "INSERT INTO landing.a (id) VALUES (3)");
+	exec(f->w, "INSERT INTO landing.a (id) VALUES (3)");
 	sa2 = advance(f, "a");
 	assert_true(sa1.seq < sb.seq && sb.seq < sa2.seq);
 	run_ok(f, false);
-	assert_string_equal(qstr(f, "SELECT wm_a || '/' || wm_b || '/' || new_a || '/' || new_b "
-				    "FROM silver.ab ORDER BY wm_a + wm_b + new_a DESC LIMIT 1"),
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT wm_a || '/' || wm_b || '/' || new_a || '/' || new_b "
+				      "FROM silver.ab ORDER BY wm_a + wm_b + new_a DESC LIMIT 1"),
 			    "0/0/3/1");
 	assert_int_equal(consumed(f, "silver.ab", "landing.a"), sa2.seq);
 	assert_int_equal(consumed(f, "silver.ab", "landing.b"), sb.seq);
 
 	/* only a moves: each placeholder renders its own input's value */
-	exec(f, "INSERT INTO landing.a (id) VALUES (4)");
+	exec(f->w, "INSERT INTO landing.a (id) VALUES (4)");
 	sa1 = advance(f, "a");
 	run_ok(f, false);
-	assert_string_equal(qstr(f, arena_sprintf(f->a,
-						  "SELECT wm_a || '/' || wm_b || '/' || new_a || "
-						  "'/' || new_b FROM silver.ab WHERE wm_a = %lld",
-						  (long long)sa2.seq)),
-			    arena_sprintf(f->a, "%lld/%lld/1/0", (long long)sa2.seq,
-					  (long long)sb.seq));
+	assert_string_equal(
+		query_str(f->w, f->a,
+			  arena_sprintf(f->a,
+					"SELECT wm_a || '/' || wm_b || '/' || new_a || "
+					"'/' || new_b FROM silver.ab WHERE wm_a = %lld",
+					(long long)sa2.seq)),
+		arena_sprintf(f->a, "%lld/%lld/1/0", (long long)sa2.seq, (long long)sb.seq));
 	assert_int_equal(consumed(f, "silver.ab", "landing.a"), sa1.seq);
 	assert_int_equal(consumed(f, "silver.ab", "landing.b"), sb.seq);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.ab"), 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.ab"), 3);
 }
 
 static void test_watermark_failed_build_changes_nothing(void **state)
@@ -825,8 +788,9 @@ static void test_watermark_failed_build_changes_nothing(void **state)
 	land(f, "(1, 10, 'eu'), (2, 5, 'us')");
 	a1 = advance(f, "orders");
 	run_ok(f, false);
-	before = qstr(f, "SELECT string_agg(order_id || ':' || amount, ',' ORDER BY order_id) "
-			 "FROM silver.orders");
+	before = query_str(f->w, f->a,
+			   "SELECT string_agg(order_id || ':' || amount, ',' ORDER BY order_id) "
+			   "FROM silver.orders");
 
 	land(f, "(1, 11, 'eu'), (3, -1, 'us')");
 	advance(f, "orders");
@@ -837,23 +801,25 @@ static void test_watermark_failed_build_changes_nothing(void **state)
 	assert_non_null(strstr(item(&rep, "silver.orders")->message, "amount >= 0"));
 	run_report_free(&rep);
 	/* rolled back: the rows, what it consumed and what it published */
-	assert_string_equal(qstr(f, "SELECT string_agg(order_id || ':' || amount, ',' ORDER BY "
-				    "order_id) FROM silver.orders"),
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT string_agg(order_id || ':' || amount, ',' ORDER BY "
+				      "order_id) FROM silver.orders"),
 			    before);
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"), a1.seq);
 	assert_int_equal(published(f, "silver.orders"), a1.seq);
 	/* the failure is on record all the same */
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE model = "
-				 "'silver.orders' AND status = 'failed'"),
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.run_log WHERE model = "
+					 "'silver.orders' AND status = 'failed'"),
 			 1);
 
 	/* fixed at the source, the next run applies the whole pending batch */
-	exec(f, "UPDATE landing.orders SET amount = 1 WHERE amount < 0");
+	exec(f->w, "UPDATE landing.orders SET amount = 1 WHERE amount < 0");
 	run_ok(f, false);
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"),
 			 source_wm(f, "landing.orders"));
-	assert_string_equal(qstr(f, "SELECT string_agg(order_id || ':' || amount, ',' ORDER BY "
-				    "order_id) FROM silver.orders"),
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT string_agg(order_id || ':' || amount, ',' ORDER BY "
+				      "order_id) FROM silver.orders"),
 			    "1:11.0,2:5.0,3:1.0");
 }
 
@@ -876,8 +842,9 @@ static void test_watermark_full_refresh(void **state)
 	land(f, "(2, 6, 'us')");
 	advance(f, "orders");
 	run_ok(f, false);
-	rows = qstr(f, "SELECT string_agg(order_id || ':' || amount || ':' || _sluice_seq, ',' "
-		       "ORDER BY order_id) FROM silver.orders");
+	rows = query_str(f->w, f->a,
+			 "SELECT string_agg(order_id || ':' || amount || ':' || _sluice_seq, ',' "
+			 "ORDER BY order_id) FROM silver.orders");
 	wm = consumed(f, "silver.orders", "landing.orders");
 	pub = published(f, "silver.orders");
 	assert_int_equal(wm, source_wm(f, "landing.orders"));
@@ -888,8 +855,9 @@ static void test_watermark_full_refresh(void **state)
 	/* recomputed from every stamped landing row, one per key */
 	assert_int_equal(item(&rep, "silver.orders")->rows, 3);
 	run_report_free(&rep);
-	assert_string_equal(qstr(f, "SELECT string_agg(order_id || ':' || amount || ':' || "
-				    "_sluice_seq, ',' ORDER BY order_id) FROM silver.orders"),
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT string_agg(order_id || ':' || amount || ':' || "
+				      "_sluice_seq, ',' ORDER BY order_id) FROM silver.orders"),
 			    rows);
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"), wm);
 	assert_int_equal(published(f, "silver.orders"), pub);
@@ -899,14 +867,15 @@ static void test_watermark_full_refresh(void **state)
 
 static void write_chain_project(struct fx *f)
 {
-	put(f, "sluice.yml", ORDERS_YML);
-	put(f, "models/silver/orders.sql", SILVER_ORDERS);
-	put(f, "models/gold/revenue.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=delete+insert, "
-	    "unique_key=region\n"
-	    "SELECT region, count(*) AS orders, sum(amount) AS revenue FROM silver.orders\n"
-	    "WHERE region IN (SELECT region FROM silver.orders WHERE _sluice_seq > {watermark})\n"
-	    "GROUP BY region\n");
+	fixture_put(f->root, "sluice.yml", ORDERS_YML);
+	fixture_put(f->root, "models/silver/orders.sql", SILVER_ORDERS);
+	fixture_put(f->root, "models/gold/revenue.sql",
+		    "@config materialized=incremental, live=true, "
+		    "incremental_strategy=delete+insert, unique_key=region\n"
+		    "SELECT region, count(*) AS orders, sum(amount) AS revenue FROM silver.orders\n"
+		    "WHERE region IN (SELECT region FROM silver.orders WHERE _sluice_seq > "
+		    "{watermark})\n"
+		    "GROUP BY region\n");
 	load(f);
 }
 
@@ -952,7 +921,7 @@ static void test_lag_through_a_chain(void **state)
 	land(f, "(1, 10, 'eu')");
 	advance(f, "orders");
 	/* the row arrived a minute ago */
-	exec(f, "UPDATE _sluice.live_advances SET arrived_at = arrived_at - INTERVAL 1 MINUTE");
+	exec(f->w, "UPDATE _sluice.live_advances SET arrived_at = arrived_at - INTERVAL 1 MINUTE");
 	rep = run_with(f, &silver_only);
 	assert_int_equal(rep.n, 1);
 	assert_int_equal(item(&rep, "silver.orders")->status, RUN_OK);
@@ -965,15 +934,16 @@ static void test_lag_through_a_chain(void **state)
 
 	run_ok(f, false);
 	assert_int_equal(lag(f, "gold.revenue", now), 0);
-	assert_int_equal(qint(f, "SELECT revenue FROM gold.revenue WHERE region = 'eu'"), 10);
+	assert_int_equal(query_int(f->w, "SELECT revenue FROM gold.revenue WHERE region = 'eu'"),
+			 10);
 }
 
 static void test_lag_of_a_model_without_sources(void **state)
 {
 	struct fx *f = *state;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/x.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/x.sql", "SELECT 1 AS x\n");
 	load(f);
 	/* no landing table behind it: no query, no lag */
 	assert_int_equal(lag(f, "silver.x", units_now_ms()), 0);
@@ -986,27 +956,28 @@ static void test_lag_of_two_sources_caught_up(void **state)
 	struct fx *f = *state;
 	struct live_advance sa, sb;
 
-	put(f, "sluice.yml",
-	    "name: shop\n"
-	    "sources:\n"
-	    "  a: {kind: webhook, columns: {id: BIGINT}}\n"
-	    "  b: {kind: webhook, columns: {id: BIGINT}}\n");
-	put(f, "models/silver/ab.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
-	    "        incremental_filter=WHERE true\n"
-	    "SELECT id, _sluice_seq FROM landing.a WHERE _sluice_seq > {watermark:a}\n"
-	    "UNION ALL SELECT id, _sluice_seq FROM landing.b WHERE _sluice_seq > {watermark:b}\n");
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  a: {kind: webhook, columns: {id: BIGINT}}\n"
+		    "  b: {kind: webhook, columns: {id: BIGINT}}\n");
+	fixture_put(f->root, "models/silver/ab.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
+		    "        incremental_filter=WHERE true\n"
+		    "SELECT id, _sluice_seq FROM landing.a WHERE _sluice_seq > {watermark:a}\n"
+		    "UNION ALL SELECT id, _sluice_seq FROM landing.b WHERE _sluice_seq > "
+		    "{watermark:b}\n");
 	load(f);
 	run_ok(f, false);
-	exec(f, "INSERT INTO landing.a (id) VALUES (1)");
+	exec(f->w, "INSERT INTO landing.a (id) VALUES (1)");
 	sa = advance(f, "a");
-	exec(f, "INSERT INTO landing.b (id) VALUES (2)");
+	exec(f->w, "INSERT INTO landing.b (id) VALUES (2)");
 	sb = advance(f, "b");
 	assert_true(sa.seq < sb.seq);
 	assert_true(lag(f, "silver.ab", units_now_ms() + 5000) >= 5000);
 	run_ok(f, false);
 	assert_int_equal(lag(f, "silver.ab", units_now_ms() + 5000), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.ab"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.ab"), 2);
 }
 
 /* A live model reading landing rows through a view is up to date when no
@@ -1017,20 +988,21 @@ static void test_view_over_landing_is_tracked(void **state)
 	struct run_report rep;
 	struct run_opts opts = { .env = "" };
 
-	put(f, "sluice.yml", ORDERS_YML);
-	put(f, "models/staging/orders.sql",
-	    "@config materialized=view\n"
-	    "SELECT order_id, amount, _sluice_seq FROM landing.orders\n");
-	put(f, "models/silver/orders.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
-	    "        unique_key=order_id, incremental_filter=WHERE _sluice_seq > {watermark}\n"
-	    "SELECT order_id, amount, _sluice_seq FROM staging.orders\n");
+	fixture_put(f->root, "sluice.yml", ORDERS_YML);
+	fixture_put(f->root, "models/staging/orders.sql",
+		    "@config materialized=view\n"
+		    "SELECT order_id, amount, _sluice_seq FROM landing.orders\n");
+	fixture_put(f->root, "models/silver/orders.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
+		    "        unique_key=order_id, "
+		    "incremental_filter=WHERE _sluice_seq > {watermark}\n"
+		    "SELECT order_id, amount, _sluice_seq FROM staging.orders\n");
 	load(f);
 	run_ok(f, false);
 	land(f, "(1, 10, 'eu')");
 	advance(f, "orders");
 	run_ok(f, false);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.orders"), 1);
 	rep = run_with(f, &opts);
 	assert_int_equal(item(&rep, "silver.orders")->status, RUN_UP_TO_DATE);
 	run_report_free(&rep);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_wh.h"
 
 #include "core/arena.h"
 #include "core/diag.h"
@@ -58,15 +59,8 @@ static int setup(void **state)
 	f->a = arena_new(NULL);
 	f->out = open_memstream(&f->outbuf, &f->outlen);
 	assert_non_null(f->out);
-	if (wh_open_duckdb(":memory:", false, &f->w, &f->err)) {
-		fprintf(stderr, "cannot open DuckDB: %s\n", f->err.msg);
+	if (fixture_open_tiny(&f->w))
 		return -1;
-	}
-	/* the tables are tiny: worker threads would only add wake-ups */
-	if (wh_exec(f->w, "SET threads = 1", &f->err)) {
-		fprintf(stderr, "%s\n", f->err.msg);
-		return -1;
-	}
 	*state = f;
 	return 0;
 }
@@ -85,11 +79,6 @@ static int teardown(void **state)
 	arena_free(f->a);
 	free(f);
 	return 0;
-}
-
-static void put(struct fx *f, const char *rel, const char *text)
-{
-	fixture_put(f->root, rel, text);
 }
 
 /* The text of root/rel, "" when it does not exist. */
@@ -121,34 +110,6 @@ static size_t count_of(const char *text, const char *needle)
 	return n;
 }
 
-static void exec(struct fx *f, const char *sql)
-{
-	if (wh_exec(f->w, sql, &f->err))
-		fail_msg("%s\n%s", f->err.msg, sql);
-}
-
-static int64_t qint(struct fx *f, const char *sql)
-{
-	int64_t v = -1;
-
-	if (wh_query_int(f->w, sql, &v, &f->err))
-		fail_msg("%s\n%s", f->err.msg, sql);
-	return v;
-}
-
-static const char *qstr(struct fx *f, const char *sql)
-{
-	struct wh_result *r;
-	const char *s;
-
-	if (wh_query(f->w, sql, &r, &f->err))
-		fail_msg("%s\n%s", f->err.msg, sql);
-	s = !wh_result_nrows(r) ? "" : wh_result_value(r, 0, 0) ? wh_result_value(r, 0, 0) : "NULL";
-	s = arena_strdup(f->a, s);
-	wh_result_free(r);
-	return s;
-}
-
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -171,38 +132,34 @@ struct chain {
 
 static struct project *load_chain(struct fx *f, struct chain ch)
 {
-	struct sl_err err = SL_ERR_INIT;
-
-	put(f, "sluice.yml", arena_sprintf(f->a, "%s%s", CHAIN_YML, ch.yml ? ch.yml : ""));
-	put(f, "models/bronze/orders.sql",
-	    arena_sprintf(f->a,
-			  "@config materialized=incremental, live=true,\n"
-			  "        incremental_strategy=merge, unique_key=order_id,\n"
-			  "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
-			  "%s"
-			  "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n",
-			  ch.bronze ? ch.bronze : ""));
-	put(f, "models/silver/orders.sql",
-	    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
-	    "        unique_key=order_id, incremental_filter=WHERE _sluice_seq > {watermark}\n"
-	    "SELECT order_id, amount, upper(region) AS region, _sluice_seq FROM bronze.orders\n");
-	put(f, "models/gold/revenue.sql",
-	    arena_sprintf(f->a,
-			  "@config materialized=incremental, live=true, "
-			  "incremental_strategy=delete+insert, unique_key=region%s\n"
-			  "SELECT region, count(*) AS orders, sum(amount) AS revenue "
-			  "FROM silver.orders\n"
-			  "WHERE region IN (SELECT region FROM silver.orders WHERE _sluice_seq > "
-			  "{watermark})\n"
-			  "GROUP BY region\n",
-			  ch.gold ? ch.gold : ""));
-	if (project_load(f->a, f->root, parser, &f->p, &err))
-		fail_msg("project_load: %s", err.msg);
-	project_validate(f->p, NULL, 0);
-	if (diag_has_errors(&f->p->diags)) {
-		diag_print(&f->p->diags, stderr);
-		fail_msg("the project has errors");
-	}
+	fixture_put(f->root, "sluice.yml",
+		    arena_sprintf(f->a, "%s%s", CHAIN_YML, ch.yml ? ch.yml : ""));
+	fixture_put(f->root, "models/bronze/orders.sql",
+		    arena_sprintf(f->a,
+				  "@config materialized=incremental, live=true,\n"
+				  "        incremental_strategy=merge, unique_key=order_id,\n"
+				  "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
+				  "%s"
+				  "SELECT order_id, amount, region, _sluice_seq "
+				  "FROM landing.orders\n",
+				  ch.bronze ? ch.bronze : ""));
+	fixture_put(f->root, "models/silver/orders.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
+		    "        unique_key=order_id, "
+		    "incremental_filter=WHERE _sluice_seq > {watermark}\n"
+		    "SELECT order_id, amount, upper(region) AS region, _sluice_seq "
+		    "FROM bronze.orders\n");
+	fixture_put(f->root, "models/gold/revenue.sql",
+		    arena_sprintf(f->a,
+				  "@config materialized=incremental, live=true, "
+				  "incremental_strategy=delete+insert, unique_key=region%s\n"
+				  "SELECT region, count(*) AS orders, sum(amount) AS revenue "
+				  "FROM silver.orders\n"
+				  "WHERE region IN (SELECT region FROM silver.orders "
+				  "WHERE _sluice_seq > {watermark})\n"
+				  "GROUP BY region\n",
+				  ch.gold ? ch.gold : ""));
+	f->p = fixture_load_valid(f->a, f->root);
 	f->r = live_runner_new(f->p, f->out);
 	return f->p;
 }
@@ -232,9 +189,9 @@ static struct live_advance land_unseen(struct fx *f, const char *values)
 {
 	struct live_advance adv;
 
-	exec(f, arena_sprintf(f->a,
-			      "INSERT INTO landing.orders (order_id, amount, region) VALUES %s",
-			      values));
+	exec(f->w, arena_sprintf(f->a,
+				 "INSERT INTO landing.orders (order_id, amount, region) VALUES %s",
+				 values));
 	if (live_advance_source(f->w, "orders", &adv, &f->err))
 		fail_msg("advance: %s", f->err.msg);
 	return adv;
@@ -250,8 +207,9 @@ static void land(struct fx *f, const char *values)
 
 static const char *revenue(struct fx *f)
 {
-	return qstr(f, "SELECT coalesce(string_agg(region || ':' || orders || ':' || revenue, ' ' "
-		       "ORDER BY region), '') FROM gold.revenue");
+	return query_str(f->w, f->a,
+			 "SELECT coalesce(string_agg(region || ':' || orders || ':' || revenue, "
+			 "' ' ORDER BY region), '') FROM gold.revenue");
 }
 
 /* Another process changes a model's state while the runner has let go of
@@ -260,16 +218,17 @@ static void set_state(struct fx *f, const char *model, const char *assignments)
 {
 	if (live_runner_release(f->r, f->w, &f->err))
 		fail_msg("release: %s", f->err.msg);
-	exec(f, arena_sprintf(f->a, "UPDATE _sluice.live_state SET %s WHERE model = '%s'",
-			      assignments, model));
+	exec(f->w, arena_sprintf(f->a, "UPDATE _sluice.live_state SET %s WHERE model = '%s'",
+				 assignments, model));
 }
 
 static const char *state_of(struct fx *f, const char *model, const char *column)
 {
-	return qstr(f, arena_sprintf(f->a,
-				     "SELECT CAST(%s AS VARCHAR) FROM _sluice.live_state WHERE "
-				     "model = '%s'",
-				     column, model));
+	return query_str(f->w, f->a,
+			 arena_sprintf(f->a,
+				       "SELECT CAST(%s AS VARCHAR) FROM _sluice.live_state WHERE "
+				       "model = '%s'",
+				       column, model));
 }
 
 /* The first cycle creates every live model. */
@@ -360,8 +319,8 @@ static void test_runner_holds_a_paused_model(void **state)
 	assert_int_equal(c.held, 1);
 	assert_int_equal(c.failed, 0);
 	assert_int_equal(c.behind, 1);
-	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 1);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM bronze.orders"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.orders"), 0);
 	assert_string_equal(revenue(f), "");
 	/* still held on the next cycle, and still behind */
 	land(f, "(2, 5, 'us')");
@@ -396,17 +355,18 @@ static void test_runner_live_interval(void **state)
 	land(f, "(2, 5, 'us')");
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM silver.orders"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.orders"), 2);
 }
 
 /* ---- failures ---- */
 
 static int64_t next_retry_ms(struct fx *f, const char *model)
 {
-	return qint(f, arena_sprintf(f->a,
-				     "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state "
-				     "WHERE model = '%s'",
-				     model));
+	return query_int(f->w,
+			 arena_sprintf(f->a,
+				       "SELECT epoch_ms(next_retry_at) FROM _sluice.live_state "
+				       "WHERE model = '%s'",
+				       model));
 }
 
 static void test_runner_failure_backoff_and_recovery(void **state)
@@ -427,7 +387,7 @@ static void test_runner_failure_backoff_and_recovery(void **state)
 	assert_int_equal(c.refreshed, 0);
 	assert_int_equal(c.failed, 1);
 	assert_int_equal(c.held, 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM bronze.orders"), 1);
 	assert_string_equal(revenue(f), "EU:1:10.0");
 	assert_string_equal(state_of(f, "bronze.orders", "status"), "failing");
 	assert_string_equal(state_of(f, "bronze.orders", "failures"), "1");
@@ -469,7 +429,7 @@ static void test_runner_failure_backoff_and_recovery(void **state)
 
 	/* fixed, and retried now: bronze applies all that waited, its readers
 	 * follow in the same cycle, one recovery alert */
-	exec(f, "UPDATE landing.orders SET amount = 1 WHERE amount < 0");
+	exec(f->w, "UPDATE landing.orders SET amount = 1 WHERE amount < 0");
 	set_state(f, "bronze.orders", "next_retry_at = NULL");
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 3);
@@ -486,12 +446,14 @@ static void test_runner_failure_backoff_and_recovery(void **state)
 	assert_int_equal(count_of(alerts, "live_model_recovered"), 1);
 	assert_true(strstr(alerts, "live_model_failed") < strstr(alerts, "live_model_recovered"));
 	/* failures and the recovery are logged as they happen */
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE model = "
-				 "'bronze.orders' AND run_type = 'live' AND status = 'failed'"),
+	assert_int_equal(query_int(f->w,
+				   "SELECT count(*) FROM _sluice.run_log WHERE model = "
+				   "'bronze.orders' AND run_type = 'live' AND status = 'failed'"),
 			 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.run_log WHERE model = "
-				 "'bronze.orders' AND run_type = 'live' AND status = 'recovered'"),
-			 1);
+	assert_int_equal(
+		query_int(f->w, "SELECT count(*) FROM _sluice.run_log WHERE model = "
+				"'bronze.orders' AND run_type = 'live' AND status = 'recovered'"),
+		1);
 
 	/* nothing more to say */
 	c = cycle(f);
@@ -503,15 +465,16 @@ static void test_runner_failure_backoff_and_recovery(void **state)
 
 static int64_t live_log_rows(struct fx *f, const char *model)
 {
-	return qint(f, arena_sprintf(f->a,
-				     "SELECT count(*) FROM _sluice.run_log WHERE run_type = 'live' "
-				     "AND status = 'ok' AND model = '%s'",
-				     model));
+	return query_int(f->w, arena_sprintf(f->a,
+					     "SELECT count(*) FROM _sluice.run_log "
+					     "WHERE run_type = 'live' AND status = 'ok' "
+					     "AND model = '%s'",
+					     model));
 }
 
 static int64_t live_log_total(struct fx *f)
 {
-	return qint(f, "SELECT count(*) FROM _sluice.run_log WHERE run_type = 'live'");
+	return query_int(f->w, "SELECT count(*) FROM _sluice.run_log WHERE run_type = 'live'");
 }
 
 static void test_runner_logs_in_aggregate(void **state)
@@ -532,10 +495,12 @@ static void test_runner_logs_in_aggregate(void **state)
 	assert_int_equal(live_log_rows(f, "gold.revenue"), 1);
 	assert_int_equal(live_log_total(f), 3);
 	/* the window's events and refreshes (the creating one included) */
-	assert_int_equal(qint(f, "SELECT rows FROM _sluice.run_log WHERE model = 'silver.orders'"),
-			 3);
-	assert_non_null(strstr(qstr(f, "SELECT message FROM _sluice.run_log WHERE model = "
-				       "'silver.orders'"),
+	assert_int_equal(
+		query_int(f->w, "SELECT rows FROM _sluice.run_log WHERE model = 'silver.orders'"),
+		3);
+	assert_non_null(strstr(query_str(f->w, f->a,
+					 "SELECT message FROM _sluice.run_log WHERE model = "
+					 "'silver.orders'"),
 			       "3 refreshes"));
 
 	/* flushed windows start over: nothing to write */
@@ -563,28 +528,28 @@ static void test_runner_prunes_covered_advances(void **state)
 	start_chain(f, "live: {poll_interval: 1ms}\n");
 	land(f, "(1, 10, 'eu')");
 	land(f, "(2, 5, 'us')");
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 2);
 	/* gold has not covered them: they still count for its lag */
 	set_state(f, "gold.revenue", "paused = true");
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 2);
 
 	set_state(f, "gold.revenue", "paused = false");
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 1);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 0);
 	/* the source keeps its watermark */
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_sources"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_sources"), 1);
 
 	/* an advance covered by some consumers only stays */
 	land(f, "(3, 1, 'eu')");
 	set_state(f, "silver.orders", "paused = true");
 	cycle(f);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 1);
 	set_state(f, "silver.orders", "paused = false");
 	cycle(f);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 0);
 }
 
 /* A refresh that applies nothing writes nothing; its watermarks wait for
@@ -592,27 +557,25 @@ static void test_runner_prunes_covered_advances(void **state)
 static void test_runner_defers_refreshes_that_change_nothing(void **state)
 {
 	struct fx *f = *state;
-	struct sl_err err = SL_ERR_INIT;
 	const char *consumed = "SELECT watermark FROM _sluice.live_consumed WHERE model = "
 			       "'bronze.orders'";
 	const char *landed = "SELECT watermark FROM _sluice.live_sources";
 	struct live_cycle c;
 	int64_t first;
 
-	put(f, "sluice.yml", CHAIN_YML "live: {poll_interval: 1h}\n");
-	put(f, "models/bronze/orders.sql",
-	    "@config materialized=incremental, live=true,\n"
-	    "        incremental_filter=WHERE _sluice_seq > {watermark} AND amount >= 0\n"
-	    "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n");
-	if (project_load(f->a, f->root, parser, &f->p, &err))
-		fail_msg("project_load: %s", err.msg);
+	fixture_put(f->root, "sluice.yml", CHAIN_YML "live: {poll_interval: 1h}\n");
+	fixture_put(f->root, "models/bronze/orders.sql",
+		    "@config materialized=incremental, live=true,\n"
+		    "        incremental_filter=WHERE _sluice_seq > {watermark} AND amount >= 0\n"
+		    "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n");
+	f->p = fixture_load(f->a, f->root);
 	project_validate(f->p, NULL, 0);
 	f->r = live_runner_new(f->p, f->out);
 	assert_int_equal(cycle(f).refreshed, 1);
 	land(f, "(1, 10, 'eu')");
 	assert_int_equal(cycle(f).events, 1);
-	first = qint(f, landed);
-	assert_int_equal(qint(f, consumed), first);
+	first = query_int(f->w, landed);
+	assert_int_equal(query_int(f->w, consumed), first);
 	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "2");
 
 	/* filtered out: refreshed, caught up, nothing written */
@@ -621,7 +584,7 @@ static void test_runner_defers_refreshes_that_change_nothing(void **state)
 	assert_int_equal(c.refreshed, 1);
 	assert_int_equal(c.events, 0);
 	assert_int_equal(c.behind, 0);
-	assert_int_equal(qint(f, consumed), first);
+	assert_int_equal(query_int(f->w, consumed), first);
 	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "2");
 
 	/* the runner dies: the next one reads the row again and applies nothing */
@@ -630,19 +593,19 @@ static void test_runner_defers_refreshes_that_change_nothing(void **state)
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 1);
 	assert_int_equal(c.events, 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM bronze.orders"), 1);
 	assert_int_equal(cycle(f).refreshed, 0);
 
 	/* letting go of the warehouse writes what was held */
 	assert_int_equal(live_runner_release(f->r, f->w, &f->err), 0);
-	assert_int_equal(qint(f, consumed), qint(f, landed));
+	assert_int_equal(query_int(f->w, consumed), query_int(f->w, landed));
 	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "3");
 
 	/* and a refresh that applies rows writes everything at once */
 	land(f, "(3, 5, 'eu')");
 	assert_int_equal(cycle(f).events, 1);
-	assert_int_equal(qint(f, consumed), qint(f, landed));
-	assert_int_equal(qint(f, "SELECT count(*) FROM bronze.orders"), 2);
+	assert_int_equal(query_int(f->w, consumed), query_int(f->w, landed));
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM bronze.orders"), 2);
 	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "4");
 }
 
@@ -650,7 +613,7 @@ static void test_runner_defers_refreshes_that_change_nothing(void **state)
 
 static int64_t count_silver(struct fx *f)
 {
-	return qint(f, "SELECT count(*) FROM silver.orders");
+	return query_int(f->w, "SELECT count(*) FROM silver.orders");
 }
 
 struct job_arg {
@@ -671,7 +634,7 @@ static bool wait_for(struct fx *f, const char *sql, int64_t want)
 	int64_t started = units_mono_ms();
 
 	while (units_mono_ms() - started < 4000) {
-		if (qint(f, sql) == want)
+		if (query_int(f->w, sql) == want)
 			return true;
 		sleep_ms(10);
 	}

@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_wh.h"
+
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
@@ -150,15 +152,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int64_t qint(struct fx *f, const char *sql)
-{
-	int64_t v = -1;
-
-	if (wh_query_int(f->probe, sql, &v, &f->err))
-		fail_msg("%s\n%s", f->err.msg, sql);
-	return v;
-}
-
 /* The one value of a query as text ("NULL" for SQL NULL), in a static
  * buffer. */
 static const char *qstr(struct fx *f, const char *sql)
@@ -177,7 +170,7 @@ static const char *qstr(struct fx *f, const char *sql)
 
 static const char *stored_cursor(struct fx *f)
 {
-	if (qint(f, "SELECT count(*) FROM _sluice.live_sources") == 0)
+	if (query_int(f->probe, "SELECT count(*) FROM _sluice.live_sources") == 0)
 		return "NULL";
 	return qstr(f, "SELECT cursor FROM _sluice.live_sources WHERE source = 'landing.rates'");
 }
@@ -224,8 +217,8 @@ static void test_rows_land_typed(void **state)
 	assert_int_equal(f->res.http_status, 200);
 	assert_int_equal(f->res.rows, 2);
 	assert_true(f->res.seq > 0);
-	assert_int_equal(qint(f, "SELECT sum(id) FROM landing.rates"), 3);
-	assert_int_equal(qint(f, "SELECT sum(price) * 10 FROM landing.rates"), 35);
+	assert_int_equal(query_int(f->probe, "SELECT sum(id) FROM landing.rates"), 3);
+	assert_int_equal(query_int(f->probe, "SELECT sum(price) * 10 FROM landing.rates"), 35);
 	/* the offset applied, unix seconds read */
 	assert_string_equal(qstr(f, "SELECT min(updated_at) FROM landing.rates"),
 			    "2024-01-01 10:00:00");
@@ -233,11 +226,12 @@ static void test_rows_land_typed(void **state)
 			    "2024-01-01 10:00:00");
 	assert_string_equal(qstr(f, "SELECT payload->>'note' FROM landing.rates WHERE id = 1"),
 			    "kept");
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates WHERE _sluice_seq = "
-				 "(SELECT watermark FROM _sluice.live_sources) AND "
-				 "_sluice_landed_at IS NOT NULL"),
+	assert_int_equal(query_int(f->probe,
+				   "SELECT count(*) FROM landing.rates WHERE _sluice_seq = "
+				   "(SELECT watermark FROM _sluice.live_sources) AND "
+				   "_sluice_landed_at IS NOT NULL"),
 			 2);
-	assert_int_equal(qint(f, "SELECT sum(rows) FROM _sluice.live_advances"), 2);
+	assert_int_equal(query_int(f->probe, "SELECT sum(rows) FROM _sluice.live_advances"), 2);
 	assert_string_equal(status_str(f, "state"), "ok");
 	assert_int_equal(status_int(f, "rows"), 2);
 }
@@ -251,8 +245,8 @@ static void test_empty_page_lands_nothing(void **state)
 	assert_int_equal(f->res.rows, 0);
 	api_answer(&f->api, 200, "");
 	assert_int_equal(poll_now(f), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances"), 0);
 	assert_string_equal(status_str(f, "state"), "ok");
 }
 
@@ -286,7 +280,7 @@ static void test_cursor_sent_and_advanced(void **state)
 		   " {\"id\": 6, \"updated_at\": null}, {\"id\": 7}]");
 	assert_int_equal(poll_now(f), 0);
 	assert_string_equal(stored_cursor(f), "2024-01-03T00:00:00Z");
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 7);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 7);
 	assert_string_equal(status_str(f, "cursor"), "2024-01-03T00:00:00Z");
 }
 
@@ -321,7 +315,7 @@ static void test_cursor_param_numeric(void **state)
 	assert_int_equal(poll_now(f), SL_E_INVALID);
 	assert_non_null(
 		strstr(f->err.msg, "row 2, cursor meta.version: an object is not a number or a string"));
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 3);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 3);
 	assert_string_equal(stored_cursor(f), "10");
 	f->src.url = f->url;
 }
@@ -382,7 +376,7 @@ static void test_json_path(void **state)
 	api_answer(&f->api, 200, "{\"data\": {\"items\": 5}}");
 	assert_int_equal(poll_now(f), SL_E_INVALID);
 	assert_non_null(strstr(f->err.msg, "'data.items' in the response is a number"));
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 2);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 2);
 }
 
 /* Without json_path: the body's array, or the one array of rows in an
@@ -403,7 +397,7 @@ static void test_default_rows(void **state)
 	api_answer(&f->api, 200, "\"text\"");
 	assert_int_equal(poll_now(f), SL_E_INVALID);
 	assert_non_null(strstr(f->err.msg, "the response is a string"));
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 1);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 1);
 }
 
 /* ---- headers ---- */
@@ -426,7 +420,7 @@ static void test_headers_from_environment(void **state)
 	assert_int_equal(f->api.requests, 1);
 	assert_non_null(strstr(f->err.msg, "SLUICE_TEST_POLL_TOKEN is not set"));
 	assert_null(strstr(f->err.msg, "t0k"));
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 1);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 1);
 }
 
 static void test_header_expand(void **state)
@@ -483,8 +477,8 @@ static void test_http_error_backs_off(void **state)
 	assert_int_equal(status_int(f, "failures"), 4);
 	wait = poller_wait_ms(f->p);
 	assert_true(wait > 9500 && wait <= 10000);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances"), 0);
 
 	/* one success resets it */
 	api_answer(&f->api, 200, "[{\"id\": 1}]");
@@ -520,7 +514,7 @@ static void test_bad_json(void **state)
 	api_answer(&f->api, 200, "[{\"id\": 2},\n {\"id\": 3,]");
 	assert_int_equal(poll_now(f), SL_E_PARSE);
 	assert_non_null(strstr(f->err.msg, "?since=2024-01-01: invalid JSON at line 2, column"));
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 1);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 1);
 	assert_string_equal(stored_cursor(f), "2024-01-01");
 	assert_int_equal(status_int(f, "failures"), 1);
 }
@@ -538,7 +532,7 @@ static void test_timeout(void **state)
 	assert_true(units_mono_ms() - t0 < 2000);
 	assert_non_null(strstr(f->err.msg, "no complete answer within 300ms"));
 	assert_int_equal(f->res.http_status, 0);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 0);
 	assert_string_equal(status_str(f, "state"), "failing");
 }
 
@@ -566,9 +560,9 @@ static void test_page_lands_whole(void **state)
 		   " {\"id\": 4, \"price\": \"abc\", \"updated_at\": \"2024-04-01\"}]");
 	assert_int_equal(poll_now(f), SL_E_INVALID);
 	assert_non_null(strstr(f->err.msg, "row 3, column price: \"abc\" is not a DOUBLE"));
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 1);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 1);
 	assert_string_equal(stored_cursor(f), "2024-01-01");
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), 1);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances"), 1);
 }
 
 /* Rows the landing table refuses (its column is not what the source
@@ -587,7 +581,7 @@ static void test_page_refused_by_the_table(void **state)
 	assert_int_equal(poll_now(f), SL_E_SQL);
 	COLUMNS[1] = (struct cfg_column){ "price", "DOUBLE" };
 	assert_non_null(strstr(f->err.msg, "row 2"));
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.rates"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 0);
 	assert_string_equal(stored_cursor(f), "NULL");
 }
 
@@ -618,10 +612,11 @@ static void test_thread_polls_and_stops(void **state)
 	assert_int_equal(wh_connect(f->reader, &r, &f->err), 0);
 	assert_int_equal(poller_start(f->p, r, f->wr, NULL, &f->err), 0);
 	/* the status is updated once the poll's commit is answered */
-	while ((qint(f, "SELECT count(*) FROM landing.rates") < 3 || status_int(f, "polls") < 3) &&
+	while ((query_int(f->probe, "SELECT count(*) FROM landing.rates") < 3 ||
+		status_int(f, "polls") < 3) &&
 	       units_mono_ms() < deadline)
 		nanosleep(&(struct timespec){ 0, 10000000L }, NULL);
-	assert_true(qint(f, "SELECT count(*) FROM landing.rates") >= 3);
+	assert_true(query_int(f->probe, "SELECT count(*) FROM landing.rates") >= 3);
 	assert_true(status_int(f, "polls") >= 3);
 	/* a poll waiting for an answer does not hold the stop up */
 	pthread_mutex_lock(&f->api.mu);

@@ -28,44 +28,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct fx {
-	struct arena *a;
-	char root[PATH_MAX];
-	struct project *p;
-};
-
-static void rm_rf(const char *path)
-{
-	fixture_rmtree(path);
-}
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-
-	/* the loader and project_locate see the resolved path */
-	fixture_mkdtemp(f->root, "project");
-	f->a = arena_new(NULL);
-	*state = f;
-	return 0;
+	return fixture_project_setup(state, "project");
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	rm_rf(f->root);
-	arena_free(f->a);
-	free(f);
-	return 0;
-}
-
-static void put(struct fx *f, const char *rel, const char *text)
-{
-	fixture_put(f->root, rel, text);
-}
-
-static void mkdir_in(struct fx *f, const char *rel)
+static void mkdir_in(struct fixture_project *f, const char *rel)
 {
 	char path[PATH_MAX + 256];
 
@@ -73,18 +41,14 @@ static void mkdir_in(struct fx *f, const char *rel)
 	assert_int_equal(mkdir(path, 0755), 0);
 }
 
-static struct project *load(struct fx *f)
+static struct project *load(struct fixture_project *f)
 {
-	struct sl_err err = SL_ERR_INIT;
-
 	arena_reset(f->a);
-	f->p = NULL;
-	if (project_load(f->a, f->root, parser, &f->p, &err))
-		fail_msg("project_load: %s", err.msg);
+	f->p = fixture_load(f->a, f->root);
 	return f->p;
 }
 
-static void expect_clean(struct fx *f)
+static void expect_clean(struct fixture_project *f)
 {
 	if (f->p->diags.n) {
 		diag_print(&f->p->diags, stderr);
@@ -92,34 +56,15 @@ static void expect_clean(struct fx *f)
 	}
 }
 
-static struct model *model(struct fx *f, const char *fqn)
-{
-	struct model *m = project_find_model(f->p, fqn);
-
-	if (!m)
-		fail_msg("no model '%s'", fqn);
-	return m;
-}
-
-static const struct diag *diag_find(struct fx *f, const char *msg)
-{
-	for (size_t i = 0; i < f->p->diags.n; i++)
-		if (strcmp(f->p->diags.items[i].msg, msg) == 0)
-			return &f->p->diags.items[i];
-	diag_print(&f->p->diags, stderr);
-	fail_msg("no diagnostic '%s'", msg);
-	return NULL;
-}
-
 static void test_locate_walks_up(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	char cwd[PATH_MAX], sub[PATH_MAX + 32];
 	char *root = NULL;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/orders.sql", "SELECT 1\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1\n");
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	snprintf(sub, sizeof(sub), "%s/models/silver", f->root);
 	assert_int_equal(chdir(sub), 0);
@@ -138,13 +83,13 @@ static void test_locate_walks_up(void **state)
 
 static void test_locate_given_dir(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	char dir[PATH_MAX + 32];
 	char *root = NULL;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/orders.sql", "SELECT 1\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1\n");
 	/* a relative-looking path with .. is resolved */
 	snprintf(dir, sizeof(dir), "%s/models/..", f->root);
 	assert_int_equal(project_locate(dir, &root, &err), 0);
@@ -166,7 +111,7 @@ static void test_locate_given_dir(void **state)
 
 static void test_locate_nothing_upward(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	char cwd[PATH_MAX];
 	char *root = NULL;
@@ -189,18 +134,19 @@ static void test_locate_nothing_upward(void **state)
 
 static void test_load_models_and_seeds(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct project *p;
 	struct model *m;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/orders.sql",
-	    "@config materialized=incremental, unique_key=id\n"
-	    "SELECT id, amount FROM landing.orders;\n");
-	put(f, "models/gold/revenue.sql", "SELECT sum(amount) AS total FROM silver.orders\n");
-	put(f, "models/gold/notes.txt", "not a model");
-	put(f, "seeds/regions.csv", "code,name\neu,Europe\n");
-	put(f, "seeds/README.md", "not a seed");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/orders.sql",
+		    "@config materialized=incremental, unique_key=id\n"
+		    "SELECT id, amount FROM landing.orders;\n");
+	fixture_put(f->root, "models/gold/revenue.sql",
+		    "SELECT sum(amount) AS total FROM silver.orders\n");
+	fixture_put(f->root, "models/gold/notes.txt", "not a model");
+	fixture_put(f->root, "seeds/regions.csv", "code,name\neu,Europe\n");
+	fixture_put(f->root, "seeds/README.md", "not a seed");
 	p = load(f);
 	expect_clean(f);
 	assert_string_equal(p->root, f->root);
@@ -211,7 +157,7 @@ static void test_load_models_and_seeds(void **state)
 	assert_string_equal(p->models[1]->fqn, "silver.orders");
 	assert_string_equal(p->models[2]->fqn, "seeds.regions");
 
-	m = model(f, "silver.orders");
+	m = fixture_model(f->p, "silver.orders");
 	assert_string_equal(m->schema, "silver");
 	assert_string_equal(m->name, "orders");
 	assert_string_equal(m->path, "models/silver/orders.sql");
@@ -226,12 +172,12 @@ static void test_load_models_and_seeds(void **state)
 	assert_int_equal(strlen(m->hash), 64);
 	assert_int_equal(strspn(m->hash, "0123456789abcdef"), 64);
 
-	m = model(f, "gold.revenue");
+	m = fixture_model(f->p, "gold.revenue");
 	assert_int_equal(m->mat, MAT_VIEW);
 	assert_int_equal(m->nrefs, 1);
 	assert_string_equal(m->refs[0].name, "orders");
 
-	m = model(f, "seeds.regions");
+	m = fixture_model(f->p, "seeds.regions");
 	assert_int_equal(m->mat, MAT_SEED);
 	assert_string_equal(m->path, "seeds/regions.csv");
 	assert_string_equal(m->text, "code,name\neu,Europe\n");
@@ -240,14 +186,14 @@ static void test_load_models_and_seeds(void **state)
 
 static void test_names_lowercased(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct model *m;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/Silver/Orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/Silver/Orders.sql", "SELECT 1 AS x\n");
 	load(f);
 	expect_clean(f);
-	m = model(f, "silver.orders");
+	m = fixture_model(f->p, "silver.orders");
 	assert_string_equal(m->fqn, "silver.orders");
 	assert_string_equal(m->path, "models/Silver/Orders.sql");
 	assert_ptr_equal(project_find_model(f->p, "SILVER.ORDERS"), m);
@@ -256,18 +202,19 @@ static void test_names_lowercased(void **state)
 
 static void test_pipeline_defaults(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct model *m;
 	const struct model_setting *st;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/gold/pipeline.yml", "materialized: table\ntags: [daily, finance]\n");
-	put(f, "models/gold/a.sql", "SELECT 1 AS x\n");
-	put(f, "models/gold/b.sql", "@config materialized=view\nSELECT 2 AS x\n");
-	put(f, "models/silver/c.sql", "SELECT 3 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/gold/pipeline.yml",
+		    "materialized: table\ntags: [daily, finance]\n");
+	fixture_put(f->root, "models/gold/a.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/b.sql", "@config materialized=view\nSELECT 2 AS x\n");
+	fixture_put(f->root, "models/silver/c.sql", "SELECT 3 AS x\n");
 	load(f);
 	expect_clean(f);
-	m = model(f, "gold.a");
+	m = fixture_model(f->p, "gold.a");
 	assert_int_equal(m->mat, MAT_TABLE);
 	assert_int_equal(m->ntags, 2);
 	assert_string_equal(m->tags[0], "daily");
@@ -275,41 +222,42 @@ static void test_pipeline_defaults(void **state)
 	assert_non_null(st);
 	assert_true(st->from_pipeline);
 	/* the model's own @config wins over the folder's default */
-	m = model(f, "gold.b");
+	m = fixture_model(f->p, "gold.b");
 	assert_int_equal(m->mat, MAT_VIEW);
 	assert_false(model_setting_get(m, "materialized")->from_pipeline);
 	assert_int_equal(m->ntags, 2);
 	/* another folder does not see it */
-	m = model(f, "silver.c");
+	m = fixture_model(f->p, "silver.c");
 	assert_int_equal(m->mat, MAT_VIEW);
 	assert_int_equal(m->ntags, 0);
 }
 
 static void test_pipeline_unknown_key(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const struct diag *d;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/gold/pipeline.yml", "materialised: table\n");
-	put(f, "models/gold/a.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/gold/pipeline.yml", "materialised: table\n");
+	fixture_put(f->root, "models/gold/a.sql", "SELECT 1 AS x\n");
 	load(f);
-	d = diag_find(f, "unknown @config key 'materialised'");
+	d = fixture_diag(f->p, "unknown @config key 'materialised'");
 	assert_string_equal(d->file, "models/gold/pipeline.yml");
 	assert_int_equal(d->line, 1);
 }
 
 static void test_duplicate_names(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const struct diag *d;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/seeds/x.sql", "SELECT 1 AS x\n");
-	put(f, "seeds/x.csv", "a\n1\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/seeds/x.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "seeds/x.csv", "a\n1\n");
 	load(f);
 	assert_int_equal(f->p->diags.n, 1);
-	d = diag_find(f, "duplicate model name 'seeds.x' (also defined by 'models/seeds/x.sql')");
+	d = fixture_diag(f->p,
+			 "duplicate model name 'seeds.x' (also defined by 'models/seeds/x.sql')");
 	assert_int_equal(d->severity, DIAG_ERROR);
 	assert_string_equal(d->file, "seeds/x.csv");
 	assert_string_equal(d->hint, "rename one of 'models/seeds/x.sql' and 'seeds/x.csv'");
@@ -317,29 +265,29 @@ static void test_duplicate_names(void **state)
 
 static void test_duplicate_names_by_case(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const struct diag *d;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/gold/Totals.sql", "SELECT 1 AS x\n");
-	put(f, "models/gold/totals.sql", "SELECT 2 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/gold/Totals.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/totals.sql", "SELECT 2 AS x\n");
 	load(f);
-	d = diag_find(f, "duplicate model name 'gold.totals' (also defined by "
-			 "'models/gold/Totals.sql')");
+	d = fixture_diag(f->p, "duplicate model name 'gold.totals' (also defined by "
+			       "'models/gold/Totals.sql')");
 	assert_string_equal(d->file, "models/gold/totals.sql");
 }
 
 static void test_nested_folder(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const struct diag *d;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/orders.sql", "SELECT 1 AS x\n");
-	put(f, "models/silver/extra/deep.sql", "SELECT 2 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/silver/extra/deep.sql", "SELECT 2 AS x\n");
 	load(f);
 	assert_int_equal(f->p->nmodels, 1);
-	d = diag_find(f, "nested folder 'models/silver/extra' is not allowed");
+	d = fixture_diag(f->p, "nested folder 'models/silver/extra' is not allowed");
 	assert_string_equal(d->file, "models/silver/extra");
 	assert_string_equal(d->hint,
 			    "the folder under models/ is the schema: models/<schema>/<name>.sql");
@@ -347,29 +295,29 @@ static void test_nested_folder(void **state)
 
 static void test_sql_directly_in_models(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const struct diag *d;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/loose.sql", "SELECT 1 AS x\n");
-	put(f, "models/silver/ok.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/loose.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/silver/ok.sql", "SELECT 1 AS x\n");
 	load(f);
 	assert_int_equal(f->p->nmodels, 1);
-	d = diag_find(f, "model file 'models/loose.sql' is not in a schema folder");
+	d = fixture_diag(f->p, "model file 'models/loose.sql' is not in a schema folder");
 	assert_string_equal(d->file, "models/loose.sql");
 	assert_string_equal(d->hint, "move it to models/<schema>/<name>.sql");
 }
 
 static void test_empty_project(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const struct diag *d;
 
-	put(f, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
 	load(f);
 	assert_int_equal(f->p->nmodels, 0);
 	assert_int_equal(f->p->diags.n, 1);
-	d = diag_find(f, "the project has no models");
+	d = fixture_diag(f->p, "the project has no models");
 	assert_string_equal(d->file, "sluice.yml");
 	assert_non_null(d->hint);
 
@@ -378,40 +326,41 @@ static void test_empty_project(void **state)
 	mkdir_in(f, "seeds");
 	mkdir_in(f, "models/silver");
 	load(f);
-	diag_find(f, "the project has no models");
+	fixture_diag(f->p, "the project has no models");
 }
 
 static void test_no_sluice_yml(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	struct sl_err err = SL_ERR_INIT;
 	struct project *p = NULL;
 
-	put(f, "models/silver/a.sql", "SELECT 1\n");
+	fixture_put(f->root, "models/silver/a.sql", "SELECT 1\n");
 	assert_int_equal(project_load(f->a, f->root, parser, &p, &err), SL_E_IO);
 	assert_non_null(strstr(err.msg, "sluice.yml"));
 }
 
 static void test_invalid_name(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/9lives.sql", "SELECT 1 AS x\n");
-	put(f, "models/silver/with-dash.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/9lives.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/silver/with-dash.sql", "SELECT 1 AS x\n");
 	load(f);
-	diag_find(f, "invalid model name 'silver.9lives'");
-	diag_find(f, "invalid model name 'silver.with-dash'");
+	fixture_diag(f->p, "invalid model name 'silver.9lives'");
+	fixture_diag(f->p, "invalid model name 'silver.with-dash'");
 }
 
 static void test_model_problems_reported(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const struct diag *d;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/bad.sql", "@config materialized=table\n\nSELECT a b c FROM t\n");
-	put(f, "models/silver/good.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/bad.sql",
+		    "@config materialized=table\n\nSELECT a b c FROM t\n");
+	fixture_put(f->root, "models/silver/good.sql", "SELECT 1 AS x\n");
 	load(f);
 	assert_int_equal(f->p->nmodels, 2);
 	assert_int_equal(f->p->diags.n, 1);
@@ -423,16 +372,16 @@ static void test_model_problems_reported(void **state)
 }
 
 /* The hash of models/silver/m.sql holding text (a fresh load each time). */
-static char *hash_of(struct fx *f, const char *text)
+static char *hash_of(struct fixture_project *f, const char *text)
 {
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/m.sql", text);
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/m.sql", text);
 	load(f);
 	expect_clean(f);
-	return strdup(model(f, "silver.m")->hash);
+	return strdup(fixture_model(f->p, "silver.m")->hash);
 }
 
-static void expect_hash(struct fx *f, const char *base, const char *text, bool same)
+static void expect_hash(struct fixture_project *f, const char *base, const char *text, bool same)
 {
 	char *h = hash_of(f, text);
 
@@ -445,7 +394,7 @@ static void expect_hash(struct fx *f, const char *base, const char *text, bool s
 
 static void test_hash_data_changes(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	char *base = hash_of(f, "@config materialized=incremental, unique_key=id\n"
 				"SELECT id, amount FROM t\n");
 	char *again = hash_of(f, "@config materialized=incremental, unique_key=id\n"
@@ -473,7 +422,7 @@ static void test_hash_data_changes(void **state)
 
 static void test_hash_ignores_refresh_and_description(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	char *base = hash_of(f, "@config materialized=incremental, unique_key=id\n"
 				"SELECT id, amount FROM t\n");
 
@@ -498,33 +447,34 @@ static void test_hash_ignores_refresh_and_description(void **state)
 
 static void test_hash_from_pipeline(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	char *base = hash_of(f, "SELECT 1 AS x\n");
 	char *h;
 
-	put(f, "models/silver/pipeline.yml", "materialized: table\n");
+	fixture_put(f->root, "models/silver/pipeline.yml", "materialized: table\n");
 	h = hash_of(f, "SELECT 1 AS x\n");
 	assert_string_not_equal(h, base);
 	free(h);
 	free(base);
 	base = hash_of(f, "SELECT 1 AS x\n");
-	put(f, "models/silver/pipeline.yml", "materialized: table\ntags: [x]\nlive: false\n");
+	fixture_put(f->root, "models/silver/pipeline.yml",
+		    "materialized: table\ntags: [x]\nlive: false\n");
 	expect_hash(f, base, "SELECT 1 AS x\n", true);
 	free(base);
 }
 
 static void test_hash_seed(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	char *a, *b;
 
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "seeds/s.csv", "a\n1\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "seeds/s.csv", "a\n1\n");
 	load(f);
-	a = strdup(model(f, "seeds.s")->hash);
-	put(f, "seeds/s.csv", "a\n2\n");
+	a = strdup(fixture_model(f->p, "seeds.s")->hash);
+	fixture_put(f->root, "seeds/s.csv", "a\n2\n");
 	load(f);
-	b = strdup(model(f, "seeds.s")->hash);
+	b = strdup(fixture_model(f->p, "seeds.s")->hash);
 	assert_string_not_equal(a, b);
 	free(a);
 	free(b);
@@ -532,23 +482,24 @@ static void test_hash_seed(void **state)
 
 /* The reader's hash after validation (which folds in the ephemerals it
  * inlines). */
-static char *reader_hash(struct fx *f, const char *eph, const char *plain)
+static char *reader_hash(struct fixture_project *f, const char *eph, const char *plain)
 {
-	put(f, "sluice.yml", "name: shop\n");
-	put(f, "models/silver/eph.sql", eph);
-	put(f, "models/silver/plain.sql", plain);
-	put(f, "models/gold/reader.sql", "SELECT * FROM silver.eph JOIN silver.plain USING (id)\n");
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/eph.sql", eph);
+	fixture_put(f->root, "models/silver/plain.sql", plain);
+	fixture_put(f->root, "models/gold/reader.sql",
+		    "SELECT * FROM silver.eph JOIN silver.plain USING (id)\n");
 	load(f);
 	if (project_validate(f->p, NULL, 0) || f->p->diags.n) {
 		diag_print(&f->p->diags, stderr);
 		fail_msg("the project has problems");
 	}
-	return strdup(model(f, "gold.reader")->hash);
+	return strdup(fixture_model(f->p, "gold.reader")->hash);
 }
 
 static void test_hash_includes_inlined_ephemerals(void **state)
 {
-	struct fx *f = *state;
+	struct fixture_project *f = *state;
 	const char *eph = "@config materialized=ephemeral\nSELECT 1 AS id\n";
 	const char *plain = "SELECT 1 AS id, 2 AS v\n";
 	char *base = reader_hash(f, eph, plain);
@@ -573,7 +524,7 @@ static void test_hash_includes_inlined_ephemerals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fixture_project_teardown)
 		T(test_locate_walks_up),
 		T(test_locate_given_dir),
 		T(test_locate_nothing_upward),

@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"
@@ -24,32 +26,11 @@
 
 #define PATH "models/silver/orders.sql"
 
-static struct sqlparse *parser;
-
 struct fx {
 	struct arena *a;
 	struct diag_list d;
 	struct model m;
 };
-
-static int group_setup(void **state)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	(void)state;
-	if (sqlparse_open(&parser, &err)) {
-		fprintf(stderr, "cannot open the parser: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	sqlparse_close(parser);
-	return 0;
-}
 
 static int setup(void **state)
 {

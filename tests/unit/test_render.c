@@ -92,13 +92,11 @@ static void write_project(const char *root)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct sl_err err = SL_ERR_INIT;
 
 	fixture_mkdtemp(f->root, "render");
 	write_project(f->root);
 	f->a = arena_new(NULL);
-	if (project_load(f->a, f->root, parser, &f->p, &err))
-		fail_msg("project_load: %s", err.msg);
+	f->p = fixture_load(f->a, f->root);
 	if (project_validate(f->p, NULL, 0) || f->p->diags.n) {
 		diag_print(&f->p->diags, stderr);
 		fail_msg("the project has problems");
@@ -121,21 +119,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const struct model *model(struct fx *f, const char *fqn)
-{
-	const struct model *m = project_find_model(f->p, fqn);
-
-	if (!m)
-		fail_msg("no model '%s'", fqn);
-	return m;
-}
-
 /* Renders a model, which must succeed; the SQL. */
 static const char *render(struct fx *f, const char *fqn, bool with_filter)
 {
 	buf_reset(&f->out);
 	sl_err_clear(&f->err);
-	if (render_model(model(f, fqn), &f->ctx, with_filter, &f->out, &f->err))
+	if (render_model(fixture_model(f->p, fqn), &f->ctx, with_filter, &f->out, &f->err))
 		fail_msg("render %s: %s", fqn, f->err.msg);
 	return f->out.buf;
 }
@@ -156,7 +145,8 @@ static void test_appends_to_output(void **state)
 	struct fx *f = *state;
 
 	buf_adds(&f->out, "CREATE VIEW v AS ");
-	assert_int_equal(render_model(model(f, "silver.eph_base"), &f->ctx, false, &f->out, &f->err),
+	assert_int_equal(render_model(fixture_model(f->p, "silver.eph_base"), &f->ctx, false,
+				      &f->out, &f->err),
 			 0);
 	assert_string_equal(f->out.buf, "CREATE VIEW v AS SELECT id, amount FROM landing.orders "
 					"WHERE amount > 0");
@@ -206,8 +196,9 @@ static void test_since_missing(void **state)
 	struct fx *f = *state;
 
 	buf_adds(&f->out, "kept");
-	assert_int_equal(render_model(model(f, "silver.win"), &f->ctx, false, &f->out, &f->err),
-			 SL_E_INVALID);
+	assert_int_equal(
+		render_model(fixture_model(f->p, "silver.win"), &f->ctx, false, &f->out, &f->err),
+		SL_E_INVALID);
 	assert_string_equal(f->err.msg,
 			    "placeholder '{since}' in model 'silver.win' has no value: only a "
 			    "temporal model's windows give it one\n"
@@ -217,8 +208,9 @@ static void test_since_missing(void **state)
 
 	sl_err_clear(&f->err);
 	f->ctx.since = "2024-01-01 00:00:00";
-	assert_int_equal(render_model(model(f, "silver.win"), &f->ctx, false, &f->out, &f->err),
-			 SL_E_INVALID);
+	assert_int_equal(
+		render_model(fixture_model(f->p, "silver.win"), &f->ctx, false, &f->out, &f->err),
+		SL_E_INVALID);
 	assert_non_null(strstr(f->err.msg, "placeholder '{until}'"));
 	assert_string_equal(f->out.buf, "kept");
 }
@@ -232,9 +224,9 @@ static void test_with_filter(void **state)
 			    "SELECT id, seq, 'dev' AS env FROM landing.orders\n"
 			    ") AS _sluice_src\n"
 			    "WHERE seq > 42 AND id NOT IN (SELECT id FROM \"silver\".\"inc\")");
-	assert_true(render_filter_reads_this(model(f, "silver.inc")));
-	assert_false(render_filter_reads_this(model(f, "silver.self")));
-	assert_false(render_filter_reads_this(model(f, "silver.inc_eph")));
+	assert_true(render_filter_reads_this(fixture_model(f->p, "silver.inc")));
+	assert_false(render_filter_reads_this(fixture_model(f->p, "silver.self")));
+	assert_false(render_filter_reads_this(fixture_model(f->p, "silver.inc_eph")));
 }
 
 static void test_ephemeral_aliased(void **state)

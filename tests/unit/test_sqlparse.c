@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "core/err.h"
 #include "warehouse/sqlparse.h"
 
@@ -17,27 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct sqlparse *parser;
-
-static int group_setup(void **state)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	(void)state;
-	if (sqlparse_open(&parser, &err)) {
-		fprintf(stderr, "cannot open the parser: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	sqlparse_close(parser);
-	return 0;
-}
 
 /* Parses sql, which must succeed; the number of statements in the tree. */
 static size_t statements(const char *sql)

@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_wh.h"
+
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -23,10 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* One in-memory database serves the tests that need no file (opening one
- * is the slow part); what a test creates in it is dropped afterwards. */
-static struct wh *mem;
-
+/* The tests that need no file share the in-memory db, opened by the first
+ * of them; the others open a file of their own in dir. */
 struct fx {
 	struct arena *a;
 	struct wh *w;
@@ -34,13 +34,6 @@ struct fx {
 	char dir[64];
 	char path[PATH_MAX];
 };
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	wh_close(mem);
-	return 0;
-}
 
 static int setup(void **state)
 {
@@ -55,41 +48,14 @@ static int setup(void **state)
 	return 0;
 }
 
-/* Drops every schema and every relation of main in the shared database. */
-static int clean_mem(void)
-{
-	struct wh_result *r;
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	wh_rollback(mem);
-	rc = wh_query(mem,
-		      "SELECT 'DROP SCHEMA \"' || schema_name || '\" CASCADE' "
-		      "FROM information_schema.schemata WHERE catalog_name = current_database() "
-		      "AND schema_name NOT IN ('main', 'information_schema', 'pg_catalog') "
-		      "UNION ALL SELECT 'DROP ' || CASE WHEN table_type = 'VIEW' THEN 'VIEW' "
-		      "ELSE 'TABLE' END || ' main.\"' || table_name || '\"' "
-		      "FROM information_schema.tables WHERE table_schema = 'main'",
-		      &r, NULL);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < wh_result_nrows(r); i++)
-		buf_addf(&sql, "%s;\n", wh_result_value(r, i, 0));
-	wh_result_free(r);
-	if (sql.len)
-		rc = wh_exec(mem, sql.buf, NULL);
-	buf_release(&sql);
-	return rc;
-}
-
 static int teardown(void **state)
 {
 	struct fx *f = *state;
 	char path[PATH_MAX + 16];
 	int rc = 0;
 
-	if (f->w == mem)
-		rc = clean_mem();
+	if (f->w == db)
+		rc = fixture_db_clean();
 	else
 		wh_close(f->w);
 	unlink(f->path);
@@ -101,26 +67,13 @@ static int teardown(void **state)
 	return rc ? -1 : 0;
 }
 
+/* Opened here rather than in a group setup, after the test that forks:
+ * the child must not inherit a running DuckDB. */
 static void open_memory(struct fx *f)
 {
-	if (!mem && wh_open_duckdb(":memory:", false, &mem, &f->err))
-		fail_msg("%s", f->err.msg);
-	f->w = mem;
-}
-
-static void exec(struct fx *f, const char *sql)
-{
-	if (wh_exec(f->w, sql, &f->err))
-		fail_msg("%s", f->err.msg);
-}
-
-static int64_t query_int(struct fx *f, const char *sql)
-{
-	int64_t v = -1;
-
-	if (wh_query_int(f->w, sql, &v, &f->err))
-		fail_msg("%s", f->err.msg);
-	return v;
+	if (!db && fixture_open_memory(&db))
+		fail_msg("cannot open DuckDB");
+	f->w = db;
 }
 
 /* Kept first: it forks, and the child must not inherit a running DuckDB. */
@@ -177,7 +130,7 @@ static void test_open_memory(void **state)
 	assert_int_equal(wh_version(f->w)[0], 'v');
 	/* NULL is in memory too, and each in-memory database is its own */
 	assert_int_equal(wh_open_duckdb(NULL, false, &other, &f->err), 0);
-	exec(f, "CREATE TABLE only_here (x INTEGER)");
+	exec(f->w, "CREATE TABLE only_here (x INTEGER)");
 	assert_int_equal(wh_exec(other, "SELECT * FROM only_here", &f->err), SL_E_SQL);
 	wh_close(other);
 	wh_close(NULL);
@@ -188,9 +141,9 @@ static void test_exec_and_errors(void **state)
 	struct fx *f = *state;
 
 	open_memory(f);
-	exec(f, "CREATE SCHEMA s; CREATE TABLE s.t (id INTEGER, name VARCHAR); "
-		"INSERT INTO s.t VALUES (1, 'a')");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t"), 1);
+	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.t (id INTEGER, name VARCHAR); "
+		   "INSERT INTO s.t VALUES (1, 'a')");
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 1);
 	assert_int_equal(wh_exec(f->w, "SELECT * FROM s.missing", &f->err), SL_E_SQL);
 	assert_int_equal(f->err.code, SL_E_SQL);
 	/* DuckDB's own message, which names the table */
@@ -202,7 +155,7 @@ static void test_exec_and_errors(void **state)
 	/* a NULL error struct is allowed */
 	assert_int_equal(wh_exec(f->w, "SELEC 1", NULL), SL_E_SQL);
 	/* the connection is still usable after errors */
-	assert_int_equal(query_int(f, "SELECT 40 + 2"), 42);
+	assert_int_equal(query_int(f->w, "SELECT 40 + 2"), 42);
 }
 
 static void test_query_values(void **state)
@@ -297,11 +250,11 @@ static void test_query_int(void **state)
 	int64_t v = 5;
 
 	open_memory(f);
-	assert_int_equal(query_int(f, "SELECT 9007199254740993"), 9007199254740993LL);
-	assert_int_equal(query_int(f, "SELECT -12"), -12);
-	assert_int_equal(query_int(f, "SELECT NULL"), 0);
-	assert_int_equal(query_int(f, "SELECT 1 WHERE false"), 0);
-	assert_int_equal(query_int(f, "SELECT 7, 8"), 7);
+	assert_int_equal(query_int(f->w, "SELECT 9007199254740993"), 9007199254740993LL);
+	assert_int_equal(query_int(f->w, "SELECT -12"), -12);
+	assert_int_equal(query_int(f->w, "SELECT NULL"), 0);
+	assert_int_equal(query_int(f->w, "SELECT 1 WHERE false"), 0);
+	assert_int_equal(query_int(f->w, "SELECT 7, 8"), 7);
 	assert_int_equal(wh_query_int(f->w, "SELECT * FROM nowhere", &v, &f->err), SL_E_SQL);
 }
 
@@ -311,7 +264,7 @@ static void test_rows_changed(void **state)
 	int64_t n = -1;
 
 	open_memory(f);
-	exec(f, "CREATE TABLE t (id INTEGER, v INTEGER)");
+	exec(f->w, "CREATE TABLE t (id INTEGER, v INTEGER)");
 	assert_int_equal(wh_exec_count(f->w, "INSERT INTO t SELECT i, 0 FROM range(10) r(i)", &n,
 				       &f->err),
 			 0);
@@ -335,28 +288,28 @@ static void test_rollback(void **state)
 	struct fx *f = *state;
 
 	open_memory(f);
-	exec(f, "CREATE TABLE t (id INTEGER); INSERT INTO t VALUES (1)");
+	exec(f->w, "CREATE TABLE t (id INTEGER); INSERT INTO t VALUES (1)");
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
-	exec(f, "INSERT INTO t VALUES (2), (3); CREATE TABLE u (x INTEGER); DROP TABLE t");
+	exec(f->w, "INSERT INTO t VALUES (2), (3); CREATE TABLE u (x INTEGER); DROP TABLE t");
 	wh_rollback(f->w);
 	/* the inserts, the new table and the drop are all undone */
-	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM t"), 1);
 	assert_int_equal(wh_exec(f->w, "SELECT * FROM u", &f->err), SL_E_SQL);
 
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
-	exec(f, "INSERT INTO t VALUES (4)");
+	exec(f->w, "INSERT INTO t VALUES (4)");
 	assert_int_equal(wh_commit(f->w, &f->err), 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM t"), 2);
 
 	/* a rollback without a transaction is harmless */
 	wh_rollback(f->w);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM t"), 2);
 	/* after a failed statement the transaction can still be rolled back */
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
-	exec(f, "INSERT INTO t VALUES (5)");
+	exec(f->w, "INSERT INTO t VALUES (5)");
 	assert_int_equal(wh_exec(f->w, "INSERT INTO t VALUES ('x')", &f->err), SL_E_SQL);
 	wh_rollback(f->w);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM t"), 2);
 	/* a commit with no transaction is an error */
 	assert_int_equal(wh_commit(f->w, &f->err), SL_E_SQL);
 }
@@ -366,16 +319,16 @@ static void test_exec_atomic(void **state)
 	struct fx *f = *state;
 
 	open_memory(f);
-	exec(f, "CREATE TABLE t (id INTEGER)");
+	exec(f->w, "CREATE TABLE t (id INTEGER)");
 	assert_int_equal(wh_exec_atomic(f->w, "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)",
 					&f->err),
 			 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM t"), 2);
 	/* the second statement fails: the first is undone with it */
 	assert_int_equal(wh_exec_atomic(f->w, "INSERT INTO t VALUES (3); INSERT INTO t VALUES ('x')",
 					&f->err),
 			 SL_E_SQL);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM t"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM t"), 2);
 	/* and no transaction is left open */
 	assert_int_equal(wh_commit(f->w, &f->err), SL_E_SQL);
 }
@@ -388,8 +341,8 @@ static void test_appender(void **state)
 	const char *bad[] = { "x", "1", NULL, NULL };
 
 	open_memory(f);
-	exec(f, "CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT, amt DOUBLE, ts TIMESTAMP, note "
-		"VARCHAR)");
+	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT, amt DOUBLE, ts TIMESTAMP, note "
+		   "VARCHAR)");
 	/* rows commit with the transaction they were appended in */
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
 	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
@@ -398,7 +351,8 @@ static void test_appender(void **state)
 	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
 	wh_appender_close(ap);
 	assert_int_equal(wh_commit(f->w, &f->err), 0);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t WHERE id = 42 AND note IS NULL"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t WHERE id = 42 AND note IS NULL"),
+			 2);
 	/* and go with a rollback */
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
 	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
@@ -406,7 +360,7 @@ static void test_appender(void **state)
 	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
 	wh_appender_close(ap);
 	wh_rollback(f->w);
-	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 2);
 	/* a value that does not convert, a row of the wrong width, a missing table */
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
 	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
@@ -419,7 +373,7 @@ static void test_appender(void **state)
 	wh_appender_close(ap);
 	assert_int_equal(wh_appender_open(f->w, "s", "nope", &ap, &f->err), SL_E_SQL);
 	assert_non_null(strstr(f->err.msg, "s.nope"));
-	assert_int_equal(query_int(f, "SELECT count(*) FROM s.t"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 2);
 }
 
 /* Facts are shared by every connection of a database, not by another
@@ -453,8 +407,9 @@ static void test_relation_kind(void **state)
 	const char *kind = "unset";
 
 	open_memory(f);
-	exec(f, "CREATE SCHEMA s; CREATE TABLE s.t (x INTEGER); CREATE VIEW s.v AS SELECT 1 AS x;"
-		"CREATE TABLE main.m (x INTEGER)");
+	exec(f->w,
+	     "CREATE SCHEMA s; CREATE TABLE s.t (x INTEGER); CREATE VIEW s.v AS SELECT 1 AS x;"
+	     "CREATE TABLE main.m (x INTEGER)");
 	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "t", &kind, &f->err), 0);
 	assert_string_equal(kind, "table");
 	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "v", &kind, &f->err), 0);
@@ -481,8 +436,8 @@ static void test_relation_list(void **state)
 	open_memory(f);
 	assert_int_equal(wh_relation_list(f->w, f->a, &names, &n, &f->err), 0);
 	assert_int_equal(n, 0);
-	exec(f, "CREATE SCHEMA \"Gold\"; CREATE TABLE \"Gold\".\"Revenue\" (x INTEGER);"
-		"CREATE SCHEMA b; CREATE VIEW b.v AS SELECT 1 AS x; CREATE TABLE a (x INTEGER)");
+	exec(f->w, "CREATE SCHEMA \"Gold\"; CREATE TABLE \"Gold\".\"Revenue\" (x INTEGER);"
+		   "CREATE SCHEMA b; CREATE VIEW b.v AS SELECT 1 AS x; CREATE TABLE a (x INTEGER)");
 	assert_int_equal(wh_relation_list(f->w, f->a, &names, &n, &f->err), 0);
 	assert_int_equal(n, 3);
 	/* lowercase and sorted, as dag_build expects */
@@ -498,8 +453,9 @@ static void test_table_columns(void **state)
 	size_t n = 99;
 
 	open_memory(f);
-	exec(f, "CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT, \"Name\" VARCHAR, amount DECIMAL(10, "
-		"2), ts TIMESTAMP)");
+	exec(f->w,
+	     "CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT, \"Name\" VARCHAR, amount DECIMAL(10, "
+	     "2), ts TIMESTAMP)");
 	assert_int_equal(wh_table_columns(f->w, f->a, "s", "t", &cols, &n, &f->err), 0);
 	assert_int_equal(n, 4);
 	assert_string_equal(cols[0].name, "id");
@@ -519,12 +475,12 @@ static void test_file_database(void **state)
 	struct fx *f = *state;
 
 	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), 0);
-	exec(f, "CREATE TABLE kept AS SELECT 42 AS answer");
+	exec(f->w, "CREATE TABLE kept AS SELECT 42 AS answer");
 	wh_close(f->w);
 	f->w = NULL;
 	/* reopened read-only: the data is there and cannot be changed */
 	assert_int_equal(wh_open_duckdb(f->path, true, &f->w, &f->err), 0);
-	assert_int_equal(query_int(f, "SELECT answer FROM kept"), 42);
+	assert_int_equal(query_int(f->w, "SELECT answer FROM kept"), 42);
 	assert_int_equal(wh_exec(f->w, "INSERT INTO kept VALUES (1)", &f->err), SL_E_SQL);
 	assert_non_null(strstr(f->err.msg, "read-only"));
 }
@@ -583,41 +539,41 @@ static void test_swap_in(void **state)
 	const char *kind;
 
 	open_memory(f);
-	exec(f, "CREATE SCHEMA s;\n"
-		"CREATE VIEW s.x AS SELECT 1 AS old;\n"
-		"CREATE TABLE s.x__new AS SELECT * FROM range(3) t(n)");
+	exec(f->w, "CREATE SCHEMA s;\n"
+		   "CREATE VIEW s.x AS SELECT 1 AS old;\n"
+		   "CREATE TABLE s.x__new AS SELECT * FROM range(3) t(n)");
 	/* a view replaced by a table */
 	wh_sql_swap_in(f->w, &sql, "s", "x__new", "x", "view");
-	exec(f, sql.buf);
+	exec(f->w, sql.buf);
 	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "x", &kind, &f->err), 0);
 	assert_string_equal(kind, "table");
-	assert_int_equal(query_int(f, "SELECT count(*) FROM s.x"), 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.x"), 3);
 	assert_int_equal(wh_relation_kind(f->w, f->a, "s", "x__new", &kind, &f->err), 0);
 	assert_null(kind);
 
 	/* a table replaced by a table */
 	buf_reset(&sql);
-	exec(f, "CREATE TABLE s.x__new AS SELECT 7 AS n");
+	exec(f->w, "CREATE TABLE s.x__new AS SELECT 7 AS n");
 	wh_sql_swap_in(f->w, &sql, "s", "x__new", "x", "table");
-	exec(f, sql.buf);
-	assert_int_equal(query_int(f, "SELECT n FROM s.x"), 7);
+	exec(f->w, sql.buf);
+	assert_int_equal(query_int(f->w, "SELECT n FROM s.x"), 7);
 
 	/* nothing there before */
 	buf_reset(&sql);
-	exec(f, "CREATE TABLE s.y__new AS SELECT 8 AS n");
+	exec(f->w, "CREATE TABLE s.y__new AS SELECT 8 AS n");
 	wh_sql_swap_in(f->w, &sql, "s", "y__new", "y", NULL);
-	exec(f, sql.buf);
-	assert_int_equal(query_int(f, "SELECT n FROM s.y"), 8);
+	exec(f->w, sql.buf);
+	assert_int_equal(query_int(f->w, "SELECT n FROM s.y"), 8);
 
 	/* inside a transaction that rolls back, the old relation stays */
 	buf_reset(&sql);
-	exec(f, "CREATE TABLE s.y__new AS SELECT 9 AS n");
+	exec(f->w, "CREATE TABLE s.y__new AS SELECT 9 AS n");
 	wh_sql_swap_in(f->w, &sql, "s", "y__new", "y", "table");
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
-	exec(f, sql.buf);
-	assert_int_equal(query_int(f, "SELECT n FROM s.y"), 9);
+	exec(f->w, sql.buf);
+	assert_int_equal(query_int(f->w, "SELECT n FROM s.y"), 9);
 	wh_rollback(f->w);
-	assert_int_equal(query_int(f, "SELECT n FROM s.y"), 8);
+	assert_int_equal(query_int(f->w, "SELECT n FROM s.y"), 8);
 	buf_release(&sql);
 }
 
@@ -648,5 +604,5 @@ int main(void)
 #undef T
 	};
 
-	return cmocka_run_group_tests(tests, NULL, group_teardown);
+	return cmocka_run_group_tests(tests, NULL, fixture_db_group_teardown);
 }
