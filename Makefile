@@ -58,8 +58,8 @@ $(BUILD)/%.o: %.c | $(DUCKDB)/STAMP
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a \
-		$(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -MMD -MP $(LDFLAGS) -o $@ $< \
+		$(BUILD)/libsluice.a $(LDLIBS) -lcmocka
 
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
@@ -79,4 +79,4 @@ bench: deps all $(BUILD)/tools/post_load
 clean:
 	rm -rf build sluice
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d)
