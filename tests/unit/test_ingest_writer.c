@@ -267,16 +267,16 @@ static void test_retries_amid_new_deliveries(void **state)
 	assert_int_equal(ans[5].res.seq, ans[1].res.seq);
 	assert_true(ans[6].res.duplicate);
 	assert_int_equal(ans[6].res.seq, ans[4].res.seq);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 4);
-	assert_int_equal(qint(f, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 2);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.deliveries"), 4);
-	advances = qint(f, "SELECT count(*) FROM _sluice.live_advances");
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 4);
+	assert_int_equal(query_int(f->probe, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders"), 2);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.deliveries"), 4);
+	advances = query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances");
 	submit(f, batch(&r[7], "d-3", 1, ids, amounts), &ans[7]);
 	wait_all(f, &ans[7], 1);
 	assert_true(ans[7].res.duplicate);
 	assert_int_equal(ans[7].res.seq, ans[2].res.seq);
-	assert_int_equal(qint(f, "SELECT count(*) FROM _sluice.live_advances"), advances);
-	assert_int_equal(qint(f, "SELECT count(*) FROM landing.orders"), 4);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances"), advances);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 4);
 }
 
 /* Too many rows waiting: refused at once, nothing queued. */
