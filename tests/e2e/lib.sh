@@ -63,3 +63,23 @@ retry() {
 	echo "still locked after 200 tries: $*"
 	return 1
 }
+
+# serve_start: starts `sluice serve` on a free loopback port (its output
+# appended to serve.log) and waits until .sluice/server.json names it; sets
+# $serve_pid and $serve_port.
+serve_start() {
+	local i
+	"$SLUICE_BIN" serve --listen 127.0.0.1:0 >>serve.log 2>&1 &
+	serve_pid=$!
+	for i in $(seq 400); do
+		if grep -qs "\"pid\": $serve_pid," .sluice/server.json; then
+			serve_port=$(sed -E 's/.*"port": ([0-9]+).*/\1/' .sluice/server.json)
+			return 0
+		fi
+		kill -0 $serve_pid 2>/dev/null || break
+		sleep 0.025
+	done
+	echo "server $serve_pid did not start"
+	tail -5 serve.log
+	return 1
+}

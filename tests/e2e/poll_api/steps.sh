@@ -63,24 +63,18 @@ echo "poll exit $?"
 head -1 poll.log | sed -E "s/127\.0\.0\.1:$port/127.0.0.1:<port>/g"
 
 note "sluice serve runs a poller per poll source"
-"$SLUICE_BIN" serve --listen 127.0.0.1:0 >serve.log 2>&1 &
-pid=$!
-for i in $(seq 200); do
-	[ -f .sluice/server.json ] && break
-	sleep 0.05
-done
-sport=$(sed -E 's/.*"port": ([0-9]+).*/\1/' .sluice/server.json)
+serve_start
 for i in $(seq 100); do
-	curl -s "http://127.0.0.1:$sport/api/live/status" | grep -q '"polls":[1-9]' && break
+	curl -s "http://127.0.0.1:$serve_port/api/live/status" | grep -q '"polls":[1-9]' && break
 	sleep 0.05
 done
-curl -s "http://127.0.0.1:$sport/api/live/status" | sed -E 's/.*"pollers":\[//; s/\]\}$//' |
+curl -s "http://127.0.0.1:$serve_port/api/live/status" | sed -E 's/.*"pollers":\[//; s/\]\}$//' |
 	sed -E 's/"(last_ok|next_attempt|last_error_at)":"[^"]*"/"\1":"<ts>"/g;
 		s/"(polls|next_attempt_in_ms)":[0-9]+/"\1":<n>/g' |
 	sed -E "s/127\.0\.0\.1:$port/127.0.0.1:<port>/g"
 echo
-kill -TERM $pid
-wait $pid
+kill -TERM $serve_pid
+wait $serve_pid
 echo "serve exit $?"
 sed -E "s/127\.0\.0\.1:[0-9]+/127.0.0.1:<port>/g" serve.log
 

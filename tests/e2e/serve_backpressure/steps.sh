@@ -1,13 +1,7 @@
 # sluice serve: a full queue answers 503 with Retry-After and lands nothing;
 # what was queued before still lands, and the retry is taken.
-"$SLUICE_BIN" serve --listen 127.0.0.1:0 >serve.log 2>&1 &
-pid=$!
-for i in $(seq 200); do
-	[ -f .sluice/server.json ] && break
-	sleep 0.05
-done
-port=$(sed -E 's/.*"port": ([0-9]+).*/\1/' .sluice/server.json)
-url=http://127.0.0.1:$port/api/ingest/webhook/events
+serve_start
+url=http://127.0.0.1:$serve_port/api/ingest/webhook/events
 rows=$(for i in $(seq 2 26); do printf '{"id": %d}\n' "$i"; done)
 
 note "one event waits in the queue for its flush"
@@ -27,7 +21,7 @@ cat first.out
 note "the retry fits now"
 curl -s -w ' %{http_code}\n' -H 'Content-Type: application/x-ndjson' --data-binary "$rows" "$url"
 
-kill -TERM $pid
-wait $pid
+kill -TERM $serve_pid
+wait $serve_pid
 echo "server exit $?"
 q "SELECT count(*) AS rows, count(DISTINCT _sluice_seq) AS batches, min(id), max(id) FROM landing.events"

@@ -17,20 +17,7 @@ fi
 export SERVE_TOKEN=t0ken
 retry "$SLUICE_BIN" run >/dev/null
 
-# start: a server on a free port; returns once its server file names it
-start() {
-	"$SLUICE_BIN" serve --listen 127.0.0.1:0 >>serve.log 2>&1 &
-	pid=$!
-	for i in $(seq 400); do
-		grep -qs "\"pid\": $pid," .sluice/server.json && return
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.025
-	done
-	echo "server $pid did not start"
-	tail -5 serve.log
-}
-
-start
+serve_start
 "$SLUICE_TOOLS/post_load" --server-file .sluice/server.json --source events --token "$SERVE_TOKEN" \
 	--events $events --batch 5 --conns 16 --rate $rate --accounts 50 --deadline 240 \
 	--acked acked.txt >load.log 2>&1 &
@@ -40,17 +27,17 @@ while [ $kills -lt $most ] && kill -0 $load 2>/dev/null; do
 	sleep 0.$((RANDOM % 6 + 1))
 	kill -0 $load 2>/dev/null || break
 	# count only the kills that found the server running, with load going on
-	kill -9 $pid 2>/dev/null && kills=$((kills + 1))
-	wait $pid 2>/dev/null
-	start
+	kill -9 $serve_pid 2>/dev/null && kills=$((kills + 1))
+	wait $serve_pid 2>/dev/null
+	serve_start
 done
 wait $load
 echo "load generator exit $?"
 [ $kills -ge $want ] && echo "server killed with SIGKILL as often as asked while the load ran"
 
 note "a clean stop, then the live chain catches up on what is left"
-kill -TERM $pid
-wait $pid
+kill -TERM $serve_pid
+wait $serve_pid
 echo "server exit $?"
 retry "$SLUICE_BIN" live --once >/dev/null
 sl live --once

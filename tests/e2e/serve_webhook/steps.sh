@@ -1,14 +1,8 @@
 # sluice serve: webhook ingest with every refusal, signed sources, delivery
 # ids, the live chain behind it, the live API, and a clean stop.
 export SERVE_TOKEN=t0ken HOOK_SECRET=k3y
-"$SLUICE_BIN" serve --listen 127.0.0.1:0 >serve.log 2>&1 &
-pid=$!
-for i in $(seq 200); do
-	[ -f .sluice/server.json ] && break
-	sleep 0.05
-done
-port=$(sed -E 's/.*"port": ([0-9]+).*/\1/' .sluice/server.json)
-url=http://127.0.0.1:$port
+serve_start
+url=http://127.0.0.1:$serve_port
 
 # call METHOD PATH [BODY [CURL ARGS...]]: prints the status and the body
 call() {
@@ -103,8 +97,8 @@ note "a second server on the same warehouse fails at once"
 echo "[exit ${PIPESTATUS[0]}]"
 
 note "SIGTERM: a clean stop"
-kill -TERM $pid
-wait $pid
+kill -TERM $serve_pid
+wait $serve_pid
 echo "server exit $?"
 [ -f .sluice/server.json ] && echo "server file left behind" || echo "server file removed"
 wait $watcher
