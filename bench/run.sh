@@ -386,6 +386,20 @@ serve_start() {
 	return 1
 }
 
+# start_project DIR: builds DIR's project and starts its server; says why
+# when it cannot
+start_project() {
+	if ! "$sluice" run --project "$1" >"$out/last.log" 2>&1; then
+		show_failure "sluice run failed"
+		return 1
+	fi
+	if ! serve_start "$1"; then
+		cp "$1/serve.log" "$out/last.log"
+		show_failure "sluice serve did not start"
+		return 1
+	fi
+}
+
 serve_stop() {
 	kill -TERM "$serve_pid" 2>/dev/null
 	wait "$serve_pid" 2>/dev/null
@@ -472,15 +486,7 @@ bench_ingest() {
 
 	# (a) and (b): ingest alone (a project without live models), one server
 	write_ingest_project "$dir" "$flush"
-	if ! "$sluice" run --project "$dir" >"$out/last.log" 2>&1; then
-		show_failure "sluice run failed"
-		return
-	fi
-	if ! serve_start "$dir"; then
-		cp "$dir/serve.log" "$out/last.log"
-		show_failure "sluice serve did not start"
-		return
-	fi
+	start_project "$dir" || return
 	# a warm-up, then single-event requests over more and more connections:
 	# each connection has one request waiting at a time, and a request waits
 	# for its flush's commit, so requests/s = connections / latency
@@ -530,15 +536,7 @@ bench_ingest() {
 
 	# (c): the live chain behind the webhook source, fed at 10,000 events/s
 	write_live_project "$dir"
-	if ! "$sluice" run --project "$dir" >"$out/last.log" 2>&1; then
-		show_failure "sluice run failed"
-		return
-	fi
-	if ! serve_start "$dir"; then
-		cp "$dir/serve.log" "$out/last.log"
-		show_failure "sluice serve did not start"
-		return
-	fi
+	start_project "$dir" || return
 	if ! post_load "$dir" --events $((live_s * 10000)) --batch 100 --conns 16 --rate 10000 \
 		--accounts 500 --lag-model gold.accounts --lag-poll 20; then
 		show_failure "post_load failed"
