@@ -131,36 +131,46 @@ static int make_ready(struct wh *w, const char *fqn, const char *schema, const c
 
 int live_next_seq(struct wh *w, int64_t *seq, struct sl_err *err)
 {
-	return wh_query_int(w, "SELECT nextval('_sluice.seq')", seq, err);
+	return wh_query_int_args(w, "SELECT nextval('_sluice.seq')", NULL, 0, seq, err);
 }
 
+/* The landing writer records an advance on every flush, so the statements
+ * are kept prepared, one set per source (its name is in their text). */
 int live_advance_record(struct wh *w, const char *fqn, const struct live_advance *adv,
 			int64_t now_ms, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	const struct wh_arg args[] = { WH_INT(adv->seq), WH_INT(adv->rows), WH_TS_MS(now_ms) };
+	struct buf sql = BUF_INIT, update = BUF_INIT;
 	int64_t updated = 0;
-	char now[32];
 	int rc;
 
-	state_format_ts(now_ms, now, sizeof(now));
 	buf_adds(&sql, "INSERT INTO _sluice.live_advances VALUES (");
 	buf_add_sql_str(&sql, fqn);
-	buf_addf(&sql, ", %lld, %lld, '%s');\nUPDATE _sluice.live_sources SET watermark = %lld, "
-		       "rows = rows + %lld, advanced_at = '%s' WHERE source = ",
-		 (long long)adv->seq, (long long)adv->rows, now, (long long)adv->seq,
-		 (long long)adv->rows, now);
-	buf_add_sql_str(&sql, fqn);
-	rc = wh_exec_count(w, sql.buf, &updated, err);
+	buf_adds(&sql, ", $1::BIGINT, $2::BIGINT, $3::TIMESTAMP)");
+	rc = wh_exec_args(w, sql.buf, args, 3, NULL, err);
+	buf_adds(&update, "UPDATE _sluice.live_sources SET watermark = $1::BIGINT, rows = rows + "
+			  "$2::BIGINT, advanced_at = $3::TIMESTAMP WHERE source = ");
+	buf_add_sql_str(&update, fqn);
+	if (!rc)
+		rc = wh_exec_args(w, update.buf, args, 3, &updated, err);
+	/* planned anew: the kept plan may date from before the row existed */
+	if (!rc && !updated) {
+		wh_forget_statement(w, update.buf);
+		rc = wh_exec_args(w, update.buf, args, 3, &updated, err);
+	}
 	/* the first advance of a source makes its row */
 	if (!rc && !updated) {
+		wh_forget_statement(w, update.buf);
 		buf_reset(&sql);
 		buf_adds(&sql, "INSERT INTO _sluice.live_sources (source, watermark, rows, "
 			       "advanced_at) VALUES (");
 		buf_add_sql_str(&sql, fqn);
-		buf_addf(&sql, ", %lld, %lld, '%s')", (long long)adv->seq, (long long)adv->rows, now);
-		rc = wh_exec(w, sql.buf, err);
+		buf_adds(&sql, ", $1::BIGINT, $2::BIGINT, $3::TIMESTAMP)");
+		rc = wh_exec_args(w, sql.buf, args, 3, NULL, err);
+		wh_forget_statement(w, sql.buf);
 	}
 	buf_release(&sql);
+	buf_release(&update);
 	return rc;
 }
 

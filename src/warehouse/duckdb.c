@@ -23,11 +23,22 @@ struct duck_db {
 	pthread_mutex_t lock;
 };
 
+/* Statements kept prepared on a connection, by their SQL text. The hot
+ * paths have a handful; past the cap a statement is prepared per call. */
+#define PREPARED_MAX 64
+
+struct duck_prepared {
+	char *sql;
+	duckdb_prepared_statement ps;
+};
+
 struct wh_duckdb {
 	struct wh base;
 	struct duck_db *shared;
 	duckdb_connection conn;
 	char version[32];
+	struct duck_prepared prepared[PREPARED_MAX];
+	size_t nprepared;
 };
 
 static struct wh_duckdb *dd(struct wh *w)
@@ -41,6 +52,10 @@ static void duck_close(struct wh *w)
 	struct duck_db *db = d->shared;
 	int left;
 
+	for (size_t i = 0; i < d->nprepared; i++) {
+		duckdb_destroy_prepare(&d->prepared[i].ps);
+		free(d->prepared[i].sql);
+	}
 	duckdb_disconnect(&d->conn);
 	wh_memo_release(d->base.memo);
 	pthread_mutex_lock(&db->lock);
@@ -61,6 +76,7 @@ static int duck_connect(struct wh *w, struct wh **out, struct sl_err *err)
 	if (!d)
 		abort();
 	*d = *from;
+	d->nprepared = 0;
 	if (duckdb_connect(from->shared->db, &d->conn) != DuckDBSuccess) {
 		free(d);
 		return sl_err_set(err, SL_E_IO, "cannot open another connection to the warehouse");
@@ -162,14 +178,36 @@ static duckdb_prepared_statement prepare_as_text(duckdb_connection conn, const c
 	return ps;
 }
 
+/* Materializes the rows as text and destroys res. */
+static struct wh_result *read_result(duckdb_result *res)
+{
+	idx_t ncols = duckdb_column_count(res), nrows = duckdb_row_count(res);
+	struct wh_result *r = wh_result_new(ncols);
+	char **row;
+
+	for (idx_t c = 0; c < ncols; c++)
+		wh_result_set_colname(r, c, duckdb_column_name(res, c));
+	row = calloc(ncols ? ncols : 1, sizeof(char *));
+	if (!row)
+		abort();
+	for (idx_t i = 0; i < nrows; i++) {
+		for (idx_t c = 0; c < ncols; c++)
+			row[c] = duckdb_value_is_null(res, c, i) ? NULL
+								 : duckdb_value_varchar(res, c, i);
+		wh_result_add_row(r, (const char *const *)row);
+		for (idx_t c = 0; c < ncols; c++)
+			duckdb_free(row[c]);
+	}
+	free(row);
+	duckdb_destroy_result(res);
+	return r;
+}
+
 static int duck_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
 {
 	duckdb_prepared_statement ps = prepare_as_text(dd(w)->conn, sql);
 	duckdb_result res;
 	duckdb_state st;
-	struct wh_result *r;
-	idx_t ncols, nrows;
-	char **row;
 
 	/* what does not prepare (several statements, say) runs as it is */
 	if (ps) {
@@ -180,26 +218,113 @@ static int duck_query(struct wh *w, const char *sql, struct wh_result **out, str
 	}
 	if (st != DuckDBSuccess)
 		return duck_error(&res, err);
-	ncols = duckdb_column_count(&res);
-	nrows = duckdb_row_count(&res);
-	r = wh_result_new(ncols);
-	for (idx_t c = 0; c < ncols; c++)
-		wh_result_set_colname(r, c, duckdb_column_name(&res, c));
-	row = calloc(ncols ? ncols : 1, sizeof(char *));
-	if (!row)
-		abort();
-	for (idx_t i = 0; i < nrows; i++) {
-		for (idx_t c = 0; c < ncols; c++)
-			row[c] = duckdb_value_is_null(&res, c, i) ? NULL
-								  : duckdb_value_varchar(&res, c, i);
-		wh_result_add_row(r, (const char *const *)row);
-		for (idx_t c = 0; c < ncols; c++)
-			duckdb_free(row[c]);
-	}
-	free(row);
-	duckdb_destroy_result(&res);
-	*out = r;
+	*out = read_result(&res);
 	return 0;
+}
+
+/* The statement for sql from the connection's cache, prepared on a miss;
+ * *kept says whether the cache owns it. */
+static int cached_statement(struct wh_duckdb *d, const char *sql, duckdb_prepared_statement *ps,
+			    bool *kept, struct sl_err *err)
+{
+	for (size_t i = 0; i < d->nprepared; i++) {
+		if (strcmp(d->prepared[i].sql, sql) == 0) {
+			*ps = d->prepared[i].ps;
+			*kept = true;
+			return 0;
+		}
+	}
+	if (duckdb_prepare(d->conn, sql, ps) != DuckDBSuccess) {
+		int rc = sl_err_set(err, SL_E_SQL, "%s", duckdb_prepare_error(*ps));
+
+		duckdb_destroy_prepare(ps);
+		return rc;
+	}
+	*kept = d->nprepared < PREPARED_MAX;
+	if (*kept) {
+		d->prepared[d->nprepared].sql = strdup(sql);
+		if (!d->prepared[d->nprepared].sql)
+			abort();
+		d->prepared[d->nprepared++].ps = *ps;
+	}
+	return 0;
+}
+
+static void drop_prepared(struct wh_duckdb *d, size_t i)
+{
+	duckdb_destroy_prepare(&d->prepared[i].ps);
+	free(d->prepared[i].sql);
+	d->prepared[i] = d->prepared[--d->nprepared];
+}
+
+/* A statement that failed leaves the cache: whatever made it fail (a table
+ * dropped, say) is not met again through a stale plan. */
+static void forget_prepared(struct wh_duckdb *d, duckdb_prepared_statement ps)
+{
+	for (size_t i = 0; i < d->nprepared; i++) {
+		if (d->prepared[i].ps == ps) {
+			drop_prepared(d, i);
+			return;
+		}
+	}
+}
+
+static void duck_forget_statement(struct wh *w, const char *sql)
+{
+	struct wh_duckdb *d = dd(w);
+
+	for (size_t i = 0; i < d->nprepared; i++) {
+		if (strcmp(d->prepared[i].sql, sql) == 0) {
+			drop_prepared(d, i);
+			return;
+		}
+	}
+}
+
+static duckdb_state bind_arg(duckdb_prepared_statement ps, idx_t k, const struct wh_arg *a)
+{
+	switch (a->kind) {
+	case WH_ARG_INT:
+		return duckdb_bind_int64(ps, k, a->i);
+	case WH_ARG_TEXT:
+		return duckdb_bind_varchar(ps, k, a->s);
+	case WH_ARG_TS:
+		return duckdb_bind_timestamp(ps, k, (duckdb_timestamp){ .micros = a->i * 1000 });
+	default:
+		return duckdb_bind_null(ps, k);
+	}
+}
+
+static int duck_exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+			  struct wh_result **out, int64_t *changed, struct sl_err *err)
+{
+	struct wh_duckdb *d = dd(w);
+	duckdb_prepared_statement ps;
+	duckdb_result res;
+	bool kept = false;
+	int rc = cached_statement(d, sql, &ps, &kept, err);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; !rc && i < n; i++)
+		if (bind_arg(ps, (idx_t)i + 1, &args[i]) != DuckDBSuccess)
+			rc = sl_err_set(err, SL_E_INTERNAL, "cannot bind argument %zu of: %s", i + 1,
+					sql);
+	if (!rc && duckdb_execute_prepared(ps, &res) != DuckDBSuccess)
+		rc = duck_error(&res, err);
+	if (!rc) {
+		if (changed)
+			*changed = (int64_t)duckdb_rows_changed(&res);
+		if (out)
+			*out = read_result(&res);
+		else
+			duckdb_destroy_result(&res);
+	}
+	if (rc && kept)
+		forget_prepared(d, ps);
+	else if (!kept)
+		duckdb_destroy_prepare(&ps);
+	return rc;
 }
 
 static void duck_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
@@ -307,6 +432,8 @@ static const struct wh_ops duckdb_ops = {
 	.version = duck_version,
 	.exec = duck_exec,
 	.query = duck_query,
+	.exec_args = duck_exec_args,
+	.forget_statement = duck_forget_statement,
 	.sql_swap_in = duck_swap_in,
 	.sql_read_csv = duck_read_csv,
 	.appender_open = duck_appender_open,

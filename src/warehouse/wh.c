@@ -179,6 +179,53 @@ int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_er
 	return rc;
 }
 
+static int exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+		     struct wh_result **out, int64_t *changed, struct sl_err *err)
+{
+	int64_t t0;
+	int rc;
+
+	if (!tracing())
+		return w->ops->exec_args(w, sql, args, n, out, changed, err);
+	t0 = units_mono_us();
+	rc = w->ops->exec_args(w, sql, args, n, out, changed, err);
+	trace(sql, t0, rc);
+	return rc;
+}
+
+int wh_exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+		 int64_t *changed, struct sl_err *err)
+{
+	return exec_args(w, sql, args, n, NULL, changed, err);
+}
+
+void wh_forget_statement(struct wh *w, const char *sql)
+{
+	w->ops->forget_statement(w, sql);
+}
+
+/* The first column of the first row as an integer; frees r. */
+static int64_t first_int(struct wh_result *r)
+{
+	int64_t v = 0;
+
+	if (r->nrows && r->ncols && wh_result_value(r, 0, 0))
+		v = strtoll(wh_result_value(r, 0, 0), NULL, 10);
+	wh_result_free(r);
+	return v;
+}
+
+int wh_query_int_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+		      int64_t *out, struct sl_err *err)
+{
+	struct wh_result *r;
+	int rc = exec_args(w, sql, args, n, &r, NULL, err);
+
+	if (!rc)
+		*out = first_int(r);
+	return rc;
+}
+
 int wh_appender_open(struct wh *w, const char *schema, const char *table,
 		     struct wh_appender **out, struct sl_err *err)
 {
@@ -207,13 +254,9 @@ int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err
 	struct wh_result *r;
 	int rc = wh_query(w, sql, &r, err);
 
-	if (rc)
-		return rc;
-	*out = 0;
-	if (r->nrows && r->ncols && wh_result_value(r, 0, 0))
-		*out = strtoll(wh_result_value(r, 0, 0), NULL, 10);
-	wh_result_free(r);
-	return 0;
+	if (!rc)
+		*out = first_int(r);
+	return rc;
 }
 
 int wh_begin(struct wh *w, struct sl_err *err)

@@ -53,6 +53,34 @@ int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_er
  * or it is NULL). */
 int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err);
 
+/* A statement a hot path runs again and again, with $1..$n bound to args:
+ * prepared once per connection and SQL text, so that parsing and planning
+ * are paid once, and kept until the connection closes. One statement.
+ * DuckDB plans it again on every run (the saving lost) when a parameter
+ * filters a table scan, or when a parameter's type is not plain from where
+ * it stands (write $1::BIGINT in arithmetic); filter by values written into
+ * the text instead. A kept plan may have been cut down by the table's
+ * statistics when it was prepared: an UPDATE prepared while no row matched
+ * can go on changing nothing. Such a caller forgets the statement and runs
+ * it once more before it believes that nothing matched. */
+enum wh_arg_kind { WH_ARG_NULL, WH_ARG_INT, WH_ARG_TEXT, WH_ARG_TS };
+struct wh_arg {
+	enum wh_arg_kind kind;
+	int64_t i; /* WH_ARG_TS: milliseconds since the epoch, UTC */
+	const char *s;
+};
+#define WH_INT(v) ((struct wh_arg){ .kind = WH_ARG_INT, .i = (v) })
+#define WH_TEXT(v) ((struct wh_arg){ .kind = WH_ARG_TEXT, .s = (v) })
+#define WH_TS_MS(v) ((struct wh_arg){ .kind = WH_ARG_TS, .i = (v) })
+int wh_exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+		 int64_t *changed, struct sl_err *err);
+/* The same for a query whose first column of the first row is an integer
+ * (0 when there is no row or it is NULL). */
+int wh_query_int_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+		      int64_t *out, struct sl_err *err);
+/* Drops the kept statement for sql, if there is one. */
+void wh_forget_statement(struct wh *w, const char *sql);
+
 size_t wh_result_nrows(const struct wh_result *r);
 size_t wh_result_ncols(const struct wh_result *r);
 const char *wh_result_colname(const struct wh_result *r, size_t col);

@@ -14,6 +14,10 @@ struct wh_ops {
 	const char *(*version)(struct wh *w);
 	int (*exec)(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
 	int (*query)(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);
+	/* out may be NULL: the rows are not wanted */
+	int (*exec_args)(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+			 struct wh_result **out, int64_t *changed, struct sl_err *err);
+	void (*forget_statement)(struct wh *w, const char *sql);
 	void (*sql_swap_in)(struct wh *w, struct buf *sql, const char *schema, const char *staging,
 			    const char *name, const char *old_kind);
 	void (*sql_read_csv)(struct wh *w, struct buf *sql, const char *path);

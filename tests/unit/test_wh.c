@@ -1,7 +1,8 @@
 /*
  * Unit tests for the warehouse interface on DuckDB (src/warehouse/wh.c and
  * duckdb.c): statements and queries with their text values and NULLs,
- * changed-row counts, transactions that really roll back, relation lookups,
+ * changed-row counts, kept statements with bound arguments, transactions
+ * that really roll back, relation lookups,
  * open errors a user can act on (not a database, locked), and the dialect
  * SQL for swapping a table in and reading a CSV file.
  */
@@ -281,6 +282,79 @@ static void test_rows_changed(void **state)
 				       &n, &f->err),
 			 0);
 	assert_int_equal(n, 4);
+}
+
+/* Kept statements: every kind of argument, counts and integers out, the
+ * same text run again with other values, more texts than are kept, and a
+ * failed one dropped so that it is prepared anew once it can run. */
+static void test_exec_args(void **state)
+{
+	struct fx *f = *state;
+	const char *insert = "INSERT INTO a VALUES ($1::BIGINT, $2, $3::TIMESTAMP, $4)";
+	int64_t n = -1, v = -1;
+	char sql[64];
+
+	open_memory(f);
+	exec(f->w, "CREATE TABLE a (id BIGINT, note VARCHAR, ts TIMESTAMP, gone VARCHAR)");
+	for (int i = 1; i <= 3; i++) {
+		const struct wh_arg args[] = { WH_INT(i), WH_TEXT(i == 2 ? "it's" : "x"),
+					       WH_TS_MS(1764400000123LL + i), { .kind = WH_ARG_NULL } };
+
+		assert_int_equal(wh_exec_args(f->w, insert, args, 4, &n, &f->err), 0);
+		assert_int_equal(n, 1);
+	}
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM a WHERE gone IS NULL"), 3);
+	assert_int_equal(query_int(f->w, "SELECT id FROM a WHERE note = 'it''s'"), 2);
+	assert_int_equal(query_int(f->w, "SELECT epoch_ms(ts) FROM a WHERE id = 3"),
+			 1764400000126LL);
+	assert_int_equal(wh_query_int_args(f->w, "SELECT sum(id) + $1::BIGINT FROM a",
+					   (const struct wh_arg[]){ WH_INT(10) }, 1, &v, &f->err),
+			 0);
+	assert_int_equal(v, 16);
+	for (int i = 0; i < 100; i++) {
+		snprintf(sql, sizeof(sql), "SELECT %d + $1::BIGINT", i);
+		assert_int_equal(wh_query_int_args(f->w, sql, (const struct wh_arg[]){ WH_INT(1) },
+						   1, &v, &f->err),
+				 0);
+		assert_int_equal(v, i + 1);
+	}
+	/* the table goes: the statement fails, and runs again once it is back */
+	exec(f->w, "DROP TABLE a");
+	assert_int_equal(wh_exec_args(f->w, insert,
+				      (const struct wh_arg[]){ WH_INT(4), WH_TEXT("y"), WH_TS_MS(0),
+							       WH_TEXT("z") },
+				      4, NULL, &f->err),
+			 SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "does not exist"));
+	exec(f->w, "CREATE TABLE a (id BIGINT, note VARCHAR, ts TIMESTAMP, gone VARCHAR)");
+	assert_int_equal(wh_exec_args(f->w, insert,
+				      (const struct wh_arg[]){ WH_INT(4), WH_TEXT("y"), WH_TS_MS(0),
+							       WH_TEXT("z") },
+				      4, NULL, &f->err),
+			 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM a WHERE gone = 'z'"), 1);
+}
+
+/* An UPDATE kept from before its row existed: forgotten and run again, it
+ * finds the row. */
+static void test_forget_statement(void **state)
+{
+	struct fx *f = *state;
+	const char *update = "UPDATE u SET n = n + $1::BIGINT WHERE k = 'a'";
+	const struct wh_arg one[] = { WH_INT(1) };
+	int64_t n = -1;
+
+	open_memory(f);
+	exec(f->w, "CREATE TABLE u (k VARCHAR PRIMARY KEY, n BIGINT)");
+	assert_int_equal(wh_exec_args(f->w, update, one, 1, &n, &f->err), 0);
+	assert_int_equal(n, 0);
+	exec(f->w, "INSERT INTO u VALUES ('a', 0)");
+	wh_forget_statement(f->w, update);
+	wh_forget_statement(f->w, "SELECT 'never kept'");
+	assert_int_equal(wh_exec_args(f->w, update, one, 1, &n, &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(wh_exec_args(f->w, update, one, 1, &n, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT n FROM u"), 2);
 }
 
 static void test_rollback(void **state)
@@ -589,6 +663,8 @@ int main(void)
 		T(test_query_shapes),
 		T(test_query_int),
 		T(test_rows_changed),
+		T(test_exec_args),
+		T(test_forget_statement),
 		T(test_rollback),
 		T(test_exec_atomic),
 		T(test_memo),
