@@ -477,8 +477,9 @@ summary() { sed -n '1s/^post_load: /   /p' "$out/last.log"; }
 
 bench_ingest() {
 	local dir=$out/ingest tool=$root/build/release/tools/post_load
-	local flush=${BENCH_INGEST_FLUSH:-2ms} single=${BENCH_INGEST_REQUESTS:-30000}
+	local flush=${BENCH_INGEST_FLUSH:-2ms} single=${BENCH_INGEST_REQUESTS:-100000}
 	local nd_conns=${BENCH_INGEST_NDJSON_CONNS:-32} live_s=${BENCH_LIVE_SECONDS:-10}
+	local nd_events=${BENCH_INGEST_NDJSON_EVENTS:-300000}
 	local c rps p99 eps lag ok t0 t1 seqs best_c= best_rps=0 best_p99= top_c= top_rps=0 top_p99= first=1000000000
 	echo
 	echo "== webhook ingest: sluice serve on loopback, driven by post_load (tests/tools) on the same cores"
@@ -495,7 +496,7 @@ bench_ingest() {
 		serve_stop
 		return
 	fi
-	for c in ${BENCH_INGEST_CONNS:-64 128 256 512}; do
+	for c in ${BENCH_INGEST_CONNS:-128 256 320 512}; do
 		first=$((first + single))
 		t0=$(cpu_ticks "$serve_pid")
 		if ! post_load "$dir" --events "$single" --first-id "$first" --conns "$c"; then
@@ -519,7 +520,7 @@ bench_ingest() {
 	echo "single-event requests (ingest.flush_interval $flush): ${best_c:+$best_rps requests/s at p99 $best_p99 ms ($best_c connections), }at most $top_rps requests/s at p99 $top_p99 ms ($top_c connections) (target >= 20000 requests/s at p99 <= 25 ms)$(verdict $ok)"
 
 	t0=$(cpu_ticks "$serve_pid")
-	if ! post_load "$dir" --events $((single * 10)) --first-id 3000000000 --batch 100 \
+	if ! post_load "$dir" --events "$nd_events" --first-id 3000000000 --batch 100 \
 		--conns "$nd_conns"; then
 		show_failure "post_load failed"
 		serve_stop
@@ -528,7 +529,7 @@ bench_ingest() {
 	t1=$(cpu_ticks "$serve_pid")
 	serve_stop
 	summary
-	echo "   $(cpu_per "$t0" "$t1" $((single * 10)) event)"
+	echo "   $(cpu_per "$t0" "$t1" "$nd_events" event)"
 	eps=$(field events/s) p99=$(field p99)
 	ok=0
 	ge "$eps" 200000 && ok=1
