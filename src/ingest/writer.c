@@ -2,7 +2,8 @@
  * The landing writer: a queue, a thread and group commit. Whatever waits
  * when a flush starts goes into one transaction; when that transaction
  * fails, each batch is tried again alone, so one bad batch cannot take the
- * others down with it.
+ * others down with it. A second thread, the answerer, gives each committed
+ * flush its answers, so that the writer goes on to the next flush at once.
  */
 #include "ingest/writer.h"
 
@@ -37,10 +38,22 @@ struct table {
 	size_t ncols;
 };
 
+/* A flush done, its answers waiting for the answerer. */
+struct answers {
+	struct pending **items;
+	size_t n;
+	struct live_advance *advs;
+	const char **sources;
+	size_t nadv;
+	struct answers *next;
+};
+
 struct ingest_writer {
 	struct wh *w;
 	struct ingest_opts opts;
 	struct worker wk;
+	struct worker answerer;
+	struct answers *answers_head, *answers_tail; /* under answerer.mu */
 	struct pending *head, *tail;
 	int64_t rows_waiting;
 	struct table *tables;
@@ -369,7 +382,8 @@ static void fail(struct pending *p, const struct sl_err *err)
 		 err->msg);
 }
 
-static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
+/* On the answerer's thread. */
+static void answer(struct ingest_writer *wr, struct pending **items, size_t n,
 		   const struct live_advance *advs, const char **sources, size_t nadv)
 {
 	/* the batches' memory is their submitters' again once answered, and
@@ -390,6 +404,68 @@ static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 		items[i]->done(items[i]->ctx, &items[i]->res);
 		free(items[i]);
 	}
+}
+
+/* Hands a flush's answers to the answerer; copies what flush reuses. */
+static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
+		   const struct live_advance *advs, const char **sources, size_t nadv)
+{
+	struct answers *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		abort();
+	a->items = malloc(n * sizeof(*items));
+	a->advs = malloc((nadv ? nadv : 1) * sizeof(*advs));
+	a->sources = malloc((nadv ? nadv : 1) * sizeof(*sources));
+	if (!a->items || !a->advs || !a->sources)
+		abort();
+	memcpy(a->items, items, n * sizeof(*items));
+	if (nadv) {
+		memcpy(a->advs, advs, nadv * sizeof(*advs));
+		memcpy(a->sources, sources, nadv * sizeof(*sources));
+	}
+	a->n = n;
+	a->nadv = nadv;
+	pthread_mutex_lock(&wr->answerer.mu);
+	if (wr->answers_tail)
+		wr->answers_tail->next = a;
+	else
+		wr->answers_head = a;
+	wr->answers_tail = a;
+	pthread_cond_signal(&wr->answerer.cv);
+	pthread_mutex_unlock(&wr->answerer.mu);
+}
+
+static void *answer_run(void *arg)
+{
+	struct ingest_writer *wr = arg;
+
+	pthread_mutex_lock(&wr->answerer.mu);
+	for (;;) {
+		struct answers *a;
+
+		while (!wr->answers_head && !wr->answerer.stop)
+			pthread_cond_wait(&wr->answerer.cv, &wr->answerer.mu);
+		a = wr->answers_head;
+		if (!a)
+			break;
+		wr->answers_head = NULL;
+		wr->answers_tail = NULL;
+		pthread_mutex_unlock(&wr->answerer.mu);
+		while (a) {
+			struct answers *next = a->next;
+
+			answer(wr, a->items, a->n, a->advs, a->sources, a->nadv);
+			free(a->items);
+			free(a->advs);
+			free(a->sources);
+			free(a);
+			a = next;
+		}
+		pthread_mutex_lock(&wr->answerer.mu);
+	}
+	pthread_mutex_unlock(&wr->answerer.mu);
+	return NULL;
 }
 
 static void flush(struct ingest_writer *wr, struct pending *list)
@@ -487,7 +563,13 @@ int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ing
 	wr->w = w;
 	wr->opts = *opts;
 	wr->last_prune_ms = units_mono_ms() - 3600 * 1000;
+	if (worker_start(&wr->answerer, answer_run, wr, "landing answers", err)) {
+		free(wr);
+		return err ? err->code : SL_E_INTERNAL;
+	}
 	if (worker_start(&wr->wk, run, wr, "landing writer", err)) {
+		worker_stop(&wr->answerer);
+		worker_destroy(&wr->answerer);
 		free(wr);
 		return err ? err->code : SL_E_INTERNAL;
 	}
@@ -562,7 +644,10 @@ int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
 
 void ingest_writer_stop(struct ingest_writer *wr)
 {
+	/* the writer lands what is queued, then the answerer answers it */
 	worker_stop(&wr->wk);
+	worker_stop(&wr->answerer);
+	worker_destroy(&wr->answerer);
 	for (size_t i = 0; i < wr->ntables; i++) {
 		arena_free(wr->tables[i].a);
 		free(wr->tables[i].fqn);
