@@ -29,42 +29,13 @@
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
 
+#include "bench_sql.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define COLUMNS "id, account, amount, status, op, lsn"
-
-static void die(const struct sl_err *err)
-{
-	fprintf(stderr, "cdc_apply: %s\n", err->msg);
-	exit(1);
-}
-
-static void exec(struct wh *w, const char *sql)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	if (wh_exec(w, sql, &err))
-		die(&err);
-}
-
-static int64_t qint(struct wh *w, const char *sql)
-{
-	struct sl_err err = SL_ERR_INIT;
-	int64_t v = 0;
-
-	if (wh_query_int(w, sql, &v, &err))
-		die(&err);
-	return v;
-}
-
-static int cmp64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static struct project *load(struct arena *a, const char *dir, struct sqlparse **parser,
 			    struct wh **w)

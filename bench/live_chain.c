@@ -21,41 +21,12 @@
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
 
+#include "bench_sql.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void die(const struct sl_err *err)
-{
-	fprintf(stderr, "live_chain: %s\n", err->msg);
-	exit(1);
-}
-
-static int64_t qint(struct wh *w, const char *sql)
-{
-	struct sl_err err = SL_ERR_INIT;
-	int64_t v = 0;
-
-	if (wh_query_int(w, sql, &v, &err))
-		die(&err);
-	return v;
-}
-
-static int cmp64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void exec(struct wh *w, const char *sql)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	if (wh_exec(w, sql, &err))
-		die(&err);
-}
 
 static void land_one(struct wh *w, long long id, struct live_advance *adv)
 {
