@@ -284,14 +284,20 @@ GROUP BY account
 SQL
 }
 
+# build_program NAME: bench/NAME.c linked with sluice's library into $out/NAME
+build_program() {
+	local lib=$root/build/release/libsluice.a
+	[[ -f $lib ]] || die "no $lib (run make first)"
+	cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/src" -I"$duckdb/include" "bench/$1.c" "$lib" \
+		-L"$duckdb/lib" -Wl,-rpath,"$duckdb/lib" -lduckdb -lyaml -ljansson -lcrypto -lpthread -lm \
+		-o "$out/$1" || die "cannot build $1"
+}
+
 bench_live() {
-	local dir=$out/live bin=$out/live_chain lib=$root/build/release/libsluice.a
+	local dir=$out/live bin=$out/live_chain
 	echo
 	echo "== live chain: bronze -> silver -> gold while a writer lands events"
-	[[ -f $lib ]] || die "no $lib (run make first)"
-	cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/src" -I"$duckdb/include" bench/live_chain.c "$lib" \
-		-L"$duckdb/lib" -Wl,-rpath,"$duckdb/lib" -lduckdb -lyaml -ljansson -lcrypto -lpthread -lm \
-		-o "$bin" || die "cannot build live_chain"
+	build_program live_chain
 	write_live_project "$dir"
 	"$bin" "$dir" "${BENCH_LIVE_SECONDS:-10}" "${BENCH_LIVE_RATE:-10000}" 100 ||
 		show_failure "live_chain failed"
@@ -315,21 +321,18 @@ SQL
 }
 
 bench_cdc() {
-	local dir=$out/cdc bin=$out/cdc_apply lib=$root/build/release/libsluice.a
+	local dir=$out/cdc bin=$out/cdc_apply
 	local pristine=$out/cdc_pristine.duckdb mat_db=$out/cdc_mat.duckdb raw_db=$out/cdc_raw.duckdb
 	local merge_db=$out/cdc_merge.duckdb stamp s_line r_line m_line f
 	local rows=${BENCH_CDC_ROWS:-10000000} events=${BENCH_CDC_EVENTS:-1000000}
 	local batch=${BENCH_CDC_BATCH:-10000} s_rate r_rate m_rate want got
 	echo
 	echo "== CDC apply: $events change events in batches of $batch into a $rows-row merge model"
-	[[ -f $lib ]] || die "no $lib (run make first)"
-	cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/src" -I"$duckdb/include" bench/cdc_apply.c "$lib" \
-		-L"$duckdb/lib" -Wl,-rpath,"$duckdb/lib" -lduckdb -lyaml -ljansson -lcrypto -lpthread -lm \
-		-o "$bin" || die "cannot build cdc_apply"
+	build_program cdc_apply
 	write_cdc_project "$dir"
 
 	# the starting warehouse is made once and kept while its recipe stays the same
-	stamp="$rows $events $batch $(cksum <bench/cdc_apply.c) $(cksum <"$dir/models/silver/accounts.sql") $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
+	stamp="$rows $events $batch $(cat bench/cdc_apply.c bench/bench_sql.h | cksum) $(cksum <"$dir/models/silver/accounts.sql") $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
 	if [[ ! -f $pristine || "$(cat "$out/cdc_pristine.stamp" 2>/dev/null)" != "$stamp" ]]; then
 		echo "   building the $rows-row model and the events in ${pristine#"$root"/} ..."
 		rm -f "$pristine" "$pristine.wal" "$out/cdc_pristine.stamp" "$dir/warehouse.duckdb" "$dir/warehouse.duckdb.wal"
