@@ -36,7 +36,12 @@
  * A sender still going this far past the limit is cut off instead. */
 #define HTTP_DRAIN_MAX ((size_t)1 << 20)
 #define HTTP_BODY_HINT_MAX ((size_t)64 << 10)
-#define HTTP_IDLE_TIMEOUT_S 60
+#define HTTP_IDLE_TIMEOUT_MS 60000
+#define HTTP_HEADER_TIMEOUT_MS 10000
+#define HTTP_MIN_BODY_RATE 4096
+#define HTTP_MAX_CLIENT_CONNECTIONS 256
+/* how often the ticker looks for connections past their deadline */
+#define HTTP_WATCH_MS 250
 /* poll has no FD_SETSIZE ceiling; accept() failing at the process's file
  * limit is handled by libmicrohttpd */
 #define HTTP_MAX_CONNECTIONS 10000
@@ -48,6 +53,27 @@ static const char content_json[] = "application/json";
 /* what a JSON answer becomes when it cannot be encoded */
 static const char json_broken[] =
 	"{\"error\":\"internal error\",\"detail\":\"the answer could not be encoded as JSON\"}";
+
+/* Where a connection is in its current request, for the slow-client
+ * deadlines. */
+enum conn_phase {
+	CONN_IDLE,    /* between requests: no request line yet */
+	CONN_HEADERS, /* request line in, header block arriving */
+	CONN_BODY,    /* headers in, body arriving */
+	CONN_HANDLED, /* with the handler or its owner: no deadline */
+};
+
+/* One TCP connection, from MHD's start to its close notification (which
+ * MHD sends before it closes the socket, so that fd is this connection's
+ * for as long as the record is in the list). */
+struct http_conn {
+	int fd;
+	enum conn_phase phase;
+	int64_t since_ms;   /* when the phase began (monotonic) */
+	int64_t body_bytes; /* of the current request */
+	bool cut;           /* shut down for being too slow */
+	struct http_conn *prev, *next;
+};
 
 enum call_state {
 	CALL_RECEIVING, /* request arriving; only the server thread knows it */
@@ -76,6 +102,7 @@ struct http_call {
 	struct http_call *prev, *next; /* s->calls */
 	enum call_state state;
 	bool owned;
+	bool begun;      /* its headers were checked (call_begin) */
 	bool suspended;  /* suspended by us: we owe it a resume */
 	bool too_big;
 	size_t dropped;  /* body bytes past max_body */
@@ -86,6 +113,8 @@ struct http_call {
 	 * which stop may bring about while the owner still reads */
 	struct buf req;
 	size_t headers_at, query_at, nheaders, nquery;
+	char *target;    /* the request target as it came, until call_begin */
+	struct http_path path;
 	struct buf reply_headers; /* name/value pairs, NUL-terminated */
 	size_t nreply_headers;
 	struct buf body;
@@ -100,8 +129,9 @@ struct http_server {
 	size_t max_body;
 	bool has_token;
 	unsigned char token_digest[SHA256_DIGEST_LENGTH];
-	char *auth_prefix;
-	pthread_t ticker; /* heartbeats */
+	char *auth_segment;
+	int64_t header_timeout_ms, idle_timeout_ms, min_body_rate;
+	pthread_t ticker; /* heartbeats and slow-client deadlines */
 	pthread_mutex_t mu;
 	pthread_cond_t tick; /* wakes the ticker: a stream opened, stop */
 	pthread_cond_t idle; /* inflight dropped to 0 */
@@ -109,6 +139,7 @@ struct http_server {
 	size_t inflight; /* calls past RECEIVING that MHD has not finished */
 	size_t ncalls;   /* calls alive: a stopped server lives until its last */
 	struct http_call *calls;
+	struct http_conn *conns;
 };
 
 static void die_nomem(void)
@@ -178,6 +209,17 @@ static enum MHD_Result refuse(struct MHD_Connection *conn, unsigned status,
 	return ret;
 }
 
+/* A request the server will not read on: the connection closes after the
+ * answer, so no byte of what follows is taken for another request. */
+static enum MHD_Result refuse_closing(struct MHD_Connection *conn, unsigned status,
+				      const char *error, const char *detail)
+{
+	struct MHD_Response *r = error_response(error, detail);
+
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	return refuse(conn, status, r);
+}
+
 static enum MHD_Result refuse_too_big(struct http_server *s, struct MHD_Connection *conn)
 {
 	char detail[96];
@@ -215,29 +257,46 @@ static const char *find_pair(const char *p, size_t n, const char *name, bool any
 	return NULL;
 }
 
+/* A call is made as soon as its request line is in, with the target as it
+ * came: the path MHD hands the handler callback is already decoded. */
 static struct http_call *call_new(struct http_server *s, struct MHD_Connection *conn,
-				  const char *method, const char *path, size_t body_hint)
+				  const char *target)
 {
 	struct http_call *c = calloc(1, sizeof(*c));
 
-	if (!c)
+	if (!c || !(c->target = strdup(target)))
 		die_nomem();
 	c->s = s;
 	c->conn = conn;
 	c->state = CALL_RECEIVING;
-	buf_init(&c->req, 512);
-	add_pair(&c->req, method, path);
-	c->headers_at = c->req.len;
-	c->nheaders = MHD_get_connection_values(conn, MHD_HEADER_KIND, copy_pair, &c->req);
-	c->query_at = c->req.len;
-	c->nquery = MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, copy_pair, &c->req);
+	buf_init(&c->req, 0);
 	buf_init(&c->reply_headers, 0);
-	buf_init(&c->body, body_hint);
-	c->body.cap = s->max_body;
+	buf_init(&c->body, 0);
 	buf_init(&c->stream.backlog, 0);
 	c->stream.backlog.cap = HTTP_STREAM_BACKLOG;
 	c->stream.call = c;
 	return c;
+}
+
+/* The copy of the request the owner reads, once its headers are in. */
+static void call_copy_request(struct http_call *c, const char *method, size_t body_hint)
+{
+	struct MHD_Connection *conn = c->conn;
+	size_t n = strcspn(c->target, "?");
+
+	buf_init(&c->req, 512);
+	buf_adds(&c->req, method);
+	buf_addch(&c->req, '\0');
+	buf_add(&c->req, c->target, n);
+	buf_addch(&c->req, '\0');
+	c->headers_at = c->req.len;
+	c->nheaders = MHD_get_connection_values(conn, MHD_HEADER_KIND, copy_pair, &c->req);
+	c->query_at = c->req.len;
+	c->nquery = MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, copy_pair, &c->req);
+	buf_init(&c->body, body_hint);
+	c->body.cap = c->s->max_body;
+	free(c->target);
+	c->target = NULL;
 }
 
 static void call_free(struct http_call *c)
@@ -248,6 +307,7 @@ static void call_free(struct http_call *c)
 	buf_release(&c->reply_headers);
 	buf_release(&c->body);
 	buf_release(&c->stream.backlog);
+	free(c->target);
 	free(c);
 }
 
@@ -256,7 +316,7 @@ static void server_free(struct http_server *s)
 	pthread_cond_destroy(&s->tick);
 	pthread_cond_destroy(&s->idle);
 	pthread_mutex_destroy(&s->mu);
-	free(s->auth_prefix);
+	free(s->auth_segment);
 	free(s);
 }
 
@@ -333,17 +393,94 @@ static void call_answer(struct http_call *c, unsigned status, struct MHD_Respons
 		MHD_destroy_response(r);
 }
 
+/* ---- paths ---- */
+
+/* RFC 3986's pchar less '%': unreserved, sub-delims, ':' and '@'. */
+static bool path_char(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       (ch && strchr("-._~!$&'()*+,;=:@", ch));
+}
+
+int http_path_parse(const char *target, struct http_path *out, struct sl_err *err)
+{
+	size_t len;
+	char *p;
+
+	out->n = 0;
+	if (target[0] != '/')
+		return sl_err_set(err, SL_E_PARSE, "the path must start with '/'");
+	/* the bytes after the leading '/' */
+	len = strcspn(target + 1, "?");
+	if (len >= sizeof(out->buf))
+		return sl_err_set(err, SL_E_TOOBIG, "the path is longer than %d bytes",
+				  HTTP_PATH_MAX - 1);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)target[i + 1];
+
+		if (ch == '%')
+			return sl_err_set(err, SL_E_PARSE,
+					  "the path has a percent-encoded byte at %zu: paths are "
+					  "taken as they come, never decoded", i + 2);
+		if (ch != '/' && !path_char(ch))
+			return sl_err_set(err, SL_E_PARSE,
+					  "the path has a byte that paths cannot hold (0x%02x) at %zu",
+					  ch, i + 2);
+	}
+	memcpy(out->buf, target + 1, len);
+	out->buf[len] = '\0';
+	if (!len)
+		return 0;
+	p = out->buf;
+	for (;;) {
+		char *slash = strchr(p, '/');
+
+		if (slash)
+			*slash = '\0';
+		if (!*p)
+			return sl_err_set(err, SL_E_PARSE, "the path has an empty segment");
+		if (!strcmp(p, ".") || !strcmp(p, ".."))
+			return sl_err_set(err, SL_E_PARSE, "the path has a '%s' segment", p);
+		if (out->n == HTTP_PATH_SEGMENTS)
+			return sl_err_set(err, SL_E_TOOBIG, "the path has more than %d segments",
+					  HTTP_PATH_SEGMENTS);
+		out->seg[out->n++] = p;
+		if (!slash)
+			return 0;
+		p = slash + 1;
+	}
+}
+
 /* ---- the server thread ---- */
 
-/* NULL when path needs no token or the right one came, else why not. */
+/* The connection's record, made when MHD started it. */
+static struct http_conn *conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* Under the lock. */
+static void conn_enter(struct http_conn *hc, enum conn_phase phase)
+{
+	if (!hc)
+		return;
+	hc->phase = phase;
+	hc->since_ms = units_mono_ms();
+	hc->body_bytes = 0;
+}
+
+/* NULL when the path needs no token or the right one came, else why not. */
 static const char *auth_refusal(const struct http_server *s, struct MHD_Connection *conn,
-				const char *path)
+				const struct http_path *path)
 {
 	unsigned char got[SHA256_DIGEST_LENGTH];
 	const char *h;
 
-	if (!s->has_token || (s->auth_prefix && strncmp(path, s->auth_prefix,
-							 strlen(s->auth_prefix))))
+	if (!s->has_token ||
+	    (s->auth_segment && (!path->n || strcmp(path->seg[0], s->auth_segment))))
 		return NULL;
 	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	if (!h || strncasecmp(h, "Bearer ", 7))
@@ -358,18 +495,102 @@ static const char *auth_refusal(const struct http_server *s, struct MHD_Connecti
 	return NULL;
 }
 
+struct framing {
+	int lengths, encodings;
+	const char *encoding;
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *name,
+				     const char *value)
+{
+	struct framing *f = cls;
+
+	(void)kind;
+	if (!strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+		f->lengths++;
+	} else if (!strcasecmp(name, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		f->encodings++;
+		f->encoding = value ? value : "";
+	}
+	return MHD_YES;
+}
+
+/* NULL when the body's length is told one way only, else why not: a
+ * second length, or a length beside chunking, is how a request is smuggled
+ * past a proxy that reads the other one. */
+static const char *framing_refusal(struct MHD_Connection *conn)
+{
+	struct framing f = { 0 };
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
+	if (f.lengths > 1)
+		return "the request has more than one Content-Length";
+	if (f.lengths && f.encodings)
+		return "the request has both Content-Length and Transfer-Encoding";
+	if (f.encodings > 1 || (f.encodings && strcasecmp(f.encoding, "chunked")))
+		return "the only Transfer-Encoding taken is a single 'chunked'";
+	return NULL;
+}
+
+/* Takes the call made for a request line, so that the handler callback
+ * finds it waiting in *con_cls. */
+static void *on_request_line(void *cls, const char *target, struct MHD_Connection *conn)
+{
+	struct http_server *s = cls;
+	struct http_call *c = call_new(s, conn, target);
+
+	pthread_mutex_lock(&s->mu);
+	conn_enter(conn_of(conn), CONN_HEADERS);
+	c->next = s->calls;
+	if (s->calls)
+		s->calls->prev = c;
+	s->calls = c;
+	s->ncalls++;
+	pthread_mutex_unlock(&s->mu);
+	return c;
+}
+
 /* The first call for a request: its headers are in, its body not yet. An
  * answer queued now makes MHD close the connection, which only refusals
  * do. */
-static enum MHD_Result call_begin(struct http_server *s, struct MHD_Connection *conn,
-				  const char *method, const char *path, void **con_cls)
+/* Whether the request line's target held a NUL byte. MHD reads the
+ * target in place and ends it with a NUL before the version it found at
+ * the line's end, so a target whose text stops short of there carried a
+ * NUL of its own: "/x/ev\0y" must not be taken for "/x/ev". */
+static bool target_has_nul(const struct http_call *c, const char *url, const char *version)
 {
-	const char *refusal = auth_refusal(s, conn, path);
-	const char *length;
-	unsigned long long announced = 0;
-	struct http_call *c;
+	size_t span;
 
-	if (refusal) {
+	if (!version || !*version || version <= url)
+		return false;
+	span = (size_t)(version - 1 - url);
+	return span < HTTP_PATH_MAX * 64 && strlen(c->target) < span;
+}
+
+static enum MHD_Result call_begin(struct http_server *s, struct http_call *c,
+				  const char *method, const char *url, const char *version)
+{
+	struct MHD_Connection *conn = c->conn;
+	struct sl_err err = SL_ERR_INIT;
+	const char *refusal, *length;
+	unsigned long long announced = 0;
+	bool stopping;
+	int rc;
+
+	c->begun = true;
+	if (target_has_nul(c, url, version))
+		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad path",
+				      "the request target has a NUL byte");
+	rc = http_path_parse(c->target, &c->path, &err);
+	if (rc == SL_E_TOOBIG && c->path.n == HTTP_PATH_SEGMENTS)
+		return refuse_closing(conn, MHD_HTTP_NOT_FOUND, "not found", err.msg);
+	if (rc == SL_E_TOOBIG)
+		return refuse_closing(conn, MHD_HTTP_URI_TOO_LONG, "path too long", err.msg);
+	if (rc)
+		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad path", err.msg);
+	if ((refusal = framing_refusal(conn)))
+		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad framing", refusal);
+	if ((refusal = auth_refusal(s, conn, &c->path))) {
 		struct MHD_Response *r = error_response("unauthorized", refusal);
 
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
@@ -381,28 +602,28 @@ static enum MHD_Result call_begin(struct http_server *s, struct MHD_Connection *
 		announced = strtoull(length, NULL, 10);
 	if (announced > s->max_body)
 		return refuse_too_big(s, conn);
+	pthread_mutex_lock(&s->mu);
+	stopping = s->stopping;
+	conn_enter(conn_of(conn), CONN_BODY);
+	pthread_mutex_unlock(&s->mu);
+	if (stopping)
+		return refuse(conn, MHD_HTTP_SERVICE_UNAVAILABLE, stopping_response());
 	/* room for what was announced, up to a point: a client announcing
 	 * much and sending little must not hold much memory */
-	c = call_new(s, conn, method, path,
-		     (size_t)(announced < HTTP_BODY_HINT_MAX ? announced : HTTP_BODY_HINT_MAX));
-	pthread_mutex_lock(&s->mu);
-	if (s->stopping) {
-		pthread_mutex_unlock(&s->mu);
-		call_free(c);
-		return refuse(conn, MHD_HTTP_SERVICE_UNAVAILABLE, stopping_response());
-	}
-	c->next = s->calls;
-	if (s->calls)
-		s->calls->prev = c;
-	s->calls = c;
-	s->ncalls++;
-	pthread_mutex_unlock(&s->mu);
-	*con_cls = c;
+	call_copy_request(c, method,
+			  (size_t)(announced < HTTP_BODY_HINT_MAX ? announced : HTTP_BODY_HINT_MAX));
 	return MHD_YES;
 }
 
 static enum MHD_Result call_take_body(struct http_call *c, const char *data, size_t len)
 {
+	struct http_conn *hc = conn_of(c->conn);
+
+	if (hc) {
+		pthread_mutex_lock(&c->s->mu);
+		hc->body_bytes += (int64_t)len;
+		pthread_mutex_unlock(&c->s->mu);
+	}
 	if (!c->too_big && buf_add(&c->body, data, len) == 0)
 		return MHD_YES;
 	if (!c->too_big) {
@@ -448,9 +669,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct http_server *s = cls;
 	struct http_call *c = *con_cls;
 
-	(void)version;
-	if (!c)
-		return call_begin(s, conn, method, path, con_cls);
+	(void)con_cls;
+	if (!c) /* every request line makes a call: this cannot happen */
+		return refuse_closing(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error",
+				      "a request arrived without its call");
+	if (!c->begun)
+		return call_begin(s, c, method, path, version);
 	if (*upload_size) {
 		enum MHD_Result ret = call_take_body(c, upload, *upload_size);
 
@@ -461,6 +685,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (c->too_big)
 			return refuse_too_big(s, conn);
 		pthread_mutex_lock(&s->mu);
+		conn_enter(conn_of(conn), CONN_HANDLED);
 		c->state = CALL_WAITING;
 		c->owned = true;
 		s->inflight++;
@@ -476,17 +701,88 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct http_server *s = cls;
 	struct http_call *c = *con_cls;
 
-	(void)conn;
 	(void)toe;
 	if (!c)
 		return;
 	*con_cls = NULL;
 	pthread_mutex_lock(&s->mu);
+	conn_enter(conn_of(conn), CONN_IDLE);
 	if (c->state != CALL_RECEIVING && --s->inflight == 0)
 		pthread_cond_broadcast(&s->idle);
 	c->conn = NULL;
 	c->stream.open = false;
 	call_unlock_release(c);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_server *s = cls;
+	struct http_conn *hc = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		if (!ci || !(hc = calloc(1, sizeof(*hc))))
+			return; /* untracked: MHD's own idle timeout still holds */
+		hc->fd = ci->connect_fd;
+		pthread_mutex_lock(&s->mu);
+		conn_enter(hc, CONN_IDLE);
+		hc->next = s->conns;
+		if (s->conns)
+			s->conns->prev = hc;
+		s->conns = hc;
+		/* the ticker may sleep until the next heartbeat: it has
+		 * deadlines to watch now */
+		if (!hc->next)
+			pthread_cond_broadcast(&s->tick);
+		pthread_mutex_unlock(&s->mu);
+		*socket_context = hc;
+		return;
+	}
+	if (!hc)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (hc->prev)
+		hc->prev->next = hc->next;
+	else
+		s->conns = hc->next;
+	if (hc->next)
+		hc->next->prev = hc->prev;
+	pthread_mutex_unlock(&s->mu);
+	free(hc);
+	*socket_context = NULL;
+}
+
+/* Under the lock: the moment hc has been too slow, or INT64_MAX. */
+static int64_t conn_deadline(const struct http_server *s, const struct http_conn *hc)
+{
+	switch (hc->phase) {
+	case CONN_IDLE:
+		return hc->since_ms + s->idle_timeout_ms;
+	case CONN_HEADERS:
+		return hc->since_ms + s->header_timeout_ms;
+	case CONN_BODY:
+		/* like a minimum rate with a grace: each min_body_rate bytes
+		 * buy a second more */
+		return hc->since_ms + s->header_timeout_ms +
+		       hc->body_bytes * 1000 / s->min_body_rate;
+	case CONN_HANDLED:
+		break;
+	}
+	return INT64_MAX;
+}
+
+/* Under the lock. A connection past its deadline is shut down, not
+ * closed: MHD sees the end of it and closes it on its own thread. */
+static void cut_slow_connections(struct http_server *s, int64_t now)
+{
+	for (struct http_conn *hc = s->conns; hc; hc = hc->next)
+		if (!hc->cut && now >= conn_deadline(s, hc)) {
+			hc->cut = true;
+			shutdown(hc->fd, SHUT_RDWR);
+		}
 }
 
 /* ---- event streams ---- */
@@ -563,6 +859,9 @@ static void *ticker_run(void *arg)
 			if (st->beat_at < next)
 				next = st->beat_at;
 		}
+		cut_slow_connections(s, now);
+		if (s->conns && next > now + HTTP_WATCH_MS)
+			next = now + HTTP_WATCH_MS;
 		if (next == INT64_MAX)
 			pthread_cond_wait(&s->tick, &s->mu);
 		else
@@ -679,8 +978,13 @@ int http_server_start(const struct http_config *cfg, http_handler handler, void 
 		s->has_token = true;
 		SHA256((const unsigned char *)cfg->token, strlen(cfg->token), s->token_digest);
 	}
-	if (cfg->auth_prefix && !(s->auth_prefix = strdup(cfg->auth_prefix)))
+	if (cfg->auth_segment && !(s->auth_segment = strdup(cfg->auth_segment)))
 		die_nomem();
+	s->header_timeout_ms = cfg->header_timeout_ms > 0 ? cfg->header_timeout_ms
+							   : HTTP_HEADER_TIMEOUT_MS;
+	s->idle_timeout_ms = cfg->idle_timeout_ms > 0 ? cfg->idle_timeout_ms
+						       : HTTP_IDLE_TIMEOUT_MS;
+	s->min_body_rate = cfg->min_body_rate > 0 ? cfg->min_body_rate : HTTP_MIN_BODY_RATE;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -695,8 +999,13 @@ int http_server_start(const struct http_config *cfg, http_handler handler, void 
 	s->daemon = MHD_start_daemon(
 		MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
 		on_request, s, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
-		on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_END);
+		on_completed, s, MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)((s->idle_timeout_ms + 999) / 1000), MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		cfg->max_client_connections ? cfg->max_client_connections
+					    : (unsigned)HTTP_MAX_CLIENT_CONNECTIONS,
+		MHD_OPTION_END);
 	if (!s->daemon) {
 		pthread_mutex_lock(&s->mu);
 		s->stopping = true;
@@ -762,6 +1071,16 @@ const char *http_call_method(const struct http_call *c)
 const char *http_call_path(const struct http_call *c)
 {
 	return c->req.buf + strlen(c->req.buf) + 1;
+}
+
+size_t http_call_nsegments(const struct http_call *c)
+{
+	return c->path.n;
+}
+
+const char *http_call_segment(const struct http_call *c, size_t i)
+{
+	return i < c->path.n ? c->path.seg[i] : NULL;
 }
 
 const char *http_call_header(const struct http_call *c, const char *name)

@@ -1,11 +1,14 @@
 /*
  * The HTTP server: the only code in sluice that serves HTTP and knows
  * libmicrohttpd. It listens, reads each request with its complete body into
- * memory, refuses what the handler must never see (bodies over max_body:
- * 413, a missing or wrong bearer token: 401, anything once stopping: 503),
- * hands the rest to one handler, and sends back whatever answer the handler
- * (or a thread it hands the call to) posts, when it posts it. It knows no
- * routes: unknown paths and methods are the handler's to answer.
+ * memory, refuses what the handler must never see (a path that is not
+ * canonical or a request framed two ways: 400, a missing or wrong bearer
+ * token: 401, bodies over max_body: 413, anything once stopping: 503),
+ * closes connections that are too slow to send their request, hands the
+ * rest to one handler, and sends back whatever answer the handler (or a
+ * thread it hands the call to) posts, when it posts it. It knows no
+ * routes: unknown paths and methods are the handler's to answer, from the
+ * path's segments, the same ones the token check looked at.
  *
  * Threading:
  * - One server thread polls every connection (poll(2)) and runs the handler,
@@ -44,11 +47,39 @@ struct http_config {
 	/* bigger request bodies are answered 413 without calling the handler;
 	 * 0 means 1 MiB */
 	size_t max_body;
-	/* when set, every path starting with auth_prefix (every path when
-	 * auth_prefix is NULL) needs "Authorization: Bearer TOKEN" */
+	/* when set, every path whose first segment is auth_segment (every
+	 * path when auth_segment is NULL) needs "Authorization: Bearer TOKEN" */
 	const char *token;
-	const char *auth_prefix;
+	const char *auth_segment;
+	/* Slow clients: a connection is closed without an answer when its
+	 * request's header block has not arrived header_timeout_ms after its
+	 * request line (0: 10 s), when it starts no request for
+	 * idle_timeout_ms (0: 60 s), or when its body arrives slower than
+	 * min_body_rate bytes/s after a grace of header_timeout_ms (0: 4 KiB/s).
+	 * One client address may hold at most max_client_connections
+	 * connections (0: 256); more are closed at once. */
+	int64_t header_timeout_ms, idle_timeout_ms, min_body_rate;
+	unsigned max_client_connections;
 };
+
+/* A request path split into its segments: "/api/live/status" is "api",
+ * "live", "status"; "/" has none. */
+#define HTTP_PATH_MAX 1024
+#define HTTP_PATH_SEGMENTS 8
+struct http_path {
+	size_t n;
+	const char *seg[HTTP_PATH_SEGMENTS];
+	char buf[HTTP_PATH_MAX];
+};
+
+/* Splits the path of a request target (what precedes '?') into segments,
+ * or refuses it: SL_E_PARSE when it is not canonical (not starting with
+ * '/', an empty segment as in "//x" or "x/", a "." or ".." segment, a
+ * percent-encoded or any other byte outside RFC 3986's path characters),
+ * SL_E_TOOBIG for a path over HTTP_PATH_MAX bytes or HTTP_PATH_SEGMENTS
+ * segments. err says which. The one place that decides what a path means:
+ * the token check and the handler's routing both read its result. */
+int http_path_parse(const char *target, struct http_path *out, struct sl_err *err);
 
 /* Called on the server thread for every request that passed the checks. */
 typedef void (*http_handler)(void *ctx, struct http_call *call);
@@ -69,8 +100,12 @@ void http_server_stop(struct http_server *s);
 
 /* The request. Strings belong to the call: valid until it is answered. */
 const char *http_call_method(const struct http_call *c);
-/* Percent-decoded, without the query string. */
+/* The canonical path, without the query string: its bytes are exactly
+ * what came, since a path that needs decoding is refused. */
 const char *http_call_path(const struct http_call *c);
+/* Its segments (see http_path_parse); i past the last gives NULL. */
+size_t http_call_nsegments(const struct http_call *c);
+const char *http_call_segment(const struct http_call *c, size_t i);
 /* The first header called name (any case), or NULL. */
 const char *http_call_header(const struct http_call *c, const char *name);
 /* The first query parameter called name, percent-decoded; "" for a bare

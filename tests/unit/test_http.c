@@ -1,8 +1,9 @@
 /*
  * The HTTP server (src/server/http.c) on 127.0.0.1, talked to through raw
  * sockets so that every byte on the wire can be checked: answers now and
- * later, keep-alive, the refusals made without the handler (401, 413, 503),
- * event streams, and stopping with calls and streams still open.
+ * later, keep-alive, the refusals made without the handler (400 for paths
+ * and framing, 401, 413, 503), slow clients cut off, event streams, and
+ * stopping with calls and streams still open.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,10 +133,8 @@ static int handled(struct fx *f)
 	return n;
 }
 
-static struct fx *fx_start(void)
+static struct fx *fx_start_with(struct http_config cfg)
 {
-	struct http_config cfg = { .listen = "127.0.0.1:0", .max_body = MAX_BODY,
-				   .token = TOKEN, .auth_prefix = "/api/" };
 	struct sl_err err = SL_ERR_INIT;
 	struct fx *f = calloc(1, sizeof(*f));
 
@@ -149,6 +148,12 @@ static struct fx *fx_start(void)
 	return f;
 }
 
+static struct fx *fx_start(void)
+{
+	return fx_start_with((struct http_config){ .listen = "127.0.0.1:0", .max_body = MAX_BODY,
+						   .token = TOKEN, .auth_segment = "api" });
+}
+
 static void fx_free(struct fx *f)
 {
 	pthread_cond_destroy(&f->cv);
@@ -159,6 +164,18 @@ static void fx_free(struct fx *f)
 static int setup(void **state)
 {
 	*state = fx_start();
+	return *state ? 0 : -1;
+}
+
+/* Impatient limits, so that slow clients are cut off within a test. */
+static int setup_impatient(void **state)
+{
+	*state = fx_start_with((struct http_config){ .listen = "127.0.0.1:0",
+						     .max_body = MAX_BODY,
+						     .header_timeout_ms = 300,
+						     .idle_timeout_ms = 600,
+						     .min_body_rate = 100,
+						     .max_client_connections = 4 });
 	return *state ? 0 : -1;
 }
 
@@ -552,9 +569,12 @@ static void test_bearer_token(void **state)
 	assert_int_equal(r.status, 401);
 	buf_release(&r.body);
 
-	/* the check sees the path the handler would see: decoded */
+	/* a path that could be read two ways is refused before the check */
 	roundtrip(f->port, "GET /%61pi/hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
-	assert_int_equal(r.status, 401);
+	assert_int_equal(r.status, 400);
+	buf_release(&r.body);
+	roundtrip(f->port, "GET //api/hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	assert_int_equal(r.status, 400);
 	buf_release(&r.body);
 	assert_int_equal(handled(f), 0);
 
@@ -768,6 +788,256 @@ static void test_stop_answers_what_waits(void **state)
 	fx_free(f);
 }
 
+static void test_path_parse(void **state)
+{
+	static const struct {
+		const char *target;
+		int rc;
+		size_t n;
+		const char *last;
+	} cases[] = {
+		{ "/", 0, 0, NULL },
+		{ "/api", 0, 1, "api" },
+		{ "/api/live/status", 0, 3, "status" },
+		{ "/api/live/status?x=%2F&y", 0, 3, "status" },
+		{ "/a-b_c.d~e/f:g@h!$&'()*+,;=", 0, 2, "f:g@h!$&'()*+,;=" },
+		{ "/a/b/c/d/e/f/g/h", 0, 8, "h" },
+		{ "", SL_E_PARSE, 0, NULL },
+		{ "api/live", SL_E_PARSE, 0, NULL },
+		{ "*", SL_E_PARSE, 0, NULL },
+		{ "//api/live/stop", SL_E_PARSE, 0, NULL },
+		{ "/api//live", SL_E_PARSE, 0, NULL },
+		{ "/api/live/", SL_E_PARSE, 0, NULL },
+		{ "/api/./live", SL_E_PARSE, 0, NULL },
+		{ "/api/../live", SL_E_PARSE, 0, NULL },
+		{ "/..", SL_E_PARSE, 0, NULL },
+		{ "/api/%6Cive", SL_E_PARSE, 0, NULL },
+		{ "/api/ev%00x", SL_E_PARSE, 0, NULL },
+		{ "/api/l ive", SL_E_PARSE, 0, NULL },
+		{ "/api/l\tive", SL_E_PARSE, 0, NULL },
+		{ "/api/l\xc3\xa9", SL_E_PARSE, 0, NULL },
+		{ "/api/a#b", SL_E_PARSE, 0, NULL },
+		{ "/api/a\\b", SL_E_PARSE, 0, NULL },
+		{ "/a/b/c/d/e/f/g/h/i", SL_E_TOOBIG, 0, NULL },
+	};
+	struct http_path path;
+	char long_path[HTTP_PATH_MAX + 8];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sl_err err = SL_ERR_INIT;
+		int rc = http_path_parse(cases[i].target, &path, &err);
+
+		if (rc != cases[i].rc)
+			fail_msg("'%s': %d, want %d (%s)", cases[i].target, rc, cases[i].rc, err.msg);
+		if (rc) {
+			assert_true(err.msg[0] != '\0');
+			continue;
+		}
+		assert_int_equal(path.n, cases[i].n);
+		if (cases[i].last)
+			assert_string_equal(path.seg[path.n - 1], cases[i].last);
+	}
+	long_path[0] = '/';
+	memset(long_path + 1, 'a', HTTP_PATH_MAX);
+	long_path[HTTP_PATH_MAX + 1] = '\0';
+	assert_int_equal(http_path_parse(long_path, &path, NULL), SL_E_TOOBIG);
+	long_path[HTTP_PATH_MAX - 1] = '\0';
+	assert_int_equal(http_path_parse(long_path, &path, NULL), 0);
+}
+
+/* The answer, and that the server closed the connection after it. */
+static void assert_refused_closing(struct fx *f, const char *request, int status,
+				   const char *error)
+{
+	struct client *cl = client_open(f->port);
+	struct response r;
+
+	client_send(cl, request);
+	read_response(cl, &r);
+	if (r.status != status)
+		fail_msg("%s: %d, want %d", request, r.status, status);
+	assert_error_body(&r, error);
+	assert_true(has_header(&r, "Connection: close"));
+	buf_release(&r.body);
+	assert_false(client_fill(cl));
+	client_close(cl);
+}
+
+static void test_path_refusals(void **state)
+{
+	struct fx *f = *state;
+	static char huge[HTTP_PATH_MAX + 64];
+	char target[HTTP_PATH_MAX + 16];
+
+	assert_refused_closing(f, "POST //api/hello HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n",
+			       400, "bad path");
+	assert_refused_closing(f, "GET /api/./hello HTTP/1.1\r\nHost: t\r\n\r\n", 400, "bad path");
+	assert_refused_closing(f, "GET /hello/ HTTP/1.1\r\nHost: t\r\n\r\n", 400, "bad path");
+	assert_refused_closing(f, "GET /h%65llo HTTP/1.1\r\nHost: t\r\n\r\n", 400, "bad path");
+	assert_refused_closing(f, "GET /a/b/c/d/e/f/g/h/i HTTP/1.1\r\nHost: t\r\n\r\n", 404,
+			       "not found");
+	memset(target, 'x', sizeof(target) - 1);
+	target[0] = '/';
+	target[sizeof(target) - 1] = '\0';
+	snprintf(huge, sizeof(huge), "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", target);
+	assert_refused_closing(f, huge, 414, "path too long");
+	assert_int_equal(handled(f), 0);
+}
+
+/* A NUL in the request line cannot be sent as a C string. */
+static void test_path_with_nul(void **state)
+{
+	struct fx *f = *state;
+	static const char request[] = "GET /hello\0x HTTP/1.1\r\nHost: t\r\n\r\n";
+	struct client *cl = client_open(f->port);
+	struct response r;
+
+	assert_int_equal(send(cl->fd, request, sizeof(request) - 1, MSG_NOSIGNAL),
+			 (ssize_t)sizeof(request) - 1);
+	read_response(cl, &r);
+	assert_int_equal(r.status, 400);
+	assert_error_body(&r, "bad path");
+	buf_release(&r.body);
+	client_close(cl);
+	assert_int_equal(handled(f), 0);
+}
+
+static void test_framing_refusals(void **state)
+{
+	struct fx *f = *state;
+
+	/* the bytes after the first length must never be served as a request */
+	assert_refused_closing(f,
+			       "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n"
+			       "Content-Length: 38\r\n\r\nabGET /hello HTTP/1.1\r\nHost: t\r\n\r\n",
+			       400, "bad framing");
+	assert_refused_closing(f,
+			       "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n"
+			       "Transfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n",
+			       400, "bad framing");
+	assert_refused_closing(f,
+			       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n",
+			       400, "bad framing");
+	assert_refused_closing(f,
+			       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+			       "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+			       400, "bad framing");
+	assert_int_equal(handled(f), 0);
+}
+
+/* Milliseconds until the server ends the connection, or -1 after 5 s. */
+static int64_t ms_until_closed(struct client *cl)
+{
+	int64_t start = units_mono_ms();
+	char c;
+	ssize_t n = recv(cl->fd, &c, 1, 0);
+
+	return n == 0 || (n < 0 && errno == ECONNRESET) ? units_mono_ms() - start : -1;
+}
+
+static void assert_served(struct fx *f)
+{
+	struct response r;
+
+	roundtrip(f->port, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	assert_int_equal(r.status, 200);
+	buf_release(&r.body);
+}
+
+static void test_slow_headers_cut(void **state)
+{
+	struct fx *f = *state;
+	struct client *slow = client_open(f->port);
+	int64_t ms;
+
+	client_send(slow, "GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ");
+	for (int i = 0; i < 3; i++) {
+		/* trickling keeps an idle timer alive, never the deadline */
+		usleep(80 * 1000);
+		client_send(slow, "a");
+	}
+	assert_served(f);
+	ms = ms_until_closed(slow);
+	assert_true(ms >= 0);
+	assert_true(ms < 2000);
+	client_close(slow);
+	assert_served(f);
+	assert_int_equal(handled(f), 2);
+}
+
+static void test_slow_body_cut(void **state)
+{
+	struct fx *f = *state;
+	struct client *slow = client_open(f->port);
+	struct client *quick = client_open(f->port);
+	struct response r;
+	int64_t ms;
+
+	/* 100 bytes/s after a grace of 300 ms: 10 bytes buy 100 ms more */
+	client_send(slow, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 900\r\n\r\n0123456789");
+	client_send(quick, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 20\r\n\r\n0123456789");
+	usleep(200 * 1000);
+	client_send(quick, "0123456789");
+	read_response(quick, &r);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.body.buf, "01234567890123456789");
+	buf_release(&r.body);
+	client_close(quick);
+	ms = ms_until_closed(slow);
+	assert_true(ms >= 0);
+	assert_true(ms < 2000);
+	client_close(slow);
+}
+
+static void test_idle_cut(void **state)
+{
+	struct fx *f = *state;
+	struct client *idle = client_open(f->port);
+	int64_t start = units_mono_ms(), ms;
+
+	/* a request answered, then nothing: the connection goes idle_timeout
+	 * after the answer */
+	client_send(idle, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+	{
+		struct response r;
+
+		read_response(idle, &r);
+		buf_release(&r.body);
+	}
+	ms = ms_until_closed(idle);
+	assert_true(ms >= 0);
+	assert_true(units_mono_ms() - start >= 500);
+	client_close(idle);
+}
+
+static void test_client_connection_cap(void **state)
+{
+	struct fx *f = *state;
+	struct client *held[4], *over;
+
+	for (int i = 0; i < 4; i++) {
+		held[i] = client_open(f->port);
+		client_send(held[i], "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+		{
+			struct response r;
+
+			read_response(held[i], &r);
+			assert_int_equal(r.status, 200);
+			buf_release(&r.body);
+		}
+	}
+	/* one more from the same address is closed at once */
+	over = client_open(f->port);
+	assert_true(ms_until_closed(over) >= 0);
+	client_close(over);
+	client_close(held[0]);
+	usleep(100 * 1000);
+	assert_served(f);
+	for (int i = 1; i < 4; i++)
+		client_close(held[i]);
+}
+
 static void test_listen_errors(void **state)
 {
 	struct fx *f = *state;
@@ -799,6 +1069,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_too_big_chunked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_big_chunked_cut_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bearer_token, setup, teardown),
+		cmocka_unit_test(test_path_parse),
+		cmocka_unit_test_setup_teardown(test_path_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_with_nul, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_framing_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_headers_cut, setup_impatient, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_body_cut, setup_impatient, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_cut, setup_impatient, teardown),
+		cmocka_unit_test_setup_teardown(test_client_connection_cap, setup_impatient,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_json_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_stream_opened_later, setup, teardown),
