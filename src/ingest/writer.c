@@ -224,6 +224,12 @@ static int append_batch(struct wh_appender *ap, const struct table *t, struct pe
 	return rc;
 }
 
+/* A batch without rows lands nothing: no sequence, no delivery id. */
+static bool lands(const struct pending *p)
+{
+	return !p->first && !p->res.duplicate && p->b->nrows;
+}
+
 /* The delivery ids this flush lands for source, through an appender (a
  * VALUES list costs a parse that grows with the flush). The primary key
  * refuses an id that landed before: the flush is then tried again with
@@ -239,8 +245,7 @@ static int record_deliveries(struct ingest_writer *wr, struct pending **items, s
 		const struct pending *p = items[i];
 		const char *values[5];
 
-		if (!p->b->delivery || p->first || p->res.duplicate ||
-		    strcmp(p->b->source, source) != 0)
+		if (!p->b->delivery || !lands(p) || strcmp(p->b->source, source) != 0)
 			continue;
 		if (!ap)
 			rc = wh_appender_open(wr->w, "_sluice", "deliveries", &ap, err);
@@ -261,11 +266,6 @@ static int record_deliveries(struct ingest_writer *wr, struct pending **items, s
 	if (ap)
 		wh_appender_close(ap);
 	return rc;
-}
-
-static bool lands(const struct pending *p)
-{
-	return !p->first && !p->res.duplicate;
 }
 
 /* Everything of one landing table in this flush: one sequence, one

@@ -8,6 +8,7 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/suggest.h"
+#include "core/utf8.h"
 #include "ingest/webhook.h"
 #include "ingest/writer.h"
 #include "project/project.h"
@@ -27,6 +28,10 @@ struct hook {
 	const char *secret;       /* NULL: unsigned */
 	const char **names;       /* its typed columns, then payload */
 };
+
+/* A delivery id is kept for a day per request: a sender's retry key, not
+ * a place for data. */
+#define DELIVERY_MAX 256
 
 struct server_ingest {
 	struct hook *hooks;
@@ -155,9 +160,26 @@ static bool signed_ok(const struct hook *h, struct http_call *c, const char *bod
 	return false;
 }
 
+/* NULL when the request's delivery id (if any) can be kept, else why not. */
+static const char *delivery_refusal(const char *id)
+{
+	size_t len = id ? strlen(id) : 0;
+
+	if (!id)
+		return NULL;
+	if (!len || len > DELIVERY_MAX)
+		return "X-Sluice-Delivery must be 1 to 256 bytes";
+	if (!utf8_valid(id, len))
+		return "X-Sluice-Delivery is not valid UTF-8";
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)id[i] < 0x20 || id[i] == 0x7f)
+			return "X-Sluice-Delivery has a control character";
+	return NULL;
+}
+
 void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const char *source)
 {
-	const char *type = http_call_header(c, "Content-Type"), *body;
+	const char *type = http_call_header(c, "Content-Type"), *body, *refusal;
 	struct sl_err err = SL_ERR_INIT;
 	struct webhook_rows rows;
 	struct pending_call *pc;
@@ -171,6 +193,10 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 	}
 	if (!(h = find(si, c, source)))
 		return;
+	if ((refusal = delivery_refusal(http_call_header(c, "X-Sluice-Delivery")))) {
+		http_reply_error(c, 400, "bad request", refusal);
+		return;
+	}
 	body = http_call_body(c, &len);
 	if (!signed_ok(h, c, body, len))
 		return;
@@ -188,6 +214,14 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 			  type && strncasecmp(type, "application/x-ndjson", 20) == 0, &rows, &err)) {
 		http_reply_error(c, err.code == SL_E_CONFIG ? 500 : 400,
 				 err.code == SL_E_CONFIG ? "bad source" : "bad request", err.msg);
+		arena_free(pc->a);
+		free(pc);
+		return;
+	}
+	/* nothing to land takes no sequence and no commit: the same answer
+	 * for an empty body, blank lines and [] */
+	if (!rows.nrows) {
+		http_reply_json(c, 200, json_pack("{s:i}", "rows", 0));
 		arena_free(pc->a);
 		free(pc);
 		return;
