@@ -121,6 +121,10 @@ static const struct cfg_field server_fields[] = {
 	{ "listen", CFG_STR, PF(server.listen) },
 	{ "token_env", CFG_STR, PF(server.token_env) },
 	{ "max_body", CFG_SIZE, PF(server.max_body) },
+	{ "header_timeout", CFG_DURATION, PF(server.header_timeout_ms) },
+	{ "idle_timeout", CFG_DURATION, PF(server.idle_timeout_ms) },
+	{ "min_body_rate", CFG_SIZE, PF(server.min_body_rate) },
+	{ "max_client_connections", CFG_COUNT, PF(server.max_client_connections) },
 	{ NULL },
 };
 
@@ -189,6 +193,10 @@ void project_cfg_defaults(struct project_cfg *cfg)
 	cfg->live.max_lag_ms = 300000;
 	cfg->server.listen = "127.0.0.1:8080";
 	cfg->server.max_body = 8 * 1024 * 1024;
+	cfg->server.header_timeout_ms = 10 * 1000;
+	cfg->server.idle_timeout_ms = 60 * 1000;
+	cfg->server.min_body_rate = 4 * 1024;
+	cfg->server.max_client_connections = 256;
 	cfg->ingest.flush_interval_ms = 20;
 	cfg->ingest.flush_rows = 50000;
 	cfg->replay.bounded_replay_fallback = "full";

@@ -64,9 +64,12 @@ struct project_cfg {
 	struct source_cfg *sources;
 	size_t nsources;
 	struct live_cfg live;
-	struct {
+	struct server_cfg {
 		const char *listen, *token_env;
 		int64_t max_body;
+		/* slow clients: see http_config in server/http.h */
+		int64_t header_timeout_ms, idle_timeout_ms, min_body_rate;
+		int64_t max_client_connections;
 	} server;
 	struct {
 		int64_t flush_interval_ms, flush_rows;

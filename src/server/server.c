@@ -1,9 +1,10 @@
 /*
  * The server: connections, threads (the writer, the runner, one per
- * poller), routes. Handlers run on the HTTP
- * module's thread; a write is handed to the writer's queue or to the
- * runner's thread, the status document is built on a thread of its own,
- * and the call is answered when it is done.
+ * poller, the control queue, the status document), routes. Handlers run on
+ * the HTTP module's thread and never wait there: a write is handed to the
+ * writer's queue, a control call to the control queue (which waits for the
+ * runner or the warehouse in its stead), a status request to the shared
+ * status document, and the call is answered when it is done.
  */
 #include "server/server.h"
 
@@ -24,9 +25,12 @@
 #include "project/project.h"
 #include "server/http.h"
 #include "server/ingest.h"
+#include "server/offload.h"
+#include "server/statusdoc.h"
 #include "warehouse/wh.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -42,16 +46,21 @@ struct server {
 	struct ingest_writer *writer;
 	struct server_ingest *ingest;
 	pthread_rwlock_t lock; /* live: read to use it, write to start or stop it */
+	atomic_bool live_on;   /* live != NULL, for whoever must not wait for the lock */
 	pthread_mutex_t watch_mu; /* guards watchers */
 	struct watcher *watchers;
 	struct live_thread *live;
 	struct poller **pollers; /* one per poll source, each on its own thread */
 	size_t npollers;
-	pthread_mutex_t readers_mu;
-	pthread_cond_t readers_idle;
-	int readers; /* status documents being built on threads of their own */
+	struct offload *control;    /* control calls, off the HTTP thread */
+	struct status_doc *status;  /* GET /api/live/status */
+	struct wh *status_conn;     /* the status thread's, opened at its first build */
 	char state_file[4096];
 };
+
+/* How stale a status answer may be: a flood of readers costs one build
+ * per this long. */
+#define STATUS_MAX_AGE_MS 100
 
 /* A client of GET /api/live/events. */
 struct watcher {
@@ -151,6 +160,7 @@ static int start_live(struct server *s, struct sl_err *err)
 			rc = live_thread_start(s->p, conn, s->opts->log, &s->live, err);
 		if (!rc)
 			rc = live_thread_call(s->live, watch_job, s, err);
+		atomic_store(&s->live_on, s->live != NULL);
 	}
 	pthread_rwlock_unlock(&s->lock);
 	return rc;
@@ -163,6 +173,7 @@ static void stop_live(struct server *s)
 	pthread_rwlock_wrlock(&s->lock);
 	t = s->live;
 	s->live = NULL;
+	atomic_store(&s->live_on, false);
 	pthread_rwlock_unlock(&s->lock);
 	if (t)
 		live_thread_stop(t);
@@ -224,28 +235,13 @@ static json_t *pollers_status(struct server *s)
 
 /* ---- routes ---- */
 
-/* The path's segments after /api/: "live", "models", "m", "pause". */
-struct route {
-	const char *seg[6];
-	size_t n;
-	char buf[1024];
-};
-
-static void split(const char *path, struct route *r)
+/* The path is /api/SEG1/SEG2...: true when it has n segments in all and
+ * the first ones after "api" are a (and b). */
+static bool is(struct http_call *c, size_t n, const char *a, const char *b)
 {
-	char *save = NULL;
-
-	r->n = 0;
-	snprintf(r->buf, sizeof(r->buf), "%s", path);
-	for (char *tok = strtok_r(r->buf, "/", &save); tok && r->n < 6;
-	     tok = strtok_r(NULL, "/", &save))
-		r->seg[r->n++] = tok;
-}
-
-static bool is(const struct route *r, size_t n, const char *a, const char *b)
-{
-	return r->n == n && strcmp(r->seg[0], "api") == 0 && strcmp(r->seg[1], a) == 0 &&
-	       (!b || strcmp(r->seg[2], b) == 0);
+	return http_call_nsegments(c) == n && strcmp(http_call_segment(c, 0), "api") == 0 &&
+	       strcmp(http_call_segment(c, 1), a) == 0 &&
+	       (!b || strcmp(http_call_segment(c, 2), b) == 0);
 }
 
 static bool method(struct http_call *c, const char *want)
@@ -271,75 +267,34 @@ static void health(struct server *s, struct http_call *c)
 {
 	json_t *o = json_object();
 
-	pthread_rwlock_rdlock(&s->lock);
-	json_object_set_new(o, "live", json_boolean(s->live != NULL));
-	pthread_rwlock_unlock(&s->lock);
+	json_object_set_new(o, "live", json_boolean(atomic_load(&s->live_on)));
 	json_object_set_new(o, "status", json_string("ok"));
 	json_object_set_new(o, "project", json_string(s->p->cfg.name ? s->p->cfg.name : ""));
 	http_reply_json(c, 200, o);
 }
 
-static void status_answer(struct server *s, struct http_call *c)
+/* On the status thread, which keeps one connection for its builds. */
+static json_t *status_build(void *ctx, struct sl_err *err)
 {
-	struct sl_err err = SL_ERR_INIT;
-	struct wh *r;
+	struct server *s = ctx;
 	json_t *doc;
-	int rc = wh_connect(s->w, &r, &err);
 
-	if (!rc) {
-		rc = live_status_doc(s->p, r, &doc, &err);
-		wh_close(r);
-	}
-	if (rc) {
-		reply_sl_err(c, &err);
-		return;
+	if (!s->status_conn && wh_connect(s->w, &s->status_conn, err))
+		return NULL;
+	if (live_status_doc(s->p, s->status_conn, &doc, err)) {
+		/* a connection that failed may be broken: the next build
+		 * opens another */
+		wh_close(s->status_conn);
+		s->status_conn = NULL;
+		return NULL;
 	}
 	json_object_set_new(doc, "pollers", pollers_status(s));
-	http_reply_json(c, 200, doc);
+	return doc;
 }
 
-struct status_call {
-	struct server *s;
-	struct http_call *c;
-};
-
-static void *status_run(void *arg)
-{
-	struct status_call *sc = arg;
-	struct server *s = sc->s;
-
-	status_answer(s, sc->c);
-	free(sc);
-	pthread_mutex_lock(&s->readers_mu);
-	if (--s->readers == 0)
-		pthread_cond_broadcast(&s->readers_idle);
-	pthread_mutex_unlock(&s->readers_mu);
-	return NULL;
-}
-
-/* The status document takes several warehouse reads (tens of ms under
- * load): a thread of its own builds it, so that the HTTP thread goes on
- * serving ingest meanwhile. The server waits for these threads when it
- * stops. */
 static void status(struct server *s, struct http_call *c)
 {
-	struct status_call *sc = malloc(sizeof(*sc));
-	pthread_attr_t attr;
-	pthread_t tid;
-	int rc;
-
-	if (!sc)
-		abort();
-	*sc = (struct status_call){ .s = s, .c = c };
-	pthread_mutex_lock(&s->readers_mu);
-	s->readers++;
-	pthread_mutex_unlock(&s->readers_mu);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&tid, &attr, status_run, sc);
-	pthread_attr_destroy(&attr);
-	if (rc) /* no thread to spare: answer here */
-		status_run(sc);
+	status_doc_answer(s->status, c);
 }
 
 static void models(struct server *s, struct http_call *c, bool edges)
@@ -406,13 +361,28 @@ static const struct model *live_model(struct server *s, struct http_call *c, con
 	return NULL;
 }
 
+/* A control call waiting for its turn on the control queue. */
 struct control {
+	struct server *s;
+	struct http_call *c;
 	const struct model *m;
-	const char *action;
+	char action[16];
+	char source[256];
 	struct live_cycle cycle;
 };
 
-static int control_job(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err)
+static struct control *control_new(struct server *s, struct http_call *c)
+{
+	struct control *ct = calloc(1, sizeof(*ct));
+
+	if (!ct)
+		abort();
+	ct->s = s;
+	ct->c = c;
+	return ct;
+}
+
+static int model_job(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err)
 {
 	struct control *ct = arg;
 
@@ -421,86 +391,126 @@ static int control_job(struct live_runner *r, struct wh *w, void *arg, struct sl
 	return live_runner_pause(r, w, ct->m, strcmp(ct->action, "pause") == 0, err);
 }
 
-static void control(struct server *s, struct http_call *c, const struct route *r)
+/* On the control thread: waits for the runner's turn. */
+static void model_run(void *arg)
 {
-	struct control ct = { .action = r->seg[4] };
+	struct control *ct = arg;
+	struct server *s = ct->s;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *o;
 	int rc;
 
-	if (strcmp(ct.action, "pause") != 0 && strcmp(ct.action, "resume") != 0 &&
-	    strcmp(ct.action, "refresh") != 0) {
-		http_reply_error(c, 404, "not found", "use pause, resume or refresh");
-		return;
-	}
-	if (!method(c, "POST") || !(ct.m = live_model(s, c, r->seg[3])))
-		return;
 	pthread_rwlock_rdlock(&s->lock);
-	rc = s->live ? live_thread_call(s->live, control_job, &ct, &err)
+	rc = s->live ? live_thread_call(s->live, model_job, ct, &err)
 		     : sl_err_set(&err, SL_E_BUSY, "the live runner is stopped (POST /api/live/start)");
 	pthread_rwlock_unlock(&s->lock);
 	if (rc) {
-		reply_sl_err(c, &err);
+		reply_sl_err(ct->c, &err);
+		free(ct);
 		return;
 	}
 	o = json_object();
-	json_object_set_new(o, "model", json_string(ct.m->fqn));
-	json_object_set_new(o, "action", json_string(ct.action));
-	if (strcmp(ct.action, "refresh") == 0) {
-		json_object_set_new(o, "refreshed", json_integer((json_int_t)ct.cycle.refreshed));
-		json_object_set_new(o, "failed", json_integer((json_int_t)ct.cycle.failed));
-		json_object_set_new(o, "events", json_integer(ct.cycle.events));
+	json_object_set_new(o, "model", json_string(ct->m->fqn));
+	json_object_set_new(o, "action", json_string(ct->action));
+	if (strcmp(ct->action, "refresh") == 0) {
+		json_object_set_new(o, "refreshed", json_integer((json_int_t)ct->cycle.refreshed));
+		json_object_set_new(o, "failed", json_integer((json_int_t)ct->cycle.failed));
+		json_object_set_new(o, "events", json_integer(ct->cycle.events));
 	}
-	http_reply_json(c, 200, o);
+	http_reply_json(ct->c, 200, o);
+	free(ct);
 }
 
-/* Stamps rows written into a landing table by someone else. */
-static void advance(struct server *s, struct http_call *c, const char *source)
+static void control(struct server *s, struct http_call *c)
 {
+	const char *action = http_call_segment(c, 4);
+	const struct model *m;
+	struct control *ct;
+
+	if (strcmp(action, "pause") != 0 && strcmp(action, "resume") != 0 &&
+	    strcmp(action, "refresh") != 0) {
+		http_reply_error(c, 404, "not found", "use pause, resume or refresh");
+		return;
+	}
+	if (!method(c, "POST") || !(m = live_model(s, c, http_call_segment(c, 3))))
+		return;
+	ct = control_new(s, c);
+	ct->m = m;
+	snprintf(ct->action, sizeof(ct->action), "%s", action);
+	offload_push(s->control, model_run, ct);
+}
+
+/* On the control thread: stamps rows written into a landing table by
+ * someone else. */
+static void advance_run(void *arg)
+{
+	struct control *ct = arg;
 	struct sl_err err = SL_ERR_INIT;
 	struct live_advance adv = { 0 };
-	char fqn[256];
 	struct wh *w;
 	json_t *o;
-	int rc;
+	int rc = wh_connect(ct->s->w, &w, &err);
 
-	if (!method(c, "POST"))
-		return;
-	live_source_name(source, fqn, sizeof(fqn));
-	rc = wh_connect(s->w, &w, &err);
 	if (!rc) {
-		rc = live_advance_source(w, fqn, &adv, &err);
+		rc = live_advance_source(w, ct->source, &adv, &err);
 		wh_close(w);
 	}
 	if (rc) {
-		reply_sl_err(c, &err);
+		reply_sl_err(ct->c, &err);
+		free(ct);
 		return;
 	}
 	if (adv.rows)
-		on_advance(s, fqn, &adv);
+		on_advance(ct->s, ct->source, &adv);
 	o = json_object();
-	json_object_set_new(o, "source", json_string(fqn));
+	json_object_set_new(o, "source", json_string(ct->source));
 	json_object_set_new(o, "seq", json_integer(adv.seq));
 	json_object_set_new(o, "rows", json_integer(adv.rows));
-	http_reply_json(c, 200, o);
+	http_reply_json(ct->c, 200, o);
+	free(ct);
 }
 
-static void start_stop(struct server *s, struct http_call *c, bool start)
+static void advance(struct server *s, struct http_call *c)
 {
-	struct sl_err err = SL_ERR_INIT;
-	json_t *o;
+	struct control *ct;
 
 	if (!method(c, "POST"))
 		return;
-	if (start && start_live(s, &err)) {
-		reply_sl_err(c, &err);
+	ct = control_new(s, c);
+	live_source_name(http_call_segment(c, 3), ct->source, sizeof(ct->source));
+	offload_push(s->control, advance_run, ct);
+}
+
+/* On the control thread: stopping waits for the refresh in progress. */
+static void start_stop_run(void *arg)
+{
+	struct control *ct = arg;
+	struct sl_err err = SL_ERR_INIT;
+	bool start = strcmp(ct->action, "start") == 0;
+	json_t *o;
+
+	if (start && start_live(ct->s, &err)) {
+		reply_sl_err(ct->c, &err);
+		free(ct);
 		return;
 	}
 	if (!start)
-		stop_live(s);
+		stop_live(ct->s);
 	o = json_object();
 	json_object_set_new(o, "live", json_boolean(start));
-	http_reply_json(c, 200, o);
+	http_reply_json(ct->c, 200, o);
+	free(ct);
+}
+
+static void start_stop(struct server *s, struct http_call *c)
+{
+	struct control *ct;
+
+	if (!method(c, "POST"))
+		return;
+	ct = control_new(s, c);
+	snprintf(ct->action, sizeof(ct->action), "%s", http_call_segment(c, 2));
+	offload_push(s->control, start_stop_run, ct);
 }
 
 /* Server-sent events until the client goes away or the server stops. */
@@ -518,14 +528,14 @@ static void events(struct server *s, struct http_call *c)
 }
 
 /* GET routes: a path, the answer. */
-static bool get(struct server *s, struct http_call *c, const struct route *r)
+static bool get(struct server *s, struct http_call *c)
 {
 	void (*fn)(struct server *, struct http_call *) =
-		is(r, 2, "health", NULL)	 ? health
-		: is(r, 3, "live", "status") ? status
-		: is(r, 3, "live", "events") ? events
-		: is(r, 2, "models", NULL)	 ? list_models
-		: is(r, 2, "dag", NULL)	 ? dag
+		is(c, 2, "health", NULL)	 ? health
+		: is(c, 3, "live", "status") ? status
+		: is(c, 3, "live", "events") ? events
+		: is(c, 2, "models", NULL)	 ? list_models
+		: is(c, 2, "dag", NULL)	 ? dag
 					 : NULL;
 
 	if (!fn)
@@ -535,22 +545,22 @@ static bool get(struct server *s, struct http_call *c, const struct route *r)
 	return true;
 }
 
+/* Routes by the segments the HTTP module made of the path, the same ones
+ * its token check read: there is no other reading of a path. */
 static void handle(void *ctx, struct http_call *c)
 {
 	struct server *s = ctx;
-	struct route r;
 
-	split(http_call_path(c), &r);
-	if (is(&r, 4, "ingest", "webhook"))
-		server_ingest_webhook(s->ingest, c, r.seg[3]);
-	else if (get(s, c, &r))
+	if (is(c, 4, "ingest", "webhook"))
+		server_ingest_webhook(s->ingest, c, http_call_segment(c, 3));
+	else if (get(s, c))
 		return;
-	else if (is(&r, 5, "live", "models"))
-		control(s, c, &r);
-	else if (is(&r, 5, "live", "sources") && strcmp(r.seg[4], "advance") == 0)
-		advance(s, c, r.seg[3]);
-	else if (is(&r, 3, "live", "start") || is(&r, 3, "live", "stop"))
-		start_stop(s, c, strcmp(r.seg[2], "start") == 0);
+	else if (is(c, 5, "live", "models"))
+		control(s, c);
+	else if (is(c, 5, "live", "sources") && strcmp(http_call_segment(c, 4), "advance") == 0)
+		advance(s, c);
+	else if (is(c, 3, "live", "start") || is(c, 3, "live", "stop"))
+		start_stop(s, c);
 	else
 		http_reply_error(c, 404, "not found", http_call_path(c));
 }
@@ -582,13 +592,15 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	       struct sl_err *err)
 {
 	struct server s = { .p = p, .w = w, .opts = opts };
-	const char *token_env = p->cfg.server.token_env;
+	const struct server_cfg *sc = &p->cfg.server;
 	struct http_config hc = {
 		.listen = opts->listen,
-		.max_body = (size_t)p->cfg.server.max_body,
-		.token = token_env && getenv(token_env) && *getenv(token_env) ? getenv(token_env)
-									     : NULL,
-		.auth_prefix = "/api/",
+		.max_body = (size_t)sc->max_body,
+		.auth_segment = "api",
+		.header_timeout_ms = sc->header_timeout_ms,
+		.idle_timeout_ms = sc->idle_timeout_ms,
+		.min_body_rate = sc->min_body_rate,
+		.max_client_connections = (unsigned)sc->max_client_connections,
 	};
 	struct ingest_opts io = {
 		.flush_interval_ms = p->cfg.ingest.flush_interval_ms,
@@ -601,10 +613,21 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	struct wh *wconn = NULL;
 	int rc;
 
+	/* a token_env names the token the user meant to require: serving
+	 * without one would open what was meant to be closed */
+	if (sc->token_env) {
+		hc.token = getenv(sc->token_env);
+		if (!hc.token || !*hc.token) {
+			wh_close(w);
+			return sl_err_set(err, SL_E_CONFIG,
+					  "server.token_env names $%s, which is not set\n"
+					  "  hint: export %s=... before sluice serve, or remove "
+					  "server.token_env to serve without a token",
+					  sc->token_env, sc->token_env);
+		}
+	}
 	pthread_rwlock_init(&s.lock, NULL);
 	pthread_mutex_init(&s.watch_mu, NULL);
-	pthread_mutex_init(&s.readers_mu, NULL);
-	pthread_cond_init(&s.readers_idle, NULL);
 	rc = state_ensure(w, err);
 	if (!rc)
 		rc = live_sources_ensure(w, p, err);
@@ -620,6 +643,10 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		server_ingest_attach(s.ingest, s.writer);
 	if (!rc)
 		rc = start_pollers(&s, err);
+	if (!rc)
+		rc = offload_start(&s.control, err);
+	if (!rc)
+		rc = status_doc_start(status_build, &s, STATUS_MAX_AGE_MS, &s.status, err);
 	if (!rc && has_live_models(p) && p->cfg.live.enabled)
 		rc = start_live(&s, err);
 	if (!rc)
@@ -643,15 +670,18 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		server_ingest_close(s.ingest);
 	if (s.writer)
 		ingest_writer_stop(s.writer);
+	/* control calls still queued may start the runner: they go first */
+	if (s.control)
+		offload_stop(s.control);
 	stop_live(&s);
 	close_watchers(&s);
 	if (http)
 		http_server_stop(http);
-	/* no call comes in any more; the status threads still use w and p */
-	pthread_mutex_lock(&s.readers_mu);
-	while (s.readers)
-		pthread_cond_wait(&s.readers_idle, &s.readers_mu);
-	pthread_mutex_unlock(&s.readers_mu);
+	/* no call comes in any more; the status thread still uses w and p */
+	if (s.status)
+		status_doc_stop(s.status);
+	if (s.status_conn)
+		wh_close(s.status_conn);
 	free_pollers(&s);
 	if (s.state_file[0])
 		unlink(s.state_file);
@@ -659,8 +689,6 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		server_ingest_free(s.ingest);
 	pthread_rwlock_destroy(&s.lock);
 	pthread_mutex_destroy(&s.watch_mu);
-	pthread_cond_destroy(&s.readers_idle);
-	pthread_mutex_destroy(&s.readers_mu);
 	wh_close(w);
 	if (!rc && opts->log)
 		fprintf(opts->log, "sluice serve: stopped\n");
