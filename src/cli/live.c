@@ -17,8 +17,9 @@
 #include "live/inputs.h"
 #include "live/runner.h"
 #include "live/status.h"
-#include "server/client.h"
+#include "project/dag.h"
 #include "project/model.h"
+#include "server/client.h"
 #include "warehouse/wh.h"
 
 #include <jansson.h>
@@ -137,11 +138,19 @@ static int live_advance(struct cli_args *args)
 		adv.rows = json_integer_value(json_object_get(doc, "rows"));
 		json_decref(doc);
 	} else {
-		rc = cli_session_open_warehouse(&s, CLI_OPEN_WRITE, &err);
+		char fqn[256];
+
+		/* the project is not validated (an advance needs its settings
+		 * only), but the references must be resolved for the landing
+		 * tables that live models read through views to count */
+		dag_build(s.project, NULL, 0);
+		rc = live_advance_target(s.project, args->pos[1], fqn, sizeof(fqn), &err);
+		if (!rc)
+			rc = cli_session_open_warehouse(&s, CLI_OPEN_WRITE, &err);
 		if (!rc)
 			rc = live_sources_ensure(s.wh, s.project, &err);
 		if (!rc)
-			rc = live_advance_source(s.wh, args->pos[1], &adv, &err);
+			rc = live_advance_source(s.wh, fqn, &adv, &err);
 		if (rc)
 			return finish(&s, rc, &err);
 	}

@@ -79,11 +79,7 @@ static void add_declared_sources(struct cli_session *s)
 	for (size_t i = 0; i < cfg->nsources; i++) {
 		char name[256];
 
-		live_source_name(cfg->sources[i].kind && strcmp(cfg->sources[i].kind, "adopted") == 0 &&
-						 cfg->sources[i].table
-					 ? cfg->sources[i].table
-					 : cfg->sources[i].name,
-				 name, sizeof(name));
+		live_source_table(&cfg->sources[i], name, sizeof(name));
 		all[n++] = arena_strdup(s->arena, name);
 	}
 	qsort(all, n, sizeof(*all), cmp_name);

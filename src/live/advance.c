@@ -1,7 +1,8 @@
 /*
  * Landing tables and advances. An advance is the only place a landing row
  * gets its sequence; it never stamps a row twice and never leaves a stamp
- * without its advance row.
+ * without its advance row. Which tables may be advanced is decided here
+ * too, from the project, before anything touches the warehouse.
  */
 #include "live/advance.h"
 
@@ -9,7 +10,9 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/suggest.h"
 #include "core/units.h"
+#include "live/inputs.h"
 #include "project/model.h"
 #include "warehouse/wh.h"
 
@@ -22,6 +25,142 @@ void live_source_name(const char *source, char *out, size_t len)
 	snprintf(out, len, "%s%s", strchr(source, '.') ? "" : "landing.", source);
 	for (char *p = out; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
+}
+
+void live_source_table(const struct source_cfg *s, char *out, size_t len)
+{
+	bool adopted = s->kind && strcmp(s->kind, "adopted") == 0 && s->table;
+
+	live_source_name(adopted ? s->table : s->name, out, len);
+}
+
+/* sluice's own state: an advance there would alter the tables every later
+ * advance and build writes to. */
+static bool is_state_table(const char *fqn)
+{
+	return strncmp(fqn, "_sluice.", 8) == 0;
+}
+
+/* What every refusal of live_advance_target points to. */
+static const char target_hint[] = "advance a source declared under sources: in sluice.yml, or "
+				  "a landing table a live model reads";
+
+struct target {
+	const char *name; /* as it may be given, lowercase */
+	const char *fqn;  /* the table it stands for */
+};
+
+struct targets {
+	struct target *items;
+	size_t n, cap;
+};
+
+static char *lower_dup(struct arena *a, const char *s)
+{
+	char *out = arena_strdup(a, s);
+
+	for (char *p = out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return out;
+}
+
+static void target_add(struct arena *a, struct targets *t, const char *name, const char *fqn)
+{
+	struct target *e = ARENA_PUSH(a, &t->items, &t->n, &t->cap);
+
+	e->name = name;
+	e->fqn = fqn;
+}
+
+/* Every name an advance accepts, short and full. Declared sources come
+ * first, so that a bare name means the source: an adopted one's table need
+ * not be in landing. */
+static void targets_find(struct arena *a, const struct project *p, struct targets *t)
+{
+	for (size_t i = 0; i < p->cfg.nsources; i++) {
+		char table[256];
+		const char *fqn;
+
+		live_source_table(&p->cfg.sources[i], table, sizeof(table));
+		fqn = arena_strdup(a, table);
+		target_add(a, t, lower_dup(a, p->cfg.sources[i].name), fqn);
+		target_add(a, t, fqn, fqn);
+	}
+	for (size_t i = 0; i < p->nmodels; i++) {
+		struct live_inputs in;
+
+		if (!live_model_tracks(p->models[i]))
+			continue;
+		live_inputs_find(a, p->models[i], &in);
+		for (size_t k = 0; k < in.nsources; k++) {
+			const char *fqn = lower_dup(a, in.sources[k]);
+
+			target_add(a, t, fqn + strlen("landing."), fqn);
+			target_add(a, t, fqn, fqn);
+		}
+	}
+}
+
+/* A model's table is written by its builds; what it reads is what to
+ * advance instead. */
+static int refuse_model(struct arena *a, const struct model *m, const char *name,
+			struct sl_err *err)
+{
+	struct live_inputs in;
+	const char *hint = target_hint;
+
+	live_inputs_find(a, m, &in);
+	for (size_t i = 0; i < in.nsources; i++)
+		hint = arena_sprintf(a, "%s%s'%s'", i ? hint : "advance what it reads: ",
+				     i ? ", " : "", in.sources[i]);
+	return sl_err_set(err, SL_E_USAGE,
+			  "'%s' is not a source of this project: it is a model, written by its "
+			  "builds\n  hint: %s",
+			  name, hint);
+}
+
+static int refuse_unknown(struct arena *a, const struct targets *t, const char *want,
+			  const char *name, struct sl_err *err)
+{
+	const char **names = arena_alloc(a, (t->n + 1) * sizeof(*names));
+	const char *near;
+
+	for (size_t i = 0; i < t->n; i++)
+		names[i] = t->items[i].name;
+	near = suggest_nearest(want, names);
+	return sl_err_set(err, SL_E_NOTFOUND, "unknown source '%s'%s%s%s\n  hint: %s", name,
+			  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+			  target_hint);
+}
+
+int live_advance_target(const struct project *p, const char *name, char *fqn, size_t n,
+			struct sl_err *err)
+{
+	struct arena *a = arena_new(NULL);
+	struct targets t = { 0 };
+	const char *want = lower_dup(a, name), *found = NULL, *full;
+	const struct model *m;
+	int rc = 0;
+
+	targets_find(a, p, &t);
+	for (size_t i = 0; !found && i < t.n; i++)
+		if (strcmp(t.items[i].name, want) == 0)
+			found = t.items[i].fqn;
+	full = found ? found : strchr(want, '.') ? want : arena_sprintf(a, "landing.%s", want);
+	/* refused even when declared: an adopted source's table may be one */
+	if (is_state_table(full))
+		rc = sl_err_set(err, SL_E_USAGE,
+				"'%s' is not a source of this project: the _sluice schema holds "
+				"sluice's own state\n  hint: %s",
+				name, target_hint);
+	else if ((m = project_find_model(p, full)))
+		rc = refuse_model(a, m, name, err);
+	else if (!found)
+		rc = refuse_unknown(a, &t, want, name, err);
+	else if ((size_t)snprintf(fqn, n, "%s", found) >= n)
+		rc = sl_err_set(err, SL_E_USAGE, "source name '%s' is too long", name);
+	arena_free(a);
+	return rc;
 }
 
 /* The columns every landing table of a kind has, after its typed ones. */
@@ -248,6 +387,11 @@ int live_advance_source(struct wh *w, const char *source, struct live_advance *o
 	live_source_name(source, fqn, sizeof(fqn));
 	if (split_name(fqn, schema, name, sizeof(schema)))
 		return sl_err_set(err, SL_E_USAGE, "invalid source name '%s'", source);
+	if (is_state_table(fqn))
+		return sl_err_set(err, SL_E_USAGE,
+				  "'%s' is not a source: the _sluice schema holds sluice's own "
+				  "state\n  hint: advance a landing table",
+				  source);
 	rc = make_ready(w, fqn, schema, name, err);
 	if (!rc && stamp(w, fqn, schema, name, &adv, err)) {
 		/* the table may have changed since it was checked: check again */

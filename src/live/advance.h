@@ -14,6 +14,7 @@
 struct arena;
 struct project;
 struct sl_err;
+struct source_cfg;
 struct wh;
 
 /* Creates the landing tables of the sources declared in sluice.yml that do
@@ -25,10 +26,26 @@ struct live_advance {
 	int64_t rows; /* rows stamped */
 };
 
+/* What `advance` may be pointed at, decided from the project alone: an
+ * advance adds a column to the table it names and writes to it, so only
+ * tables that the project lands or follows qualify. name is a source
+ * declared in sluice.yml (any kind), by its name or its table's, or a
+ * landing table that a model keeping watermarks reads ("events" or
+ * "landing.events"), views and ephemerals in between looked through, which
+ * needs p's references resolved (dag_build). The table's full lowercase
+ * name goes to fqn. A `_sluice` table or a model's own is refused with
+ * SL_E_USAGE ("'x' is not a source of this project"), any other name with
+ * SL_E_NOTFOUND and the nearest accepted name. Never touches the
+ * warehouse. */
+int live_advance_target(const struct project *p, const char *name, char *fqn, size_t n,
+			struct sl_err *err);
+
 /* Stamps every unstamped row (NULL `_sluice_seq`) of a landing table with
  * the next sequence and records the advance (rows, arrival time), in one
- * transaction of its own. source is "landing.NAME" or "NAME". A table
- * without the column gets it first. out may be NULL. */
+ * transaction of its own. source is "landing.NAME" or "NAME"; which names
+ * are acceptable is live_advance_target's to say, but a `_sluice` table is
+ * refused here too (SL_E_USAGE). A table without the column gets it first.
+ * out may be NULL. */
 int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
 			struct sl_err *err);
 
@@ -51,5 +68,8 @@ int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char *
 
 /* "landing.NAME" for "NAME" or "landing.NAME", lowercase, into out. */
 void live_source_name(const char *source, char *out, size_t len);
+/* The table a declared source lands in, as live_source_name gives it:
+ * landing.NAME, or an adopted source's own table. */
+void live_source_table(const struct source_cfg *s, char *out, size_t len);
 
 #endif

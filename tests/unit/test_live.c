@@ -1,10 +1,10 @@
 /*
  * Unit tests for the live-model bookkeeping on small projects written to a
- * temporary folder and an in-memory DuckDB: advances and landing tables
- * (src/live/advance.c), tracked inputs (src/live/inputs.c), the watermarks
- * a batch run consumes and publishes (src/live/watermark.c through
- * build_run) and the ledger's end-to-end lag (src/live/ledger.c). The runner and its thread
- * are in test_live_runner.c.
+ * temporary folder and an in-memory DuckDB: advances, landing tables and
+ * which tables an advance may name (src/live/advance.c), tracked inputs
+ * (src/live/inputs.c), the watermarks a batch run consumes and publishes
+ * (src/live/watermark.c through build_run) and the ledger's end-to-end lag
+ * (src/live/ledger.c). The runner and its thread are in test_live_runner.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -397,6 +397,152 @@ static void test_sources_ensure_without_sources(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM information_schema.schemata WHERE "
 					 "schema_name = 'landing'"),
 			 0);
+}
+
+/* ---- what an advance may name ---- */
+
+/* A declared source, an adopted one, a landing table a live model reads
+ * through a view, one only a batch model reads, and models of both kinds. */
+static void write_targets_project(struct fx *f)
+{
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  orders: {kind: webhook, columns: {order_id: BIGINT, amount: DOUBLE, region: "
+		    "VARCHAR}}\n"
+		    "  legacy: {kind: adopted, table: raw.legacy, cursor: id}\n");
+	fixture_put(f->root, "models/silver/orders.sql", SILVER_ORDERS);
+	fixture_put(f->root, "models/staging/events.sql", "SELECT * FROM landing.events\n");
+	fixture_put(f->root, "models/gold/events.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
+		    "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
+		    "SELECT * FROM staging.events\n");
+	fixture_put(f->root, "models/silver/clicks.sql",
+		    "@config materialized=table\nSELECT * FROM landing.clicks\n");
+	fixture_put(f->root, "models/gold/summary.sql",
+		    "@config materialized=table\nSELECT count(*) AS n FROM silver.orders\n");
+	load(f);
+}
+
+/* The table name resolves to, or "" when it is refused (the code in
+ * f->err). */
+static const char *target(struct fx *f, const char *name)
+{
+	char fqn[256];
+
+	sl_err_clear(&f->err);
+	if (live_advance_target(f->p, name, fqn, sizeof(fqn), &f->err))
+		return "";
+	return arena_strdup(f->a, fqn);
+}
+
+static void test_target_declared_source(void **state)
+{
+	struct fx *f = *state;
+
+	write_targets_project(f);
+	assert_string_equal(target(f, "orders"), "landing.orders");
+	assert_string_equal(target(f, "landing.orders"), "landing.orders");
+	assert_string_equal(target(f, "Landing.Orders"), "landing.orders");
+	/* an adopted source is advanced in its own table */
+	assert_string_equal(target(f, "legacy"), "raw.legacy");
+	assert_string_equal(target(f, "raw.legacy"), "raw.legacy");
+	assert_int_equal(f->err.code, 0);
+}
+
+static void test_target_tracked_landing_table(void **state)
+{
+	struct fx *f = *state;
+
+	write_targets_project(f);
+	/* undeclared, but a live model reads it through a view */
+	assert_string_equal(target(f, "events"), "landing.events");
+	assert_string_equal(target(f, "landing.events"), "landing.events");
+	/* read by a batch model only: nothing follows its sequence */
+	assert_string_equal(target(f, "landing.clicks"), "");
+	assert_int_equal(f->err.code, SL_E_NOTFOUND);
+}
+
+static void test_target_refuses_state_tables(void **state)
+{
+	struct fx *f = *state;
+	const char *cols;
+
+	write_targets_project(f);
+	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
+	land(f, "(1, 10, 'eu')");
+	assert_int_equal(advance(f, "orders").rows, 1);
+	cols = columns_of(f, "_sluice", "live_advances");
+
+	assert_string_equal(target(f, "_sluice.live_advances"), "");
+	assert_int_equal(f->err.code, SL_E_USAGE);
+	assert_string_equal(f->err.msg,
+			    "'_sluice.live_advances' is not a source of this project: the _sluice "
+			    "schema holds sluice's own state\n"
+			    "  hint: advance a source declared under sources: in sluice.yml, or a "
+			    "landing table a live model reads");
+	assert_string_equal(target(f, "_SLUICE.live_sources"), "");
+	assert_int_equal(f->err.code, SL_E_USAGE);
+
+	/* an advance handed one anyway refuses it too, and changes nothing */
+	sl_err_clear(&f->err);
+	assert_int_equal(live_advance_source(f->w, "_sluice.live_advances", NULL, &f->err),
+			 SL_E_USAGE);
+	assert_non_null(strstr(f->err.msg, "'_sluice.live_advances' is not a source"));
+	assert_string_equal(columns_of(f, "_sluice", "live_advances"), cols);
+	assert_null(strstr(cols, "_sluice_seq"));
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 1);
+
+	/* and later advances still work */
+	land(f, "(2, 20, 'us')");
+	assert_int_equal(advance(f, "orders").rows, 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 2);
+}
+
+static void test_target_refuses_models(void **state)
+{
+	struct fx *f = *state;
+
+	write_targets_project(f);
+	assert_string_equal(target(f, "silver.orders"), "");
+	assert_int_equal(f->err.code, SL_E_USAGE);
+	assert_string_equal(f->err.msg,
+			    "'silver.orders' is not a source of this project: it is a model, "
+			    "written by its builds\n"
+			    "  hint: advance what it reads: 'landing.orders'");
+	/* a batch model too, and one that reads no landing table */
+	assert_string_equal(target(f, "gold.summary"), "");
+	assert_int_equal(f->err.code, SL_E_USAGE);
+	assert_non_null(strstr(f->err.msg, "hint: advance what it reads: 'landing.orders'"));
+	assert_string_equal(target(f, "staging.events"), "");
+	assert_int_equal(f->err.code, SL_E_USAGE);
+}
+
+static void test_target_unknown(void **state)
+{
+	struct fx *f = *state;
+	char fqn[8];
+
+	write_targets_project(f);
+	assert_string_equal(target(f, "ordrs"), "");
+	assert_int_equal(f->err.code, SL_E_NOTFOUND);
+	assert_string_equal(f->err.msg,
+			    "unknown source 'ordrs' (did you mean 'orders'?)\n"
+			    "  hint: advance a source declared under sources: in sluice.yml, or a "
+			    "landing table a live model reads");
+	assert_string_equal(target(f, "landing.evnts"), "");
+	assert_non_null(strstr(f->err.msg, "(did you mean 'landing.events'?)"));
+	assert_string_equal(target(f, "nosuch"), "");
+	assert_int_equal(f->err.code, SL_E_NOTFOUND);
+	assert_null(strstr(f->err.msg, "did you mean"));
+	/* a table no one declared or follows, wherever it is */
+	assert_string_equal(target(f, "raw.other"), "");
+	assert_int_equal(f->err.code, SL_E_NOTFOUND);
+
+	/* a name that does not fit is refused, not cut short */
+	sl_err_clear(&f->err);
+	assert_int_equal(live_advance_target(f->p, "orders", fqn, sizeof(fqn), &f->err),
+			 SL_E_USAGE);
 }
 
 /* ---- inputs ---- */
@@ -1018,6 +1164,11 @@ int main(void)
 		T(test_advance_unknown_table),
 		T(test_sources_ensure),
 		T(test_sources_ensure_without_sources),
+		T(test_target_declared_source),
+		T(test_target_tracked_landing_table),
+		T(test_target_refuses_state_tables),
+		T(test_target_refuses_models),
+		T(test_target_unknown),
 		T(test_inputs_refreshes_and_tracks),
 		T(test_inputs_landing_table),
 		T(test_inputs_view_looked_through),

@@ -1,5 +1,5 @@
-# Live models: sequences, watermarks, the runner, pause and resume,
-# failures with backoff and alerts, lag and freshness.
+# Live models: sequences, what may be advanced, watermarks, the runner,
+# pause and resume, failures with backoff and alerts, lag and freshness.
 statuses() { "$SLUICE_BIN" live status --json | grep -E '"(model|state|source|watermark)"' | tr -d ' ,'; }
 land() { "$SLUICE_BIN" sql "INSERT INTO landing.orders (order_id, amount, region) VALUES $1" >/dev/null; }
 
@@ -13,6 +13,13 @@ note announcing them stamps the next sequence
 sl live advance orders
 sl live advance orders
 statuses
+note only declared or followed sources advance: the state schema, models and unknown names are refused, changing nothing
+sl live advance _sluice.live_advances
+sl live advance gold.revenue
+sl live advance ordrs
+sl live advance nosuch
+q "SELECT count(*) AS seq_columns FROM information_schema.columns WHERE table_schema = '_sluice' AND column_name = '_sluice_seq'"
+q "SELECT count(*) AS advances FROM _sluice.live_advances"
 note one cycle moves the whole chain
 sl live --once
 q "SELECT order_id, amount, region, _sluice_seq FROM silver.orders ORDER BY order_id"
