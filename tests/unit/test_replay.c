@@ -341,6 +341,8 @@ static void step_claim(struct replay *m, struct oracle *o, struct okey *k, int64
 	for (size_t i = o->nheld; i-- > 0;)
 		if (o->held[i]->state == O_LANDED && o->held[i]->ts < now - TOL)
 			oracle_forget(o, o->held[i]);
+	/* what making room would forget */
+	oldest = o->nheld == o->capacity ? oracle_oldest(o) : NULL;
 	rc = replay_claim(m, k->source, k->mac, k->ts, now, &c, &err);
 	if (k->state == O_IN_FLIGHT) {
 		assert_int_equal(rc, 0);
@@ -361,16 +363,16 @@ static void step_claim(struct replay *m, struct oracle *o, struct okey *k, int64
 	} else if (k->ts <= o->floor) {
 		assert_int_equal(rc, 0);
 		assert_int_equal(c.state, REPLAY_TOO_OLD);
-	} else if (o->nheld == o->capacity && !(oldest = oracle_oldest(o))) {
+	} else if (o->nheld == o->capacity && !oldest) {
 		assert_int_equal(rc, SL_E_BUSY);
 		counts[4]++;
 		return;
-	} else if (o->nheld == o->capacity && oldest->ts >= k->ts) {
+	} else if (oldest && oldest->ts >= k->ts) {
 		assert_int_equal(rc, 0);
 		assert_int_equal(c.state, REPLAY_TOO_OLD);
 	} else {
-		if (o->nheld == o->capacity)
-			oracle_forget(o, oracle_oldest(o));
+		if (oldest)
+			oracle_forget(o, oldest);
 		assert_int_equal(rc, 0);
 		assert_int_equal(c.state, REPLAY_FRESH);
 		k->state = O_IN_FLIGHT;
