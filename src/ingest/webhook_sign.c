@@ -1,8 +1,10 @@
 /*
  * Webhook signatures: HMAC-SHA256 over "TIMESTAMP.BODY". The timestamp is
  * signed with the body so that a captured request cannot be replayed once
- * it is WEBHOOK_TOLERANCE_S old. The comparison is constant-time; nothing
- * about the expected signature may leak through a message or a timing.
+ * it is WEBHOOK_TOLERANCE_S old (before that, the replay memory refuses
+ * it, by the MAC handed back here). The comparison is constant-time;
+ * nothing about the expected signature may leak through a message or a
+ * timing.
  */
 #include "ingest/webhook.h"
 
