@@ -62,6 +62,14 @@ const json_t *webhook_field(const json_t *obj, const char *name);
 #define WEBHOOK_TIMESTAMP_HEADER "X-Sluice-Timestamp"
 /* how far the timestamp may be from now, either way */
 #define WEBHOOK_TOLERANCE_S 300
+#define WEBHOOK_MAC_LEN 32
+
+/* What a good signature vouched for: the timestamp as sent and the MAC,
+ * which together name the request (the replay memory's key, replay.h). */
+struct webhook_signature {
+	int64_t ts;
+	unsigned char mac[WEBHOOK_MAC_LEN];
+};
 
 /* Checks a request's signature headers (NULL when absent) against the
  * body, at now_s. Returns 0, or (each with its own message):
@@ -73,6 +81,10 @@ const json_t *webhook_field(const json_t *obj, const char *name);
  *   SL_E_INTERNAL        the crypto library failed */
 int webhook_verify(const char *secret, const char *timestamp_header, const char *signature_header,
 		   const char *body, size_t len, int64_t now_s, struct sl_err *err);
+/* webhook_verify, handing what it verified to out on success. */
+int webhook_verify_signature(const char *secret, const char *timestamp_header,
+			     const char *signature_header, const char *body, size_t len,
+			     int64_t now_s, struct webhook_signature *out, struct sl_err *err);
 
 /* The signature of body at unix time ts, as 64 lower-case hex digits (the
  * X-Sluice-Signature header is "sha256=" and these). Returns 0, or

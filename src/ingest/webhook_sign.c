@@ -1,8 +1,10 @@
 /*
  * Webhook signatures: HMAC-SHA256 over "TIMESTAMP.BODY". The timestamp is
  * signed with the body so that a captured request cannot be replayed once
- * it is WEBHOOK_TOLERANCE_S old. The comparison is constant-time; nothing
- * about the expected signature may leak through a message or a timing.
+ * it is WEBHOOK_TOLERANCE_S old (before that, the replay memory refuses
+ * it, by the MAC handed back here). The comparison is constant-time;
+ * nothing about the expected signature may leak through a message or a
+ * timing.
  */
 #include "ingest/webhook.h"
 
@@ -17,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAC_LEN 32
+#define MAC_LEN WEBHOOK_MAC_LEN
 /* more digits than unix seconds will need for millennia; bounds the
  * arithmetic below */
 #define TIMESTAMP_DIGITS_MAX 12
@@ -107,8 +109,9 @@ static bool read_timestamp(const char *s, int64_t *ts)
 	return true;
 }
 
-int webhook_verify(const char *secret, const char *timestamp_header, const char *signature_header,
-		   const char *body, size_t len, int64_t now_s, struct sl_err *err)
+int webhook_verify_signature(const char *secret, const char *timestamp_header,
+			     const char *signature_header, const char *body, size_t len,
+			     int64_t now_s, struct webhook_signature *out, struct sl_err *err)
 {
 	unsigned char sent[MAC_LEN], expected[MAC_LEN];
 	int64_t ts, age;
@@ -146,5 +149,16 @@ int webhook_verify(const char *secret, const char *timestamp_header, const char 
 		return sl_err_set(err, SL_E_AUTH_DENIED,
 				  "signature does not match (sign \"TIMESTAMP.BODY\" with the "
 				  "source's secret)");
+	out->ts = ts;
+	memcpy(out->mac, expected, MAC_LEN);
 	return 0;
+}
+
+int webhook_verify(const char *secret, const char *timestamp_header, const char *signature_header,
+		   const char *body, size_t len, int64_t now_s, struct sl_err *err)
+{
+	struct webhook_signature sig;
+
+	return webhook_verify_signature(secret, timestamp_header, signature_header, body, len,
+					now_s, &sig, err);
 }

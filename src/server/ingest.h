@@ -3,7 +3,8 @@
  * its signature, parses the body into rows on the HTTP thread, queues them
  * on the landing writer and answers when their batch is durable (202 with
  * the sequence), or at once when the request is refused (400, 401, 404,
- * 405, 503). A refused request lands nothing.
+ * 405, 409, 503). A refused request lands nothing, and so does a copy of a
+ * signed request that landed before (200 with the first one's answer).
  */
 #ifndef SL_SERVER_INGEST_H
 #define SL_SERVER_INGEST_H
@@ -16,7 +17,8 @@ struct sl_err;
 
 /* Reads each webhook source's secret from the environment variable its
  * secret_env names: an unset variable is an error, so a source meant to be
- * signed is never open. */
+ * signed is never open. With a signed source, the replay memory starts
+ * here: a signed request stamped before now is refused from now on. */
 int server_ingest_open(const struct project *p, struct server_ingest **out, struct sl_err *err);
 void server_ingest_attach(struct server_ingest *si, struct ingest_writer *writer);
 void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const char *source);

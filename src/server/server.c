@@ -472,12 +472,23 @@ static void advance_run(void *arg)
 
 static void advance(struct server *s, struct http_call *c)
 {
+	struct sl_err err = SL_ERR_INIT;
 	struct control *ct;
+	int rc;
 
 	if (!method(c, "POST"))
 		return;
+	/* what may be advanced is the project's to say, before anything
+	 * touches the warehouse */
 	ct = control_new(s, c);
-	live_source_name(http_call_segment(c, 3), ct->source, sizeof(ct->source));
+	rc = live_advance_target(s->p, http_call_segment(c, 3), ct->source, sizeof(ct->source),
+				 &err);
+	if (rc) {
+		http_reply_error(c, rc == SL_E_NOTFOUND ? 404 : 400,
+				 rc == SL_E_NOTFOUND ? "unknown source" : "not a source", err.msg);
+		free(ct);
+		return;
+	}
 	offload_push(s->control, advance_run, ct);
 }
 

@@ -668,6 +668,43 @@ static void test_verify_good(void **state)
 			 0);
 }
 
+static void test_verify_hands_back_what_it_verified(void **state)
+{
+	struct webhook_signature sig, upper_sig;
+	struct sl_err err = SL_ERR_INIT;
+	char hex[65], *upper;
+
+	(void)state;
+	webhook_sign(SECRET, NOW, BODY, strlen(BODY), hex);
+	assert_int_equal(webhook_verify_signature(SECRET, "1700000000",
+						  arena_sprintf(A, "sha256=%s", hex), BODY,
+						  strlen(BODY), NOW, &sig, &err),
+			 0);
+	assert_int_equal(sig.ts, NOW);
+	for (int i = 0; i < WEBHOOK_MAC_LEN; i++) {
+		unsigned int byte;
+
+		assert_int_equal(sscanf(hex + 2 * i, "%2x", &byte), 1);
+		assert_int_equal(sig.mac[i], byte);
+	}
+	/* the MAC names the request however its hex digits were written */
+	upper = arena_sprintf(A, "sha256=%s", hex);
+	for (char *p = upper + 7; *p; p++)
+		*p = (char)(*p >= 'a' && *p <= 'f' ? *p - 32 : *p);
+	assert_int_equal(webhook_verify_signature(SECRET, "1700000000", upper, BODY, strlen(BODY),
+						  NOW, &upper_sig, &err),
+			 0);
+	assert_memory_equal(sig.mac, upper_sig.mac, WEBHOOK_MAC_LEN);
+	/* a refusal leaves out alone */
+	memset(&sig, 0x5a, sizeof(sig));
+	upper_sig = sig;
+	assert_int_equal(webhook_verify_signature(SECRET, "1700000001",
+						  arena_sprintf(A, "sha256=%s", hex), BODY,
+						  strlen(BODY), NOW, &sig, &err),
+			 SL_E_AUTH_DENIED);
+	assert_memory_equal(&sig, &upper_sig, sizeof(sig));
+}
+
 static void test_verify_refuses(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -748,6 +785,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sign_known_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_good, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verify_hands_back_what_it_verified, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_verify_refuses, setup, teardown),
 	};
 
