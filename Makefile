@@ -63,7 +63,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
 
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a $(LDLIBS)
 
 demo: deps all
 	@scripts/demo.sh ./sluice
@@ -79,4 +79,4 @@ bench: deps all $(BUILD)/tools/post_load
 clean:
 	rm -rf build sluice
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d) $(TOOL_BIN:=.d)

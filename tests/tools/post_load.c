@@ -52,6 +52,7 @@
  * 429), 2 for bad arguments.
  */
 #include "core/units.h"
+#include "net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -407,13 +408,8 @@ static long next_request(struct load *L, int64_t now, int64_t *wait_us)
 
 static void watch(struct load *L, struct conn *c, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = c };
-
-	if (c->events == events)
-		return;
-	if (epoll_ctl(L->ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev))
+	if (net_watch(L->ep, c->fd, &c->events, events, c))
 		die("epoll_ctl");
-	c->events = events;
 }
 
 /* Drops the connection; its request, not acknowledged, goes back first
@@ -730,13 +726,6 @@ fail:
 	return -1;
 }
 
-static int cmp64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The model's covered sequence in a status document, or -1. */
 static int64_t covered_of(const char *text, const char *model)
 {
@@ -822,21 +811,11 @@ static size_t distinct_seqs(const struct load *L)
 	for (long r = 0; r < L->nreqs; r++)
 		if (L->reqs[r].state == REQ_DONE)
 			v[n++] = L->reqs[r].seq;
-	qsort(v, n, sizeof(int64_t), cmp64);
+	qsort(v, n, sizeof(int64_t), net_cmp64);
 	for (size_t i = 0; i < n; i++)
 		d += i == 0 || v[i] != v[i - 1];
 	free(v);
 	return d;
-}
-
-static double pct_ms(int64_t *v, size_t n, double p)
-{
-	size_t i;
-
-	if (!n)
-		return 0;
-	i = (size_t)(p * (double)(n - 1) + 0.5);
-	return (double)v[i] / 1000.0;
 }
 
 int main(int argc, char **argv)
@@ -929,15 +908,15 @@ int main(int argc, char **argv)
 		die(L->o.acked);
 
 	secs = (double)((L->last_ack_us ? L->last_ack_us : units_mono_us()) - L->start_us) / 1e6;
-	qsort(L->lat_us, (size_t)L->acked_reqs, sizeof(int64_t), cmp64);
+	qsort(L->lat_us, (size_t)L->acked_reqs, sizeof(int64_t), net_cmp64);
 	printf("post_load: %lld of %lld events acknowledged in %ld of %ld requests (%d per request, "
 	       "%d connections) in %.2f s: %.0f requests/s, %.0f events/s; ack latency p50 %.1f ms, "
 	       "p99 %.1f ms, max %.1f ms; replies",
 	       L->acked_events, L->o.events, L->acked_reqs, L->nreqs, L->o.batch, L->o.conns, secs,
 	       secs > 0 ? (double)L->acked_reqs / secs : 0, secs > 0 ? (double)L->acked_events / secs : 0,
-	       pct_ms(L->lat_us, (size_t)L->acked_reqs, 0.50),
-	       pct_ms(L->lat_us, (size_t)L->acked_reqs, 0.99),
-	       pct_ms(L->lat_us, (size_t)L->acked_reqs, 1.0));
+	       net_pct_ms(L->lat_us, (size_t)L->acked_reqs, 0.50),
+	       net_pct_ms(L->lat_us, (size_t)L->acked_reqs, 0.99),
+	       net_pct_ms(L->lat_us, (size_t)L->acked_reqs, 1.0));
 	for (int s = 0; s < 600; s++)
 		if (L->counts[s])
 			printf(" %d: %ld,", s, L->counts[s]);
@@ -949,12 +928,13 @@ int main(int argc, char **argv)
 		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	if (L->o.lag_model) {
 		pthread_join(lag_tid, NULL);
-		qsort(g.lag_us, g.n, sizeof(int64_t), cmp64);
+		qsort(g.lag_us, g.n, sizeof(int64_t), net_cmp64);
 		printf("post_load: lag from acknowledgement to %s covering it: p50 %.1f ms, p99 %.1f "
 		       "ms, max %.1f ms over %zu of %ld requests (status polled every %d ms, %zu polls "
 		       "of %.1f ms on average, %zu failed)\n",
-		       L->o.lag_model, pct_ms(g.lag_us, g.n, 0.50), pct_ms(g.lag_us, g.n, 0.99),
-		       pct_ms(g.lag_us, g.n, 1.0), g.n, L->acked_reqs, L->o.lag_poll_ms, g.polls,
+		       L->o.lag_model, net_pct_ms(g.lag_us, g.n, 0.50),
+		       net_pct_ms(g.lag_us, g.n, 0.99), net_pct_ms(g.lag_us, g.n, 1.0), g.n,
+		       L->acked_reqs, L->o.lag_poll_ms, g.polls,
 		       g.polls ? (double)g.poll_us / 1000.0 / (double)g.polls : 0, g.failed_polls);
 		free(g.lag_us);
 	}

@@ -1,0 +1,2 @@
+@config materialized=view
+SELECT id FROM landing.events
