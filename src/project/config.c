@@ -189,7 +189,7 @@ void project_cfg_defaults(struct project_cfg *cfg)
 	cfg->live.max_lag_ms = 300000;
 	cfg->server.listen = "127.0.0.1:8080";
 	cfg->server.max_body = 8 * 1024 * 1024;
-	cfg->ingest.flush_interval_ms = 20;
+	cfg->ingest.flush_interval_ms = 0;
 	cfg->ingest.flush_rows = 50000;
 	cfg->replay.bounded_replay_fallback = "full";
 	cfg->replay.on_change_breaking = "full";
