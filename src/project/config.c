@@ -197,7 +197,7 @@ void project_cfg_defaults(struct project_cfg *cfg)
 	cfg->server.idle_timeout_ms = 60 * 1000;
 	cfg->server.min_body_rate = 4 * 1024;
 	cfg->server.max_client_connections = 256;
-	cfg->ingest.flush_interval_ms = 20;
+	cfg->ingest.flush_interval_ms = 0;
 	cfg->ingest.flush_rows = 50000;
 	cfg->replay.bounded_replay_fallback = "full";
 	cfg->replay.on_change_breaking = "full";

@@ -266,7 +266,7 @@ static void test_block_style(void **state)
 	assert_int_equal(f->cfg.live.min_interval_ms, 1000);
 	assert_int_equal(f->cfg.server.max_body, 512 * 1024);
 	assert_int_equal(f->cfg.ingest.flush_rows, 10);
-	assert_int_equal(f->cfg.ingest.flush_interval_ms, 20);
+	assert_int_equal(f->cfg.ingest.flush_interval_ms, 0);
 	assert_string_equal(f->cfg.replay.bounded_replay_fallback, "bounded_without_history");
 	assert_string_equal(f->cfg.replay.on_change_breaking, "full");
 	assert_string_equal(f->cfg.replay.on_change_non_breaking, "bounded-1d");
@@ -292,7 +292,7 @@ static void defaults_check(const struct project_cfg *cfg)
 	assert_string_equal(cfg->server.listen, "127.0.0.1:8080");
 	assert_null(cfg->server.token_env);
 	assert_int_equal(cfg->server.max_body, 8 * 1024 * 1024);
-	assert_int_equal(cfg->ingest.flush_interval_ms, 20);
+	assert_int_equal(cfg->ingest.flush_interval_ms, 0);
 	assert_int_equal(cfg->ingest.flush_rows, 50000);
 	assert_null(cfg->alerts.command);
 	assert_string_equal(cfg->replay.bounded_replay_fallback, "full");
