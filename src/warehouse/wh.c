@@ -229,7 +229,15 @@ int wh_query_int_args(struct wh *w, const char *sql, const struct wh_arg *args, 
 int wh_appender_open(struct wh *w, const char *schema, const char *table,
 		     struct wh_appender **out, struct sl_err *err)
 {
-	return w->ops->appender_open(w, schema, table, out, err);
+	int64_t t0;
+	int rc;
+
+	if (!tracing())
+		return w->ops->appender_open(w, schema, table, out, err);
+	t0 = units_mono_us();
+	rc = w->ops->appender_open(w, schema, table, out, err);
+	trace("(appender open)", t0, rc);
+	return rc;
 }
 
 int wh_appender_row(struct wh_appender *ap, const char *const *values, size_t n,
@@ -240,13 +248,30 @@ int wh_appender_row(struct wh_appender *ap, const char *const *values, size_t n,
 
 int wh_appender_flush(struct wh_appender *ap, struct sl_err *err)
 {
-	return ap->w->ops->appender_flush(ap, err);
+	int64_t t0;
+	int rc;
+
+	if (!tracing())
+		return ap->w->ops->appender_flush(ap, err);
+	t0 = units_mono_us();
+	rc = ap->w->ops->appender_flush(ap, err);
+	trace("(appender flush)", t0, rc);
+	return rc;
 }
 
 void wh_appender_close(struct wh_appender *ap)
 {
-	if (ap)
+	int64_t t0;
+
+	if (!ap)
+		return;
+	if (!tracing()) {
 		ap->w->ops->appender_close(ap);
+		return;
+	}
+	t0 = units_mono_us();
+	ap->w->ops->appender_close(ap);
+	trace("(appender close)", t0, 0);
 }
 
 int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err)

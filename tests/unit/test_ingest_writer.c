@@ -234,6 +234,35 @@ static void test_delivery_ids(void **state)
 	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.deliveries"), 2);
 }
 
+/* A batch without rows lands nothing: no sequence taken, no advance, no
+ * delivery id kept, so a later batch with rows and the same id lands. */
+static void test_empty_batch(void **state)
+{
+	struct fx *f = *state;
+	struct rows r[3];
+	struct answer ans[3] = { 0 };
+	const char *ids[] = { "1" }, *amounts[] = { "1" };
+
+	start(f, 0, 100000);
+	submit(f, batch(&r[0], "d-1", 0, ids, amounts), &ans[0]);
+	wait_all(f, ans, 1);
+	assert_int_equal(ans[0].res.code, 0);
+	assert_int_equal(ans[0].res.rows, 0);
+	assert_int_equal(ans[0].res.seq, 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.deliveries"), 0);
+	submit(f, batch(&r[1], "d-1", 1, ids, amounts), &ans[1]);
+	wait_all(f, ans, 2);
+	assert_false(ans[1].res.duplicate);
+	/* the first sequence of the warehouse: the empty batch took none */
+	assert_int_equal(ans[1].res.seq, 1);
+	submit(f, batch(&r[2], NULL, 0, ids, amounts), &ans[2]);
+	wait_all(f, ans, 3);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 1);
+	assert_int_equal(query_int(f->probe, "SELECT nextval('_sluice.seq')"), 2);
+	assert_int_equal(f->advances, 1);
+}
+
 /* Retries of landed deliveries amid new ones in one flush: the primary key
  * finds them, the flush is done again with the lookup, the new ones land
  * once, the retries get their first answers, and a flush of retries alone
@@ -386,6 +415,7 @@ int main(void)
 		T(test_group_commit),
 		T(test_bad_batch_fails_alone),
 		T(test_delivery_ids),
+		T(test_empty_batch),
 		T(test_retries_amid_new_deliveries),
 		T(test_busy),
 		T(test_stop_flushes),
