@@ -103,6 +103,7 @@ struct http_call {
 	enum call_state state;
 	bool owned;
 	bool begun;      /* its headers were checked (call_begin) */
+	bool refused;    /* answered by that check: nothing more is read */
 	bool suspended;  /* suspended by us: we owe it a resume */
 	bool too_big;
 	size_t dropped;  /* body bytes past max_body */
@@ -578,6 +579,8 @@ static enum MHD_Result call_begin(struct http_server *s, struct http_call *c,
 	int rc;
 
 	c->begun = true;
+	/* every return below but the last is a refusal */
+	c->refused = true;
 	if (target_has_nul(c, url, version))
 		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad path",
 				      "the request target has a NUL byte");
@@ -612,6 +615,7 @@ static enum MHD_Result call_begin(struct http_server *s, struct http_call *c,
 	 * much and sending little must not hold much memory */
 	call_copy_request(c, method,
 			  (size_t)(announced < HTTP_BODY_HINT_MAX ? announced : HTTP_BODY_HINT_MAX));
+	c->refused = false;
 	return MHD_YES;
 }
 
@@ -675,6 +679,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				      "a request arrived without its call");
 	if (!c->begun)
 		return call_begin(s, c, method, path, version);
+	if (c->refused)
+		return MHD_NO;
 	if (*upload_size) {
 		enum MHD_Result ret = call_take_body(c, upload, *upload_size);
 
