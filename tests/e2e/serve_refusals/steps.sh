@@ -51,5 +51,5 @@ kill -TERM $serve_pid
 wait $serve_pid
 echo "server exit $?"
 q "SELECT order_id, _sluice_seq FROM landing.orders ORDER BY order_id"
-q "SELECT source, seq, rows FROM _sluice.live_advances ORDER BY seq"
+q "SELECT source, watermark, rows FROM _sluice.live_sources"
 q "SELECT count(*) AS state_columns FROM information_schema.columns WHERE table_schema = '_sluice' AND column_name = '_sluice_seq'"
