@@ -584,7 +584,10 @@ static int write_state_file(struct server *s, int port, struct sl_err *err)
  * its supervisor starts it again on what is on disk. */
 static void warehouse_failed(void *ctx, const struct sl_err *err)
 {
-	(void)ctx;
+	struct server *s = ctx;
+
+	if (s->opts->log)
+		fflush(s->opts->log);
 	fprintf(stderr,
 		"sluice serve: the warehouse failed a write (%s); exiting so that it is reopened "
 		"from what is on disk: every acknowledged batch is there\n",
