@@ -638,11 +638,17 @@ static const struct wh_ops duckdb_ops = {
 	.appender_close = duck_appender_close,
 };
 
-/* DuckDB reports open failures as free text; these are the two a user can
- * act on. */
+/* DuckDB reports open failures as free text; these are the ones a user
+ * can act on. */
 static int classify_open_error(const char *path, const char *msg, struct sl_err *err)
 {
-	if (strstr(msg, "lock"))
+	if (strstr(msg, "Corrupt database file"))
+		return sl_err_set(err, SL_E_IO,
+				  "warehouse '%s' is damaged: a block of it fails its checksum\n"
+				  "  hint: restore the file from a backup\n"
+				  "  detail: %s",
+				  path, msg);
+	if (strstr(msg, "Could not set lock") || strstr(msg, "Conflicting lock"))
 		return sl_err_set(err, SL_E_LOCKED,
 				  "warehouse '%s' is locked by another process\n"
 				  "  hint: stop the other sluice (or DuckDB client) using it, then retry\n"
