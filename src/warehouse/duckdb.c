@@ -40,6 +40,7 @@ struct duck_db {
 	 * after why is written; why never changes after */
 	atomic_bool suspect;
 	char why[1024];
+	struct duck_db *next_left; /* on the list of databases left open */
 };
 
 /* Statements kept prepared on a connection, by their SQL text. The hot
@@ -62,12 +63,14 @@ struct wh_duckdb {
 	struct wh_duckdb *next_left; /* on the list of connections left open */
 };
 
-/* Connections to a database in doubt, left as they are until the process
- * exits: disconnecting rolls back in memory a transaction whose writes
- * failed, which DuckDB 1.4 can fail at with an internal error, and closing
- * checkpoints. The list keeps them reachable. */
+/* Databases in doubt, left open until the process exits (closing one
+ * checkpoints it), and those of their connections still in a transaction,
+ * left as they are (disconnecting rolls the transaction back, which DuckDB
+ * 1.4 can fail at after a failed write, and then aborts). The lists keep
+ * them reachable. */
 static pthread_mutex_t left_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct wh_duckdb *left_open;
+static struct duck_db *left_databases;
+static struct wh_duckdb *left_connections;
 
 static struct wh_duckdb *dd(struct wh *w)
 {
@@ -143,10 +146,10 @@ static void duck_close(struct wh *w)
 	struct duck_db *db = d->shared;
 	int left;
 
-	if (atomic_load(&db->suspect)) {
+	if (d->in_txn && atomic_load(&db->suspect)) {
 		pthread_mutex_lock(&left_lock);
-		d->next_left = left_open;
-		left_open = d;
+		d->next_left = left_connections;
+		left_connections = d;
 		pthread_mutex_unlock(&left_lock);
 		return;
 	}
@@ -159,7 +162,12 @@ static void duck_close(struct wh *w)
 	pthread_mutex_lock(&db->lock);
 	left = --db->refs;
 	pthread_mutex_unlock(&db->lock);
-	if (!left) {
+	if (!left && atomic_load(&db->suspect)) {
+		pthread_mutex_lock(&left_lock);
+		db->next_left = left_databases;
+		left_databases = db;
+		pthread_mutex_unlock(&left_lock);
+	} else if (!left) {
 		duckdb_close(&db->db);
 		pthread_mutex_destroy(&db->lock);
 		pthread_mutex_destroy(&db->commit_lock);

@@ -34,9 +34,9 @@ struct wh_column {
  * database with SL_E_IO. Close with wh_close(). */
 int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_err *err);
 /* Closes the connection; the database closes with its last connection,
- * unless it is suspect (wh_suspect): it then stays open, untouched, until
- * the process exits, as closing would checkpoint what it holds in memory
- * over what is on disk. */
+ * unless it is suspect (wh_suspect): it then stays open until the process
+ * exits, as closing would checkpoint what it holds in memory over what is
+ * on disk, and a connection still in a transaction is left as it is. */
 void wh_close(struct wh *w);
 /* Another connection to the same database, for another thread of this
  * process (DuckDB lets one process hold a database file). Close it with
