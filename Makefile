@@ -30,8 +30,10 @@ LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_SRC := $(filter-out tests/tools/faultfs.c,$(sort $(wildcard tests/tools/*.c)))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+# preloaded into sluice by the fault tests (LD_PRELOAD)
+FAULTFS  := $(BUILD)/tools/faultfs.so
 BIN      := $(BUILD)/sluice
 
 .PHONY: all deps demo test unit e2e bench clean sluice
@@ -65,12 +67,19 @@ $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a $(LDLIBS)
 
+# Built without sanitizers in either build: it is loaded into a program
+# ahead of all its libraries, the sanitizer runtime included, and must not
+# need one of its own.
+$(FAULTFS): tests/tools/faultfs.c | $(DUCKDB)/STAMP
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl -lpthread
+
 demo: deps all
 	@scripts/demo.sh ./sluice
 
 unit: deps $(BIN) $(UNIT_BIN)
 
-test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN)
+test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(FAULTFS)
 	@tests/run.sh $(BUILD)
 
 bench: deps all $(BUILD)/tools/post_load

@@ -242,7 +242,11 @@ static bool quiet(const struct run *r, const struct model *m, const struct state
 	       units_mono_ms() - lm->saved_mono_ms < r->p->cfg.live.poll_interval_ms;
 }
 
-static int build_model(struct run *r, struct run_item *item, bool full, const char *sig)
+/* A failed build rolls back alone, and the run goes on; unless the
+ * warehouse is in doubt (SL_E_SUSPECT, into run_err): then nothing more
+ * is written, not even the failure. */
+static int build_model(struct run *r, struct run_item *item, bool full, const char *sig,
+		       struct sl_err *run_err)
 {
 	struct model *m = item->m;
 	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
@@ -331,6 +335,11 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	}
 	item->rows = out.rows;
 	item->action = out.action;
+	if (rc && wh_suspect(r->w, run_err)) {
+		live_book_abort(&book);
+		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
+		return SL_E_SUSPECT;
+	}
 	if (rc) {
 		wh_rollback(r->w);
 		live_book_abort(&book);
@@ -512,8 +521,10 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		} else {
 			if (!opts->live)
 				build_lock(m->fqn);
-			build_model(&r, item, full, sig);
+			rc = build_model(&r, item, full, sig, err);
 			build_unlock(m->fqn);
+			if (rc)
+				break;
 		}
 		pass_through_version(&r, m);
 		r.status[i] = item->status;
@@ -541,7 +552,9 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	report->run_id = r.run_id;
 	if (r.own_ledger)
 		live_ledger_free(r.ledger);
-	return 0;
+	if (rc)
+		run_report_free(report);
+	return rc;
 }
 
 void run_report_free(struct run_report *r)

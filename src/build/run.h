@@ -76,7 +76,10 @@ struct run_opts {
 
 /* Runs the selected models of an already validated project. Returns 0 when
  * the run happened (even with failed models: see report->failed), else an
- * error that stopped it before any model was built. */
+ * error that stopped it before any model was built, or SL_E_SUSPECT when
+ * the warehouse failed a write in doubt (wh_suspect) during a build: the
+ * run stops there, every model built before stays, and the report is
+ * freed. */
 int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
 	      size_t nrelations, const struct run_opts *opts, struct run_report *report,
 	      struct sl_err *err);

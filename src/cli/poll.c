@@ -91,6 +91,14 @@ static const char *warehouse_path(const struct cli_session *s)
 	return path[0] == '/' ? path : arena_sprintf(s->arena, "%s/%s", s->root, path);
 }
 
+static void warehouse_failed(void *ctx, const struct sl_err *err)
+{
+	(void)ctx;
+	cli_exit_suspect("poll", "exiting so that it is reopened from what is on disk: the page "
+				 "may or may not have landed, and the next poll finds out",
+			 err);
+}
+
 /* One poll on the open warehouse: a writer of its own for the landing. */
 static int poll_once(struct cli_session *s, struct poller *p, struct poll_result *res,
 		     struct sl_err *err)
@@ -100,6 +108,7 @@ static int poll_once(struct cli_session *s, struct poller *p, struct poll_result
 		.flush_interval_ms = 0,
 		.flush_rows = cfg->ingest.flush_rows,
 		.max_rows = cfg->ingest.flush_rows * 10,
+		.suspect = warehouse_failed,
 	};
 	struct ingest_writer *wr = NULL;
 	struct wh *conn = NULL;

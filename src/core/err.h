@@ -29,7 +29,8 @@
 	X(SL_E_AUTH_MISSING, -17, "credentials missing")          \
 	X(SL_E_AUTH_MALFORMED, -18, "malformed credentials")      \
 	X(SL_E_AUTH_EXPIRED, -19, "credentials expired")          \
-	X(SL_E_AUTH_DENIED, -20, "credentials rejected")
+	X(SL_E_AUTH_DENIED, -20, "credentials rejected")          \
+	X(SL_E_SUSPECT, -21, "the warehouse failed a write and is in doubt")
 
 enum sl_code {
 	SL_OK = 0,
@@ -37,6 +38,11 @@ enum sl_code {
 	SL_ERRORS(SL_ERR_ENUM)
 #undef SL_ERR_ENUM
 };
+
+/* The exit status of a process that stopped because its warehouse failed
+ * a write (SL_E_SUSPECT): it left without closing the warehouse, so that
+ * starting it again opens it from what is on disk. */
+#define SL_EXIT_SUSPECT 3
 
 #define SL_ERR_MSG_MAX 4096
 

@@ -2,8 +2,10 @@
  * The landing writer: a queue, a thread and group commit. Whatever waits
  * when a flush starts goes into one transaction; when that transaction
  * fails, each batch is tried again alone, so one bad batch cannot take the
- * others down with it. A second thread, the answerer, gives each committed
- * flush its answers, so that the writer goes on to the next flush at once.
+ * others down with it; unless the warehouse is in doubt, when nothing is
+ * tried again and nothing more is answered. A second thread, the answerer,
+ * gives each committed flush its answers, so that the writer goes on to
+ * the next flush at once.
  */
 #include "ingest/writer.h"
 
@@ -60,6 +62,10 @@ struct ingest_writer {
 	size_t ntables;
 	int64_t last_prune_ms;
 	bool delivery_clash; /* the last commit failed recording its delivery ids */
+	/* the warehouse is in doubt: nothing more is flushed or taken (under
+	 * wk.mu), and held are the batches it left unanswered */
+	bool suspect;
+	struct pending *held;
 };
 
 #define DELIVERY_KEEP_MS (24LL * 3600 * 1000)
@@ -365,7 +371,7 @@ static int commit_flush(struct ingest_writer *wr, struct pending **items, size_t
 {
 	int rc = commit(wr, items, n, false, advs, sources, nadv, err);
 
-	if (rc && wr->delivery_clash) {
+	if (rc && wr->delivery_clash && !wh_suspect(wr->w, NULL)) {
 		sl_err_clear(err);
 		for (size_t i = 0; i < n; i++)
 			items[i]->res = (struct ingest_result){ 0 };
@@ -468,6 +474,23 @@ static void *answer_run(void *arg)
 	return NULL;
 }
 
+/* The warehouse is in doubt: items (the rest of a flush) are kept
+ * unanswered, since an answer either way may be a lie, and the writer
+ * stops. */
+static void give_up(struct ingest_writer *wr, struct pending **items, size_t n,
+		    const struct sl_err *err)
+{
+	pthread_mutex_lock(&wr->wk.mu);
+	for (size_t i = 0; i < n; i++) {
+		items[i]->next = wr->held;
+		wr->held = items[i];
+	}
+	wr->suspect = true;
+	pthread_mutex_unlock(&wr->wk.mu);
+	if (wr->opts.suspect)
+		wr->opts.suspect(wr->opts.ctx, err);
+}
+
 static void flush(struct ingest_writer *wr, struct pending *list)
 {
 	size_t n = 0, nadv;
@@ -488,6 +511,8 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 		items[n++] = p;
 	if (commit_flush(wr, items, n, advs, sources, &nadv, &err) == 0) {
 		finish(wr, items, n, advs, sources, nadv);
+	} else if (wh_suspect(wr->w, &err)) {
+		give_up(wr, items, n, &err);
 	} else if (n == 1) {
 		fail(items[0], &err);
 		finish(wr, items, 1, advs, sources, 0);
@@ -495,9 +520,15 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 		/* alone, each batch lands or fails on its own account */
 		for (size_t i = 0; i < n; i++) {
 			struct sl_err one = SL_ERR_INIT;
+			int rc;
 
 			items[i]->res = (struct ingest_result){ 0 };
-			if (commit(wr, &items[i], 1, true, advs, sources, &nadv, &one))
+			rc = commit(wr, &items[i], 1, true, advs, sources, &nadv, &one);
+			if (rc && wh_suspect(wr->w, &one)) {
+				give_up(wr, &items[i], n - i, &one);
+				break;
+			}
+			if (rc)
 				fail(items[i], &one);
 			finish(wr, &items[i], 1, advs, sources, nadv);
 		}
@@ -528,10 +559,11 @@ static void *run(void *arg)
 	pthread_mutex_lock(&wr->wk.mu);
 	for (;;) {
 		struct pending *list;
+		struct sl_err err = SL_ERR_INIT;
 
-		while (!wr->head && !wr->wk.stop)
+		while ((!wr->head || wr->suspect) && !wr->wk.stop)
 			pthread_cond_wait(&wr->wk.cv, &wr->wk.mu);
-		if (!wr->head)
+		if (!wr->head || wr->suspect)
 			break;
 		/* company: more batches, until the oldest has waited long enough */
 		while (!wr->wk.stop && wr->rows_waiting < wr->opts.flush_rows &&
@@ -543,6 +575,8 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&wr->wk.mu);
 		flush(wr, list);
 		prune_deliveries(wr);
+		if (!wr->suspect && wh_suspect(wr->w, &err))
+			give_up(wr, NULL, 0, &err);
 		pthread_mutex_lock(&wr->wk.mu);
 	}
 	pthread_mutex_unlock(&wr->wk.mu);
@@ -583,13 +617,15 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 	struct pending *p;
 
 	pthread_mutex_lock(&wr->wk.mu);
-	if (wr->wk.stop || (wr->head && wr->rows_waiting + (int64_t)b->nrows > wr->opts.max_rows)) {
-		bool stopping = wr->wk.stop;
+	if (wr->wk.stop || wr->suspect ||
+	    (wr->head && wr->rows_waiting + (int64_t)b->nrows > wr->opts.max_rows)) {
+		const char *why = wr->suspect ? "the warehouse failed a write; nothing lands "
+						"until it has been opened again"
+				  : wr->wk.stop ? "the server is stopping"
+						: "too many rows are waiting to land; retry shortly";
 
 		pthread_mutex_unlock(&wr->wk.mu);
-		return sl_err_set(err, SL_E_BUSY,
-				  stopping ? "the server is stopping"
-					   : "too many rows are waiting to land; retry shortly");
+		return sl_err_set(err, SL_E_BUSY, "%s", why);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -642,12 +678,25 @@ int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
 	return rc;
 }
 
+static void drop(struct pending *p)
+{
+	while (p) {
+		struct pending *next = p->next;
+
+		free(p);
+		p = next;
+	}
+}
+
 void ingest_writer_stop(struct ingest_writer *wr)
 {
-	/* the writer lands what is queued, then the answerer answers it */
+	/* the writer lands what is queued, then the answerer answers it;
+	 * when the warehouse is in doubt, what is left stays unanswered */
 	worker_stop(&wr->wk);
 	worker_stop(&wr->answerer);
 	worker_destroy(&wr->answerer);
+	drop(wr->held);
+	drop(wr->head);
 	for (size_t i = 0; i < wr->ntables; i++) {
 		arena_free(wr->tables[i].a);
 		free(wr->tables[i].fqn);

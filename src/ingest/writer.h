@@ -5,7 +5,10 @@
  * starts is appended, stamped with its landing table's next sequence and
  * announced, in one transaction. A batch's completion callback runs only
  * after that transaction committed, so an acknowledged batch is durable,
- * and a batch that fails lands nothing.
+ * and a batch that fails lands nothing. A failure that leaves the
+ * warehouse in doubt (wh_suspect) is answered to no one: whether that
+ * transaction reached the disk is unknown, and only a process that opens
+ * the warehouse again can tell.
  */
 #ifndef SL_INGEST_WRITER_H
 #define SL_INGEST_WRITER_H
@@ -47,11 +50,24 @@ typedef void (*ingest_done_fn)(void *ctx, const struct ingest_result *res);
  * thread): the place to wake the live runner. */
 typedef void (*ingest_advanced_fn)(void *ctx, const char *source, const struct live_advance *adv);
 
+/* The warehouse failed a write and is in doubt (SL_E_SUSPECT, err says
+ * what failed); called once, on the writer's thread. */
+typedef void (*ingest_suspect_fn)(void *ctx, const struct sl_err *err);
+
 struct ingest_opts {
 	int64_t flush_interval_ms; /* longest a batch waits for company */
 	int64_t flush_rows;        /* flush at once when this many rows wait */
 	int64_t max_rows;          /* refuse submissions beyond this many waiting rows */
 	ingest_advanced_fn advanced;
+	/* From a failure that leaves the warehouse in doubt on, the writer
+	 * answers none of the batches of the flush that met it, nor those
+	 * queued, tries none of them again, and refuses submissions. The
+	 * process should then exit without closing the warehouse (the server
+	 * _exits with SL_EXIT_SUSPECT), and the senders retry against the next
+	 * one, which finds what reached the disk. A writer whose callback
+	 * returns waits to be stopped, and drops the unanswered batches then.
+	 * May be NULL. */
+	ingest_suspect_fn suspect;
 	void *ctx;
 };
 
@@ -62,11 +78,15 @@ struct ingest_writer;
 int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ingest_writer **out,
 			struct sl_err *err);
 /* Queues a batch; done(ctx, result) is called once, on the writer's thread,
- * after its transaction ended. SL_E_BUSY when too many rows wait or the
- * writer is stopping (nothing queued, done not called). */
+ * after its transaction ended, or never when the warehouse failed in doubt
+ * first (ingest_opts.suspect). SL_E_BUSY when too many rows wait, the
+ * writer is stopping or the warehouse is in doubt (nothing queued, done
+ * not called). */
 int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest_done_fn done,
 		  void *ctx, struct sl_err *err);
-/* Submits and waits for the result (for callers with a thread to spare). */
+/* Submits and waits for the result (for callers with a thread to spare);
+ * waits for good on a batch that the warehouse's failure left unanswered,
+ * which ingest_opts.suspect ends by ending the process. */
 int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
 		       struct ingest_result *res, struct sl_err *err);
 /* Refuses new batches, commits every accepted one, joins the thread and

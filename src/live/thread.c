@@ -38,12 +38,26 @@ struct live_thread {
 	FILE *out;
 	struct job *jobs;
 	pthread_cond_t job_done;
+	bool suspect; /* the warehouse is in doubt: no more cycles */
 };
 
-static void report(struct live_thread *t, const struct sl_err *err)
+/* A failure of the runner's: reported, and when it left the warehouse in
+ * doubt, the last one; nothing is tried again in this process. Called
+ * without mu. */
+static void report(struct live_thread *t, struct sl_err *err)
 {
-	if (t->out)
+	bool doubt = wh_suspect(t->w, err);
+
+	if (t->out && doubt)
+		fprintf(t->out,
+			"live runner: the warehouse failed a write (%s); no more refreshes until "
+			"it is opened again\n",
+			err->msg);
+	else if (t->out)
 		fprintf(t->out, "live runner: %s\n", err->msg);
+	pthread_mutex_lock(&t->wk.mu);
+	t->suspect |= doubt;
+	pthread_mutex_unlock(&t->wk.mu);
 }
 
 /* Under mu, which it lets go while a job runs. */
@@ -75,6 +89,10 @@ static void *run(void *arg)
 
 		if (t->jobs) {
 			run_jobs(t);
+			continue;
+		}
+		if (t->suspect) {
+			pthread_cond_wait(&t->wk.cv, &t->wk.mu);
 			continue;
 		}
 		if (t->noted) {

@@ -3,7 +3,9 @@
  * data (the server, tests): woken at once by in-process advances
  * (live_thread_notify), and every poll_interval to pick up other writers,
  * it coalesces advances with the live schedule and runs cycles on its own
- * warehouse connection.
+ * warehouse connection. After a failure that leaves the warehouse in doubt
+ * (wh_suspect) it runs no more cycles and tries nothing again: the process
+ * is to exit and open the warehouse anew (the server does).
  */
 #ifndef SL_LIVE_THREAD_H
 #define SL_LIVE_THREAD_H

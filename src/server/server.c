@@ -599,6 +599,24 @@ static int write_state_file(struct server *s, int port, struct sl_err *err)
 	return 0;
 }
 
+/* The warehouse failed a write and is in doubt: the server leaves at once,
+ * as kill -9 would, answering nothing more and closing nothing (closing
+ * would checkpoint what the process holds over what is on disk), so that
+ * its supervisor starts it again on what is on disk. */
+static void warehouse_failed(void *ctx, const struct sl_err *err)
+{
+	struct server *s = ctx;
+
+	if (s->opts->log)
+		fflush(s->opts->log);
+	fprintf(stderr,
+		"sluice serve: the warehouse failed a write (%s); exiting so that it is reopened "
+		"from what is on disk: every acknowledged batch is there\n",
+		err->msg);
+	fflush(stderr);
+	_exit(SL_EXIT_SUSPECT);
+}
+
 int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	       struct sl_err *err)
 {
@@ -618,6 +636,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		.flush_rows = p->cfg.ingest.flush_rows,
 		.max_rows = p->cfg.ingest.flush_rows * 10,
 		.advanced = on_advance,
+		.suspect = warehouse_failed,
 		.ctx = &s,
 	};
 	struct http_server *http = NULL;
@@ -673,8 +692,14 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		fprintf(opts->log, ")\n");
 		fflush(opts->log);
 	}
-	while (!rc && !*opts->stop)
+	for (;;) {
+		/* the start, the runner, a reader or a route met the failure */
+		if (wh_suspect(w, err))
+			warehouse_failed(&s, err);
+		if (rc || *opts->stop)
+			break;
 		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	}
 	/* accepted batches commit and are answered before the front door closes */
 	stop_pollers(&s);
 	if (s.ingest)

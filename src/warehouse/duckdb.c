@@ -1,7 +1,9 @@
 /*
  * The DuckDB backend: the only file that calls DuckDB's C API for warehouse
  * work. Translates duckdb_state and result errors into sl_err at the
- * boundary and destroys every duckdb_result on every path.
+ * boundary and destroys every duckdb_result on every path. Tells the
+ * failures that leave a database in doubt from the others, and never lets
+ * a database in doubt be written or closed again.
  */
 #include "warehouse/wh_impl.h"
 
@@ -11,9 +13,11 @@
 #include <ctype.h>
 #include <duckdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The database is shared by every connection opened on it and closed
  * with the last one. */
@@ -21,6 +25,22 @@ struct duck_db {
 	duckdb_database db;
 	int refs;
 	pthread_mutex_t lock;
+	/* Held by whatever may commit (a COMMIT, a statement outside a
+	 * transaction), so that no commit completes while another one is
+	 * under way. Once the WAL has outgrown checkpoint_threshold, DuckDB
+	 * 1.4 commits a large transaction by checkpointing it instead of
+	 * writing it to the WAL, and the other connections see it before it
+	 * is on disk; should the checkpoint fail, a commit made meanwhile on
+	 * what it read would be on disk without what it was made of (a
+	 * watermark past rows that are not there). Behind the lock, that
+	 * commit finds the database suspect instead. */
+	pthread_mutex_t commit_lock;
+	char *path; /* NULL in memory */
+	/* set once, by the first failure that left the database in doubt,
+	 * after why is written; why never changes after */
+	atomic_bool suspect;
+	char why[1024];
+	struct duck_db *next_left; /* on the list of databases left open */
 };
 
 /* Statements kept prepared on a connection, by their SQL text. The hot
@@ -39,11 +59,85 @@ struct wh_duckdb {
 	char version[32];
 	struct duck_prepared prepared[PREPARED_MAX];
 	size_t nprepared;
+	bool in_txn; /* a BEGIN ran, and no COMMIT or ROLLBACK since */
+	struct wh_duckdb *next_left; /* on the list of connections left open */
 };
+
+/* Databases in doubt, left open until the process exits (closing one
+ * checkpoints it), and those of their connections still in a transaction,
+ * left as they are (disconnecting rolls the transaction back, which DuckDB
+ * 1.4 can fail at after a failed write, and then aborts). The lists keep
+ * them reachable. */
+static pthread_mutex_t left_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct duck_db *left_databases;
+static struct wh_duckdb *left_connections;
 
 static struct wh_duckdb *dd(struct wh *w)
 {
 	return (struct wh_duckdb *)w;
+}
+
+/* Whether a failed statement leaves the database in doubt. Under ENOSPC
+ * and EIO DuckDB 1.4 reports: an IO error naming the database file or its
+ * WAL ("Could not write file \"x.duckdb\": No space left on device") where
+ * a statement writes or reads blocks itself; a TransactionContext error
+ * "Failed to commit: Could not write file ...", "Failed to commit: fsync
+ * failed!" or "Failed to commit: Failed to create checkpoint because of
+ * error: ..." from a COMMIT, or from a statement that commits on its own;
+ * a FATAL error from a failed CHECKPOINT, a failed rollback and from every
+ * statement after them ("database has been invalidated"). A checkpoint
+ * that fails inside a commit leaves the database open but no longer
+ * matching its file, and a checkpoint after that loses commits that were
+ * acknowledged. A commit refused by a constraint is refused before
+ * anything is written; an IO error on another file (a CSV that is not
+ * there) is the query's own. */
+static bool in_doubt(const struct duck_db *db, duckdb_error_type type, const char *msg)
+{
+	switch (type) {
+	case DUCKDB_ERROR_FATAL:
+	case DUCKDB_ERROR_INTERNAL:
+		return true;
+	case DUCKDB_ERROR_IO:
+		return db->path && strstr(msg, db->path);
+	case DUCKDB_ERROR_TRANSACTION:
+		return strstr(msg, "Failed to commit") && !strstr(msg, "constraint violation");
+	default:
+		return false;
+	}
+}
+
+/* Makes the database suspect when the failure leaves it in doubt: the
+ * code for a failure with message msg (already in err). */
+static int classify(struct duck_db *db, duckdb_error_type type, const char *msg,
+		    struct sl_err *err)
+{
+	if (!in_doubt(db, type, msg))
+		return SL_E_SQL;
+	pthread_mutex_lock(&db->lock);
+	if (!atomic_load(&db->suspect)) {
+		snprintf(db->why, sizeof(db->why), "%s", msg);
+		atomic_store(&db->suspect, true);
+	}
+	pthread_mutex_unlock(&db->lock);
+	if (err)
+		err->code = SL_E_SUSPECT;
+	return SL_E_SUSPECT;
+}
+
+static bool duck_suspect(struct wh *w, struct sl_err *err)
+{
+	struct duck_db *db = dd(w)->shared;
+
+	if (!atomic_load(&db->suspect))
+		return false;
+	sl_err_set(err, SL_E_SUSPECT, "%s", db->why);
+	return true;
+}
+
+/* A database in doubt is not asked anything more. */
+static bool refused(struct wh_duckdb *d, struct sl_err *err)
+{
+	return duck_suspect(&d->base, err);
 }
 
 static void duck_close(struct wh *w)
@@ -52,6 +146,13 @@ static void duck_close(struct wh *w)
 	struct duck_db *db = d->shared;
 	int left;
 
+	if (d->in_txn && atomic_load(&db->suspect)) {
+		pthread_mutex_lock(&left_lock);
+		d->next_left = left_connections;
+		left_connections = d;
+		pthread_mutex_unlock(&left_lock);
+		return;
+	}
 	for (size_t i = 0; i < d->nprepared; i++) {
 		duckdb_destroy_prepare(&d->prepared[i].ps);
 		free(d->prepared[i].sql);
@@ -61,9 +162,16 @@ static void duck_close(struct wh *w)
 	pthread_mutex_lock(&db->lock);
 	left = --db->refs;
 	pthread_mutex_unlock(&db->lock);
-	if (!left) {
+	if (!left && atomic_load(&db->suspect)) {
+		pthread_mutex_lock(&left_lock);
+		db->next_left = left_databases;
+		left_databases = db;
+		pthread_mutex_unlock(&left_lock);
+	} else if (!left) {
 		duckdb_close(&db->db);
 		pthread_mutex_destroy(&db->lock);
+		pthread_mutex_destroy(&db->commit_lock);
+		free(db->path);
 		free(db);
 	}
 	free(d);
@@ -75,8 +183,13 @@ static int duck_connect(struct wh *w, struct wh **out, struct sl_err *err)
 
 	if (!d)
 		abort();
+	if (refused(from, err)) {
+		free(d);
+		return SL_E_SUSPECT;
+	}
 	*d = *from;
 	d->nprepared = 0;
+	d->in_txn = false;
 	if (duckdb_connect(from->shared->db, &d->conn) != DuckDBSuccess) {
 		free(d);
 		return sl_err_set(err, SL_E_IO, "cannot open another connection to the warehouse");
@@ -96,32 +209,91 @@ static const char *duck_version(struct wh *w)
 
 /* DuckDB's message already quotes the failing line with a caret; some
  * errors carry that quote twice, and once is enough. */
-static int duck_error(duckdb_result *res, struct sl_err *err)
+static int duck_error(struct wh_duckdb *d, duckdb_result *res, struct sl_err *err)
 {
 	const char *msg = duckdb_result_error(res);
 	char *quote;
 	size_t len;
+	int rc;
 
-	sl_err_set(err, SL_E_SQL, "%s", msg && *msg ? msg : "unknown DuckDB error");
+	if (!msg || !*msg)
+		msg = "unknown DuckDB error";
+	sl_err_set(err, SL_E_SQL, "%s", msg);
+	rc = classify(d->shared, duckdb_result_error_type(res), msg, err);
 	duckdb_destroy_result(res);
 	if (err && (quote = strstr(err->msg, "\n\nLINE ")) != NULL) {
 		len = strlen(quote);
 		if (len % 2 == 0 && memcmp(quote, quote + len / 2, len / 2) == 0)
 			quote[len / 2] = '\0';
 	}
-	return SL_E_SQL;
+	return rc;
+}
+
+/* Whether sql is the one statement word (BEGIN, COMMIT, ...), in any case,
+ * with what may follow it (BEGIN TRANSACTION) but no second statement. */
+static bool is_statement(const char *sql, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (isspace((unsigned char)*sql))
+		sql++;
+	return strncasecmp(sql, word, n) == 0 && !isalnum((unsigned char)sql[n]) &&
+	       !strchr(sql + n, ';');
+}
+
+/* Takes the commit lock for what may commit, and tells whether it did:
+ * a COMMIT, or what runs outside a transaction (but a BEGIN, and, with
+ * reads, a query that only reads). */
+static bool lock_commit(struct wh_duckdb *d, const char *sql, bool reads)
+{
+	bool may = is_statement(sql, "COMMIT") ||
+		   (!d->in_txn && !reads && !is_statement(sql, "BEGIN"));
+
+	if (may)
+		pthread_mutex_lock(&d->shared->commit_lock);
+	return may;
+}
+
+static bool only_reads(duckdb_prepared_statement ps)
+{
+	return ps && duckdb_prepared_statement_type(ps) == DUCKDB_STATEMENT_TYPE_SELECT;
+}
+
+static void unlock_commit(struct wh_duckdb *d, bool locked)
+{
+	if (locked)
+		pthread_mutex_unlock(&d->shared->commit_lock);
+}
+
+/* A statement that ran (or failed) on d: where it leaves the transaction.
+ * A script of several statements (BEGIN; ...; COMMIT) is taken to end
+ * where it began. */
+static void follow_transaction(struct wh_duckdb *d, const char *sql)
+{
+	if (is_statement(sql, "BEGIN"))
+		d->in_txn = true;
+	else if (is_statement(sql, "COMMIT") || is_statement(sql, "ROLLBACK"))
+		d->in_txn = false;
 }
 
 static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err)
 {
+	struct wh_duckdb *d = dd(w);
+	bool locked = lock_commit(d, sql, false);
 	duckdb_result res;
+	int rc = 0;
 
-	if (duckdb_query(dd(w)->conn, sql, &res) != DuckDBSuccess)
-		return duck_error(&res, err);
-	if (changed)
+	if (refused(d, err))
+		rc = SL_E_SUSPECT;
+	else if (duckdb_query(d->conn, sql, &res) != DuckDBSuccess)
+		rc = duck_error(d, &res, err);
+	else if (changed)
 		*changed = (int64_t)duckdb_rows_changed(&res);
-	duckdb_destroy_result(&res);
-	return 0;
+	if (!rc)
+		duckdb_destroy_result(&res);
+	unlock_commit(d, locked);
+	follow_transaction(d, sql);
+	return rc;
 }
 
 static bool is_nested(duckdb_type t)
@@ -205,21 +377,31 @@ static struct wh_result *read_result(duckdb_result *res)
 
 static int duck_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
 {
-	duckdb_prepared_statement ps = prepare_as_text(dd(w)->conn, sql);
+	struct wh_duckdb *d = dd(w);
+	duckdb_prepared_statement ps = prepare_as_text(d->conn, sql);
+	bool locked = lock_commit(d, sql, only_reads(ps));
 	duckdb_result res;
 	duckdb_state st;
+	int rc = 0;
 
+	if (refused(d, err)) {
+		duckdb_destroy_prepare(&ps);
+		unlock_commit(d, locked);
+		return SL_E_SUSPECT;
+	}
 	/* what does not prepare (several statements, say) runs as it is */
 	if (ps) {
 		st = duckdb_execute_prepared(ps, &res);
 		duckdb_destroy_prepare(&ps);
 	} else {
-		st = duckdb_query(dd(w)->conn, sql, &res);
+		st = duckdb_query(d->conn, sql, &res);
 	}
 	if (st != DuckDBSuccess)
-		return duck_error(&res, err);
-	*out = read_result(&res);
-	return 0;
+		rc = duck_error(d, &res, err);
+	unlock_commit(d, locked);
+	if (!rc)
+		*out = read_result(&res);
+	return rc;
 }
 
 /* The statement for sql from the connection's cache, prepared on a miss;
@@ -301,7 +483,7 @@ static int duck_exec_args(struct wh *w, const char *sql, const struct wh_arg *ar
 	struct wh_duckdb *d = dd(w);
 	duckdb_prepared_statement ps;
 	duckdb_result res;
-	bool kept = false;
+	bool kept = false, locked;
 	int rc = cached_statement(d, sql, &ps, &kept, err);
 
 	if (rc)
@@ -310,8 +492,12 @@ static int duck_exec_args(struct wh *w, const char *sql, const struct wh_arg *ar
 		if (bind_arg(ps, (idx_t)i + 1, &args[i]) != DuckDBSuccess)
 			rc = sl_err_set(err, SL_E_INTERNAL, "cannot bind argument %zu of: %s", i + 1,
 					sql);
+	locked = lock_commit(d, sql, only_reads(ps));
+	if (!rc && refused(d, err))
+		rc = SL_E_SUSPECT;
 	if (!rc && duckdb_execute_prepared(ps, &res) != DuckDBSuccess)
-		rc = duck_error(&res, err);
+		rc = duck_error(d, &res, err);
+	unlock_commit(d, locked);
 	if (!rc) {
 		if (changed)
 			*changed = (int64_t)duckdb_rows_changed(&res);
@@ -360,10 +546,16 @@ struct duck_appender {
 
 static int appender_error(struct duck_appender *a, const char *what, struct sl_err *err)
 {
-	const char *msg = duckdb_appender_error(a->ap);
+	duckdb_error_data e = duckdb_appender_error_data(a->ap);
+	const char *msg = duckdb_error_data_message(e);
+	int rc;
 
-	return sl_err_set(err, SL_E_SQL, "%s %s: %s", what, a->table,
-			  msg && *msg ? msg : "unknown DuckDB error");
+	if (!msg || !*msg)
+		msg = "unknown DuckDB error";
+	sl_err_set(err, SL_E_SQL, "%s %s: %s", what, a->table, msg);
+	rc = classify(dd(a->base.w)->shared, duckdb_error_data_error_type(e), msg, err);
+	duckdb_destroy_error_data(&e);
+	return rc;
 }
 
 static int duck_appender_open(struct wh *w, const char *schema, const char *table,
@@ -373,6 +565,10 @@ static int duck_appender_open(struct wh *w, const char *schema, const char *tabl
 
 	if (!a)
 		abort();
+	if (refused(dd(w), err)) {
+		free(a);
+		return SL_E_SUSPECT;
+	}
 	a->base.w = w;
 	snprintf(a->table, sizeof(a->table), "%s.%s", schema, table);
 	if (duckdb_appender_create(dd(w)->conn, schema, table, &a->ap) != DuckDBSuccess) {
@@ -410,10 +606,17 @@ static int duck_appender_row(struct wh_appender *ap, const char *const *values, 
 static int duck_appender_flush(struct wh_appender *ap, struct sl_err *err)
 {
 	struct duck_appender *a = (struct duck_appender *)ap;
+	struct wh_duckdb *d = dd(a->base.w);
+	/* outside a transaction, the flush commits */
+	bool locked = lock_commit(d, "", false);
+	int rc = 0;
 
-	return duckdb_appender_flush(a->ap) == DuckDBSuccess
-		       ? 0
-		       : appender_error(a, "cannot write the rows appended to", err);
+	if (refused(d, err))
+		rc = SL_E_SUSPECT;
+	else if (duckdb_appender_flush(a->ap) != DuckDBSuccess)
+		rc = appender_error(a, "cannot write the rows appended to", err);
+	unlock_commit(d, locked);
+	return rc;
 }
 
 static void duck_appender_close(struct wh_appender *ap)
@@ -430,6 +633,7 @@ static const struct wh_ops duckdb_ops = {
 	.close = duck_close,
 	.connect = duck_connect,
 	.version = duck_version,
+	.suspect = duck_suspect,
 	.exec = duck_exec,
 	.query = duck_query,
 	.exec_args = duck_exec_args,
@@ -442,11 +646,17 @@ static const struct wh_ops duckdb_ops = {
 	.appender_close = duck_appender_close,
 };
 
-/* DuckDB reports open failures as free text; these are the two a user can
- * act on. */
+/* DuckDB reports open failures as free text; these are the ones a user
+ * can act on. */
 static int classify_open_error(const char *path, const char *msg, struct sl_err *err)
 {
-	if (strstr(msg, "lock"))
+	if (strstr(msg, "Corrupt database file"))
+		return sl_err_set(err, SL_E_IO,
+				  "warehouse '%s' is damaged: a block of it fails its checksum\n"
+				  "  hint: restore the file from a backup\n"
+				  "  detail: %s",
+				  path, msg);
+	if (strstr(msg, "Could not set lock") || strstr(msg, "Conflicting lock"))
 		return sl_err_set(err, SL_E_LOCKED,
 				  "warehouse '%s' is locked by another process\n"
 				  "  hint: stop the other sluice (or DuckDB client) using it, then retry\n"
@@ -477,6 +687,7 @@ int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_
 	d->shared = db;
 	db->refs = 1;
 	pthread_mutex_init(&db->lock, NULL);
+	pthread_mutex_init(&db->commit_lock, NULL);
 	if (path && strcmp(path, ":memory:") == 0)
 		path = NULL;
 	if (read_only && path) {
@@ -490,6 +701,7 @@ int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_
 		rc = classify_open_error(path ? path : ":memory:", open_err ? open_err : "", err);
 		duckdb_free(open_err);
 		pthread_mutex_destroy(&db->lock);
+		pthread_mutex_destroy(&db->commit_lock);
 		free(db);
 		free(d);
 		return rc;
@@ -497,11 +709,14 @@ int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_
 	if (duckdb_connect(db->db, &d->conn) != DuckDBSuccess) {
 		duckdb_close(&db->db);
 		pthread_mutex_destroy(&db->lock);
+		pthread_mutex_destroy(&db->commit_lock);
 		free(db);
 		free(d);
 		return sl_err_set(err, SL_E_IO, "cannot connect to warehouse '%s'",
 				  path ? path : ":memory:");
 	}
+	if (path && !(db->path = strdup(path)))
+		abort();
 	snprintf(d->version, sizeof(d->version), "%s", duckdb_library_version());
 	d->base.memo = wh_memo_new();
 	*out = &d->base;

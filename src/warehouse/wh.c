@@ -125,6 +125,11 @@ const char *wh_version(struct wh *w)
 	return w->ops->version(w);
 }
 
+bool wh_suspect(struct wh *w, struct sl_err *err)
+{
+	return w->ops->suspect(w, err);
+}
+
 /* SLUICE_TRACE_SQL=1 prints every statement with its time to stderr: the
  * way to see where a build or a refresh spends its time. */
 static bool tracing(void)

@@ -33,7 +33,10 @@ struct wh_column {
  * another process fails with SL_E_LOCKED, a file that is not a DuckDB
  * database with SL_E_IO. Close with wh_close(). */
 int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_err *err);
-/* Closes the connection; the database closes with its last connection. */
+/* Closes the connection; the database closes with its last connection,
+ * unless it is suspect (wh_suspect): it then stays open until the process
+ * exits, as closing would checkpoint what it holds in memory over what is
+ * on disk, and a connection still in a transaction is left as it is. */
 void wh_close(struct wh *w);
 /* Another connection to the same database, for another thread of this
  * process (DuckDB lets one process hold a database file). Close it with
@@ -42,6 +45,20 @@ int wh_connect(struct wh *w, struct wh **out, struct sl_err *err);
 enum wh_kind wh_kind(const struct wh *w);
 /* The backend's version string ("v1.4.4"); owned by w. */
 const char *wh_version(struct wh *w);
+
+/* A write the warehouse failed in a way that leaves its state in doubt
+ * makes the whole database suspect, for every connection to it: a failed
+ * COMMIT or checkpoint, an I/O error (a full disk), a fatal or internal
+ * error of the engine. The call that met it fails with SL_E_SUSPECT and so
+ * does every later call on any connection to that database, without
+ * reaching it. What is on disk is sound, every commit that succeeded is
+ * there and the failed one may or may not be; what the process holds in
+ * memory is not to be trusted: it should exit and open the database again.
+ * A value a column refuses, a constraint, a conflict or a bad statement is
+ * an ordinary SL_E_SQL and leaves the database sound.
+ * Whether the database is suspect; when it is, err (may be NULL) gets
+ * SL_E_SUSPECT and the first such failure's message. Any thread. */
+bool wh_suspect(struct wh *w, struct sl_err *err);
 
 /* Runs one or more statements, discarding results. */
 int wh_exec(struct wh *w, const char *sql, struct sl_err *err);

@@ -12,6 +12,7 @@ struct wh_ops {
 	void (*close)(struct wh *w);
 	int (*connect)(struct wh *w, struct wh **out, struct sl_err *err);
 	const char *(*version)(struct wh *w);
+	bool (*suspect)(struct wh *w, struct sl_err *err);
 	int (*exec)(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
 	int (*query)(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);
 	/* out may be NULL: the rows are not wanted */

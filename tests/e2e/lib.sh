@@ -64,12 +64,13 @@ retry() {
 	return 1
 }
 
-# serve_start: starts `sluice serve` on a free loopback port (its output
-# appended to serve.log) and waits until .sluice/server.json names it; sets
-# $serve_pid and $serve_port.
+# serve_start [NAME=VALUE...]: starts `sluice serve` on a free loopback port
+# (with those variables in its environment, its output appended to
+# serve.log) and waits until .sluice/server.json names it; sets $serve_pid
+# and $serve_port.
 serve_start() {
 	local i
-	"$SLUICE_BIN" serve --listen 127.0.0.1:0 >>serve.log 2>&1 &
+	env "$@" "$SLUICE_BIN" serve --listen 127.0.0.1:0 >>serve.log 2>&1 &
 	serve_pid=$!
 	for i in $(seq 400); do
 		if grep -qs "\"pid\": $serve_pid," .sluice/server.json; then

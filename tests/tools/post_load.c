@@ -12,7 +12,10 @@
  * or the deadline passes.
  *
  * It never counts an event as acknowledged before a 202 or 200 reply: the
- * acknowledged file lists exactly those ids. (With --no-delivery a retried
+ * acknowledged file lists exactly those ids. A request answered 5xx and
+ * never left unanswered, that a retry then finds landed (200, a
+ * duplicate), was answered falsely: such requests are counted and
+ * reported on a line of their own. (With --no-delivery a retried
  * request may land twice; that is for measuring the cost of the ids.) With
  * --lag-model it also polls GET /api/live/status of the server found at the
  * start and measures, per acknowledged request, the time from its
@@ -47,9 +50,9 @@
  * last send of a request to its answer); the replies by status; how many
  * sequences (commits) the acknowledged requests got; connection errors,
  * timeouts, connects; its own CPU time. With --lag-model a second line
- * gives the lag. Exit 0 when every event was acknowledged, 1 when not
- * (deadline, or a request refused with a status other than 503, 500 or
- * 429), 2 for bad arguments.
+ * gives the lag. Exit 0 when every event was acknowledged and no 5xx was
+ * false, 1 when not (deadline, or a request refused with a status other
+ * than 503, 500 or 429), 2 for bad arguments.
  */
 #include "core/units.h"
 #include "net.h"
@@ -99,6 +102,7 @@ struct request {
 	int64_t seq;
 	int status;
 	bool lag_done;
+	bool answered_5xx, unanswered; /* some attempt got a 5xx; some got no answer */
 };
 
 enum conn_state { CONN_DOWN, CONN_CONNECTING, CONN_IDLE, CONN_SENDING, CONN_WAITING };
@@ -146,6 +150,7 @@ struct load {
 	int64_t *lat_us;      /* latency of each acknowledged request */
 	long counts[600];     /* replies by status */
 	long conn_errors, timeouts, connects;
+	long false_5xx; /* requests answered 5xx that had landed */
 	FILE *acked;
 	struct acks acks; /* its mutex also guards done and last_ack_us */
 	bool done;
@@ -426,6 +431,7 @@ static void conn_down(struct load *L, struct conn *c, int64_t retry_in_us)
 	c->retry_at_us = units_mono_us() + retry_in_us;
 	c->in_len = 0;
 	if (c->req >= 0) {
+		L->reqs[c->req].unanswered = true;
 		L->reqs[c->req].state = REQ_QUEUED;
 		queue_push(L, c->req);
 		c->req = -1;
@@ -588,11 +594,14 @@ static void conn_read(struct load *L, struct conn *c)
 	L->counts[status >= 100 && status < 600 ? status : 0]++;
 	if (status == 202 || status == 200) {
 		const char *s = strstr(c->in + body_at, "\"seq\":");
+		const struct request *q = &L->reqs[c->req];
 
+		L->false_5xx += status == 200 && q->answered_5xx && !q->unanswered;
 		acknowledge(L, c->req, s ? atoll(s + 6) : -1, now);
 		c->req = -1;
 	} else if (status == 503 || status == 500 || status == 429) {
 		/* not landed (busy, stopping, a failed commit): again shortly */
+		L->reqs[c->req].answered_5xx = true;
 		L->reqs[c->req].state = REQ_QUEUED;
 		L->reqs[c->req].not_before_us = now + RETRY_5XX_US;
 		queue_push(L, c->req);
@@ -938,7 +947,11 @@ int main(int argc, char **argv)
 		       g.polls ? (double)g.poll_us / 1000.0 / (double)g.polls : 0, g.failed_polls);
 		free(g.lag_us);
 	}
-	ok = L->acked_events == L->o.events;
+	if (L->false_5xx)
+		printf("post_load: %ld requests answered 5xx had landed all the same (a retry was "
+		       "answered as their duplicate)\n",
+		       L->false_5xx);
+	ok = L->acked_events == L->o.events && !L->false_5xx;
 	close(L->ep);
 	free(L->reqs);
 	free(L->queue);

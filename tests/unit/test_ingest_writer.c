@@ -2,7 +2,8 @@
  * The landing writer (src/ingest/writer.c) on an in-memory DuckDB: group
  * commit, one sequence per landing table per flush, isolation of a bad
  * batch, delivery ids, back-pressure, the flush on stop and a batch's
- * cursor.
+ * cursor; and, on a file whose disk is full, a failed commit that no one
+ * is answered for.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,10 +17,12 @@
 #include "ingest/writer.h"
 #include "warehouse/wh.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct fx {
 	struct wh *probe; /* a connection of the test's own */
@@ -28,6 +31,8 @@ struct fx {
 	pthread_mutex_t mu;
 	int advances;
 	int64_t advanced_rows;
+	int suspects;  /* calls of the suspect callback */
+	char why[SL_ERR_MSG_MAX]; /* what it was told */
 };
 
 /* What one submission got back. */
@@ -60,16 +65,29 @@ static void on_done(void *ctx, const struct ingest_result *res)
 	pthread_mutex_unlock(an->mu);
 }
 
-static void start(struct fx *f, int64_t flush_interval_ms, int64_t max_rows)
+static void on_suspect(void *ctx, const struct sl_err *err)
+{
+	struct fx *f = ctx;
+
+	pthread_mutex_lock(&f->mu);
+	f->suspects++;
+	snprintf(f->why, sizeof(f->why), "%s", err->msg);
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* The writer on the database at path (NULL: in memory). */
+static void start_at(struct fx *f, const char *path, int64_t flush_interval_ms,
+		     int64_t max_rows)
 {
 	struct wh *w;
 	struct ingest_opts opts = { .flush_interval_ms = flush_interval_ms,
 				    .flush_rows = 1000,
 				    .max_rows = max_rows,
 				    .advanced = on_advance,
+				    .suspect = on_suspect,
 				    .ctx = f };
 
-	assert_int_equal(wh_open_duckdb(NULL, false, &w, &f->err), 0);
+	assert_int_equal(wh_open_duckdb(path, false, &w, &f->err), 0);
 	assert_int_equal(wh_connect(w, &f->probe, &f->err), 0);
 	assert_int_equal(wh_exec(f->probe,
 				 "CREATE SCHEMA landing; CREATE TABLE landing.orders (order_id "
@@ -78,6 +96,11 @@ static void start(struct fx *f, int64_t flush_interval_ms, int64_t max_rows)
 				 &f->err),
 			 0);
 	assert_int_equal(ingest_writer_start(w, &opts, &f->wr, &f->err), 0);
+}
+
+static void start(struct fx *f, int64_t flush_interval_ms, int64_t max_rows)
+{
+	start_at(f, NULL, flush_interval_ms, max_rows);
 }
 
 static int setup(void **state)
@@ -408,6 +431,49 @@ static void test_cursor(void **state)
 	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 4);
 }
 
+/* A commit that fails for want of space may or may not be on disk: the
+ * writer answers none of its batches, tells its owner once, and takes
+ * nothing more; stopping drops what it held, still unanswered. The WAL is
+ * /dev/full, which DuckDB opens anew after a checkpoint. */
+static void test_failed_write_is_answered_to_no_one(void **state)
+{
+	struct fx *f = *state;
+	struct rows r[2];
+	struct answer ans[2] = { 0 };
+	const char *ids[] = { "1" }, *amounts[] = { "1" };
+	char dir[] = "/tmp/sluice-test-writer-XXXXXX", path[PATH_MAX], wal[PATH_MAX + 8];
+	int suspects = 0;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/warehouse.duckdb", dir);
+	snprintf(wal, sizeof(wal), "%s.wal", path);
+	start_at(f, path, 1, 100000);
+	exec(f->probe, "CHECKPOINT");
+	unlink(wal);
+	assert_int_equal(symlink("/dev/full", wal), 0);
+	submit(f, batch(&r[0], "d-1", 1, ids, amounts), &ans[0]);
+	for (int tries = 0; tries < 1000 && !suspects; tries++) {
+		nanosleep(&(struct timespec){ 0, 5000000L }, NULL);
+		pthread_mutex_lock(&f->mu);
+		suspects = f->suspects;
+		pthread_mutex_unlock(&f->mu);
+	}
+	assert_int_equal(suspects, 1);
+	assert_non_null(strstr(f->why, "No space left on device"));
+	assert_int_equal(ingest_submit(f->wr, batch(&r[1], NULL, 1, ids, amounts), on_done, &ans[1],
+				       &f->err),
+			 SL_E_BUSY);
+	assert_non_null(strstr(f->err.msg, "the warehouse failed a write"));
+	ingest_writer_stop(f->wr);
+	f->wr = NULL;
+	assert_false(ans[0].done);
+	assert_false(ans[1].done);
+	assert_int_equal(f->suspects, 1);
+	unlink(wal);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +487,7 @@ int main(void)
 		T(test_stop_flushes),
 		T(test_unknown_column_and_table),
 		T(test_cursor),
+		T(test_failed_write_is_answered_to_no_one),
 #undef T
 	};
 

@@ -4,8 +4,9 @@
  * in a temporary project folder and an in-memory DuckDB: one cycle moves
  * the chain, paused and backing-off models are held along with their
  * readers, alerts go out once per failure and recovery, refreshes are
- * logged in aggregate, covered advances are pruned, and the thread wakes
- * on a notify instead of the poll.
+ * logged in aggregate, covered advances are pruned, the thread wakes on
+ * a notify instead of the poll; and, on a file whose disk is full, a
+ * failed write stops the runner instead of backing off.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -461,6 +462,39 @@ static void test_runner_failure_backoff_and_recovery(void **state)
 	assert_int_equal(count_of(slurp(f, "alerts.log"), "\n"), 2);
 }
 
+/* A refresh whose commit fails for want of space may or may not be on
+ * disk: the cycle stops with SL_E_SUSPECT, recording nothing (no failure,
+ * no backoff, no alert), for the process to open the warehouse again.
+ * The WAL is /dev/full, which DuckDB opens anew after a checkpoint. */
+static void test_runner_stops_at_a_failed_write(void **state)
+{
+	struct fx *f = *state;
+	char path[PATH_MAX + 32], wal[PATH_MAX + 40];
+	struct live_cycle c;
+	bool moved = false;
+
+	wh_close(f->w);
+	snprintf(path, sizeof(path), "%s/warehouse.duckdb", f->root);
+	snprintf(wal, sizeof(wal), "%s.wal", path);
+	assert_int_equal(wh_open_duckdb(path, false, &f->w, &f->err), 0);
+	load_chain(f, (struct chain){ 0 });
+	cycle(f);
+	land_unseen(f, "(1, 10, 'eu')");
+	exec(f->w, "CHECKPOINT");
+	unlink(wal);
+	assert_int_equal(symlink("/dev/full", wal), 0);
+	assert_int_equal(live_runner_sources_moved(f->r, f->w, &moved, &f->err), 0);
+	assert_true(moved);
+	f->mark = f->outlen;
+	assert_int_equal(live_runner_cycle(f->r, f->w, &c, &f->err), SL_E_SUSPECT);
+	assert_non_null(strstr(f->err.msg, "No space left on device"));
+	assert_non_null(strstr(f->err.msg, "in model bronze.orders"));
+	fflush(f->out);
+	assert_null(strstr(f->outbuf + f->mark, "failed"));
+	assert_string_equal(slurp(f, "alerts.log"), "");
+	assert_true(wh_suspect(f->w, NULL));
+}
+
 /* ---- logging and pruning ---- */
 
 static int64_t live_log_rows(struct fx *f, const char *model)
@@ -722,6 +756,7 @@ int main(void)
 		T(test_runner_holds_a_paused_model),
 		T(test_runner_live_interval),
 		T(test_runner_failure_backoff_and_recovery),
+		T(test_runner_stops_at_a_failed_write),
 		T(test_runner_logs_in_aggregate),
 		T(test_runner_prunes_covered_advances),
 		T(test_runner_defers_refreshes_that_change_nothing),

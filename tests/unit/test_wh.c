@@ -3,8 +3,10 @@
  * duckdb.c): statements and queries with their text values and NULLs,
  * changed-row counts, kept statements with bound arguments, transactions
  * that really roll back, relation lookups,
- * open errors a user can act on (not a database, locked), and the dialect
- * SQL for swapping a table in and reading a CSV file.
+ * open errors a user can act on (not a database, locked), a warehouse in
+ * doubt after a failed write (a WAL on /dev/full fails its commits as a
+ * full disk does) against the failures that leave it sound, and the
+ * dialect SQL for swapping a table in and reading a CSV file.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -592,6 +594,113 @@ static void test_cannot_open(void **state)
 	assert_non_null(strstr(f->err.msg, "cannot open warehouse '/nonexistent-dir/sub/w.duckdb'"));
 }
 
+/* The next commit of f->w fails for want of space, as on a full disk: its
+ * WAL, which DuckDB makes anew after a checkpoint, is /dev/full. */
+static void fill_the_disk(struct fx *f)
+{
+	char wal[PATH_MAX + 8];
+
+	exec(f->w, "CHECKPOINT");
+	snprintf(wal, sizeof(wal), "%s.wal", f->path);
+	unlink(wal);
+	assert_int_equal(symlink("/dev/full", wal), 0);
+}
+
+static void test_failed_commit_makes_it_suspect(void **state)
+{
+	struct fx *f = *state;
+	struct sl_err why = SL_ERR_INIT;
+	struct wh *other, *third = NULL;
+	struct wh_appender *ap = NULL;
+	struct wh_result *r = NULL;
+	int64_t n = 0;
+
+	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), 0);
+	exec(f->w, "CREATE TABLE t (i INTEGER)");
+	assert_int_equal(wh_connect(f->w, &other, &f->err), 0);
+	fill_the_disk(f);
+	assert_false(wh_suspect(f->w, &why));
+	assert_int_equal(why.code, 0);
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	exec(f->w, "INSERT INTO t VALUES (1)");
+	assert_int_equal(wh_commit(f->w, &f->err), SL_E_SUSPECT);
+	assert_int_equal(f->err.code, SL_E_SUSPECT);
+	assert_non_null(strstr(f->err.msg, "Failed to commit"));
+	assert_non_null(strstr(f->err.msg, "No space left on device"));
+	/* every connection of the database knows it, and why */
+	assert_true(wh_suspect(other, &why));
+	assert_int_equal(why.code, SL_E_SUSPECT);
+	assert_string_equal(why.msg, f->err.msg);
+	/* nothing reaches the database any more, not even a read */
+	assert_int_equal(wh_exec(other, "SELECT 1", &f->err), SL_E_SUSPECT);
+	assert_string_equal(f->err.msg, why.msg);
+	assert_int_equal(wh_query(other, "SELECT 1", &r, &f->err), SL_E_SUSPECT);
+	assert_null(r);
+	assert_int_equal(wh_query_int_args(other, "SELECT $1::INTEGER", &WH_INT(1), 1, &n, &f->err),
+			 SL_E_SUSPECT);
+	assert_int_equal(wh_appender_open(other, "main", "t", &ap, &f->err), SL_E_SUSPECT);
+	assert_null(ap);
+	assert_int_equal(wh_connect(other, &third, &f->err), SL_E_SUSPECT);
+	assert_null(third);
+	/* closing lets go of the connection and leaves the database as it is */
+	wh_close(other);
+	assert_true(wh_suspect(f->w, NULL));
+}
+
+/* A statement outside a transaction commits on its own, and its failed
+ * commit is as much in doubt. */
+static void test_failed_autocommit_makes_it_suspect(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), 0);
+	exec(f->w, "CREATE TABLE t (i INTEGER)");
+	fill_the_disk(f);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO t VALUES (1)", &f->err), SL_E_SUSPECT);
+	assert_non_null(strstr(f->err.msg, "No space left on device"));
+	assert_true(wh_suspect(f->w, NULL));
+}
+
+/* What a statement or its data did wrong leaves the database sound. */
+static void test_ordinary_failures_leave_it_sound(void **state)
+{
+	struct fx *f = *state;
+	const char *bad[] = { "nine" };
+	struct wh_appender *ap;
+	struct wh *other;
+
+	assert_int_equal(wh_open_duckdb(f->path, false, &f->w, &f->err), 0);
+	exec(f->w, "CREATE TABLE t (i INTEGER PRIMARY KEY)");
+	assert_int_equal(wh_connect(f->w, &other, &f->err), 0);
+	assert_int_equal(wh_exec(f->w, "SELEC 1", &f->err), SL_E_SQL);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO t VALUES ('nine')", &f->err), SL_E_SQL);
+	assert_int_equal(wh_exec(f->w, "SELECT * FROM read_csv('/nonexistent/x.csv')", &f->err),
+			 SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "IO Error"));
+	/* a value its column refuses, through the appender */
+	assert_int_equal(wh_appender_open(f->w, "main", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, bad, 1, &f->err), SL_E_SQL);
+	wh_appender_close(ap);
+	/* a key taken twice, within a transaction and between two: the second
+	 * commit is refused before it writes anything */
+	exec(f->w, "INSERT INTO t VALUES (1)");
+	assert_int_equal(wh_exec(f->w, "INSERT INTO t VALUES (1)", &f->err), SL_E_SQL);
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_begin(other, &f->err), 0);
+	exec(f->w, "INSERT INTO t VALUES (2)");
+	exec(other, "INSERT INTO t VALUES (2)");
+	assert_int_equal(wh_commit(f->w, &f->err), 0);
+	assert_int_equal(wh_commit(other, &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "Failed to commit"));
+	assert_non_null(strstr(f->err.msg, "constraint violation"));
+	wh_rollback(other);
+	assert_false(wh_suspect(f->w, NULL));
+	assert_false(wh_suspect(other, NULL));
+	exec(other, "INSERT INTO t VALUES (3)");
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM t"), 3);
+	wh_close(other);
+}
+
 static void test_sql_qualified_and_csv(void **state)
 {
 	struct fx *f = *state;
@@ -675,6 +784,9 @@ int main(void)
 		T(test_file_database),
 		T(test_not_a_database),
 		T(test_cannot_open),
+		T(test_failed_commit_makes_it_suspect),
+		T(test_failed_autocommit_makes_it_suspect),
+		T(test_ordinary_failures_leave_it_sound),
 		T(test_sql_qualified_and_csv),
 		T(test_swap_in),
 #undef T
