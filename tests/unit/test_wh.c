@@ -452,6 +452,58 @@ static void test_appender(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 2);
 }
 
+/* Text the appender takes as typed values lands exactly as the warehouse's
+ * own cast of it would, and text it leaves to that cast fails or lands the
+ * same way too: the cast is the oracle. */
+static void test_appender_typed_values(void **state)
+{
+	static const char *const texts[] = {
+		"0", "42", "-7", "007", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "-9223372036854775809", "99999999999999999999", "+5", " 5",
+		"5 ", "1.5", "1e3", "-", "", "x1",
+		"2024-01-02 03:04:05", "2024-01-02 03:04:05.1", "2024-01-02 03:04:05.123",
+		"2024-01-02 03:04:05.123456", "2024-01-02 03:04:05.1234567", "2024-02-29 23:59:59",
+		"2023-02-29 00:00:00", "2024-13-01 00:00:00", "2024-04-31 00:00:00",
+		"2024-01-02 24:00:00", "2024-01-02T03:04:05", "2024-01-02 03:04:05.",
+		"1970-01-01 00:00:00", "1969-12-31 23:59:59.999", "0001-01-01 00:00:00",
+		"2024-01-02", "2024-01-02 03:04", "9999-12-31 23:59:59.999999",
+	};
+	struct fx *f = *state;
+
+	open_memory(f);
+	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.t (i BIGINT, ts TIMESTAMP, src VARCHAR)");
+	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+		for (int col = 0; col < 2; col++) {
+			const char *row[3] = { col ? NULL : texts[k], col ? texts[k] : NULL, texts[k] };
+			struct wh_appender *ap;
+			struct buf sql = BUF_INIT;
+			int64_t casts;
+			int rc;
+
+			buf_adds(&sql, "SELECT (TRY_CAST(");
+			buf_add_sql_str(&sql, texts[k]);
+			buf_adds(&sql, col ? " AS TIMESTAMP) IS NOT NULL)::INT" : " AS BIGINT) IS NOT NULL)::INT");
+			casts = query_int(f->w, sql.buf);
+			buf_release(&sql);
+			assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+			rc = wh_appender_row(ap, row, 3, &f->err);
+			if (!rc)
+				rc = wh_appender_flush(ap, &f->err);
+			wh_appender_close(ap);
+			if ((rc == 0) != (casts == 1))
+				fail_msg("'%s' as %s: appended %s, the cast %s", texts[k],
+					 col ? "TIMESTAMP" : "BIGINT", rc ? "no" : "yes",
+					 casts ? "takes it" : "does not");
+		}
+	}
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t WHERE i IS DISTINCT FROM "
+					 "TRY_CAST(CASE WHEN i IS NOT NULL THEN src END AS BIGINT) "
+					 "OR ts IS DISTINCT FROM TRY_CAST(CASE WHEN ts IS NOT NULL "
+					 "THEN src END AS TIMESTAMP)"),
+			 0);
+	assert_true(query_int(f->w, "SELECT count(*) FROM s.t") >= 20);
+}
+
 /* Facts are shared by every connection of a database, not by another
  * database; forgetting forgets them for all connections. */
 static void test_memo(void **state)
@@ -778,6 +830,7 @@ int main(void)
 		T(test_exec_atomic),
 		T(test_memo),
 		T(test_appender),
+		T(test_appender_typed_values),
 		T(test_relation_kind),
 		T(test_relation_list),
 		T(test_table_columns),
