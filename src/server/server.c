@@ -58,8 +58,9 @@ struct server {
 	char state_file[4096];
 };
 
-/* How stale a status answer may be: a flood of readers costs one build
- * per this long. */
+/* How long an unchanged status document is kept: however many read it, an
+ * idle server builds it at most once per this long, and a busy one once per
+ * build at most. */
 #define STATUS_MAX_AGE_MS 100
 
 /* A client of GET /api/live/events. */
@@ -73,6 +74,8 @@ static void emit(struct server *s, const char *event, json_t *data)
 {
 	char *text = json_dumps(data, JSON_COMPACT);
 
+	/* whatever is worth an event changes what the status shows */
+	status_doc_touch(s->status);
 	json_decref(data);
 	if (!text)
 		return;
@@ -661,6 +664,11 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	rc = state_ensure(w, err);
 	if (!rc)
 		rc = live_sources_ensure(w, p, err);
+	/* before anything that emits events: each one touches the status */
+	if (!rc)
+		rc = offload_start(&s.control, err);
+	if (!rc)
+		rc = status_doc_start(status_build, &s, STATUS_MAX_AGE_MS, &s.status, err);
 	if (!rc)
 		rc = server_ingest_open(p, &s.ingest, err);
 	if (!rc)
@@ -673,10 +681,6 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		server_ingest_attach(s.ingest, s.writer);
 	if (!rc)
 		rc = start_pollers(&s, err);
-	if (!rc)
-		rc = offload_start(&s.control, err);
-	if (!rc)
-		rc = status_doc_start(status_build, &s, STATUS_MAX_AGE_MS, &s.status, err);
 	if (!rc && has_live_models(p) && p->cfg.live.enabled)
 		rc = start_live(&s, err);
 	if (!rc)

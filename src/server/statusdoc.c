@@ -25,6 +25,7 @@ struct status_doc {
 	char *text;        /* the last document built, or NULL */
 	size_t len;
 	int64_t built_ms;  /* when its build started (monotonic) */
+	bool changed;      /* since that build started */
 	struct waiter *waiting;
 };
 
@@ -63,6 +64,7 @@ static void *run(void *arg)
 		 * what came later waits for the next one */
 		w = d->waiting;
 		d->waiting = NULL;
+		d->changed = false;
 		started = units_mono_ms();
 		pthread_mutex_unlock(&d->wk.mu);
 		doc = d->build(d->ctx, &err);
@@ -108,7 +110,7 @@ void status_doc_answer(struct status_doc *d, struct http_call *c)
 	pthread_mutex_lock(&d->wk.mu);
 	/* http_reply copies the text and takes only the HTTP server's lock,
 	 * which nobody holds while waiting for this one */
-	if (d->text && units_mono_ms() - d->built_ms <= d->max_age_ms) {
+	if (d->text && !d->changed && units_mono_ms() - d->built_ms <= d->max_age_ms) {
 		http_reply(c, 200, "application/json", d->text, d->len);
 	} else {
 		w = malloc(sizeof(*w));
@@ -118,6 +120,13 @@ void status_doc_answer(struct status_doc *d, struct http_call *c)
 		d->waiting = w;
 		pthread_cond_signal(&d->wk.cv);
 	}
+	pthread_mutex_unlock(&d->wk.mu);
+}
+
+void status_doc_touch(struct status_doc *d)
+{
+	pthread_mutex_lock(&d->wk.mu);
+	d->changed = true;
 	pthread_mutex_unlock(&d->wk.mu);
 }
 

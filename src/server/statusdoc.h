@@ -22,6 +22,9 @@ typedef json_t *(*status_build_fn)(void *ctx, struct sl_err *err);
 
 int status_doc_start(status_build_fn build, void *ctx, int64_t max_age_ms,
 		     struct status_doc **out, struct sl_err *err);
+/* Something the document shows changed (a refresh, an advance): the next
+ * request waits for a build instead of taking the kept one. */
+void status_doc_touch(struct status_doc *d);
 /* Answers c with the document, now or after the next build; never
  * blocks. */
 void status_doc_answer(struct status_doc *d, struct http_call *c);
