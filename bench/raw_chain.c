@@ -17,6 +17,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#define RAW_NAME "raw_chain"
+#include "raw_duck.h"
+
 #include <duckdb.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,23 +33,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, const char *detail)
-{
-	fprintf(stderr, "raw_chain: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-	exit(1);
-}
-
-static void exec(duckdb_connection conn, const char *sql)
-{
-	duckdb_result res;
-
-	if (duckdb_query(conn, sql, &res) != DuckDBSuccess) {
-		fprintf(stderr, "raw_chain: while running:\n%s\n", sql);
-		die("query failed", duckdb_result_error(&res));
-	}
-	duckdb_destroy_result(&res);
 }
 
 static char *read_all(const char *path)

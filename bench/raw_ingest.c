@@ -25,6 +25,9 @@
  */
 #define _DEFAULT_SOURCE
 
+#define RAW_NAME "raw_ingest"
+#include "raw_duck.h"
+
 #include <duckdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -50,23 +53,6 @@ static int64_t wall_us(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void die(const char *what, const char *detail)
-{
-	fprintf(stderr, "raw_ingest: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-	exit(1);
-}
-
-static void exec(duckdb_connection conn, const char *sql)
-{
-	duckdb_result res;
-
-	if (duckdb_query(conn, sql, &res) != DuckDBSuccess) {
-		fprintf(stderr, "raw_ingest: while running:\n%s\n", sql);
-		die("query failed", duckdb_result_error(&res));
-	}
-	duckdb_destroy_result(&res);
 }
 
 static int64_t qint(duckdb_connection conn, const char *sql)
