@@ -256,10 +256,10 @@ static int out_of_range(struct arena *a, const struct coerce_type *t, const json
  * other value. */
 static const char *number_text(struct arena *a, const json_t *v)
 {
-	char real[JSONTEXT_REAL_MAX];
+	char real[JSONTEXT_REAL_MAX], digits[JSONTEXT_INT_MAX];
 
 	if (json_is_integer(v))
-		return arena_sprintf(a, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return arena_strndup(a, digits, jsontext_integer(json_integer_value(v), digits));
 	if (json_is_real(v)) {
 		jsontext_real(json_real_value(v), real);
 		return arena_strdup(a, real);

@@ -23,6 +23,25 @@ void jsontext_real(double x, char out[JSONTEXT_REAL_MAX])
 		strcat(out, ".0");
 }
 
+size_t jsontext_integer(json_int_t v, char out[JSONTEXT_INT_MAX])
+{
+	char rev[JSONTEXT_INT_MAX];
+	/* the magnitude as unsigned, so that the most negative value has one */
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	size_t n = 0, len = 0;
+
+	do {
+		rev[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		out[len++] = '-';
+	while (n)
+		out[len++] = rev[--n];
+	out[len] = '\0';
+	return len;
+}
+
 static void write_string(struct buf *b, const char *s, size_t len)
 {
 	size_t run = 0;
@@ -61,7 +80,7 @@ static void write_string(struct buf *b, const char *s, size_t len)
 
 void jsontext_write(struct buf *b, const json_t *v)
 {
-	char real[JSONTEXT_REAL_MAX];
+	char real[JSONTEXT_REAL_MAX], digits[JSONTEXT_INT_MAX];
 	const char *key;
 	json_t *item;
 	size_t i;
@@ -93,7 +112,7 @@ void jsontext_write(struct buf *b, const json_t *v)
 		write_string(b, json_string_value(v), json_string_length(v));
 		break;
 	case JSON_INTEGER:
-		buf_addf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		buf_add(b, digits, jsontext_integer(json_integer_value(v), digits));
 		break;
 	case JSON_REAL:
 		jsontext_real(json_real_value(v), real);

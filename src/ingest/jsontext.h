@@ -20,6 +20,13 @@ struct buf;
  * ".0" added when it would otherwise read as an integer. */
 void jsontext_real(double x, char out[JSONTEXT_REAL_MAX]);
 
+/* Room for any integer's decimal text, with its sign and NUL. */
+#define JSONTEXT_INT_MAX 24
+
+/* v in decimal, as printf's %lld writes it, without printf's cost (every
+ * integer of every landed event passes here twice); returns its length. */
+size_t jsontext_integer(json_int_t v, char out[JSONTEXT_INT_MAX]);
+
 /* Appends v to b. Recurses once per level: jansson parses at most 2048. */
 void jsontext_write(struct buf *b, const json_t *v);
 
