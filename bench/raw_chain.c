@@ -57,16 +57,6 @@ static char *read_all(const char *path)
 	return s;
 }
 
-static void open_db(const char *path, duckdb_database *db, duckdb_connection *conn)
-{
-	char *err = NULL;
-
-	if (duckdb_open_ext(path, db, NULL, &err) != DuckDBSuccess)
-		die("cannot open database", err);
-	if (duckdb_connect(*db, conn) != DuckDBSuccess)
-		die("cannot connect", path);
-}
-
 static void init(const char *path, long rows)
 {
 	duckdb_database db;

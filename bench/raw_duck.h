@@ -28,4 +28,14 @@ static void exec(duckdb_connection conn, const char *sql)
 	duckdb_destroy_result(&res);
 }
 
+static void open_db(const char *path, duckdb_database *db, duckdb_connection *conn)
+{
+	char *err = NULL;
+
+	if (duckdb_open_ext(path, db, NULL, &err) != DuckDBSuccess)
+		die("cannot open database", err);
+	if (duckdb_connect(*db, conn) != DuckDBSuccess)
+		die("cannot connect", path);
+}
+
 #endif

@@ -74,16 +74,6 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void open_db(const char *path, duckdb_database *db, duckdb_connection *conn)
-{
-	char *err = NULL;
-
-	if (duckdb_open_ext(path, db, NULL, &err) != DuckDBSuccess)
-		die("cannot open database", err);
-	if (duckdb_connect(*db, conn) != DuckDBSuccess)
-		die("cannot connect", path);
-}
-
 /* The shape of a landing table of the source (id, account, amount). */
 static void create_landing(duckdb_connection conn)
 {
