@@ -85,17 +85,11 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
  * says, for commands that decide late whether they need it. */
 int cli_session_open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_err *err);
 /* Closes the session; one whose warehouse failed a write in doubt ends the
- * process instead (cli_exit_suspect). */
+ * process instead (sl_exit_suspect). */
 void cli_session_close(struct cli_session *s);
 
 /* Prints an error value as "sluice: message" (with its context lines). */
 void cli_print_err(const struct sl_err *err);
-/* The warehouse failed a write and is in doubt (SL_E_SUSPECT): says so as
- * "sluice COMMAND: the warehouse failed a write (what failed); OUTCOME"
- * and leaves at once with SL_EXIT_SUSPECT, as kill -9 would, closing
- * nothing: the next start opens the warehouse from what is on disk. */
-void cli_exit_suspect(const char *command, const char *outcome, const struct sl_err *err)
-	__attribute__((noreturn));
 /* Prints a result as an aligned text table. */
 void cli_print_table(FILE *out, const struct wh_result *r, const char *indent);
 

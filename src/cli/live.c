@@ -301,7 +301,7 @@ static int live_loop(struct cli_args *args)
 	if (!rc)
 		rc = flush_on_exit(&s, runner, &err);
 	if (rc && s.wh && (err.code == SL_E_SUSPECT || wh_suspect(s.wh, &err)))
-		cli_exit_suspect("live", "exiting so that it is reopened from what is on disk: the "
+		sl_exit_suspect("live", "exiting so that it is reopened from what is on disk: the "
 					 "refresh that failed is there whole or not at all, those "
 					 "before stay",
 				 &err);

@@ -94,7 +94,7 @@ static const char *warehouse_path(const struct cli_session *s)
 static void warehouse_failed(void *ctx, const struct sl_err *err)
 {
 	(void)ctx;
-	cli_exit_suspect("poll", "exiting so that it is reopened from what is on disk: the page "
+	sl_exit_suspect("poll", "exiting so that it is reopened from what is on disk: the page "
 				 "may or may not have landed, and the next poll finds out",
 			 err);
 }

@@ -197,7 +197,7 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 		       s.warehouse_path);
 	rc = build_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep, &err);
 	if (rc && s.wh && (err.code == SL_E_SUSPECT || wh_suspect(s.wh, &err)))
-		cli_exit_suspect(names[mode], "stopped, leaving it as it is: the model it was building "
+		sl_exit_suspect(names[mode], "stopped, leaving it as it is: the model it was building "
 					      "is there whole or not at all, those built before stay",
 				 &err);
 	if (rc) {

@@ -18,24 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 void cli_print_err(const struct sl_err *err)
 {
 	fprintf(stderr, "sluice: %s\n", err->msg[0] ? err->msg : sl_code_text(err->code));
-}
-
-void cli_exit_suspect(const char *command, const char *outcome, const struct sl_err *err)
-{
-	int first = (int)strcspn(err->msg, "\n");
-
-	fflush(stdout);
-	/* the context lines ("in model ...") go below */
-	fprintf(stderr, "sluice%s%s: the warehouse failed a write (%.*s); %s\n%s%s",
-		command ? " " : "", command ? command : "", first, err->msg, outcome,
-		err->msg[first] ? err->msg + first + 1 : "", err->msg[first] ? "\n" : "");
-	fflush(stderr);
-	_exit(SL_EXIT_SUSPECT);
 }
 
 static const char *warehouse_file(struct cli_session *s)
@@ -217,7 +203,7 @@ void cli_session_close(struct cli_session *s)
 
 	/* whatever the command made of the failure, it ends here */
 	if (s->wh && wh_suspect(s->wh, &why))
-		cli_exit_suspect(s->command, "stopped without closing it, so that the next command "
+		sl_exit_suspect(s->command, "stopped without closing it, so that the next command "
 					     "opens it from what is on disk",
 				 &why);
 	wh_close(s->wh);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int sl_err_set(struct sl_err *err, int code, const char *fmt, ...)
 {
@@ -72,4 +73,16 @@ const char *sl_code_text(int code)
 #undef SL_ERR_TEXT
 	}
 	return "unknown error";
+}
+
+void sl_exit_suspect(const char *command, const char *outcome, const struct sl_err *err)
+{
+	int first = (int)strcspn(err->msg, "\n");
+
+	fflush(stdout);
+	fprintf(stderr, "sluice%s%s: the warehouse failed a write (%.*s); %s\n%s%s",
+		command ? " " : "", command ? command : "", first, err->msg, outcome,
+		err->msg[first] ? err->msg + first + 1 : "", err->msg[first] ? "\n" : "");
+	fflush(stderr);
+	_exit(SL_EXIT_SUSPECT);
 }

@@ -70,4 +70,12 @@ void sl_err_clear(struct sl_err *err);
 const char *sl_code_name(int code);
 const char *sl_code_text(int code);
 
+/* The warehouse failed a write and is in doubt (SL_E_SUSPECT): says so on
+ * stderr as "sluice COMMAND: the warehouse failed a write (what failed);
+ * OUTCOME", err's context lines below, and leaves at once with
+ * SL_EXIT_SUSPECT, as kill -9 would, closing nothing: the next start opens
+ * the warehouse from what is on disk. command may be NULL. */
+void sl_exit_suspect(const char *command, const char *outcome, const struct sl_err *err)
+	__attribute__((noreturn));
+
 #endif

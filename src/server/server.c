@@ -612,12 +612,10 @@ static void warehouse_failed(void *ctx, const struct sl_err *err)
 
 	if (s->opts->log)
 		fflush(s->opts->log);
-	fprintf(stderr,
-		"sluice serve: the warehouse failed a write (%s); exiting so that it is reopened "
-		"from what is on disk: every acknowledged batch is there\n",
-		err->msg);
-	fflush(stderr);
-	_exit(SL_EXIT_SUSPECT);
+	sl_exit_suspect("serve",
+			"exiting so that it is reopened from what is on disk: every acknowledged "
+			"batch is there",
+			err);
 }
 
 int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
