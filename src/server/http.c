@@ -496,40 +496,64 @@ static const char *auth_refusal(const struct http_server *s, struct MHD_Connecti
 	return NULL;
 }
 
-struct framing {
-	int lengths, encodings;
+/* What the header block says of itself, counted once over its headers. */
+struct header_facts {
+	int lengths, encodings, auths, hosts;
 	const char *encoding;
+	bool bad_name;
 };
 
-static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *name,
-				     const char *value)
+/* RFC 9110's token characters, the only ones a header name may have. */
+static bool token_char(unsigned char ch)
 {
-	struct framing *f = cls;
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
+}
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *name,
+				    const char *value)
+{
+	struct header_facts *f = cls;
 
 	(void)kind;
+	for (const char *p = name; *p; p++)
+		f->bad_name |= !token_char((unsigned char)*p);
+	f->bad_name |= !*name;
 	if (!strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
 		f->lengths++;
 	} else if (!strcasecmp(name, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
 		f->encodings++;
 		f->encoding = value ? value : "";
+	} else if (!strcasecmp(name, MHD_HTTP_HEADER_AUTHORIZATION)) {
+		f->auths++;
+	} else if (!strcasecmp(name, MHD_HTTP_HEADER_HOST)) {
+		f->hosts++;
 	}
 	return MHD_YES;
 }
 
-/* NULL when the body's length is told one way only, else why not: a
- * second length, or a length beside chunking, is how a request is smuggled
- * past a proxy that reads the other one. */
-static const char *framing_refusal(struct MHD_Connection *conn)
+/* NULL when the header block can be read one way only, else why not. A
+ * second length, a length beside chunking, or a name a proxy may read
+ * otherwise ("Transfer-Encoding : chunked", which MHD takes for another
+ * header) is how a request is smuggled past a proxy that reads the other
+ * one; two tokens or hosts leave which one counts to whoever looks. */
+static const char *header_refusal(struct MHD_Connection *conn)
 {
-	struct framing f = { 0 };
+	struct header_facts f = { 0 };
 
-	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &f);
+	if (f.bad_name)
+		return "a header name has a space or another character names cannot hold";
 	if (f.lengths > 1)
 		return "the request has more than one Content-Length";
 	if (f.lengths && f.encodings)
 		return "the request has both Content-Length and Transfer-Encoding";
 	if (f.encodings > 1 || (f.encodings && strcasecmp(f.encoding, "chunked")))
 		return "the only Transfer-Encoding taken is a single 'chunked'";
+	if (f.auths > 1)
+		return "the request has more than one Authorization";
+	if (f.hosts > 1)
+		return "the request has more than one Host";
 	return NULL;
 }
 
@@ -551,9 +575,6 @@ static void *on_request_line(void *cls, const char *target, struct MHD_Connectio
 	return c;
 }
 
-/* The first call for a request: its headers are in, its body not yet. An
- * answer queued now makes MHD close the connection, which only refusals
- * do. */
 /* Whether the request line's target held a NUL byte. MHD reads the
  * target in place and ends it with a NUL before the version it found at
  * the line's end, so a target whose text stops short of there carried a
@@ -568,6 +589,9 @@ static bool target_has_nul(const struct http_call *c, const char *url, const cha
 	return span < HTTP_PATH_MAX * 64 && strlen(c->target) < span;
 }
 
+/* The first call for a request: its headers are in, its body not yet. An
+ * answer queued now makes MHD close the connection, which only refusals
+ * do. */
 static enum MHD_Result call_begin(struct http_server *s, struct http_call *c,
 				  const char *method, const char *url, const char *version)
 {
@@ -591,8 +615,8 @@ static enum MHD_Result call_begin(struct http_server *s, struct http_call *c,
 		return refuse_closing(conn, MHD_HTTP_URI_TOO_LONG, "path too long", err.msg);
 	if (rc)
 		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad path", err.msg);
-	if ((refusal = framing_refusal(conn)))
-		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad framing", refusal);
+	if ((refusal = header_refusal(conn)))
+		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad headers", refusal);
 	if ((refusal = auth_refusal(s, conn, &c->path))) {
 		struct MHD_Response *r = error_response("unauthorized", refusal);
 

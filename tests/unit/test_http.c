@@ -903,7 +903,7 @@ static void test_path_with_nul(void **state)
 	assert_int_equal(handled(f), 0);
 }
 
-static void test_framing_refusals(void **state)
+static void test_header_refusals(void **state)
 {
 	struct fx *f = *state;
 
@@ -911,18 +911,30 @@ static void test_framing_refusals(void **state)
 	assert_refused_closing(f,
 			       "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n"
 			       "Content-Length: 38\r\n\r\nabGET /hello HTTP/1.1\r\nHost: t\r\n\r\n",
-			       400, "bad framing");
+			       400, "bad headers");
 	assert_refused_closing(f,
 			       "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n"
 			       "Transfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n",
-			       400, "bad framing");
+			       400, "bad headers");
 	assert_refused_closing(f,
 			       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n",
-			       400, "bad framing");
+			       400, "bad headers");
 	assert_refused_closing(f,
 			       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
 			       "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-			       400, "bad framing");
+			       400, "bad headers");
+	/* a name a proxy may take for Transfer-Encoding, MHD for another */
+	assert_refused_closing(f,
+			       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding : chunked\r\n"
+			       "\r\n0\r\n\r\n",
+			       400, "bad headers");
+	/* which token or host counts must not depend on who reads */
+	assert_refused_closing(f,
+			       "GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer a\r\n"
+			       "Authorization: Bearer s3cret\r\n\r\n",
+			       400, "bad headers");
+	assert_refused_closing(f, "GET /hello HTTP/1.1\r\nHost: t\r\nHost: u\r\n\r\n", 400,
+			       "bad headers");
 	assert_int_equal(handled(f), 0);
 }
 
@@ -1072,7 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_path_parse),
 		cmocka_unit_test_setup_teardown(test_path_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_with_nul, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_framing_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_headers_cut, setup_impatient, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_body_cut, setup_impatient, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_cut, setup_impatient, teardown),

@@ -24,6 +24,11 @@ note "a body told two ways: 400 and the connection closes, nothing smuggled"
 raw "POST /api/ingest/webhook/orders HTTP/1.1\r\nHost: t\r\n$auth\r\nContent-Length: 14\r\nContent-Length: 60\r\n\r\n{\"order_id\":4}POST /api/live/stop HTTP/1.1\r\nHost: t\r\n\r\n"
 raw "POST /api/ingest/webhook/orders HTTP/1.1\r\nHost: t\r\n$auth\r\nContent-Length: 14\r\nTransfer-Encoding: chunked\r\n\r\ne\r\n{\"order_id\":5}\r\n0\r\n\r\n"
 
+note "a header name a proxy may read another way, two tokens: 400, closed"
+raw "POST /api/ingest/webhook/orders HTTP/1.1\r\nHost: t\r\n$auth\r\nTransfer-Encoding : chunked\r\n\r\ne\r\n{\"order_id\":8}\r\n0\r\n\r\n"
+raw "POST /api/live/stop HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer nope\r\n$auth\r\nContent-Length: 0\r\n\r\n"
+raw "POST /api/live/stop HTTP/1.1\r\nHost: t\r\n$auth\r\nAuthorization: Bearer nope\r\nContent-Length: 0\r\n\r\n"
+
 note "a delivery id that is not UTF-8: 400"
 curl -s -w ' %{http_code}\n' -H "$auth" -H $'X-Sluice-Delivery: d\xff' \
 	--data-binary '{"order_id": 6}' "http://127.0.0.1:$serve_port/api/ingest/webhook/orders"
