@@ -115,6 +115,11 @@ static int add_value(struct parse *p, const json_t *root)
 	return rc;
 }
 
+/* A key twice in one object is read one way by jansson (the last wins) and
+ * may be read the other way by whoever sent it or reads the payload
+ * later: refused, like any other body that can be read two ways. */
+#define WEBHOOK_JSON_FLAGS (JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
+
 /* One document: an object or an array of objects. */
 static int parse_document(struct parse *p, const char *body, size_t len)
 {
@@ -124,7 +129,7 @@ static int parse_document(struct parse *p, const char *body, size_t len)
 
 	if (jsontext_blank(body, len))
 		return 0;
-	root = json_loadb(body, len, JSON_DECODE_ANY, &je);
+	root = json_loadb(body, len, WEBHOOK_JSON_FLAGS, &je);
 	if (!root)
 		return json_error(p, (size_t)je.line, &je);
 	rc = add_value(p, root);
@@ -146,7 +151,7 @@ static int parse_ndjson(struct parse *p, const char *body, size_t len)
 
 		line++;
 		if (!jsontext_blank(body + start, end - start)) {
-			obj = json_loadb(body + start, end - start, JSON_DECODE_ANY, &je);
+			obj = json_loadb(body + start, end - start, WEBHOOK_JSON_FLAGS, &je);
 			if (!obj)
 				return json_error(p, line, &je);
 			rc = add_row(p, obj, line);

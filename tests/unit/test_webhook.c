@@ -221,6 +221,26 @@ static void test_invalid_json_says_where(void **state)
 				     "end of file");
 }
 
+/* A key twice in one object is read two ways: refused, nested too, and
+ * in NDJSON; the same key in two objects is not a duplicate. */
+static void test_duplicate_keys(void **state)
+{
+	struct webhook_rows rows;
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(parse(&shop, "{\"a\": 1, \"a\": 2}", false, &rows, &err), SL_E_PARSE);
+	assert_non_null(strstr(err.msg, "duplicate object key"));
+	assert_int_equal(parse(&shop, "[{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}}]", false, &rows,
+			       &err),
+			 SL_E_PARSE);
+	assert_int_equal(parse(&shop, "{\"a\": 1}\n{\"a\": 1, \"a\": 1}\n", true, &rows, &err),
+			 SL_E_PARSE);
+	assert_non_null(strstr(err.msg, "line 2"));
+	assert_int_equal(parse(&shop, "[{\"a\": 1}, {\"a\": 2}]", false, &rows, &err), 0);
+	assert_int_equal(rows.nrows, 2);
+}
+
 static void test_rows_that_are_not_objects(void **state)
 {
 	struct webhook_rows rows;
@@ -559,19 +579,17 @@ static void test_payload_text(void **state)
 {
 	static const char body[] =
 		"{\"s\": \"a\\\"b\\\\c\\nd\\u0001\\u00e9\\ud83d\\ude00/\", \"r\": [0.1, 1e21, "
-		"-0.0, 100.0], \"i\": -7, \"b\": [true, false, null], \"dup\": 1, \"dup\": 2}";
+		"-0.0, 100.0], \"i\": -7, \"b\": [true, false, null]}";
 	struct webhook_rows rows;
 	struct sl_err err = SL_ERR_INIT;
 	json_t *again;
 
 	(void)state;
 	assert_int_equal(parse(&shop, body, false, &rows, &err), 0);
-	/* escapes JSON needs, UTF-8 as it is, reals in their shortest form; a
-	 * repeated key keeps its first place and its last value */
+	/* escapes JSON needs, UTF-8 as it is, reals in their shortest form */
 	assert_string_equal(cell(&rows, 0, 4),
 			    "{\"s\":\"a\\\"b\\\\c\\nd\\u0001\xc3\xa9\xf0\x9f\x98\x80/\","
-			    "\"r\":[0.1,1e+21,-0.0,100.0],\"i\":-7,\"b\":[true,false,null],"
-			    "\"dup\":2}");
+			    "\"r\":[0.1,1e+21,-0.0,100.0],\"i\":-7,\"b\":[true,false,null]}");
 	again = json_loads(cell(&rows, 0, 4), 0, NULL);
 	assert_non_null(again);
 	assert_string_equal(json_string_value(json_object_get(again, "s")),
@@ -769,6 +787,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ndjson, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_bodies_give_no_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_json_says_where, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rows_that_are_not_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_value_names_row_and_column, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_integers, setup, teardown),

@@ -29,6 +29,10 @@ raw "POST /api/ingest/webhook/orders HTTP/1.1\r\nHost: t\r\n$auth\r\nTransfer-En
 raw "POST /api/live/stop HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer nope\r\n$auth\r\nContent-Length: 0\r\n\r\n"
 raw "POST /api/live/stop HTTP/1.1\r\nHost: t\r\n$auth\r\nAuthorization: Bearer nope\r\nContent-Length: 0\r\n\r\n"
 
+note "a key twice in one object is read two ways: 400"
+curl -s -w ' %{http_code}\n' -H "$auth" --data-binary '{"order_id": 9, "order_id": 10}' \
+	"http://127.0.0.1:$serve_port/api/ingest/webhook/orders"
+
 note "a delivery id that is not UTF-8: 400"
 curl -s -w ' %{http_code}\n' -H "$auth" -H $'X-Sluice-Delivery: d\xff' \
 	--data-binary '{"order_id": 6}' "http://127.0.0.1:$serve_port/api/ingest/webhook/orders"
