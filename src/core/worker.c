@@ -30,14 +30,19 @@ int worker_start(struct worker *w, void *(*fn)(void *), void *arg, const char *w
 
 void worker_wait_until(struct worker *w, int64_t deadline_ms)
 {
-	struct timespec ts;
-	int64_t ms = deadline_ms - units_mono_ms();
+	worker_wait_until_us(w, deadline_ms * 1000);
+}
 
-	if (ms <= 0)
+void worker_wait_until_us(struct worker *w, int64_t deadline_us)
+{
+	struct timespec ts;
+	int64_t us = deadline_us - units_mono_us();
+
+	if (us <= 0)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
+	ts.tv_sec += us / 1000000;
+	ts.tv_nsec += (us % 1000000) * 1000L;
 	if (ts.tv_nsec >= 1000000000L) {
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;

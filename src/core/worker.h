@@ -26,6 +26,8 @@ int worker_start(struct worker *w, void *(*fn)(void *), void *arg, const char *w
 /* Under mu: sleeps until woken or until the monotonic clock reads
  * deadline_ms (units_mono_ms). */
 void worker_wait_until(struct worker *w, int64_t deadline_ms);
+/* The same to the microsecond (units_mono_us). */
+void worker_wait_until_us(struct worker *w, int64_t deadline_us);
 /* Wakes the loop (takes mu). */
 void worker_wake(struct worker *w);
 /* Sets stop, wakes the loop and joins it. */

@@ -58,6 +58,10 @@ struct ingest_writer {
 	struct answers *answers_head, *answers_tail; /* under answerer.mu */
 	struct pending *head, *tail;
 	int64_t rows_waiting;
+	/* senders of the last flush, answered or already waiting again, and how
+	 * long it took: the next flush waits a little for them */
+	size_t nwaiting, expect;
+	int64_t flushed_us, flush_took_us;
 	struct table *tables;
 	size_t ntables;
 	int64_t last_prune_ms;
@@ -69,6 +73,8 @@ struct ingest_writer {
 };
 
 #define DELIVERY_KEEP_MS (24LL * 3600 * 1000)
+#define MAX_SENDER_WAIT_US 5000
+#define SMALL_FLUSH_ROWS 512
 
 static struct table *table_of(struct ingest_writer *wr, const char *fqn, struct sl_err *err)
 {
@@ -552,6 +558,28 @@ static void prune_deliveries(struct ingest_writer *wr)
 	wh_exec(wr->w, sql, NULL);
 }
 
+/*
+ * Under wk.mu. Each sender waits for its answer before it sends again, so
+ * a commit taken as soon as one batch waits splits the senders into two
+ * groups that alternate, each commit carrying half of them. Waiting for as
+ * many batches as the last flush carried and found waiting, for at most
+ * half that flush's time, lets them meet again: twice the rows a commit,
+ * and no answer later than by half a commit. A lone sender is never held:
+ * its one batch is all that is expected. Only small flushes wait: once
+ * SMALL_FLUSH_ROWS rows wait, a commit's fixed cost is already shared.
+ */
+static void wait_for_senders(struct ingest_writer *wr)
+{
+	int64_t budget = wr->flush_took_us / 2, until;
+
+	if (budget > MAX_SENDER_WAIT_US)
+		budget = MAX_SENDER_WAIT_US;
+	until = wr->flushed_us + budget;
+	while (!wr->wk.stop && wr->nwaiting < wr->expect &&
+	       wr->rows_waiting < SMALL_FLUSH_ROWS && units_mono_us() < until)
+		worker_wait_until_us(&wr->wk, until);
+}
+
 static void *run(void *arg)
 {
 	struct ingest_writer *wr = arg;
@@ -560,6 +588,8 @@ static void *run(void *arg)
 	for (;;) {
 		struct pending *list;
 		struct sl_err err = SL_ERR_INIT;
+		size_t n;
+		int64_t t0;
 
 		while ((!wr->head || wr->suspect) && !wr->wk.stop)
 			pthread_cond_wait(&wr->wk.cv, &wr->wk.mu);
@@ -569,15 +599,22 @@ static void *run(void *arg)
 		while (!wr->wk.stop && wr->rows_waiting < wr->opts.flush_rows &&
 		       units_mono_ms() < wr->head->queued_ms + wr->opts.flush_interval_ms)
 			worker_wait_until(&wr->wk, wr->head->queued_ms + wr->opts.flush_interval_ms);
+		wait_for_senders(wr);
 		list = wr->head;
+		n = wr->nwaiting;
 		wr->head = wr->tail = NULL;
 		wr->rows_waiting = 0;
+		wr->nwaiting = 0;
 		pthread_mutex_unlock(&wr->wk.mu);
+		t0 = units_mono_us();
 		flush(wr, list);
 		prune_deliveries(wr);
 		if (!wr->suspect && wh_suspect(wr->w, &err))
 			give_up(wr, NULL, 0, &err);
 		pthread_mutex_lock(&wr->wk.mu);
+		wr->flushed_us = units_mono_us();
+		wr->flush_took_us = wr->flushed_us - t0;
+		wr->expect = n + wr->nwaiting;
 	}
 	pthread_mutex_unlock(&wr->wk.mu);
 	return NULL;
@@ -637,6 +674,7 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 		wr->head = p;
 	wr->tail = p;
 	wr->rows_waiting += (int64_t)b->nrows;
+	wr->nwaiting++;
 	pthread_cond_signal(&wr->wk.cv);
 	pthread_mutex_unlock(&wr->wk.mu);
 	return 0;

@@ -474,6 +474,65 @@ static void test_failed_write_is_answered_to_no_one(void **state)
 	rmdir(dir);
 }
 
+/* A sender that sends again as soon as it is answered, ROUNDS times. */
+#define ROUNDS 40
+
+struct sender {
+	struct fx *f;
+	char id[16];
+};
+
+static void *send_rounds(void *arg)
+{
+	struct sender *s = arg;
+	const char *ids[] = { s->id }, *amounts[] = { "1" };
+
+	for (int i = 0; i < ROUNDS; i++) {
+		struct rows r;
+		struct ingest_result res;
+
+		assert_int_equal(ingest_submit_wait(s->f->wr, batch(&r, NULL, 1, ids, amounts),
+						    &res, NULL),
+				 0);
+		assert_int_equal(res.code, 0);
+	}
+	return NULL;
+}
+
+/* Two senders that each wait for their answer meet in one commit instead
+ * of taking turns, without any flush_interval: a turn-taking writer would
+ * take a sequence per send (2 x ROUNDS). On a file, so a commit costs
+ * what it costs on disk. */
+static void test_senders_meet(void **state)
+{
+	struct fx *f = *state;
+	char dir[] = "/tmp/sluice-test-writer-XXXXXX", path[PATH_MAX], wal[PATH_MAX + 8];
+	struct sender s[2] = { { .f = f, .id = "1" }, { .f = f, .id = "2" } };
+	pthread_t t[2];
+	int64_t seqs;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/warehouse.duckdb", dir);
+	snprintf(wal, sizeof(wal), "%s.wal", path);
+	start_at(f, path, 0, 100000);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, send_rounds, &s[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.orders"), 2 * ROUNDS);
+	seqs = query_int(f->probe, "SELECT count(DISTINCT _sluice_seq) FROM landing.orders");
+	print_message("%d sends of two senders took %lld sequences\n", 2 * ROUNDS,
+		      (long long)seqs);
+	assert_true(seqs <= ROUNDS + ROUNDS / 4);
+	ingest_writer_stop(f->wr);
+	f->wr = NULL;
+	wh_close(f->probe);
+	f->probe = NULL;
+	unlink(wal);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +547,7 @@ int main(void)
 		T(test_unknown_column_and_table),
 		T(test_cursor),
 		T(test_failed_write_is_answered_to_no_one),
+		T(test_senders_meet),
 #undef T
 	};
 
