@@ -20,6 +20,8 @@ const struct cli_command cli_commands[] = {
 	  "show what a run would build and why, building nothing" },
 	{ "seed", cli_seed, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON, 0,
 	  "[-s SELECTOR] [--full-refresh] [--json]", "load the CSV files in seeds/" },
+	{ "test", cli_test, COMMON | CLI_F_SELECT | CLI_F_JSON, 0, "[-s SELECTOR] [--json]",
+	  "run the checks of the selected built models on their data as it is, building nothing" },
 	{ "validate", cli_validate, COMMON, 0, "", "check the whole project and report every problem" },
 	{ "compile", cli_compile, COMMON, 1, "MODEL", "print the SQL a build of MODEL runs" },
 	{ "ls", cli_ls, COMMON | CLI_F_SELECT | CLI_F_JSON, 0, "[-s SELECTOR] [--json]",

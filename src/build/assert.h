@@ -18,6 +18,7 @@ struct wh_result;
 #define ASSERT_SAMPLE 5
 
 struct assert_result {
+	const struct model *model; /* whose check: the built model or an ephemeral it inlines */
 	const struct model_assert *check;
 	int64_t failures;
 	struct wh_result *sample; /* owned; freed by assert_results_free */

@@ -8,6 +8,7 @@
 
 #include "build/lock.h"
 #include "build/materialize.h"
+#include "build/render.h"
 #include "build/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
@@ -132,9 +133,43 @@ static int64_t max_input_version(const struct run *r, const struct model *m, int
 	return v;
 }
 
-/* Whether m must be built, and from scratch or not; sets item->reason. */
-static bool plan_model(struct run *r, const struct model *m, const char *sig, bool *full,
-		       struct run_item *item)
+enum plan_do { PLAN_SKIP, PLAN_BUILD, PLAN_CHECK };
+
+/* Why m's checks must run again although its data is up to date, or NULL:
+ * they changed since they last held, its data changed without them (a
+ * refresh that spaced checks out), or m is a view, whose data changes with
+ * its inputs. */
+static const char *checks_due(const struct run *r, const struct model *m,
+			      const struct state_model *st, const char *sig)
+{
+	if (!m->checks_hash[0] || r->opts->skip_asserts)
+		return NULL;
+	if (!st->checks)
+		return "checks not yet run on its data";
+	if (strcmp(st->checks, m->checks_hash) != 0)
+		return "checks changed";
+	if (m->mat == MAT_VIEW && (reads_external(m) || !st->inputs || strcmp(st->inputs, sig) != 0))
+		return "inputs changed";
+	return NULL;
+}
+
+static enum plan_do up_to_date(const struct run *r, const struct model *m,
+			       const struct state_model *st, const char *sig,
+			       struct run_item *item)
+{
+	const char *why = checks_due(r, m, st, sig);
+
+	if (!why)
+		return PLAN_SKIP;
+	item->reason = why;
+	item->checks_only = true;
+	return PLAN_CHECK;
+}
+
+/* Whether m must be built (from scratch or not), only checked, or neither;
+ * sets item->reason. */
+static enum plan_do plan_model(struct run *r, const struct model *m, const char *sig, bool *full,
+			       struct run_item *item)
 {
 	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
 	bool exists = relation_exists(r, m->fqn);
@@ -142,40 +177,106 @@ static bool plan_model(struct run *r, const struct model *m, const char *sig, bo
 	*full = true;
 	if (!st || !exists) {
 		item->reason = st ? "missing from the warehouse" : "new";
-		return true;
+		return PLAN_BUILD;
 	}
 	if (r->opts->full_refresh && m->mat != MAT_SNAPSHOT) {
 		item->reason = "full refresh";
-		return true;
+		return PLAN_BUILD;
 	}
 	if (!st->hash || strcmp(st->hash, m->hash) != 0 ||
 	    !st->materialized || strcmp(st->materialized, model_mat_name(m->mat)) != 0) {
 		/* a snapshot keeps its history through definition changes */
 		*full = m->mat != MAT_SNAPSHOT;
 		item->reason = m->mat == MAT_SEED ? "file changed" : "definition changed";
-		return true;
+		return PLAN_BUILD;
 	}
 	*full = false;
 	if (m->mat == MAT_VIEW || m->mat == MAT_SEED) {
 		item->reason = "up to date";
-		return false;
+		return up_to_date(r, m, st, sig, item);
 	}
 	if (reads_external(m)) {
 		item->reason = "reads tables outside the project";
-		return true;
+		return PLAN_BUILD;
 	}
 	if (r->ledger && live_model_tracks(m) && live_ledger_behind(r->ledger, m)) {
 		item->reason = "new events";
-		return true;
+		return PLAN_BUILD;
 	}
 	if (!st->inputs || strcmp(st->inputs, sig) != 0) {
 		item->reason = "inputs changed";
-		return true;
+		return PLAN_BUILD;
 	}
 	item->reason = r->opts->full_refresh && m->mat == MAT_SNAPSHOT
 			       ? "up to date (a full refresh keeps a snapshot's history)"
 			       : "up to date";
-	return false;
+	return up_to_date(r, m, st, sig, item);
+}
+
+/* The ephemerals m inlines, directly or through others, each once. */
+static void collect_inlined(const struct model *m, const struct model **out, size_t *n, int depth)
+{
+	for (size_t i = 0; i < m->ndeps && depth < 64; i++) {
+		const struct model *d = m->deps[i];
+		size_t k = 0;
+
+		if (d->mat != MAT_EPHEMERAL)
+			continue;
+		while (k < *n && out[k] != d)
+			k++;
+		if (k < *n)
+			continue;
+		out[(*n)++] = d;
+		collect_inlined(d, out, n, depth + 1);
+	}
+}
+
+/* Runs the checks of m (the item's model or one it inlines) on relation,
+ * adding their results to the item's. */
+static int add_checks(struct run *r, struct run_item *item, const struct model *m,
+		      const char *relation, struct sl_err *err)
+{
+	struct assert_result *res;
+	size_t n;
+	int rc = assert_run_all(r->w, m, relation, &res, &n, err);
+
+	if (rc)
+		return rc;
+	item->asserts = realloc(item->asserts, (item->nasserts + n + 1) * sizeof(*res));
+	if (!item->asserts)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		res[i].model = m;
+		item->asserts[item->nasserts++] = res[i];
+	}
+	free(res); /* the samples now belong to the item */
+	return 0;
+}
+
+/* The item's model's own checks on relation, then those of every
+ * ephemeral it inlines on that ephemeral's own query: their rows reach it
+ * only through the query, so that is where they are checked. */
+static int run_checks(struct run *r, struct run_item *item, const char *relation,
+		      const struct render_ctx *ctx, struct sl_err *err)
+{
+	const struct model **ephs = arena_alloc(r->a, (r->p->nmodels + 1) * sizeof(*ephs));
+	size_t neph = 0;
+	int rc = item->m->nasserts ? add_checks(r, item, item->m, relation, err) : 0;
+
+	collect_inlined(item->m, ephs, &neph, 0);
+	for (size_t i = 0; i < neph && !rc; i++) {
+		struct buf q = BUF_INIT;
+
+		if (!ephs[i]->nasserts)
+			continue;
+		buf_adds(&q, "(\n");
+		rc = render_model(ephs[i], ctx, false, &q, err);
+		buf_adds(&q, "\n)");
+		if (!rc)
+			rc = add_checks(r, item, ephs[i], q.buf, err);
+		buf_release(&q);
+	}
+	return rc;
 }
 
 static const char *format_assert_failures(struct run *r, const struct run_item *item)
@@ -190,8 +291,11 @@ static const char *format_assert_failures(struct run *r, const struct run_item *
 			continue;
 		if (b.len)
 			buf_adds(&b, "; ");
-		buf_addf(&b, "%s@assert %s: %lld failing row%s", ar->check->warn ? "warn: " : "",
-			 ar->check->text, (long long)ar->failures, ar->failures == 1 ? "" : "s");
+		buf_addf(&b, "%s@assert %s", ar->check->warn ? "warn: " : "", ar->check->text);
+		if (ar->model != item->m)
+			buf_addf(&b, " of %s", ar->model->fqn);
+		buf_addf(&b, ": %lld failing row%s", (long long)ar->failures,
+			 ar->failures == 1 ? "" : "s");
 	}
 	s = arena_strdup(r->a, b.buf);
 	buf_release(&b);
@@ -242,6 +346,17 @@ static bool quiet(const struct run *r, const struct model *m, const struct state
 	       units_mono_ms() - lm->saved_mono_ms < r->p->cfg.live.poll_interval_ms;
 }
 
+/* Keeps what a finished model's row now says for the rest of the run and
+ * for a caller that holds the rows between runs. */
+static void remember(struct run *r, const struct state_model *row)
+{
+	if (!r->opts->cache)
+		return;
+	state_cache_put(r->opts->cache, row);
+	r->state = r->opts->cache->rows;
+	r->nstate = r->opts->cache->n;
+}
+
 /* A failed build rolls back alone, and the run goes on; unless the
  * warehouse is in doubt (SL_E_SUSPECT, into run_err): then nothing more
  * is written, not even the failure. */
@@ -252,7 +367,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
 	struct mat_plan plan = { .full = full, .run_ts = r->run_ts, .old_kind_known = r->kinds != NULL,
 				 .old_kind = relation_kind(r, m->fqn) };
-	struct mat_outcome out;
+	struct mat_outcome out = { 0 };
 	struct sl_err err = SL_ERR_INIT;
 	struct buf sql = BUF_INIT;
 	int64_t started = units_now_ms();
@@ -267,8 +382,8 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		rc = live_book_open(r->w, r->a, r->ledger, m, full, &book, &plan.ctx, &err);
 	if (!rc)
 		rc = materialize_write(r->w, m, &plan, &out, &err);
-	if (!rc && m->nasserts && !r->opts->skip_asserts)
-		rc = assert_run_all(r->w, m, out.relation, &item->asserts, &item->nasserts, &err);
+	if (!rc && m->checks_hash[0] && !r->opts->skip_asserts)
+		rc = run_checks(r, item, out.relation, &plan.ctx, &err);
 	if (!rc && assert_errors(item->asserts, item->nasserts)) {
 		rc = SL_E_ASSERT;
 		item->message = format_assert_failures(r, item);
@@ -288,6 +403,8 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			.last_built_at = r->run_ts,
 			.build_count = (st ? st->build_count : 0) + 1,
 			.data_version = changed ? r->run_id : (st ? st->data_version : r->run_id),
+			/* data the checks did not see is not known to pass them */
+			.checks = r->opts->skip_asserts && m->checks_hash[0] ? NULL : m->checks_hash,
 		};
 		item->message = format_assert_failures(r, item);
 		if (!*item->message)
@@ -327,11 +444,8 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		r->version[m->order] = row.data_version;
 		if (tracks && !silent)
 			live_ledger_saved(r->ledger, m);
-		if (r->opts->cache && !silent) {
-			state_cache_put(r->opts->cache, &row);
-			r->state = r->opts->cache->rows;
-			r->nstate = r->opts->cache->n;
-		}
+		if (!silent)
+			remember(r, &row);
 	}
 	item->rows = out.rows;
 	item->action = out.action;
@@ -348,6 +462,104 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		if (!item->message)
 			item->message = arena_strdup(r->a, err.msg);
 		log_failure(r, item, started);
+	}
+	return 0;
+}
+
+/* Where the checks of the item's model look when nothing is built: the
+ * relation, or for an ephemeral its own query. */
+static int checked_relation(const struct model *m, const struct render_ctx *ctx,
+			    struct buf *out, struct sl_err *err)
+{
+	if (m->mat != MAT_EPHEMERAL) {
+		wh_sql_qualified(out, m->schema, m->name);
+		return 0;
+	}
+	buf_adds(out, "(\n");
+	if (render_model(m, ctx, false, out, err))
+		return err ? err->code : SL_E_INVALID;
+	buf_adds(out, "\n)");
+	return 0;
+}
+
+/*
+ * A model whose data is up to date but whose checks are due, or one that
+ * `sluice test` checks: the checks run in a transaction of their own on the
+ * data as it is. When they hold, a run records them in the model's row
+ * (and, for a view, the inputs they held on), with a run-log row; a test
+ * writes nothing. A failing error-severity check fails the model.
+ */
+static int check_model(struct run *r, struct run_item *item, const char *sig,
+		       struct sl_err *run_err)
+{
+	const struct model *m = item->m;
+	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
+	struct render_ctx ctx = { .env = r->opts->env };
+	struct state_model row = { 0 };
+	struct buf rel = BUF_INIT, sql = BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int64_t started = units_now_ms();
+	bool record = !r->opts->test && st;
+	int rc = checked_relation(m, &ctx, &rel, &err);
+
+	item->checks_only = true;
+	item->action = "checked";
+	if (!rc)
+		rc = wh_begin(r->w, &err);
+	if (!rc)
+		rc = run_checks(r, item, rel.buf, &ctx, &err);
+	if (!rc) {
+		item->message = format_assert_failures(r, item);
+		if (!*item->message)
+			item->message = NULL;
+		item->status = !item->message ? RUN_OK : assert_errors(item->asserts, item->nasserts)
+								 ? RUN_FAILED
+								 : RUN_WARN;
+		if (item->status == RUN_FAILED)
+			rc = SL_E_ASSERT;
+	}
+	if (!rc && record) {
+		row = *st;
+		row.inputs = sig;
+		row.checks = m->checks_hash;
+		state_sql_model(&sql, r->opts->env, &row, true);
+		rc = need_run_id(r, &err);
+	}
+	if (!rc && record)
+		rc = wh_exec(r->w, sql.buf, &err);
+	if (!rc && record && !r->opts->live) {
+		struct state_run_row log = {
+			.run_id = r->run_id,
+			.model = m->fqn,
+			.env = r->opts->env,
+			.run_type = "batch",
+			.status = item->status == RUN_WARN ? "warn" : "ok",
+			.message = item->message,
+			.started_ms = started,
+			.finished_ms = units_now_ms(),
+		};
+
+		rc = state_run_log(r->w, &log, &err);
+	}
+	if (!rc && record)
+		rc = wh_commit(r->w, &err);
+	else if (!rc)
+		wh_rollback(r->w);
+	buf_release(&rel);
+	buf_release(&sql);
+	if (!rc && record)
+		remember(r, &row);
+	if (rc && wh_suspect(r->w, run_err)) {
+		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
+		return SL_E_SUSPECT;
+	}
+	if (rc) {
+		wh_rollback(r->w);
+		item->status = RUN_FAILED;
+		if (!item->message)
+			item->message = arena_strdup(r->a, err.msg);
+		if (!r->opts->test)
+			log_failure(r, item, started);
 	}
 	return 0;
 }
@@ -417,7 +629,7 @@ static int open_state(struct run *r, struct sl_err *err)
 	struct state_cache *cache = r->opts->cache;
 	int rc;
 
-	if (!r->opts->dry_run) {
+	if (!r->opts->dry_run && !r->opts->test) {
 		const char **names, **kinds;
 
 		rc = r->opts->state_ready ? 0 : state_ensure(r->w, err);
@@ -479,9 +691,10 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	for (size_t i = 0; i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 
-		if ((opts->seeds_only && m->mat != MAT_SEED) || (opts->pick && !opts->pick(opts->ctx, m)))
+		if ((opts->seeds_only && m->mat != MAT_SEED) || (opts->pick && !opts->pick(opts->ctx, m)) ||
+		    (opts->test && !m->checks_hash[0]))
 			selected[i] = false;
-		total += selected[i] && m->mat != MAT_EPHEMERAL;
+		total += selected[i] && (m->mat != MAT_EPHEMERAL || opts->test);
 	}
 	report->items = calloc(total + 1, sizeof(*report->items));
 	if (!report->items)
@@ -490,10 +703,11 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		struct model *m = p->models[i];
 		struct run_item *item;
 		const char *sig;
+		enum plan_do what;
 		bool full;
 		int64_t t;
 
-		if (!selected[i] || m->mat == MAT_EPHEMERAL) {
+		if (!selected[i] || (m->mat == MAT_EPHEMERAL && !opts->test)) {
 			pass_through_version(&r, m);
 			continue;
 		}
@@ -505,42 +719,52 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		if (opts->on_start)
 			opts->on_start(opts->ctx, item, idx, total);
 		t = units_mono_ms();
-		if (upstream_failed(&r, m)) {
+		if (opts->test && m->mat != MAT_EPHEMERAL && !relation_exists(&r, m->fqn)) {
+			item->status = RUN_UP_TO_DATE;
+			item->reason = "not built";
+		} else if (opts->test) {
+			rc = check_model(&r, item, sig, err);
+		} else if (upstream_failed(&r, m)) {
 			item->status = RUN_UPSTREAM_FAILED;
 			item->reason = "an input failed";
 		} else if (opts->hold && (item->reason = opts->hold(opts->ctx, m)) != NULL) {
 			item->status = RUN_HELD;
-		} else if (!plan_model(&r, m, sig, &full, item)) {
+		} else if ((what = plan_model(&r, m, sig, &full, item)) == PLAN_SKIP) {
 			item->status = RUN_UP_TO_DATE;
 		} else if (opts->dry_run) {
 			item->status = RUN_PLANNED;
-			r.version[i] = r.run_id;
+			if (what == PLAN_BUILD)
+				r.version[i] = r.run_id;
 		} else if (opts->live && !build_lock_try(m->fqn)) {
 			item->status = RUN_HELD;
 			item->reason = "being built by a batch run";
 		} else {
 			if (!opts->live)
 				build_lock(m->fqn);
-			rc = build_model(&r, item, full, sig, err);
+			rc = what == PLAN_CHECK ? check_model(&r, item, sig, err)
+						: build_model(&r, item, full, sig, err);
 			build_unlock(m->fqn);
-			if (rc)
-				break;
 		}
+		if (rc)
+			break;
 		pass_through_version(&r, m);
 		r.status[i] = item->status;
 		item->ms = units_mono_ms() - t;
 		switch (item->status) {
 		case RUN_OK:
 			report->ok++;
+			report->checked += item->checks_only;
 			break;
 		case RUN_WARN:
 			report->warned++;
+			report->checked += item->checks_only;
 			break;
 		case RUN_FAILED:
 			report->failed++;
 			break;
 		case RUN_PLANNED:
 			report->planned++;
+			report->checked += item->checks_only;
 			break;
 		default:
 			report->skipped++;

@@ -37,6 +37,7 @@ struct run_item {
 	const char *message; /* the error, for failures */
 	int64_t rows, ms;
 	bool had_previous; /* a failed build left an earlier version in place */
+	bool checks_only;  /* its data was up to date: only its checks ran (or would) */
 	struct assert_result *asserts; /* freed by run_report_free */
 	size_t nasserts;
 };
@@ -46,6 +47,8 @@ struct run_report {
 	struct run_item *items; /* selected models, in build order */
 	size_t n;
 	size_t ok, warned, failed, skipped, planned;
+	/* of ok, warned and planned, the models whose checks alone ran (or would) */
+	size_t checked;
 };
 
 struct run_opts {
@@ -53,6 +56,9 @@ struct run_opts {
 	bool full_refresh;
 	bool seeds_only;
 	bool dry_run; /* plan only: decide, build nothing, write nothing */
+	/* `sluice test`: the checks of every selected built model that has
+	 * some, on its data as it is; nothing is built or written */
+	bool test;
 	bool live;    /* refreshes by the live runner: no run-log row per build */
 	bool skip_asserts; /* the runner spaces checks out (live.assertion_interval) */
 	bool state_ready;  /* the caller made sure of the state schema and landing tables */

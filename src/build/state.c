@@ -51,6 +51,9 @@ static const char *const migrations[] = {
 	/* 4: the cursor of a source that follows a high-watermark column (the
 	 * highest value landed), stored with the rows that raised it */
 	"ALTER TABLE _sluice.live_sources ADD COLUMN cursor VARCHAR;\n",
+	/* 5: the checks a model last passed, so a new or edited check runs
+	 * without a rebuild (NULL for rows from before: checked once more) */
+	"ALTER TABLE _sluice.models ADD COLUMN checks VARCHAR;\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
@@ -115,7 +118,7 @@ int state_models_load(struct wh *w, struct arena *a, const char *env, struct sta
 	int rc;
 
 	buf_adds(&sql, "SELECT name, hash, materialized, inputs, "
-		       "strftime(last_built_at, '%Y-%m-%d %H:%M:%S'), build_count, data_version "
+		       "strftime(last_built_at, '%Y-%m-%d %H:%M:%S'), build_count, data_version, checks "
 		       "FROM _sluice.models WHERE env = ");
 	buf_add_sql_str(&sql, env);
 	buf_adds(&sql, " ORDER BY name");
@@ -136,6 +139,7 @@ int state_models_load(struct wh *w, struct arena *a, const char *env, struct sta
 		s->last_built_at = arena_strdup(a, wh_result_value(r, i, 4));
 		s->build_count = bc ? strtoll(bc, NULL, 10) : 0;
 		s->data_version = dv ? strtoll(dv, NULL, 10) : 0;
+		s->checks = arena_strdup(a, wh_result_value(r, i, 7));
 	}
 	wh_result_free(r);
 	return 0;
@@ -160,6 +164,7 @@ static void free_row(struct state_model *row)
 	free((char *)row->materialized);
 	free((char *)row->inputs);
 	free((char *)row->last_built_at);
+	free((char *)row->checks);
 }
 
 void state_cache_put(struct state_cache *c, const struct state_model *row)
@@ -172,6 +177,7 @@ void state_cache_put(struct state_cache *c, const struct state_model *row)
 		.last_built_at = dup_or_null(row->last_built_at),
 		.build_count = row->build_count,
 		.data_version = row->data_version,
+		.checks = dup_or_null(row->checks),
 	};
 	struct state_model *at = (struct state_model *)state_models_find(c->rows, c->n, row->name);
 
@@ -237,13 +243,16 @@ static void add_str_or_null(struct buf *b, const char *s)
 void state_sql_model(struct buf *sql, const char *env, const struct state_model *row,
 		     bool exists)
 {
-	static const char *const cols[] = { "hash", "materialized", "inputs", "last_built_at" };
-	const char *vals[] = { row->hash, row->materialized, row->inputs, row->last_built_at };
+	static const char *const cols[] = { "hash", "materialized", "inputs", "last_built_at",
+					    "checks" };
+	const char *vals[] = { row->hash, row->materialized, row->inputs, row->last_built_at,
+			       row->checks };
+	const size_t ncols = sizeof(cols) / sizeof(*cols);
 
 	/* an UPDATE of a known row costs DuckDB a fraction of a replace */
 	if (exists) {
 		buf_adds(sql, "UPDATE _sluice.models SET ");
-		for (size_t i = 0; i < 4; i++) {
+		for (size_t i = 0; i < ncols; i++) {
 			buf_addf(sql, "%s = ", cols[i]);
 			add_str_or_null(sql, vals[i]);
 			buf_adds(sql, ", ");
@@ -256,16 +265,20 @@ void state_sql_model(struct buf *sql, const char *env, const struct state_model 
 		buf_adds(sql, ";\n");
 		return;
 	}
-	buf_adds(sql, "INSERT OR REPLACE INTO _sluice.models VALUES (");
+	buf_adds(sql, "INSERT OR REPLACE INTO _sluice.models (name, env, build_count, "
+		      "data_version");
+	for (size_t i = 0; i < ncols; i++)
+		buf_addf(sql, ", %s", cols[i]);
+	buf_adds(sql, ") VALUES (");
 	buf_add_sql_str(sql, row->name);
 	buf_adds(sql, ", ");
 	buf_add_sql_str(sql, env);
-	for (size_t i = 0; i < 4; i++) {
+	buf_addf(sql, ", %lld, %lld", (long long)row->build_count, (long long)row->data_version);
+	for (size_t i = 0; i < ncols; i++) {
 		buf_adds(sql, ", ");
 		add_str_or_null(sql, vals[i]);
 	}
-	buf_addf(sql, ", %lld, %lld);\n", (long long)row->build_count,
-		 (long long)row->data_version);
+	buf_adds(sql, ");\n");
 }
 
 int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *err)

@@ -16,7 +16,7 @@ struct buf;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 4
+#define STATE_VERSION 5
 
 struct state_model {
 	const char *name;
@@ -26,6 +26,7 @@ struct state_model {
 	const char *last_built_at;
 	int64_t build_count;
 	int64_t data_version;   /* run id of the last build that changed its data */
+	const char *checks;     /* checks_hash of the checks that last held, NULL: unknown */
 };
 
 struct state_run_row {

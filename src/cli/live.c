@@ -236,6 +236,8 @@ static void redraw(struct cli_session *s, bool tty)
  * may have to be opened again, waiting a little for another writer. */
 static int flush_on_exit(struct cli_session *s, struct live_runner *runner, struct sl_err *err)
 {
+	int rc;
+
 	for (int i = 0; !s->wh && i < 100; i++) {
 		if (wh_open_duckdb(warehouse_path(s), false, &s->wh, err) == 0)
 			break;
@@ -247,8 +249,8 @@ static int flush_on_exit(struct cli_session *s, struct live_runner *runner, stru
 	if (!s->wh)
 		return sl_err_set(err, SL_E_LOCKED, "could not write the live run log: the "
 						  "warehouse stayed locked");
-	return live_runner_release(runner, s->wh, err) ||
-	       live_runner_flush_log(runner, s->wh, true, err);
+	rc = live_runner_release(runner, s->wh, err);
+	return rc ? rc : live_runner_flush_log(runner, s->wh, true, err);
 }
 
 static int live_loop(struct cli_args *args)

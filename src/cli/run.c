@@ -1,7 +1,7 @@
 /*
- * `sluice run` and `sluice seed`: a batch run with one line per model, a
- * progress line on a terminal, the failures in detail, and a summary; or
- * JSON for machines.
+ * `sluice run`, `sluice seed`, `sluice plan` and `sluice test`: one line per
+ * model, a progress line on a terminal, the failures in detail, and a
+ * summary; or JSON for machines.
  */
 #include "cli/commands.h"
 
@@ -17,6 +17,7 @@
 
 struct printer {
 	bool tty, json;
+	const char *doing; /* for the progress line: "building", "checking" */
 };
 
 static void print_start(void *ctx, const struct run_item *item, size_t index, size_t total)
@@ -25,7 +26,7 @@ static void print_start(void *ctx, const struct run_item *item, size_t index, si
 
 	if (!pr->tty || pr->json)
 		return;
-	printf("\r\033[K  %zu/%zu  building %s ...", index, total, item->m->fqn);
+	printf("\r\033[K  %zu/%zu  %s %s ...", index, total, pr->doing, item->m->fqn);
 	fflush(stdout);
 }
 
@@ -42,15 +43,19 @@ static void print_done(void *ctx, const struct run_item *item, size_t index, siz
 		printf("\r\033[K");
 	units_format_duration(item->ms, dur, sizeof(dur));
 	if (item->status == RUN_OK || item->status == RUN_WARN) {
-		if (item->m->mat != MAT_VIEW)
+		if (item->checks_only)
+			snprintf(rows, sizeof(rows), "%zu check%s", item->nasserts,
+				 item->nasserts == 1 ? "" : "s");
+		else if (item->m->mat != MAT_VIEW)
 			snprintf(rows, sizeof(rows), "%lld row%s", (long long)item->rows,
 				 item->rows == 1 ? "" : "s");
 		printf("  %*zu/%zu  %-4s  %-32s %-12s %-14s %12s  %s\n", width, index, total,
 		       label[item->status], item->m->fqn, model_mat_name(item->m->mat),
 		       item->action ? item->action : "", rows, dur);
 	} else if (item->status == RUN_PLANNED) {
-		printf("  %*zu/%zu  %-4s  %-32s %-12s build (%s)\n", width, index, total, "PLAN",
-		       item->m->fqn, model_mat_name(item->m->mat), item->reason);
+		printf("  %*zu/%zu  %-4s  %-32s %-12s %s (%s)\n", width, index, total, "PLAN",
+		       item->m->fqn, model_mat_name(item->m->mat),
+		       item->checks_only ? "check" : "build", item->reason);
 	} else if (item->status == RUN_FAILED) {
 		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "FAIL",
 		       item->m->fqn, model_mat_name(item->m->mat), "see below");
@@ -68,9 +73,11 @@ static void print_assert_details(const struct run_item *item)
 
 		if (!ar->failures)
 			continue;
-		printf("  %s@assert %s (%s:%d): %lld failing row%s\n",
-		       ar->check->warn ? "warn: " : "", ar->check->text, item->m->path,
-		       ar->check->line, (long long)ar->failures, ar->failures == 1 ? "" : "s");
+		printf("  %s@assert %s%s%s (%s:%d): %lld failing row%s\n",
+		       ar->check->warn ? "warn: " : "", ar->check->text,
+		       ar->model != item->m ? " of " : "", ar->model != item->m ? ar->model->fqn : "",
+		       ar->model->path, ar->check->line, (long long)ar->failures,
+		       ar->failures == 1 ? "" : "s");
 		if (ar->sample)
 			cli_print_table(stdout, ar->sample, "      ");
 	}
@@ -86,7 +93,9 @@ static void print_indented(const char *text, const char *indent)
 	}
 }
 
-static void print_summary(const struct run_report *rep, bool dry_run)
+enum run_mode { MODE_RUN, MODE_SEED, MODE_PLAN, MODE_TEST };
+
+static void print_summary(const struct run_report *rep, enum run_mode mode)
 {
 	char dur[32];
 	bool header = false;
@@ -110,20 +119,40 @@ static void print_summary(const struct run_report *rep, bool dry_run)
 			printf("  the previous version of %s stays in place\n", item->m->fqn);
 	}
 	units_format_duration(rep->ms, dur, sizeof(dur));
-	if (dry_run) {
-		printf("\nPlanned in %s: %zu to build, %zu up to date\n", dur, rep->planned,
-		       rep->skipped);
+	if (mode == MODE_PLAN) {
+		printf("\nPlanned in %s: %zu to build", dur, rep->planned - rep->checked);
+		if (rep->checked)
+			printf(", %zu to check", rep->checked);
+		printf(", %zu up to date\n", rep->skipped);
 		return;
 	}
-	printf("\nDone in %s: %zu built", dur, rep->ok + rep->warned);
+	if (mode == MODE_TEST) {
+		printf("\nDone in %s: %zu passed", dur, rep->ok + rep->warned);
+		if (rep->warned)
+			printf(" (%zu with warnings)", rep->warned);
+		printf(", %zu failed, %zu not built\n", rep->failed, rep->skipped);
+		return;
+	}
+	printf("\nDone in %s: %zu built", dur, rep->ok + rep->warned - rep->checked);
 	if (rep->warned)
 		printf(" (%zu with warnings)", rep->warned);
+	if (rep->checked)
+		printf(", %zu checked", rep->checked);
 	printf(", %zu failed, %zu skipped\n", rep->failed, rep->skipped);
+}
+
+/* Whether the item has a row count: a view holds no rows of its own, a
+ * check writes none, and a model not built wrote nothing. */
+static bool wrote_rows(const struct run_item *item)
+{
+	return (item->status == RUN_OK || item->status == RUN_WARN) && !item->checks_only &&
+	       item->m->mat != MAT_VIEW && item->m->mat != MAT_EPHEMERAL;
 }
 
 static void print_json(const struct run_report *rep)
 {
 	json_t *root = json_object(), *models = json_array();
+	size_t built = 0;
 
 	json_object_set_new(root, "run_id", json_integer(rep->run_id));
 	json_object_set_new(root, "duration_ms", json_integer(rep->ms));
@@ -131,6 +160,7 @@ static void print_json(const struct run_report *rep)
 		const struct run_item *item = &rep->items[i];
 		json_t *o = json_object(), *checks = json_array();
 
+		built += item->status == RUN_OK && !item->checks_only;
 		json_object_set_new(o, "model", json_string(item->m->fqn));
 		json_object_set_new(o, "path", json_string(item->m->path));
 		json_object_set_new(o, "materialized",
@@ -140,13 +170,15 @@ static void print_json(const struct run_report *rep)
 							       : json_null());
 		json_object_set_new(o, "reason", item->reason ? json_string(item->reason)
 							       : json_null());
-		json_object_set_new(o, "rows", json_integer(item->rows));
+		json_object_set_new(o, "rows", wrote_rows(item) ? json_integer(item->rows)
+							      : json_null());
 		json_object_set_new(o, "duration_ms", json_integer(item->ms));
 		json_object_set_new(o, "message", item->message ? json_string(item->message)
 								 : json_null());
 		for (size_t k = 0; k < item->nasserts; k++) {
 			json_t *c = json_object();
 
+			json_object_set_new(c, "model", json_string(item->asserts[k].model->fqn));
 			json_object_set_new(c, "check", json_string(item->asserts[k].check->text));
 			json_object_set_new(c, "severity", json_string(item->asserts[k].check->warn
 									       ? "warn"
@@ -158,7 +190,8 @@ static void print_json(const struct run_report *rep)
 		json_array_append_new(models, o);
 	}
 	json_object_set_new(root, "models", models);
-	json_object_set_new(root, "built", json_integer((json_int_t)rep->ok));
+	json_object_set_new(root, "built", json_integer((json_int_t)built));
+	json_object_set_new(root, "checked", json_integer((json_int_t)rep->checked));
 	json_object_set_new(root, "failed", json_integer((json_int_t)rep->failed));
 	json_object_set_new(root, "warned", json_integer((json_int_t)rep->warned));
 	json_object_set_new(root, "skipped", json_integer((json_int_t)rep->skipped));
@@ -168,18 +201,19 @@ static void print_json(const struct run_report *rep)
 	json_decref(root);
 }
 
-enum run_mode { MODE_RUN, MODE_SEED, MODE_PLAN };
-
 static int run_common(struct cli_args *args, enum run_mode mode)
 {
-	static const char *const names[] = { "run", "seed", "plan" };
+	static const char *const names[] = { "run", "seed", "plan", "test" };
 	struct cli_session s;
-	struct printer pr = { .tty = isatty(STDOUT_FILENO), .json = args->json };
+	struct printer pr = { .tty = isatty(STDOUT_FILENO),
+			      .json = args->json,
+			      .doing = mode == MODE_TEST ? "checking" : "building" };
 	struct run_opts opts = {
 		.selector = args->select,
 		.full_refresh = args->full_refresh,
 		.seeds_only = mode == MODE_SEED,
 		.dry_run = mode == MODE_PLAN,
+		.test = mode == MODE_TEST,
 		.env = "",
 		.on_start = print_start,
 		.on_done = print_done,
@@ -187,8 +221,8 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 	};
 	struct run_report rep;
 	struct sl_err err = SL_ERR_INIT;
-	int rc = cli_session_open(&s, args, mode == MODE_PLAN ? CLI_OPEN_READ : CLI_OPEN_WRITE,
-				  true);
+	bool reads = mode == MODE_PLAN || mode == MODE_TEST;
+	int rc = cli_session_open(&s, args, reads ? CLI_OPEN_READ : CLI_OPEN_WRITE, true);
 
 	if (rc)
 		return rc;
@@ -208,7 +242,7 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 	if (pr.json)
 		print_json(&rep);
 	else
-		print_summary(&rep, mode == MODE_PLAN);
+		print_summary(&rep, mode);
 	rc = rep.failed ? CLI_FAILED : CLI_OK;
 	run_report_free(&rep);
 	cli_session_close(&s);
@@ -223,6 +257,11 @@ int cli_run(struct cli_args *args)
 int cli_plan(struct cli_args *args)
 {
 	return run_common(args, MODE_PLAN);
+}
+
+int cli_test(struct cli_args *args)
+{
+	return run_common(args, MODE_TEST);
 }
 
 int cli_seed(struct cli_args *args)

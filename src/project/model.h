@@ -140,6 +140,9 @@ struct model {
 	int mark;                /* scratch for graph walks */
 
 	char hash[65];           /* change hash, hex SHA-256 */
+	/* hex SHA-256 of its checks and those of the ephemerals it inlines;
+	 * "" when there are none */
+	char checks_hash[65];
 };
 
 struct project {

@@ -307,13 +307,47 @@ static int cmp_setting(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+static void hex_digest(EVP_MD_CTX *ctx, char *out)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+
+	EVP_DigestFinal_ex(ctx, md, &len);
+	EVP_MD_CTX_free(ctx);
+	for (unsigned int i = 0; i < len && i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* The checks a build of m runs: its own, and those of the ephemerals it
+ * inlines, which are already hashed (dependency order). */
+static void checks_hash(struct model *m)
+{
+	EVP_MD_CTX *ctx;
+	bool any = m->nasserts > 0;
+
+	for (size_t i = 0; i < m->ndeps; i++)
+		any |= m->deps[i]->mat == MAT_EPHEMERAL && m->deps[i]->checks_hash[0];
+	m->checks_hash[0] = '\0';
+	if (!any)
+		return;
+	ctx = EVP_MD_CTX_new();
+	if (!ctx)
+		abort();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	for (size_t i = 0; i < m->nasserts; i++)
+		hash_str(ctx, m->asserts[i].warn ? "warn" : "error", m->asserts[i].text);
+	for (size_t i = 0; i < m->ndeps; i++)
+		if (m->deps[i]->mat == MAT_EPHEMERAL && m->deps[i]->checks_hash[0])
+			hash_str(ctx, m->deps[i]->fqn, m->deps[i]->checks_hash);
+	hex_digest(ctx, m->checks_hash);
+}
+
 void project_model_hash_inlined(struct model *m)
 {
 	EVP_MD_CTX *ctx;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
 	bool inlines = false;
 
+	checks_hash(m);
 	for (size_t i = 0; i < m->ndeps; i++)
 		inlines |= m->deps[i]->mat == MAT_EPHEMERAL;
 	if (!inlines)
@@ -326,17 +360,12 @@ void project_model_hash_inlined(struct model *m)
 	for (size_t i = 0; i < m->ndeps; i++)
 		if (m->deps[i]->mat == MAT_EPHEMERAL)
 			hash_str(ctx, m->deps[i]->fqn, m->deps[i]->hash);
-	EVP_DigestFinal_ex(ctx, md, &len);
-	EVP_MD_CTX_free(ctx);
-	for (unsigned int i = 0; i < len && i < 32; i++)
-		snprintf(m->hash + 2 * i, 3, "%02x", md[i]);
+	hex_digest(ctx, m->hash);
 }
 
 void project_model_hash(struct model *m)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
 	const struct model_setting **sorted;
 
 	if (!ctx)
@@ -360,8 +389,5 @@ void project_model_hash(struct model *m)
 		}
 		free(sorted);
 	}
-	EVP_DigestFinal_ex(ctx, md, &len);
-	EVP_MD_CTX_free(ctx);
-	for (unsigned int i = 0; i < len && i < 32; i++)
-		snprintf(m->hash + 2 * i, 3, "%02x", md[i]);
+	hex_digest(ctx, m->hash);
 }

@@ -26,8 +26,9 @@ int project_load(struct arena *a, const char *root, struct sqlparse *parser,
 
 /* Computes m->hash over everything that changes the model's data. */
 void project_model_hash(struct model *m);
-/* Folds the hashes of the ephemeral models m inlines into m->hash: their
- * SQL is part of m's. Call in dependency order, after the graph is built. */
+/* Folds the hashes of the ephemeral models m inlines into m->hash (their
+ * SQL is part of m's) and computes m->checks_hash (their checks run with
+ * m's). Call in dependency order, after the graph is built. */
 void project_model_hash_inlined(struct model *m);
 
 #endif

@@ -630,6 +630,7 @@ static void test_state_upgrades_older(void **state)
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	exec(f->w,
+	     "ALTER TABLE _sluice.models DROP COLUMN checks;"
 	     "DROP TABLE _sluice.live_sources; DROP TABLE _sluice.live_advances;"
 	     "DROP TABLE _sluice.live_consumed; DROP TABLE _sluice.live_state;"
 	     "DROP SEQUENCE _sluice.seq; DROP TABLE _sluice.profiles; DROP TABLE "
@@ -662,6 +663,7 @@ static void test_state_upgrades_to_cursors(void **state)
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	exec(f->w,
+	     "ALTER TABLE _sluice.models DROP COLUMN checks;"
 	     "ALTER TABLE _sluice.live_sources DROP COLUMN cursor;"
 	     "INSERT INTO _sluice.live_sources VALUES ('landing.a', 4, 10, NULL);"
 	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (3, 'old', NULL)");
@@ -672,6 +674,28 @@ static void test_state_upgrades_to_cursors(void **state)
 				   "SELECT watermark FROM _sluice.live_sources WHERE cursor IS "
 				   "NULL AND source = 'landing.a'"),
 			 4);
+}
+
+/* A warehouse of the layout before checks were recorded keeps its models,
+ * whose checks are then unknown (NULL): they run once more. */
+static void test_state_upgrades_to_checks(void **state)
+{
+	struct fixture_db *f = *state;
+	struct state_model *rows;
+	size_t n;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f->w,
+	     "ALTER TABLE _sluice.models DROP COLUMN checks;"
+	     "INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', NULL, 3, 7);"
+	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (4, 'old', NULL)");
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"),
+			 STATE_VERSION);
+	assert_int_equal(state_models_load(f->w, f->a, "", &rows, &n, &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].build_count, 3);
+	assert_null(rows[0].checks);
 }
 
 static int record(struct fixture_db *f, const char *env, const struct state_model *row, bool exists)
@@ -710,6 +734,7 @@ static void test_state_models(void **state)
 	row.hash = "def";
 	row.build_count = 2;
 	row.data_version = 9;
+	row.checks = "c1";
 	assert_int_equal(record(f, "", &row, true), 0);
 
 	assert_int_equal(state_models_load(f->w, f->a, "", &rows, &n, &f->err), 0);
@@ -724,6 +749,7 @@ static void test_state_models(void **state)
 	assert_string_equal(s->last_built_at, "2024-05-01 12:00:00");
 	assert_int_equal(s->build_count, 2);
 	assert_int_equal(s->data_version, 9);
+	assert_string_equal(s->checks, "c1");
 	assert_null(state_models_find(rows, n, "silver.nope"));
 
 	assert_int_equal(state_models_load(f->w, f->a, "dev", &rows, &n, &f->err), 0);
@@ -844,6 +870,7 @@ int main(void)
 		T(test_state_refuses_newer),
 		T(test_state_upgrades_older),
 		T(test_state_upgrades_to_cursors),
+		T(test_state_upgrades_to_checks),
 		T(test_state_models),
 		T(test_state_cache),
 		T(test_state_runs),

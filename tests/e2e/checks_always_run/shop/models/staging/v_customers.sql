@@ -1,0 +1,3 @@
+@config materialized=view
+@assert not_null(name)
+SELECT customer_id, name, country FROM seeds.customers
