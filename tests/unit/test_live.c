@@ -1154,6 +1154,30 @@ static void test_view_over_landing_is_tracked(void **state)
 	run_report_free(&rep);
 }
 
+/* A build that fails before it writes anything (here: its transaction
+ * cannot begin) reports no rows and no action, not what a build before it
+ * left on the stack. */
+static void test_build_failing_at_begin_reports_nothing_written(void **state)
+{
+	struct fx *f = *state;
+	struct run_opts opts = { .env = "" };
+	struct run_report rep;
+	const struct run_item *it;
+
+	write_orders_project(f, SILVER_ORDERS);
+	run_ok(f, false);
+	land(f, "(1, 10, 'eu'), (2, 5, 'us')");
+	advance(f, "landing.orders");
+	exec(f->w, "BEGIN TRANSACTION");
+	rep = run_with(f, &opts);
+	it = item(&rep, "silver.orders");
+	assert_int_equal(it->status, RUN_FAILED);
+	assert_non_null(strstr(it->message, "transaction"));
+	assert_int_equal(it->rows, 0);
+	assert_null(it->action);
+	run_report_free(&rep);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1185,6 +1209,7 @@ int main(void)
 		T(test_lag_of_a_model_without_sources),
 		T(test_lag_of_two_sources_caught_up),
 		T(test_view_over_landing_is_tracked),
+		T(test_build_failing_at_begin_reports_nothing_written),
 	};
 #undef T
 
