@@ -357,6 +357,19 @@ static void remember(struct run *r, const struct state_model *row)
 	r->nstate = r->opts->cache->n;
 }
 
+/* The model's description as its relation's comment, on every build: a
+ * rebuild from scratch makes a relation without one. */
+static int describe(struct wh *w, const struct model *m, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	wh_sql_comment(&sql, m->mat == MAT_VIEW, m->schema, m->name, m->description);
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
 /* A failed build rolls back alone, and the run goes on; unless the
  * warehouse is in doubt (SL_E_SUSPECT, into run_err): then nothing more
  * is written, not even the failure. */
@@ -390,6 +403,8 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	}
 	if (!rc)
 		rc = materialize_publish(r->w, m, &out, &err);
+	if (!rc && m->description)
+		rc = describe(r->w, m, &err);
 	if (!rc) {
 		bool changed = full || out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE;
 

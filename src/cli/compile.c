@@ -7,7 +7,7 @@
 #include "build/render.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "core/suggest.h"
+#include "project/dag.h"
 #include "project/model.h"
 
 #include <stdio.h>
@@ -56,16 +56,9 @@ int cli_compile(struct cli_args *args)
 	rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 	if (rc)
 		return rc;
-	m = project_find_model(s.project, args->pos[0]);
+	m = dag_model_named(s.project, args->pos[0], &err);
 	if (!m) {
-		const char *near = suggest_nearest(args->pos[0], project_model_names(s.project));
-
-		if (near)
-			fprintf(stderr, "sluice: no model '%s'\n  hint: did you mean '%s'?\n",
-				args->pos[0], near);
-		else
-			fprintf(stderr, "sluice: no model '%s'\n  hint: 'sluice ls' lists the models\n",
-				args->pos[0]);
+		cli_print_err(&err);
 		cli_session_close(&s);
 		return CLI_FAILED;
 	}

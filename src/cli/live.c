@@ -177,9 +177,13 @@ static int live_pause(struct cli_args *args, bool pause)
 	rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 	if (rc)
 		return rc;
-	m = project_find_model(s.project, args->pos[1]);
-	if (!m || !live_model_refreshes(m)) {
-		fprintf(stderr, "sluice: '%s' is not a live model\n", args->pos[1]);
+	m = dag_model_named(s.project, args->pos[1], &err);
+	if (!m) {
+		cli_print_err(&err);
+		return finish(&s, CLI_FAILED, NULL);
+	}
+	if (!live_model_refreshes(m)) {
+		fprintf(stderr, "sluice: '%s' is not a live model\n", m->fqn);
 		return finish(&s, CLI_FAILED, NULL);
 	}
 	if (served(&s, &port)) {

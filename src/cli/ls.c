@@ -27,6 +27,8 @@ static json_t *model_json(const struct model *m)
 		json_array_append_new(tags, json_string(m->tags[i]));
 	json_object_set_new(o, "depends_on", deps);
 	json_object_set_new(o, "tags", tags);
+	json_object_set_new(o, "description",
+			    m->description ? json_string(m->description) : json_null());
 	json_object_set_new(o, "hash", json_string(m->hash));
 	return o;
 }
@@ -60,6 +62,9 @@ int cli_ls(struct cli_args *args)
 			continue;
 		if (arr)
 			json_array_append_new(arr, model_json(m));
+		else if (m->description)
+			printf("%-36s %-12s %-40s %s\n", m->fqn, model_mat_name(m->mat), m->path,
+			       m->description);
 		else
 			printf("%-36s %-12s %s\n", m->fqn, model_mat_name(m->mat), m->path);
 	}

@@ -41,6 +41,22 @@ static void add_edge(struct project *p, struct model *from, struct model *to)
 	*ARENA_PUSH(p->arena, &to->children, &to->nchildren, &to->children_cap) = from;
 }
 
+/* The models named name in any schema, as "'a.name' or 'b.name'", or NULL
+ * when there is none. */
+static const char *schemas_with(struct project *p, const char *name)
+{
+	struct buf b = BUF_INIT;
+	const char *s = NULL;
+
+	for (size_t i = 0; i < p->nmodels; i++)
+		if (strcasecmp(p->models[i]->name, name) == 0)
+			buf_addf(&b, "%s'%s'", b.len ? " or " : "", p->models[i]->fqn);
+	if (b.len)
+		s = arena_strdup(p->arena, b.buf);
+	buf_release(&b);
+	return s;
+}
+
 static void resolve_refs(struct project *p, struct model *m, const char *const *relations,
 			 size_t nrelations, const char **names)
 {
@@ -58,8 +74,17 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 			continue;
 		model_span_position(m, r->span.part, r->span.offset, &line, &col);
 		const char *near = suggest_nearest(fqn, names);
+		const char *hint = !r->schema_given ? schemas_with(p, r->name) : NULL;
+
+		if (hint)
+			hint = arena_sprintf(p->arena,
+					     "a name without a schema reads schema 'main'; did you "
+					     "mean %s?",
+					     hint);
+		else if (near)
+			hint = arena_sprintf(p->arena, "did you mean '%s'?", near);
 		diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
-			 near ? arena_sprintf(p->arena, "did you mean '%s'?", near)
+			 hint ? hint
 			      : "create it in the warehouse, or add a model or seed that produces it",
 			 "model '%s' reads '%s', which is neither a model nor a table in the "
 			 "warehouse",
@@ -248,6 +273,66 @@ static const char **selector_words(const struct project *p, const char *term)
 	return words;
 }
 
+static int no_match(const char *term, const char *near, struct sl_err *err)
+{
+	return sl_err_set(err, SL_E_NOTFOUND, "selector '%s' matches no model%s%s%s", term,
+			  near ? "\n  hint: did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+/* dag_model_named, worded for a selector term or for a model name. */
+static struct model *named(const struct project *p, const char *name, bool term,
+			   struct sl_err *err)
+{
+	struct model *m = strchr(name, '.') ? project_find_model(p, name) : NULL;
+	struct buf all = BUF_INIT;
+	const char *near;
+	size_t hits = 0;
+
+	if (m)
+		return m;
+	for (size_t i = 0; !strchr(name, '.') && i < p->nmodels; i++) {
+		if (strcasecmp(p->models[i]->name, name) != 0)
+			continue;
+		m = p->models[i];
+		buf_addf(&all, "%s%s", hits++ ? ", " : "", m->fqn);
+	}
+	if (hits == 1) {
+		buf_release(&all);
+		return m;
+	}
+	if (hits) {
+		sl_err_set(err, SL_E_USAGE,
+			   "'%s' names %zu models: %s\n  hint: write the schema too, e.g. '%s'", name,
+			   hits, all.buf, m->fqn);
+		buf_release(&all);
+		return NULL;
+	}
+	buf_release(&all);
+	near = suggest_nearest(name, selector_words(p, name));
+	if (term)
+		no_match(name, near, err);
+	else if (near)
+		sl_err_set(err, SL_E_NOTFOUND, "no model '%s'\n  hint: did you mean '%s'?", name, near);
+	else
+		sl_err_set(err, SL_E_NOTFOUND, "no model '%s'\n  hint: 'sluice ls' lists the models",
+			   name);
+	return NULL;
+}
+
+struct model *dag_model_named(const struct project *p, const char *name, struct sl_err *err)
+{
+	return named(p, name, false, err);
+}
+
+static void mark(struct model *m, bool *selected, bool up, bool down)
+{
+	selected[m->order] = true;
+	if (up)
+		mark_up(m, selected);
+	if (down)
+		mark_down(m, selected);
+}
+
 static int select_one(const struct project *p, char *term, bool *selected, struct sl_err *err)
 {
 	bool up = false, down = false, found = false;
@@ -262,34 +347,28 @@ static int select_one(const struct project *p, char *term, bool *selected, struc
 		down = true;
 		term[--len] = '\0';
 	}
+	if (strncmp(term, "tag:", 4) != 0 && !(len > 2 && strcmp(term + len - 2, ".*") == 0)) {
+		struct model *m = named(p, term, true, err);
+
+		if (!m)
+			return err ? err->code : SL_E_NOTFOUND;
+		mark(m, selected, up, down);
+		return 0;
+	}
 	for (size_t i = 0; i < p->nmodels; i++) {
 		struct model *m = p->models[i];
 		bool hit;
 
 		if (strncmp(term, "tag:", 4) == 0)
 			hit = has_tag(m, term + 4);
-		else if (len > 2 && strcmp(term + len - 2, ".*") == 0)
-			hit = strncasecmp(m->fqn, term, len - 1) == 0;
 		else
-			hit = strcasecmp(m->fqn, term) == 0 || (!strchr(term, '.') &&
-								 strcasecmp(m->name, term) == 0);
+			hit = strncasecmp(m->fqn, term, len - 1) == 0;
 		if (!hit)
 			continue;
 		found = true;
-		selected[m->order] = true;
-		if (up)
-			mark_up(m, selected);
-		if (down)
-			mark_down(m, selected);
+		mark(m, selected, up, down);
 	}
-	if (!found) {
-		const char *near = suggest_nearest(term, selector_words(p, term));
-
-		return sl_err_set(err, SL_E_NOTFOUND, "selector '%s' matches no model%s%s%s", term,
-				  near ? "\n  hint: did you mean '" : "", near ? near : "",
-				  near ? "'?" : "");
-	}
-	return 0;
+	return found ? 0 : no_match(term, suggest_nearest(term, selector_words(p, term)), err);
 }
 
 int dag_select(const struct project *p, const char *selector, bool *selected,

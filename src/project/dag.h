@@ -23,9 +23,16 @@ int dag_build(struct project *p, const char *const *relations, size_t nrelations
 /* Whether fqn ("schema.name", lowercase) is in the sorted relations list. */
 bool dag_relation_exists(const char *const *relations, size_t n, const char *fqn);
 
+/* The model a user named: "schema.name", or a bare name that exactly one
+ * model has (case-insensitive). NULL when none or several do, with err
+ * saying so (SL_E_NOTFOUND with the nearest name as a hint; SL_E_USAGE
+ * listing the models a shared bare name could mean). */
+struct model *dag_model_named(const struct project *p, const char *name, struct sl_err *err);
+
 /* Marks the models a selector picks in selected[] (indexed by m->order).
- * A NULL selector picks everything; an empty one is an error. A selector that names no
- * model is an error with a suggestion. */
+ * A NULL selector picks everything; an empty one is an error. A term that
+ * names no model, or a bare name several schemas have, is an error (see
+ * dag_model_named). */
 int dag_select(const struct project *p, const char *selector, bool *selected,
 	       struct sl_err *err);
 

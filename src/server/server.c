@@ -21,6 +21,7 @@
 #include "live/runner.h"
 #include "live/status.h"
 #include "live/thread.h"
+#include "project/dag.h"
 #include "project/model.h"
 #include "project/project.h"
 #include "server/http.h"
@@ -342,7 +343,8 @@ static void dag(struct server *s, struct http_call *c)
 /* A live model by name, or the 404 that says which exist. */
 static const struct model *live_model(struct server *s, struct http_call *c, const char *name)
 {
-	const struct model *m = project_find_model(s->p, name);
+	struct sl_err err = SL_ERR_INIT;
+	const struct model *m = dag_model_named(s->p, name, &err);
 	const char **names;
 	size_t n = 0;
 	const char *near;
@@ -350,6 +352,11 @@ static const struct model *live_model(struct server *s, struct http_call *c, con
 
 	if (m && live_model_refreshes(m))
 		return m;
+	if (!m && err.code == SL_E_USAGE) {
+		/* a bare name several schemas have: the message lists them */
+		http_reply_error(c, 400, "ambiguous model", err.msg);
+		return NULL;
+	}
 	names = calloc(s->p->nmodels + 1, sizeof(char *));
 	if (!names)
 		abort();

@@ -433,6 +433,15 @@ void wh_sql_qualified(struct buf *sql, const char *schema, const char *name)
 	buf_add_sql_ident(sql, name);
 }
 
+void wh_sql_comment(struct buf *sql, bool view, const char *schema, const char *name,
+		    const char *text)
+{
+	buf_addf(sql, "COMMENT ON %s ", view ? "VIEW" : "TABLE");
+	wh_sql_qualified(sql, schema, name);
+	buf_adds(sql, " IS ");
+	buf_add_sql_str(sql, text);
+}
+
 struct wh_memo {
 	pthread_mutex_t mu;
 	int refs;

@@ -315,8 +315,57 @@ static void test_select_same_name_in_two_schemas(void **state)
 	fixture_put(f->root, "models/gold/orders.sql", "SELECT * FROM silver.orders\n");
 	load(f);
 	assert_int_equal(build(f, NULL, 0), 0);
-	assert_string_equal(select_names(f, "orders"), "silver.orders gold.orders");
 	assert_string_equal(select_names(f, "gold.orders"), "gold.orders");
+}
+
+/* A bare name means the one model of that name; when several schemas have
+ * one, the error lists them, for a selector as for a model name. */
+static void test_bare_name_shared_by_two_schemas(void **state)
+{
+	struct fixture_project *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	bool sel[8];
+
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/orders.sql", "SELECT * FROM silver.orders\n");
+	fixture_put(f->root, "models/gold/revenue.sql", "SELECT * FROM gold.orders\n");
+	load(f);
+	assert_int_equal(build(f, NULL, 0), 0);
+	assert_int_equal(dag_select(f->p, "orders+", sel, &err), SL_E_USAGE);
+	assert_string_equal(err.msg, "'orders' names 2 models: silver.orders, gold.orders\n"
+				     "  hint: write the schema too, e.g. 'gold.orders'");
+	assert_null(dag_model_named(f->p, "ORDERS", &err));
+	assert_int_equal(err.code, SL_E_USAGE);
+	assert_string_equal(select_names(f, "revenue"), "gold.revenue");
+	assert_ptr_equal(dag_model_named(f->p, "Revenue", &err), fixture_model(f->p, "gold.revenue"));
+	assert_ptr_equal(dag_model_named(f->p, "silver.orders", &err),
+			 fixture_model(f->p, "silver.orders"));
+	assert_null(dag_model_named(f->p, "revenu", &err));
+	assert_int_equal(err.code, SL_E_NOTFOUND);
+	assert_string_equal(err.msg, "no model 'revenu'\n  hint: did you mean 'revenue'?");
+	assert_null(dag_model_named(f->p, "gold.nothing_like_it_at_all", &err));
+	assert_string_equal(err.msg, "no model 'gold.nothing_like_it_at_all'\n"
+				     "  hint: 'sluice ls' lists the models");
+}
+
+/* A name without a schema that is a model in some schema gets a hint that
+ * names it, at the reference. */
+static void test_unqualified_model_name_hint(void **state)
+{
+	struct fixture_project *f = *state;
+	static const char *const none[] = { NULL };
+	const struct diag *d;
+
+	fixture_put(f->root, "models/staging/stg_customers.sql", "SELECT 1 AS id\n");
+	fixture_put(f->root, "models/gold/customers.sql", "SELECT id\nFROM   stg_customers\n");
+	load(f);
+	assert_int_equal(build(f, none, 0), SL_E_INVALID);
+	d = fixture_diag(f->p, "model 'gold.customers' reads 'main.stg_customers', which is "
+			       "neither a model nor a table in the warehouse");
+	assert_int_equal(d->line, 2);
+	assert_int_equal(d->col, 8);
+	assert_string_equal(d->hint, "a name without a schema reads schema 'main'; did you mean "
+				     "'staging.stg_customers'?");
 }
 
 static void test_select_unknown(void **state)
@@ -388,6 +437,8 @@ int main(void)
 		T(test_select_all_and_empty),
 		T(test_select_terms),
 		T(test_select_same_name_in_two_schemas),
+		T(test_bare_name_shared_by_two_schemas),
+		T(test_unqualified_model_name_hint),
 		T(test_select_unknown),
 		T(test_select_bare_name_typo_has_hint),
 #undef T

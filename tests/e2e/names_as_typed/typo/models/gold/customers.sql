@@ -1,0 +1,2 @@
+SELECT customer_id
+FROM stg_customers
