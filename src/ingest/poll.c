@@ -357,38 +357,34 @@ int poll_header_expand(struct arena *a, const char *value, const char **out, str
 	return 0;
 }
 
-static void add_escaped(struct buf *b, const char *s)
+int poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor,
+		     const char **out, struct sl_err *err)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const char *param = src->cursor_param ? src->cursor_param : POLL_CURSOR_PARAM;
+	CURLU *u = curl_url();
+	char *url = NULL;
+	CURLUcode uc;
 
-		if (isalnum(c) || strchr("-._~", c))
-			buf_addch(b, (char)c);
-		else
-			buf_addf(b, "%%%02X", c);
-	}
-}
-
-const char *poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor)
-{
-	struct buf b = BUF_INIT;
-	const char *url = src->url ? src->url : "";
-	size_t len = strlen(url);
-	const char *s;
-
-	buf_adds(&b, url);
-	if (cursor) {
-		if (!strchr(url, '?'))
-			buf_addch(&b, '?');
-		else if (len && url[len - 1] != '?' && url[len - 1] != '&')
-			buf_addch(&b, '&');
-		add_escaped(&b, src->cursor_param ? src->cursor_param : POLL_CURSOR_PARAM);
-		buf_addch(&b, '=');
-		add_escaped(&b, cursor);
-	}
-	s = arena_strndup(a, b.buf, b.len);
-	buf_release(&b);
-	return s;
+	*out = NULL;
+	if (!u)
+		abort();
+	uc = curl_url_set(u, CURLUPART_URL, src->url ? src->url : "", 0);
+	/* curl encodes all but the first '=', and config.c lets no '=' into
+	 * the name: the value is encoded whole */
+	if (!uc && cursor)
+		uc = curl_url_set(u, CURLUPART_QUERY, arena_sprintf(a, "%s=%s", param, cursor),
+				  CURLU_APPENDQUERY | CURLU_URLENCODE);
+	if (!uc)
+		uc = curl_url_get(u, CURLUPART_URL, &url, 0);
+	curl_url_cleanup(u);
+	if (uc == CURLUE_OUT_OF_MEMORY)
+		abort();
+	if (uc)
+		return sl_err_set(err, SL_E_CONFIG, "invalid url '%s' of source %s: %s",
+				  src->url ? src->url : "", src->name, curl_url_strerror(uc));
+	*out = arena_strdup(a, url);
+	curl_free(url);
+	return 0;
 }
 
 int64_t poll_backoff_ms(int64_t interval_ms, int failures)
@@ -697,10 +693,10 @@ int poller_poll(struct poller *p, struct wh *r, struct ingest_writer *wr,
 	rc = atomic_load(&p->cancel) ? sl_err_set(&inner, SL_E_BUSY, "stopped") : 0;
 	if (!rc)
 		rc = live_cursor_get(r, a, p->fqn, &last, &inner);
-	if (!rc) {
-		url = poll_request_url(a, p->src, last);
+	if (!rc)
+		rc = poll_request_url(a, p->src, last, &url, &inner);
+	if (!rc)
 		rc = fetch(p, a, url, &body, &res->http_status, &inner);
-	}
 	if (!rc)
 		rc = poll_page_parse(a, p->src, body.buf, body.len, &page, &inner);
 	if (!rc) {

@@ -65,9 +65,13 @@ int poll_cursor_cmp(const char *a, const char *b);
  * SL_E_CONFIG naming the variable when it is not set or empty. */
 int poll_header_expand(struct arena *a, const char *value, const char **out, struct sl_err *err);
 
-/* The URL one poll requests: src->url, and when cursor is not NULL the
- * cursor parameter (percent-encoded) after '?' or '&'. In a. */
-const char *poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor);
+/* The URL one poll requests, in a: src->url, and when cursor is not NULL
+ * the cursor parameter added to its query (before a fragment), the value
+ * URL-encoded as a form encodes it (a space is '+'), so that the API reads
+ * back the same bytes whatever they are. SL_E_CONFIG when src->url is not
+ * a URL. */
+int poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor,
+		     const char **out, struct sl_err *err);
 
 /* The wait before the next attempt after `failures` failures in a row:
  * the interval when there is none, then twice the interval, doubling with

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* ---- the fake API ---- */
@@ -320,6 +321,27 @@ static void test_cursor_param_numeric(void **state)
 	f->src.url = f->url;
 }
 
+/* A cursor reaches the API as the bytes it was, whatever they are: an '&'
+ * does not end it, nor a '#' in it or in the URL's own fragment. */
+static void test_cursor_arrives_whole(void **state)
+{
+	struct fx *f = *state;
+	const char *odd = "a&since=b c#d%e+f/g\xc3\xa9";
+	char url[160];
+
+	snprintf(url, sizeof(url), "%s?limit=10#latest", f->url);
+	f->src.url = url;
+	f->src.cursor = "token";
+	api_answer(&f->api, 200, "[{\"id\": 1, \"token\": \"a&since=b c#d%e+f/g\\u00e9\"}]");
+	assert_int_equal(poll_now(f), 0);
+	assert_string_equal(stored_cursor(f), odd);
+	api_answer(&f->api, 200, "[]");
+	assert_int_equal(poll_now(f), 0);
+	assert_true(f->api.query_set);
+	assert_string_equal(f->api.query, odd);
+	f->src.url = f->url;
+}
+
 static void test_cursor_cmp(void **state)
 {
 	(void)state;
@@ -336,21 +358,48 @@ static void test_cursor_cmp(void **state)
 	assert_int_equal(poll_cursor_cmp("x", "x"), 0);
 }
 
+/* The URL of src with cursor; fails the test when it cannot be made. */
+static const char *request_url(struct arena *a, const struct source_cfg *src, const char *cursor)
+{
+	struct sl_err err = SL_ERR_INIT;
+	const char *url;
+
+	if (poll_request_url(a, src, cursor, &url, &err))
+		fail_msg("%s", err.msg);
+	return url;
+}
+
 static void test_request_url(void **state)
 {
 	struct arena *a = arena_new(NULL);
-	struct source_cfg src = { .url = "http://h/rates" };
+	struct source_cfg src = { .name = "rates", .url = "http://h/rates" };
+	struct sl_err err = SL_ERR_INIT;
+	const char *url;
 
 	(void)state;
-	assert_string_equal(poll_request_url(a, &src, NULL), "http://h/rates");
-	assert_string_equal(poll_request_url(a, &src, "2024-01-01 10:00:00+02"),
-			    "http://h/rates?since=2024-01-01%2010%3A00%3A00%2B02");
+	assert_string_equal(request_url(a, &src, NULL), "http://h/rates");
+	/* every byte but the unreserved ones encoded, a space as a form has it;
+	 * hex digits in either case are the same byte */
+	assert_int_equal(strcasecmp(request_url(a, &src, "a&b=c d#e%f+g/\xc3\xa9"),
+				    "http://h/rates?since=a%26b%3Dc+d%23e%25f%2Bg%2F%C3%A9"),
+			 0);
 	src.url = "http://h/rates?limit=5";
 	src.cursor_param = "after";
-	assert_string_equal(poll_request_url(a, &src, "a&b"),
-			    "http://h/rates?limit=5&after=a%26b");
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?limit=5&after=7");
 	src.url = "http://h/rates?";
-	assert_string_equal(poll_request_url(a, &src, "7"), "http://h/rates?after=7");
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?after=7");
+	src.url = "http://h/rates?limit=5&";
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?limit=5&after=7");
+	/* a fragment stays the fragment, after the query */
+	src.url = "http://h/rates?limit=5#latest";
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?limit=5&after=7#latest");
+	src.url = "http://h/rates#latest";
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?after=7#latest");
+	/* what is no URL is said before anything is sent */
+	src.url = "http://h/a rate";
+	assert_int_equal(poll_request_url(a, &src, "7", &url, &err), SL_E_CONFIG);
+	assert_null(url);
+	assert_non_null(strstr(err.msg, "invalid url 'http://h/a rate' of source rates: "));
 	arena_free(a);
 }
 
@@ -636,6 +685,7 @@ int main(void)
 		T(test_empty_page_lands_nothing),
 		T(test_cursor_sent_and_advanced),
 		T(test_cursor_param_numeric),
+		T(test_cursor_arrives_whole),
 		cmocka_unit_test(test_cursor_cmp),
 		cmocka_unit_test(test_request_url),
 		T(test_json_path),
