@@ -40,6 +40,7 @@ struct poller {
 	const struct source_cfg *src;
 	char fqn[256];
 	const char **names; /* typed columns, then payload */
+	int64_t (*mono_ms)(void); /* the schedule's clock */
 	atomic_bool cancel;
 
 	pthread_mutex_t mu; /* guards everything below */
@@ -582,6 +583,7 @@ int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err 
 	for (size_t c = 0; c < src->ncolumns; c++)
 		p->names[c] = src->columns[c].name;
 	p->names[src->ncolumns] = "payload";
+	p->mono_ms = units_mono_ms;
 	atomic_init(&p->cancel, false);
 	pthread_mutex_init(&p->mu, NULL);
 	{
@@ -594,6 +596,11 @@ int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err 
 	}
 	*out = p;
 	return 0;
+}
+
+void poller_set_clock(struct poller *p, int64_t (*mono_ms)(void))
+{
+	p->mono_ms = mono_ms;
 }
 
 void poller_free(struct poller *p)
@@ -625,7 +632,7 @@ static char *dup_or_null(const char *s)
 static void poller_record(struct poller *p, int rc, const struct sl_err *err, int64_t started,
 			  int64_t rows, const char *cursor)
 {
-	int64_t now = units_mono_ms();
+	int64_t now = p->mono_ms();
 
 	pthread_mutex_lock(&p->mu);
 	p->polled = true;
@@ -682,7 +689,7 @@ int poller_poll(struct poller *p, struct wh *r, struct ingest_writer *wr,
 	struct buf body = BUF_INIT;
 	struct poll_page page;
 	const char *last = NULL, *next = NULL, *url = NULL;
-	int64_t started = units_mono_ms();
+	int64_t started = p->mono_ms();
 	int rc;
 
 	if (!res)
@@ -728,7 +735,7 @@ int64_t poller_wait_ms(struct poller *p)
 	int64_t wait;
 
 	pthread_mutex_lock(&p->mu);
-	wait = p->due_mono_ms - units_mono_ms();
+	wait = p->due_mono_ms - p->mono_ms();
 	pthread_mutex_unlock(&p->mu);
 	return wait > 0 ? wait : 0;
 }
@@ -762,7 +769,7 @@ json_t *poller_status(struct poller *p)
 	int64_t wait;
 
 	pthread_mutex_lock(&p->mu);
-	wait = p->due_mono_ms - units_mono_ms();
+	wait = p->due_mono_ms - p->mono_ms();
 	if (wait < 0)
 		wait = 0;
 	json_object_set_new(o, "source", json_string(p->src->name));
@@ -805,7 +812,7 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
-		int64_t wait = p->due_mono_ms - units_mono_ms();
+		int64_t wait = p->due_mono_ms - p->mono_ms();
 		struct sl_err err = SL_ERR_INIT;
 		int failures = p->failures, rc;
 

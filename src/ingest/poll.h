@@ -96,6 +96,10 @@ struct poll_result {
 int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err *err);
 /* Stops its thread when it has one, then frees it. */
 void poller_free(struct poller *p);
+/* Makes its schedule (next attempts, the waits until them) read mono_ms,
+ * milliseconds on a monotonic clock, instead of the system's, so that a
+ * test decides how much time a poll took. Call it before the first poll. */
+void poller_set_clock(struct poller *p, int64_t (*mono_ms)(void));
 
 /* One poll now: reads the stored cursor through r, requests the page,
  * lands its rows through wr and waits for their commit. Updates the
