@@ -40,6 +40,7 @@ struct poller {
 	const struct source_cfg *src;
 	char fqn[256];
 	const char **names; /* typed columns, then payload */
+	int64_t (*mono_ms)(void); /* the schedule's clock */
 	atomic_bool cancel;
 
 	pthread_mutex_t mu; /* guards everything below */
@@ -357,38 +358,34 @@ int poll_header_expand(struct arena *a, const char *value, const char **out, str
 	return 0;
 }
 
-static void add_escaped(struct buf *b, const char *s)
+int poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor,
+		     const char **out, struct sl_err *err)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const char *param = src->cursor_param ? src->cursor_param : POLL_CURSOR_PARAM;
+	CURLU *u = curl_url();
+	char *url = NULL;
+	CURLUcode uc;
 
-		if (isalnum(c) || strchr("-._~", c))
-			buf_addch(b, (char)c);
-		else
-			buf_addf(b, "%%%02X", c);
-	}
-}
-
-const char *poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor)
-{
-	struct buf b = BUF_INIT;
-	const char *url = src->url ? src->url : "";
-	size_t len = strlen(url);
-	const char *s;
-
-	buf_adds(&b, url);
-	if (cursor) {
-		if (!strchr(url, '?'))
-			buf_addch(&b, '?');
-		else if (len && url[len - 1] != '?' && url[len - 1] != '&')
-			buf_addch(&b, '&');
-		add_escaped(&b, src->cursor_param ? src->cursor_param : POLL_CURSOR_PARAM);
-		buf_addch(&b, '=');
-		add_escaped(&b, cursor);
-	}
-	s = arena_strndup(a, b.buf, b.len);
-	buf_release(&b);
-	return s;
+	*out = NULL;
+	if (!u)
+		abort();
+	uc = curl_url_set(u, CURLUPART_URL, src->url ? src->url : "", 0);
+	/* curl encodes all but the first '=', and config.c lets no '=' into
+	 * the name: the value is encoded whole */
+	if (!uc && cursor)
+		uc = curl_url_set(u, CURLUPART_QUERY, arena_sprintf(a, "%s=%s", param, cursor),
+				  CURLU_APPENDQUERY | CURLU_URLENCODE);
+	if (!uc)
+		uc = curl_url_get(u, CURLUPART_URL, &url, 0);
+	curl_url_cleanup(u);
+	if (uc == CURLUE_OUT_OF_MEMORY)
+		abort();
+	if (uc)
+		return sl_err_set(err, SL_E_CONFIG, "invalid url '%s' of source %s: %s",
+				  src->url ? src->url : "", src->name, curl_url_strerror(uc));
+	*out = arena_strdup(a, url);
+	curl_free(url);
+	return 0;
 }
 
 int64_t poll_backoff_ms(int64_t interval_ms, int failures)
@@ -586,6 +583,7 @@ int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err 
 	for (size_t c = 0; c < src->ncolumns; c++)
 		p->names[c] = src->columns[c].name;
 	p->names[src->ncolumns] = "payload";
+	p->mono_ms = units_mono_ms;
 	atomic_init(&p->cancel, false);
 	pthread_mutex_init(&p->mu, NULL);
 	{
@@ -598,6 +596,11 @@ int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err 
 	}
 	*out = p;
 	return 0;
+}
+
+void poller_set_clock(struct poller *p, int64_t (*mono_ms)(void))
+{
+	p->mono_ms = mono_ms;
 }
 
 void poller_free(struct poller *p)
@@ -629,7 +632,7 @@ static char *dup_or_null(const char *s)
 static void poller_record(struct poller *p, int rc, const struct sl_err *err, int64_t started,
 			  int64_t rows, const char *cursor)
 {
-	int64_t now = units_mono_ms();
+	int64_t now = p->mono_ms();
 
 	pthread_mutex_lock(&p->mu);
 	p->polled = true;
@@ -686,7 +689,7 @@ int poller_poll(struct poller *p, struct wh *r, struct ingest_writer *wr,
 	struct buf body = BUF_INIT;
 	struct poll_page page;
 	const char *last = NULL, *next = NULL, *url = NULL;
-	int64_t started = units_mono_ms();
+	int64_t started = p->mono_ms();
 	int rc;
 
 	if (!res)
@@ -697,10 +700,10 @@ int poller_poll(struct poller *p, struct wh *r, struct ingest_writer *wr,
 	rc = atomic_load(&p->cancel) ? sl_err_set(&inner, SL_E_BUSY, "stopped") : 0;
 	if (!rc)
 		rc = live_cursor_get(r, a, p->fqn, &last, &inner);
-	if (!rc) {
-		url = poll_request_url(a, p->src, last);
+	if (!rc)
+		rc = poll_request_url(a, p->src, last, &url, &inner);
+	if (!rc)
 		rc = fetch(p, a, url, &body, &res->http_status, &inner);
-	}
 	if (!rc)
 		rc = poll_page_parse(a, p->src, body.buf, body.len, &page, &inner);
 	if (!rc) {
@@ -732,7 +735,7 @@ int64_t poller_wait_ms(struct poller *p)
 	int64_t wait;
 
 	pthread_mutex_lock(&p->mu);
-	wait = p->due_mono_ms - units_mono_ms();
+	wait = p->due_mono_ms - p->mono_ms();
 	pthread_mutex_unlock(&p->mu);
 	return wait > 0 ? wait : 0;
 }
@@ -766,7 +769,7 @@ json_t *poller_status(struct poller *p)
 	int64_t wait;
 
 	pthread_mutex_lock(&p->mu);
-	wait = p->due_mono_ms - units_mono_ms();
+	wait = p->due_mono_ms - p->mono_ms();
 	if (wait < 0)
 		wait = 0;
 	json_object_set_new(o, "source", json_string(p->src->name));
@@ -809,7 +812,7 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
-		int64_t wait = p->due_mono_ms - units_mono_ms();
+		int64_t wait = p->due_mono_ms - p->mono_ms();
 		struct sl_err err = SL_ERR_INIT;
 		int failures = p->failures, rc;
 

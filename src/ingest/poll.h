@@ -65,9 +65,13 @@ int poll_cursor_cmp(const char *a, const char *b);
  * SL_E_CONFIG naming the variable when it is not set or empty. */
 int poll_header_expand(struct arena *a, const char *value, const char **out, struct sl_err *err);
 
-/* The URL one poll requests: src->url, and when cursor is not NULL the
- * cursor parameter (percent-encoded) after '?' or '&'. In a. */
-const char *poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor);
+/* The URL one poll requests, in a: src->url, and when cursor is not NULL
+ * the cursor parameter added to its query (before a fragment), the value
+ * URL-encoded as a form encodes it (a space is '+'), so that the API reads
+ * back the same bytes whatever they are. SL_E_CONFIG when src->url is not
+ * a URL. */
+int poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor,
+		     const char **out, struct sl_err *err);
 
 /* The wait before the next attempt after `failures` failures in a row:
  * the interval when there is none, then twice the interval, doubling with
@@ -92,6 +96,10 @@ struct poll_result {
 int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err *err);
 /* Stops its thread when it has one, then frees it. */
 void poller_free(struct poller *p);
+/* Makes its schedule (next attempts, the waits until them) read mono_ms,
+ * milliseconds on a monotonic clock, instead of the system's, so that a
+ * test decides how much time a poll took. Call it before the first poll. */
+void poller_set_clock(struct poller *p, int64_t (*mono_ms)(void));
 
 /* One poll now: reads the stored cursor through r, requests the page,
  * lands its rows through wr and waits for their commit. Updates the

@@ -1,22 +1,23 @@
 /*
- * A minimal HTTP/1.1 client for the loopback server: one request per
- * connection, the whole answer read before it is parsed.
+ * This file implements the CLI's side of the loopback server: one HTTP
+ * request with libcurl to 127.0.0.1, its whole answer (bounded) read
+ * before it is parsed. It must never go through a proxy (the server is on
+ * this machine, and the token is meant for it alone) nor touch signals (the
+ * CLI has handlers of its own).
  */
 #include "server/client.h"
 
 #include "core/buf.h"
 #include "core/err.h"
 
-#include <arpa/inet.h>
+#include <curl/curl.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
+
+#define CLIENT_TIMEOUT_MS 30000
 
 bool server_find(const char *root, int *port)
 {
@@ -35,58 +36,143 @@ bool server_find(const char *root, int *port)
 	return pid > 0 && *port > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-static int connect_to(int port, struct sl_err *err)
+struct request {
+	CURL *c;
+	CURLU *url;
+	struct curl_slist *hdrs;
+	struct buf body;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct timeval tv = { .tv_sec = 30 };
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct buf *body = ctx;
 
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0)
-		return sl_err_set(err, SL_E_IO, "cannot open a socket: %s", strerror(errno));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
-		int e = errno;
+	/* a short count makes curl end the transfer with CURLE_WRITE_ERROR */
+	return buf_add(body, data, size * n) ? 0 : size * n;
+}
 
-		close(fd);
-		return sl_err_set(err, SL_E_IO, "cannot reach the server on port %d: %s", port,
-				  strerror(e));
+static void headers_add(struct curl_slist **hdrs, const char *line)
+{
+	struct curl_slist *more = curl_slist_append(*hdrs, line);
+
+	if (!more)
+		abort();
+	*hdrs = more;
+}
+
+/* The server's URL for path, with the bytes a path may not hold
+ * percent-encoded: a name from the command line can never turn into a
+ * query or a fragment, and the server refuses it as a path instead. */
+static int url_make(struct request *rq, int port, const char *path, struct sl_err *err)
+{
+	char base[64];
+
+	snprintf(base, sizeof(base), "http://127.0.0.1:%d", port);
+	rq->url = curl_url();
+	if (!rq->url)
+		abort();
+	if (curl_url_set(rq->url, CURLUPART_URL, base, 0) ||
+	    curl_url_set(rq->url, CURLUPART_PATH, path, CURLU_URLENCODE))
+		return sl_err_set(err, SL_E_INTERNAL, "cannot make a URL of '%s'", path);
+	return 0;
+}
+
+/* The token, and no Content-Type: the empty body of a POST is no form,
+ * which curl would call it. */
+static void headers_make(struct request *rq, const char *token)
+{
+	struct buf auth = BUF_INIT;
+
+	headers_add(&rq->hdrs, "Content-Type:");
+	if (token) {
+		buf_addf(&auth, "Authorization: Bearer %s", token);
+		headers_add(&rq->hdrs, auth.buf);
+		buf_release(&auth);
 	}
-	return fd;
+}
+
+static int request_setup(struct request *rq, int port, const char *method, const char *path,
+			 const char *token, struct sl_err *err)
+{
+	int rc = url_make(rq, port, path, err);
+
+	if (rc)
+		return rc;
+	headers_make(rq, token);
+	rq->c = curl_easy_init();
+	if (!rq->c)
+		return sl_err_set(err, SL_E_INTERNAL, "cannot start an HTTP request");
+	rq->body.cap = SERVER_MAX_ANSWER;
+	curl_easy_setopt(rq->c, CURLOPT_CURLU, rq->url);
+	if (strcmp(method, "GET")) {
+		curl_easy_setopt(rq->c, CURLOPT_POSTFIELDS, "");
+		curl_easy_setopt(rq->c, CURLOPT_POSTFIELDSIZE, 0L);
+		curl_easy_setopt(rq->c, CURLOPT_CUSTOMREQUEST, method);
+	}
+	curl_easy_setopt(rq->c, CURLOPT_HTTPHEADER, rq->hdrs);
+	curl_easy_setopt(rq->c, CURLOPT_USERAGENT, "sluice/" SLUICE_VERSION);
+	/* http_proxy and its kin name a proxy for the world, not for loopback */
+	curl_easy_setopt(rq->c, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(rq->c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(rq->c, CURLOPT_TIMEOUT_MS, (long)CLIENT_TIMEOUT_MS);
+	curl_easy_setopt(rq->c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(rq->c, CURLOPT_WRITEDATA, &rq->body);
+	curl_easy_setopt(rq->c, CURLOPT_ERRORBUFFER, rq->errbuf);
+	return 0;
+}
+
+static void request_free(struct request *rq)
+{
+	curl_easy_cleanup(rq->c);
+	curl_url_cleanup(rq->url);
+	curl_slist_free_all(rq->hdrs);
+	buf_release(&rq->body);
+}
+
+static int request_failed(struct request *rq, CURLcode cr, int port, struct sl_err *err)
+{
+	long os_errno = 0;
+
+	switch (cr) {
+	case CURLE_COULDNT_CONNECT:
+		curl_easy_getinfo(rq->c, CURLINFO_OS_ERRNO, &os_errno);
+		return sl_err_set(err, SL_E_IO, "cannot reach the server on port %d: %s", port,
+				  os_errno ? strerror((int)os_errno) : curl_easy_strerror(cr));
+	case CURLE_SEND_ERROR:
+		return sl_err_set(err, SL_E_IO, "cannot send to the server: %s",
+				  rq->errbuf[0] ? rq->errbuf : curl_easy_strerror(cr));
+	case CURLE_WRITE_ERROR:
+		return sl_err_set(err, SL_E_TOOBIG, "the server on port %d answered more than %d MiB",
+				  port, SERVER_MAX_ANSWER / (1024 * 1024));
+	default:
+		/* closed, timed out, or answered something that is not HTTP */
+		return sl_err_set(err, SL_E_IO, "the server on port %d gave no HTTP answer", port);
+	}
 }
 
 int server_request(int port, const char *method, const char *path, const char *token,
 		   int *status, json_t **doc, struct sl_err *err)
 {
-	struct buf req = BUF_INIT, resp = BUF_INIT;
-	char chunk[4096];
-	const char *body;
-	ssize_t n;
-	int fd = connect_to(port, err), rc = 0;
+	struct request rq = { .body = BUF_INIT };
+	long code = 0;
+	CURLcode cr;
+	int rc;
 
-	if (fd < 0)
-		return fd;
-	buf_addf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-		       "Content-Length: 0\r\n",
-		 method, path);
-	if (token)
-		buf_addf(&req, "Authorization: Bearer %s\r\n", token);
-	buf_adds(&req, "\r\n");
-	for (size_t off = 0; off < req.len && !rc; off += (size_t)n) {
-		n = send(fd, req.buf + off, req.len - off, MSG_NOSIGNAL);
-		if (n <= 0)
-			rc = sl_err_set(err, SL_E_IO, "cannot send to the server: %s", strerror(errno));
-	}
-	while (!rc && (n = recv(fd, chunk, sizeof(chunk), 0)) > 0)
-		buf_add(&resp, chunk, (size_t)n);
-	close(fd);
+	*status = 0;
 	*doc = NULL;
-	if (!rc && (!resp.len || sscanf(resp.buf, "HTTP/1.%*d %d", status) != 1))
-		rc = sl_err_set(err, SL_E_IO, "the server on port %d gave no HTTP answer", port);
-	if (!rc && (body = strstr(resp.buf, "\r\n\r\n")) != NULL)
-		*doc = json_loads(body + 4, 0, NULL);
-	buf_release(&req);
-	buf_release(&resp);
+	/* curl_easy_init sets libcurl up on first use, under a lock of its own
+	 * (libcurl 7.84 on) */
+	rc = request_setup(&rq, port, method, path, token, err);
+	if (!rc) {
+		cr = curl_easy_perform(rq.c);
+		rc = cr ? request_failed(&rq, cr, port, err) : 0;
+	}
+	if (!rc) {
+		curl_easy_getinfo(rq.c, CURLINFO_RESPONSE_CODE, &code);
+		*status = (int)code;
+		*doc = json_loadb(rq.body.buf, rq.body.len, 0, NULL);
+	}
+	request_free(&rq);
 	return rc;
 }

@@ -16,10 +16,18 @@ struct sl_err;
  * stale (its process is gone). */
 bool server_find(const char *root, int *port);
 
-/* One request to the server on 127.0.0.1:port; token (may be NULL) goes
- * as a bearer token. *status gets the HTTP status and *doc the JSON body
- * (NULL when it is not JSON; free it). Fails only when the server cannot
- * be reached or answers garbage. */
+/* The largest answer server_request reads: far above any status document,
+ * and still a bound on what something else on that port may send. */
+#define SERVER_MAX_ANSWER (16 * 1024 * 1024)
+
+/* One request to the server on 127.0.0.1:port, never through a proxy; a
+ * method other than GET goes with an empty body. The bytes of path that a
+ * path may not hold go percent-encoded, so a '?' or '#' in it stays in
+ * the path. token (may be NULL) goes as a bearer token. *status gets the
+ * HTTP status and *doc the JSON body (NULL when it is not JSON; free it).
+ * Fails only when the server cannot be reached or answers garbage:
+ * SL_E_IO when it refuses the connection, closes it or gives no HTTP
+ * answer within 30 s, SL_E_TOOBIG for an answer over SERVER_MAX_ANSWER. */
 int server_request(int port, const char *method, const char *path, const char *token,
 		   int *status, json_t **doc, struct sl_err *err);
 

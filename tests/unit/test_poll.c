@@ -2,8 +2,10 @@
  * Poll sources (src/ingest/poll.c) against a fake API served in-process by
  * the HTTP module on a free port, landing through the real writer into an
  * in-memory DuckDB: typed rows, the cursor sent and advanced, json_path,
- * headers from the environment, failures that land nothing and back off,
- * a page that lands whole or not at all, and the poller's thread.
+ * headers from the environment, failures that land nothing and back off
+ * (on a clock the fake API moves, so the schedule is checked to the
+ * millisecond), a page that lands whole or not at all, and the poller's
+ * thread. No assertion reads the time a test took.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +17,6 @@
 
 #include "core/arena.h"
 #include "core/err.h"
-#include "core/units.h"
 #include "ingest/poll.h"
 #include "ingest/writer.h"
 #include "project/config.h"
@@ -23,14 +24,26 @@
 #include "warehouse/wh.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* ---- the fake API ---- */
 
 #define MAX_HELD 8
+
+/* The clock of the pollers whose schedule a test looks at: it moves only
+ * when the fake API takes a request, by api.took_ms, so that the waits
+ * the schedule computes are known to the millisecond. */
+static _Atomic int64_t fake_now_ms = 1000000;
+
+static int64_t fake_clock(void)
+{
+	return atomic_load(&fake_now_ms);
+}
 
 struct api {
 	struct http_server *s;
@@ -40,6 +53,7 @@ struct api {
 	int status;
 	const char *body;
 	bool hang; /* hold the call: the client times out */
+	int64_t took_ms; /* how far a request moves fake_clock */
 	/* what the last request carried */
 	int requests;
 	char query[256], auth[256];
@@ -56,6 +70,7 @@ static void api_handle(void *ctx, struct http_call *c)
 
 	pthread_mutex_lock(&api->mu);
 	api->requests++;
+	atomic_fetch_add(&fake_now_ms, api->took_ms);
 	q = http_call_query(c, api->param ? api->param : "since");
 	auth = http_call_header(c, "Authorization");
 	api->query_set = q != NULL;
@@ -203,6 +218,33 @@ static int64_t status_int(struct fx *f, const char *key)
 	return v;
 }
 
+static int held(struct fx *f)
+{
+	int n;
+
+	pthread_mutex_lock(&f->api.mu);
+	n = f->api.nheld;
+	pthread_mutex_unlock(&f->api.mu);
+	return n;
+}
+
+static void hang(struct fx *f)
+{
+	pthread_mutex_lock(&f->api.mu);
+	f->api.hang = true;
+	pthread_mutex_unlock(&f->api.mu);
+}
+
+/* Waits until done(f), looking every 10 ms. The bound only keeps a broken
+ * poller from hanging the suite: it is far beyond what a slow machine
+ * needs, and what is asserted is done(f), not the time it took. */
+static bool wait_until(struct fx *f, bool (*done)(struct fx *))
+{
+	for (int i = 0; i < 6000 && !done(f); i++)
+		nanosleep(&(struct timespec){ 0, 10000000L }, NULL);
+	return done(f);
+}
+
 /* ---- landing ---- */
 
 static void test_rows_land_typed(void **state)
@@ -320,6 +362,27 @@ static void test_cursor_param_numeric(void **state)
 	f->src.url = f->url;
 }
 
+/* A cursor reaches the API as the bytes it was, whatever they are: an '&'
+ * does not end it, nor a '#' in it or in the URL's own fragment. */
+static void test_cursor_arrives_whole(void **state)
+{
+	struct fx *f = *state;
+	const char *odd = "a&since=b c#d%e+f/g\xc3\xa9";
+	char url[160];
+
+	snprintf(url, sizeof(url), "%s?limit=10#latest", f->url);
+	f->src.url = url;
+	f->src.cursor = "token";
+	api_answer(&f->api, 200, "[{\"id\": 1, \"token\": \"a&since=b c#d%e+f/g\\u00e9\"}]");
+	assert_int_equal(poll_now(f), 0);
+	assert_string_equal(stored_cursor(f), odd);
+	api_answer(&f->api, 200, "[]");
+	assert_int_equal(poll_now(f), 0);
+	assert_true(f->api.query_set);
+	assert_string_equal(f->api.query, odd);
+	f->src.url = f->url;
+}
+
 static void test_cursor_cmp(void **state)
 {
 	(void)state;
@@ -336,21 +399,48 @@ static void test_cursor_cmp(void **state)
 	assert_int_equal(poll_cursor_cmp("x", "x"), 0);
 }
 
+/* The URL of src with cursor; fails the test when it cannot be made. */
+static const char *request_url(struct arena *a, const struct source_cfg *src, const char *cursor)
+{
+	struct sl_err err = SL_ERR_INIT;
+	const char *url;
+
+	if (poll_request_url(a, src, cursor, &url, &err))
+		fail_msg("%s", err.msg);
+	return url;
+}
+
 static void test_request_url(void **state)
 {
 	struct arena *a = arena_new(NULL);
-	struct source_cfg src = { .url = "http://h/rates" };
+	struct source_cfg src = { .name = "rates", .url = "http://h/rates" };
+	struct sl_err err = SL_ERR_INIT;
+	const char *url;
 
 	(void)state;
-	assert_string_equal(poll_request_url(a, &src, NULL), "http://h/rates");
-	assert_string_equal(poll_request_url(a, &src, "2024-01-01 10:00:00+02"),
-			    "http://h/rates?since=2024-01-01%2010%3A00%3A00%2B02");
+	assert_string_equal(request_url(a, &src, NULL), "http://h/rates");
+	/* every byte but the unreserved ones encoded, a space as a form has it;
+	 * hex digits in either case are the same byte */
+	assert_int_equal(strcasecmp(request_url(a, &src, "a&b=c d#e%f+g/\xc3\xa9"),
+				    "http://h/rates?since=a%26b%3Dc+d%23e%25f%2Bg%2F%C3%A9"),
+			 0);
 	src.url = "http://h/rates?limit=5";
 	src.cursor_param = "after";
-	assert_string_equal(poll_request_url(a, &src, "a&b"),
-			    "http://h/rates?limit=5&after=a%26b");
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?limit=5&after=7");
 	src.url = "http://h/rates?";
-	assert_string_equal(poll_request_url(a, &src, "7"), "http://h/rates?after=7");
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?after=7");
+	src.url = "http://h/rates?limit=5&";
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?limit=5&after=7");
+	/* a fragment stays the fragment, after the query */
+	src.url = "http://h/rates?limit=5#latest";
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?limit=5&after=7#latest");
+	src.url = "http://h/rates#latest";
+	assert_string_equal(request_url(a, &src, "7"), "http://h/rates?after=7#latest");
+	/* what is no URL is said before anything is sent */
+	src.url = "http://h/a rate";
+	assert_int_equal(poll_request_url(a, &src, "7", &url, &err), SL_E_CONFIG);
+	assert_null(url);
+	assert_non_null(strstr(err.msg, "invalid url 'http://h/a rate' of source rates: "));
 	arena_free(a);
 }
 
@@ -452,8 +542,12 @@ static void test_header_expand(void **state)
 static void test_http_error_backs_off(void **state)
 {
 	struct fx *f = *state;
-	int64_t wait;
 
+	/* every request takes 300 ms of the poller's clock, so a wait counted
+	 * from the start of a poll differs from one counted from its end */
+	assert_int_equal(poller_new(&f->src, &f->p, &f->err), 0);
+	poller_set_clock(f->p, fake_clock);
+	f->api.took_ms = 300;
 	api_answer(&f->api, 500, "{\"error\": \"boom\"}");
 	assert_int_equal(poll_now(f), SL_E_IO);
 	assert_int_equal(f->res.http_status, 500);
@@ -462,21 +556,21 @@ static void test_http_error_backs_off(void **state)
 	assert_string_equal(status_str(f, "state"), "failing");
 	assert_int_equal(status_int(f, "failures"), 1);
 	assert_non_null(strstr(status_str(f, "last_error"), "HTTP 500"));
-	wait = poller_wait_ms(f->p);
-	assert_true(wait > 1500 && wait <= 2000);
+	/* a backoff counts from the failure */
+	assert_int_equal(poller_wait_ms(f->p), 2000);
+	assert_int_equal(status_int(f, "next_attempt_in_ms"), 2000);
 	assert_int_equal(poll_now(f), SL_E_IO);
-	wait = poller_wait_ms(f->p);
-	assert_true(wait > 3500 && wait <= 4000);
+	assert_int_equal(poller_wait_ms(f->p), 4000);
 	/* a 404 and a redirect fail the same way */
 	api_answer(&f->api, 404, "");
 	assert_int_equal(poll_now(f), SL_E_IO);
 	assert_non_null(strstr(f->err.msg, ": HTTP 404"));
+	assert_int_equal(poller_wait_ms(f->p), 8000);
 	api_answer(&f->api, 301, "");
 	assert_int_equal(poll_now(f), SL_E_IO);
 	assert_non_null(strstr(f->err.msg, "redirects are not followed"));
 	assert_int_equal(status_int(f, "failures"), 4);
-	wait = poller_wait_ms(f->p);
-	assert_true(wait > 9500 && wait <= 10000);
+	assert_int_equal(poller_wait_ms(f->p), 10000);
 	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 0);
 	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM _sluice.live_advances"), 0);
 
@@ -489,7 +583,8 @@ static void test_http_error_backs_off(void **state)
 	assert_non_null(strstr(status_str(f, "last_error"), "redirects are not followed"));
 	assert_string_not_equal(status_str(f, "last_error_at"), "null");
 	/* the interval counts from the start of the poll */
-	assert_true(poller_wait_ms(f->p) <= 1000);
+	assert_int_equal(poller_wait_ms(f->p), 1000 - 300);
+	assert_int_equal(f->api.requests, 5);
 }
 
 static void test_backoff_ms(void **state)
@@ -519,17 +614,16 @@ static void test_bad_json(void **state)
 	assert_int_equal(status_int(f, "failures"), 1);
 }
 
+/* The request arrived and was never answered: only the client's timeout
+ * can have ended the poll. */
 static void test_timeout(void **state)
 {
 	struct fx *f = *state;
-	int64_t t0 = units_mono_ms();
 
 	f->src.timeout_ms = 300;
-	pthread_mutex_lock(&f->api.mu);
-	f->api.hang = true;
-	pthread_mutex_unlock(&f->api.mu);
+	hang(f);
 	assert_int_equal(poll_now(f), SL_E_IO);
-	assert_true(units_mono_ms() - t0 < 2000);
+	assert_int_equal(held(f), 1);
 	assert_non_null(strstr(f->err.msg, "no complete answer within 300ms"));
 	assert_int_equal(f->res.http_status, 0);
 	assert_int_equal(query_int(f->probe, "SELECT count(*) FROM landing.rates"), 0);
@@ -599,10 +693,21 @@ static void test_bad_column_type(void **state)
 
 /* ---- the thread ---- */
 
+static bool landed_three(struct fx *f)
+{
+	/* the status is updated once the poll's commit is answered */
+	return query_int(f->probe, "SELECT count(*) FROM landing.rates") >= 3 &&
+	       status_int(f, "polls") >= 3;
+}
+
+static bool one_held(struct fx *f)
+{
+	return held(f) >= 1;
+}
+
 static void test_thread_polls_and_stops(void **state)
 {
 	struct fx *f = *state;
-	int64_t deadline = units_mono_ms() + 5000, t0;
 	struct wh *r;
 
 	f->src.interval_ms = 50;
@@ -611,21 +716,15 @@ static void test_thread_polls_and_stops(void **state)
 	api_answer(&f->api, 200, "[{\"id\": 1}]");
 	assert_int_equal(wh_connect(f->reader, &r, &f->err), 0);
 	assert_int_equal(poller_start(f->p, r, f->wr, NULL, &f->err), 0);
-	/* the status is updated once the poll's commit is answered */
-	while ((query_int(f->probe, "SELECT count(*) FROM landing.rates") < 3 ||
-		status_int(f, "polls") < 3) &&
-	       units_mono_ms() < deadline)
-		nanosleep(&(struct timespec){ 0, 10000000L }, NULL);
-	assert_true(query_int(f->probe, "SELECT count(*) FROM landing.rates") >= 3);
-	assert_true(status_int(f, "polls") >= 3);
-	/* a poll waiting for an answer does not hold the stop up */
-	pthread_mutex_lock(&f->api.mu);
-	f->api.hang = true;
-	pthread_mutex_unlock(&f->api.mu);
-	nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
-	t0 = units_mono_ms();
+	assert_true(wait_until(f, landed_three));
+	/* a poll waiting for an answer does not hold the stop up: the stop ends
+	 * it, where waiting would have ended it in its 30 s timeout */
+	hang(f);
+	assert_true(wait_until(f, one_held));
 	poller_stop(f->p);
-	assert_true(units_mono_ms() - t0 < 2000);
+	assert_int_equal(held(f), 1);
+	assert_string_equal(status_str(f, "state"), "failing");
+	assert_non_null(strstr(status_str(f, "last_error"), "/rates: stopped"));
 }
 
 int main(void)
@@ -636,6 +735,7 @@ int main(void)
 		T(test_empty_page_lands_nothing),
 		T(test_cursor_sent_and_advanced),
 		T(test_cursor_param_numeric),
+		T(test_cursor_arrives_whole),
 		cmocka_unit_test(test_cursor_cmp),
 		cmocka_unit_test(test_request_url),
 		T(test_json_path),

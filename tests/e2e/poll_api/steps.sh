@@ -1,7 +1,8 @@
 # sluice poll against a fake JSON API: typed rows, the cursor sent back as
 # ?since= and stored with the rows it came from, failures that land
 # nothing, the poll source's settings checked, a foreground poller stopped
-# by SIGTERM, and the pollers of sluice serve in the status API.
+# by SIGTERM, the pollers of sluice serve in the status API, and a cursor
+# of awkward bytes sent back as it was from a url with a fragment.
 "$SLUICE_TOOLS/fake_api" -l api.log -q since -q limit -H Authorization \
 	pages/1.json pages/2.json 500:pages/error.json pages/bad.json pages/3.json hang \
 	pages/4.json >api.port &
@@ -78,5 +79,20 @@ wait $serve_pid
 echo "serve exit $?"
 sed -E "s/127\.0\.0\.1:[0-9]+/127.0.0.1:<port>/g" serve.log
 
+kill -TERM $api
+wait $api
+
+note "a cursor goes back as the bytes it was, and a fragment stays out of the query"
+"$SLUICE_TOOLS/fake_api" -l odd.log -q since -q limit pages/odd.json pages/none.json >odd.port &
+api=$!
+for i in $(seq 100); do
+	[ -s odd.port ] && break
+	sleep 0.05
+done
+port=$(sed 's/^port //' odd.port)
+sed -i "s/PORT/$port/" odd/sluice.yml
+slp poll events --once --project odd
+slp poll events --once --project odd
+cat odd.log
 kill -TERM $api
 wait $api
