@@ -81,12 +81,13 @@ call GET /api/live/models/silver.orders/pause
 call POST /api/live/models/silver.orders/resume
 call POST /api/live/models/silver.orders/refresh
 call POST /api/live/models/gold.revenue/refresh
+call POST /api/live/models/revenue/refresh
 call GET /api/models
 
 note "the CLI goes through the running server"
 sl live pause silver.orders
 "$SLUICE_BIN" live status | awk '$1 == "silver.orders" { print $1, $2 }'
-sl live resume silver.orders
+sl live resume orders
 sl live advance orders
 sl live pause silver.nope
 SERVE_TOKEN=wrong "$SLUICE_BIN" live status
