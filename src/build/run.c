@@ -331,6 +331,25 @@ static void log_failure(struct run *r, const struct run_item *item, int64_t star
 		wh_rollback(r->w);
 }
 
+/* The run-log row of a model that ended ok or with warnings. */
+static int log_done(struct run *r, const struct run_item *item, int64_t rows, int64_t started,
+		    struct sl_err *err)
+{
+	struct state_run_row row = {
+		.run_id = r->run_id,
+		.model = item->m->fqn,
+		.env = r->opts->env,
+		.run_type = "batch",
+		.status = item->status == RUN_WARN ? "warn" : "ok",
+		.message = item->message,
+		.rows = rows,
+		.started_ms = started,
+		.finished_ms = units_now_ms(),
+	};
+
+	return state_run_log(r->w, &row, err);
+}
+
 /* A live refresh that changed nothing and whose inputs' versions are the
  * ones on record writes nothing: its watermarks stay in the ledger until a
  * refresh that changes something, or the runner's next checkpoint
@@ -433,22 +452,10 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 				     &err);
 	/* live refreshes are logged in aggregate by the runner */
 	if (!rc && !silent && !r->opts->live) {
-		struct state_run_row log = {
-			.run_id = r->run_id,
-			.model = m->fqn,
-			.env = r->opts->env,
-			.run_type = "batch",
-			.status = item->status == RUN_WARN ? "warn" : "ok",
-			.message = item->message,
-			.rows = out.rows,
-			.started_ms = started,
-			.finished_ms = units_now_ms(),
-		};
-
 		rc = wh_exec(r->w, sql.buf, &err);
 		buf_reset(&sql);
 		if (!rc)
-			rc = state_run_log(r->w, &log, &err);
+			rc = log_done(r, item, out.rows, started, &err);
 	}
 	if (!rc && sql.len)
 		rc = wh_exec(r->w, sql.buf, &err);
@@ -542,20 +549,8 @@ static int check_model(struct run *r, struct run_item *item, const char *sig,
 	}
 	if (!rc && record)
 		rc = wh_exec(r->w, sql.buf, &err);
-	if (!rc && record && !r->opts->live) {
-		struct state_run_row log = {
-			.run_id = r->run_id,
-			.model = m->fqn,
-			.env = r->opts->env,
-			.run_type = "batch",
-			.status = item->status == RUN_WARN ? "warn" : "ok",
-			.message = item->message,
-			.started_ms = started,
-			.finished_ms = units_now_ms(),
-		};
-
-		rc = state_run_log(r->w, &log, &err);
-	}
+	if (!rc && record && !r->opts->live)
+		rc = log_done(r, item, 0, started, &err);
 	if (!rc && record)
 		rc = wh_commit(r->w, &err);
 	else if (!rc)
