@@ -428,8 +428,13 @@ void wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path)
 
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name)
 {
-	buf_add_sql_ident(sql, schema);
+	wh_sql_ident(sql, schema);
 	buf_addch(sql, '.');
+	wh_sql_ident(sql, name);
+}
+
+void wh_sql_ident(struct buf *sql, const char *name)
+{
 	buf_add_sql_ident(sql, name);
 }
 

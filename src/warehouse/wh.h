@@ -160,6 +160,9 @@ void wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path);
 
 /* Appends schema.name, each part quoted. */
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name);
+/* Appends one name (a schema's, a column's), quoted: a keyword or a name in
+ * mixed case stands for itself. */
+void wh_sql_ident(struct buf *sql, const char *name);
 /* Appends the statement that sets a table's (or a view's) comment. */
 void wh_sql_comment(struct buf *sql, bool view, const char *schema, const char *name,
 		    const char *text);
