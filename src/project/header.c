@@ -2,11 +2,12 @@
  * This file implements the model header: it splits a model file into its
  * directives (@config, @upstream, @assert) and its query, parses each
  * directive into struct model, merges a folder's pipeline.yml defaults and
- * checks every @config key, value and combination of values. Every problem
- * becomes a diagnostic with file:line (and column when known) so that a
- * single pass reports them all. It must never stop at the first problem,
- * allocate outside the caller's arena, or look at the warehouse; the rules
- * that need other models (contracts, references) belong to later passes.
+ * checks every @config key, value and combination of values, and every name
+ * of a column. Every problem becomes a diagnostic with file:line (and column
+ * when known) so that a single pass reports them all. It must never stop at
+ * the first problem, allocate outside the caller's arena, or look at the
+ * warehouse; the rules that need other models (contracts, references)
+ * belong to later passes.
  */
 #include "project/header.h"
 
@@ -16,6 +17,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
+#include "core/utf8.h"
 #include "project/config.h"
 
 #include <ctype.h>
@@ -229,6 +231,46 @@ static char *lowercase(struct arena *a, const char *s)
 	for (char *p = out; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	return out;
+}
+
+/*
+ * Whether a header may name a column so: letters, digits and underscores,
+ * not starting with a digit, as DuckDB and PostgreSQL read a name without
+ * quotes (any non-ASCII character of well-formed UTF-8 counts as a letter,
+ * as it does for them). Anything else (a dot, a space, a quote, a call)
+ * would be SQL, not a name.
+ */
+static bool is_column_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || isdigit((unsigned char)name[0]) || !utf8_valid(name, len))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)name[i];
+
+		if (ch < 0x80 && !isalnum(ch) && ch != '_')
+			return false;
+	}
+	return true;
+}
+
+/* How to write the name that is_column_name refused. */
+static const char *column_name_hint(struct arena *a, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len > 2 && name[0] == '"' && name[len - 1] == '"') {
+		char *inner = arena_strndup(a, name + 1, len - 2);
+
+		if (is_column_name(inner))
+			return arena_sprintf(a, "write %s without quotes: sluice quotes column names itself",
+					     inner);
+	}
+	if (strchr(name, '.'))
+		return "name the column alone, without its table";
+	return "a column name is letters, digits and underscores, not starting with a digit; "
+	       "give the column such a name in the query (... AS name)";
 }
 
 static int choice_index(const char *const *choices, const char *word)
@@ -649,6 +691,17 @@ static const char *assert_call(struct hdr *h, struct model_assert *as, const cha
 	return NULL;
 }
 
+/* The first name a check gives for a column that is not one, or NULL. */
+static const char *assert_bad_column(const struct model_assert *as)
+{
+	for (size_t i = 0; i < as->ncols; i++)
+		if (!is_column_name(as->cols[i]))
+			return as->cols[i];
+	if (as->ref_col && !is_column_name(as->ref_col))
+		return as->ref_col;
+	return NULL;
+}
+
 static void parse_assert(struct hdr *h, const struct dtext *t)
 {
 	static const struct {
@@ -698,7 +751,7 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
 		size_t open = skip_ws(check, name_end), close;
 		const char **args;
-		const char *why;
+		const char *why, *bad;
 		size_t nargs;
 
 		if (strlen(forms[f].name) != name_end ||
@@ -716,6 +769,12 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 			why = assert_call(h, &as, args, nargs);
 		if (why) {
 			report(h, t, start, forms[f].usage, "malformed @assert '%s': %s", check, why);
+			return;
+		}
+		bad = assert_bad_column(&as);
+		if (bad) {
+			report(h, t, start, column_name_hint(h->a, bad),
+			       "malformed @assert '%s': '%s' is not a column name", check, bad);
 			return;
 		}
 		*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
@@ -1068,6 +1127,30 @@ static void check_single_values(struct apply *c)
 	}
 }
 
+/* An empty name was reported when the header was read. */
+static void check_column_name(struct apply *c, const struct model_setting *st, const char *name)
+{
+	if (*name && !is_column_name(name))
+		apply_error(c, st, column_name_hint(c->a, name), "%s '%s' is not a column name",
+			    st->key, name);
+}
+
+/* The keys that name columns of the query. */
+static void check_column_names(struct apply *c)
+{
+	static const char *const keys[] = { "unique_key", "check_cols", "cdc_op", "cdc_seq",
+					    "time_column", NULL };
+
+	for (size_t i = 0; keys[i]; i++) {
+		const struct model_setting *st = setting_find(c->m, keys[i]);
+
+		if (st && !st->is_list)
+			check_column_name(c, st, st->value);
+		for (size_t k = 0; st && st->is_list && k < st->nlist; k++)
+			check_column_name(c, st, st->list[k]);
+	}
+}
+
 /* Rules that tie several keys together; only keys whose own values were
  * valid take part, so that one typo does not cascade into more errors. */
 static void check_combinations(struct apply *c, bool mat_ok, enum model_strategy strat,
@@ -1251,6 +1334,7 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 
 	check_plain_choices(&c);
 	check_single_values(&c);
+	check_column_names(&c);
 	check_combinations(&c, mat_ok, strat, strat_ok, live_ok);
 	check_cdc(&c, mat_ok, strat, strat_ok);
 	return diag_count(diags, DIAG_ERROR) > before ? SL_E_CONFIG : 0;

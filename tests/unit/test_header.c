@@ -237,8 +237,8 @@ static void test_lists(void **state)
 	struct fx *f = *state;
 	const struct model_setting *s;
 
-	assert_int_equal(parse(f, "@config materialized=snapshot, unique_key=[id, 'region, code'],\n"
-				  "  check_cols=[status], tags=[gold, 'daily report']\n"
+	assert_int_equal(parse(f, "@config materialized=snapshot, unique_key=[id, 'region'],\n"
+				  "  check_cols=[status], tags=[gold, 'daily, weekly report']\n"
 				  "SELECT 1"),
 			 0);
 	assert_int_equal(apply(f), 0);
@@ -247,16 +247,16 @@ static void test_lists(void **state)
 	assert_true(s->is_list);
 	assert_int_equal(s->nlist, 2);
 	assert_string_equal(s->list[0], "id");
-	assert_string_equal(s->list[1], "region, code");
-	assert_string_equal(s->value, "[id, region, code]");
+	assert_string_equal(s->list[1], "region");
+	assert_string_equal(s->value, "[id, region]");
 	assert_int_equal(f->m.mat, MAT_SNAPSHOT);
 	assert_int_equal(f->m.strategy, STRAT_NONE);
 	assert_int_equal(f->m.nunique_key, 2);
-	assert_string_equal(f->m.unique_key[1], "region, code");
+	assert_string_equal(f->m.unique_key[1], "region");
 	assert_int_equal(f->m.ncheck_cols, 1);
 	assert_string_equal(f->m.check_cols[0], "status");
 	assert_int_equal(f->m.ntags, 2);
-	assert_string_equal(f->m.tags[1], "daily report");
+	assert_string_equal(f->m.tags[1], "daily, weekly report");
 }
 
 static void test_list_errors(void **state)
@@ -378,7 +378,7 @@ static void test_assert_not_null_unique(void **state)
 	const struct model_assert *as;
 
 	assert_int_equal(parse(f, "@assert not_null(order_id)\n"
-				  "@assert error: unique(order_id, lower(region))\n"
+				  "@assert error: unique(order_id, Region)\n"
 				  "SELECT 1"),
 			 0);
 	expect_clean(f);
@@ -393,8 +393,8 @@ static void test_assert_not_null_unique(void **state)
 	assert_false(as->warn);
 	assert_int_equal(as->line, 2);
 	assert_int_equal(as->ncols, 2);
-	assert_string_equal(as->cols[1], "lower(region)");
-	assert_string_equal(as->text, "unique(order_id, lower(region))");
+	assert_string_equal(as->cols[1], "Region");
+	assert_string_equal(as->text, "unique(order_id, Region)");
 }
 
 static void test_assert_accepted_values(void **state)
@@ -893,6 +893,63 @@ static void test_snapshot_rules(void **state)
 	assert_int_equal(f->d.n, 1);
 }
 
+static void test_column_names_refused(void **state)
+{
+	struct fx *f = *state;
+	static const char *const plain =
+		"a column name is letters, digits and underscores, not starting with a digit; "
+		"give the column such a name in the query (... AS name)";
+
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	assert_int_equal(parse(f, "@config materialized=incremental, unique_key=[id, o.region],\n"
+				  "  cdc_op='op code', cdc_seq=\"Seq\",\n"
+				  "  temporality=temporal, time_column=1ts\n"
+				  "@assert not_null(o.id)\n"
+				  "@assert unique(id, lower(region))\n"
+				  "@assert accepted_values(\"Status\", [a])\n"
+				  "@assert relationships(customer_id, crm.customers(id; DROP))\n"
+				  "@assert not_null(\"a b\")\n"
+				  "SELECT 1"),
+			 SL_E_PARSE);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "unique_key 'o.region' is not a column name",
+		    "name the column alone, without its table");
+	expect_diag(f, PATH, 2, "cdc_op 'op code' is not a column name", plain);
+	expect_diag(f, PATH, 2, "cdc_seq '\"Seq\"' is not a column name",
+		    "write Seq without quotes: sluice quotes column names itself");
+	expect_diag(f, PATH, 3, "time_column '1ts' is not a column name", plain);
+	expect_diag(f, PATH, 4, "malformed @assert 'not_null(o.id)': 'o.id' is not a column name",
+		    "name the column alone, without its table");
+	expect_diag(f, PATH, 5,
+		    "malformed @assert 'unique(id, lower(region))': 'lower(region)' is not a column "
+		    "name",
+		    plain);
+	expect_diag(f, PATH, 6,
+		    "malformed @assert 'accepted_values(\"Status\", [a])': '\"Status\"' is not a "
+		    "column name",
+		    "write Status without quotes: sluice quotes column names itself");
+	expect_diag(f, PATH, 7,
+		    "malformed @assert 'relationships(customer_id, crm.customers(id; DROP))': "
+		    "'id; DROP' is not a column name",
+		    plain);
+	expect_diag(f, PATH, 8, "malformed @assert 'not_null(\"a b\")': '\"a b\"' is not a column name",
+		    plain);
+	assert_int_equal(f->d.n, 9);
+	assert_int_equal(f->m.nasserts, 0);
+
+	/* a name from pipeline.yml is reported there */
+	memset(&f->m, 0, sizeof(f->m));
+	diag_list_init(&f->d, f->a);
+	f->m.path = PATH;
+	add_default(f, "check_cols", "[status, 'paid at']", 3);
+	assert_int_equal(parse(f, "@config materialized=snapshot, unique_key=id\nSELECT 1"), 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PIPELINE, 3, "check_cols 'paid at' is not a column name", plain);
+	assert_int_equal(f->d.n, 1);
+}
+
 static void test_filter_not_incremental(void **state)
 {
 	struct fx *f = *state;
@@ -1069,6 +1126,7 @@ int main(void)
 		T(test_cdc_config),
 		T(test_cdc_config_errors),
 		T(test_snapshot_rules),
+		T(test_column_names_refused),
 		T(test_filter_not_incremental),
 		T(test_live_materializations),
 		T(test_live_append_needs_filter),
