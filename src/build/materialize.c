@@ -54,8 +54,11 @@ static void set_relation(struct mat_outcome *out, const char *schema, const char
 static void add_latest_per_key(const struct model *m, struct buf *sql)
 {
 	buf_adds(sql, " QUALIFY row_number() OVER (PARTITION BY ");
-	for (size_t i = 0; i < m->nunique_key; i++)
-		buf_addf(sql, "%s%s", i ? ", " : "", m->unique_key[i]);
+	for (size_t i = 0; i < m->nunique_key; i++) {
+		if (i)
+			buf_adds(sql, ", ");
+		wh_sql_ident(sql, m->unique_key[i]);
+	}
 	buf_adds(sql, " ORDER BY _sluice_seq DESC) = 1");
 }
 
@@ -207,7 +210,10 @@ static void key_match(const struct model *m, const char *left, const char *right
 	for (size_t i = 0; i < m->nunique_key; i++) {
 		if (i)
 			buf_adds(sql, " AND ");
-		buf_addf(sql, "%s.%s = %s.%s", left, m->unique_key[i], right, m->unique_key[i]);
+		buf_addf(sql, "%s.", left);
+		wh_sql_ident(sql, m->unique_key[i]);
+		buf_addf(sql, " = %s.", right);
+		wh_sql_ident(sql, m->unique_key[i]);
 	}
 }
 
@@ -329,7 +335,9 @@ static int microbatch_windows(struct wh *w, const struct model *m, const struct 
 		buf_add_sql_str(&sql, start->value);
 		buf_adds(&sql, " AS TIMESTAMP)");
 	} else {
-		buf_addf(&sql, "coalesce((SELECT max(%s) FROM ", tcol->value);
+		buf_adds(&sql, "coalesce((SELECT max(");
+		wh_sql_ident(&sql, tcol->value);
+		buf_adds(&sql, ") FROM ");
 		qualified(m, &sql);
 		buf_adds(&sql, "), CAST(");
 		buf_add_sql_str(&sql, start->value);
@@ -388,8 +396,11 @@ static int write_microbatch(struct wh *w, const struct model *m, const struct ma
 				buf_reset(&sql);
 			}
 		} else {
-			buf_addf(&sql, "DELETE FROM %s WHERE %s >= TIMESTAMP '%s' AND %s < TIMESTAMP '%s'",
-				 target.buf, tcol, window.ctx.since, tcol, window.ctx.until);
+			buf_addf(&sql, "DELETE FROM %s WHERE ", target.buf);
+			wh_sql_ident(&sql, tcol);
+			buf_addf(&sql, " >= TIMESTAMP '%s' AND ", window.ctx.since);
+			wh_sql_ident(&sql, tcol);
+			buf_addf(&sql, " < TIMESTAMP '%s'", window.ctx.until);
 			rc = run(w, &sql, err);
 			if (!rc) {
 				buf_addf(&sql, "INSERT INTO %s BY NAME\n", target.buf);
@@ -416,6 +427,15 @@ static int write_microbatch(struct wh *w, const struct model *m, const struct ma
 	buf_release(&sql);
 	buf_release(&target);
 	return rc;
+}
+
+/* A condition of a snapshot's closing UPDATE: col holds what it held. */
+static void add_unchanged(struct buf *sql, const char *col)
+{
+	buf_adds(sql, " AND _sluice_t.");
+	wh_sql_ident(sql, col);
+	buf_adds(sql, " IS NOT DISTINCT FROM _sluice_new.");
+	wh_sql_ident(sql, col);
 }
 
 /* SCD type 2: close the current version of every key whose checked columns
@@ -446,8 +466,7 @@ static int write_snapshot(struct wh *w, const struct model *m, const struct mat_
 	key_match(m, "_sluice_t", "_sluice_new", &sql);
 	if (m->ncheck_cols) {
 		for (size_t i = 0; i < m->ncheck_cols; i++)
-			buf_addf(&sql, " AND _sluice_t.%s IS NOT DISTINCT FROM _sluice_new.%s",
-				 m->check_cols[i], m->check_cols[i]);
+			add_unchanged(&sql, m->check_cols[i]);
 	} else {
 		for (size_t c = 0; c < wh_result_ncols(cols); c++) {
 			const char *name = wh_result_colname(cols, c);
@@ -455,12 +474,8 @@ static int write_snapshot(struct wh *w, const struct model *m, const struct mat_
 
 			for (size_t k = 0; k < m->nunique_key; k++)
 				is_key |= strcasecmp(name, m->unique_key[k]) == 0;
-			if (is_key)
-				continue;
-			buf_adds(&sql, " AND _sluice_t.");
-			buf_add_sql_ident(&sql, name);
-			buf_adds(&sql, " IS NOT DISTINCT FROM _sluice_new.");
-			buf_add_sql_ident(&sql, name);
+			if (!is_key)
+				add_unchanged(&sql, name);
 		}
 	}
 	buf_adds(&sql, ")");

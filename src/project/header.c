@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "core/utf8.h"
 #include "project/config.h"
+#include "warehouse/wh.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -237,8 +238,9 @@ static char *lowercase(struct arena *a, const char *s)
  * Whether a header may name a column so: letters, digits and underscores,
  * not starting with a digit, as DuckDB and PostgreSQL read a name without
  * quotes (any non-ASCII character of well-formed UTF-8 counts as a letter,
- * as it does for them). Anything else (a dot, a space, a quote, a call)
- * would be SQL, not a name.
+ * as it does for them). Keywords and mixed case are fine: every name from a
+ * header is quoted where it is used. Anything else (a dot, a space, a
+ * quote, a call) would be SQL, not a name.
  */
 static bool is_column_name(const char *name)
 {
@@ -271,6 +273,18 @@ static const char *column_name_hint(struct arena *a, const char *name)
 		return "name the column alone, without its table";
 	return "a column name is letters, digits and underscores, not starting with a digit; "
 	       "give the column such a name in the query (... AS name)";
+}
+
+/* name as a SQL identifier, in a. */
+static const char *sql_ident(struct arena *a, const char *name)
+{
+	struct buf b = BUF_INIT;
+	const char *out;
+
+	wh_sql_ident(&b, name);
+	out = arena_strdup(a, b.buf);
+	buf_release(&b);
+	return out;
 }
 
 static int choice_index(const char *const *choices, const char *word)
@@ -702,6 +716,15 @@ static const char *assert_bad_column(const struct model_assert *as)
 	return NULL;
 }
 
+/* The check's columns become SQL, as its accepted values are literals. */
+static void assert_quote_columns(struct hdr *h, struct model_assert *as)
+{
+	for (size_t i = 0; i < as->ncols; i++)
+		as->cols[i] = sql_ident(h->a, as->cols[i]);
+	if (as->ref_col)
+		as->ref_col = sql_ident(h->a, as->ref_col);
+}
+
 static void parse_assert(struct hdr *h, const struct dtext *t)
 {
 	static const struct {
@@ -777,6 +800,7 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 			       "malformed @assert '%s': '%s' is not a column name", check, bad);
 			return;
 		}
+		assert_quote_columns(h, &as);
 		*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
 		return;
 	}

@@ -59,11 +59,15 @@ struct model_assert {
 	bool warn;        /* warn: severity; error otherwise */
 	const char *text; /* the check as written, for reports */
 	int line;
-	const char **cols; /* not_null, unique, accepted_values, relationships: the column(s) */
+	/* not_null, unique, accepted_values, relationships: the column(s), as
+	 * SQL: quoted identifiers ("order") */
+	const char **cols;
 	size_t ncols;
 	const char **values; /* accepted_values: SQL literals ('a', 1) */
 	size_t nvalues;
-	const char *ref_schema, *ref_name, *ref_col; /* relationships target */
+	/* relationships target: the model's schema and name as written, its
+	 * column quoted like cols */
+	const char *ref_schema, *ref_name, *ref_col;
 	const char *sql; /* expression or rows: query text */
 };
 
@@ -107,6 +111,8 @@ struct model {
 	/* typed settings */
 	enum model_mat mat;
 	enum model_strategy strategy;
+	/* column names here and in cdc_op, cdc_seq are as written (letters,
+	 * digits, underscores); whoever writes them into SQL quotes them */
 	const char **unique_key;
 	size_t nunique_key;
 	const char **check_cols;

@@ -142,7 +142,7 @@ static void test_design_example(void **state)
 	assert_int_equal(f->m.asserts[0].kind, ASSERT_NOT_NULL);
 	assert_int_equal(f->m.asserts[0].line, 3);
 	assert_false(f->m.asserts[0].warn);
-	assert_string_equal(f->m.asserts[0].cols[0], "order_id");
+	assert_string_equal(f->m.asserts[0].cols[0], "\"order_id\"");
 	assert_int_equal(f->m.asserts[1].kind, ASSERT_UNIQUE);
 	assert_int_equal(f->m.asserts[2].kind, ASSERT_EXPRESSION);
 	assert_true(f->m.asserts[2].warn);
@@ -386,14 +386,15 @@ static void test_assert_not_null_unique(void **state)
 	as = &f->m.asserts[0];
 	assert_int_equal(as->kind, ASSERT_NOT_NULL);
 	assert_int_equal(as->ncols, 1);
-	assert_string_equal(as->cols[0], "order_id");
+	/* the columns as SQL, quoted: a keyword or mixed case stands for itself */
+	assert_string_equal(as->cols[0], "\"order_id\"");
 	assert_string_equal(as->text, "not_null(order_id)");
 	as = &f->m.asserts[1];
 	assert_int_equal(as->kind, ASSERT_UNIQUE);
 	assert_false(as->warn);
 	assert_int_equal(as->line, 2);
 	assert_int_equal(as->ncols, 2);
-	assert_string_equal(as->cols[1], "Region");
+	assert_string_equal(as->cols[1], "\"Region\"");
 	assert_string_equal(as->text, "unique(order_id, Region)");
 }
 
@@ -411,7 +412,7 @@ static void test_assert_accepted_values(void **state)
 	assert_int_equal(as->kind, ASSERT_ACCEPTED_VALUES);
 	assert_true(as->warn);
 	assert_int_equal(as->ncols, 1);
-	assert_string_equal(as->cols[0], "region");
+	assert_string_equal(as->cols[0], "\"region\"");
 	assert_int_equal(as->nvalues, 6);
 	assert_string_equal(as->values[0], "'eu'");
 	assert_string_equal(as->values[1], "'us'");
@@ -432,10 +433,10 @@ static void test_assert_relationships(void **state)
 	expect_clean(f);
 	as = &f->m.asserts[0];
 	assert_int_equal(as->kind, ASSERT_RELATIONSHIPS);
-	assert_string_equal(as->cols[0], "customer_id");
+	assert_string_equal(as->cols[0], "\"customer_id\"");
 	assert_string_equal(as->ref_schema, "silver");
 	assert_string_equal(as->ref_name, "customers");
-	assert_string_equal(as->ref_col, "id");
+	assert_string_equal(as->ref_col, "\"id\"");
 }
 
 static void test_assert_rows_and_expression(void **state)
@@ -893,6 +894,34 @@ static void test_snapshot_rules(void **state)
 	assert_int_equal(f->d.n, 1);
 }
 
+static void test_column_names(void **state)
+{
+	struct fx *f = *state;
+	const struct model_assert *as;
+
+	/* keywords, mixed case and non-ASCII letters are names like any other */
+	assert_int_equal(config_of(f, "@config materialized=incremental, unique_key=[order, CustomerId],\n"
+				      "  cdc_op=select, cdc_seq=_seq2, time_column=gr\xc3\xb6\xc3\x9f" "e\n"
+				      "@assert not_null(group)\n"
+				      "@assert accepted_values(Status, [a])\n"
+				      "@assert relationships(CustomerId, crm.customers(Id))\n"
+				      "SELECT 1"),
+			 0);
+	expect_clean(f);
+	/* settings keep the name as written; the build quotes it */
+	assert_string_equal(f->m.unique_key[0], "order");
+	assert_string_equal(f->m.unique_key[1], "CustomerId");
+	assert_string_equal(f->m.cdc_op, "select");
+	as = &f->m.asserts[0];
+	assert_string_equal(as->cols[0], "\"group\"");
+	assert_string_equal(as->text, "not_null(group)");
+	assert_string_equal(f->m.asserts[1].cols[0], "\"Status\"");
+	as = &f->m.asserts[2];
+	assert_string_equal(as->cols[0], "\"CustomerId\"");
+	assert_string_equal(as->ref_col, "\"Id\"");
+	assert_string_equal(as->ref_name, "customers");
+}
+
 static void test_column_names_refused(void **state)
 {
 	struct fx *f = *state;
@@ -1126,6 +1155,7 @@ int main(void)
 		T(test_cdc_config),
 		T(test_cdc_config_errors),
 		T(test_snapshot_rules),
+		T(test_column_names),
 		T(test_column_names_refused),
 		T(test_filter_not_incremental),
 		T(test_live_materializations),
