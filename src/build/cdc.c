@@ -121,7 +121,7 @@ static void add_col(struct buf *sql, const char *alias, const char *col)
 {
 	if (alias)
 		buf_addf(sql, "%s.", alias);
-	buf_add_sql_ident(sql, col);
+	wh_sql_ident(sql, col);
 }
 
 static void add_keys(const struct cdc_run *c, struct buf *sql, const char *alias)
@@ -504,7 +504,7 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 		for (size_t i = 0; i < c->ncols; i++) {
 			add_col(&sql, "t", c->cols[i].name);
 			buf_adds(&sql, " AS ");
-			buf_add_sql_ident(&sql, old_column(c, c->cols[i].name));
+			wh_sql_ident(&sql, old_column(c, c->cols[i].name));
 			buf_adds(&sql, ", ");
 		}
 		add_seq_value(c, &sql, "t", c->seq);
@@ -678,7 +678,7 @@ static int write_soft_rows(struct cdc_run *c, struct sl_err *err)
 		}
 		add_col(&sql, "a", col);
 		buf_adds(&sql, " END AS ");
-		buf_add_sql_ident(&sql, col);
+		wh_sql_ident(&sql, col);
 		buf_adds(&sql, ", ");
 	}
 	buf_adds(&sql, "a._sluice_cdc_del OR a._sluice_cdc_values AS _sluice_deleted, "
@@ -751,7 +751,7 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		buf_adds(&sql, " BY NAME SELECT ");
 		for (size_t i = 0; i < c->ncols; i++) {
 			buf_adds(&sql, i ? ", " : "");
-			buf_add_sql_ident(&sql, c->cols[i].name);
+			wh_sql_ident(&sql, c->cols[i].name);
 		}
 		buf_adds(&sql, " FROM " APPLY " WHERE _sluice_cdc_apply AND NOT _sluice_cdc_del;\n"
 			       "INSERT INTO ");

@@ -157,7 +157,7 @@ static int write_staging(struct wh *w, const struct model *m, const struct mat_p
 
 	staging_name(m, staging, sizeof(staging));
 	buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-	buf_add_sql_ident(&sql, m->schema);
+	wh_sql_ident(&sql, m->schema);
 	buf_adds(&sql, ";\nDROP TABLE IF EXISTS ");
 	wh_sql_qualified(&sql, m->schema, staging);
 	if (applies_changes(m))
@@ -184,7 +184,7 @@ static int write_view(struct wh *w, const struct model *m, const struct mat_plan
 	int rc;
 
 	buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-	buf_add_sql_ident(&sql, m->schema);
+	wh_sql_ident(&sql, m->schema);
 	buf_adds(&sql, ";\n");
 	if (out->old_kind && strcmp(out->old_kind, "table") == 0) {
 		buf_adds(&sql, "DROP TABLE ");
@@ -384,7 +384,7 @@ static int write_microbatch(struct wh *w, const struct model *m, const struct ma
 		window.ctx.until = wh_result_value(win, i, 1);
 		if (plan->full && i == 0) {
 			buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-			buf_add_sql_ident(&sql, m->schema);
+			wh_sql_ident(&sql, m->schema);
 			buf_addf(&sql, ";\nDROP TABLE IF EXISTS %s;\nCREATE TABLE %s AS\n", target.buf,
 				 target.buf);
 			rc = render_model(m, &window.ctx, false, &sql, err);

@@ -78,7 +78,7 @@ static void eph_cte_name(struct buf *b, const struct model *eph)
 	struct buf name = BUF_INIT;
 
 	buf_addf(&name, "__sluice_eph_%s_%s", eph->schema, eph->name);
-	buf_add_sql_ident(b, name.buf);
+	wh_sql_ident(b, name.buf);
 	buf_release(&name);
 }
 
@@ -168,7 +168,7 @@ static int part_edits(const struct model *m, enum model_part part, const struct 
 		eph_cte_name(b, r->target);
 		if (!*r->alias) {
 			buf_adds(b, " AS ");
-			buf_add_sql_ident(b, r->target->name);
+			wh_sql_ident(b, r->target->name);
 		}
 		for (k = 0; k < *nephs; k++)
 			if ((*ephs)[k] == r->target)
