@@ -257,10 +257,12 @@ static bool is_column_name(const char *name)
 	return true;
 }
 
-/* How to write the name that is_column_name refused. */
+/* How to write the name that is_column_name refused: without quotes or
+ * a table when that is all that is wrong, else as the query could name it. */
 static const char *column_name_hint(struct arena *a, const char *name)
 {
 	size_t len = strlen(name);
+	const char *dot = strrchr(name, '.');
 
 	if (len > 2 && name[0] == '"' && name[len - 1] == '"') {
 		char *inner = arena_strndup(a, name + 1, len - 2);
@@ -269,8 +271,9 @@ static const char *column_name_hint(struct arena *a, const char *name)
 			return arena_sprintf(a, "write %s without quotes: sluice quotes column names itself",
 					     inner);
 	}
-	if (strchr(name, '.'))
-		return "name the column alone, without its table";
+	if (dot && is_column_name(dot + 1) &&
+	    is_column_name(arena_strndup(a, name, (size_t)(dot - name))))
+		return arena_sprintf(a, "write %s alone, without its table", dot + 1);
 	return "a column name is letters, digits and underscores, not starting with a digit; "
 	       "give the column such a name in the query (... AS name)";
 }

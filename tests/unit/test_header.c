@@ -944,13 +944,13 @@ static void test_column_names_refused(void **state)
 			 SL_E_PARSE);
 	assert_int_equal(apply(f), SL_E_CONFIG);
 	expect_diag(f, PATH, 1, "unique_key 'o.region' is not a column name",
-		    "name the column alone, without its table");
+		    "write region alone, without its table");
 	expect_diag(f, PATH, 2, "cdc_op 'op code' is not a column name", plain);
 	expect_diag(f, PATH, 2, "cdc_seq '\"Seq\"' is not a column name",
 		    "write Seq without quotes: sluice quotes column names itself");
 	expect_diag(f, PATH, 3, "time_column '1ts' is not a column name", plain);
 	expect_diag(f, PATH, 4, "malformed @assert 'not_null(o.id)': 'o.id' is not a column name",
-		    "name the column alone, without its table");
+		    "write id alone, without its table");
 	expect_diag(f, PATH, 5,
 		    "malformed @assert 'unique(id, lower(region))': 'lower(region)' is not a column "
 		    "name",
