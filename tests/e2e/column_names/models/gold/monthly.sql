@@ -1,0 +1,6 @@
+@config materialized=incremental, incremental_strategy=microbatch, temporality=temporal,
+        time_column=From, grain=1mo, start='2026-09-01'
+SELECT CAST(date_trunc('month', "At") AS TIMESTAMP) AS "From", count(*) AS orders
+FROM raw.orders
+WHERE "At" >= {since} AND "At" < {until}
+GROUP BY ALL
