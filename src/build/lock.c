@@ -1,46 +1,118 @@
 /*
- * Build locks: a fixed table of mutexes indexed by a hash of the model's
- * name. Two models may share a mutex; that only serializes them, it never
- * lets two builds of one model overlap.
+ * Build locks: a registry of the models being built (or waited for), keyed
+ * by name under one mutex, each with a held flag and a condition variable
+ * its waiters sleep on. One model's lock never stands in for another's, so
+ * the live runner is told a model is held only when that very model is.
+ * Must never block while holding the registry's mutex, except in the wait
+ * that releases it.
+ *
+ * An entry lives only while its model is held or waited for and is freed by
+ * the last one out: the registry stays as short as the number of builds in
+ * flight (a batch run and the live runner: one or two), which a list
+ * searched from the front serves better than a table sized for every model
+ * of the largest project.
  */
 #include "build/lock.h"
 
 #include <pthread.h>
-#include <stddef.h>
-#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
-#define BUILD_LOCKS 64
+struct lock_entry {
+	struct lock_entry *next;
+	pthread_cond_t released; /* signalled when the holder lets go */
+	size_t waiters;          /* build_lock calls asleep on released */
+	bool held;
+	char model[];
+};
 
-static pthread_mutex_t locks[BUILD_LOCKS];
-static pthread_once_t locks_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct lock_entry *registry;
 
-static void locks_init(void)
+/* The model's entry, or NULL. Call with registry_mu held. */
+static struct lock_entry *entry_find(const char *model)
 {
-	for (size_t i = 0; i < BUILD_LOCKS; i++)
-		pthread_mutex_init(&locks[i], NULL);
+	struct lock_entry *e = registry;
+
+	while (e && strcmp(e->model, model) != 0)
+		e = e->next;
+	return e;
 }
 
-static pthread_mutex_t *lock_of(const char *model)
+/* The model's entry, made (not held, no waiters) when it has none. Call
+ * with registry_mu held. */
+static struct lock_entry *entry_get(const char *model)
 {
-	uint32_t h = 2166136261u;
+	struct lock_entry *e = entry_find(model);
+	size_t len = strlen(model);
 
-	pthread_once(&locks_once, locks_init);
-	for (const char *p = model; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return &locks[h % BUILD_LOCKS];
+	if (e)
+		return e;
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		abort();
+	memcpy(e->model, model, len + 1);
+	pthread_cond_init(&e->released, NULL);
+	e->waiters = 0;
+	e->held = false;
+	e->next = registry;
+	registry = e;
+	return e;
+}
+
+/* Unlinks and frees e, which nobody holds or waits for. Call with
+ * registry_mu held. */
+static void entry_free(struct lock_entry *e)
+{
+	struct lock_entry **p = &registry;
+
+	while (*p != e)
+		p = &(*p)->next;
+	*p = e->next;
+	pthread_cond_destroy(&e->released);
+	free(e);
 }
 
 void build_lock(const char *model)
 {
-	pthread_mutex_lock(lock_of(model));
+	struct lock_entry *e;
+
+	pthread_mutex_lock(&registry_mu);
+	e = entry_get(model);
+	e->waiters++;
+	while (e->held)
+		pthread_cond_wait(&e->released, &registry_mu);
+	e->waiters--;
+	e->held = true;
+	pthread_mutex_unlock(&registry_mu);
 }
 
 bool build_lock_try(const char *model)
 {
-	return pthread_mutex_trylock(lock_of(model)) == 0;
+	struct lock_entry *e;
+	bool got;
+
+	pthread_mutex_lock(&registry_mu);
+	e = entry_get(model);
+	got = !e->held;
+	e->held = true;
+	pthread_mutex_unlock(&registry_mu);
+	return got;
 }
 
 void build_unlock(const char *model)
 {
-	pthread_mutex_unlock(lock_of(model));
+	struct lock_entry *e;
+
+	pthread_mutex_lock(&registry_mu);
+	e = entry_find(model);
+	/* unlocking a model nobody holds is a bug in the caller */
+	if (!e || !e->held)
+		abort();
+	e->held = false;
+	if (e->waiters)
+		pthread_cond_signal(&e->released);
+	else
+		entry_free(e);
+	pthread_mutex_unlock(&registry_mu);
 }

@@ -11,9 +11,12 @@
 
 #include <stdbool.h>
 
+/* Each model has a lock of its own, whatever its name. A thread holding a
+ * model's lock must not take it again (it would wait for itself). */
 void build_lock(const char *model);
 /* true when taken; false when another build holds it */
 bool build_lock_try(const char *model);
+/* Releases a lock the caller holds; any other call aborts. */
 void build_unlock(const char *model);
 
 #endif
