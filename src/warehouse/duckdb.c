@@ -1,14 +1,16 @@
 /*
  * The DuckDB backend: the only file that calls DuckDB's C API for warehouse
- * work. Translates duckdb_state and result errors into sl_err at the
- * boundary and destroys every duckdb_result on every path. Tells the
- * failures that leave a database in doubt from the others, and never lets
- * a database in doubt be written or closed again.
+ * work, but for the values of results, which duckdb_text.c writes from the
+ * data chunks read here. Translates duckdb_state and result errors into
+ * sl_err at the boundary and destroys every duckdb_result on every path.
+ * Tells the failures that leave a database in doubt from the others, and
+ * never lets a database in doubt be written or closed again.
  */
 #include "warehouse/wh_impl.h"
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "warehouse/duckdb_text.h"
 
 #include <ctype.h>
 #include <duckdb.h>
@@ -296,89 +298,119 @@ static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_
 	return rc;
 }
 
-static bool is_nested(duckdb_type t)
+/* The query sql with its columns of types duckdb_text.c does not write on
+ * its own cast to VARCHAR, into wrapped; false when there are none. */
+static bool wrap_query(struct buf *wrapped, duckdb_prepared_statement ps, const char *sql)
 {
-	return t == DUCKDB_TYPE_LIST || t == DUCKDB_TYPE_STRUCT || t == DUCKDB_TYPE_MAP ||
-	       t == DUCKDB_TYPE_ARRAY || t == DUCKDB_TYPE_UNION;
-}
-
-/* duckdb_value_varchar cannot print lists, structs or maps; a query that
- * returns them is prepared again with those columns cast to text, so the
- * statement still runs only once. */
-static duckdb_prepared_statement prepare_as_text(duckdb_connection conn, const char *sql)
-{
-	duckdb_prepared_statement ps = NULL, text = NULL;
-	struct buf wrapped = BUF_INIT;
+	idx_t n = duckdb_prepared_statement_column_count(ps);
+	bool cast = false;
 	size_t len;
-	idx_t n;
-	bool nested = false;
 
-	if (duckdb_prepare(conn, sql, &ps) != DuckDBSuccess) {
-		duckdb_destroy_prepare(&ps);
-		return NULL;
-	}
-	n = duckdb_prepared_statement_column_count(ps);
-	if (duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
-		return ps;
-	buf_adds(&wrapped, "SELECT * REPLACE (");
+	buf_adds(wrapped, "SELECT * REPLACE (");
 	for (idx_t c = 0; c < n; c++) {
 		char *name;
 
-		if (!is_nested(duckdb_prepared_statement_column_type(ps, c)))
+		if (duck_text_native(duckdb_prepared_statement_column_type(ps, c)))
 			continue;
 		name = (char *)duckdb_prepared_statement_column_name(ps, c);
-		buf_adds(&wrapped, nested ? ", CAST(" : "CAST(");
-		buf_add_sql_ident(&wrapped, name);
-		buf_adds(&wrapped, " AS VARCHAR) AS ");
-		buf_add_sql_ident(&wrapped, name);
+		buf_adds(wrapped, cast ? ", CAST(" : "CAST(");
+		buf_add_sql_ident(wrapped, name);
+		buf_adds(wrapped, " AS VARCHAR) AS ");
+		buf_add_sql_ident(wrapped, name);
 		duckdb_free(name);
-		nested = true;
+		cast = true;
 	}
 	/* the query on lines of its own, without its final ';', so a trailing
 	 * comment or semicolon does not swallow the wrapper */
 	len = strlen(sql);
 	while (len && (isspace((unsigned char)sql[len - 1]) || sql[len - 1] == ';'))
 		len--;
-	buf_addf(&wrapped, ") FROM (\n%.*s\n) AS _sluice_q", (int)len, sql);
-	if (nested && duckdb_prepare(conn, wrapped.buf, &text) == DuckDBSuccess) {
+	buf_addf(wrapped, ") FROM (\n%.*s\n) AS _sluice_q", (int)len, sql);
+	return cast;
+}
+
+/* Values of the types duckdb_text.c does not write on its own (reals,
+ * lists, structs, maps, UUID, ENUM, the time zone types...) are cast to
+ * text in SQL: a query that returns them is prepared again with those
+ * columns cast, so the statement still runs only once. What cannot be
+ * wrapped so (a statement other than a query, several statements, a
+ * statement with arguments) has its reals written through DuckDB value by
+ * value, and the other such values read as NULL (duckdb_text.h). */
+static duckdb_prepared_statement prepare_as_text(struct wh_duckdb *d, const char *sql)
+{
+	duckdb_prepared_statement ps = NULL, text = NULL;
+	struct buf wrapped = BUF_INIT;
+
+	if (duckdb_prepare(d->conn, sql, &ps) != DuckDBSuccess) {
+		duckdb_destroy_prepare(&ps);
+		return NULL;
+	}
+	if (duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
+		return ps;
+	if (wrap_query(&wrapped, ps, sql) &&
+	    duckdb_prepare(d->conn, wrapped.buf, &text) == DuckDBSuccess) {
 		duckdb_destroy_prepare(&ps);
 		ps = text;
-	} else if (nested) {
+	} else {
 		duckdb_destroy_prepare(&text);
 	}
 	buf_release(&wrapped);
 	return ps;
 }
 
-/* Materializes the rows as text and destroys res. */
-static struct wh_result *read_result(duckdb_result *res)
+static struct wh_result *new_result(duckdb_result *res, struct duck_text_col **cols)
 {
-	idx_t ncols = duckdb_column_count(res), nrows = duckdb_row_count(res);
+	idx_t ncols = duckdb_column_count(res);
 	struct wh_result *r = wh_result_new(ncols);
-	char **row;
 
-	for (idx_t c = 0; c < ncols; c++)
-		wh_result_set_colname(r, c, duckdb_column_name(res, c));
-	row = calloc(ncols ? ncols : 1, sizeof(char *));
-	if (!row)
+	*cols = calloc(ncols ? ncols : 1, sizeof(**cols));
+	if (!*cols)
 		abort();
-	for (idx_t i = 0; i < nrows; i++) {
-		for (idx_t c = 0; c < ncols; c++)
-			row[c] = duckdb_value_is_null(res, c, i) ? NULL
-								 : duckdb_value_varchar(res, c, i);
-		wh_result_add_row(r, (const char *const *)row);
-		for (idx_t c = 0; c < ncols; c++)
-			duckdb_free(row[c]);
+	for (idx_t c = 0; c < ncols; c++) {
+		duckdb_logical_type t = duckdb_column_logical_type(res, c);
+
+		wh_result_set_colname(r, c, duckdb_column_name(res, c));
+		(*cols)[c] = duck_text_column(t);
+		duckdb_destroy_logical_type(&t);
 	}
-	free(row);
-	duckdb_destroy_result(res);
 	return r;
+}
+
+/* Materializes the rows as text, chunk by chunk, and destroys res. */
+static int read_result(struct wh_duckdb *d, duckdb_result *res, struct wh_result **out,
+		       struct sl_err *err)
+{
+	struct duck_text_col *cols;
+	struct wh_result *r = new_result(res, &cols);
+	idx_t ncols = duckdb_column_count(res);
+	duckdb_data_chunk chunk;
+	const char *failed;
+
+	while ((chunk = duckdb_fetch_chunk(*res)) != NULL) {
+		idx_t n = duckdb_data_chunk_get_size(chunk);
+		size_t first = wh_result_add_rows(r, n);
+
+		for (idx_t c = 0; c < ncols; c++)
+			duck_text_write(r, first, c, duckdb_data_chunk_get_vector(chunk, c), n,
+					&cols[c]);
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	free(cols);
+	/* the end of the rows, or a failure to fetch the next ones */
+	failed = duckdb_result_error(res);
+	if (failed && *failed) {
+		wh_result_free(r);
+		return duck_error(d, res, err);
+	}
+	duckdb_destroy_result(res);
+	*out = r;
+	return 0;
 }
 
 static int duck_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
 {
 	struct wh_duckdb *d = dd(w);
-	duckdb_prepared_statement ps = prepare_as_text(d->conn, sql);
+	duckdb_prepared_statement ps = prepare_as_text(d, sql);
 	bool locked = lock_commit(d, sql, only_reads(ps));
 	duckdb_result res;
 	duckdb_state st;
@@ -400,7 +432,7 @@ static int duck_query(struct wh *w, const char *sql, struct wh_result **out, str
 		rc = duck_error(d, &res, err);
 	unlock_commit(d, locked);
 	if (!rc)
-		*out = read_result(&res);
+		rc = read_result(d, &res, out, err);
 	return rc;
 }
 
@@ -498,14 +530,12 @@ static int duck_exec_args(struct wh *w, const char *sql, const struct wh_arg *ar
 	if (!rc && duckdb_execute_prepared(ps, &res) != DuckDBSuccess)
 		rc = duck_error(d, &res, err);
 	unlock_commit(d, locked);
-	if (!rc) {
-		if (changed)
-			*changed = (int64_t)duckdb_rows_changed(&res);
-		if (out)
-			*out = read_result(&res);
-		else
-			duckdb_destroy_result(&res);
-	}
+	if (!rc && changed)
+		*changed = (int64_t)duckdb_rows_changed(&res);
+	if (!rc && out)
+		rc = read_result(d, &res, out, err);
+	else if (!rc)
+		duckdb_destroy_result(&res);
 	if (rc && kept)
 		forget_prepared(d, ps);
 	else if (!kept)

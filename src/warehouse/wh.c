@@ -18,10 +18,20 @@
 #include <string.h>
 #include <strings.h>
 
+/* A value's text (NULL for SQL NULL) and its length, which counts NUL
+ * bytes a VARCHAR may hold. */
+struct wh_cell {
+	char *s;
+	size_t len;
+};
+
 struct wh_result {
 	size_t ncols, nrows, cap;
 	char **colnames;
-	char **cells; /* nrows * ncols, row-major */
+	struct wh_cell *cells; /* nrows * ncols, row-major */
+	/* the values' text: one allocation per value would cost more than
+	 * reading it from the warehouse */
+	struct arena *text;
 };
 
 static char *xstrdup(const char *s)
@@ -46,6 +56,7 @@ struct wh_result *wh_result_new(size_t ncols)
 	r->colnames = calloc(ncols ? ncols : 1, sizeof(char *));
 	if (!r->colnames)
 		abort();
+	r->text = arena_new(NULL);
 	return r;
 }
 
@@ -55,20 +66,37 @@ void wh_result_set_colname(struct wh_result *r, size_t col, const char *name)
 	r->colnames[col] = xstrdup(name);
 }
 
-void wh_result_add_row(struct wh_result *r, const char *const *values)
+size_t wh_result_add_rows(struct wh_result *r, size_t n)
 {
-	if (r->nrows == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		char **cells = realloc(r->cells, cap * (r->ncols ? r->ncols : 1) * sizeof(char *));
+	size_t first = r->nrows, width = r->ncols ? r->ncols : 1;
 
+	if (!n)
+		return first;
+	if (r->nrows + n > r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		struct wh_cell *cells;
+
+		while (cap < r->nrows + n)
+			cap *= 2;
+		cells = realloc(r->cells, cap * width * sizeof(*cells));
 		if (!cells)
 			abort();
 		r->cells = cells;
 		r->cap = cap;
 	}
-	for (size_t c = 0; c < r->ncols; c++)
-		r->cells[r->nrows * r->ncols + c] = xstrdup(values[c]);
-	r->nrows++;
+	memset(r->cells + first * r->ncols, 0, n * r->ncols * sizeof(*r->cells));
+	r->nrows += n;
+	return first;
+}
+
+char *wh_result_set_value(struct wh_result *r, size_t row, size_t col, size_t len)
+{
+	struct wh_cell *cell = &r->cells[row * r->ncols + col];
+
+	/* zeroed, so the NUL after the value is there already */
+	cell->s = arena_alloc(r->text, len + 1);
+	cell->len = len;
+	return cell->s;
 }
 
 size_t wh_result_nrows(const struct wh_result *r)
@@ -88,15 +116,19 @@ const char *wh_result_colname(const struct wh_result *r, size_t col)
 
 const char *wh_result_value(const struct wh_result *r, size_t row, size_t col)
 {
-	return r->cells[row * r->ncols + col];
+	return r->cells[row * r->ncols + col].s;
+}
+
+size_t wh_result_value_len(const struct wh_result *r, size_t row, size_t col)
+{
+	return r->cells[row * r->ncols + col].len;
 }
 
 void wh_result_free(struct wh_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nrows * r->ncols; i++)
-		free(r->cells[i]);
+	arena_free(r->text);
 	for (size_t c = 0; c < r->ncols; c++)
 		free(r->colnames[c]);
 	free(r->cells);

@@ -5,8 +5,9 @@
  * are answered here too, so build code stays dialect-free.
  *
  * A struct wh is one connection; it is not thread-safe. Results are
- * materialized as strings (NULL for SQL NULL): the engine moves data with
- * SQL inside the warehouse and reads back only bookkeeping and samples.
+ * materialized as strings (NULL for SQL NULL), each the warehouse's own
+ * text for the value: the engine moves data with SQL inside the warehouse
+ * and reads back only bookkeeping and samples.
  */
 #ifndef SL_WAREHOUSE_WH_H
 #define SL_WAREHOUSE_WH_H
@@ -101,8 +102,13 @@ void wh_forget_statement(struct wh *w, const char *sql);
 size_t wh_result_nrows(const struct wh_result *r);
 size_t wh_result_ncols(const struct wh_result *r);
 const char *wh_result_colname(const struct wh_result *r, size_t col);
-/* The value as text, or NULL for SQL NULL; owned by r. */
+/* The value as text, or NULL for SQL NULL; owned by r. Always followed by
+ * a NUL, but a VARCHAR may hold NUL bytes of its own: a C string stops at
+ * the first, and wh_result_value_len tells where the value really ends. */
 const char *wh_result_value(const struct wh_result *r, size_t row, size_t col);
+/* The value's length in bytes, its NUL bytes included and the terminating
+ * one not; 0 for SQL NULL. */
+size_t wh_result_value_len(const struct wh_result *r, size_t row, size_t col);
 void wh_result_free(struct wh_result *r);
 
 int wh_begin(struct wh *w, struct sl_err *err);

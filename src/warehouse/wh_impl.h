@@ -51,7 +51,10 @@ void wh_memo_release(struct wh_memo *m);
 /* Results are built by backends with these. The result owns its strings. */
 struct wh_result *wh_result_new(size_t ncols);
 void wh_result_set_colname(struct wh_result *r, size_t col, const char *name);
-/* Appends a row; values[i] may be NULL. Copies the strings. */
-void wh_result_add_row(struct wh_result *r, const char *const *values);
+/* Appends n rows, every value NULL; returns the index of the first. */
+size_t wh_result_add_rows(struct wh_result *r, size_t n);
+/* Room for the value at (row, col), len bytes, for the backend to write;
+ * the result adds a NUL after them. Owned by r. */
+char *wh_result_set_value(struct wh_result *r, size_t row, size_t col, size_t len);
 
 #endif

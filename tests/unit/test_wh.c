@@ -1,6 +1,8 @@
 /*
- * Unit tests for the warehouse interface on DuckDB (src/warehouse/wh.c and
- * duckdb.c): statements and queries with their text values and NULLs,
+ * Unit tests for the warehouse interface on DuckDB (src/warehouse/wh.c,
+ * duckdb.c and duckdb_text.c): statements and queries with their text
+ * values and NULLs, values holding NUL bytes, results of several chunks,
+ * every type family read as DuckDB's own cast writes it,
  * changed-row counts, kept statements with bound arguments, transactions
  * that really roll back, relation lookups,
  * open errors a user can act on (not a database, locked), a warehouse in
@@ -220,6 +222,259 @@ static void test_nested_values_are_not_null(void **state)
 	assert_string_equal(wh_result_value(r, 0, 4), "[3, 4]");
 	/* a NULL list is still NULL */
 	assert_null(wh_result_value(r, 0, 5));
+	wh_result_free(r);
+}
+
+static void test_value_with_nul_bytes(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+
+	open_memory(f);
+	/* short strings are kept inside DuckDB's string struct, longer ones
+	 * behind a pointer: both read whole, with their length */
+	assert_int_equal(wh_query(f->w,
+				  "SELECT 'a' || chr(0) || 'b' AS short, chr(0) AS nul, "
+				  "repeat('x', 20) || chr(0) || 'y' AS long, '' AS empty, "
+				  "NULL::VARCHAR AS nothing, 'plain' AS plain",
+				  &r, &f->err),
+			 0);
+	assert_int_equal(wh_result_value_len(r, 0, 0), 3);
+	assert_memory_equal(wh_result_value(r, 0, 0), "a\0b", 4);
+	assert_int_equal(wh_result_value_len(r, 0, 1), 1);
+	assert_memory_equal(wh_result_value(r, 0, 1), "\0", 2);
+	assert_int_equal(wh_result_value_len(r, 0, 2), 22);
+	assert_memory_equal(wh_result_value(r, 0, 2), "xxxxxxxxxxxxxxxxxxxx\0y", 23);
+	assert_int_equal(wh_result_value_len(r, 0, 3), 0);
+	assert_string_equal(wh_result_value(r, 0, 3), "");
+	assert_int_equal(wh_result_value_len(r, 0, 4), 0);
+	assert_null(wh_result_value(r, 0, 4));
+	assert_int_equal(wh_result_value_len(r, 0, 5), 5);
+	assert_string_equal(wh_result_value(r, 0, 5), "plain");
+	wh_result_free(r);
+	/* stored and read back, from a statement that is not a query too */
+	exec(f->w, "CREATE TABLE bytes (id INTEGER, v VARCHAR); "
+		   "INSERT INTO bytes VALUES (1, 'a' || chr(0) || 'b')");
+	assert_int_equal(wh_query(f->w, "UPDATE bytes SET id = 2 RETURNING v", &r, &f->err), 0);
+	assert_int_equal(wh_result_value_len(r, 0, 0), 3);
+	assert_memory_equal(wh_result_value(r, 0, 0), "a\0b", 3);
+	wh_result_free(r);
+	/* a BLOB's NUL bytes are written out, as DuckDB prints them */
+	assert_int_equal(wh_query(f->w, "SELECT v::BLOB FROM bytes", &r, &f->err), 0);
+	assert_string_equal(wh_result_value(r, 0, 0), "a\\x00b");
+	assert_int_equal(wh_result_value_len(r, 0, 0), 6);
+	wh_result_free(r);
+}
+
+/* NULLs of every kind of column, at every position of a data chunk's
+ * validity mask (its words hold 64 rows) and across chunks. */
+static void test_nulls(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+
+	open_memory(f);
+	assert_int_equal(wh_query(f->w,
+				  "SELECT i, CASE WHEN i % 3 = 0 THEN NULL ELSE i END AS n, "
+				  "CASE WHEN i % 5 = 0 THEN NULL ELSE 'v' || i END AS s, "
+				  "CASE WHEN i % 7 = 0 THEN NULL ELSE i / 4 END AS d, "
+				  "CASE WHEN i % 2 = 0 THEN NULL ELSE [i] END AS l, "
+				  "NULL AS always FROM range(5000) t(i) ORDER BY i",
+				  &r, &f->err),
+			 0);
+	assert_int_equal(wh_result_nrows(r), 5000);
+	for (size_t i = 0; i < 5000; i++) {
+		char want[32];
+
+		assert_true((wh_result_value(r, i, 1) == NULL) == (i % 3 == 0));
+		assert_true((wh_result_value(r, i, 2) == NULL) == (i % 5 == 0));
+		assert_true((wh_result_value(r, i, 3) == NULL) == (i % 7 == 0));
+		assert_true((wh_result_value(r, i, 4) == NULL) == (i % 2 == 0));
+		assert_null(wh_result_value(r, i, 5));
+		if (i % 5 == 0)
+			continue;
+		snprintf(want, sizeof(want), "v%zu", i);
+		assert_string_equal(wh_result_value(r, i, 2), want);
+	}
+	wh_result_free(r);
+}
+
+/* DuckDB hands results over in chunks of 2048 rows: every row of a
+ * longer result is there, in order. */
+static void test_several_chunks(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+	int64_t n = 0;
+
+	open_memory(f);
+	exec(f->w, "CREATE TABLE many AS SELECT i, 'row ' || i AS name, "
+		   "TIMESTAMP '2024-01-01' + to_seconds(i) AS ts, i / 8 AS d "
+		   "FROM range(10000) t(i)");
+	assert_int_equal(wh_query(f->w, "SELECT * FROM many ORDER BY i", &r, &f->err), 0);
+	assert_int_equal(wh_result_nrows(r), 10000);
+	for (size_t i = 0; i < 10000; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "%zu", i);
+		assert_string_equal(wh_result_value(r, i, 0), want);
+		snprintf(want, sizeof(want), "row %zu", i);
+		assert_string_equal(wh_result_value(r, i, 1), want);
+		snprintf(want, sizeof(want), "%.10g", (double)i / 8);
+		if (!strchr(want, '.'))
+			strcat(want, ".0");
+		assert_string_equal(wh_result_value(r, i, 3), want);
+	}
+	assert_string_equal(wh_result_value(r, 9999, 2), "2024-01-01 02:46:39");
+	wh_result_free(r);
+	/* the same through a kept statement with an argument */
+	assert_int_equal(wh_query_int_args(f->w, "SELECT count(*) FROM many WHERE i >= $1",
+					   (struct wh_arg[]){ WH_INT(2000) }, 1, &n, &f->err),
+			 0);
+	assert_int_equal(n, 8000);
+}
+
+/* Every value of column 0 of r reads as column 1, DuckDB's own cast of
+ * it to VARCHAR. */
+static void assert_reads_as_cast(const struct wh_result *r, const char *what)
+{
+	assert_int_equal(wh_result_ncols(r), 2);
+	for (size_t i = 0; i < wh_result_nrows(r); i++) {
+		const char *got = wh_result_value(r, i, 0), *want = wh_result_value(r, i, 1);
+
+		if (!got || !want || strcmp(got, want) != 0)
+			fail_msg("%s, row %zu: read '%s', DuckDB casts it to '%s'", what, i,
+				 got ? got : "NULL", want ? want : "NULL");
+		assert_int_equal(wh_result_value_len(r, i, 0), wh_result_value_len(r, i, 1));
+	}
+}
+
+/* The values of one type, read from a query and from a statement that is
+ * not one (which cannot have its columns cast to text in SQL), against
+ * DuckDB's cast; returns the query's result for spot checks. */
+static struct wh_result *check_family(struct fx *f, const char *type, const char *values)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+
+	buf_addf(&sql, "DROP TABLE IF EXISTS family; CREATE TABLE family (k INTEGER, x %s); "
+		       "INSERT INTO family SELECT row_number() OVER (), v FROM (VALUES %s) t(v)",
+		 type, values);
+	exec(f->w, sql.buf);
+	assert_int_equal(wh_query(f->w, "UPDATE family SET k = k RETURNING x, CAST(x AS VARCHAR)",
+				  &r, &f->err),
+			 0);
+	assert_reads_as_cast(r, type);
+	wh_result_free(r);
+	assert_int_equal(wh_query(f->w, "SELECT x, CAST(x AS VARCHAR) FROM family ORDER BY k", &r,
+				  &f->err),
+			 0);
+	assert_reads_as_cast(r, type);
+	buf_release(&sql);
+	return r;
+}
+
+static void test_values_read_as_duckdb_casts_them(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+
+	open_memory(f);
+	r = check_family(f, "BOOLEAN", "(true), (false)");
+	assert_string_equal(wh_result_value(r, 0, 0), "true");
+	wh_result_free(r);
+	wh_result_free(check_family(f, "TINYINT", "(-128), (127), (0)"));
+	wh_result_free(check_family(f, "SMALLINT", "(-32768), (32767)"));
+	wh_result_free(check_family(f, "INTEGER", "(-2147483648), (2147483647), (-1)"));
+	wh_result_free(check_family(f, "BIGINT", "(-9223372036854775808), (9223372036854775807)"));
+	wh_result_free(check_family(f, "UTINYINT", "(255)"));
+	wh_result_free(check_family(f, "USMALLINT", "(65535)"));
+	wh_result_free(check_family(f, "UINTEGER", "(4294967295)"));
+	wh_result_free(check_family(f, "UBIGINT", "(18446744073709551615), (0)"));
+	r = check_family(f, "HUGEINT",
+			 "(-170141183460469231731687303715884105728), "
+			 "(170141183460469231731687303715884105727), (-5), (0), "
+			 "(18446744073709551616), (-18446744073709551617)");
+	assert_string_equal(wh_result_value(r, 0, 0), "-170141183460469231731687303715884105728");
+	wh_result_free(r);
+	wh_result_free(
+		check_family(f, "UHUGEINT", "(340282366920938463463374607431768211455), (1)"));
+	r = check_family(f, "DECIMAL(4,2)", "(0.0), (-1.23), (0.05), (99.99)");
+	assert_string_equal(wh_result_value(r, 0, 0), "0.00");
+	wh_result_free(r);
+	/* no integer part when the type has no room for one */
+	r = check_family(f, "DECIMAL(9,9)", "(0.123456789), (-0.5), (0)");
+	assert_string_equal(wh_result_value(r, 1, 0), "-.500000000");
+	wh_result_free(r);
+	wh_result_free(check_family(f, "DECIMAL(18,6)", "(123456789012.345678), (-0.000001)"));
+	wh_result_free(check_family(f, "DECIMAL(38,10)",
+				    "(-9999999999999999999999999999.9999999999), (1.5)"));
+	wh_result_free(
+		check_family(f, "DECIMAL(38,38)", "(0.00000000000000000000000000000000000001)"));
+	wh_result_free(check_family(f, "DECIMAL(5,0)", "(5), (-99999)"));
+	/* DuckDB's own digits, even where they are not the shortest (2^91) */
+	r = check_family(f, "DOUBLE",
+			 "(0.1), (1e20), (1e-5), (-0.0), (1.0 / 3), (2.0 ^ 91), ('inf'), "
+			 "('-inf'), ('nan'), (5e-324), (1e15), (1e16), (100), (2.5)");
+	assert_string_equal(wh_result_value(r, 0, 0), "0.1");
+	assert_string_equal(wh_result_value(r, 1, 0), "1e+20");
+	assert_string_equal(wh_result_value(r, 12, 0), "100.0");
+	wh_result_free(r);
+	wh_result_free(
+		check_family(f, "FLOAT", "(0.1), (147629008), (17101.5625), (1e-45), ('nan')"));
+	r = check_family(f, "DATE",
+			 "('2024-02-29'), ('0044-03-15 (BC)'), ('infinity'), ('-infinity'), "
+			 "('5881580-07-10'), ('5877642-06-25 (BC)'), ('1970-01-01'), "
+			 "('0001-01-01'), ('0001-12-31 (BC)')");
+	assert_string_equal(wh_result_value(r, 1, 0), "0044-03-15 (BC)");
+	wh_result_free(r);
+	wh_result_free(check_family(f, "TIME",
+				    "('00:00:00'), ('23:59:59.999999'), ('03:04:05.5'), "
+				    "('24:00:00')"));
+	r = check_family(f, "TIMESTAMP",
+			 "(TIMESTAMP '2024-01-02 03:04:05'), (TIMESTAMP '2024-01-02 03:04:05.12'), "
+			 "(TIMESTAMP '1969-12-31 23:59:59.999999'), (TIMESTAMP 'infinity'), "
+			 "(TIMESTAMP '-infinity'), (TIMESTAMP '294246-12-31 23:59:59.999999'), "
+			 "(TIMESTAMP '1900-01-01'), (DATE '0044-03-15 (BC)' + INTERVAL 13 HOUR)");
+	assert_string_equal(wh_result_value(r, 1, 0), "2024-01-02 03:04:05.12");
+	wh_result_free(r);
+	r = check_family(f, "INTERVAL",
+			 "(INTERVAL 1 DAY), (INTERVAL '1 year 2 months 3 days 04:05:06.789'), "
+			 "(INTERVAL (-5) MINUTE), (INTERVAL 0 SECOND), (to_months(-13)), "
+			 "(INTERVAL 123456 HOUR), (INTERVAL '1 day -1 hour'), "
+			 "(to_microseconds(-9223372036854775808)), (INTERVAL (-1) YEAR)");
+	assert_string_equal(wh_result_value(r, 1, 0), "1 year 2 months 3 days 04:05:06.789");
+	wh_result_free(r);
+	wh_result_free(check_family(f, "VARCHAR", "(''), ('héllo wörld'), (repeat('é', 40))"));
+	r = check_family(f, "BLOB",
+			 "(unhex('00010A1F20225C277E7F80FF')), (''::BLOB), ('abc'::BLOB)");
+	assert_string_equal(wh_result_value(r, 0, 0),
+			    "\\x00\\x01\\x0A\\x1F \\x22\\x5C\\x27~\\x7F\\x80\\xFF");
+	wh_result_free(r);
+	wh_result_free(check_family(f, "JSON", "('{\"a\": [1, 2]}')"));
+}
+
+/* Types without a writer of their own are cast to text in SQL (for a
+ * query) and read as DuckDB prints them, not as NULL. */
+static void test_types_cast_in_sql(void **state)
+{
+	struct fx *f = *state;
+	struct wh_result *r;
+
+	open_memory(f);
+	assert_int_equal(wh_query(f->w,
+				  "SELECT '12345678-1234-5678-1234-567812345678'::UUID AS u, "
+				  "'b'::ENUM('a', 'b') AS e, "
+				  "TIMESTAMP_S '2024-01-02 03:04:05' AS s, '0101'::BIT AS bits, "
+				  "2.5::FLOAT AS r",
+				  &r, &f->err),
+			 0);
+	assert_string_equal(wh_result_colname(r, 0), "u");
+	assert_string_equal(wh_result_value(r, 0, 0), "12345678-1234-5678-1234-567812345678");
+	assert_string_equal(wh_result_value(r, 0, 1), "b");
+	assert_string_equal(wh_result_value(r, 0, 2), "2024-01-02 03:04:05");
+	assert_string_equal(wh_result_value(r, 0, 3), "0101");
+	assert_string_equal(wh_result_value(r, 0, 4), "2.5");
 	wh_result_free(r);
 }
 
@@ -821,6 +1076,11 @@ int main(void)
 		T(test_exec_and_errors),
 		T(test_query_values),
 		T(test_nested_values_are_not_null),
+		T(test_value_with_nul_bytes),
+		T(test_nulls),
+		T(test_several_chunks),
+		T(test_values_read_as_duckdb_casts_them),
+		T(test_types_cast_in_sql),
 		T(test_query_shapes),
 		T(test_query_int),
 		T(test_rows_changed),
