@@ -54,6 +54,13 @@ struct duck_prepared {
 	duckdb_prepared_statement ps;
 };
 
+/* Queries found to return values that are cast to text in SQL
+ * (prepare_as_text), with the text that casts them: a query run again is
+ * then prepared once, not twice. As many as the kept statements. */
+struct duck_wrapped {
+	char *sql, *text;
+};
+
 struct wh_duckdb {
 	struct wh base;
 	struct duck_db *shared;
@@ -61,6 +68,8 @@ struct wh_duckdb {
 	char version[32];
 	struct duck_prepared prepared[PREPARED_MAX];
 	size_t nprepared;
+	struct duck_wrapped wrapped[PREPARED_MAX];
+	size_t nwrapped;
 	bool in_txn; /* a BEGIN ran, and no COMMIT or ROLLBACK since */
 	struct wh_duckdb *next_left; /* on the list of connections left open */
 };
@@ -159,6 +168,10 @@ static void duck_close(struct wh *w)
 		duckdb_destroy_prepare(&d->prepared[i].ps);
 		free(d->prepared[i].sql);
 	}
+	for (size_t i = 0; i < d->nwrapped; i++) {
+		free(d->wrapped[i].sql);
+		free(d->wrapped[i].text);
+	}
 	duckdb_disconnect(&d->conn);
 	wh_memo_release(d->base.memo);
 	pthread_mutex_lock(&db->lock);
@@ -191,6 +204,7 @@ static int duck_connect(struct wh *w, struct wh **out, struct sl_err *err)
 	}
 	*d = *from;
 	d->nprepared = 0;
+	d->nwrapped = 0;
 	d->in_txn = false;
 	if (duckdb_connect(from->shared->db, &d->conn) != DuckDBSuccess) {
 		free(d);
@@ -298,6 +312,16 @@ static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_
 	return rc;
 }
 
+static bool all_native(duckdb_prepared_statement ps)
+{
+	idx_t n = duckdb_prepared_statement_column_count(ps);
+
+	for (idx_t c = 0; c < n; c++)
+		if (!duck_text_native(duckdb_prepared_statement_column_type(ps, c)))
+			return false;
+	return true;
+}
+
 /* The query sql with its columns of types duckdb_text.c does not write on
  * its own cast to VARCHAR, into wrapped; false when there are none. */
 static bool wrap_query(struct buf *wrapped, duckdb_prepared_statement ps, const char *sql)
@@ -329,6 +353,37 @@ static bool wrap_query(struct buf *wrapped, duckdb_prepared_statement ps, const 
 	return cast;
 }
 
+static void remember_wrapped(struct wh_duckdb *d, const char *sql, struct buf *wrapped)
+{
+	if (d->nwrapped == PREPARED_MAX)
+		return;
+	d->wrapped[d->nwrapped].sql = strdup(sql);
+	if (!d->wrapped[d->nwrapped].sql)
+		abort();
+	d->wrapped[d->nwrapped++].text = buf_detach(wrapped, NULL);
+}
+
+/* sql prepared from the wrapped text remembered for it, if there is one
+ * and it still casts every column that needs it (the tables may have
+ * changed since); otherwise NULL, and the text is forgotten. */
+static duckdb_prepared_statement prepare_remembered(struct wh_duckdb *d, const char *sql)
+{
+	duckdb_prepared_statement ps = NULL;
+	size_t i = 0;
+
+	while (i < d->nwrapped && strcmp(d->wrapped[i].sql, sql) != 0)
+		i++;
+	if (i == d->nwrapped)
+		return NULL;
+	if (duckdb_prepare(d->conn, d->wrapped[i].text, &ps) == DuckDBSuccess && all_native(ps))
+		return ps;
+	duckdb_destroy_prepare(&ps);
+	free(d->wrapped[i].sql);
+	free(d->wrapped[i].text);
+	d->wrapped[i] = d->wrapped[--d->nwrapped];
+	return NULL;
+}
+
 /* Values of the types duckdb_text.c does not write on its own (reals,
  * lists, structs, maps, UUID, ENUM, the time zone types...) are cast to
  * text in SQL: a query that returns them is prepared again with those
@@ -338,9 +393,11 @@ static bool wrap_query(struct buf *wrapped, duckdb_prepared_statement ps, const 
  * value, and the other such values read as NULL (duckdb_text.h). */
 static duckdb_prepared_statement prepare_as_text(struct wh_duckdb *d, const char *sql)
 {
-	duckdb_prepared_statement ps = NULL, text = NULL;
+	duckdb_prepared_statement ps = prepare_remembered(d, sql), text = NULL;
 	struct buf wrapped = BUF_INIT;
 
+	if (ps)
+		return ps;
 	if (duckdb_prepare(d->conn, sql, &ps) != DuckDBSuccess) {
 		duckdb_destroy_prepare(&ps);
 		return NULL;
@@ -351,6 +408,7 @@ static duckdb_prepared_statement prepare_as_text(struct wh_duckdb *d, const char
 	    duckdb_prepare(d->conn, wrapped.buf, &text) == DuckDBSuccess) {
 		duckdb_destroy_prepare(&ps);
 		ps = text;
+		remember_wrapped(d, sql, &wrapped);
 	} else {
 		duckdb_destroy_prepare(&text);
 	}

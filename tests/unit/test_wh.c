@@ -476,6 +476,25 @@ static void test_types_cast_in_sql(void **state)
 	assert_string_equal(wh_result_value(r, 0, 3), "0101");
 	assert_string_equal(wh_result_value(r, 0, 4), "2.5");
 	wh_result_free(r);
+	/* a query run again is prepared from the text that casts, and that
+	 * text follows the table when its columns change */
+	exec(f->w, "CREATE TABLE changing (d DOUBLE); INSERT INTO changing VALUES (1.5)");
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(wh_query(f->w, "SELECT * FROM changing", &r, &f->err), 0);
+		assert_string_equal(wh_result_value(r, 0, 0), "1.5");
+		wh_result_free(r);
+	}
+	exec(f->w, "ALTER TABLE changing ADD COLUMN l INTEGER[] DEFAULT [1, 2]");
+	assert_int_equal(wh_query(f->w, "SELECT * FROM changing", &r, &f->err), 0);
+	assert_int_equal(wh_result_ncols(r), 2);
+	assert_string_equal(wh_result_value(r, 0, 0), "1.5");
+	assert_string_equal(wh_result_value(r, 0, 1), "[1, 2]");
+	wh_result_free(r);
+	exec(f->w, "ALTER TABLE changing DROP COLUMN d");
+	assert_int_equal(wh_query(f->w, "SELECT * FROM changing", &r, &f->err), 0);
+	assert_int_equal(wh_result_ncols(r), 1);
+	assert_string_equal(wh_result_value(r, 0, 0), "[1, 2]");
+	wh_result_free(r);
 }
 
 static void test_query_shapes(void **state)
