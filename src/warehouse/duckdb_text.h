@@ -1,7 +1,8 @@
 /*
  * The text of DuckDB values, written from a result's data chunks: the text
  * DuckDB's own cast to VARCHAR gives (and duckdb_value_varchar gave before
- * it), byte for byte. Private to src/warehouse/.
+ * it), byte for byte. Private to src/warehouse/; sqlparse.c reads its one
+ * VARCHAR with duck_text_string.
  */
 #ifndef SL_WAREHOUSE_DUCKDB_TEXT_H
 #define SL_WAREHOUSE_DUCKDB_TEXT_H

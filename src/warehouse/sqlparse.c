@@ -6,6 +6,7 @@
 #include "warehouse/sqlparse.h"
 
 #include "core/err.h"
+#include "warehouse/duckdb_text.h"
 
 #include <duckdb.h>
 #include <jansson.h>
@@ -104,6 +105,32 @@ static int check_error(const char *sql, const char *text, long *error_offset,
 	return rc;
 }
 
+/* The first value of the result's one VARCHAR column, as a string the
+ * caller must free(); NULL when there is none. */
+static char *first_text(duckdb_result *res)
+{
+	duckdb_data_chunk chunk = duckdb_fetch_chunk(*res);
+	duckdb_vector v;
+	uint64_t *valid;
+	const char *s;
+	char *text = NULL;
+	size_t len;
+
+	if (!chunk)
+		return NULL;
+	v = duckdb_data_chunk_get_vector(chunk, 0);
+	valid = duckdb_vector_get_validity(v);
+	if (duckdb_data_chunk_get_size(chunk) &&
+	    (!valid || duckdb_validity_row_is_valid(valid, 0))) {
+		s = duck_text_string(duckdb_vector_get_data(v), &len);
+		text = strndup(s, len);
+		if (!text)
+			abort();
+	}
+	duckdb_destroy_data_chunk(&chunk);
+	return text;
+}
+
 int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_offset,
 		  struct sl_err *err)
 {
@@ -121,18 +148,15 @@ int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_
 		duckdb_destroy_result(&res);
 		return rc;
 	}
-	text = duckdb_value_varchar(&res, 0, 0);
+	text = first_text(&res);
 	duckdb_destroy_result(&res);
 	if (!text)
 		return sl_err_set(err, SL_E_INTERNAL, "the SQL parser returned nothing");
 	rc = check_error(sql, text, error_offset, err);
 	if (rc) {
-		duckdb_free(text);
+		free(text);
 		return rc;
 	}
-	*json = strdup(text);
-	duckdb_free(text);
-	if (!*json)
-		abort();
+	*json = text;
 	return 0;
 }
