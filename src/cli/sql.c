@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+/* Each value whole: a NUL byte a VARCHAR holds is written \u0000, where
+ * the table (a C string per value) stops at it. */
 static void print_json(const struct wh_result *r)
 {
 	json_t *rows = json_array();
@@ -21,7 +23,8 @@ static void print_json(const struct wh_result *r)
 			const char *v = wh_result_value(r, i, c);
 
 			json_object_set_new(o, wh_result_colname(r, c),
-					    v ? json_string(v) : json_null());
+					    v ? json_stringn(v, wh_result_value_len(r, i, c))
+					      : json_null());
 		}
 		json_array_append_new(rows, o);
 	}
