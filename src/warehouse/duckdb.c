@@ -59,7 +59,16 @@ struct duck_prepared {
  * then prepared once, not twice. As many as the kept statements. */
 struct duck_wrapped {
 	char *sql, *text;
+	size_t reals; /* the columns cast that are FLOAT or DOUBLE */
+	bool reals_only; /* and no other column is cast */
+	/* Run sql as it is, its reals written through DuckDB one by one: it
+	 * cast only reals and returned fewer than FEW_REALS last time, and
+	 * preparing the wrapped text costs more than that (some 100 us, the
+	 * price of writing about as many reals). */
+	bool direct;
 };
+
+#define FEW_REALS 128
 
 struct wh_duckdb {
 	struct wh base;
@@ -312,75 +321,97 @@ static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_
 	return rc;
 }
 
-static bool all_native(duckdb_prepared_statement ps)
+static bool is_real(duckdb_type t)
+{
+	return t == DUCKDB_TYPE_FLOAT || t == DUCKDB_TYPE_DOUBLE;
+}
+
+/* Whether every column of ps is written without a cast in SQL; with
+ * reals, whether every one but its reals is. */
+static bool all_native(duckdb_prepared_statement ps, bool reals)
 {
 	idx_t n = duckdb_prepared_statement_column_count(ps);
 
-	for (idx_t c = 0; c < n; c++)
-		if (!duck_text_native(duckdb_prepared_statement_column_type(ps, c)))
+	for (idx_t c = 0; c < n; c++) {
+		duckdb_type t = duckdb_prepared_statement_column_type(ps, c);
+
+		if (!duck_text_native(t) && !(reals && is_real(t)))
 			return false;
+	}
 	return true;
 }
 
 /* The query sql with its columns of types duckdb_text.c does not write on
- * its own cast to VARCHAR, into wrapped; false when there are none. */
-static bool wrap_query(struct buf *wrapped, duckdb_prepared_statement ps, const char *sql)
+ * its own cast to VARCHAR, into wrapped; false when there are none. What
+ * was cast is counted in m. */
+static bool wrap_query(struct buf *wrapped, duckdb_prepared_statement ps, const char *sql,
+		       struct duck_wrapped *m)
 {
 	idx_t n = duckdb_prepared_statement_column_count(ps);
-	bool cast = false;
-	size_t len;
+	size_t len, cast = 0;
 
 	buf_adds(wrapped, "SELECT * REPLACE (");
 	for (idx_t c = 0; c < n; c++) {
+		duckdb_type t = duckdb_prepared_statement_column_type(ps, c);
 		char *name;
 
-		if (duck_text_native(duckdb_prepared_statement_column_type(ps, c)))
+		if (duck_text_native(t))
 			continue;
+		m->reals += is_real(t);
 		name = (char *)duckdb_prepared_statement_column_name(ps, c);
-		buf_adds(wrapped, cast ? ", CAST(" : "CAST(");
+		buf_adds(wrapped, cast++ ? ", CAST(" : "CAST(");
 		buf_add_sql_ident(wrapped, name);
 		buf_adds(wrapped, " AS VARCHAR) AS ");
 		buf_add_sql_ident(wrapped, name);
 		duckdb_free(name);
-		cast = true;
 	}
+	m->reals_only = m->reals == cast;
 	/* the query on lines of its own, without its final ';', so a trailing
 	 * comment or semicolon does not swallow the wrapper */
 	len = strlen(sql);
 	while (len && (isspace((unsigned char)sql[len - 1]) || sql[len - 1] == ';'))
 		len--;
 	buf_addf(wrapped, ") FROM (\n%.*s\n) AS _sluice_q", (int)len, sql);
-	return cast;
+	return cast > 0;
 }
 
-static void remember_wrapped(struct wh_duckdb *d, const char *sql, struct buf *wrapped)
+/* Keeps m, its text taken from wrapped; the kept copy, or NULL when there
+ * is no room left. */
+static struct duck_wrapped *remember_wrapped(struct wh_duckdb *d, const char *sql,
+					     struct buf *wrapped, struct duck_wrapped m)
 {
 	if (d->nwrapped == PREPARED_MAX)
-		return;
-	d->wrapped[d->nwrapped].sql = strdup(sql);
-	if (!d->wrapped[d->nwrapped].sql)
+		return NULL;
+	m.sql = strdup(sql);
+	if (!m.sql)
 		abort();
-	d->wrapped[d->nwrapped++].text = buf_detach(wrapped, NULL);
+	m.text = buf_detach(wrapped, NULL);
+	d->wrapped[d->nwrapped] = m;
+	return &d->wrapped[d->nwrapped++];
 }
 
-/* sql prepared from the wrapped text remembered for it, if there is one
- * and it still casts every column that needs it (the tables may have
- * changed since); otherwise NULL, and the text is forgotten. */
-static duckdb_prepared_statement prepare_remembered(struct wh_duckdb *d, const char *sql)
+/* sql prepared as remembered (wrapped, or as it is), if it is remembered
+ * and that still gives every column a writer (the tables may have changed
+ * since); otherwise NULL, and it is forgotten. */
+static duckdb_prepared_statement prepare_remembered(struct wh_duckdb *d, const char *sql,
+						    struct duck_wrapped **memo)
 {
 	duckdb_prepared_statement ps = NULL;
-	size_t i = 0;
+	struct duck_wrapped *m = d->wrapped;
 
-	while (i < d->nwrapped && strcmp(d->wrapped[i].sql, sql) != 0)
-		i++;
-	if (i == d->nwrapped)
+	while (m < d->wrapped + d->nwrapped && strcmp(m->sql, sql) != 0)
+		m++;
+	if (m == d->wrapped + d->nwrapped)
 		return NULL;
-	if (duckdb_prepare(d->conn, d->wrapped[i].text, &ps) == DuckDBSuccess && all_native(ps))
+	if (duckdb_prepare(d->conn, m->direct ? m->sql : m->text, &ps) == DuckDBSuccess &&
+	    all_native(ps, m->direct)) {
+		*memo = m;
 		return ps;
+	}
 	duckdb_destroy_prepare(&ps);
-	free(d->wrapped[i].sql);
-	free(d->wrapped[i].text);
-	d->wrapped[i] = d->wrapped[--d->nwrapped];
+	free(m->sql);
+	free(m->text);
+	*m = d->wrapped[--d->nwrapped];
 	return NULL;
 }
 
@@ -390,10 +421,13 @@ static duckdb_prepared_statement prepare_remembered(struct wh_duckdb *d, const c
  * columns cast, so the statement still runs only once. What cannot be
  * wrapped so (a statement other than a query, several statements, a
  * statement with arguments) has its reals written through DuckDB value by
- * value, and the other such values read as NULL (duckdb_text.h). */
-static duckdb_prepared_statement prepare_as_text(struct wh_duckdb *d, const char *sql)
+ * value, and the other such values read as NULL (duckdb_text.h). *memo is
+ * what is remembered of the query, if anything. */
+static duckdb_prepared_statement prepare_as_text(struct wh_duckdb *d, const char *sql,
+						 struct duck_wrapped **memo)
 {
-	duckdb_prepared_statement ps = prepare_remembered(d, sql), text = NULL;
+	duckdb_prepared_statement ps = prepare_remembered(d, sql, memo), text = NULL;
+	struct duck_wrapped m = { 0 };
 	struct buf wrapped = BUF_INIT;
 
 	if (ps)
@@ -404,16 +438,22 @@ static duckdb_prepared_statement prepare_as_text(struct wh_duckdb *d, const char
 	}
 	if (duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
 		return ps;
-	if (wrap_query(&wrapped, ps, sql) &&
+	if (wrap_query(&wrapped, ps, sql, &m) &&
 	    duckdb_prepare(d->conn, wrapped.buf, &text) == DuckDBSuccess) {
 		duckdb_destroy_prepare(&ps);
 		ps = text;
-		remember_wrapped(d, sql, &wrapped);
+		*memo = remember_wrapped(d, sql, &wrapped, m);
 	} else {
 		duckdb_destroy_prepare(&text);
 	}
 	buf_release(&wrapped);
 	return ps;
+}
+
+/* How the query is to run next time, by how many reals it returned. */
+static void choose_direct(struct duck_wrapped *m, const struct wh_result *r)
+{
+	m->direct = m->reals_only && wh_result_nrows(r) * m->reals < FEW_REALS;
 }
 
 static struct wh_result *new_result(duckdb_result *res, struct duck_text_col **cols)
@@ -468,7 +508,8 @@ static int read_result(struct wh_duckdb *d, duckdb_result *res, struct wh_result
 static int duck_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
 {
 	struct wh_duckdb *d = dd(w);
-	duckdb_prepared_statement ps = prepare_as_text(d, sql);
+	struct duck_wrapped *memo = NULL;
+	duckdb_prepared_statement ps = prepare_as_text(d, sql, &memo);
 	bool locked = lock_commit(d, sql, only_reads(ps));
 	duckdb_result res;
 	duckdb_state st;
@@ -491,6 +532,8 @@ static int duck_query(struct wh *w, const char *sql, struct wh_result **out, str
 	unlock_commit(d, locked);
 	if (!rc)
 		rc = read_result(d, &res, out, err);
+	if (!rc && memo)
+		choose_direct(memo, *out);
 	return rc;
 }
 
