@@ -222,34 +222,62 @@ static size_t display_width(const char *s)
 	return n;
 }
 
+/* A cell's text and length: a column name, a value, or "NULL". */
+static const char *cell(const struct wh_result *r, size_t row, size_t c, size_t *len)
+{
+	const char *v = row == 0 ? wh_result_colname(r, c) : wh_result_value(r, row - 1, c);
+
+	if (!v) {
+		*len = 4;
+		return "NULL";
+	}
+	*len = row == 0 ? strlen(v) : wh_result_value_len(r, row - 1, c);
+	return v;
+}
+
+/* Prints a cell (when out is not NULL) and returns its width on screen; a
+ * NUL byte inside a value shows as \0. */
+static size_t put_cell(FILE *out, const char *v, size_t len)
+{
+	size_t w = 0;
+
+	for (const char *p = v;;) {
+		w += display_width(p);
+		if (out)
+			fputs(p, out);
+		p += strlen(p);
+		if (p >= v + len)
+			return w;
+		if (out)
+			fputs("\\0", out);
+		w += 2;
+		p++;
+	}
+}
+
 void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
 {
-	size_t nc = wh_result_ncols(r), nr = wh_result_nrows(r);
+	size_t nc = wh_result_ncols(r), nr = wh_result_nrows(r), len;
 	size_t *width = calloc(nc + 1, sizeof(size_t));
 
 	if (!width)
 		abort();
-	for (size_t c = 0; c < nc; c++) {
-		width[c] = display_width(wh_result_colname(r, c));
-		for (size_t i = 0; i < nr; i++) {
-			const char *v = wh_result_value(r, i, c);
-			size_t w = display_width(v ? v : "NULL");
+	for (size_t c = 0; c < nc; c++)
+		for (size_t i = 0; i <= nr; i++) {
+			const char *v = cell(r, i, c, &len);
+			size_t w = put_cell(NULL, v, len);
 
 			if (w > width[c])
 				width[c] = w;
 		}
-	}
 	for (size_t i = 0; i <= nr; i++) {
 		fputs(indent, out);
 		for (size_t c = 0; c < nc; c++) {
-			const char *v = i == 0 ? wh_result_colname(r, c)
-					       : wh_result_value(r, i - 1, c);
+			const char *v = cell(r, i, c, &len);
+			size_t w = put_cell(out, v, len);
 
-			if (!v)
-				v = "NULL";
-			fputs(v, out);
 			if (c + 1 < nc) {
-				for (size_t k = display_width(v); k < width[c]; k++)
+				for (; w < width[c]; w++)
 					fputc(' ', out);
 				fputs(" | ", out);
 			}

@@ -14,7 +14,7 @@ note every type family, as text
   '12345678-1234-5678-1234-567812345678'::UUID AS u, 'b'::ENUM('a', 'b') AS e,
   TIMESTAMP_S '2024-01-02 03:04:05' AS secs"
 
-note a NUL byte: the JSON shows the value whole, the table up to the NUL
+note a NUL byte: the JSON shows the value whole, the table each NUL as a backslash and 0
 "$SLUICE_BIN" sql --json "SELECT 'a' || chr(0) || 'b' AS v, repeat('x', 14) || chr(0) AS long, NULL AS n"
 "$SLUICE_BIN" sql "SELECT 'a' || chr(0) || 'b' AS v, 1 AS after" | od -An -c | tr -s ' '
 
