@@ -14,8 +14,10 @@
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
-#   BENCH_CDC_ROWS=10000000 BENCH_CDC_EVENTS=1000000 BENCH_CDC_BATCH=10000
+#   BENCH_CDC_ROWS=10000000 BENCH_CDC_EVENTS=1000000
+#   BENCH_CDC_BATCHES="10000 50000 200000"
 #                           the CDC model's rows, the change events, the batch
+#                           sizes they are applied in ("" for none)
 #   BENCH_INGEST_ONE_REQUESTS=2000 BENCH_INGEST_REQUESTS=100000
 #   BENCH_INGEST_CONNS="64 256" BENCH_INGEST_NDJSON_EVENTS=300000
 #   BENCH_INGEST_NDJSON_CONNS=32 BENCH_LIVE_SECONDS=10
@@ -328,56 +330,66 @@ SELECT id, account, amount, status, op, lsn, _sluice_seq FROM landing.changes
 SQL
 }
 
+# cdc_batches SIZE ROWS [merge]: the events applied in batches of SIZE to
+# fresh copies of the ROWS-row warehouse by the live runner, the model's
+# statements alone and the hand-written DELETE + INSERT (and MERGE when
+# asked); the sides must end in the same table
+cdc_batches() {
+	local size=$1 rows=$2 merge=${3:-} dir=$out/cdc bin=$out/cdc_apply pristine=$out/cdc_pristine.duckdb
+	local dbs=("$out/cdc/warehouse.duckdb" "$out/cdc_mat.duckdb" "$out/cdc_raw.duckdb")
+	local s_rate r_rate m_rate want got f
+	[[ -n $merge ]] && dbs+=("$out/cdc_merge.duckdb")
+	for f in "${dbs[@]}"; do
+		fresh_copy "$pristine" "$f" || die "cannot copy $pristine"
+	done
+	timed "$bin" run "$dir" "$size" "${dbs[@]:1}" || {
+		show_failure "cdc_apply run failed"
+		return 1
+	}
+	sed 's/^/   /' "$out/last.log"
+	s_rate=$(sed -n 's/^sluice (live runner.* = \([0-9]*\) events\/s.*/\1/p' "$out/last.log")
+	r_rate=$(sed -n 's/^hand-written DELETE.* = \([0-9]*\) events\/s.*/\1/p' "$out/last.log")
+	m_rate=$(sed -n 's/^hand-written MERGE.* = \([0-9]*\) events\/s.*/\1/p' "$out/last.log")
+	want=$("$bin" digest "${dbs[2]}" 2>&1)
+	for f in "${dbs[0]}" "${dbs[1]}"; do
+		got=$("$bin" digest "$f" 2>&1)
+		if [[ $want != "$got" ]]; then
+			echo "  FAILED: the sides built different tables: ${f#"$root"/} '$got' vs raw '$want'"
+			failed=1
+			return 1
+		fi
+	done
+	echo "   every side: $got"
+	[[ -n $m_rate ]] && echo "   hand-written MERGE: $m_rate events/s; sluice takes $(ratio "$m_rate" "$s_rate")x its time"
+	echo "CDC apply in batches of $size into a $rows-row merge model: sluice $s_rate events/s vs hand-written DELETE + INSERT $r_rate events/s = $(ratio "$r_rate" "$s_rate")x its time (target <= 1.20x)$(verdict $((s_rate * 120 >= r_rate * 100)))"
+}
+
 bench_cdc() {
-	local dir=$out/cdc bin=$out/cdc_apply
-	local pristine=$out/cdc_pristine.duckdb mat_db=$out/cdc_mat.duckdb raw_db=$out/cdc_raw.duckdb
-	local merge_db=$out/cdc_merge.duckdb stamp s_line r_line m_line f
+	local dir=$out/cdc bin=$out/cdc_apply pristine=$out/cdc_pristine.duckdb stamp size merge=1
 	local rows=${BENCH_CDC_ROWS:-10000000} events=${BENCH_CDC_EVENTS:-1000000}
-	local batch=${BENCH_CDC_BATCH:-10000} s_rate r_rate m_rate want got
+	local sizes=${BENCH_CDC_BATCHES-10000 50000 200000}
 	echo
-	echo "== CDC apply: $events change events in batches of $batch into a $rows-row merge model"
+	echo "== CDC apply: $events change events into a $rows-row merge model in batches of ${sizes// /, }"
 	build_program cdc_apply
 	write_cdc_project "$dir"
 
 	# the starting warehouse is made once and kept while its recipe stays the same
-	stamp="$rows $events $batch $(cat bench/cdc_apply.c bench/bench_sql.h | cksum) $(cksum <"$dir/models/silver/accounts.sql") $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
+	stamp="$rows $events $(cat bench/cdc_apply.c bench/bench_sql.h | cksum) $(cksum <"$dir/models/silver/accounts.sql") $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
 	if [[ ! -f $pristine || "$(cat "$out/cdc_pristine.stamp" 2>/dev/null)" != "$stamp" ]]; then
 		echo "   building the $rows-row model and the events in ${pristine#"$root"/} ..."
 		rm -f "$pristine" "$pristine.wal" "$out/cdc_pristine.stamp" "$dir/warehouse.duckdb" "$dir/warehouse.duckdb.wal"
-		timed "$bin" init "$dir" "$rows" "$events" "$batch" || {
+		timed "$bin" init "$dir" "$rows" "$events" || {
 			show_failure "cdc_apply init failed"
 			return
 		}
 		mv "$dir/warehouse.duckdb" "$pristine" && echo "$stamp" >"$out/cdc_pristine.stamp"
 	fi
 
-	for f in "$dir/warehouse.duckdb" "$mat_db" "$raw_db" "$merge_db"; do
-		fresh_copy "$pristine" "$f" || die "cannot copy $pristine"
+	# the hand-written MERGE takes seconds a batch: with the first size only
+	for size in $sizes; do
+		cdc_batches "$size" "$rows" ${merge:+merge} || return
+		merge=
 	done
-	timed "$bin" run "$dir" "$mat_db" "$raw_db" "$merge_db" || {
-		show_failure "cdc_apply run failed"
-		return
-	}
-	sed 's/^/   /' "$out/last.log"
-	s_line=$(grep '^sluice (live runner' "$out/last.log")
-	r_line=$(grep '^hand-written DELETE' "$out/last.log")
-	m_line=$(grep '^hand-written MERGE' "$out/last.log")
-
-	# every side must have ended in the same table
-	want=$("$bin" digest "$raw_db" 2>&1)
-	for f in "$dir/warehouse.duckdb" "$mat_db"; do
-		got=$("$bin" digest "$f" 2>&1)
-		if [[ $want != "$got" ]]; then
-			echo "  FAILED: the sides built different tables: ${f#"$root"/} '$got' vs raw '$want'"
-			failed=1
-			return
-		fi
-	done
-	echo "   every side: $got"
-	s_rate=$(sed -n 's/.* = \([0-9]*\) events\/s.*/\1/p' <<<"$s_line")
-	r_rate=$(sed -n 's/.* = \([0-9]*\) events\/s.*/\1/p' <<<"$r_line")
-	m_rate=$(sed -n 's/.* = \([0-9]*\) events\/s.*/\1/p' <<<"$m_line")
-	echo "CDC apply into a $rows-row merge model: sluice $s_rate events/s vs hand-written MERGE $m_rate events/s = $(ratio "$m_rate" "$s_rate")x its time, vs hand-written DELETE + INSERT $r_rate events/s = $(ratio "$r_rate" "$s_rate")x (target >= 100000 events/s)$(verdict $((s_rate >= 100000)))"
 }
 
 # ------------------------------------------------- webhook ingest (serve)
