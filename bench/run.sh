@@ -18,6 +18,9 @@
 #   BENCH_CDC_BATCHES="10000 50000 200000"
 #                           the CDC model's rows, the change events, the batch
 #                           sizes they are applied in ("" for none)
+#   BENCH_CDC_STREAM_SECONDS=30 BENCH_CDC_RATE=25000
+#                           the CDC stream: seconds a step (0: no stream), the
+#                           rate its search starts from
 #   BENCH_INGEST_ONE_REQUESTS=2000 BENCH_INGEST_REQUESTS=100000
 #   BENCH_INGEST_CONNS="64 256" BENCH_INGEST_NDJSON_EVENTS=300000
 #   BENCH_INGEST_NDJSON_CONNS=32 BENCH_LIVE_SECONDS=10
@@ -322,6 +325,7 @@ write_cdc_project() { # write_cdc_project DIR
 name: cdcbench
 sources:
   changes: {kind: webhook, columns: {id: BIGINT, account: BIGINT, amount: BIGINT, status: VARCHAR, op: VARCHAR, lsn: BIGINT}}
+live: {debounce: 50ms, max_latency: 100ms, min_interval: 0}
 YML
 	cat >"$dir/models/silver/accounts.sql" <<'SQL'
 @config materialized=incremental, live=true, incremental_strategy=merge, unique_key=id,
@@ -364,6 +368,91 @@ cdc_batches() {
 	echo "CDC apply in batches of $size into a $rows-row merge model: sluice $s_rate events/s vs hand-written DELETE + INSERT $r_rate events/s = $(ratio "$r_rate" "$s_rate")x its time (target <= 1.20x)$(verdict $((s_rate * 120 >= r_rate * 100)))"
 }
 
+# next_rate LO HI START: the next rate of a search that doubles from START
+# while the rate holds, then halves the gap between the highest rate that
+# held (LO, 0 for none) and the lowest that did not (HI, 0 for none), in
+# steps of 1000 events/s; fails when the search is done: the gap is an
+# eighth of LO or less, or not even 1000 events/s held
+next_rate() {
+	local lo=$1 hi=$2 mid
+	if ((hi == 0)); then
+		echo $((lo ? 2 * lo : $3))
+		return
+	fi
+	mid=$(((lo + hi) / 2000 * 1000))
+	((lo == 0 && hi > 1000 && mid < 1000)) && mid=1000
+	(((hi - lo) * 8 > lo && mid > lo && mid < hi)) && echo "$mid"
+}
+
+# stream_step SIDE RATE ROWS SECONDS: one run of SIDE (sluice or engine) at
+# RATE events/s on a fresh copy of the ROWS-row warehouse; its line in
+# $stream_line and, when everything got applied, the model's digest in
+# $stream_digest. Returns 0 when the rate held, 1 when it did not, 2 when
+# the run failed.
+stream_step() {
+	local side=$1 rate=$2 rows=$3 secs=$4 db=$out/cdc/warehouse.duckdb
+	local cmd=("$out/cdc_stream" "$out/cdc")
+	if [[ $side == engine ]]; then
+		db=$out/cdc_stream_raw.duckdb
+		cmd=("$out/raw_cdc_stream" "$db")
+	fi
+	fresh_copy "$out/cdc_pristine.duckdb" "$db" || die "cannot copy the CDC warehouse"
+	timed "${cmd[@]}" "$rows" "$rate" "$secs" || {
+		show_failure "${cmd[0]##*/} failed"
+		return 2
+	}
+	stream_line=$(tail -n 1 "$out/last.log")
+	echo "   $stream_line"
+	stream_digest=
+	[[ $stream_line == *"not applied by the end"* ]] ||
+		stream_digest=$("$out/cdc_apply" digest "$db" 2>&1)
+	[[ $stream_line == *": held" ]]
+}
+
+# cdc_stream_search ROWS: the highest rate at which each side holds a p99
+# lag of 2 s, the two searches taking their steps in turn (so a busy
+# machine slows both); where both sides ran the same rate to the end they
+# must have built the same table
+cdc_stream_search() {
+	local rows=$1 secs=${BENCH_CDC_STREAM_SECONDS:-30} start=${BENCH_CDC_RATE:-25000}
+	local -A lo=([sluice]=0 [engine]=0) hi=([sluice]=0 [engine]=0) line=() digest=()
+	local side rate rc more=1 ratio_txt=?
+	echo
+	echo "== CDC apply under a live stream: change events at a fixed rate for $secs s a step into the $rows-row model, sluice (bench/cdc_stream.c: the ingest writer and the live runner thread) and the engine alone (bench/raw_cdc_stream.c) in turn; the highest rate at p99 lag <= 2 s"
+	build_program cdc_stream
+	cc -std=c11 -O2 -Wall -Wextra -I"$duckdb/include" bench/raw_cdc_stream.c -L"$duckdb/lib" \
+		-Wl,-rpath,"$duckdb/lib" -lduckdb -lpthread -o "$out/raw_cdc_stream" || die "cannot build bench/raw_cdc_stream.c"
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	while ((more)); do
+		more=0
+		for side in sluice engine; do
+			rate=$(next_rate "${lo[$side]}" "${hi[$side]}" "$start") || continue
+			more=1
+			stream_step "$side" "$rate" "$rows" "$secs"
+			rc=$?
+			((rc == 2)) && return
+			if ((rc == 0)); then
+				lo[$side]=$rate
+				line[$side]=$stream_line
+			else
+				hi[$side]=$rate
+			fi
+			[[ -n $stream_digest ]] && digest[$side:$rate]=$stream_digest
+			if [[ -n ${digest[sluice:$rate]:-} && -n ${digest[engine:$rate]:-} &&
+				${digest[sluice:$rate]} != "${digest[engine:$rate]}" ]]; then
+				echo "  FAILED: at $rate events/s the sides built different tables: sluice '${digest[sluice:$rate]}', the engine '${digest[engine:$rate]}'"
+				failed=1
+				return
+			fi
+		done
+	done
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "   sluice at its highest rate: ${line[sluice]:-none held}"
+	echo "   the engine at its highest rate: ${line[engine]:-none held}"
+	((lo[engine])) && ratio_txt=$(ratio "${lo[sluice]}" "${lo[engine]}")
+	echo "CDC apply under a live stream into a $rows-row merge model: sluice holds p99 lag <= 2 s up to ${lo[sluice]} events/s, the engine alone (hand-written DELETE + INSERT of whatever landed) up to ${lo[engine]} events/s = ${ratio_txt}x its rate (target >= 100000 events/s)$(verdict $((lo[sluice] >= 100000)))"
+}
+
 bench_cdc() {
 	local dir=$out/cdc bin=$out/cdc_apply pristine=$out/cdc_pristine.duckdb stamp size merge=1
 	local rows=${BENCH_CDC_ROWS:-10000000} events=${BENCH_CDC_EVENTS:-1000000}
@@ -390,6 +479,7 @@ bench_cdc() {
 		cdc_batches "$size" "$rows" ${merge:+merge} || return
 		merge=
 	done
+	((${BENCH_CDC_STREAM_SECONDS:-30} > 0)) && cdc_stream_search "$rows"
 }
 
 # ------------------------------------------------- webhook ingest (serve)
