@@ -5,15 +5,17 @@
  * batches of BATCH, each batch landed, announced and refreshed by the live
  * runner, as `sluice live` does. Beside it, on copies of the same
  * warehouse, the same batches go through the model's statements alone
- * (materialize_write, without the run's bookkeeping) and through two
- * hand-written applies over the DuckDB C API, the comparisons: a MERGE
- * INTO, and a DELETE + INSERT (the faster of the two on DuckDB).
+ * (materialize_write, without the run's bookkeeping) and through
+ * hand-written applies over the DuckDB C API, the comparisons: a DELETE +
+ * INSERT (the fastest plain SQL for this on DuckDB) and, when MERGE_DB is
+ * given, a MERGE INTO.
  *
- *   cdc_apply init PROJECT_DIR ROWS EVENTS BATCH
+ *   cdc_apply init PROJECT_DIR ROWS EVENTS
  *       builds PROJECT_DIR/warehouse.duckdb: the model built from ROWS insert
- *       events, and the change events waiting in bench.changes
- *   cdc_apply run PROJECT_DIR MAT_DB RAW_DB MERGE_DB
- *       applies every batch on the four copies in turn; prints the rates
+ *       events, and the change events waiting in bench.changes, numbered
+ *   cdc_apply run PROJECT_DIR BATCH MAT_DB RAW_DB [MERGE_DB]
+ *       applies the events in batches of BATCH on the copies in turn;
+ *       prints the rates
  *   cdc_apply digest DBFILE
  *       prints a fingerprint of the model's rows, to compare the sides
  */
@@ -25,7 +27,6 @@
 #include "live/advance.h"
 #include "live/runner.h"
 #include "project/project.h"
-#include "project/validate.h"
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
 
@@ -36,22 +37,6 @@
 #include <string.h>
 
 #define COLUMNS "id, account, amount, status, op, lsn"
-
-static struct project *load(struct arena *a, const char *dir, struct sqlparse **parser,
-			    struct wh **w)
-{
-	struct sl_err err = SL_ERR_INIT;
-	struct project *p;
-	char path[4096];
-
-	if (sqlparse_open(parser, &err) || project_load(a, dir, *parser, &p, &err))
-		die(&err);
-	project_validate(p, NULL, 0);
-	snprintf(path, sizeof(path), "%s/%s", dir, p->cfg.warehouse.path);
-	if (wh_open_duckdb(path, false, w, &err))
-		die(&err);
-	return p;
-}
 
 static void run_all(struct arena *a, struct project *p, struct wh *w, bool full)
 {
@@ -71,9 +56,10 @@ static void run_all(struct arena *a, struct project *p, struct wh *w, bool full)
 	run_report_free(&rep);
 }
 
-/* The model from ROWS inserts, then the change events, numbered by batch:
- * updates and deletes of random existing ids, inserts of new ones. */
-static void init(const char *dir, int64_t rows, int64_t events, int64_t batch)
+/* The model from ROWS inserts, then the change events, numbered n in lsn
+ * order so that any batch size takes them in ranges of n: updates and
+ * deletes of random existing ids, inserts of new ones. */
+static void init(const char *dir, int64_t rows, int64_t events)
 {
 	struct arena *a = arena_new(NULL);
 	struct sqlparse *parser;
@@ -93,20 +79,19 @@ static void init(const char *dir, int64_t rows, int64_t events, int64_t batch)
 	run_all(a, p, w, true);
 	snprintf(sql, sizeof(sql),
 		 "CREATE SCHEMA bench;\n"
-		 "CREATE TABLE bench.changes AS SELECT i // %lld AS batch, CASE WHEN k < 7 THEN "
+		 "CREATE TABLE bench.changes AS SELECT i AS n, CASE WHEN k < 7 THEN "
 		 "CAST(hash(i * 31 + 7) %% %lld AS BIGINT) WHEN k < 9 THEN %lld + i ELSE "
 		 "CAST(hash(i * 17 + 3) %% %lld AS BIGINT) END AS id, i %% 100000 AS account, "
 		 "i %% 997 AS amount, CASE WHEN k < 7 THEN 'paid' ELSE 'new' END AS status, "
 		 "CASE WHEN k < 7 THEN 'u' WHEN k < 9 THEN 'c' ELSE 'd' END AS op, %lld + 1 + i AS "
 		 "lsn FROM (SELECT i, hash(i) %% 10 AS k FROM range(%lld) t(i)) ORDER BY i;\n"
 		 "CHECKPOINT",
-		 (long long)batch, (long long)rows, (long long)rows, (long long)rows,
-		 (long long)rows, (long long)events);
+		 (long long)rows, (long long)rows, (long long)rows, (long long)rows,
+		 (long long)events);
 	exec(w, sql);
-	printf("silver.accounts: %lld rows; bench.changes: %lld events in %lld batches\n",
+	printf("silver.accounts: %lld rows; bench.changes: %lld events\n",
 	       (long long)qint(w, "SELECT count(*) FROM silver.accounts"),
-	       (long long)qint(w, "SELECT count(*) FROM bench.changes"),
-	       (long long)qint(w, "SELECT count(DISTINCT batch) FROM bench.changes"));
+	       (long long)qint(w, "SELECT count(*) FROM bench.changes"));
 	wh_close(w);
 	sqlparse_close(parser);
 	arena_free(a);
@@ -116,28 +101,30 @@ struct side {
 	const char *name;
 	struct wh *w;
 	int64_t nb;      /* batches applied */
+	int64_t events;  /* events applied */
 	int64_t *us;     /* per batch: the apply */
 	int64_t other;   /* landing and advances, not counted */
 	int64_t applied; /* the sequence the side has applied up to */
 };
 
-static void side_report(struct side *s, int64_t batch)
+static void side_report(struct side *s)
 {
-	int64_t total = 0, nb = s->nb, events = nb * batch;
+	int64_t total = 0, nb = s->nb;
 
 	for (int64_t b = 0; b < nb; b++)
 		total += s->us[b];
 	qsort(s->us, (size_t)nb, sizeof(*s->us), cmp64);
-	printf("%s: %lld events in %lld batches: apply %.2f s (per batch p50 %.1f ms, p99 %.1f ms) "
+	printf("%s: %lld events in %lld batch%s: apply %.2f s (per batch p50 %.1f ms, p99 %.1f ms) "
 	       "= %.0f events/s; landing and advances %.2f s\n",
-	       s->name, (long long)events, (long long)nb, total / 1e6, s->us[nb / 2] / 1e3,
-	       s->us[nb * 99 / 100] / 1e3, events / (total / 1e6), s->other / 1e6);
+	       s->name, (long long)s->events, (long long)nb, nb == 1 ? "" : "es", total / 1e6,
+	       s->us[nb / 2] / 1e3, s->us[nb * 99 / 100] / 1e3, s->events / (total / 1e6),
+	       s->other / 1e6);
 }
 
-/* Lands batch b in the side's warehouse: announced through sluice (and to
- * the runner r, which keeps the watermarks in memory), or for the
- * hand-written sides copied to a temporary table. */
-static void land(struct side *s, int64_t b, bool announce, struct live_runner *r)
+/* Lands the events numbered [from, to) in the side's warehouse: announced
+ * through sluice (and to the runner r, which keeps the watermarks in
+ * memory), or for the hand-written sides copied to a temporary table. */
+static void land(struct side *s, int64_t from, int64_t to, bool announce, struct live_runner *r)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct live_advance adv;
@@ -147,8 +134,8 @@ static void land(struct side *s, int64_t b, bool announce, struct live_runner *r
 	if (announce) {
 		snprintf(sql, sizeof(sql),
 			 "INSERT INTO landing.changes (" COLUMNS ") SELECT " COLUMNS
-			 " FROM bench.changes WHERE batch = %lld ORDER BY lsn",
-			 (long long)b);
+			 " FROM bench.changes WHERE n >= %lld AND n < %lld ORDER BY lsn",
+			 (long long)from, (long long)to);
 		exec(s->w, sql);
 		if (live_advance_source(s->w, "landing.changes", &adv, &err))
 			die(&err);
@@ -157,10 +144,12 @@ static void land(struct side *s, int64_t b, bool announce, struct live_runner *r
 	} else {
 		snprintf(sql, sizeof(sql),
 			 "CREATE OR REPLACE TEMP TABLE landed AS SELECT " COLUMNS
-			 " FROM bench.changes WHERE batch = %lld",
-			 (long long)b);
+			 " FROM bench.changes WHERE n >= %lld AND n < %lld",
+			 (long long)from, (long long)to);
 		exec(s->w, sql);
 	}
+	s->nb++;
+	s->events += to - from;
 	s->other += units_mono_us() - t0;
 }
 
@@ -242,7 +231,6 @@ static void fingerprint(struct wh *w, char *out, size_t len)
 	wh_result_free(r);
 }
 
-#define NSIDES 4
 #define MERGE_SIDE 3
 
 static void same_rows(struct side *a, struct side *b)
@@ -261,44 +249,47 @@ static void same_rows(struct side *a, struct side *b)
  * only, and must then hold what the DELETE + INSERT side holds. */
 #define MERGE_BATCHES 5
 
-/* Four copies of the same warehouse take the same batches in turn, so a
- * busy machine slows them alike: the live runner on DIR's warehouse, the
- * model's statements alone on MAT_DB, plain SQL on RAW_DB and MERGE_DB. */
-static void apply_all(const char *dir, const char *mat_db, const char *raw_db,
+/* Copies of the same warehouse take the same batches of `batch` events in
+ * turn, so a busy machine slows them alike: the live runner on DIR's
+ * warehouse, the model's statements alone on MAT_DB, plain SQL on RAW_DB
+ * and, when given, MERGE_DB. */
+static void apply_all(const char *dir, int64_t batch, const char *mat_db, const char *raw_db,
 		      const char *merge_db)
 {
 	struct arena *a = arena_new(NULL);
 	struct sqlparse *parser;
 	struct sl_err err = SL_ERR_INIT;
-	struct side sides[NSIDES] = { { "sluice (live runner refresh)" },
-				      { "sluice (the model's statements alone)" },
-				      { "hand-written DELETE + INSERT" },
-				      { "hand-written MERGE (its first batches)" } };
+	struct side sides[] = { { "sluice (live runner refresh)" },
+				{ "sluice (the model's statements alone)" },
+				{ "hand-written DELETE + INSERT" },
+				{ "hand-written MERGE (its first batches)" } };
+	int nsides = merge_db ? 4 : 3;
 	struct project *p = load(a, dir, &parser, &sides[0].w);
 	struct model *m = project_find_model(p, "silver.accounts");
 	struct live_runner *r = live_runner_new(p, NULL);
 	struct live_cycle c;
-	int64_t nb = qint(sides[0].w, "SELECT max(batch) + 1 FROM bench.changes");
 	int64_t events = qint(sides[0].w, "SELECT count(*) FROM bench.changes");
+	int64_t nb = (events + batch - 1) / batch;
 
 	if (wh_open_duckdb(mat_db, false, &sides[1].w, &err) ||
 	    wh_open_duckdb(raw_db, false, &sides[2].w, &err) ||
-	    wh_open_duckdb(merge_db, false, &sides[3].w, &err))
+	    (merge_db && wh_open_duckdb(merge_db, false, &sides[3].w, &err)))
 		die(&err);
 	/* a first cycle settles the runner's view of the project */
 	if (live_runner_cycle(r, sides[0].w, &c, &err))
 		die(&err);
 	sides[1].applied = qint(sides[1].w, "SELECT max(_sluice_seq) FROM landing.changes");
-	for (int i = 0; i < NSIDES; i++)
+	for (int i = 0; i < nsides; i++)
 		sides[i].us = calloc((size_t)nb + 1, sizeof(int64_t));
 	for (int64_t b = 0; b < nb; b++) {
-		for (int k = 0; k < NSIDES; k++) {
-			int i = (int)((b + k) % NSIDES);
+		int64_t from = b * batch, to = from + batch < events ? from + batch : events;
+
+		for (int k = 0; k < nsides; k++) {
+			int i = (int)((b + k) % nsides);
 
 			if (i == MERGE_SIDE && b >= MERGE_BATCHES)
 				continue;
-			sides[i].nb++;
-			land(&sides[i], b, i < 2, i == 0 ? r : NULL);
+			land(&sides[i], from, to, i < 2, i == 0 ? r : NULL);
 			if (i == 0)
 				apply_runner(&sides[i], r, b);
 			else if (i == 1)
@@ -306,13 +297,13 @@ static void apply_all(const char *dir, const char *mat_db, const char *raw_db,
 			else
 				apply_raw(&sides[i], b, i == MERGE_SIDE);
 		}
-		if (b + 1 == MERGE_BATCHES || (b + 1 == nb && nb < MERGE_BATCHES))
+		if (merge_db && (b + 1 == MERGE_BATCHES || (b + 1 == nb && nb < MERGE_BATCHES)))
 			same_rows(&sides[2], &sides[MERGE_SIDE]);
 	}
 	if (live_runner_release(r, sides[0].w, &err))
 		die(&err);
-	for (int i = 0; i < NSIDES; i++) {
-		side_report(&sides[i], events / nb);
+	for (int i = 0; i < nsides; i++) {
+		side_report(&sides[i]);
 		free(sides[i].us);
 		wh_close(sides[i].w);
 	}
@@ -336,15 +327,15 @@ static void digest(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc == 6 && strcmp(argv[1], "init") == 0)
-		init(argv[2], atoll(argv[3]), atoll(argv[4]), atoll(argv[5]));
-	else if (argc == 6 && strcmp(argv[1], "run") == 0)
-		apply_all(argv[2], argv[3], argv[4], argv[5]);
+	if (argc == 5 && strcmp(argv[1], "init") == 0)
+		init(argv[2], atoll(argv[3]), atoll(argv[4]));
+	else if ((argc == 6 || argc == 7) && strcmp(argv[1], "run") == 0 && atoll(argv[3]) > 0)
+		apply_all(argv[2], atoll(argv[3]), argv[4], argv[5], argc == 7 ? argv[6] : NULL);
 	else if (argc == 3 && strcmp(argv[1], "digest") == 0)
 		digest(argv[2]);
 	else {
-		fprintf(stderr, "usage: cdc_apply init DIR ROWS EVENTS BATCH | run DIR MAT_DB RAW_DB "
-				"MERGE_DB | digest DBFILE\n");
+		fprintf(stderr, "usage: cdc_apply init DIR ROWS EVENTS | run DIR BATCH MAT_DB RAW_DB "
+				"[MERGE_DB] | digest DBFILE\n");
 		return 2;
 	}
 	return 0;

@@ -14,8 +14,13 @@
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
-#   BENCH_CDC_ROWS=10000000 BENCH_CDC_EVENTS=1000000 BENCH_CDC_BATCH=10000
+#   BENCH_CDC_ROWS=10000000 BENCH_CDC_EVENTS=1000000
+#   BENCH_CDC_BATCHES="10000 50000 200000"
 #                           the CDC model's rows, the change events, the batch
+#                           sizes they are applied in ("" for none)
+#   BENCH_CDC_STREAM_SECONDS=30 BENCH_CDC_RATE=25000
+#                           the CDC stream: seconds a step (0: no stream), the
+#                           rate its search starts from
 #   BENCH_INGEST_ONE_REQUESTS=2000 BENCH_INGEST_REQUESTS=100000
 #   BENCH_INGEST_CONNS="64 256" BENCH_INGEST_NDJSON_EVENTS=300000
 #   BENCH_INGEST_NDJSON_CONNS=32 BENCH_LIVE_SECONDS=10
@@ -320,6 +325,7 @@ write_cdc_project() { # write_cdc_project DIR
 name: cdcbench
 sources:
   changes: {kind: webhook, columns: {id: BIGINT, account: BIGINT, amount: BIGINT, status: VARCHAR, op: VARCHAR, lsn: BIGINT}}
+live: {debounce: 50ms, max_latency: 100ms, min_interval: 0}
 YML
 	cat >"$dir/models/silver/accounts.sql" <<'SQL'
 @config materialized=incremental, live=true, incremental_strategy=merge, unique_key=id,
@@ -328,56 +334,152 @@ SELECT id, account, amount, status, op, lsn, _sluice_seq FROM landing.changes
 SQL
 }
 
-bench_cdc() {
-	local dir=$out/cdc bin=$out/cdc_apply
-	local pristine=$out/cdc_pristine.duckdb mat_db=$out/cdc_mat.duckdb raw_db=$out/cdc_raw.duckdb
-	local merge_db=$out/cdc_merge.duckdb stamp s_line r_line m_line f
-	local rows=${BENCH_CDC_ROWS:-10000000} events=${BENCH_CDC_EVENTS:-1000000}
-	local batch=${BENCH_CDC_BATCH:-10000} s_rate r_rate m_rate want got
+# cdc_batches SIZE ROWS [merge]: the events applied in batches of SIZE to
+# fresh copies of the ROWS-row warehouse by the live runner, the model's
+# statements alone and the hand-written DELETE + INSERT (and MERGE when
+# asked); the sides must end in the same table
+cdc_batches() {
+	local size=$1 rows=$2 merge=${3:-} dir=$out/cdc bin=$out/cdc_apply pristine=$out/cdc_pristine.duckdb
+	local dbs=("$out/cdc/warehouse.duckdb" "$out/cdc_mat.duckdb" "$out/cdc_raw.duckdb")
+	local s_rate r_rate m_rate want got f
+	[[ -n $merge ]] && dbs+=("$out/cdc_merge.duckdb")
+	for f in "${dbs[@]}"; do
+		fresh_copy "$pristine" "$f" || die "cannot copy $pristine"
+	done
+	timed "$bin" run "$dir" "$size" "${dbs[@]:1}" || {
+		show_failure "cdc_apply run failed"
+		return 1
+	}
+	sed 's/^/   /' "$out/last.log"
+	s_rate=$(sed -n 's/^sluice (live runner.* = \([0-9]*\) events\/s.*/\1/p' "$out/last.log")
+	r_rate=$(sed -n 's/^hand-written DELETE.* = \([0-9]*\) events\/s.*/\1/p' "$out/last.log")
+	m_rate=$(sed -n 's/^hand-written MERGE.* = \([0-9]*\) events\/s.*/\1/p' "$out/last.log")
+	want=$("$bin" digest "${dbs[2]}" 2>&1)
+	for f in "${dbs[0]}" "${dbs[1]}"; do
+		got=$("$bin" digest "$f" 2>&1)
+		if [[ $want != "$got" ]]; then
+			echo "  FAILED: the sides built different tables: ${f#"$root"/} '$got' vs raw '$want'"
+			failed=1
+			return 1
+		fi
+	done
+	echo "   every side: $got"
+	[[ -n $m_rate ]] && echo "   hand-written MERGE: $m_rate events/s; sluice takes $(ratio "$m_rate" "$s_rate")x its time"
+	echo "CDC apply in batches of $size into a $rows-row merge model: sluice $s_rate events/s vs hand-written DELETE + INSERT $r_rate events/s = $(ratio "$r_rate" "$s_rate")x its time (target <= 1.20x)$(verdict $((s_rate * 120 >= r_rate * 100)))"
+}
+
+# next_rate LO HI START: the next rate of a search that doubles from START
+# while the rate holds, then halves the gap between the highest rate that
+# held (LO, 0 for none) and the lowest that did not (HI, 0 for none), in
+# steps of 1000 events/s; fails when the search is done: the gap is an
+# eighth of LO or less, or not even 1000 events/s held
+next_rate() {
+	local lo=$1 hi=$2 mid
+	if ((hi == 0)); then
+		echo $((lo ? 2 * lo : $3))
+		return
+	fi
+	mid=$(((lo + hi) / 2000 * 1000))
+	((lo == 0 && hi > 1000 && mid < 1000)) && mid=1000
+	(((hi - lo) * 8 > lo && mid > lo && mid < hi)) && echo "$mid"
+}
+
+# stream_step SIDE RATE ROWS SECONDS: one run of SIDE (sluice or engine) at
+# RATE events/s on a fresh copy of the ROWS-row warehouse; its line in
+# $stream_line and, when everything got applied, the model's digest in
+# $stream_digest. Returns 0 when the rate held, 1 when it did not, 2 when
+# the run failed.
+stream_step() {
+	local side=$1 rate=$2 rows=$3 secs=$4 db=$out/cdc/warehouse.duckdb
+	local cmd=("$out/cdc_stream" "$out/cdc")
+	if [[ $side == engine ]]; then
+		db=$out/cdc_stream_raw.duckdb
+		cmd=("$out/raw_cdc_stream" "$db")
+	fi
+	fresh_copy "$out/cdc_pristine.duckdb" "$db" || die "cannot copy the CDC warehouse"
+	timed "${cmd[@]}" "$rows" "$rate" "$secs" || {
+		show_failure "${cmd[0]##*/} failed"
+		return 2
+	}
+	stream_line=$(tail -n 1 "$out/last.log")
+	echo "   $stream_line"
+	stream_digest=
+	[[ $stream_line == *"not applied by the end"* ]] ||
+		stream_digest=$("$out/cdc_apply" digest "$db" 2>&1)
+	[[ $stream_line == *": held" ]]
+}
+
+# cdc_stream_search ROWS: the highest rate at which each side holds a p99
+# lag of 2 s, the two searches taking their steps in turn (so a busy
+# machine slows both); where both sides ran the same rate to the end they
+# must have built the same table
+cdc_stream_search() {
+	local rows=$1 secs=${BENCH_CDC_STREAM_SECONDS:-30} start=${BENCH_CDC_RATE:-25000}
+	local -A lo=([sluice]=0 [engine]=0) hi=([sluice]=0 [engine]=0) line=() digest=()
+	local side rate rc more=1 ratio_txt=?
 	echo
-	echo "== CDC apply: $events change events in batches of $batch into a $rows-row merge model"
+	echo "== CDC apply under a live stream: change events at a fixed rate for $secs s a step into the $rows-row model, sluice (bench/cdc_stream.c: the ingest writer and the live runner thread) and the engine alone (bench/raw_cdc_stream.c) in turn; the highest rate at p99 lag <= 2 s"
+	build_program cdc_stream
+	cc -std=c11 -O2 -Wall -Wextra -I"$duckdb/include" bench/raw_cdc_stream.c -L"$duckdb/lib" \
+		-Wl,-rpath,"$duckdb/lib" -lduckdb -lpthread -o "$out/raw_cdc_stream" || die "cannot build bench/raw_cdc_stream.c"
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	while ((more)); do
+		more=0
+		for side in sluice engine; do
+			rate=$(next_rate "${lo[$side]}" "${hi[$side]}" "$start") || continue
+			more=1
+			stream_step "$side" "$rate" "$rows" "$secs"
+			rc=$?
+			((rc == 2)) && return
+			if ((rc == 0)); then
+				lo[$side]=$rate
+				line[$side]=$stream_line
+			else
+				hi[$side]=$rate
+			fi
+			[[ -n $stream_digest ]] && digest[$side:$rate]=$stream_digest
+			if [[ -n ${digest[sluice:$rate]:-} && -n ${digest[engine:$rate]:-} &&
+				${digest[sluice:$rate]} != "${digest[engine:$rate]}" ]]; then
+				echo "  FAILED: at $rate events/s the sides built different tables: sluice '${digest[sluice:$rate]}', the engine '${digest[engine:$rate]}'"
+				failed=1
+				return
+			fi
+		done
+	done
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "   sluice at its highest rate: ${line[sluice]:-none held}"
+	echo "   the engine at its highest rate: ${line[engine]:-none held}"
+	((lo[engine])) && ratio_txt=$(ratio "${lo[sluice]}" "${lo[engine]}")
+	echo "CDC apply under a live stream into a $rows-row merge model: sluice holds p99 lag <= 2 s up to ${lo[sluice]} events/s, the engine alone (hand-written DELETE + INSERT of whatever landed) up to ${lo[engine]} events/s = ${ratio_txt}x its rate (target >= 100000 events/s)$(verdict $((lo[sluice] >= 100000)))"
+}
+
+bench_cdc() {
+	local dir=$out/cdc bin=$out/cdc_apply pristine=$out/cdc_pristine.duckdb stamp size merge=1
+	local rows=${BENCH_CDC_ROWS:-10000000} events=${BENCH_CDC_EVENTS:-1000000}
+	local sizes=${BENCH_CDC_BATCHES-10000 50000 200000}
+	echo
+	echo "== CDC apply: $events change events into a $rows-row merge model in batches of ${sizes// /, }"
 	build_program cdc_apply
 	write_cdc_project "$dir"
 
 	# the starting warehouse is made once and kept while its recipe stays the same
-	stamp="$rows $events $batch $(cat bench/cdc_apply.c bench/bench_sql.h | cksum) $(cksum <"$dir/models/silver/accounts.sql") $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
+	stamp="$rows $events $(cat bench/cdc_apply.c bench/bench_sql.h | cksum) $(cksum <"$dir/models/silver/accounts.sql") $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
 	if [[ ! -f $pristine || "$(cat "$out/cdc_pristine.stamp" 2>/dev/null)" != "$stamp" ]]; then
 		echo "   building the $rows-row model and the events in ${pristine#"$root"/} ..."
 		rm -f "$pristine" "$pristine.wal" "$out/cdc_pristine.stamp" "$dir/warehouse.duckdb" "$dir/warehouse.duckdb.wal"
-		timed "$bin" init "$dir" "$rows" "$events" "$batch" || {
+		timed "$bin" init "$dir" "$rows" "$events" || {
 			show_failure "cdc_apply init failed"
 			return
 		}
 		mv "$dir/warehouse.duckdb" "$pristine" && echo "$stamp" >"$out/cdc_pristine.stamp"
 	fi
 
-	for f in "$dir/warehouse.duckdb" "$mat_db" "$raw_db" "$merge_db"; do
-		fresh_copy "$pristine" "$f" || die "cannot copy $pristine"
+	# the hand-written MERGE takes seconds a batch: with the first size only
+	for size in $sizes; do
+		cdc_batches "$size" "$rows" ${merge:+merge} || return
+		merge=
 	done
-	timed "$bin" run "$dir" "$mat_db" "$raw_db" "$merge_db" || {
-		show_failure "cdc_apply run failed"
-		return
-	}
-	sed 's/^/   /' "$out/last.log"
-	s_line=$(grep '^sluice (live runner' "$out/last.log")
-	r_line=$(grep '^hand-written DELETE' "$out/last.log")
-	m_line=$(grep '^hand-written MERGE' "$out/last.log")
-
-	# every side must have ended in the same table
-	want=$("$bin" digest "$raw_db" 2>&1)
-	for f in "$dir/warehouse.duckdb" "$mat_db"; do
-		got=$("$bin" digest "$f" 2>&1)
-		if [[ $want != "$got" ]]; then
-			echo "  FAILED: the sides built different tables: ${f#"$root"/} '$got' vs raw '$want'"
-			failed=1
-			return
-		fi
-	done
-	echo "   every side: $got"
-	s_rate=$(sed -n 's/.* = \([0-9]*\) events\/s.*/\1/p' <<<"$s_line")
-	r_rate=$(sed -n 's/.* = \([0-9]*\) events\/s.*/\1/p' <<<"$r_line")
-	m_rate=$(sed -n 's/.* = \([0-9]*\) events\/s.*/\1/p' <<<"$m_line")
-	echo "CDC apply into a $rows-row merge model: sluice $s_rate events/s vs hand-written MERGE $m_rate events/s = $(ratio "$m_rate" "$s_rate")x its time, vs hand-written DELETE + INSERT $r_rate events/s = $(ratio "$r_rate" "$s_rate")x (target >= 100000 events/s)$(verdict $((s_rate >= 100000)))"
+	((${BENCH_CDC_STREAM_SECONDS:-30} > 0)) && cdc_stream_search "$rows"
 }
 
 # ------------------------------------------------- webhook ingest (serve)
