@@ -133,7 +133,7 @@ static int64_t max_input_version(const struct run *r, const struct model *m, int
 	return v;
 }
 
-enum plan_do { PLAN_SKIP, PLAN_BUILD, PLAN_CHECK };
+enum plan_do { PLAN_UP_TO_DATE, PLAN_BUILD, PLAN_CHECK };
 
 /* Why m's checks must run again although its data is up to date, or NULL:
  * they changed since they last held, its data changed without them (a
@@ -160,7 +160,7 @@ static enum plan_do up_to_date(const struct run *r, const struct model *m,
 	const char *why = checks_due(r, m, st, sig);
 
 	if (!why)
-		return PLAN_SKIP;
+		return PLAN_UP_TO_DATE;
 	item->reason = why;
 	item->checks_only = true;
 	return PLAN_CHECK;
@@ -253,6 +253,22 @@ static int add_checks(struct run *r, struct run_item *item, const struct model *
 	return 0;
 }
 
+/* Where the checks of m look when it is not being built: its relation, or
+ * for an ephemeral its own query. */
+static int checked_relation(const struct model *m, const struct render_ctx *ctx,
+			    struct buf *out, struct sl_err *err)
+{
+	if (m->mat != MAT_EPHEMERAL) {
+		wh_sql_qualified(out, m->schema, m->name);
+		return 0;
+	}
+	buf_adds(out, "(\n");
+	if (render_model(m, ctx, false, out, err))
+		return err ? err->code : SL_E_INVALID;
+	buf_adds(out, "\n)");
+	return 0;
+}
+
 /* The item's model's own checks on relation, then those of every
  * ephemeral it inlines on that ephemeral's own query: their rows reach it
  * only through the query, so that is where they are checked. */
@@ -269,9 +285,7 @@ static int run_checks(struct run *r, struct run_item *item, const char *relation
 
 		if (!ephs[i]->nasserts)
 			continue;
-		buf_adds(&q, "(\n");
-		rc = render_model(ephs[i], ctx, false, &q, err);
-		buf_adds(&q, "\n)");
+		rc = checked_relation(ephs[i], ctx, &q, err);
 		if (!rc)
 			rc = add_checks(r, item, ephs[i], q.buf, err);
 		buf_release(&q);
@@ -485,22 +499,6 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			item->message = arena_strdup(r->a, err.msg);
 		log_failure(r, item, started);
 	}
-	return 0;
-}
-
-/* Where the checks of the item's model look when nothing is built: the
- * relation, or for an ephemeral its own query. */
-static int checked_relation(const struct model *m, const struct render_ctx *ctx,
-			    struct buf *out, struct sl_err *err)
-{
-	if (m->mat != MAT_EPHEMERAL) {
-		wh_sql_qualified(out, m->schema, m->name);
-		return 0;
-	}
-	buf_adds(out, "(\n");
-	if (render_model(m, ctx, false, out, err))
-		return err ? err->code : SL_E_INVALID;
-	buf_adds(out, "\n)");
 	return 0;
 }
 
@@ -739,7 +737,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			item->reason = "an input failed";
 		} else if (opts->hold && (item->reason = opts->hold(opts->ctx, m)) != NULL) {
 			item->status = RUN_HELD;
-		} else if ((what = plan_model(&r, m, sig, &full, item)) == PLAN_SKIP) {
+		} else if ((what = plan_model(&r, m, sig, &full, item)) == PLAN_UP_TO_DATE) {
 			item->status = RUN_UP_TO_DATE;
 		} else if (opts->dry_run) {
 			item->status = RUN_PLANNED;
