@@ -162,7 +162,7 @@ static void add_key_text(const struct cdc_run *c, struct buf *sql, const char *a
 }
 
 /* true for a delete, false for an upsert, NULL for anything else. */
-static void add_is_delete(const struct cdc_run *c, struct buf *sql, const char *alias)
+static void add_op_kind(const struct cdc_run *c, struct buf *sql, const char *alias)
 {
 	buf_adds(sql, "CASE WHEN starts_with(lower(CAST(");
 	add_col(sql, alias, c->op);
@@ -170,6 +170,15 @@ static void add_is_delete(const struct cdc_run *c, struct buf *sql, const char *
 	add_col(sql, alias, c->op);
 	buf_adds(sql, " AS VARCHAR)) IN ('i', 'u', 'c', 'r', 'insert', 'update', 'create', 'read') "
 		      "THEN false END");
+}
+
+/* Whether an event is a delete, once check_events has found every op to be
+ * one of the known ones. */
+static void add_is_delete(const struct cdc_run *c, struct buf *sql, const char *alias)
+{
+	buf_adds(sql, "starts_with(lower(CAST(");
+	add_col(sql, alias, c->op);
+	buf_adds(sql, " AS VARCHAR)), 'd')");
 }
 
 static void add_text_int(struct buf *sql, const char *alias, const char *col)
@@ -303,14 +312,49 @@ static int read_columns(struct cdc_run *c, struct sl_err *err)
 	return 0;
 }
 
+/* Whether an event has a NULL key or sequence or an unknown op: a quick
+ * look (each distinct op is judged once) before the search for the first
+ * bad event, which judges every event. Text sequences are judged per event
+ * anyway, so they take the search at once. */
+static int maybe_bad(struct cdc_run *c, bool *bad, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t n = 1;
+	int rc;
+
+	*bad = true;
+	if (c->text_seq)
+		return 0;
+	buf_adds(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM " EVENTS " WHERE ");
+	for (size_t i = 0; i < c->m->nunique_key; i++) {
+		add_col(&sql, NULL, c->keys[i]);
+		buf_adds(&sql, " IS NULL OR ");
+	}
+	add_col(&sql, NULL, c->seq);
+	buf_adds(&sql, " IS NULL) OR EXISTS (SELECT 1 FROM (SELECT ");
+	add_col(&sql, NULL, c->op);
+	buf_adds(&sql, " FROM " EVENTS " GROUP BY ");
+	add_col(&sql, NULL, c->op);
+	buf_adds(&sql, ") AS o WHERE (");
+	add_op_kind(c, &sql, NULL);
+	buf_adds(&sql, ") IS NULL) AS INTEGER)");
+	rc = wh_query_int(c->w, sql.buf, &n, err);
+	*bad = n != 0;
+	buf_release(&sql);
+	return rc;
+}
+
 /* The first bad event, as an error; 0 when every event can be applied. */
 static int check_events(struct cdc_run *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	struct wh_result *r = NULL;
 	const char *m = c->m->fqn, *key, *op, *seq;
-	int rc = 0;
+	bool bad;
+	int rc = maybe_bad(c, &bad, err);
 
+	if (rc || !bad)
+		return rc;
 	if (c->text_seq) {
 		/* the kind every event must have; one of another kind is
 		 * reported below as mixed */
@@ -332,7 +376,7 @@ static int check_events(struct cdc_run *c, struct sl_err *err)
 		buf_adds(&sql, " IS NULL");
 	}
 	buf_adds(&sql, " THEN 1 WHEN (");
-	add_is_delete(c, &sql, NULL);
+	add_op_kind(c, &sql, NULL);
 	buf_adds(&sql, ") IS NULL THEN 2 WHEN ");
 	add_col(&sql, NULL, c->seq);
 	buf_adds(&sql, " IS NULL THEN 3");
@@ -415,15 +459,36 @@ static int create_tables(struct cdc_run *c, struct sl_err *err)
 	return run(c, &sql, err);
 }
 
-/* Orders the events of a key newest first; among equal sequences the one
- * that landed first stays, as it would have when applied alone. */
-static void add_newest_first(const struct cdc_run *c, struct buf *sql, bool deletes_first)
+/*
+ * The newest event of each key among the events rel (a relation with an
+ * alias): the highest sequence, then (deletes_first) a delete before an
+ * upsert, then the one that landed first, as it would have when applied
+ * alone. Most keys of a batch have one event, which is their newest as it
+ * is: only the events of keys with several are sorted, a fraction of
+ * sorting the batch.
+ */
+static void add_newest(const struct cdc_run *c, struct buf *sql, const char *rel,
+		       bool deletes_first)
 {
+	for (int several = 0; several < 2; several++) {
+		buf_addf(sql, "%sSELECT * FROM %s WHERE (", several ? "\nUNION ALL\n" : "", rel);
+		add_keys(c, sql, NULL);
+		buf_adds(sql, ") IN (SELECT ");
+		add_keys(c, sql, NULL);
+		buf_addf(sql, " FROM %s GROUP BY ", rel);
+		add_keys(c, sql, NULL);
+		buf_addf(sql, " HAVING count(*) %s 1)", several ? ">" : "=");
+	}
 	buf_adds(sql, " QUALIFY row_number() OVER (PARTITION BY ");
 	add_keys(c, sql, NULL);
-	buf_adds(sql, " ORDER BY _sluice_cdc_seq DESC");
-	if (deletes_first)
-		buf_adds(sql, ", _sluice_cdc_del DESC");
+	buf_adds(sql, " ORDER BY ");
+	add_seq_value(c, sql, NULL, c->seq);
+	buf_adds(sql, " DESC");
+	if (deletes_first) {
+		buf_adds(sql, ", ");
+		add_is_delete(c, sql, NULL);
+		buf_adds(sql, " DESC");
+	}
 	if (c->landing_seq)
 		buf_adds(sql, ", _sluice_seq");
 	buf_adds(sql, ") = 1");
@@ -432,14 +497,17 @@ static void add_newest_first(const struct cdc_run *c, struct buf *sql, bool dele
 /* Soft deletes take their values from the newest upsert of the key. */
 static int write_upserts(struct cdc_run *c, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, rel = BUF_INIT;
 
-	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " UPSERTS " AS SELECT * FROM (SELECT *, ");
+	buf_adds(&rel, "(SELECT * FROM " EVENTS " WHERE NOT ");
+	add_is_delete(c, &rel, NULL);
+	buf_adds(&rel, ") AS r");
+	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " UPSERTS " AS SELECT *, ");
 	add_seq_value(c, &sql, NULL, c->seq);
-	buf_adds(&sql, " AS _sluice_cdc_seq FROM " EVENTS " WHERE NOT (");
-	add_is_delete(c, &sql, NULL);
-	buf_adds(&sql, ")) AS e");
-	add_newest_first(c, &sql, false);
+	buf_adds(&sql, " AS _sluice_cdc_seq FROM (\n");
+	add_newest(c, &sql, rel.buf, false);
+	buf_adds(&sql, ") AS e");
+	buf_release(&rel);
 	return run(c, &sql, err);
 }
 
@@ -460,13 +528,13 @@ static void add_unreadable(const struct cdc_run *c, struct buf *sql, const char 
 /* The newest event of each key in the batch, as the CTE w. */
 static void add_winners(const struct cdc_run *c, struct buf *sql)
 {
-	buf_adds(sql, "WITH w AS (SELECT * FROM (SELECT *, ");
+	buf_adds(sql, "WITH w AS (SELECT *, ");
 	add_is_delete(c, sql, NULL);
 	buf_adds(sql, " AS _sluice_cdc_del, ");
 	add_seq_value(c, sql, NULL, c->seq);
-	buf_adds(sql, " AS _sluice_cdc_seq FROM " EVENTS ") AS e");
-	add_newest_first(c, sql, true);
-	buf_adds(sql, ")\n");
+	buf_adds(sql, " AS _sluice_cdc_seq FROM (\n");
+	add_newest(c, sql, EVENTS, true);
+	buf_adds(sql, ") AS e)\n");
 }
 
 /* The column of a soft model's stored row, beside the event's own. */
