@@ -25,6 +25,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "live/advance.h"
+#include "live/profile.h"
 #include "live/runner.h"
 #include "project/project.h"
 #include "warehouse/sqlparse.h"
@@ -121,9 +122,15 @@ static void side_report(struct side *s)
 	       s->other / 1e6);
 }
 
-/* Lands the events numbered [from, to) in the side's warehouse: announced
- * through sluice (and to the runner r, which keeps the watermarks in
- * memory), or for the hand-written sides copied to a temporary table. */
+/* The landing sequence of batch b on the hand-written sides. */
+#define RAW_SEQ(b) ((long long)(b) + 2)
+
+/* Lands the events numbered [from, to) in the side's warehouse, the same
+ * landing table on every side: announced through sluice (and to the runner
+ * r, which keeps the watermarks in memory), or for the hand-written sides
+ * with the batch's sequence. Then a checkpoint, so that no apply's commit
+ * pays for checkpointing what the landing wrote, which sluice's announce
+ * (its own UPDATE of the sequence) makes larger than the others'. */
 static void land(struct side *s, int64_t from, int64_t to, bool announce, struct live_runner *r)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -143,11 +150,12 @@ static void land(struct side *s, int64_t from, int64_t to, bool announce, struct
 			live_runner_advanced(r, "landing.changes", &adv);
 	} else {
 		snprintf(sql, sizeof(sql),
-			 "CREATE OR REPLACE TEMP TABLE landed AS SELECT " COLUMNS
-			 " FROM bench.changes WHERE n >= %lld AND n < %lld",
-			 (long long)from, (long long)to);
+			 "INSERT INTO landing.changes (" COLUMNS ", _sluice_seq) SELECT " COLUMNS
+			 ", %lld FROM bench.changes WHERE n >= %lld AND n < %lld ORDER BY lsn",
+			 RAW_SEQ(s->nb), (long long)from, (long long)to);
 		exec(s->w, sql);
 	}
+	exec(s->w, "CHECKPOINT");
 	s->nb++;
 	s->events += to - from;
 	s->other += units_mono_us() - t0;
@@ -190,32 +198,34 @@ static void apply_materialize(struct side *s, const struct model *m, int64_t b)
 	s->us[b] = units_mono_us() - t0;
 }
 
-#define LATEST                                                                              \
-	"BEGIN;\n"                                                                          \
-	"CREATE OR REPLACE TEMP TABLE latest AS SELECT * FROM landed QUALIFY "                \
-	"row_number() OVER (PARTITION BY id ORDER BY lsn DESC) = 1;\n"
-
 /* The same batch by hand, in one transaction: the latest event per key,
- * then either its row deleted and, unless it is a delete, inserted again;
- * or one MERGE. */
+ * read from the landing table, then either its row deleted and, unless it
+ * is a delete, inserted again; or one MERGE. */
 static void apply_raw(struct side *s, int64_t b, bool merge)
 {
 	int64_t t0 = units_mono_us();
+	char latest[256];
 
+	snprintf(latest, sizeof(latest),
+		 "BEGIN;\nCREATE OR REPLACE TEMP TABLE latest AS SELECT " COLUMNS
+		 ", _sluice_seq FROM landing.changes "
+		 "WHERE _sluice_seq = %lld QUALIFY row_number() OVER (PARTITION BY id ORDER BY lsn "
+		 "DESC) = 1;\n",
+		 RAW_SEQ(b));
+	exec(s->w, latest);
 	if (merge)
-		exec(s->w, LATEST "MERGE INTO silver.accounts AS t USING latest AS s ON t.id = s.id\n"
-				  "WHEN MATCHED AND s.op = 'd' THEN DELETE\n"
-				  "WHEN MATCHED THEN UPDATE SET account = s.account, amount = "
-				  "s.amount, status = s.status, op = s.op, lsn = s.lsn\n"
-				  "WHEN NOT MATCHED AND s.op <> 'd' THEN INSERT (" COLUMNS
-				  ") VALUES (s.id, s.account, s.amount, s.status, s.op, s.lsn);\n"
-				  "COMMIT");
+		exec(s->w, "MERGE INTO silver.accounts AS t USING latest AS s ON t.id = s.id\n"
+			   "WHEN MATCHED AND s.op = 'd' THEN DELETE\n"
+			   "WHEN MATCHED THEN UPDATE SET account = s.account, amount = s.amount, "
+			   "status = s.status, op = s.op, lsn = s.lsn\n"
+			   "WHEN NOT MATCHED AND s.op <> 'd' THEN INSERT (" COLUMNS
+			   ") VALUES (s.id, s.account, s.amount, s.status, s.op, s.lsn);\n"
+			   "COMMIT");
 	else
-		exec(s->w, LATEST "DELETE FROM silver.accounts USING latest WHERE silver.accounts.id = "
-				  "latest.id;\n"
-				  "INSERT INTO silver.accounts BY NAME SELECT * FROM latest WHERE op <> "
-				  "'d';\n"
-				  "COMMIT");
+		exec(s->w, "DELETE FROM silver.accounts USING latest WHERE silver.accounts.id = "
+			   "latest.id;\n"
+			   "INSERT INTO silver.accounts BY NAME SELECT * FROM latest WHERE op <> 'd';\n"
+			   "COMMIT");
 	s->us[b] = units_mono_us() - t0;
 }
 
@@ -275,8 +285,11 @@ static void apply_all(const char *dir, int64_t batch, const char *mat_db, const 
 	    wh_open_duckdb(raw_db, false, &sides[2].w, &err) ||
 	    (merge_db && wh_open_duckdb(merge_db, false, &sides[3].w, &err)))
 		die(&err);
-	/* a first cycle settles the runner's view of the project */
-	if (live_runner_cycle(r, sides[0].w, &c, &err))
+	/* a first cycle settles the runner's view of the project; the
+	 * model's profile, which the runner takes at most every
+	 * profile_interval (0.4 s of a full scan, every 5 min), is taken now,
+	 * so that it lands in no batch */
+	if (live_runner_cycle(r, sides[0].w, &c, &err) || live_profile(sides[0].w, m, &err))
 		die(&err);
 	sides[1].applied = qint(sides[1].w, "SELECT max(_sluice_seq) FROM landing.changes");
 	for (int i = 0; i < nsides; i++)
