@@ -87,6 +87,9 @@ struct cdc_run {
 	bool text_seq;        /* cdc_seq is text, read as integers or timestamps */
 	const char *kind;     /* for text: "integer" or "timestamp", this batch's */
 	bool landing_seq;     /* the events have _sluice_seq, their landing order */
+	/* the apply table says per key whether it applies and whether a row
+	 * is stored (else every winner applies, replacing a row or not) */
+	bool decided;
 };
 
 bool cdc_model(const struct model *m)
@@ -525,14 +528,19 @@ static void add_unreadable(const struct cdc_run *c, struct buf *sql, const char 
 	buf_adds(sql, " AS VARCHAR)");
 }
 
-/* The newest event of each key in the batch, as the CTE w. */
+/* The newest event of each key in the batch, as the CTE w; with the
+ * sequence as it compares when it is to be compared with what is stored. */
 static void add_winners(const struct cdc_run *c, struct buf *sql)
 {
 	buf_adds(sql, "WITH w AS (SELECT *, ");
 	add_is_delete(c, sql, NULL);
-	buf_adds(sql, " AS _sluice_cdc_del, ");
-	add_seq_value(c, sql, NULL, c->seq);
-	buf_adds(sql, " AS _sluice_cdc_seq FROM (\n");
+	buf_adds(sql, " AS _sluice_cdc_del");
+	if (c->decided) {
+		buf_adds(sql, ", ");
+		add_seq_value(c, sql, NULL, c->seq);
+		buf_adds(sql, " AS _sluice_cdc_seq");
+	}
+	buf_adds(sql, " FROM (\n");
 	add_newest(c, sql, EVENTS, true);
 	buf_adds(sql, ") AS e)\n");
 }
@@ -678,7 +686,7 @@ static int write_apply_newer(struct cdc_run *c, struct sl_err *err)
 
 	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " APPLY " AS\n");
 	add_winners(c, &sql);
-	buf_adds(&sql, "SELECT *, true AS _sluice_cdc_row, true AS _sluice_cdc_apply FROM w");
+	buf_adds(&sql, "SELECT * FROM w");
 	return run(c, &sql, err);
 }
 
@@ -767,16 +775,20 @@ static int write_soft_rows(struct cdc_run *c, struct sl_err *err)
 	return run(c, &sql, err);
 }
 
+/* Whether the key's newest event applies. */
+static void add_applies(const struct cdc_run *c, struct buf *sql)
+{
+	buf_adds(sql, c->decided ? "_sluice_cdc_apply" : "true");
+}
+
 /* Whether the key's row changes: its newest event applies, or (soft) the
  * deleted row takes newer values. */
-static void add_changes(const struct cdc_run *c, struct buf *sql, const char *alias)
+static void add_changes(const struct cdc_run *c, struct buf *sql)
 {
 	buf_adds(sql, "(");
-	add_col(sql, alias, "_sluice_cdc_apply");
-	if (c->m->cdc_soft) {
-		buf_adds(sql, " OR ");
-		add_col(sql, alias, "_sluice_cdc_values");
-	}
+	add_applies(c, sql);
+	if (c->m->cdc_soft)
+		buf_adds(sql, " OR _sluice_cdc_values");
 	buf_adds(sql, ")");
 }
 
@@ -791,15 +803,17 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		buf_adds(&sql, " AS t USING (SELECT ");
 		add_keys(c, &sql, NULL);
 		buf_adds(&sql, " FROM " APPLY " WHERE ");
-		add_changes(c, &sql, NULL);
-		buf_adds(&sql, " AND _sluice_cdc_row) AS k WHERE ");
+		add_changes(c, &sql);
+		if (c->decided)
+			buf_adds(&sql, " AND _sluice_cdc_row");
+		buf_adds(&sql, ") AS k WHERE ");
 		add_key_match(c, &sql, "t", "k");
 		buf_adds(&sql, ";\nDELETE FROM ");
 		cdc_sql_tombstones(&sql, c->m);
 		buf_adds(&sql, " AS tb USING (SELECT ");
 		add_keys(c, &sql, NULL);
 		buf_adds(&sql, " FROM " APPLY " WHERE ");
-		add_changes(c, &sql, NULL);
+		add_changes(c, &sql);
 		buf_adds(&sql, ") AS k WHERE ");
 		add_key_match(c, &sql, "tb", "k");
 		buf_adds(&sql, ";\n");
@@ -821,14 +835,17 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 			buf_adds(&sql, i ? ", " : "");
 			wh_sql_ident(&sql, c->cols[i].name);
 		}
-		buf_adds(&sql, " FROM " APPLY " WHERE _sluice_cdc_apply AND NOT _sluice_cdc_del;\n"
-			       "INSERT INTO ");
+		buf_adds(&sql, " FROM " APPLY " WHERE ");
+		add_applies(c, &sql);
+		buf_adds(&sql, " AND NOT _sluice_cdc_del;\nINSERT INTO ");
 		cdc_sql_tombstones(&sql, c->m);
 		buf_adds(&sql, " BY NAME SELECT ");
 		add_keys(c, &sql, NULL);
 		buf_adds(&sql, ", ");
 		add_col(&sql, NULL, c->seq);
-		buf_adds(&sql, " FROM " APPLY " WHERE _sluice_cdc_apply AND _sluice_cdc_del");
+		buf_adds(&sql, " FROM " APPLY " WHERE ");
+		add_applies(c, &sql);
+		buf_adds(&sql, " AND _sluice_cdc_del");
 	}
 	return run(c, &sql, err);
 }
@@ -838,6 +855,7 @@ static int apply_events(struct cdc_run *c, int64_t *changed, struct sl_err *err)
 	bool newer = false;
 	int rc = c->m->cdc_soft ? write_upserts(c, err) : all_newer(c, &newer, err);
 
+	c->decided = !newer;
 	if (!rc)
 		rc = newer ? write_apply_newer(c, err) : write_apply(c, err);
 	if (!rc && c->text_seq && !c->full)
@@ -848,8 +866,9 @@ static int apply_events(struct cdc_run *c, int64_t *changed, struct sl_err *err)
 		rc = write_changes(c, err);
 	if (!rc)
 		rc = wh_query_int(c->w,
-				  c->m->cdc_soft ? "SELECT count(*) FROM " ROWS
-						 : "SELECT count(*) FROM " APPLY " WHERE _sluice_cdc_apply",
+				  c->m->cdc_soft   ? "SELECT count(*) FROM " ROWS
+				  : c->decided ? "SELECT count(*) FROM " APPLY " WHERE _sluice_cdc_apply"
+					       : "SELECT count(*) FROM " APPLY,
 				  changed, err);
 	return rc;
 }
