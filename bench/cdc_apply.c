@@ -19,8 +19,8 @@
  *   cdc_apply digest DBFILE
  *       prints a fingerprint of the model's rows, to compare the sides
  */
-#include "build/materialize.h"
-#include "build/run.h"
+#include "exec/materialize.h"
+#include "exec/run.h"
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
@@ -179,7 +179,7 @@ static void apply_runner(struct side *s, struct live_runner *r, int64_t b)
 }
 
 /* The model's statements alone, without the run's bookkeeping: what
- * src/build/cdc.c costs. */
+ * src/exec/cdc.c costs. */
 static void apply_materialize(struct side *s, const struct model *m, int64_t b)
 {
 	struct sl_err err = SL_ERR_INIT;

@@ -15,7 +15,7 @@
  *       on PROJECT_DIR/warehouse.duckdb, a copy of cdc_apply init's model
  *       of ROWS rows; prints one line (cdc_stream.h)
  */
-#include "build/state.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/err.h"
 #include "ingest/writer.h"

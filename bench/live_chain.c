@@ -7,8 +7,8 @@
  * Prints p50/p99 lag (landing arrival to gold covering it), refreshes/s,
  * and the 0-row refresh overhead in ms.
  */
-#include "build/run.h"
-#include "build/state.h"
+#include "exec/run.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"

@@ -4,7 +4,7 @@
  */
 #include "cli/commands.h"
 
-#include "build/render.h"
+#include "exec/render.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "project/dag.h"

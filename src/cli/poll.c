@@ -6,7 +6,7 @@
  */
 #include "cli/commands.h"
 
-#include "build/state.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/suggest.h"

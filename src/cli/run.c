@@ -5,7 +5,7 @@
  */
 #include "cli/commands.h"
 
-#include "build/run.h"
+#include "exec/run.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "project/model.h"

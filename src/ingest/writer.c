@@ -9,7 +9,7 @@
  */
 #include "ingest/writer.h"
 
-#include "build/state.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"

@@ -6,7 +6,7 @@
  */
 #include "live/advance.h"
 
-#include "build/state.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"

@@ -3,7 +3,7 @@
  */
 #include "live/alert.h"
 
-#include "build/state.h"
+#include "state/state.h"
 #include "core/units.h"
 
 #include <jansson.h>

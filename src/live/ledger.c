@@ -5,7 +5,7 @@
  */
 #include "live/ledger.h"
 
-#include "build/state.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"

@@ -3,7 +3,7 @@
  */
 #include "live/profile.h"
 
-#include "build/state.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"

@@ -6,8 +6,8 @@
  */
 #include "live/runner.h"
 
-#include "build/run.h"
-#include "build/state.h"
+#include "exec/run.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"

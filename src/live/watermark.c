@@ -7,7 +7,7 @@
  */
 #include "live/watermark.h"
 
-#include "build/render.h"
+#include "exec/render.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"

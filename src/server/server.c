@@ -8,7 +8,7 @@
  */
 #include "server/server.h"
 
-#include "build/state.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"

@@ -7,7 +7,7 @@
  * model equals its query run from scratch over the same landing data.
  *   live_burst PROJECT_DIR COMMITS [PAUSE_US]
  */
-#include "build/run.h"
+#include "exec/run.h"
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"

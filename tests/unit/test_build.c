@@ -1,8 +1,8 @@
 /*
  * Unit tests for the build steps on an in-memory DuckDB: the failing-rows
- * queries of every @assert kind (src/build/assert.c), materializations
- * written and published (src/build/materialize.c), and the _sluice state
- * schema with its version check (src/build/state.c). Models are built by
+ * queries of every @assert kind (src/exec/assert.c), materializations
+ * written and published (src/exec/materialize.c), and the _sluice state
+ * schema with its version check (src/state/state.c). Models are built by
  * hand; placeholders come from the real scanner.
  */
 #include <stdarg.h>
@@ -13,9 +13,9 @@
 
 #include "fixture_wh.h"
 
-#include "build/assert.h"
-#include "build/materialize.h"
-#include "build/state.h"
+#include "exec/assert.h"
+#include "exec/materialize.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/diag.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for change-event apply (src/build/cdc.c) through the
+ * Unit tests for change-event apply (src/exec/cdc.c) through the
  * materializations that call it, on an in-memory DuckDB: the per-key
  * reduction and its tie rules, hard and soft deletes with their tombstones,
  * op spellings, sequence kinds, composite keys, the errors that change
@@ -14,8 +14,8 @@
 
 #include "fixture_wh.h"
 
-#include "build/cdc.h"
-#include "build/materialize.h"
+#include "exec/cdc.h"
+#include "exec/materialize.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/diag.h"

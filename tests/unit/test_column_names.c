@@ -2,7 +2,7 @@
  * Column names from model headers in the statements of a build: keys,
  * snapshot columns, a microbatch's time column and @assert columns that
  * are keywords or in mixed case, read by the real header parser and built
- * by src/build/materialize.c and src/build/assert.c on an in-memory DuckDB.
+ * by src/exec/materialize.c and src/exec/assert.c on an in-memory DuckDB.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +12,8 @@
 
 #include "fixture_wh.h"
 
-#include "build/assert.h"
-#include "build/materialize.h"
+#include "exec/assert.h"
+#include "exec/materialize.h"
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"

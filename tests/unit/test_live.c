@@ -15,7 +15,7 @@
 #include "fixture.h"
 #include "fixture_wh.h"
 
-#include "build/run.h"
+#include "exec/run.h"
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"

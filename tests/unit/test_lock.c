@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "build/lock.h"
+#include "exec/lock.h"
 
 #include <pthread.h>
 #include <stdio.h>

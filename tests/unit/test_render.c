@@ -1,5 +1,5 @@
 /*
- * Unit tests for rendering (src/build/render.c) on a project loaded from a
+ * Unit tests for rendering (src/exec/render.c) on a project loaded from a
  * temporary folder and validated, so references are resolved: placeholders
  * replaced by their values, ephemeral models inlined as CTEs (new WITH,
  * merged into an existing one, aliases kept or added, chains nested), and
@@ -13,7 +13,7 @@
 
 #include "fixture.h"
 
-#include "build/render.h"
+#include "exec/render.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/diag.h"

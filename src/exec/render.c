@@ -4,7 +4,7 @@
  * scan or the parser's table locations; this file never searches SQL text
  * for names.
  */
-#include "build/render.h"
+#include "exec/render.h"
 
 #include "core/buf.h"
 #include "core/err.h"

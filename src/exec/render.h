@@ -3,8 +3,8 @@
  * by their values and references to ephemeral models inlined as CTEs, both
  * by editing the text at the offsets the parser reported.
  */
-#ifndef SL_BUILD_RENDER_H
-#define SL_BUILD_RENDER_H
+#ifndef SL_EXEC_RENDER_H
+#define SL_EXEC_RENDER_H
 
 #include "project/model.h"
 

@@ -4,8 +4,8 @@
  * Writes that belong to a build go through the caller's open transaction, so
  * a model's data and its state commit together.
  */
-#ifndef SL_BUILD_STATE_H
-#define SL_BUILD_STATE_H
+#ifndef SL_STATE_STATE_H
+#define SL_STATE_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * the freshly built relation inside the build's transaction, counted, with
  * up to ASSERT_SAMPLE rows kept for the report.
  */
-#ifndef SL_BUILD_ASSERT_H
-#define SL_BUILD_ASSERT_H
+#ifndef SL_EXEC_ASSERT_H
+#define SL_EXEC_ASSERT_H
 
 #include "project/model.h"
 

@@ -36,7 +36,7 @@
  * Everything is set-based SQL over the batch; nothing here loops over rows.
  * Must never begin, commit or roll back a transaction.
  */
-#include "build/cdc.h"
+#include "exec/cdc.h"
 
 #include "core/arena.h"
 #include "core/buf.h"

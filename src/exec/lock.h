@@ -6,8 +6,8 @@
  * the pending rows already applied). Across processes DuckDB's file lock
  * already keeps builders apart.
  */
-#ifndef SL_BUILD_LOCK_H
-#define SL_BUILD_LOCK_H
+#ifndef SL_EXEC_LOCK_H
+#define SL_EXEC_LOCK_H
 
 #include <stdbool.h>
 

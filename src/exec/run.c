@@ -4,12 +4,12 @@
  * builds it in its own transaction: data, checks, state row and run-log row
  * commit together or not at all.
  */
-#include "build/run.h"
+#include "exec/run.h"
 
-#include "build/lock.h"
-#include "build/materialize.h"
-#include "build/render.h"
-#include "build/state.h"
+#include "exec/lock.h"
+#include "exec/materialize.h"
+#include "exec/render.h"
+#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"

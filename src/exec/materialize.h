@@ -6,10 +6,10 @@
  * for full builds), materialize_publish makes it visible under the model's
  * name.
  */
-#ifndef SL_BUILD_MATERIALIZE_H
-#define SL_BUILD_MATERIALIZE_H
+#ifndef SL_EXEC_MATERIALIZE_H
+#define SL_EXEC_MATERIALIZE_H
 
-#include "build/render.h"
+#include "exec/render.h"
 #include "project/model.h"
 
 #include <stdbool.h>

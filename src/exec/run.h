@@ -4,10 +4,10 @@
  * order. A failed model rolls back alone; what reads it is skipped and
  * independent branches go on.
  */
-#ifndef SL_BUILD_RUN_H
-#define SL_BUILD_RUN_H
+#ifndef SL_EXEC_RUN_H
+#define SL_EXEC_RUN_H
 
-#include "build/assert.h"
+#include "exec/assert.h"
 #include "project/model.h"
 
 #include <stdbool.h>

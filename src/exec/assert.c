@@ -2,7 +2,7 @@
  * Assertion queries and their evaluation. Reads only: must never change
  * the relation it checks.
  */
-#include "build/assert.h"
+#include "exec/assert.h"
 
 #include "core/buf.h"
 #include "core/err.h"

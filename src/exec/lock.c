@@ -12,7 +12,7 @@
  * searched from the front serves better than a table sized for every model
  * of the largest project.
  */
-#include "build/lock.h"
+#include "exec/lock.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
  * of its unique_key, and keeps per key the newest event it has seen. See
  * cdc.c for the rules and the statements.
  */
-#ifndef SL_BUILD_CDC_H
-#define SL_BUILD_CDC_H
+#ifndef SL_EXEC_CDC_H
+#define SL_EXEC_CDC_H
 
 #include "project/model.h"
 

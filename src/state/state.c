@@ -2,7 +2,7 @@
  * The `_sluice` schema: creation, version check, and the rows the build
  * writes. Must never commit or roll back: transactions belong to callers.
  */
-#include "build/state.h"
+#include "state/state.h"
 
 #include "core/arena.h"
 #include "core/buf.h"

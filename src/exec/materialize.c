@@ -3,9 +3,9 @@
  * interface; dialect details (swapping a table in, reading CSV) are asked of
  * the warehouse layer. Must never begin, commit or roll back a transaction.
  */
-#include "build/materialize.h"
+#include "exec/materialize.h"
 
-#include "build/cdc.h"
+#include "exec/cdc.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
