@@ -423,14 +423,6 @@ static const char *list_text(struct arena *a, const char *const *items, size_t n
 	return arena_sprintf(a, "%s]", out);
 }
 
-static struct model_setting *setting_find(struct model *m, const char *key)
-{
-	for (size_t i = 0; i < m->nsettings; i++)
-		if (strcmp(m->settings[i].key, key) == 0)
-			return &m->settings[i];
-	return NULL;
-}
-
 /* Reads the value of `key` that starts at s[*i] into st and moves *i past
  * the comma that ends it. */
 static void config_value(struct hdr *h, const struct dtext *t, const char *key, size_t *i,
@@ -487,7 +479,7 @@ static void parse_config(struct hdr *h, const struct dtext *t)
 	for (;;) {
 		size_t kstart, kend;
 		struct model_setting st = { 0 };
-		struct model_setting *prev;
+		const struct model_setting *prev;
 		const char *key;
 		int line, col, filter_line = 0;
 
@@ -530,7 +522,7 @@ static void parse_config(struct hdr *h, const struct dtext *t)
 		} else {
 			config_value(h, t, key, &i, &st);
 		}
-		prev = setting_find(h->m, key);
+		prev = model_setting_get(h->m, key);
 		if (prev) {
 			report(h, t, kstart, arena_sprintf(h->a, "first set on line %d", prev->line),
 			       "duplicate @config key '%s'", key);
@@ -1041,7 +1033,8 @@ static void apply_defaults(struct apply *c, const struct kv_list *defaults)
 {
 	for (size_t i = 0; defaults && i < defaults->n; i++) {
 		const struct cfg_kv *kv = &defaults->items[i];
-		struct model_setting st = { 0 }, *own;
+		struct model_setting st = { 0 };
+		const struct model_setting *got;
 
 		if (choice_index(header_config_keys, kv->key) < 0) {
 			diag_add(c->diags, DIAG_ERROR, c->pipeline_path, kv->line, 0,
@@ -1049,12 +1042,14 @@ static void apply_defaults(struct apply *c, const struct kv_list *defaults)
 				 "unknown @config key '%s'", kv->key);
 			continue;
 		}
-		own = setting_find(c->m, kv->key);
-		if (own && strcmp(kv->key, "tags") == 0) {
-			add_folder_tags(c->a, own, kv->value ? kv->value : "");
+		got = model_setting_get(c->m, kv->key);
+		if (got && strcmp(kv->key, "tags") == 0) {
+			/* the model's own entry, writable: folder tags add to it */
+			add_folder_tags(c->a, &c->m->settings[got - c->m->settings],
+					kv->value ? kv->value : "");
 			continue;
 		}
-		if (own)
+		if (got)
 			continue;
 		st.key = kv->key;
 		st.line = kv->line;
@@ -1118,13 +1113,13 @@ static void check_plain_choices(struct apply *c)
 	int unused = 0;
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
-		check_choice(c, setting_find(c->m, rules[i].key), rules[i].choices, &unused);
+		check_choice(c, model_setting_get(c->m, rules[i].key), rules[i].choices, &unused);
 }
 
 /* One word or a list of words, as unique_key, check_cols and tags take. */
 static void setting_words(struct apply *c, const char *key, const char ***out, size_t *n)
 {
-	const struct model_setting *st = setting_find(c->m, key);
+	const struct model_setting *st = model_setting_get(c->m, key);
 
 	if (!st)
 		return;
@@ -1146,7 +1141,7 @@ static void check_single_values(struct apply *c)
 					      "start", "description", NULL };
 
 	for (size_t i = 0; single[i]; i++) {
-		const struct model_setting *st = setting_find(c->m, single[i]);
+		const struct model_setting *st = model_setting_get(c->m, single[i]);
 
 		if (st && st->is_list)
 			apply_error(c, st, "write a single value", "'%s' takes one value, not a list",
@@ -1169,7 +1164,7 @@ static void check_column_names(struct apply *c)
 					    "time_column", NULL };
 
 	for (size_t i = 0; keys[i]; i++) {
-		const struct model_setting *st = setting_find(c->m, keys[i]);
+		const struct model_setting *st = model_setting_get(c->m, keys[i]);
 
 		if (st && !st->is_list)
 			check_column_name(c, st, st->value);
@@ -1184,13 +1179,13 @@ static void check_combinations(struct apply *c, bool mat_ok, enum model_strategy
 			       bool strat_ok, bool live_ok)
 {
 	struct model *m = c->m;
-	const struct model_setting *s_mat = setting_find(m, "materialized");
-	const struct model_setting *s_strat = setting_find(m, "incremental_strategy");
-	const struct model_setting *s_cc = setting_find(m, "check_cols");
-	const struct model_setting *s_filter = setting_find(m, "incremental_filter");
-	const struct model_setting *s_live = setting_find(m, "live");
-	const struct model_setting *s_temp = setting_find(m, "temporality");
-	const struct model_setting *s_time = setting_find(m, "time_column");
+	const struct model_setting *s_mat = model_setting_get(m, "materialized");
+	const struct model_setting *s_strat = model_setting_get(m, "incremental_strategy");
+	const struct model_setting *s_cc = model_setting_get(m, "check_cols");
+	const struct model_setting *s_filter = model_setting_get(m, "incremental_filter");
+	const struct model_setting *s_live = model_setting_get(m, "live");
+	const struct model_setting *s_temp = model_setting_get(m, "temporality");
+	const struct model_setting *s_time = model_setting_get(m, "time_column");
 	const char *mat = model_mat_name(m->mat);
 	bool has_uk = m->nunique_key > 0;
 
@@ -1249,9 +1244,9 @@ static void check_combinations(struct apply *c, bool mat_ok, enum model_strategy
 static void check_cdc(struct apply *c, bool mat_ok, enum model_strategy strat, bool strat_ok)
 {
 	struct model *m = c->m;
-	const struct model_setting *s_op = setting_find(m, "cdc_op");
-	const struct model_setting *s_seq = setting_find(m, "cdc_seq");
-	const struct model_setting *s_del = setting_find(m, "cdc_deletes");
+	const struct model_setting *s_op = model_setting_get(m, "cdc_op");
+	const struct model_setting *s_seq = model_setting_get(m, "cdc_seq");
+	const struct model_setting *s_del = model_setting_get(m, "cdc_deletes");
 	const struct model_setting *at = s_op ? s_op : s_seq;
 
 	if (s_op && !s_op->is_list)
@@ -1285,7 +1280,7 @@ static void check_cdc(struct apply *c, bool mat_ok, enum model_strategy strat, b
 		return;
 	}
 	if (strat != STRAT_MERGE && strat != STRAT_DELETE_INSERT) {
-		if (setting_find(m, "incremental_strategy"))
+		if (model_setting_get(m, "incremental_strategy"))
 			apply_error(c, at, "a change event replaces its key's row; append would keep every event",
 				    "%s needs incremental_strategy merge or delete+insert, not '%s'",
 				    at->key, model_strategy_name(strat));
@@ -1330,7 +1325,7 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 				    "unknown @config key '%s'", key);
 	}
 
-	st = setting_find(m, "materialized");
+	st = model_setting_get(m, "materialized");
 	mat_ok = !st || check_choice(&c, st, mat_names, &mat) >= 0;
 	m->mat = (enum model_mat)mat;
 
@@ -1338,7 +1333,7 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	setting_words(&c, "check_cols", &m->check_cols, &m->ncheck_cols);
 	setting_words(&c, "tags", &m->tags, &m->ntags);
 
-	st = setting_find(m, "incremental_strategy");
+	st = model_setting_get(m, "incremental_strategy");
 	strat_ok = !st || check_choice(&c, st, strategy_names, &strat_i) >= 0;
 	if (strat_i >= 0)
 		strat = (enum model_strategy)(STRAT_APPEND + strat_i);
@@ -1346,16 +1341,16 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 		strat = m->nunique_key ? STRAT_MERGE : STRAT_APPEND;
 	m->strategy = m->mat == MAT_INCREMENTAL ? strat : STRAT_NONE;
 
-	st = setting_find(m, "live");
+	st = model_setting_get(m, "live");
 	live_ok = !st || check_choice(&c, st, bool_names, &live) >= 0;
 	m->live = live == 1;
 
-	st = setting_find(m, "live_interval");
+	st = model_setting_get(m, "live_interval");
 	if (st && !st->is_list && units_parse_duration(st->value, &m->live_interval_ms) != 0)
 		apply_error(&c, st, "a duration such as 500ms, 10s or 5m",
 			    "invalid live_interval '%s'", st->value);
 
-	st = setting_find(m, "description");
+	st = model_setting_get(m, "description");
 	if (st)
 		m->description = st->value;
 
