@@ -997,7 +997,6 @@ static void add_folder_tags(struct arena *a, struct model_setting *own, const ch
 	struct model_setting folder = { 0 };
 	const char **items;
 	size_t n = 0;
-	struct buf text = BUF_INIT;
 
 	setting_from_text(a, &folder, value);
 	if (!folder.is_list) {
@@ -1018,15 +1017,10 @@ static void add_folder_tags(struct arena *a, struct model_setting *own, const ch
 		if (!dup)
 			items[n++] = folder.list[i];
 	}
-	buf_addch(&text, '[');
-	for (size_t i = 0; i < n; i++)
-		buf_addf(&text, "%s%s", i ? ", " : "", items[i]);
-	buf_addch(&text, ']');
-	own->value = arena_strdup(a, text.buf);
+	own->value = list_text(a, items, n);
 	own->list = items;
 	own->nlist = n;
 	own->is_list = true;
-	buf_release(&text);
 }
 
 static void apply_defaults(struct apply *c, const struct kv_list *defaults)
