@@ -1,9 +1,9 @@
 /*
- * This file implements the model header: it splits a model file into its
- * directives (@config, @upstream, @assert) and its query, parses each
- * directive into struct model, merges a folder's pipeline.yml defaults and
- * checks every @config key, value and combination of values, and every name
- * of a column. Every problem becomes a diagnostic with file:line (and column
+ * This file implements the model header: it parses each directive that
+ * directive.c cut from a model file (@config, @upstream, @assert) into
+ * struct model, merges a folder's pipeline.yml defaults and checks every
+ * @config key, value and combination of values, and every name of a
+ * column. Every problem becomes a diagnostic with file:line (and column
  * when known) so that a single pass reports them all. It must never stop at
  * the first problem, allocate outside the caller's arena, or look at the
  * warehouse; the rules that need other models (contracts, references)
@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "core/utf8.h"
 #include "project/config.h"
+#include "project/directive.h"
 #include "warehouse/wh.h"
 
 #include <ctype.h>
@@ -63,167 +64,6 @@ struct hdr {
 	struct model *m;
 	struct diag_list *diags;
 };
-
-/*
- * One directive's text after its name, with `--` comments cut off and
- * continuation lines joined by '\n'. Comment lines inside a directive stay as
- * empty lines so that counting '\n' maps an offset back to its file line.
- */
-struct dtext {
-	const char *s;
-	int line; /* file line of s[0] */
-	int col;  /* file column of s[0] */
-};
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static size_t skip_ws(const char *s, size_t i)
-{
-	while (s[i] && is_space(s[i]))
-		i++;
-	return i;
-}
-
-/* The index just past the quote that closes the one at s[i], or 0 when the
- * text ends first (0 can never be past a closing quote). A doubled quote is
- * an escaped one, as in SQL. */
-static size_t scan_quoted(const char *s, size_t i)
-{
-	char q = s[i];
-
-	for (i++; s[i]; i++) {
-		if (s[i] != q)
-			continue;
-		if (s[i + 1] != q)
-			return i + 1;
-		i++;
-	}
-	return 0;
-}
-
-/* The index of the first character of `stops` outside quotes and brackets,
- * or of the terminating NUL. */
-static size_t scan_until(const char *s, size_t i, const char *stops)
-{
-	int depth = 0;
-
-	while (s[i]) {
-		char c = s[i];
-
-		if (c == '\'' || c == '"') {
-			size_t end = scan_quoted(s, i);
-
-			/* a quote with no partner is an apostrophe (it's) */
-			i = end ? end : i + 1;
-			continue;
-		}
-		if (depth == 0 && strchr(stops, c))
-			return i;
-		if (c == '(' || c == '[')
-			depth++;
-		else if ((c == ')' || c == ']') && depth > 0)
-			depth--;
-		i++;
-	}
-	return i;
-}
-
-/* The index of the bracket that closes the one at s[open], or 0 when there
- * is none. */
-static size_t scan_close(const char *s, size_t open)
-{
-	char want = s[open] == '(' ? ')' : ']';
-	char stops[2] = { want, 0 };
-	size_t i = scan_until(s, open + 1, stops);
-
-	return s[i] == want ? i : 0;
-}
-
-/* Copies s[from, to) without surrounding whitespace. */
-static char *dup_trimmed(struct arena *a, const char *s, size_t from, size_t to)
-{
-	while (from < to && is_space(s[from]))
-		from++;
-	while (to > from && is_space(s[to - 1]))
-		to--;
-	return arena_strndup(a, s + from, to - from);
-}
-
-/* The text of a quoted token without its quotes, doubled quotes made single. */
-static char *unquote(struct arena *a, const char *s, size_t len)
-{
-	char *out = arena_alloc(a, len + 1), *o = out;
-
-	for (size_t i = 1; i + 1 < len; i++) {
-		*o++ = s[i];
-		if (s[i] == s[0])
-			i++;
-	}
-	*o = '\0';
-	return out;
-}
-
-/* Whether item (trimmed) is one complete single-quoted string. */
-static bool is_quoted(const char *item)
-{
-	return item[0] == '\'' && scan_quoted(item, 0) == strlen(item);
-}
-
-static bool is_number(const char *s)
-{
-	bool digits = false;
-
-	if (*s == '+' || *s == '-')
-		s++;
-	while (isdigit((unsigned char)*s)) {
-		s++;
-		digits = true;
-	}
-	if (*s == '.') {
-		s++;
-		while (isdigit((unsigned char)*s)) {
-			s++;
-			digits = true;
-		}
-	}
-	if (!digits)
-		return false;
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (!isdigit((unsigned char)*s))
-			return false;
-		while (isdigit((unsigned char)*s))
-			s++;
-	}
-	return *s == '\0';
-}
-
-/* A SQL literal for an accepted_values item: numbers and quoted strings stay
- * as written, a bare word becomes a string. */
-static const char *sql_literal(struct arena *a, const char *item)
-{
-	size_t len = strlen(item);
-	char *out, *o;
-
-	if (is_number(item) || is_quoted(item))
-		return item;
-	out = arena_alloc(a, 2 * len + 3);
-	o = out;
-	*o++ = '\'';
-	for (size_t i = 0; i < len; i++) {
-		if (item[i] == '\'')
-			*o++ = '\'';
-		*o++ = item[i];
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return out;
-}
 
 static char *lowercase(struct arena *a, const char *s)
 {
@@ -323,24 +163,10 @@ static const char *mean_hint(struct arena *a, const char *const *choices, const 
 	return near ? arena_sprintf(a, "did you mean '%s%s'?", prefix, near) : NULL;
 }
 
-static void dtext_pos(const struct dtext *t, size_t off, int *line, int *col)
-{
-	size_t start = 0;
-
-	*line = t->line;
-	for (size_t i = 0; i < off && t->s[i]; i++) {
-		if (t->s[i] == '\n') {
-			(*line)++;
-			start = i + 1;
-		}
-	}
-	*col = (int)(off - start) + 1 + (start == 0 ? t->col - 1 : 0);
-}
-
-static void report(struct hdr *h, const struct dtext *t, size_t off, const char *hint,
+static void report(struct hdr *h, const struct directive *d, size_t off, const char *hint,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static void report(struct hdr *h, const struct dtext *t, size_t off, const char *hint,
+static void report(struct hdr *h, const struct directive *d, size_t off, const char *hint,
 		   const char *fmt, ...)
 {
 	va_list ap;
@@ -350,130 +176,62 @@ static void report(struct hdr *h, const struct dtext *t, size_t off, const char 
 	va_start(ap, fmt);
 	msg = arena_vsprintf(h->a, fmt, ap);
 	va_end(ap);
-	dtext_pos(t, off, &line, &col);
+	directive_pos(d, off, &line, &col);
 	diag_add(h->diags, DIAG_ERROR, h->m->path, line, col, hint, "%s", msg);
-}
-
-enum list_status { LIST_OK, LIST_UNCLOSED, LIST_EMPTY_ITEM };
-
-/*
- * Splits s[from, to) at top-level commas into trimmed items. Text that is
- * only whitespace has no items; an empty item between commas is reported by
- * returning false (with the items found so far).
- */
-static bool split_items(struct arena *a, const char *s, size_t from, size_t to,
-			const char ***items, size_t *n)
-{
-	size_t cap = 0;
-	char *part = arena_strndup(a, s + from, to - from);
-	size_t i = 0;
-
-	*items = NULL;
-	*n = 0;
-	if (part[skip_ws(part, 0)] == '\0')
-		return true;
-	for (;;) {
-		size_t end = scan_until(part, i, ",");
-		const char *item = dup_trimmed(a, part, i, end);
-
-		if (!*item)
-			return false;
-		*ARENA_PUSH(a, items, n, &cap) = item;
-		if (!part[end])
-			return true;
-		i = end + 1;
-	}
-}
-
-/*
- * Reads the list whose '[' is at s[open]. Items are unquoted, or with
- * `literals` turned into SQL literals. *end is set past the ']'.
- */
-static enum list_status parse_list(struct arena *a, const char *s, size_t open, bool literals,
-				   size_t *end, const char ***items, size_t *n)
-{
-	size_t close = scan_close(s, open);
-	bool ok;
-
-	if (!close) {
-		*items = NULL;
-		*n = 0;
-		*end = open + strlen(s + open);
-		return LIST_UNCLOSED;
-	}
-	*end = close + 1;
-	ok = split_items(a, s, open + 1, close, items, n);
-	for (size_t i = 0; i < *n; i++) {
-		const char *it = (*items)[i];
-
-		if (literals)
-			(*items)[i] = sql_literal(a, it);
-		else if (is_quoted(it))
-			(*items)[i] = unquote(a, it, strlen(it));
-	}
-	return ok ? LIST_OK : LIST_EMPTY_ITEM;
-}
-
-static const char *list_text(struct arena *a, const char *const *items, size_t n)
-{
-	char *out = arena_strdup(a, "[");
-
-	for (size_t i = 0; i < n; i++)
-		out = arena_sprintf(a, "%s%s%s", out, i ? ", " : "", items[i]);
-	return arena_sprintf(a, "%s]", out);
 }
 
 /* Reads the value of `key` that starts at s[*i] into st and moves *i past
  * the comma that ends it. */
-static void config_value(struct hdr *h, const struct dtext *t, const char *key, size_t *i,
+static void config_value(struct hdr *h, const struct directive *d, const char *key, size_t *i,
 			 struct model_setting *st)
 {
-	const char *s = t->s;
-	size_t j = skip_ws(s, *i), start = j;
+	const char *s = d->s;
+	size_t j = directive_skip_ws(s, *i), start = j;
 
 	if (s[j] == '[') {
-		enum list_status ls = parse_list(h->a, s, j, false, &j, &st->list, &st->nlist);
+		enum directive_list_status ls =
+			directive_parse_list(h->a, s, j, false, &j, &st->list, &st->nlist);
 
 		if (ls == LIST_UNCLOSED)
-			report(h, t, start, "close the list with ']'",
+			report(h, d, start, "close the list with ']'",
 			       "unclosed list in the value of '%s'", key);
 		else if (ls == LIST_EMPTY_ITEM)
-			report(h, t, start, "remove the extra comma",
+			report(h, d, start, "remove the extra comma",
 			       "empty item in the list of '%s'", key);
 		st->is_list = true;
-		st->value = list_text(h->a, st->list, st->nlist);
+		st->value = directive_list_text(h->a, st->list, st->nlist);
 	} else if (s[j] == '\'') {
-		size_t end = scan_quoted(s, j);
+		size_t end = directive_scan_quoted(s, j);
 
 		if (!end) {
-			report(h, t, start, "end the value with a quote (write '' for a quote inside it)",
+			report(h, d, start, "end the value with a quote (write '' for a quote inside it)",
 			       "unterminated quoted value of '%s'", key);
 			st->value = arena_strdup(h->a, s + j + 1);
 			*i = j + strlen(s + j);
 			return;
 		}
-		st->value = unquote(h->a, s + j, end - j);
+		st->value = directive_unquote(h->a, s + j, end - j);
 		j = end;
 	} else {
-		size_t end = scan_until(s, j, ",");
+		size_t end = directive_scan_until(s, j, ",");
 
-		st->value = dup_trimmed(h->a, s, j, end);
+		st->value = directive_dup_trimmed(h->a, s, j, end);
 		if (!*st->value)
-			report(h, t, start, NULL, "@config key '%s' has no value", key);
+			report(h, d, start, NULL, "@config key '%s' has no value", key);
 		j = end;
 	}
-	j = skip_ws(s, j);
+	j = directive_skip_ws(s, j);
 	if (s[j] && s[j] != ',') {
-		report(h, t, j, "separate settings with commas",
+		report(h, d, j, "separate settings with commas",
 		       "unexpected text after the value of '%s'", key);
-		j = scan_until(s, j, ",");
+		j = directive_scan_until(s, j, ",");
 	}
 	*i = s[j] ? j + 1 : j;
 }
 
-static void parse_config(struct hdr *h, const struct dtext *t)
+static void parse_config(struct hdr *h, const struct directive *d)
 {
-	const char *s = t->s;
+	const char *s = d->s;
 	size_t i = 0;
 
 	for (;;) {
@@ -483,7 +241,7 @@ static void parse_config(struct hdr *h, const struct dtext *t)
 		const char *key;
 		int line, col, filter_line = 0;
 
-		i = skip_ws(s, i);
+		i = directive_skip_ws(s, i);
 		if (!s[i])
 			return;
 		if (s[i] == ',') {
@@ -491,40 +249,40 @@ static void parse_config(struct hdr *h, const struct dtext *t)
 			continue;
 		}
 		kstart = i;
-		kend = scan_until(s, i, "=,");
-		key = dup_trimmed(h->a, s, kstart, kend);
+		kend = directive_scan_until(s, i, "=,");
+		key = directive_dup_trimmed(h->a, s, kstart, kend);
 		if (s[kend] != '=') {
-			report(h, t, kstart, "write key=value", "missing '=' after @config key '%s'",
+			report(h, d, kstart, "write key=value", "missing '=' after @config key '%s'",
 			       key);
 			i = s[kend] ? kend + 1 : kend;
 			continue;
 		}
 		if (!*key) {
-			report(h, t, kstart, "write key=value", "missing @config key before '='");
-			i = scan_until(s, kend + 1, ",");
+			report(h, d, kstart, "write key=value", "missing @config key before '='");
+			i = directive_scan_until(s, kend + 1, ",");
 			continue;
 		}
-		dtext_pos(t, kstart, &line, &col);
+		directive_pos(d, kstart, &line, &col);
 		st.key = key;
 		st.line = line;
 		i = kend + 1;
 		if (strcmp(key, "incremental_filter") == 0) {
 			/* a filter is SQL: its commas belong to it, so it takes
 			 * everything up to the end of the directive */
-			size_t vstart = skip_ws(s, i);
+			size_t vstart = directive_skip_ws(s, i);
 
-			st.value = dup_trimmed(h->a, s, vstart, strlen(s));
+			st.value = directive_dup_trimmed(h->a, s, vstart, strlen(s));
 			if (!*st.value)
-				report(h, t, kstart, "e.g. incremental_filter=WHERE _sluice_seq > {watermark}",
+				report(h, d, kstart, "e.g. incremental_filter=WHERE _sluice_seq > {watermark}",
 				       "@config key '%s' has no value", key);
-			dtext_pos(t, vstart, &filter_line, &col);
+			directive_pos(d, vstart, &filter_line, &col);
 			i = strlen(s);
 		} else {
-			config_value(h, t, key, &i, &st);
+			config_value(h, d, key, &i, &st);
 		}
 		prev = model_setting_get(h->m, key);
 		if (prev) {
-			report(h, t, kstart, arena_sprintf(h->a, "first set on line %d", prev->line),
+			report(h, d, kstart, arena_sprintf(h->a, "first set on line %d", prev->line),
 			       "duplicate @config key '%s'", key);
 			continue;
 		}
@@ -537,7 +295,7 @@ static void parse_config(struct hdr *h, const struct dtext *t)
 }
 
 /* Checks the value of a known @upstream option. */
-static void upstream_check(struct hdr *h, const struct dtext *t, size_t off, const char *key,
+static void upstream_check(struct hdr *h, const struct directive *d, size_t off, const char *key,
 			   const char *value)
 {
 	const char *const *choices = NULL;
@@ -552,10 +310,10 @@ static void upstream_check(struct hdr *h, const struct dtext *t, size_t off, con
 	else if (strcmp(key, "deactivate_for_dev") == 0)
 		choices = bool_names;
 	if (choices && choice_index(choices, value) < 0)
-		report(h, t, off, choice_hint(h->a, choices, value, NULL), "invalid %s '%s'", key,
+		report(h, d, off, choice_hint(h->a, choices, value, NULL), "invalid %s '%s'", key,
 		       value);
 	if (strcmp(key, "freshness") == 0 && units_parse_duration(value, &ms) != 0)
-		report(h, t, off, "a duration such as 30m, 1h or 7d", "invalid freshness '%s'",
+		report(h, d, off, "a duration such as 30m, 1h or 7d", "invalid freshness '%s'",
 		       value);
 }
 
@@ -563,9 +321,9 @@ static void upstream_check(struct hdr *h, const struct dtext *t, size_t off, con
  * may hold spaces. */
 static size_t upstream_token_end(const char *s, size_t i)
 {
-	while (s[i] && !is_space(s[i])) {
+	while (s[i] && !directive_is_space(s[i])) {
 		if (s[i] == '\'' || s[i] == '"') {
-			size_t end = scan_quoted(s, i);
+			size_t end = directive_scan_quoted(s, i);
 
 			i = end ? end : i + 1;
 		} else {
@@ -575,56 +333,56 @@ static size_t upstream_token_end(const char *s, size_t i)
 	return i;
 }
 
-static void parse_upstream(struct hdr *h, const struct dtext *t)
+static void parse_upstream(struct hdr *h, const struct directive *d)
 {
-	const char *s = t->s;
+	const char *s = d->s;
 	struct model_upstream *u;
-	size_t i = skip_ws(s, 0), end = upstream_token_end(s, i);
+	size_t i = directive_skip_ws(s, 0), end = upstream_token_end(s, i);
 	size_t nkeys = 0, keys_cap = 0, nvalues = 0, values_cap = 0;
 
 	u = ARENA_PUSH(h->a, &h->m->upstreams, &h->m->nupstreams, &h->m->upstreams_cap);
 	memset(u, 0, sizeof(*u));
-	u->line = t->line;
+	u->line = d->line;
 	u->name = arena_strndup(h->a, s + i, end - i);
 	if (!*u->name || strchr(u->name, '=')) {
-		report(h, t, i, "write @upstream schema.name [key=value ...]",
+		report(h, d, i, "write @upstream schema.name [key=value ...]",
 		       "@upstream needs a name before its options");
 		if (*u->name)
 			end = i;
 		u->name = "";
 	}
-	for (i = skip_ws(s, end); s[i]; i = skip_ws(s, end)) {
+	for (i = directive_skip_ws(s, end); s[i]; i = directive_skip_ws(s, end)) {
 		size_t eq;
 		const char *key, *value;
 
 		end = upstream_token_end(s, i);
-		eq = scan_until(s, i, "=");
+		eq = directive_scan_until(s, i, "=");
 		if (eq >= end) {
 			const char *tok = arena_strndup(h->a, s + i, end - i);
 
-			report(h, t, i, arena_sprintf(h->a, "write %s=VALUE", tok),
+			report(h, d, i, arena_sprintf(h->a, "write %s=VALUE", tok),
 			       "missing '=' in @upstream option '%s'", tok);
 			continue;
 		}
 		key = arena_strndup(h->a, s + i, eq - i);
 		value = arena_strndup(h->a, s + eq + 1, end - eq - 1);
-		if (is_quoted(value))
-			value = unquote(h->a, value, strlen(value));
+		if (directive_is_quoted(value))
+			value = directive_unquote(h->a, value, strlen(value));
 		if (choice_index(upstream_keys, key) < 0) {
-			report(h, t, i, mean_hint(h->a, upstream_keys, key, ""),
+			report(h, d, i, mean_hint(h->a, upstream_keys, key, ""),
 			       "unknown @upstream option '%s'", key);
 			continue;
 		}
 		for (size_t k = 0; k < nkeys; k++) {
 			if (strcmp(u->keys[k], key) == 0) {
-				report(h, t, i, NULL, "duplicate @upstream option '%s'", key);
+				report(h, d, i, NULL, "duplicate @upstream option '%s'", key);
 				break;
 			}
 		}
 		if (!*value)
-			report(h, t, i, NULL, "@upstream option '%s' has no value", key);
+			report(h, d, i, NULL, "@upstream option '%s' has no value", key);
 		else
-			upstream_check(h, t, eq + 1, key, value);
+			upstream_check(h, d, eq + 1, key, value);
 		*ARENA_PUSH(h->a, &u->keys, &nkeys, &keys_cap) = key;
 		*ARENA_PUSH(h->a, &u->values, &nvalues, &values_cap) = value;
 	}
@@ -660,12 +418,13 @@ static const char *assert_call(struct hdr *h, struct model_assert *as, const cha
 		break;
 	case ASSERT_ACCEPTED_VALUES: {
 		const char *list = nargs == 2 ? args[1] : "";
+		enum directive_list_status ls;
 		size_t end;
 
 		if (list[0] != '[')
 			return "accepted_values takes a column and a list of values";
-		if (parse_list(h->a, list, 0, true, &end, &as->values, &as->nvalues) != LIST_OK ||
-		    list[end] != '\0')
+		ls = directive_parse_list(h->a, list, 0, true, &end, &as->values, &as->nvalues);
+		if (ls != LIST_OK || list[end] != '\0')
 			return "accepted_values takes a column and a list of values";
 		if (as->nvalues == 0)
 			return "the list of accepted values is empty";
@@ -677,15 +436,16 @@ static const char *assert_call(struct hdr *h, struct model_assert *as, const cha
 		const char *open = strchr(target, '('), *dot;
 		size_t close;
 
-		if (!open || !(close = scan_close(target, (size_t)(open - target))) ||
+		if (!open || !(close = directive_scan_close(target, (size_t)(open - target))) ||
 		    target[close + 1] != '\0')
 			return "relationships takes a column and a target schema.model(col)";
 		dot = memchr(target, '.', (size_t)(open - target));
-		as->ref_col = dup_trimmed(h->a, target, (size_t)(open - target) + 1, close);
+		as->ref_col =
+			directive_dup_trimmed(h->a, target, (size_t)(open - target) + 1, close);
 		if (!dot || dot == target)
 			return "the relationships target needs a schema (schema.model(col))";
-		as->ref_schema = dup_trimmed(h->a, target, 0, (size_t)(dot - target));
-		as->ref_name = dup_trimmed(h->a, target, (size_t)(dot - target) + 1,
+		as->ref_schema = directive_dup_trimmed(h->a, target, 0, (size_t)(dot - target));
+		as->ref_name = directive_dup_trimmed(h->a, target, (size_t)(dot - target) + 1,
 					   (size_t)(open - target));
 		if (!*as->ref_name || !*as->ref_col)
 			return "relationships takes a column and a target schema.model(col)";
@@ -720,7 +480,7 @@ static void assert_quote_columns(struct hdr *h, struct model_assert *as)
 		as->ref_col = sql_ident(h->a, as->ref_col);
 }
 
-static void parse_assert(struct hdr *h, const struct dtext *t)
+static void parse_assert(struct hdr *h, const struct directive *d)
 {
 	static const struct {
 		const char *name;
@@ -735,29 +495,29 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 		  "write relationships(col, other_schema.model(col))" },
 	};
 	struct model_assert as = { 0 };
-	const char *s = t->s, *check;
-	size_t i = skip_ws(s, 0), skip, start, name_end = 0;
+	const char *s = d->s, *check;
+	size_t i = directive_skip_ws(s, 0), skip, start, name_end = 0;
 
 	as.kind = ASSERT_EXPRESSION;
 	if (has_label(s + i, "warn", &skip)) {
 		as.warn = true;
-		i = skip_ws(s, i + skip);
+		i = directive_skip_ws(s, i + skip);
 	} else if (has_label(s + i, "error", &skip)) {
-		i = skip_ws(s, i + skip);
+		i = directive_skip_ws(s, i + skip);
 	}
 	start = i;
-	check = dup_trimmed(h->a, s, start, strlen(s));
+	check = directive_dup_trimmed(h->a, s, start, strlen(s));
 	as.text = check;
-	as.line = t->line;
+	as.line = d->line;
 	if (!*check) {
-		report(h, t, start, "e.g. @assert not_null(id)", "@assert needs a check");
+		report(h, d, start, "e.g. @assert not_null(id)", "@assert needs a check");
 		return;
 	}
 	if (has_label(check, "rows", &skip)) {
 		as.kind = ASSERT_ROWS;
-		as.sql = dup_trimmed(h->a, check, skip, strlen(check));
+		as.sql = directive_dup_trimmed(h->a, check, skip, strlen(check));
 		if (!*as.sql) {
-			report(h, t, start, "write rows: SELECT ... (the rows that break the rule)",
+			report(h, d, start, "write rows: SELECT ... (the rows that break the rule)",
 			       "@assert 'rows:' needs a query");
 			return;
 		}
@@ -767,7 +527,7 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 	while (isalnum((unsigned char)check[name_end]) || check[name_end] == '_')
 		name_end++;
 	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
-		size_t open = skip_ws(check, name_end), close;
+		size_t open = directive_skip_ws(check, name_end), close;
 		const char **args;
 		const char *why, *bad;
 		size_t nargs;
@@ -776,22 +536,22 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 		    strncmp(check, forms[f].name, name_end) != 0 || check[open] != '(')
 			continue;
 		as.kind = forms[f].kind;
-		close = scan_close(check, open);
+		close = directive_scan_close(check, open);
 		if (!close)
 			why = "missing ')'";
 		else if (check[close + 1])
 			why = "unexpected text after ')'";
-		else if (!split_items(h->a, check, open + 1, close, &args, &nargs))
+		else if (!directive_split_items(h->a, check, open + 1, close, &args, &nargs))
 			why = "empty argument";
 		else
 			why = assert_call(h, &as, args, nargs);
 		if (why) {
-			report(h, t, start, forms[f].usage, "malformed @assert '%s': %s", check, why);
+			report(h, d, start, forms[f].usage, "malformed @assert '%s': %s", check, why);
 			return;
 		}
 		bad = assert_bad_column(&as);
 		if (bad) {
-			report(h, t, start, column_name_hint(h->a, bad),
+			report(h, d, start, column_name_hint(h->a, bad),
 			       "malformed @assert '%s': '%s' is not a column name", check, bad);
 			return;
 		}
@@ -799,7 +559,7 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 		*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
 		return;
 	}
-	if (check[skip_ws(check, name_end)] == '(') {
+	if (check[directive_skip_ws(check, name_end)] == '(') {
 		static const char *const names[] = { "not_null", "unique", "accepted_values",
 						     "relationships", NULL };
 		char *word = arena_strndup(h->a, check, name_end);
@@ -807,7 +567,7 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 
 		/* a call spelled like a known check is a typo, not SQL */
 		if (near) {
-			report(h, t, start, arena_sprintf(h->a, "did you mean '%s'?", near),
+			report(h, d, start, arena_sprintf(h->a, "did you mean '%s'?", near),
 			       "unknown @assert check '%s'", word);
 			return;
 		}
@@ -816,128 +576,32 @@ static void parse_assert(struct hdr *h, const struct dtext *t)
 	*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
 }
 
-/*
- * Builds the text of the directive whose line starts at `line_start`, from
- * the end of its name to `end` (the end of its last continuation line), and
- * hands it to its parser.
- */
-static void directive_finish(struct hdr *h, const char *line_start, const char *end, int line)
+/* Hands a directive to its parser. */
+static void parse_directive(struct hdr *h, const struct directive *d)
 {
-	const char *name = line_start + 1, *p;
-	size_t name_len = 0;
-	struct dtext t;
-	char *out, *o;
-
-	while (name + name_len < end && !is_space(name[name_len]))
-		name_len++;
-	p = name + name_len;
-	o = out = arena_alloc(h->a, (size_t)(end - p) + 1);
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *stop = eol ? eol : end, *q = p;
-
-		/* cut a trailing `--` comment, unless it sits inside quotes */
-		while (q < stop) {
-			if (*q == '\'' || *q == '"') {
-				const char *c = memchr(q + 1, *q, (size_t)(stop - q - 1));
-
-				q = c ? c + 1 : q + 1;
-			} else if (q[0] == '-' && q + 1 < stop && q[1] == '-') {
-				break;
-			} else {
-				q++;
-			}
-		}
-		for (; p < q; p++)
-			if (*p != '\r')
-				*o++ = *p;
-		if (!eol)
-			break;
-		*o++ = '\n';
-		p = eol + 1;
-	}
-	*o = '\0';
-	t.s = out;
-	t.line = line;
-	t.col = (int)(name + name_len - line_start) + 1;
-
-	if (name_len == 6 && strncmp(name, "config", 6) == 0) {
-		parse_config(h, &t);
-	} else if (name_len == 8 && strncmp(name, "upstream", 8) == 0) {
-		parse_upstream(h, &t);
-	} else if (name_len == 6 && strncmp(name, "assert", 6) == 0) {
-		parse_assert(h, &t);
-	} else {
-		const char *word = arena_strndup(h->a, name, name_len);
-
-		diag_add(h->diags, DIAG_ERROR, h->m->path, line, 1,
-			 mean_hint(h->a, directive_names, word, "@"), "unknown directive '@%s'",
-			 word);
-	}
-}
-
-static bool line_is_blank(const char *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (!is_space(p[i]))
-			return false;
-	return true;
-}
-
-static bool line_is_comment(const char *p, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && (p[i] == ' ' || p[i] == '\t'))
-		i++;
-	return i + 1 < len && p[i] == '-' && p[i + 1] == '-';
+	if (strcmp(d->name, "config") == 0)
+		parse_config(h, d);
+	else if (strcmp(d->name, "upstream") == 0)
+		parse_upstream(h, d);
+	else if (strcmp(d->name, "assert") == 0)
+		parse_assert(h, d);
+	else
+		diag_add(h->diags, DIAG_ERROR, h->m->path, d->line, 1,
+			 mean_hint(h->a, directive_names, d->name, "@"), "unknown directive '@%s'",
+			 d->name);
 }
 
 int header_parse(struct arena *a, struct model *m, struct diag_list *diags)
 {
 	struct hdr h = { a, m, diags };
 	size_t before = diag_count(diags, DIAG_ERROR);
-	const char *p = m->text ? m->text : "";
-	const char *dir = NULL, *dir_end = NULL;
-	int line = 1, dir_line = 0;
+	struct directive_file f;
 
-	m->body = NULL;
-	m->body_line = 0;
-	for (; *p; line++) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-
-		if (p[0] == '@') {
-			if (dir)
-				directive_finish(&h, dir, dir_end, dir_line);
-			dir = p;
-			dir_end = p + len;
-			dir_line = line;
-		} else if (line_is_blank(p, len)) {
-			if (dir)
-				directive_finish(&h, dir, dir_end, dir_line);
-			dir = NULL;
-		} else if (line_is_comment(p, len)) {
-			/* skipped; a comment does not end a directive */
-		} else if (dir && (p[0] == ' ' || p[0] == '\t')) {
-			dir_end = p + len;
-		} else {
-			size_t n = strlen(p);
-
-			while (n > 0 && (is_space(p[n - 1]) || p[n - 1] == ';'))
-				n--;
-			if (n > 0) {
-				m->body = arena_strndup(a, p, n);
-				m->body_line = line;
-			}
-			break;
-		}
-		if (!eol)
-			break;
-		p = eol + 1;
-	}
-	if (dir)
-		directive_finish(&h, dir, dir_end, dir_line);
+	directive_split_file(a, m->text ? m->text : "", &f);
+	for (size_t i = 0; i < f.ndirs; i++)
+		parse_directive(&h, &f.dirs[i]);
+	m->body = f.body;
+	m->body_line = f.body_line;
 	if (!m->body) {
 		m->body = "";
 		diag_add(diags, DIAG_ERROR, m->path, 1, 0, "write the SELECT below the directives",
@@ -986,7 +650,7 @@ static void setting_from_text(struct arena *a, struct model_setting *st, const c
 	st->value = value;
 	if (len < 2 || value[0] != '[' || value[len - 1] != ']')
 		return;
-	if (parse_list(a, value, 0, false, &end, &st->list, &st->nlist) == LIST_OK &&
+	if (directive_parse_list(a, value, 0, false, &end, &st->list, &st->nlist) == LIST_OK &&
 	    value[end] == '\0')
 		st->is_list = true;
 }
@@ -1017,7 +681,7 @@ static void add_folder_tags(struct arena *a, struct model_setting *own, const ch
 		if (!dup)
 			items[n++] = folder.list[i];
 	}
-	own->value = list_text(a, items, n);
+	own->value = directive_list_text(a, items, n);
 	own->list = items;
 	own->nlist = n;
 	own->is_list = true;
