@@ -11,7 +11,8 @@
  * last error, consecutive failures, next attempt) and its schedule. Polls
  * of one poller never overlap; its status may be read from any thread.
  * Nothing here opens the warehouse: callers hand in the connections.
- * A page into rows and its cursor are poll_page.h's.
+ * The request is poll_fetch.h's, a page into rows and its cursor
+ * poll_page.h's.
  */
 #ifndef SL_INGEST_POLL_H
 #define SL_INGEST_POLL_H
@@ -20,31 +21,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct arena;
 struct ingest_writer;
 struct sl_err;
 struct source_cfg;
 struct wh;
 
-/* The query parameter that carries the cursor unless cursor_param says. */
-#define POLL_CURSOR_PARAM "since"
-/* The largest response read; a bigger one fails the poll. */
-#define POLL_MAX_BODY (64 * 1024 * 1024)
 /* The longest wait between attempts while failing, unless the interval is
  * longer still. */
 #define POLL_BACKOFF_MAX_MS (5 * 60 * 1000)
-
-/* value with each ${NAME} replaced by the environment variable NAME, in a.
- * SL_E_CONFIG naming the variable when it is not set or empty. */
-int poll_header_expand(struct arena *a, const char *value, const char **out, struct sl_err *err);
-
-/* The URL one poll requests, in a: src->url, and when cursor is not NULL
- * the cursor parameter added to its query (before a fragment), the value
- * URL-encoded as a form encodes it (a space is '+'), so that the API reads
- * back the same bytes whatever they are. SL_E_CONFIG when src->url is not
- * a URL. */
-int poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor,
-		     const char **out, struct sl_err *err);
 
 /* The wait before the next attempt after `failures` failures in a row:
  * the interval when there is none, then twice the interval, doubling with

@@ -18,6 +18,7 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "ingest/poll.h"
+#include "ingest/poll_fetch.h"
 #include "ingest/poll_page.h"
 #include "ingest/writer.h"
 #include "project/config.h"
