@@ -11,67 +11,24 @@
  * last error, consecutive failures, next attempt) and its schedule. Polls
  * of one poller never overlap; its status may be read from any thread.
  * Nothing here opens the warehouse: callers hand in the connections.
+ * The request is poll_fetch.h's, a page into rows and its cursor
+ * poll_page.h's.
  */
 #ifndef SL_INGEST_POLL_H
 #define SL_INGEST_POLL_H
 
-#include "ingest/webhook.h"
-
 #include <jansson.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-struct arena;
 struct ingest_writer;
 struct sl_err;
 struct source_cfg;
 struct wh;
 
-/* The query parameter that carries the cursor unless cursor_param says. */
-#define POLL_CURSOR_PARAM "since"
-/* The largest response read; a bigger one fails the poll. */
-#define POLL_MAX_BODY (64 * 1024 * 1024)
 /* The longest wait between attempts while failing, unless the interval is
  * longer still. */
 #define POLL_BACKOFF_MAX_MS (5 * 60 * 1000)
-
-/* A response turned into rows. */
-struct poll_page {
-	struct webhook_rows rows;
-	const char *cursor; /* the highest cursor value of its rows; NULL when the
-			     * source has no cursor or no row holds one */
-};
-
-/* Parses a response body. The rows are the body itself when it is an
- * array; the array at src->json_path (a dot path; JSON null there is no
- * rows, one object is one row); or, without a json_path, the one member of
- * an object that is an array of objects. A blank body is no rows. Memory
- * goes to a. Errors, with rows counted from 1:
- *   SL_E_PARSE    invalid JSON ("invalid JSON at line 1, column 7: ...")
- *   SL_E_INVALID  no rows where expected, a row that is not an object, a
- *                 value its column refuses, a cursor that is an object,
- *                 an array or a boolean
- *   SL_E_CONFIG   a column type DuckDB would refuse */
-int poll_page_parse(struct arena *a, const struct source_cfg *src, const char *body, size_t len,
-		    struct poll_page *out, struct sl_err *err);
-
-/* Orders two cursor values (<0, 0, >0): integers and other numbers by
- * value, ISO-8601 timestamps as instants (offsets applied), anything else
- * byte by byte. */
-int poll_cursor_cmp(const char *a, const char *b);
-
-/* value with each ${NAME} replaced by the environment variable NAME, in a.
- * SL_E_CONFIG naming the variable when it is not set or empty. */
-int poll_header_expand(struct arena *a, const char *value, const char **out, struct sl_err *err);
-
-/* The URL one poll requests, in a: src->url, and when cursor is not NULL
- * the cursor parameter added to its query (before a fragment), the value
- * URL-encoded as a form encodes it (a space is '+'), so that the API reads
- * back the same bytes whatever they are. SL_E_CONFIG when src->url is not
- * a URL. */
-int poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor,
-		     const char **out, struct sl_err *err);
 
 /* The wait before the next attempt after `failures` failures in a row:
  * the interval when there is none, then twice the interval, doubling with

@@ -1,5 +1,5 @@
 /*
- * Poll sources (src/ingest/poll.c) against a fake API served in-process by
+ * Poll sources (src/ingest/poll*.c) against a fake API served in-process by
  * the HTTP module on a free port, landing through the real writer into an
  * in-memory DuckDB: typed rows, the cursor sent and advanced, json_path,
  * headers from the environment, failures that land nothing and back off
@@ -18,6 +18,8 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "ingest/poll.h"
+#include "ingest/poll_fetch.h"
+#include "ingest/poll_page.h"
 #include "ingest/writer.h"
 #include "project/config.h"
 #include "server/http.h"
