@@ -6,19 +6,16 @@
  */
 #include "exec/run.h"
 
-#include "exec/lock.h"
-#include "exec/materialize.h"
-#include "exec/render.h"
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "live/advance.h"
-#include "live/inputs.h"
-#include "live/ledger.h"
-#include "live/watermark.h"
+#include "exec/lock.h"
+#include "exec/materialize.h"
+#include "exec/render.h"
 #include "project/dag.h"
+#include "project/inputs.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <stdint.h>
@@ -35,8 +32,7 @@ struct run {
 	size_t nrelations;
 	struct state_model *state;
 	size_t nstate;
-	struct live_ledger *ledger; /* when a model keeps watermarks */
-	bool own_ledger;
+	const struct run_book *book; /* when a model keeps watermarks */
 	int64_t run_id; /* 0 until a build needs one */
 	char run_ts[32];
 	int64_t *version;       /* per model order: version of its data now */
@@ -78,7 +74,7 @@ static const char *relation_kind(const struct run *r, const char *fqn)
  * their sequence says what is new. */
 static bool reads_external(const struct model *m)
 {
-	bool tracked = live_model_tracks(m);
+	bool tracked = inputs_tracks(m);
 
 	for (size_t i = 0; i < m->nrefs; i++)
 		if (!m->refs[i].target && !(tracked && strcmp(m->refs[i].schema, "landing") == 0))
@@ -110,7 +106,7 @@ static int64_t tracked_version(const struct run *r, const struct model *d, int d
 /* "dep@version,..." over the inputs. */
 static const char *input_signature(struct run *r, const struct model *m)
 {
-	bool tracks = live_model_tracks(m);
+	bool tracks = inputs_tracks(m);
 	struct buf b = BUF_INIT;
 	const char *s;
 
@@ -199,7 +195,7 @@ static enum plan_do plan_model(struct run *r, const struct model *m, const char 
 		item->reason = "reads tables outside the project";
 		return PLAN_BUILD;
 	}
-	if (r->ledger && live_model_tracks(m) && live_ledger_behind(r->ledger, m)) {
+	if (r->book && inputs_tracks(m) && r->book->behind(r->book->ctx, m)) {
 		item->reason = "new events";
 		return PLAN_BUILD;
 	}
@@ -365,18 +361,15 @@ static int log_done(struct run *r, const struct run_item *item, int64_t rows, in
 }
 
 /* A live refresh that changed nothing and whose inputs' versions are the
- * ones on record writes nothing: its watermarks stay in the ledger until a
- * refresh that changes something, or the runner's next checkpoint
- * (poll_interval), writes them. Should the process die first, the next
- * refresh reads those rows again and again finds nothing to apply. */
+ * ones on record writes nothing: its watermarks wait in the bookkeeping
+ * until a refresh that changes something, or the runner's next checkpoint,
+ * writes them. Should the process die first, the next refresh reads those
+ * rows again and again finds nothing to apply. */
 static bool quiet(const struct run *r, const struct model *m, const struct state_model *st,
 		  const char *sig, bool changed)
 {
-	const struct ledger_model *lm = r->ledger ? live_ledger_model(r->ledger, m) : NULL;
-
-	return r->opts->live && !changed && lm && lm->known && st && st->inputs &&
-	       strcmp(st->inputs, sig) == 0 &&
-	       units_mono_ms() - lm->saved_mono_ms < r->p->cfg.live.poll_interval_ms;
+	return r->opts->live && !changed && st && st->inputs && strcmp(st->inputs, sig) == 0 &&
+	       r->book->may_defer(r->book->ctx, m);
 }
 
 /* Keeps what a finished model's row now says for the rest of the run and
@@ -417,15 +410,16 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	struct sl_err err = SL_ERR_INIT;
 	struct buf sql = BUF_INIT;
 	int64_t started = units_now_ms();
-	struct live_book book = { 0 };
-	bool tracks = live_model_tracks(m) && r->ledger, silent = false;
+	const struct run_book *book = inputs_tracks(m) ? r->book : NULL;
+	void *entry = NULL;
+	bool silent = false;
 	struct state_model row = { 0 };
 	int rc;
 
 	plan.ctx.env = r->opts->env;
 	rc = wh_begin(r->w, &err);
-	if (!rc && tracks)
-		rc = live_book_open(r->w, r->a, r->ledger, m, full, &book, &plan.ctx, &err);
+	if (!rc && book)
+		rc = book->open(book->ctx, r->w, r->a, m, full, &plan.ctx, &entry, &err);
 	if (!rc)
 		rc = materialize_write(r->w, m, &plan, &out, &err);
 	if (!rc && m->checks_hash[0] && !r->opts->skip_asserts)
@@ -441,7 +435,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	if (!rc) {
 		bool changed = full || out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE;
 
-		silent = tracks && quiet(r, m, st, sig, changed);
+		silent = book && quiet(r, m, st, sig, changed);
 		rc = silent ? 0 : need_run_id(r, &err);
 		row = (struct state_model){
 			.name = m->fqn,
@@ -461,9 +455,9 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	}
 	if (!rc && !silent)
 		state_sql_model(&sql, r->opts->env, &row, st != NULL);
-	if (!rc && tracks)
-		rc = live_book_close(r->w, r->ledger, m, &book, out.rows, full, silent ? NULL : &sql,
-				     &err);
+	if (!rc && book)
+		rc = book->close(book->ctx, r->w, m, entry, out.rows, full, silent ? NULL : &sql,
+				 &err);
 	/* live refreshes are logged in aggregate by the runner */
 	if (!rc && !silent && !r->opts->live) {
 		rc = wh_exec(r->w, sql.buf, &err);
@@ -478,21 +472,23 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	buf_release(&sql);
 	if (!rc) {
 		r->version[m->order] = row.data_version;
-		if (tracks && !silent)
-			live_ledger_saved(r->ledger, m);
+		if (book && !silent)
+			book->saved(book->ctx, m);
 		if (!silent)
 			remember(r, &row);
 	}
 	item->rows = out.rows;
 	item->action = out.action;
 	if (rc && wh_suspect(r->w, run_err)) {
-		live_book_abort(&book);
+		if (entry)
+			book->abort(book->ctx, entry);
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
 	}
 	if (rc) {
 		wh_rollback(r->w);
-		live_book_abort(&book);
+		if (entry)
+			book->abort(book->ctx, entry);
 		item->status = RUN_FAILED;
 		item->had_previous = relation_exists(r, m->fqn);
 		if (!item->message)
@@ -606,27 +602,19 @@ static void pass_through_version(struct run *r, const struct model *m)
 						  : max_input_version(r, m, r->version[m->order]);
 }
 
-/* A dry run reads the state when there is one and writes nothing; its run
- * id stands above every recorded version. */
-static bool any_tracks(const struct project *p)
+/* A build of a model that keeps watermarks records them, so a run that
+ * may build one must have been given the bookkeeping. */
+static int need_book(const struct run *r, const bool *selected, struct sl_err *err)
 {
-	for (size_t i = 0; i < p->nmodels; i++)
-		if (live_model_tracks(p->models[i]))
-			return true;
-	return false;
-}
-
-/* The live bookkeeping, from the caller or read for this run. */
-static int open_ledger(struct run *r, struct sl_err *err)
-{
-	if (!r->w || !any_tracks(r->p))
+	if (r->book || r->opts->dry_run || r->opts->test)
 		return 0;
-	r->ledger = r->opts->ledger;
-	if (!r->ledger) {
-		r->ledger = live_ledger_new(r->p);
-		r->own_ledger = true;
-	}
-	return live_ledger_loaded(r->ledger) ? 0 : live_ledger_load(r->ledger, r->w, err);
+	for (size_t i = 0; i < r->p->nmodels; i++)
+		if (selected[i] && inputs_tracks(r->p->models[i]))
+			return sl_err_set(err, SL_E_INTERNAL,
+					  "model %s keeps watermarks, and the run was given no "
+					  "bookkeeping for them",
+					  r->p->models[i]->fqn);
+	return 0;
 }
 
 /* A dry run reads the state when there is one and writes nothing; its run
@@ -641,8 +629,6 @@ static int open_state(struct run *r, struct sl_err *err)
 		const char **names, **kinds;
 
 		rc = r->opts->state_ready ? 0 : state_ensure(r->w, err);
-		if (!rc && !r->opts->state_ready)
-			rc = live_sources_ensure(r->w, r->p, err);
 		/* one catalog read for the whole run, instead of one per model */
 		if (!rc && r->opts->kinds) {
 			r->kinds = r->opts->kinds;
@@ -659,16 +645,13 @@ static int open_state(struct run *r, struct sl_err *err)
 		} else if (!rc) {
 			rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 		}
-		if (!rc)
-			rc = open_ledger(r, err);
 		/* a batch run reports its id even when everything is up to date */
 		return rc || r->opts->live ? rc : need_run_id(r, err);
 	}
 	r->run_id = INT64_MAX;
 	if (!r->w || !relation_exists(r, "_sluice.models"))
 		return 0;
-	rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
-	return rc ? rc : open_ledger(r, err);
+	return state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 }
 
 int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
@@ -676,7 +659,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	      struct sl_err *err)
 {
 	struct run r = { .a = a, .p = p, .w = w, .opts = opts, .relations = relations,
-			 .nrelations = nrelations };
+			 .nrelations = nrelations, .book = opts->book };
 	bool *selected = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	int64_t t0 = units_mono_ms();
 	size_t total = 0, idx = 0;
@@ -684,19 +667,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 
 	memset(report, 0, sizeof(*report));
 	rc = dag_select(p, opts->selector, selected, err);
-	if (!rc)
-		rc = open_state(&r, err);
-	if (rc) {
-		if (r.own_ledger)
-			live_ledger_free(r.ledger);
-		return rc;
-	}
-	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
-	r.version = arena_alloc(a, (p->nmodels + 1) * sizeof(int64_t));
-	r.status = arena_alloc(a, (p->nmodels + 1) * sizeof(enum run_status));
-	r.built = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
-	init_versions(&r);
-	for (size_t i = 0; i < p->nmodels; i++) {
+	for (size_t i = 0; !rc && i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 
 		if ((opts->seeds_only && m->mat != MAT_SEED) || (opts->pick && !opts->pick(opts->ctx, m)) ||
@@ -704,6 +675,17 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			selected[i] = false;
 		total += selected[i] && (m->mat != MAT_EPHEMERAL || opts->test);
 	}
+	if (!rc)
+		rc = need_book(&r, selected, err);
+	if (!rc)
+		rc = open_state(&r, err);
+	if (rc)
+		return rc;
+	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
+	r.version = arena_alloc(a, (p->nmodels + 1) * sizeof(int64_t));
+	r.status = arena_alloc(a, (p->nmodels + 1) * sizeof(enum run_status));
+	r.built = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
+	init_versions(&r);
 	report->items = calloc(total + 1, sizeof(*report->items));
 	if (!report->items)
 		abort();
@@ -782,8 +764,6 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	}
 	report->ms = units_mono_ms() - t0;
 	report->run_id = r.run_id;
-	if (r.own_ledger)
-		live_ledger_free(r.ledger);
 	if (rc)
 		run_report_free(report);
 	return rc;
