@@ -1,8 +1,7 @@
 /*
- * The batch executor. Decides per model whether it is up to date from the
- * state rows (hash, materialization, the versions of its inputs), then
- * builds it in its own transaction: data, checks, state row and run-log row
- * commit together or not at all.
+ * The executor. Takes the plan of the selected models, then builds each
+ * that needs it in its own transaction: data, checks, state row and
+ * run-log row commit together or not at all.
  */
 #include "exec/run.h"
 
@@ -13,6 +12,7 @@
 #include "exec/lock.h"
 #include "exec/materialize.h"
 #include "exec/render.h"
+#include "plan/plan.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "state/state.h"
@@ -33,6 +33,7 @@ struct run {
 	struct state_model *state;
 	size_t nstate;
 	const struct run_book *book; /* when a model keeps watermarks */
+	struct plan_facts facts;
 	int64_t run_id; /* 0 until a build needs one */
 	char run_ts[32];
 	int64_t *version;       /* per model order: version of its data now */
@@ -67,146 +68,6 @@ static const char *relation_kind(const struct run *r, const char *fqn)
 			hi = mid;
 	}
 	return NULL;
-}
-
-/* Whether m reads a table outside the project that sluice cannot see
- * change. The landing tables of a model that keeps watermarks are seen:
- * their sequence says what is new. */
-static bool reads_external(const struct model *m)
-{
-	bool tracked = inputs_tracks(m);
-
-	for (size_t i = 0; i < m->nrefs; i++)
-		if (!m->refs[i].target && !(tracked && strcmp(m->refs[i].schema, "landing") == 0))
-			return true;
-	return false;
-}
-
-/* The version of an input as a model that keeps watermarks sees it: the
- * landing tables behind a view or ephemeral are covered by its watermarks,
- * so only the definition and the model inputs behind them count. */
-static int64_t tracked_version(const struct run *r, const struct model *d, int depth)
-{
-	const struct state_model *st;
-	int64_t v;
-
-	if ((d->mat != MAT_VIEW && d->mat != MAT_EPHEMERAL) || depth > 64)
-		return r->version[d->order];
-	st = state_models_find(r->state, r->nstate, d->fqn);
-	v = st ? st->data_version : 0;
-	for (size_t i = 0; i < d->ndeps; i++) {
-		int64_t dv = tracked_version(r, d->deps[i], depth + 1);
-
-		if (dv > v)
-			v = dv;
-	}
-	return v;
-}
-
-/* "dep@version,..." over the inputs. */
-static const char *input_signature(struct run *r, const struct model *m)
-{
-	bool tracks = inputs_tracks(m);
-	struct buf b = BUF_INIT;
-	const char *s;
-
-	for (size_t i = 0; i < m->ndeps; i++) {
-		const struct model *d = m->deps[i];
-		int64_t v = tracks ? tracked_version(r, d, 0) : r->version[d->order];
-
-		buf_addf(&b, "%s%s@%lld", i ? "," : "", d->fqn, (long long)v);
-	}
-	s = arena_strdup(r->a, b.buf);
-	buf_release(&b);
-	return s;
-}
-
-static int64_t max_input_version(const struct run *r, const struct model *m, int64_t v)
-{
-	for (size_t i = 0; i < m->ndeps; i++)
-		if (r->version[m->deps[i]->order] > v)
-			v = r->version[m->deps[i]->order];
-	return v;
-}
-
-enum plan_do { PLAN_UP_TO_DATE, PLAN_BUILD, PLAN_CHECK };
-
-/* Why m's checks must run again although its data is up to date, or NULL:
- * they changed since they last held, its data changed without them (a
- * refresh that spaced checks out), or m is a view, whose data changes with
- * its inputs. */
-static const char *checks_due(const struct run *r, const struct model *m,
-			      const struct state_model *st, const char *sig)
-{
-	if (!m->checks_hash[0] || r->opts->skip_asserts)
-		return NULL;
-	if (!st->checks)
-		return "checks not yet run on its data";
-	if (strcmp(st->checks, m->checks_hash) != 0)
-		return "checks changed";
-	if (m->mat == MAT_VIEW && (reads_external(m) || !st->inputs || strcmp(st->inputs, sig) != 0))
-		return "inputs changed";
-	return NULL;
-}
-
-static enum plan_do up_to_date(const struct run *r, const struct model *m,
-			       const struct state_model *st, const char *sig,
-			       struct run_item *item)
-{
-	const char *why = checks_due(r, m, st, sig);
-
-	if (!why)
-		return PLAN_UP_TO_DATE;
-	item->reason = why;
-	item->checks_only = true;
-	return PLAN_CHECK;
-}
-
-/* Whether m must be built (from scratch or not), only checked, or neither;
- * sets item->reason. */
-static enum plan_do plan_model(struct run *r, const struct model *m, const char *sig, bool *full,
-			       struct run_item *item)
-{
-	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
-	bool exists = relation_exists(r, m->fqn);
-
-	*full = true;
-	if (!st || !exists) {
-		item->reason = st ? "missing from the warehouse" : "new";
-		return PLAN_BUILD;
-	}
-	if (r->opts->full_refresh && m->mat != MAT_SNAPSHOT) {
-		item->reason = "full refresh";
-		return PLAN_BUILD;
-	}
-	if (!st->hash || strcmp(st->hash, m->hash) != 0 ||
-	    !st->materialized || strcmp(st->materialized, model_mat_name(m->mat)) != 0) {
-		/* a snapshot keeps its history through definition changes */
-		*full = m->mat != MAT_SNAPSHOT;
-		item->reason = m->mat == MAT_SEED ? "file changed" : "definition changed";
-		return PLAN_BUILD;
-	}
-	*full = false;
-	if (m->mat == MAT_VIEW || m->mat == MAT_SEED) {
-		item->reason = "up to date";
-		return up_to_date(r, m, st, sig, item);
-	}
-	if (reads_external(m)) {
-		item->reason = "reads tables outside the project";
-		return PLAN_BUILD;
-	}
-	if (r->book && inputs_tracks(m) && r->book->behind(r->book->ctx, m)) {
-		item->reason = "new events";
-		return PLAN_BUILD;
-	}
-	if (!st->inputs || strcmp(st->inputs, sig) != 0) {
-		item->reason = "inputs changed";
-		return PLAN_BUILD;
-	}
-	item->reason = r->opts->full_refresh && m->mat == MAT_SNAPSHOT
-			       ? "up to date (a full refresh keeps a snapshot's history)"
-			       : "up to date";
-	return up_to_date(r, m, st, sig, item);
 }
 
 /* The ephemerals m inlines, directly or through others, each once. */
@@ -381,6 +242,8 @@ static void remember(struct run *r, const struct state_model *row)
 	state_cache_put(r->opts->cache, row);
 	r->state = r->opts->cache->rows;
 	r->nstate = r->opts->cache->n;
+	r->facts.state = r->state;
+	r->facts.nstate = r->nstate;
 }
 
 /* The model's description as its relation's comment, on every build: a
@@ -582,24 +445,44 @@ static bool upstream_failed(const struct run *r, const struct model *m)
 	return false;
 }
 
-static void init_versions(struct run *r)
+/* One item of the plan, its inputs being at sig now. A decision that
+ * rested on inputs this run built is taken again on what they became, and
+ * the caller is asked again whether to hold the model back. */
+static int execute(struct run *r, struct plan_item *pi, const char *sig, struct run_item *item,
+		   struct sl_err *err)
 {
-	for (size_t i = 0; i < r->p->nmodels; i++) {
-		const struct model *m = r->p->models[i];
-		const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
+	const struct model *m = pi->m;
+	const char *held = r->facts.hold ? r->facts.hold(r->facts.hold_ctx, m) : NULL;
+	int rc = 0;
 
-		r->version[i] = st ? st->data_version : 0;
+	/* what holds a model back can end while the run goes, as when the
+	 * input it waited for recovers */
+	if (held) {
+		pi->what = PLAN_HELD;
+		pi->reason = held;
+	} else if (pi->what == PLAN_HELD || (!r->opts->dry_run && strcmp(pi->sig, sig) != 0)) {
+		plan_decide(&r->facts, pi->m, sig, pi);
+		pi->sig = sig;
 	}
-}
-
-/* Views and ephemerals show their inputs' data as it is now, so their
- * version follows their inputs (and is always new over outside tables). */
-static void pass_through_version(struct run *r, const struct model *m)
-{
-	if (m->mat != MAT_VIEW && m->mat != MAT_EPHEMERAL)
-		return;
-	r->version[m->order] = reads_external(m) ? r->run_id
-						  : max_input_version(r, m, r->version[m->order]);
+	item->reason = pi->reason;
+	item->checks_only = pi->what == PLAN_CHECK;
+	if (pi->what == PLAN_HELD) {
+		item->status = RUN_HELD;
+	} else if (pi->what == PLAN_UP_TO_DATE) {
+		item->status = RUN_UP_TO_DATE;
+	} else if (r->opts->dry_run) {
+		item->status = RUN_PLANNED;
+	} else if (r->opts->live && !build_lock_try(m->fqn)) {
+		item->status = RUN_HELD;
+		item->reason = "being built by a batch run";
+	} else {
+		if (!r->opts->live)
+			build_lock(m->fqn);
+		rc = pi->what == PLAN_CHECK ? check_model(r, item, sig, err)
+					    : build_model(r, item, pi->full, sig, err);
+		build_unlock(m->fqn);
+	}
+	return rc;
 }
 
 /* A build of a model that keeps watermarks records them, so a run that
@@ -662,7 +545,8 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			 .nrelations = nrelations, .book = opts->book };
 	bool *selected = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	int64_t t0 = units_mono_ms();
-	size_t total = 0, idx = 0;
+	struct plan plan = { 0 };
+	size_t total = 0, idx = 0, next = 0;
 	int rc;
 
 	memset(report, 0, sizeof(*report));
@@ -682,30 +566,44 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	if (rc)
 		return rc;
 	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
-	r.version = arena_alloc(a, (p->nmodels + 1) * sizeof(int64_t));
+	r.facts = (struct plan_facts){
+		.p = p,
+		.state = r.state,
+		.nstate = r.nstate,
+		.relations = r.relations,
+		.nrelations = r.nrelations,
+		.full_refresh = opts->full_refresh,
+		.skip_checks = opts->skip_asserts,
+		.behind = r.book ? r.book->behind : NULL,
+		.behind_ctx = r.book ? r.book->ctx : NULL,
+		.hold = opts->hold,
+		.hold_ctx = opts->ctx,
+	};
+	if (!opts->test)
+		plan_make(a, &r.facts, selected, &plan);
+	r.version = plan_versions(a, &r.facts);
 	r.status = arena_alloc(a, (p->nmodels + 1) * sizeof(enum run_status));
 	r.built = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
-	init_versions(&r);
 	report->items = calloc(total + 1, sizeof(*report->items));
 	if (!report->items)
 		abort();
 	for (size_t i = 0; i < p->nmodels; i++) {
 		struct model *m = p->models[i];
+		struct plan_item *pi = next < plan.n && plan.items[next].m == m ? &plan.items[next] : NULL;
 		struct run_item *item;
 		const char *sig;
-		enum plan_do what;
-		bool full;
 		int64_t t;
 
-		if (!selected[i] || (m->mat == MAT_EPHEMERAL && !opts->test)) {
-			pass_through_version(&r, m);
+		if (opts->test ? !selected[i] : !pi) {
+			plan_pass_through(m, r.version, r.run_id);
 			continue;
 		}
+		next += pi != NULL;
 		item = &report->items[report->n++];
 		item->m = m;
 		idx++;
 		r.built[i] = true;
-		sig = input_signature(&r, m);
+		sig = plan_signature(a, &r.facts, m, r.version);
 		if (opts->on_start)
 			opts->on_start(opts->ctx, item, idx, total);
 		t = units_mono_ms();
@@ -717,27 +615,12 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		} else if (upstream_failed(&r, m)) {
 			item->status = RUN_UPSTREAM_FAILED;
 			item->reason = "an input failed";
-		} else if (opts->hold && (item->reason = opts->hold(opts->ctx, m)) != NULL) {
-			item->status = RUN_HELD;
-		} else if ((what = plan_model(&r, m, sig, &full, item)) == PLAN_UP_TO_DATE) {
-			item->status = RUN_UP_TO_DATE;
-		} else if (opts->dry_run) {
-			item->status = RUN_PLANNED;
-			if (what == PLAN_BUILD)
-				r.version[i] = r.run_id;
-		} else if (opts->live && !build_lock_try(m->fqn)) {
-			item->status = RUN_HELD;
-			item->reason = "being built by a batch run";
 		} else {
-			if (!opts->live)
-				build_lock(m->fqn);
-			rc = what == PLAN_CHECK ? check_model(&r, item, sig, err)
-						: build_model(&r, item, full, sig, err);
-			build_unlock(m->fqn);
+			rc = execute(&r, pi, sig, item, err);
 		}
 		if (rc)
 			break;
-		pass_through_version(&r, m);
+		plan_pass_through(m, r.version, r.run_id);
 		r.status[i] = item->status;
 		item->ms = units_mono_ms() - t;
 		switch (item->status) {

@@ -1,8 +1,8 @@
 /*
- * A batch run: plan (what is selected, what is up to date, what must be
- * rebuilt from scratch) and build, one transaction per model, in dependency
- * order. A failed model rolls back alone; what reads it is skipped and
- * independent branches go on.
+ * A run: the plan of the selected models (src/plan/) executed in
+ * dependency order, one transaction per model. A failed model rolls back
+ * alone; what reads it is skipped and independent branches go on. A dry
+ * run reports the plan and builds nothing.
  */
 #ifndef SL_EXEC_RUN_H
 #define SL_EXEC_RUN_H
