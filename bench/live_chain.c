@@ -13,9 +13,11 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "live/advance.h"
+#include "live/batch.h"
 #include "live/ledger.h"
 #include "live/runner.h"
 #include "live/thread.h"
+#include "live/watermark.h"
 #include "project/project.h"
 #include "project/validate.h"
 #include "warehouse/sqlparse.h"
@@ -88,7 +90,8 @@ static void overhead_one_row(struct arena *a, struct project *p, struct wh *w)
 	struct live_ledger *l = live_ledger_new(p);
 	struct state_cache cache = { 0 };
 	struct run_opts opts = { .env = "", .live = true, .state_ready = true,
-				 .selector = "bronze.events", .ledger = l, .cache = &cache };
+				 .selector = "bronze.events", .cache = &cache };
+	struct live_books books;
 	const char **rel, **kinds;
 	size_t nrel;
 	int64_t ref = 0, bare = 0, t0;
@@ -98,6 +101,9 @@ static void overhead_one_row(struct arena *a, struct project *p, struct wh *w)
 	if (wh_relation_kinds(w, a, &rel, &kinds, &nrel, &err))
 		die(&err);
 	opts.kinds = kinds;
+	if (live_books_open(&books, p, w, l, &err))
+		die(&err);
+	opts.book = live_books_hooks(&books);
 	for (int i = 0; i < reps; i++) {
 		struct live_advance adv;
 		struct run_report rep;
@@ -124,6 +130,7 @@ static void overhead_one_row(struct arena *a, struct project *p, struct wh *w)
 	       ref / 1000.0 / reps, bare / 1000.0 / reps, (ref - bare) / 1000.0 / reps);
 	exec(w, "DROP TABLE main.bare_events");
 	state_cache_free(&cache);
+	live_books_close(&books);
 	live_ledger_free(l);
 }
 
@@ -159,7 +166,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/%s", argv[1], p->cfg.warehouse.path);
 	if (wh_open_duckdb(path, false, &w, &err) || wh_relation_list(w, a, &rel, &nrel, &err))
 		die(&err);
-	if (build_run(a, p, w, rel, nrel, &opts, &rep, &err))
+	if (live_batch_run(a, p, w, rel, nrel, &opts, &rep, &err))
 		die(&err);
 	run_report_free(&rep);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: the cmocka unit test binaries, then the end-to-end cases,
-# and ends with one line "N passed, N failed".
+# Runs every test: the cmocka unit test binaries, the source checks in
+# tests/checks/, then the end-to-end cases, and ends with one line
+# "N passed, N failed".
 #   tests/run.sh BUILD_DIR        BUILD_DIR holds sluice and tests/test_*
 #   SLUICE_SLOW=1                 also run the slow cases (crash loops, fuzzing)
 set -uo pipefail
@@ -35,6 +36,20 @@ for t in "$build"/tests/test_*; do
 		printf '%s\n' "$out" | grep -E '^\[  (FAILED|ERROR)|ERROR|error|Assertion|Sanitizer' | head -20
 	fi
 	printf '  %-28s %3d passed, %d failed\n' "$name" "$p" "$f"
+done
+
+echo "== source checks"
+for c in "$root"/tests/checks/*.sh; do
+	name=$(basename "$c" .sh)
+	if out=$("$c" 2>&1); then
+		passed=$((passed + 1))
+		printf '  %-28s passed\n' "$name"
+	else
+		failed=$((failed + 1))
+		failures+=("check:$name")
+		printf '%s\n' "$out" | head -20
+		printf '  %-28s FAILED\n' "$name"
+	fi
 done
 
 echo "== end-to-end cases"

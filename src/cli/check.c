@@ -5,12 +5,13 @@
  */
 #include "cli/commands.h"
 
-#include "exec/run.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "live/inputs.h"
+#include "exec/run.h"
 #include "live/ledger.h"
+#include "live/watermark.h"
 #include "project/dag.h"
+#include "project/inputs.h"
 #include "project/model.h"
 
 #include <jansson.h>
@@ -26,6 +27,7 @@ int cli_check(struct cli_args *args)
 	size_t stale = 0;
 	int rc = cli_session_open(&s, args, CLI_OPEN_READ, true);
 	struct live_ledger *ledger = NULL;
+	struct live_books books = { 0 };
 	bool have_live;
 
 	if (rc) {
@@ -36,7 +38,9 @@ int cli_check(struct cli_args *args)
 	if (have_live) {
 		ledger = live_ledger_new(s.project);
 		rc = live_ledger_load(ledger, s.wh, &err);
-		opts.ledger = ledger;
+		if (!rc)
+			rc = live_books_open(&books, s.project, s.wh, ledger, &err);
+		opts.book = live_books_hooks(&books);
 	}
 	if (!rc)
 		rc = build_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep,
@@ -48,7 +52,7 @@ int cli_check(struct cli_args *args)
 		char detail[96];
 		int64_t lag = 0;
 
-		if (live_model_refreshes(m) && have_live) {
+		if (inputs_refreshes(m) && have_live) {
 			char d[32];
 
 			lag = live_ledger_lag_ms(ledger, m, units_now_ms());
@@ -75,6 +79,7 @@ int cli_check(struct cli_args *args)
 			printf("%-32s %-6s %s\n", m->fqn, verdict, why);
 		}
 	}
+	live_books_close(&books);
 	live_ledger_free(ledger);
 	if (rc) {
 		cli_print_err(&err);

@@ -8,18 +8,18 @@
  */
 #include "cli/commands.h"
 
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "live/advance.h"
-#include "live/inputs.h"
 #include "live/runner.h"
 #include "live/status.h"
 #include "project/dag.h"
+#include "project/inputs.h"
 #include "project/model.h"
 #include "server/client.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <jansson.h>
@@ -182,7 +182,7 @@ static int live_pause(struct cli_args *args, bool pause)
 		cli_print_err(&err);
 		return finish(&s, CLI_FAILED, NULL);
 	}
-	if (!live_model_refreshes(m)) {
+	if (!inputs_refreshes(m)) {
 		fprintf(stderr, "sluice: '%s' is not a live model\n", m->fqn);
 		return finish(&s, CLI_FAILED, NULL);
 	}

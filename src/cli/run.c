@@ -5,9 +5,10 @@
  */
 #include "cli/commands.h"
 
-#include "exec/run.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "exec/run.h"
+#include "live/batch.h"
 #include "project/model.h"
 #include "warehouse/wh.h"
 
@@ -229,7 +230,8 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 	if (!pr.json)
 		printf("sluice %s · project %s · warehouse %s\n", names[mode], s.project->cfg.name,
 		       s.warehouse_path);
-	rc = build_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep, &err);
+	rc = live_batch_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep,
+			    &err);
 	if (rc && s.wh && (err.code == SL_E_SUSPECT || wh_suspect(s.wh, &err)))
 		sl_exit_suspect(names[mode], "stopped, leaving it as it is: the model it was building "
 					      "is there whole or not at all, those built before stay",

@@ -9,6 +9,7 @@
 #include "core/err.h"
 #include "live/advance.h"
 #include "project/dag.h"
+#include "project/inputs.h"
 #include "project/project.h"
 #include "project/validate.h"
 #include "warehouse/sqlparse.h"
@@ -79,7 +80,7 @@ static void add_declared_sources(struct cli_session *s)
 	for (size_t i = 0; i < cfg->nsources; i++) {
 		char name[256];
 
-		live_source_table(&cfg->sources[i], name, sizeof(name));
+		inputs_source_table(&cfg->sources[i], name, sizeof(name));
 		all[n++] = arena_strdup(s->arena, name);
 	}
 	qsort(all, n, sizeof(*all), cmp_name);

@@ -1,24 +1,21 @@
 /*
- * The batch executor. Decides per model whether it is up to date from the
- * state rows (hash, materialization, the versions of its inputs), then
- * builds it in its own transaction: data, checks, state row and run-log row
- * commit together or not at all.
+ * The executor. Takes the plan of the selected models, then builds each
+ * that needs it in its own transaction: data, checks, state row and
+ * run-log row commit together or not at all.
  */
 #include "exec/run.h"
 
-#include "exec/lock.h"
-#include "exec/materialize.h"
-#include "exec/render.h"
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "live/advance.h"
-#include "live/inputs.h"
-#include "live/ledger.h"
-#include "live/watermark.h"
+#include "exec/lock.h"
+#include "exec/materialize.h"
+#include "exec/render.h"
+#include "plan/plan.h"
 #include "project/dag.h"
+#include "project/inputs.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <stdint.h>
@@ -35,8 +32,8 @@ struct run {
 	size_t nrelations;
 	struct state_model *state;
 	size_t nstate;
-	struct live_ledger *ledger; /* when a model keeps watermarks */
-	bool own_ledger;
+	const struct run_book *book; /* when a model keeps watermarks */
+	struct plan_facts facts;
 	int64_t run_id; /* 0 until a build needs one */
 	char run_ts[32];
 	int64_t *version;       /* per model order: version of its data now */
@@ -71,146 +68,6 @@ static const char *relation_kind(const struct run *r, const char *fqn)
 			hi = mid;
 	}
 	return NULL;
-}
-
-/* Whether m reads a table outside the project that sluice cannot see
- * change. The landing tables of a model that keeps watermarks are seen:
- * their sequence says what is new. */
-static bool reads_external(const struct model *m)
-{
-	bool tracked = live_model_tracks(m);
-
-	for (size_t i = 0; i < m->nrefs; i++)
-		if (!m->refs[i].target && !(tracked && strcmp(m->refs[i].schema, "landing") == 0))
-			return true;
-	return false;
-}
-
-/* The version of an input as a model that keeps watermarks sees it: the
- * landing tables behind a view or ephemeral are covered by its watermarks,
- * so only the definition and the model inputs behind them count. */
-static int64_t tracked_version(const struct run *r, const struct model *d, int depth)
-{
-	const struct state_model *st;
-	int64_t v;
-
-	if ((d->mat != MAT_VIEW && d->mat != MAT_EPHEMERAL) || depth > 64)
-		return r->version[d->order];
-	st = state_models_find(r->state, r->nstate, d->fqn);
-	v = st ? st->data_version : 0;
-	for (size_t i = 0; i < d->ndeps; i++) {
-		int64_t dv = tracked_version(r, d->deps[i], depth + 1);
-
-		if (dv > v)
-			v = dv;
-	}
-	return v;
-}
-
-/* "dep@version,..." over the inputs. */
-static const char *input_signature(struct run *r, const struct model *m)
-{
-	bool tracks = live_model_tracks(m);
-	struct buf b = BUF_INIT;
-	const char *s;
-
-	for (size_t i = 0; i < m->ndeps; i++) {
-		const struct model *d = m->deps[i];
-		int64_t v = tracks ? tracked_version(r, d, 0) : r->version[d->order];
-
-		buf_addf(&b, "%s%s@%lld", i ? "," : "", d->fqn, (long long)v);
-	}
-	s = arena_strdup(r->a, b.buf);
-	buf_release(&b);
-	return s;
-}
-
-static int64_t max_input_version(const struct run *r, const struct model *m, int64_t v)
-{
-	for (size_t i = 0; i < m->ndeps; i++)
-		if (r->version[m->deps[i]->order] > v)
-			v = r->version[m->deps[i]->order];
-	return v;
-}
-
-enum plan_do { PLAN_UP_TO_DATE, PLAN_BUILD, PLAN_CHECK };
-
-/* Why m's checks must run again although its data is up to date, or NULL:
- * they changed since they last held, its data changed without them (a
- * refresh that spaced checks out), or m is a view, whose data changes with
- * its inputs. */
-static const char *checks_due(const struct run *r, const struct model *m,
-			      const struct state_model *st, const char *sig)
-{
-	if (!m->checks_hash[0] || r->opts->skip_asserts)
-		return NULL;
-	if (!st->checks)
-		return "checks not yet run on its data";
-	if (strcmp(st->checks, m->checks_hash) != 0)
-		return "checks changed";
-	if (m->mat == MAT_VIEW && (reads_external(m) || !st->inputs || strcmp(st->inputs, sig) != 0))
-		return "inputs changed";
-	return NULL;
-}
-
-static enum plan_do up_to_date(const struct run *r, const struct model *m,
-			       const struct state_model *st, const char *sig,
-			       struct run_item *item)
-{
-	const char *why = checks_due(r, m, st, sig);
-
-	if (!why)
-		return PLAN_UP_TO_DATE;
-	item->reason = why;
-	item->checks_only = true;
-	return PLAN_CHECK;
-}
-
-/* Whether m must be built (from scratch or not), only checked, or neither;
- * sets item->reason. */
-static enum plan_do plan_model(struct run *r, const struct model *m, const char *sig, bool *full,
-			       struct run_item *item)
-{
-	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
-	bool exists = relation_exists(r, m->fqn);
-
-	*full = true;
-	if (!st || !exists) {
-		item->reason = st ? "missing from the warehouse" : "new";
-		return PLAN_BUILD;
-	}
-	if (r->opts->full_refresh && m->mat != MAT_SNAPSHOT) {
-		item->reason = "full refresh";
-		return PLAN_BUILD;
-	}
-	if (!st->hash || strcmp(st->hash, m->hash) != 0 ||
-	    !st->materialized || strcmp(st->materialized, model_mat_name(m->mat)) != 0) {
-		/* a snapshot keeps its history through definition changes */
-		*full = m->mat != MAT_SNAPSHOT;
-		item->reason = m->mat == MAT_SEED ? "file changed" : "definition changed";
-		return PLAN_BUILD;
-	}
-	*full = false;
-	if (m->mat == MAT_VIEW || m->mat == MAT_SEED) {
-		item->reason = "up to date";
-		return up_to_date(r, m, st, sig, item);
-	}
-	if (reads_external(m)) {
-		item->reason = "reads tables outside the project";
-		return PLAN_BUILD;
-	}
-	if (r->ledger && live_model_tracks(m) && live_ledger_behind(r->ledger, m)) {
-		item->reason = "new events";
-		return PLAN_BUILD;
-	}
-	if (!st->inputs || strcmp(st->inputs, sig) != 0) {
-		item->reason = "inputs changed";
-		return PLAN_BUILD;
-	}
-	item->reason = r->opts->full_refresh && m->mat == MAT_SNAPSHOT
-			       ? "up to date (a full refresh keeps a snapshot's history)"
-			       : "up to date";
-	return up_to_date(r, m, st, sig, item);
 }
 
 /* The ephemerals m inlines, directly or through others, each once. */
@@ -365,18 +222,15 @@ static int log_done(struct run *r, const struct run_item *item, int64_t rows, in
 }
 
 /* A live refresh that changed nothing and whose inputs' versions are the
- * ones on record writes nothing: its watermarks stay in the ledger until a
- * refresh that changes something, or the runner's next checkpoint
- * (poll_interval), writes them. Should the process die first, the next
- * refresh reads those rows again and again finds nothing to apply. */
+ * ones on record writes nothing: its watermarks wait in the bookkeeping
+ * until a refresh that changes something, or the runner's next checkpoint,
+ * writes them. Should the process die first, the next refresh reads those
+ * rows again and again finds nothing to apply. */
 static bool quiet(const struct run *r, const struct model *m, const struct state_model *st,
 		  const char *sig, bool changed)
 {
-	const struct ledger_model *lm = r->ledger ? live_ledger_model(r->ledger, m) : NULL;
-
-	return r->opts->live && !changed && lm && lm->known && st && st->inputs &&
-	       strcmp(st->inputs, sig) == 0 &&
-	       units_mono_ms() - lm->saved_mono_ms < r->p->cfg.live.poll_interval_ms;
+	return r->opts->live && !changed && st && st->inputs && strcmp(st->inputs, sig) == 0 &&
+	       r->book->may_defer(r->book->ctx, m);
 }
 
 /* Keeps what a finished model's row now says for the rest of the run and
@@ -388,6 +242,8 @@ static void remember(struct run *r, const struct state_model *row)
 	state_cache_put(r->opts->cache, row);
 	r->state = r->opts->cache->rows;
 	r->nstate = r->opts->cache->n;
+	r->facts.state = r->state;
+	r->facts.nstate = r->nstate;
 }
 
 /* The model's description as its relation's comment, on every build: a
@@ -417,15 +273,16 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	struct sl_err err = SL_ERR_INIT;
 	struct buf sql = BUF_INIT;
 	int64_t started = units_now_ms();
-	struct live_book book = { 0 };
-	bool tracks = live_model_tracks(m) && r->ledger, silent = false;
+	const struct run_book *book = inputs_tracks(m) ? r->book : NULL;
+	void *entry = NULL;
+	bool silent = false;
 	struct state_model row = { 0 };
 	int rc;
 
 	plan.ctx.env = r->opts->env;
 	rc = wh_begin(r->w, &err);
-	if (!rc && tracks)
-		rc = live_book_open(r->w, r->a, r->ledger, m, full, &book, &plan.ctx, &err);
+	if (!rc && book)
+		rc = book->open(book->ctx, r->w, r->a, m, full, &plan.ctx, &entry, &err);
 	if (!rc)
 		rc = materialize_write(r->w, m, &plan, &out, &err);
 	if (!rc && m->checks_hash[0] && !r->opts->skip_asserts)
@@ -441,7 +298,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	if (!rc) {
 		bool changed = full || out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE;
 
-		silent = tracks && quiet(r, m, st, sig, changed);
+		silent = book && quiet(r, m, st, sig, changed);
 		rc = silent ? 0 : need_run_id(r, &err);
 		row = (struct state_model){
 			.name = m->fqn,
@@ -461,9 +318,9 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	}
 	if (!rc && !silent)
 		state_sql_model(&sql, r->opts->env, &row, st != NULL);
-	if (!rc && tracks)
-		rc = live_book_close(r->w, r->ledger, m, &book, out.rows, full, silent ? NULL : &sql,
-				     &err);
+	if (!rc && book)
+		rc = book->close(book->ctx, r->w, m, entry, out.rows, full, silent ? NULL : &sql,
+				 &err);
 	/* live refreshes are logged in aggregate by the runner */
 	if (!rc && !silent && !r->opts->live) {
 		rc = wh_exec(r->w, sql.buf, &err);
@@ -478,21 +335,23 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	buf_release(&sql);
 	if (!rc) {
 		r->version[m->order] = row.data_version;
-		if (tracks && !silent)
-			live_ledger_saved(r->ledger, m);
+		if (book && !silent)
+			book->saved(book->ctx, m);
 		if (!silent)
 			remember(r, &row);
 	}
 	item->rows = out.rows;
 	item->action = out.action;
 	if (rc && wh_suspect(r->w, run_err)) {
-		live_book_abort(&book);
+		if (entry)
+			book->abort(book->ctx, entry);
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
 	}
 	if (rc) {
 		wh_rollback(r->w);
-		live_book_abort(&book);
+		if (entry)
+			book->abort(book->ctx, entry);
 		item->status = RUN_FAILED;
 		item->had_previous = relation_exists(r, m->fqn);
 		if (!item->message)
@@ -586,47 +445,59 @@ static bool upstream_failed(const struct run *r, const struct model *m)
 	return false;
 }
 
-static void init_versions(struct run *r)
+/* One item of the plan, its inputs being at sig now. A decision that
+ * rested on inputs this run built is taken again on what they became, and
+ * the caller is asked again whether to hold the model back. */
+static int execute(struct run *r, struct plan_item *pi, const char *sig, struct run_item *item,
+		   struct sl_err *err)
 {
-	for (size_t i = 0; i < r->p->nmodels; i++) {
-		const struct model *m = r->p->models[i];
-		const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
+	const struct model *m = pi->m;
+	const char *held = r->facts.hold ? r->facts.hold(r->facts.hold_ctx, m) : NULL;
+	int rc = 0;
 
-		r->version[i] = st ? st->data_version : 0;
+	/* what holds a model back can end while the run goes, as when the
+	 * input it waited for recovers */
+	if (held) {
+		pi->what = PLAN_HELD;
+		pi->reason = held;
+	} else if (pi->what == PLAN_HELD || (!r->opts->dry_run && strcmp(pi->sig, sig) != 0)) {
+		plan_decide(&r->facts, pi->m, sig, pi);
+		pi->sig = sig;
 	}
+	item->reason = pi->reason;
+	item->checks_only = pi->what == PLAN_CHECK;
+	if (pi->what == PLAN_HELD) {
+		item->status = RUN_HELD;
+	} else if (pi->what == PLAN_UP_TO_DATE) {
+		item->status = RUN_UP_TO_DATE;
+	} else if (r->opts->dry_run) {
+		item->status = RUN_PLANNED;
+	} else if (r->opts->live && !build_lock_try(m->fqn)) {
+		item->status = RUN_HELD;
+		item->reason = "being built by a batch run";
+	} else {
+		if (!r->opts->live)
+			build_lock(m->fqn);
+		rc = pi->what == PLAN_CHECK ? check_model(r, item, sig, err)
+					    : build_model(r, item, pi->full, sig, err);
+		build_unlock(m->fqn);
+	}
+	return rc;
 }
 
-/* Views and ephemerals show their inputs' data as it is now, so their
- * version follows their inputs (and is always new over outside tables). */
-static void pass_through_version(struct run *r, const struct model *m)
+/* A build of a model that keeps watermarks records them, so a run that
+ * may build one must have been given the bookkeeping. */
+static int need_book(const struct run *r, const bool *selected, struct sl_err *err)
 {
-	if (m->mat != MAT_VIEW && m->mat != MAT_EPHEMERAL)
-		return;
-	r->version[m->order] = reads_external(m) ? r->run_id
-						  : max_input_version(r, m, r->version[m->order]);
-}
-
-/* A dry run reads the state when there is one and writes nothing; its run
- * id stands above every recorded version. */
-static bool any_tracks(const struct project *p)
-{
-	for (size_t i = 0; i < p->nmodels; i++)
-		if (live_model_tracks(p->models[i]))
-			return true;
-	return false;
-}
-
-/* The live bookkeeping, from the caller or read for this run. */
-static int open_ledger(struct run *r, struct sl_err *err)
-{
-	if (!r->w || !any_tracks(r->p))
+	if (r->book || r->opts->dry_run || r->opts->test)
 		return 0;
-	r->ledger = r->opts->ledger;
-	if (!r->ledger) {
-		r->ledger = live_ledger_new(r->p);
-		r->own_ledger = true;
-	}
-	return live_ledger_loaded(r->ledger) ? 0 : live_ledger_load(r->ledger, r->w, err);
+	for (size_t i = 0; i < r->p->nmodels; i++)
+		if (selected[i] && inputs_tracks(r->p->models[i]))
+			return sl_err_set(err, SL_E_INTERNAL,
+					  "model %s keeps watermarks, and the run was given no "
+					  "bookkeeping for them",
+					  r->p->models[i]->fqn);
+	return 0;
 }
 
 /* A dry run reads the state when there is one and writes nothing; its run
@@ -641,8 +512,6 @@ static int open_state(struct run *r, struct sl_err *err)
 		const char **names, **kinds;
 
 		rc = r->opts->state_ready ? 0 : state_ensure(r->w, err);
-		if (!rc && !r->opts->state_ready)
-			rc = live_sources_ensure(r->w, r->p, err);
 		/* one catalog read for the whole run, instead of one per model */
 		if (!rc && r->opts->kinds) {
 			r->kinds = r->opts->kinds;
@@ -659,16 +528,13 @@ static int open_state(struct run *r, struct sl_err *err)
 		} else if (!rc) {
 			rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 		}
-		if (!rc)
-			rc = open_ledger(r, err);
 		/* a batch run reports its id even when everything is up to date */
 		return rc || r->opts->live ? rc : need_run_id(r, err);
 	}
 	r->run_id = INT64_MAX;
 	if (!r->w || !relation_exists(r, "_sluice.models"))
 		return 0;
-	rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
-	return rc ? rc : open_ledger(r, err);
+	return state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 }
 
 int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
@@ -676,27 +542,16 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	      struct sl_err *err)
 {
 	struct run r = { .a = a, .p = p, .w = w, .opts = opts, .relations = relations,
-			 .nrelations = nrelations };
+			 .nrelations = nrelations, .book = opts->book };
 	bool *selected = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	int64_t t0 = units_mono_ms();
-	size_t total = 0, idx = 0;
+	struct plan plan = { 0 };
+	size_t total = 0, idx = 0, next = 0;
 	int rc;
 
 	memset(report, 0, sizeof(*report));
 	rc = dag_select(p, opts->selector, selected, err);
-	if (!rc)
-		rc = open_state(&r, err);
-	if (rc) {
-		if (r.own_ledger)
-			live_ledger_free(r.ledger);
-		return rc;
-	}
-	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
-	r.version = arena_alloc(a, (p->nmodels + 1) * sizeof(int64_t));
-	r.status = arena_alloc(a, (p->nmodels + 1) * sizeof(enum run_status));
-	r.built = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
-	init_versions(&r);
-	for (size_t i = 0; i < p->nmodels; i++) {
+	for (size_t i = 0; !rc && i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 
 		if ((opts->seeds_only && m->mat != MAT_SEED) || (opts->pick && !opts->pick(opts->ctx, m)) ||
@@ -704,26 +559,51 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			selected[i] = false;
 		total += selected[i] && (m->mat != MAT_EPHEMERAL || opts->test);
 	}
+	if (!rc)
+		rc = need_book(&r, selected, err);
+	if (!rc)
+		rc = open_state(&r, err);
+	if (rc)
+		return rc;
+	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
+	r.facts = (struct plan_facts){
+		.p = p,
+		.state = r.state,
+		.nstate = r.nstate,
+		.relations = r.relations,
+		.nrelations = r.nrelations,
+		.full_refresh = opts->full_refresh,
+		.skip_checks = opts->skip_asserts,
+		.behind = r.book ? r.book->behind : NULL,
+		.behind_ctx = r.book ? r.book->ctx : NULL,
+		.hold = opts->hold,
+		.hold_ctx = opts->ctx,
+	};
+	if (!opts->test)
+		plan_make(a, &r.facts, selected, &plan);
+	r.version = plan_versions(a, &r.facts);
+	r.status = arena_alloc(a, (p->nmodels + 1) * sizeof(enum run_status));
+	r.built = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	report->items = calloc(total + 1, sizeof(*report->items));
 	if (!report->items)
 		abort();
 	for (size_t i = 0; i < p->nmodels; i++) {
 		struct model *m = p->models[i];
+		struct plan_item *pi = next < plan.n && plan.items[next].m == m ? &plan.items[next] : NULL;
 		struct run_item *item;
 		const char *sig;
-		enum plan_do what;
-		bool full;
 		int64_t t;
 
-		if (!selected[i] || (m->mat == MAT_EPHEMERAL && !opts->test)) {
-			pass_through_version(&r, m);
+		if (opts->test ? !selected[i] : !pi) {
+			plan_pass_through(m, r.version, r.run_id);
 			continue;
 		}
+		next += pi != NULL;
 		item = &report->items[report->n++];
 		item->m = m;
 		idx++;
 		r.built[i] = true;
-		sig = input_signature(&r, m);
+		sig = plan_signature(a, &r.facts, m, r.version);
 		if (opts->on_start)
 			opts->on_start(opts->ctx, item, idx, total);
 		t = units_mono_ms();
@@ -735,27 +615,12 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		} else if (upstream_failed(&r, m)) {
 			item->status = RUN_UPSTREAM_FAILED;
 			item->reason = "an input failed";
-		} else if (opts->hold && (item->reason = opts->hold(opts->ctx, m)) != NULL) {
-			item->status = RUN_HELD;
-		} else if ((what = plan_model(&r, m, sig, &full, item)) == PLAN_UP_TO_DATE) {
-			item->status = RUN_UP_TO_DATE;
-		} else if (opts->dry_run) {
-			item->status = RUN_PLANNED;
-			if (what == PLAN_BUILD)
-				r.version[i] = r.run_id;
-		} else if (opts->live && !build_lock_try(m->fqn)) {
-			item->status = RUN_HELD;
-			item->reason = "being built by a batch run";
 		} else {
-			if (!opts->live)
-				build_lock(m->fqn);
-			rc = what == PLAN_CHECK ? check_model(&r, item, sig, err)
-						: build_model(&r, item, full, sig, err);
-			build_unlock(m->fqn);
+			rc = execute(&r, pi, sig, item, err);
 		}
 		if (rc)
 			break;
-		pass_through_version(&r, m);
+		plan_pass_through(m, r.version, r.run_id);
 		r.status[i] = item->status;
 		item->ms = units_mono_ms() - t;
 		switch (item->status) {
@@ -782,8 +647,6 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	}
 	report->ms = units_mono_ms() - t0;
 	report->run_id = r.run_id;
-	if (r.own_ledger)
-		live_ledger_free(r.ledger);
 	if (rc)
 		run_report_free(report);
 	return rc;

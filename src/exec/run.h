@@ -1,8 +1,8 @@
 /*
- * A batch run: plan (what is selected, what is up to date, what must be
- * rebuilt from scratch) and build, one transaction per model, in dependency
- * order. A failed model rolls back alone; what reads it is skipped and
- * independent branches go on.
+ * A run: the plan of the selected models (src/plan/) executed in
+ * dependency order, one transaction per model. A failed model rolls back
+ * alone; what reads it is skipped and independent branches go on. A dry
+ * run reports the plan and builds nothing.
  */
 #ifndef SL_EXEC_RUN_H
 #define SL_EXEC_RUN_H
@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 struct arena;
-struct live_ledger;
+struct buf;
+struct render_ctx;
 struct state_cache;
 struct sl_err;
 struct wh;
@@ -51,6 +52,30 @@ struct run_report {
 	size_t checked;
 };
 
+/*
+ * The bookkeeping of the models that keep watermarks (inputs_tracks). It
+ * belongs to the live layer, which hands it down: whether a model has input
+ * it has not consumed, and what a build records beside its data, inside
+ * the build's transaction. A run of a project with such models needs one.
+ */
+struct run_book {
+	void *ctx;
+	bool (*behind)(void *ctx, const struct model *m);
+	/* whether a refresh of m that changed nothing may leave its record
+	 * for later */
+	bool (*may_defer)(void *ctx, const struct model *m);
+	/* before the data: points rctx's watermarks at what m has consumed;
+	 * *entry is the build's own, for close and abort */
+	int (*open)(void *ctx, struct wh *w, struct arena *a, const struct model *m, bool full,
+		    struct render_ctx *rctx, void **entry, struct sl_err *err);
+	/* after the data: takes the outcome in and appends the statements
+	 * that record it to sql; with sql NULL, the record waits */
+	int (*close)(void *ctx, struct wh *w, struct model *m, void *entry, int64_t rows,
+		     bool full, struct buf *sql, struct sl_err *err);
+	void (*saved)(void *ctx, const struct model *m); /* the build committed */
+	void (*abort)(void *ctx, void *entry);           /* the build rolled back */
+};
+
 struct run_opts {
 	const char *selector;
 	bool full_refresh;
@@ -61,13 +86,14 @@ struct run_opts {
 	bool test;
 	bool live;    /* refreshes by the live runner: no run-log row per build */
 	bool skip_asserts; /* the runner spaces checks out (live.assertion_interval) */
-	bool state_ready;  /* the caller made sure of the state schema and landing tables */
+	bool state_ready;  /* the caller made sure of the state schema */
 	/* the relations' kinds, matching the relations passed in, when the
 	 * caller keeps them current (the runner); else the run reads them */
 	const char *const *kinds;
-	/* what a long-lived caller (the runner) keeps between runs: the live
-	 * bookkeeping and the model rows; else the run reads its own */
-	struct live_ledger *ledger;
+	/* the watermark bookkeeping, when a model keeps watermarks */
+	const struct run_book *book;
+	/* the model rows a long-lived caller (the runner) keeps between runs;
+	 * else the run reads its own */
 	struct state_cache *cache;
 	const char *env;
 	/* called before and after each model, for live output; may be NULL */

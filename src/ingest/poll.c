@@ -16,6 +16,7 @@
 #include "ingest/writer.h"
 #include "live/advance.h"
 #include "project/config.h"
+#include "project/inputs.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -84,7 +85,7 @@ int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err 
 	if (!p)
 		abort();
 	p->src = src;
-	live_source_name(src->name, p->fqn, sizeof(p->fqn));
+	inputs_source_name(src->name, p->fqn, sizeof(p->fqn));
 	p->names = calloc(src->ncolumns + 1, sizeof(char *));
 	if (!p->names)
 		abort();

@@ -6,33 +6,19 @@
  */
 #include "live/advance.h"
 
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
-#include "live/inputs.h"
+#include "project/inputs.h"
 #include "project/model.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-
-void live_source_name(const char *source, char *out, size_t len)
-{
-	snprintf(out, len, "%s%s", strchr(source, '.') ? "" : "landing.", source);
-	for (char *p = out; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-}
-
-void live_source_table(const struct source_cfg *s, char *out, size_t len)
-{
-	bool adopted = s->kind && strcmp(s->kind, "adopted") == 0 && s->table;
-
-	live_source_name(adopted ? s->table : s->name, out, len);
-}
 
 /* sluice's own state: an advance there would alter the tables every later
  * advance and build writes to. */
@@ -81,17 +67,17 @@ static void targets_find(struct arena *a, const struct project *p, struct target
 		char table[256];
 		const char *fqn;
 
-		live_source_table(&p->cfg.sources[i], table, sizeof(table));
+		inputs_source_table(&p->cfg.sources[i], table, sizeof(table));
 		fqn = arena_strdup(a, table);
 		target_add(a, t, lower_dup(a, p->cfg.sources[i].name), fqn);
 		target_add(a, t, fqn, fqn);
 	}
 	for (size_t i = 0; i < p->nmodels; i++) {
-		struct live_inputs in;
+		struct model_inputs in;
 
-		if (!live_model_tracks(p->models[i]))
+		if (!inputs_tracks(p->models[i]))
 			continue;
-		live_inputs_find(a, p->models[i], &in);
+		inputs_find(a, p->models[i], &in);
 		for (size_t k = 0; k < in.nsources; k++) {
 			const char *fqn = lower_dup(a, in.sources[k]);
 
@@ -106,10 +92,10 @@ static void targets_find(struct arena *a, const struct project *p, struct target
 static int refuse_model(struct arena *a, const struct model *m, const char *name,
 			struct sl_err *err)
 {
-	struct live_inputs in;
+	struct model_inputs in;
 	const char *hint = target_hint;
 
-	live_inputs_find(a, m, &in);
+	inputs_find(a, m, &in);
 	for (size_t i = 0; i < in.nsources; i++)
 		hint = arena_sprintf(a, "%s%s'%s'", i ? hint : "advance what it reads: ",
 				     i ? ", " : "", in.sources[i]);
@@ -384,7 +370,7 @@ int live_advance_source(struct wh *w, const char *source, struct live_advance *o
 	struct live_advance adv = { 0 };
 	int rc;
 
-	live_source_name(source, fqn, sizeof(fqn));
+	inputs_source_name(source, fqn, sizeof(fqn));
 	if (split_name(fqn, schema, name, sizeof(schema)))
 		return sl_err_set(err, SL_E_USAGE, "invalid source name '%s'", source);
 	if (is_state_table(fqn))

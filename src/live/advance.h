@@ -66,10 +66,4 @@ int live_cursor_set(struct wh *w, const char *fqn, const char *cursor, struct sl
 int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char **out,
 		    struct sl_err *err);
 
-/* "landing.NAME" for "NAME" or "landing.NAME", lowercase, into out. */
-void live_source_name(const char *source, char *out, size_t len);
-/* The table a declared source lands in, as live_source_name gives it:
- * landing.NAME, or an adopted source's own table. */
-void live_source_table(const struct source_cfg *s, char *out, size_t len);
-
 #endif

@@ -5,12 +5,12 @@
  */
 #include "live/ledger.h"
 
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "project/project.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -82,10 +82,10 @@ static void clear(struct live_ledger *l)
 		struct ledger_model *lm = &l->models[i];
 		size_t n, ns;
 
-		if (!live_model_tracks(m))
+		if (!inputs_tracks(m))
 			continue;
 		l->tracked[i] = true;
-		live_inputs_find(l->a, m, &lm->in);
+		inputs_find(l->a, m, &lm->in);
 		n = lm->in.n + 1;
 		ns = lm->in.nsources + 1;
 		lm->consumed = arena_alloc(l->a, n * sizeof(int64_t));
@@ -152,7 +152,7 @@ static void add_arrival(struct ledger_source *s, int64_t seq, int64_t arrived_ms
 		s->watermark = seq;
 }
 
-static int input_index(const struct live_inputs *in, const char *name)
+static int input_index(const struct model_inputs *in, const char *name)
 {
 	for (size_t i = 0; i < in->n; i++)
 		if (strcmp(in->items[i].name, name) == 0)
@@ -160,7 +160,7 @@ static int input_index(const struct live_inputs *in, const char *name)
 	return -1;
 }
 
-static int source_index(const struct live_inputs *in, const char *name)
+static int source_index(const struct model_inputs *in, const char *name)
 {
 	for (size_t i = 0; i < in->nsources; i++)
 		if (strcmp(in->sources[i], name) == 0)
@@ -332,11 +332,11 @@ struct ledger_model *live_ledger_model(struct live_ledger *l, const struct model
 	return l->tracked[m->order] ? &l->models[m->order] : NULL;
 }
 
-int64_t live_ledger_input_mark(struct live_ledger *l, const struct live_input *in)
+int64_t live_ledger_input_mark(struct live_ledger *l, const struct model_input *in)
 {
 	int64_t v = 0;
 
-	if (in->kind == LIVE_INPUT_MODEL) {
+	if (in->kind == INPUT_MODEL) {
 		const struct ledger_model *lm = live_ledger_model(l, in->model);
 
 		return lm ? lm->published : 0;
@@ -351,13 +351,13 @@ int64_t live_ledger_input_mark(struct live_ledger *l, const struct live_input *i
 	return v;
 }
 
-int64_t live_ledger_input_covers(struct live_ledger *l, const struct live_input *in,
+int64_t live_ledger_input_covers(struct live_ledger *l, const struct model_input *in,
 				 const char *source_name)
 {
 	const struct ledger_model *lm;
 	int at;
 
-	if (in->kind == LIVE_INPUT_SOURCE)
+	if (in->kind == INPUT_SOURCE)
 		return -1;
 	lm = live_ledger_model(l, in->model);
 	if (!lm || (at = source_index(&lm->in, source_name)) < 0)

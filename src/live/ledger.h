@@ -13,7 +13,7 @@
 #define SL_LIVE_LEDGER_H
 
 #include "live/advance.h"
-#include "live/inputs.h"
+#include "project/inputs.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,7 +25,7 @@ struct wh;
 
 /* What the ledger knows of one model that keeps watermarks. */
 struct ledger_model {
-	struct live_inputs in;
+	struct model_inputs in;
 	bool known;           /* has a live_state row */
 	int64_t *consumed;    /* per input (in.items): applied so far */
 	bool *consumed_saved; /* per input: has a live_consumed row */
@@ -64,9 +64,9 @@ void live_ledger_note(struct live_ledger *l, const char *source, const struct li
 /* The ledger's entry for m, or NULL for a model that keeps no watermarks. */
 struct ledger_model *live_ledger_model(struct live_ledger *l, const struct model *m);
 /* What an input (a landing table or a live model) holds now. */
-int64_t live_ledger_input_mark(struct live_ledger *l, const struct live_input *in);
+int64_t live_ledger_input_mark(struct live_ledger *l, const struct model_input *in);
 /* What an input has covered of the landing table source. */
-int64_t live_ledger_input_covers(struct live_ledger *l, const struct live_input *in,
+int64_t live_ledger_input_covers(struct live_ledger *l, const struct model_input *in,
 				 const char *source);
 /* Whether an input of m holds more than m consumed. */
 bool live_ledger_behind(struct live_ledger *l, const struct model *m);

@@ -6,18 +6,19 @@
  */
 #include "live/runner.h"
 
-#include "exec/run.h"
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "exec/run.h"
 #include "live/advance.h"
 #include "live/alert.h"
-#include "live/inputs.h"
 #include "live/ledger.h"
 #include "live/profile.h"
+#include "live/watermark.h"
+#include "project/inputs.h"
 #include "project/model.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -108,7 +109,7 @@ static bool pick(void *ctx, const struct model *m)
 {
 	const struct live_runner *r = ctx;
 
-	return live_model_refreshes(m) && (!r->only || r->only == m);
+	return inputs_refreshes(m) && (!r->only || r->only == m);
 }
 
 static const char *hold(void *ctx, const struct model *m)
@@ -362,7 +363,7 @@ int live_runner_pause(struct live_runner *r, struct wh *w, const struct model *m
 	bool fresh;
 	int rc;
 
-	if (!lm || !live_model_refreshes(m))
+	if (!lm || !inputs_refreshes(m))
 		return sl_err_set(err, SL_E_NOTFOUND, "'%s' is not a live model", m->fqn);
 	rc = hold_ledger(r, w, &fresh, err);
 	if (rc)
@@ -442,7 +443,7 @@ static size_t count_behind(struct live_runner *r)
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->p->nmodels; i++)
-		n += live_model_refreshes(r->p->models[i]) &&
+		n += inputs_refreshes(r->p->models[i]) &&
 		     live_ledger_behind(r->ledger, r->p->models[i]);
 	return n;
 }
@@ -455,7 +456,7 @@ static bool work_waiting(struct live_runner *r)
 		const struct model *m = r->p->models[i];
 		const struct ledger_model *lm;
 
-		if (!live_model_refreshes(m))
+		if (!inputs_refreshes(m))
 			continue;
 		lm = live_ledger_model(r->ledger, m);
 		if (!lm->known || (lm->failing && lm->next_retry_ms <= units_now_ms()))
@@ -478,6 +479,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		.ctx = r,
 	};
 	const struct live_cfg *cfg = &r->p->cfg.live;
+	struct live_books books;
 	struct run_report rep;
 	bool fresh;
 	int rc;
@@ -513,9 +515,12 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		r->catalog_stale = false;
 	}
 	opts.kinds = r->kinds;
-	opts.ledger = r->ledger;
 	opts.cache = &r->cache;
-	rc = build_run(r->cycle, r->p, w, r->relations, r->nrelations, &opts, &rep, err);
+	rc = live_books_open(&books, r->p, w, r->ledger, err);
+	opts.book = live_books_hooks(&books);
+	if (!rc)
+		rc = build_run(r->cycle, r->p, w, r->relations, r->nrelations, &opts, &rep, err);
+	live_books_close(&books);
 	if (rc)
 		return rc;
 	run_report_free(&rep);

@@ -7,8 +7,8 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "live/inputs.h"
 #include "live/ledger.h"
+#include "project/inputs.h"
 #include "project/model.h"
 #include "warehouse/wh.h"
 
@@ -115,11 +115,11 @@ static int sources(struct wh *w, json_t *arr, struct sl_err *err)
 /* A live model with a failing live input waits for it. */
 static bool waits(const struct model *m, json_t *models, struct arena *a)
 {
-	struct live_inputs in;
+	struct model_inputs in;
 	size_t i;
 	json_t *o;
 
-	live_inputs_find(a, m, &in);
+	inputs_find(a, m, &in);
 	for (size_t k = 0; k < in.n; k++)
 		json_array_foreach(models, i, o)
 			if (in.items[k].model &&
@@ -158,7 +158,7 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 		json_t *o;
 		int64_t lag;
 
-		if (!live_model_refreshes(m))
+		if (!inputs_refreshes(m))
 			continue;
 		o = new_model(m);
 		json_array_append_new(models, o);

@@ -7,11 +7,13 @@
  */
 #include "live/watermark.h"
 
-#include "exec/render.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "exec/render.h"
+#include "project/inputs.h"
+#include "project/project.h"
 #include "warehouse/wh.h"
 
 #include <stdlib.h>
@@ -26,7 +28,7 @@ static int read_targets(struct wh *w, const struct ledger_model *lm, struct live
 	int rc;
 
 	for (size_t i = 0; i < lm->in.n; i++) {
-		if (lm->in.items[i].kind != LIVE_INPUT_SOURCE)
+		if (lm->in.items[i].kind != INPUT_SOURCE)
 			continue;
 		buf_adds(&sql, any ? ", " : "SELECT source, watermark FROM _sluice.live_sources "
 					    "WHERE source IN (");
@@ -63,7 +65,7 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 	for (size_t i = 0; i < n; i++) {
 		book->names[i] = lm->in.items[i].name;
 		book->from[i] = full ? 0 : lm->consumed[i];
-		if (lm->in.items[i].kind == LIVE_INPUT_MODEL)
+		if (lm->in.items[i].kind == INPUT_MODEL)
 			book->target[i] = live_ledger_input_mark(l, &lm->in.items[i]);
 	}
 	book->before = *lm;
@@ -131,8 +133,8 @@ static void cover(struct live_ledger *l, struct ledger_model *lm, const int64_t 
 		int64_t least = -1;
 
 		for (size_t i = 0; i < lm->in.n; i++) {
-			const struct live_input *in = &lm->in.items[i];
-			int64_t v = in->kind == LIVE_INPUT_SOURCE
+			const struct model_input *in = &lm->in.items[i];
+			int64_t v = in->kind == INPUT_SOURCE
 					    ? (strcmp(in->name, lm->in.sources[k]) == 0 ? target[i] : -1)
 					    : live_ledger_input_covers(l, in, lm->in.sources[k]);
 
@@ -143,11 +145,11 @@ static void cover(struct live_ledger *l, struct ledger_model *lm, const int64_t 
 	}
 	lm->covered = 0;
 	for (size_t i = 0; i < lm->in.n; i++) {
-		const struct live_input *in = &lm->in.items[i];
-		const struct ledger_model *up = in->kind == LIVE_INPUT_MODEL
+		const struct model_input *in = &lm->in.items[i];
+		const struct ledger_model *up = in->kind == INPUT_MODEL
 							? live_ledger_model(l, in->model)
 							: NULL;
-		int64_t v = in->kind == LIVE_INPUT_SOURCE ? target[i] : up ? up->covered : 0;
+		int64_t v = in->kind == INPUT_SOURCE ? target[i] : up ? up->covered : 0;
 
 		if (i == 0 || v < lm->covered)
 			lm->covered = v;
@@ -192,4 +194,88 @@ void live_book_abort(struct live_book *book)
 	*lm = book->before;
 	memcpy(lm->consumed, book->before_consumed, lm->in.n * sizeof(int64_t));
 	memcpy(lm->covered_by, book->before_covered_by, lm->in.nsources * sizeof(int64_t));
+}
+
+/* The hooks a run calls, over a live_books. */
+static bool book_behind(void *ctx, const struct model *m)
+{
+	struct live_books *b = ctx;
+
+	return live_ledger_behind(b->ledger, m);
+}
+
+/* Unwritten until the checkpoint every poll_interval, which a runner
+ * takes: a record younger than that may wait. */
+static bool book_may_defer(void *ctx, const struct model *m)
+{
+	struct live_books *b = ctx;
+	const struct ledger_model *lm = live_ledger_model(b->ledger, m);
+
+	return lm->known && units_mono_ms() - lm->saved_mono_ms < b->poll_interval_ms;
+}
+
+static int book_open(void *ctx, struct wh *w, struct arena *a, const struct model *m, bool full,
+		     struct render_ctx *rctx, void **entry, struct sl_err *err)
+{
+	struct live_books *b = ctx;
+	struct live_book *book = arena_alloc(a, sizeof(*book));
+
+	*entry = book;
+	return live_book_open(w, a, b->ledger, m, full, book, rctx, err);
+}
+
+static int book_close(void *ctx, struct wh *w, struct model *m, void *entry, int64_t rows,
+		      bool full, struct buf *sql, struct sl_err *err)
+{
+	struct live_books *b = ctx;
+
+	return live_book_close(w, b->ledger, m, entry, rows, full, sql, err);
+}
+
+static void book_saved(void *ctx, const struct model *m)
+{
+	struct live_books *b = ctx;
+
+	live_ledger_saved(b->ledger, m);
+}
+
+static void book_abort(void *ctx, void *entry)
+{
+	(void)ctx;
+	live_book_abort(entry);
+}
+
+int live_books_open(struct live_books *b, const struct project *p, struct wh *w,
+		    struct live_ledger *keep, struct sl_err *err)
+{
+	bool any = false;
+
+	memset(b, 0, sizeof(*b));
+	for (size_t i = 0; i < p->nmodels && !any; i++)
+		any = inputs_tracks(p->models[i]);
+	if (!any)
+		return 0;
+	b->hooks = (struct run_book){ .ctx = b, .behind = book_behind, .may_defer = book_may_defer,
+				      .open = book_open, .close = book_close, .saved = book_saved,
+				      .abort = book_abort };
+	b->poll_interval_ms = p->cfg.live.poll_interval_ms;
+	b->ledger = keep;
+	if (!keep) {
+		b->ledger = live_ledger_new(p);
+		b->own = true;
+	}
+	b->open = true;
+	return live_ledger_loaded(b->ledger) ? 0 : live_ledger_load(b->ledger, w, err);
+}
+
+const struct run_book *live_books_hooks(const struct live_books *b)
+{
+	return b->open ? &b->hooks : NULL;
+}
+
+void live_books_close(struct live_books *b)
+{
+	if (b->own)
+		live_ledger_free(b->ledger);
+	memset(b, 0, sizeof(*b));
 }

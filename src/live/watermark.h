@@ -9,12 +9,14 @@
 #ifndef SL_LIVE_WATERMARK_H
 #define SL_LIVE_WATERMARK_H
 
+#include "exec/run.h"
 #include "live/ledger.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct arena;
+struct project;
 struct render_ctx;
 struct sl_err;
 struct wh;
@@ -44,5 +46,22 @@ int live_book_close(struct wh *w, struct live_ledger *l, struct model *m, struct
 
 /* The build rolled back: the ledger entry is put back as it was. */
 void live_book_abort(struct live_book *book);
+
+/* The bookkeeping a run is handed (run_opts.book): over the caller's
+ * ledger, or one read for the run. */
+struct live_books {
+	struct run_book hooks;
+	struct live_ledger *ledger;
+	int64_t poll_interval_ms;
+	bool own;
+	bool open;
+};
+
+/* Over keep, or a ledger read from w, when a model of p keeps watermarks;
+ * else there is nothing to keep and live_books_hooks gives NULL. */
+int live_books_open(struct live_books *b, const struct project *p, struct wh *w,
+		    struct live_ledger *keep, struct sl_err *err);
+const struct run_book *live_books_hooks(const struct live_books *b);
+void live_books_close(struct live_books *b);
 
 #endif

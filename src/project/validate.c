@@ -7,8 +7,8 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "project/dag.h"
+#include "project/inputs.h"
 #include "project/project.h"
-#include "live/inputs.h"
 
 #include <string.h>
 
@@ -68,11 +68,11 @@ static void check_microbatch(struct project *p, const struct model *m)
  * its watermark placeholders must name what it tracks. */
 static void check_live_inputs(struct project *p, const struct model *m)
 {
-	struct live_inputs in;
+	struct model_inputs in;
 
-	if (!live_model_tracks(m))
+	if (!inputs_tracks(m))
 		return;
-	live_inputs_find(p->arena, m, &in);
+	inputs_find(p->arena, m, &in);
 	for (size_t i = 0; m->live && i < in.nbatch; i++)
 		diag_add(&p->diags, DIAG_WARNING, m->path, 0, 0,
 			 "make the input live too, or accept that it refreshes only on 'sluice run'",
@@ -86,7 +86,7 @@ static void check_live_inputs(struct project *p, const struct model *m)
 		if (ph->kind != PH_WATERMARK)
 			continue;
 		model_span_position(m, ph->span.part, ph->span.offset, &line, &col);
-		if (ph->arg && !live_inputs_get(&in, ph->arg))
+		if (ph->arg && !inputs_get(&in, ph->arg))
 			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
 				 in.n ? arena_sprintf(p->arena, "it tracks %s%s", in.items[0].name,
 						      in.n > 1 ? " and more" : "")

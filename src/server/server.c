@@ -8,7 +8,6 @@
  */
 #include "server/server.h"
 
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -17,17 +16,18 @@
 #include "ingest/poll.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
-#include "live/inputs.h"
 #include "live/runner.h"
 #include "live/status.h"
 #include "live/thread.h"
 #include "project/dag.h"
+#include "project/inputs.h"
 #include "project/model.h"
 #include "project/project.h"
 #include "server/http.h"
 #include "server/ingest.h"
 #include "server/offload.h"
 #include "server/statusdoc.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <errno.h>
@@ -132,7 +132,7 @@ static int watch_job(struct live_runner *r, struct wh *w, void *arg, struct sl_e
 static bool has_live_models(const struct project *p)
 {
 	for (size_t i = 0; i < p->nmodels; i++)
-		if (live_model_refreshes(p->models[i]))
+		if (inputs_refreshes(p->models[i]))
 			return true;
 	return false;
 }
@@ -311,7 +311,7 @@ static void models(struct server *s, struct http_call *c, bool edges)
 
 		json_object_set_new(o, "name", json_string(m->fqn));
 		json_object_set_new(o, "materialized", json_string(model_mat_name(m->mat)));
-		json_object_set_new(o, "live", json_boolean(live_model_refreshes(m)));
+		json_object_set_new(o, "live", json_boolean(inputs_refreshes(m)));
 		json_object_set_new(o, "path", json_string(m->path ? m->path : ""));
 		json_array_append_new(nodes, o);
 		for (size_t k = 0; edges && k < m->ndeps; k++) {
@@ -350,7 +350,7 @@ static const struct model *live_model(struct server *s, struct http_call *c, con
 	const char *near;
 	char detail[512];
 
-	if (m && live_model_refreshes(m))
+	if (m && inputs_refreshes(m))
 		return m;
 	if (!m && err.code == SL_E_USAGE) {
 		/* a bare name several schemas have: the message lists them */
@@ -361,7 +361,7 @@ static const struct model *live_model(struct server *s, struct http_call *c, con
 	if (!names)
 		abort();
 	for (size_t i = 0; i < s->p->nmodels; i++)
-		if (live_model_refreshes(s->p->models[i]))
+		if (inputs_refreshes(s->p->models[i]))
 			names[n++] = s->p->models[i]->fqn;
 	near = suggest_nearest(name, names);
 	snprintf(detail, sizeof(detail), "'%s' is not a live model%s%s%s", name,

@@ -7,13 +7,14 @@
  * model equals its query run from scratch over the same landing data.
  *   live_burst PROJECT_DIR COMMITS [PAUSE_US]
  */
-#include "exec/run.h"
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "exec/run.h"
 #include "live/advance.h"
-#include "live/inputs.h"
+#include "live/batch.h"
 #include "live/thread.h"
+#include "project/inputs.h"
 #include "project/project.h"
 #include "project/validate.h"
 #include "warehouse/sqlparse.h"
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
 		die(&err);
 	project_validate(p, NULL, 0);
 	/* a first batch build creates the models */
-	if (build_run(a, p, w, rel, nrel, &opts, &rep, &err))
+	if (live_batch_run(a, p, w, rel, nrel, &opts, &rep, &err))
 		die(&err);
 	run_report_free(&rep);
 	if (wh_connect(w, &runner_conn, &err) || live_thread_start(p, runner_conn, NULL, &t, &err))
@@ -98,7 +99,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < p->nmodels; i++) {
 		struct model *m = p->models[i];
 
-		if (!live_model_refreshes(m))
+		if (!inputs_refreshes(m))
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", m->fqn);
 		printf("%s: %lld rows\n", m->fqn, (long long)count(w, sql));

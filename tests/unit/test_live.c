@@ -15,14 +15,15 @@
 #include "fixture.h"
 #include "fixture_wh.h"
 
-#include "exec/run.h"
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "exec/run.h"
 #include "live/advance.h"
-#include "live/inputs.h"
+#include "live/batch.h"
 #include "live/ledger.h"
+#include "project/inputs.h"
 #include "project/model.h"
 #include "project/project.h"
 #include "project/validate.h"
@@ -99,8 +100,8 @@ static struct run_report run_with(struct fx *f, const struct run_opts *opts)
 
 	if (wh_relation_list(f->w, f->a, &rel, &n, &f->err))
 		fail_msg("%s", f->err.msg);
-	if (build_run(f->a, f->p, f->w, rel, n, opts, &rep, &f->err))
-		fail_msg("build_run: %s", f->err.msg);
+	if (live_batch_run(f->a, f->p, f->w, rel, n, opts, &rep, &f->err))
+		fail_msg("live_batch_run: %s", f->err.msg);
 	return rep;
 }
 
@@ -290,11 +291,11 @@ static void test_advance_short_and_long_names(void **state)
 	struct live_advance a1, a2;
 	char name[64];
 
-	live_source_name("orders", name, sizeof(name));
+	inputs_source_name("orders", name, sizeof(name));
 	assert_string_equal(name, "landing.orders");
-	live_source_name("landing.orders", name, sizeof(name));
+	inputs_source_name("landing.orders", name, sizeof(name));
 	assert_string_equal(name, "landing.orders");
-	live_source_name("Landing.Orders", name, sizeof(name));
+	inputs_source_name("Landing.Orders", name, sizeof(name));
 	assert_string_equal(name, "landing.orders");
 
 	make_orders(f);
@@ -604,16 +605,16 @@ static void write_inputs_project(struct fx *f)
 	load(f);
 }
 
-static struct live_inputs inputs_of(struct fx *f, const char *fqn)
+static struct model_inputs inputs_of(struct fx *f, const char *fqn)
 {
-	struct live_inputs in;
+	struct model_inputs in;
 
-	live_inputs_find(f->a, fixture_model(f->p, fqn), &in);
+	inputs_find(f->a, fixture_model(f->p, fqn), &in);
 	return in;
 }
 
 /* in must hold one input, of this kind and name. */
-static void expect_one_input(const struct live_inputs *in, enum live_input_kind kind,
+static void expect_one_input(const struct model_inputs *in, enum input_kind kind,
 			     const char *name)
 {
 	assert_int_equal(in->n, 1);
@@ -626,48 +627,48 @@ static void test_inputs_refreshes_and_tracks(void **state)
 	struct fx *f = *state;
 
 	write_inputs_project(f);
-	assert_true(live_model_refreshes(fixture_model(f->p, "silver.orders")));
-	assert_true(live_model_tracks(fixture_model(f->p, "silver.orders")));
+	assert_true(inputs_refreshes(fixture_model(f->p, "silver.orders")));
+	assert_true(inputs_tracks(fixture_model(f->p, "silver.orders")));
 	/* a live view is read at query time: never refreshed */
-	assert_false(live_model_refreshes(fixture_model(f->p, "silver.live_view")));
-	assert_false(live_model_tracks(fixture_model(f->p, "silver.live_view")));
+	assert_false(inputs_refreshes(fixture_model(f->p, "silver.live_view")));
+	assert_false(inputs_tracks(fixture_model(f->p, "silver.live_view")));
 	/* an incremental model keeps watermarks when its SQL uses one */
-	assert_false(live_model_refreshes(fixture_model(f->p, "silver.tracked")));
-	assert_true(live_model_tracks(fixture_model(f->p, "silver.tracked")));
-	assert_false(live_model_refreshes(fixture_model(f->p, "silver.plain")));
-	assert_false(live_model_tracks(fixture_model(f->p, "silver.plain")));
-	assert_false(live_model_tracks(fixture_model(f->p, "ref.regions")));
-	assert_false(live_model_tracks(fixture_model(f->p, "silver.orders_v")));
+	assert_false(inputs_refreshes(fixture_model(f->p, "silver.tracked")));
+	assert_true(inputs_tracks(fixture_model(f->p, "silver.tracked")));
+	assert_false(inputs_refreshes(fixture_model(f->p, "silver.plain")));
+	assert_false(inputs_tracks(fixture_model(f->p, "silver.plain")));
+	assert_false(inputs_tracks(fixture_model(f->p, "ref.regions")));
+	assert_false(inputs_tracks(fixture_model(f->p, "silver.orders_v")));
 }
 
 static void test_inputs_landing_table(void **state)
 {
 	struct fx *f = *state;
-	struct live_inputs in;
+	struct model_inputs in;
 
 	write_inputs_project(f);
 	in = inputs_of(f, "silver.orders");
-	expect_one_input(&in, LIVE_INPUT_SOURCE, "landing.orders");
+	expect_one_input(&in, INPUT_SOURCE, "landing.orders");
 	assert_null(in.items[0].model);
 	assert_int_equal(in.nbatch, 0);
 	assert_int_equal(in.nsources, 1);
 	assert_string_equal(in.sources[0], "landing.orders");
 
 	/* {watermark:orders} and {watermark:landing.orders} name the same input */
-	assert_ptr_equal(live_inputs_get(&in, "orders"), &in.items[0]);
-	assert_ptr_equal(live_inputs_get(&in, "landing.orders"), &in.items[0]);
-	assert_null(live_inputs_get(&in, "refunds"));
-	assert_null(live_inputs_get(&in, "silver.orders"));
+	assert_ptr_equal(inputs_get(&in, "orders"), &in.items[0]);
+	assert_ptr_equal(inputs_get(&in, "landing.orders"), &in.items[0]);
+	assert_null(inputs_get(&in, "refunds"));
+	assert_null(inputs_get(&in, "silver.orders"));
 }
 
 static void test_inputs_view_looked_through(void **state)
 {
 	struct fx *f = *state;
-	struct live_inputs in;
+	struct model_inputs in;
 
 	write_inputs_project(f);
 	in = inputs_of(f, "gold.via_view");
-	expect_one_input(&in, LIVE_INPUT_SOURCE, "landing.orders");
+	expect_one_input(&in, INPUT_SOURCE, "landing.orders");
 	assert_int_equal(in.nbatch, 0);
 	assert_int_equal(in.nsources, 1);
 }
@@ -675,11 +676,11 @@ static void test_inputs_view_looked_through(void **state)
 static void test_inputs_live_model_and_batch(void **state)
 {
 	struct fx *f = *state;
-	struct live_inputs in;
+	struct model_inputs in;
 
 	write_inputs_project(f);
 	in = inputs_of(f, "gold.revenue");
-	expect_one_input(&in, LIVE_INPUT_MODEL, "silver.orders");
+	expect_one_input(&in, INPUT_MODEL, "silver.orders");
 	assert_ptr_equal(in.items[0].model, fixture_model(f->p, "silver.orders"));
 	/* read twice in the SQL, listed once */
 	assert_int_equal(in.nbatch, 1);
@@ -687,8 +688,8 @@ static void test_inputs_live_model_and_batch(void **state)
 	/* the landing table behind the live input, for lag */
 	assert_int_equal(in.nsources, 1);
 	assert_string_equal(in.sources[0], "landing.orders");
-	assert_ptr_equal(live_inputs_get(&in, "silver.orders"), &in.items[0]);
-	assert_null(live_inputs_get(&in, "orders"));
+	assert_ptr_equal(inputs_get(&in, "silver.orders"), &in.items[0]);
+	assert_null(inputs_get(&in, "orders"));
 
 	/* a batch incremental does not trigger refreshes */
 	in = inputs_of(f, "gold.from_plain");
@@ -701,22 +702,22 @@ static void test_inputs_live_model_and_batch(void **state)
 static void test_inputs_ephemeral_and_transitive(void **state)
 {
 	struct fx *f = *state;
-	struct live_inputs in;
+	struct model_inputs in;
 
 	write_inputs_project(f);
 	in = inputs_of(f, "gold.mix");
 	/* the live view shows silver.orders; the ephemeral shows landing.refunds */
 	assert_int_equal(in.n, 2);
-	assert_int_equal(in.items[0].kind, LIVE_INPUT_MODEL);
+	assert_int_equal(in.items[0].kind, INPUT_MODEL);
 	assert_string_equal(in.items[0].name, "silver.orders");
-	assert_int_equal(in.items[1].kind, LIVE_INPUT_SOURCE);
+	assert_int_equal(in.items[1].kind, INPUT_SOURCE);
 	assert_string_equal(in.items[1].name, "landing.refunds");
 	assert_int_equal(in.nbatch, 0);
 	assert_int_equal(in.nsources, 2);
 	assert_string_equal(in.sources[0], "landing.orders");
 	assert_string_equal(in.sources[1], "landing.refunds");
-	assert_ptr_equal(live_inputs_get(&in, "refunds"), &in.items[1]);
-	assert_ptr_equal(live_inputs_get(&in, "landing.refunds"), &in.items[1]);
+	assert_ptr_equal(inputs_get(&in, "refunds"), &in.items[1]);
+	assert_ptr_equal(inputs_get(&in, "landing.refunds"), &in.items[1]);
 
 	/* two live hops: the sources still reach through */
 	in = inputs_of(f, "gold.top");

@@ -4,25 +4,26 @@
  * publishes a watermark), views and ephemerals are looked through, and any
  * other model is read without triggering refreshes.
  */
-#ifndef SL_LIVE_INPUTS_H
-#define SL_LIVE_INPUTS_H
+#ifndef SL_PROJECT_INPUTS_H
+#define SL_PROJECT_INPUTS_H
 
 #include "project/model.h"
 
 #include <stdbool.h>
 
 struct arena;
+struct source_cfg;
 
-enum live_input_kind { LIVE_INPUT_SOURCE, LIVE_INPUT_MODEL };
+enum input_kind { INPUT_SOURCE, INPUT_MODEL };
 
-struct live_input {
-	enum live_input_kind kind;
+struct model_input {
+	enum input_kind kind;
 	const char *name;    /* "landing.orders" or the model's "schema.name" */
-	struct model *model; /* for LIVE_INPUT_MODEL */
+	struct model *model; /* for INPUT_MODEL */
 };
 
-struct live_inputs {
-	struct live_input *items; /* distinct, in the order first met */
+struct model_inputs {
+	struct model_input *items; /* distinct, in the order first met */
 	size_t n, cap;
 	struct model **batch;     /* models read that do not trigger refreshes */
 	size_t nbatch, batch_cap;
@@ -32,15 +33,21 @@ struct live_inputs {
 };
 
 /* Whether m refreshes live: a live incremental model. */
-bool live_model_refreshes(const struct model *m);
+bool inputs_refreshes(const struct model *m);
 /* Whether m keeps watermark bookkeeping: it refreshes live, or its SQL
  * uses {watermark}. */
-bool live_model_tracks(const struct model *m);
+bool inputs_tracks(const struct model *m);
 
 /* The inputs of m, in arena a. */
-void live_inputs_find(struct arena *a, const struct model *m, struct live_inputs *out);
+void inputs_find(struct arena *a, const struct model *m, struct model_inputs *out);
 /* The input a {watermark:NAME} names ("orders", "landing.orders" or a
  * model), or NULL. */
-const struct live_input *live_inputs_get(const struct live_inputs *in, const char *name);
+const struct model_input *inputs_get(const struct model_inputs *in, const char *name);
+
+/* "landing.NAME" for "NAME" or "landing.NAME", lowercase, into out. */
+void inputs_source_name(const char *source, char *out, size_t len);
+/* The table a declared source lands in, as inputs_source_name gives it:
+ * landing.NAME, or an adopted source's own table. */
+void inputs_source_table(const struct source_cfg *s, char *out, size_t len);
 
 #endif

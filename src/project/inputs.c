@@ -2,21 +2,38 @@
  * Tracked inputs of live models: a walk over references that looks through
  * views and ephemerals. Reads the loaded project only.
  */
-#include "live/inputs.h"
+#include "project/inputs.h"
 
 #include "core/arena.h"
-#include "live/advance.h"
+#include "project/config.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
-bool live_model_refreshes(const struct model *m)
+void inputs_source_name(const char *source, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s", strchr(source, '.') ? "" : "landing.", source);
+	for (char *p = out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
+void inputs_source_table(const struct source_cfg *s, char *out, size_t len)
+{
+	bool adopted = s->kind && strcmp(s->kind, "adopted") == 0 && s->table;
+
+	inputs_source_name(adopted ? s->table : s->name, out, len);
+}
+
+
+bool inputs_refreshes(const struct model *m)
 {
 	return m->live && m->mat == MAT_INCREMENTAL;
 }
 
-bool live_model_tracks(const struct model *m)
+bool inputs_tracks(const struct model *m)
 {
-	if (live_model_refreshes(m))
+	if (inputs_refreshes(m))
 		return true;
 	if (m->mat != MAT_INCREMENTAL)
 		return false;
@@ -26,7 +43,7 @@ bool live_model_tracks(const struct model *m)
 	return false;
 }
 
-static void add_source(struct arena *a, struct live_inputs *out, const char *name)
+static void add_source(struct arena *a, struct model_inputs *out, const char *name)
 {
 	for (size_t i = 0; i < out->nsources; i++)
 		if (strcmp(out->sources[i], name) == 0)
@@ -34,10 +51,10 @@ static void add_source(struct arena *a, struct live_inputs *out, const char *nam
 	*ARENA_PUSH(a, &out->sources, &out->nsources, &out->sources_cap) = name;
 }
 
-static void add_input(struct arena *a, struct live_inputs *out, enum live_input_kind kind,
+static void add_input(struct arena *a, struct model_inputs *out, enum input_kind kind,
 		      const char *name, struct model *model)
 {
-	struct live_input *in;
+	struct model_input *in;
 
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->items[i].name, name) == 0)
@@ -48,7 +65,7 @@ static void add_input(struct arena *a, struct live_inputs *out, enum live_input_
 	in->model = model;
 }
 
-static void walk(struct arena *a, const struct model *m, struct live_inputs *out, int depth)
+static void walk(struct arena *a, const struct model *m, struct model_inputs *out, int depth)
 {
 	if (depth > 64)
 		return;
@@ -60,16 +77,16 @@ static void walk(struct arena *a, const struct model *m, struct live_inputs *out
 			if (strcmp(r->schema, "landing") == 0) {
 				const char *name = arena_sprintf(a, "landing.%s", r->name);
 
-				add_input(a, out, LIVE_INPUT_SOURCE, name, NULL);
+				add_input(a, out, INPUT_SOURCE, name, NULL);
 				add_source(a, out, name);
 			}
 		} else if (t->mat == MAT_VIEW || t->mat == MAT_EPHEMERAL) {
 			walk(a, t, out, depth + 1);
-		} else if (live_model_refreshes(t)) {
-			struct live_inputs up = { 0 };
+		} else if (inputs_refreshes(t)) {
+			struct model_inputs up = { 0 };
 
-			add_input(a, out, LIVE_INPUT_MODEL, t->fqn, t);
-			live_inputs_find(a, t, &up);
+			add_input(a, out, INPUT_MODEL, t->fqn, t);
+			inputs_find(a, t, &up);
 			for (size_t k = 0; k < up.nsources; k++)
 				add_source(a, out, up.sources[k]);
 		} else {
@@ -83,17 +100,17 @@ static void walk(struct arena *a, const struct model *m, struct live_inputs *out
 	}
 }
 
-void live_inputs_find(struct arena *a, const struct model *m, struct live_inputs *out)
+void inputs_find(struct arena *a, const struct model *m, struct model_inputs *out)
 {
 	memset(out, 0, sizeof(*out));
 	walk(a, m, out, 0);
 }
 
-const struct live_input *live_inputs_get(const struct live_inputs *in, const char *name)
+const struct model_input *inputs_get(const struct model_inputs *in, const char *name)
 {
 	char source[256];
 
-	live_source_name(name, source, sizeof(source));
+	inputs_source_name(name, source, sizeof(source));
 	for (size_t i = 0; i < in->n; i++)
 		if (strcmp(in->items[i].name, name) == 0 || strcmp(in->items[i].name, source) == 0)
 			return &in->items[i];

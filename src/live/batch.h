@@ -1,0 +1,18 @@
+/*
+ * A batch run the way `sluice run`, `plan` and `test` make it: before a run
+ * that writes, the state schema and the landing tables of the declared
+ * sources are made sure of; the watermark bookkeeping of the models that
+ * keep watermarks is read for the run and handed down to it.
+ */
+#ifndef SL_LIVE_BATCH_H
+#define SL_LIVE_BATCH_H
+
+#include "exec/run.h"
+
+#include <stddef.h>
+
+int live_batch_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
+		   size_t nrelations, const struct run_opts *opts, struct run_report *report,
+		   struct sl_err *err);
+
+#endif

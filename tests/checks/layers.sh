@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Data flows one way (DESIGN.md §9): a folder of src/ includes only folders
+# below it in this order. Prints each include that points up and fails.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+order=(core warehouse state project plan exec live windows replay ingest server cli)
+declare -A rank
+for i in "${!order[@]}"; do rank[${order[$i]}]=$i; done
+bad=0
+for f in "$root"/src/*/*.[ch]; do
+	dir=$(basename "$(dirname "$f")")
+	[[ -n ${rank[$dir]:-} ]] || { echo "${f#"$root"/}: folder $dir has no place in the layer order"; bad=1; continue; }
+	while IFS= read -r inc; do
+		to=${inc%%/*}
+		[[ $to == "$dir" || -z ${rank[$to]:-} ]] && continue
+		if ((rank[$to] > rank[$dir])); then
+			echo "${f#"$root"/}: includes $inc, a layer above $dir"
+			bad=1
+		fi
+	done < <(sed -n 's/^#include "\([a-z_]*\/[a-z_]*\.h\)".*/\1/p' "$f")
+done
+exit $bad

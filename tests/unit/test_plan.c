@@ -1,0 +1,264 @@
+/*
+ * Unit tests for plans (src/plan/plan.c) on a small project written to a
+ * temporary folder, with state rows made up in memory: what each model
+ * needs and why, how a planned build reaches its readers, checks alone,
+ * held models, and a decision taken again on the versions a run produced.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+#include "plan/plan.h"
+#include "project/dag.h"
+#include "state/state.h"
+
+static int setup(void **state)
+{
+	struct fixture_project *f;
+
+	fixture_project_setup(state, "plan");
+	f = *state;
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "seeds/codes.csv", "id\n1\n");
+	fixture_put(f->root, "models/silver/a.sql",
+		    "@config materialized=table\nSELECT id FROM seeds.codes\n");
+	fixture_put(f->root, "models/silver/e.sql",
+		    "@config materialized=ephemeral\nSELECT id FROM silver.a\n");
+	fixture_put(f->root, "models/silver/v.sql",
+		    "@config materialized=view\n@assert not_null(id)\nSELECT id FROM silver.e\n");
+	fixture_put(f->root, "models/gold/b.sql",
+		    "@config materialized=table\nSELECT count(*) AS n FROM silver.v\n");
+	return 0;
+}
+
+static struct project *load(struct fixture_project *f)
+{
+	arena_reset(f->a);
+	f->p = fixture_load_valid(f->a, f->root);
+	if (dag_build(f->p, NULL, 0))
+		fail_msg("the project's graph did not build");
+	return f->p;
+}
+
+/* Every relation the models make, as a warehouse after a run holds them. */
+static const char *const built[] = { "gold.b", "seeds.codes", "silver.a", "silver.v" };
+
+/* State rows as a run that built every model at version 1 leaves them. */
+static struct state_model *rows_built(struct fixture_project *f, struct plan_facts *facts)
+{
+	struct project *p = f->p;
+	struct state_model *rows = arena_alloc(f->a, (p->nmodels + 1) * sizeof(*rows));
+	int64_t *version;
+
+	facts->state = rows;
+	facts->nstate = 0;
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+
+		if (m->mat == MAT_EPHEMERAL)
+			continue;
+		rows[facts->nstate++] = (struct state_model){
+			.name = m->fqn,
+			.hash = m->hash,
+			.materialized = model_mat_name(m->mat),
+			.data_version = 1,
+			.checks = m->checks_hash,
+		};
+	}
+	version = plan_versions(f->a, facts);
+	for (size_t i = 0; i < p->nmodels; i++)
+		plan_pass_through(p->models[i], version, 1);
+	for (size_t i = 0, k = 0; i < p->nmodels; i++)
+		if (p->models[i]->mat != MAT_EPHEMERAL)
+			rows[k++].inputs = plan_signature(f->a, facts, p->models[i], version);
+	return rows;
+}
+
+static struct plan_facts facts_of(struct project *p)
+{
+	return (struct plan_facts){ .p = p, .relations = built, .nrelations = 4 };
+}
+
+static bool *all(struct fixture_project *f)
+{
+	bool *selected = arena_alloc(f->a, (f->p->nmodels + 1) * sizeof(bool));
+
+	for (size_t i = 0; i < f->p->nmodels; i++)
+		selected[i] = true;
+	return selected;
+}
+
+static const struct plan_item *item(const struct plan *pl, const char *fqn)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (strcmp(pl->items[i].m->fqn, fqn) == 0)
+			return &pl->items[i];
+	fail_msg("no plan item for %s", fqn);
+	return NULL;
+}
+
+static struct state_model *row(struct plan_facts *facts, const char *fqn)
+{
+	return (struct state_model *)state_models_find(facts->state, facts->nstate, fqn);
+}
+
+static void test_fresh_warehouse(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	struct plan pl;
+
+	facts.nrelations = 0;
+	plan_make(f->a, &facts, all(f), &pl);
+	/* the ephemeral is inlined into its readers: no item of its own */
+	assert_int_equal(pl.n, 4);
+	for (size_t i = 0; i < pl.n; i++) {
+		assert_int_equal(pl.items[i].what, PLAN_BUILD);
+		assert_true(pl.items[i].full);
+		assert_string_equal(pl.items[i].reason, "new");
+	}
+	assert_string_equal(pl.items[0].m->fqn, "seeds.codes");
+}
+
+static void test_up_to_date(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	struct plan pl;
+
+	rows_built(f, &facts);
+	plan_make(f->a, &facts, all(f), &pl);
+	for (size_t i = 0; i < pl.n; i++) {
+		assert_int_equal(pl.items[i].what, PLAN_UP_TO_DATE);
+		assert_string_equal(pl.items[i].reason, "up to date");
+	}
+}
+
+/* A changed model is rebuilt, and its readers are planned on the version
+ * its build will make: a view passes it through to its own readers. */
+static void test_change_reaches_readers(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	struct plan pl;
+
+	rows_built(f, &facts);
+	row(&facts, "silver.a")->hash = "an older definition";
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "seeds.codes")->what, PLAN_UP_TO_DATE);
+	assert_int_equal(item(&pl, "silver.a")->what, PLAN_BUILD);
+	assert_true(item(&pl, "silver.a")->full);
+	assert_string_equal(item(&pl, "silver.a")->reason, "definition changed");
+	/* the view is never rebuilt, but its checks see new data */
+	assert_int_equal(item(&pl, "silver.v")->what, PLAN_CHECK);
+	assert_string_equal(item(&pl, "silver.v")->reason, "inputs changed");
+	assert_int_equal(item(&pl, "gold.b")->what, PLAN_BUILD);
+	assert_false(item(&pl, "gold.b")->full);
+	assert_string_equal(item(&pl, "gold.b")->reason, "inputs changed");
+}
+
+/* The run decides again on the versions it produced: a build that changed
+ * no data leaves its readers up to date. */
+static void test_decided_again(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	struct plan_item again = { 0 };
+	struct plan pl;
+	int64_t *version;
+	struct model *b;
+
+	rows_built(f, &facts);
+	row(&facts, "silver.a")->hash = "an older definition";
+	plan_make(f->a, &facts, all(f), &pl);
+	b = (struct model *)item(&pl, "gold.b")->m;
+	version = plan_versions(f->a, &facts);
+	for (size_t i = 0; i < f->p->nmodels; i++)
+		plan_pass_through(f->p->models[i], version, 1);
+	assert_string_not_equal(item(&pl, "gold.b")->sig, plan_signature(f->a, &facts, b, version));
+	plan_decide(&facts, b, plan_signature(f->a, &facts, b, version), &again);
+	assert_int_equal(again.what, PLAN_UP_TO_DATE);
+}
+
+static void test_checks_changed(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	struct plan pl;
+
+	rows_built(f, &facts);
+	row(&facts, "silver.v")->checks = "the checks of before";
+	row(&facts, "gold.b")->checks = NULL;
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "silver.v")->what, PLAN_CHECK);
+	assert_string_equal(item(&pl, "silver.v")->reason, "checks changed");
+	/* a model without checks has none due */
+	assert_int_equal(item(&pl, "gold.b")->what, PLAN_UP_TO_DATE);
+	facts.skip_checks = true;
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "silver.v")->what, PLAN_UP_TO_DATE);
+}
+
+static const char *hold_gold(void *ctx, const struct model *m)
+{
+	(void)ctx;
+	return strcmp(m->schema, "gold") == 0 ? "paused" : NULL;
+}
+
+static void test_held_and_missing(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	static const char *const without_a[] = { "gold.b", "seeds.codes", "silver.v" };
+	struct plan pl;
+
+	rows_built(f, &facts);
+	facts.hold = hold_gold;
+	facts.relations = without_a;
+	facts.nrelations = 3;
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "silver.a")->what, PLAN_BUILD);
+	assert_string_equal(item(&pl, "silver.a")->reason, "missing from the warehouse");
+	assert_int_equal(item(&pl, "gold.b")->what, PLAN_HELD);
+	assert_string_equal(item(&pl, "gold.b")->reason, "paused");
+}
+
+static void test_full_refresh_and_selection(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	bool *selected = all(f);
+	struct plan pl;
+
+	rows_built(f, &facts);
+	facts.full_refresh = true;
+	for (size_t i = 0; i < f->p->nmodels; i++)
+		selected[i] = strcmp(f->p->models[i]->schema, "gold") == 0;
+	plan_make(f->a, &facts, selected, &pl);
+	assert_int_equal(pl.n, 1);
+	assert_int_equal(pl.items[0].what, PLAN_BUILD);
+	assert_true(pl.items[0].full);
+	assert_string_equal(pl.items[0].reason, "full refresh");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fresh_warehouse, setup, fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_up_to_date, setup, fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_change_reaches_readers, setup,
+						fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_decided_again, setup, fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_checks_changed, setup, fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_held_and_missing, setup,
+						fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_full_refresh_and_selection, setup,
+						fixture_project_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
