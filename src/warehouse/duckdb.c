@@ -10,6 +10,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "warehouse/duckdb_sql.h"
 #include "warehouse/duckdb_text.h"
 
 #include <ctype.h>
@@ -872,6 +873,13 @@ static const struct wh_ops duckdb_ops = {
 	.forget_statement = duck_forget_statement,
 	.sql_swap_in = duck_swap_in,
 	.sql_read_csv = duck_read_csv,
+	.sql_replace_as = duck_sql_replace_as,
+	.sql_first_per_key = duck_sql_first_per_key,
+	.sql_epoch = duck_sql_epoch,
+	.sql_try_cast = duck_sql_try_cast,
+	.sql_matches = duck_sql_matches,
+	.sql_type = duck_sql_type,
+	.query_columns = duck_query_columns,
 	.appender_open = duck_appender_open,
 	.appender_row = duck_appender_row,
 	.appender_flush = duck_appender_flush,

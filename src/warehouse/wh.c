@@ -563,3 +563,46 @@ void wh_memo_forget(struct wh *w)
 	forget(w->memo);
 	pthread_mutex_unlock(&w->memo->mu);
 }
+
+int wh_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
+		     size_t *n, struct sl_err *err)
+{
+	return w->ops->query_columns(w, a, query, cols, n, err);
+}
+
+void wh_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
+		       const char *name, const char *query)
+{
+	w->ops->sql_replace_as(w, sql, what, schema, name, query);
+}
+
+void wh_sql_first_per_key(struct wh *w, struct buf *sql, const char *from, const char *keys,
+			  const char *order)
+{
+	w->ops->sql_first_per_key(w, sql, from, keys, order);
+}
+
+void wh_sql_epoch_ms(struct wh *w, struct buf *sql, const char *expr)
+{
+	w->ops->sql_epoch(w, sql, expr, 3);
+}
+
+void wh_sql_epoch_us(struct wh *w, struct buf *sql, const char *expr)
+{
+	w->ops->sql_epoch(w, sql, expr, 6);
+}
+
+void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type)
+{
+	w->ops->sql_try_cast(w, sql, expr, type);
+}
+
+void wh_sql_matches(struct wh *w, struct buf *sql, const char *expr, const char *re)
+{
+	w->ops->sql_matches(w, sql, expr, re);
+}
+
+const char *wh_sql_type(struct wh *w, enum wh_type t)
+{
+	return w->ops->sql_type(w, t);
+}

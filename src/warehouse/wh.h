@@ -29,6 +29,20 @@ struct wh_column {
 	const char *name, *type;
 };
 
+/* What wh_sql_replace_as makes. */
+enum wh_replace { WH_TABLE, WH_TEMP_TABLE, WH_VIEW };
+
+/* Types sluice's own statements name; wh_sql_type spells them. */
+enum wh_type {
+	WH_TYPE_BIGINT,
+	WH_TYPE_INT128, /* an integer of up to 38 digits */
+	WH_TYPE_DOUBLE,
+	WH_TYPE_TEXT,
+	WH_TYPE_TIMESTAMP,
+	WH_TYPE_TIMESTAMPTZ,
+	WH_TYPE_BOOLEAN,
+};
+
 /* Opens (creating when missing, unless read_only) the DuckDB database file
  * at path; NULL or ":memory:" opens an in-memory one. A file locked by
  * another process fails with SL_E_LOCKED, a file that is not a DuckDB
@@ -143,6 +157,10 @@ int wh_relation_kinds(struct wh *w, struct arena *a, const char ***names, const 
 		      size_t *n, struct sl_err *err);
 int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
 		     struct wh_column **cols, size_t *n, struct sl_err *err);
+/* The columns a query returns (or a table has, given its name), with the
+ * warehouse's type names, without reading its rows. */
+int wh_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
+		     size_t *n, struct sl_err *err);
 
 /* Whether schema.table has the column (names compare case-insensitively). */
 int wh_has_column(struct wh *w, const char *schema, const char *table, const char *column,
@@ -163,6 +181,26 @@ void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const cha
 		    const char *name, const char *old_kind);
 /* Loads a CSV file (header row, types inferred) as a relation expression. */
 void wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path);
+/* The statement that makes schema.name (a temporary table: schema NULL)
+ * hold the query's rows, replacing what had the name. */
+void wh_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
+		       const char *name, const char *query);
+/* A SELECT of the first row of each key among the rows of from (a table,
+ * or a query in parentheses with an alias), in order; keys and order are
+ * lists of expressions over from's columns ("id", "seq DESC, n"). It
+ * returns from's columns only. */
+void wh_sql_first_per_key(struct wh *w, struct buf *sql, const char *from, const char *keys,
+			  const char *order);
+/* Milliseconds (microseconds) since the epoch of a timestamp, a BIGINT. */
+void wh_sql_epoch_ms(struct wh *w, struct buf *sql, const char *expr);
+void wh_sql_epoch_us(struct wh *w, struct buf *sql, const char *expr);
+/* expr cast to type, or NULL where it cannot be. */
+void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type);
+/* Whether the text expr matches re as a whole; re uses only what RE2 and
+ * POSIX extended expressions share (no lookaround, no back-references). */
+void wh_sql_matches(struct wh *w, struct buf *sql, const char *expr, const char *re);
+/* The warehouse's name for a type. */
+const char *wh_sql_type(struct wh *w, enum wh_type t);
 
 /* Appends schema.name, each part quoted. */
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name);

@@ -22,6 +22,17 @@ struct wh_ops {
 	void (*sql_swap_in)(struct wh *w, struct buf *sql, const char *schema, const char *staging,
 			    const char *name, const char *old_kind);
 	void (*sql_read_csv)(struct wh *w, struct buf *sql, const char *path);
+	void (*sql_replace_as)(struct wh *w, struct buf *sql, enum wh_replace what,
+			       const char *schema, const char *name, const char *query);
+	void (*sql_first_per_key)(struct wh *w, struct buf *sql, const char *from, const char *keys,
+				  const char *order);
+	/* digits: 3 for milliseconds, 6 for microseconds */
+	void (*sql_epoch)(struct wh *w, struct buf *sql, const char *expr, int digits);
+	void (*sql_try_cast)(struct wh *w, struct buf *sql, const char *expr, const char *type);
+	void (*sql_matches)(struct wh *w, struct buf *sql, const char *expr, const char *re);
+	const char *(*sql_type)(struct wh *w, enum wh_type t);
+	int (*query_columns)(struct wh *w, struct arena *a, const char *query,
+			     struct wh_column **cols, size_t *n, struct sl_err *err);
 	int (*appender_open)(struct wh *w, const char *schema, const char *table,
 			     struct wh_appender **out, struct sl_err *err);
 	int (*appender_row)(struct wh_appender *ap, const char *const *values, size_t n,

@@ -1097,6 +1097,110 @@ static void test_swap_in(void **state)
 	buf_release(&sql);
 }
 
+/* A statement of the dialect, built by f, run and its one value read. */
+static const char *dialect_value(struct fx *f, void (*build)(struct fx *f, struct buf *sql))
+{
+	struct buf sql = BUF_INIT;
+	const char *v;
+
+	build(f, &sql);
+	v = query_str(f->w, f->a, sql.buf);
+	buf_release(&sql);
+	return v;
+}
+
+static void first_per_key(struct fx *f, struct buf *sql)
+{
+	buf_adds(sql, "SELECT string_agg(x, ',' ORDER BY x) FROM (");
+	wh_sql_first_per_key(f->w, sql, "(SELECT * FROM d.ev WHERE s > 0) AS e", "k", "s DESC, x");
+	buf_adds(sql, ") AS f");
+}
+
+static void epoch_ms(struct fx *f, struct buf *sql)
+{
+	buf_adds(sql, "SELECT ");
+	wh_sql_epoch_ms(f->w, sql, "TIMESTAMP '2026-01-02 03:04:05.678'");
+}
+
+static void epoch_us(struct fx *f, struct buf *sql)
+{
+	buf_adds(sql, "SELECT ");
+	wh_sql_epoch_us(f->w, sql, "TIMESTAMP '2026-01-02 03:04:05.678'");
+}
+
+static void try_casts(struct fx *f, struct buf *sql)
+{
+	buf_adds(sql, "SELECT concat_ws('|', ");
+	wh_sql_try_cast(f->w, sql, "'12'", wh_sql_type(f->w, WH_TYPE_BIGINT));
+	buf_adds(sql, ", coalesce(CAST(");
+	wh_sql_try_cast(f->w, sql, "'12x'", wh_sql_type(f->w, WH_TYPE_BIGINT));
+	buf_addf(sql, " AS %s), 'none'), CAST(CAST('123456789012345678901234567890' AS %s) AS %s))",
+		 wh_sql_type(f->w, WH_TYPE_TEXT), wh_sql_type(f->w, WH_TYPE_INT128),
+		 wh_sql_type(f->w, WH_TYPE_TEXT));
+}
+
+static void matches(struct fx *f, struct buf *sql)
+{
+	static const char *const texts[] = { "'42'", "'x42'", "'42x'", "'-7'" };
+
+	buf_adds(sql, "SELECT concat_ws('|'");
+	for (size_t i = 0; i < 4; i++) {
+		buf_adds(sql, ", CASE WHEN ");
+		wh_sql_matches(f->w, sql, texts[i], "[+-]?[0-9]+");
+		buf_adds(sql, " THEN 'y' ELSE 'n' END");
+	}
+	buf_adds(sql, ")");
+}
+
+/* The statements that differ between warehouses do what they say. */
+static void test_dialect_statements(void **state)
+{
+	struct fx *f = *state;
+	struct buf sql = BUF_INIT;
+	struct wh_column *cols;
+	size_t n;
+
+	open_memory(f);
+	exec(f->w, "CREATE SCHEMA d");
+	/* made, then made again in place of the first */
+	for (int round = 0; round < 2; round++) {
+		static const char *const rows[] = { "SELECT 1 AS n", "SELECT 2 AS n UNION ALL SELECT 3" };
+
+		buf_reset(&sql);
+		wh_sql_replace_as(f->w, &sql, WH_TABLE, "d", "t", rows[round]);
+		buf_adds(&sql, ";\n");
+		wh_sql_replace_as(f->w, &sql, WH_VIEW, "d", "v", rows[round]);
+		buf_adds(&sql, ";\n");
+		wh_sql_replace_as(f->w, &sql, WH_TEMP_TABLE, NULL, "tmp", rows[round]);
+		exec(f->w, sql.buf);
+	}
+	assert_int_equal(query_int(f->w, "SELECT sum(n) FROM d.t"), 5);
+	assert_int_equal(query_int(f->w, "SELECT sum(n) FROM d.v"), 5);
+	assert_int_equal(query_int(f->w, "SELECT sum(n) FROM tmp"), 5);
+
+	exec(f->w, "CREATE TABLE d.ev AS SELECT * FROM (VALUES (1, 10, 'a'), (1, 20, 'b'), "
+		   "(1, 20, 'c'), (2, 5, 'd'), (3, 0, 'e')) AS v(k, s, x)");
+	/* per key the highest s, ties to the first x; the filtered-out key
+	 * has no row */
+	assert_string_equal(dialect_value(f, first_per_key), "b,d");
+	assert_string_equal(dialect_value(f, epoch_ms), "1767323045678");
+	assert_string_equal(dialect_value(f, epoch_us), "1767323045678000");
+	assert_string_equal(dialect_value(f, try_casts), "12|none|123456789012345678901234567890");
+	assert_string_equal(dialect_value(f, matches), "y|n|n|y");
+
+	assert_int_equal(wh_query_columns(f->w, f->a, "SELECT k, x AS label FROM d.ev", &cols, &n,
+					  &f->err),
+			 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(cols[0].name, "k");
+	assert_string_equal(cols[1].name, "label");
+	assert_int_equal(wh_query_columns(f->w, f->a, "d.ev", &cols, &n, &f->err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(cols[2].name, "x");
+	exec(f->w, "DROP TABLE tmp");
+	buf_release(&sql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1132,6 +1236,7 @@ int main(void)
 		T(test_ordinary_failures_leave_it_sound),
 		T(test_sql_qualified_and_csv),
 		T(test_swap_in),
+		T(test_dialect_statements),
 #undef T
 	};
 

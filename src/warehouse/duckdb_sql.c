@@ -1,0 +1,88 @@
+/*
+ * DuckDB's dialect: its own statements for what warehouses write
+ * differently. Each appends to the caller's buffer and runs nothing, but
+ * the one that asks the database what a query returns.
+ */
+#include "warehouse/duckdb_sql.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+
+void duck_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
+			 const char *name, const char *query)
+{
+	static const char *const kinds[] = { "TABLE", "TEMP TABLE", "VIEW" };
+
+	(void)w;
+	buf_addf(sql, "CREATE OR REPLACE %s ", kinds[what]);
+	if (schema)
+		wh_sql_qualified(sql, schema, name);
+	else
+		wh_sql_ident(sql, name);
+	buf_adds(sql, " AS\n");
+	buf_adds(sql, query);
+}
+
+void duck_sql_first_per_key(struct wh *w, struct buf *sql, const char *from, const char *keys,
+			    const char *order)
+{
+	(void)w;
+	buf_addf(sql, "SELECT * FROM %s QUALIFY row_number() OVER (PARTITION BY %s ORDER BY %s) = 1",
+		 from, keys, order);
+}
+
+void duck_sql_epoch(struct wh *w, struct buf *sql, const char *expr, int digits)
+{
+	(void)w;
+	buf_addf(sql, "%s(%s)", digits == 3 ? "epoch_ms" : "epoch_us", expr);
+}
+
+void duck_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type)
+{
+	(void)w;
+	buf_addf(sql, "TRY_CAST(%s AS %s)", expr, type);
+}
+
+void duck_sql_matches(struct wh *w, struct buf *sql, const char *expr, const char *re)
+{
+	(void)w;
+	buf_addf(sql, "regexp_full_match(%s, ", expr);
+	buf_add_sql_str(sql, re);
+	buf_adds(sql, ")");
+}
+
+const char *duck_sql_type(struct wh *w, enum wh_type t)
+{
+	static const char *const names[] = {
+		[WH_TYPE_BIGINT] = "BIGINT",       [WH_TYPE_INT128] = "HUGEINT",
+		[WH_TYPE_DOUBLE] = "DOUBLE",       [WH_TYPE_TEXT] = "VARCHAR",
+		[WH_TYPE_TIMESTAMP] = "TIMESTAMP", [WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ",
+		[WH_TYPE_BOOLEAN] = "BOOLEAN",
+	};
+
+	(void)w;
+	return names[t];
+}
+
+int duck_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
+		       size_t *n, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_addf(&sql, "SELECT column_name, column_type FROM (DESCRIBE %s)", query);
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	*n = wh_result_nrows(r);
+	*cols = arena_alloc(a, (*n + 1) * sizeof(**cols));
+	for (size_t i = 0; i < *n; i++) {
+		(*cols)[i].name = arena_strdup(a, wh_result_value(r, i, 0));
+		(*cols)[i].type = arena_strdup(a, wh_result_value(r, i, 1));
+	}
+	wh_result_free(r);
+	return 0;
+}
