@@ -25,25 +25,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* Bounds as text: comparing digit strings needs no 128-bit arithmetic. */
-#define I8 "-128", "127"
-#define I16 "-32768", "32767"
-#define I32 "-2147483648", "2147483647"
-#define I64 "-9223372036854775808", "9223372036854775807"
-#define I128 "-170141183460469231731687303715884105728", "170141183460469231731687303715884105727"
-#define U8 "0", "255"
-#define U16 "0", "65535"
-#define U32 "0", "4294967295"
-#define U64 "0", "18446744073709551615"
-#define U128 "0", "340282366920938463463374607431768211455"
-/* the longest bound above has 39 digits */
-#define INT_DIGITS_MAX 39
-
-/* DuckDB's DECIMAL without parameters */
-#define DECIMAL_DEFAULT_PRECISION 18
-#define DECIMAL_DEFAULT_SCALE 3
-#define DECIMAL_MAX_PRECISION 38
-
 /* Halfway between FLT_MAX and 2^128: a double at least this large rounds
  * to inf as a FLOAT. */
 #define FLOAT_OVERFLOW 0x1.ffffffp+127
@@ -54,161 +35,6 @@
 
 /* How much of a bad value a message quotes. */
 #define SHOWN_MAX 60
-
-/* The names and aliases DuckDB 1.4 lists in duckdb_types() for the types
- * checked here; any other name is handled as text. */
-static const struct type_name {
-	const char *name;
-	enum coerce_kind kind;
-	const char *min, *max;
-} type_names[] = {
-	{ "TINYINT", COERCE_INT, I8 },
-	{ "INT1", COERCE_INT, I8 },
-	{ "SMALLINT", COERCE_INT, I16 },
-	{ "INT2", COERCE_INT, I16 },
-	{ "INT16", COERCE_INT, I16 },
-	{ "SHORT", COERCE_INT, I16 },
-	{ "INTEGER", COERCE_INT, I32 },
-	{ "INT", COERCE_INT, I32 },
-	{ "INT4", COERCE_INT, I32 },
-	{ "INT32", COERCE_INT, I32 },
-	{ "SIGNED", COERCE_INT, I32 },
-	{ "INTEGRAL", COERCE_INT, I32 },
-	{ "BIGINT", COERCE_INT, I64 },
-	{ "INT8", COERCE_INT, I64 },
-	{ "INT64", COERCE_INT, I64 },
-	{ "LONG", COERCE_INT, I64 },
-	{ "OID", COERCE_INT, I64 },
-	{ "HUGEINT", COERCE_INT, I128 },
-	{ "INT128", COERCE_INT, I128 },
-	{ "UTINYINT", COERCE_INT, U8 },
-	{ "UINT8", COERCE_INT, U8 },
-	{ "USMALLINT", COERCE_INT, U16 },
-	{ "UINT16", COERCE_INT, U16 },
-	{ "UINTEGER", COERCE_INT, U32 },
-	{ "UINT32", COERCE_INT, U32 },
-	{ "UBIGINT", COERCE_INT, U64 },
-	{ "UINT64", COERCE_INT, U64 },
-	{ "UHUGEINT", COERCE_INT, U128 },
-	{ "UINT128", COERCE_INT, U128 },
-	{ "FLOAT", COERCE_FLOAT },
-	{ "FLOAT4", COERCE_FLOAT },
-	{ "REAL", COERCE_FLOAT },
-	{ "DOUBLE", COERCE_DOUBLE },
-	{ "FLOAT8", COERCE_DOUBLE },
-	{ "DOUBLE PRECISION", COERCE_DOUBLE },
-	{ "DECIMAL", COERCE_DECIMAL },
-	{ "DEC", COERCE_DECIMAL },
-	{ "NUMERIC", COERCE_DECIMAL },
-	{ "BOOLEAN", COERCE_BOOL },
-	{ "BOOL", COERCE_BOOL },
-	{ "LOGICAL", COERCE_BOOL },
-	{ "DATE", COERCE_DATE },
-	{ "TIME", COERCE_TIME },
-	{ "TIME_NS", COERCE_TIME },
-	{ "TIME WITHOUT TIME ZONE", COERCE_TIME },
-	{ "TIMETZ", COERCE_TIMETZ },
-	{ "TIME WITH TIME ZONE", COERCE_TIMETZ },
-	{ "TIMESTAMP", COERCE_TIMESTAMP },
-	{ "DATETIME", COERCE_TIMESTAMP },
-	{ "TIMESTAMP_S", COERCE_TIMESTAMP },
-	{ "TIMESTAMP_MS", COERCE_TIMESTAMP },
-	{ "TIMESTAMP_US", COERCE_TIMESTAMP },
-	{ "TIMESTAMP_NS", COERCE_TIMESTAMP },
-	{ "TIMESTAMP WITHOUT TIME ZONE", COERCE_TIMESTAMP },
-	{ "TIMESTAMPTZ", COERCE_TIMESTAMPTZ },
-	{ "TIMESTAMP WITH TIME ZONE", COERCE_TIMESTAMPTZ },
-	{ "UUID", COERCE_UUID },
-	{ "GUID", COERCE_UUID },
-	{ "JSON", COERCE_JSON },
-};
-
-/* decl in upper case, each run of white space as one space, trimmed. */
-static char *type_text(struct arena *a, const char *decl)
-{
-	char *out = arena_alloc(a, strlen(decl) + 1), *o = out;
-
-	for (const char *p = decl; *p; p++) {
-		if (isspace((unsigned char)*p)) {
-			if (o > out && o[-1] != ' ')
-				*o++ = ' ';
-		} else {
-			*o++ = (char)toupper((unsigned char)*p);
-		}
-	}
-	if (o > out && o[-1] == ' ')
-		o--;
-	*o = '\0';
-	return out;
-}
-
-/* "(P)" or "(P, S)" after a DECIMAL; false when DuckDB would refuse them. */
-static bool decimal_params(const char *s, int *precision, int *scale)
-{
-	char *end;
-	long p = strtol(s, &end, 10), sc = 0;
-
-	if (end == s)
-		return false;
-	while (*end == ' ')
-		end++;
-	if (*end == ',') {
-		s = end + 1;
-		sc = strtol(s, &end, 10);
-		if (end == s)
-			return false;
-		while (*end == ' ')
-			end++;
-	}
-	if (strcmp(end, ")") != 0 || p < 1 || p > DECIMAL_MAX_PRECISION || sc < 0 || sc > p)
-		return false;
-	*precision = (int)p;
-	*scale = (int)sc;
-	return true;
-}
-
-int coerce_type_parse(struct arena *a, const char *decl, struct coerce_type *out,
-		      struct sl_err *err)
-{
-	char *name = type_text(a, decl);
-	size_t base = strcspn(name, "(");
-	const struct type_name *t = NULL;
-
-	memset(out, 0, sizeof(*out));
-	out->name = name;
-	out->kind = COERCE_TEXT;
-	/* a LIST or ARRAY of anything is left to DuckDB */
-	if (strchr(name, '['))
-		return 0;
-	/* "DECIMAL (10,2)" is as good as "DECIMAL(10,2)" */
-	while (base > 0 && name[base - 1] == ' ')
-		base--;
-	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
-		if (strlen(type_names[i].name) == base && !memcmp(type_names[i].name, name, base)) {
-			t = &type_names[i];
-			break;
-		}
-	}
-	/* TIMESTAMP(3) is TIMESTAMP_MS, which reads the same text; parameters
-	 * on other types (FLOAT(53) is a DOUBLE) leave them to DuckDB */
-	if (!t || (name[base] && t->kind != COERCE_DECIMAL && t->kind != COERCE_TIMESTAMP))
-		return 0;
-	if (t->kind == COERCE_DECIMAL) {
-		const char *params = name + base + strspn(name + base, " ");
-
-		out->precision = DECIMAL_DEFAULT_PRECISION;
-		out->scale = DECIMAL_DEFAULT_SCALE;
-		if (*params && !decimal_params(params + 1, &out->precision, &out->scale))
-			return sl_err_set(err, SL_E_CONFIG,
-					  "invalid type '%s' (precision 1 to 38, scale 0 to the "
-					  "precision)",
-					  decl);
-	}
-	out->kind = t->kind;
-	out->min = t->min;
-	out->max = t->max;
-	return 0;
-}
 
 const char *coerce_json(struct arena *a, const json_t *v)
 {
@@ -236,7 +62,7 @@ static const char *shown(struct arena *a, const json_t *v)
 	return arena_sprintf(a, "%.*s...", (int)n, text);
 }
 
-static int not_a(struct arena *a, const struct coerce_type *t, const json_t *v, const char *hint,
+static int not_a(struct arena *a, const struct wh_value_type *t, const json_t *v, const char *hint,
 		 struct sl_err *err)
 {
 	const char *article = t->name[0] && strchr("AEIO", t->name[0]) ? "an" : "a";
@@ -245,7 +71,7 @@ static int not_a(struct arena *a, const struct coerce_type *t, const json_t *v, 
 			  hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
 }
 
-static int out_of_range(struct arena *a, const struct coerce_type *t, const json_t *v,
+static int out_of_range(struct arena *a, const struct wh_value_type *t, const json_t *v,
 			const char *hint, struct sl_err *err)
 {
 	return sl_err_set(err, SL_E_INVALID, "%s is out of range for %s%s%s%s", shown(a, v), t->name,
@@ -341,7 +167,7 @@ static int digits_cmp(const char *x, const char *y)
 	return strcmp(x, y);
 }
 
-static int to_int(struct arena *a, const struct coerce_type *t, const json_t *v, const char **out,
+static int to_int(struct arena *a, const struct wh_value_type *t, const json_t *v, const char **out,
 		  struct sl_err *err)
 {
 	const char *text = number_text(a, v), *bound;
@@ -356,7 +182,7 @@ static int to_int(struct arena *a, const struct coerce_type *t, const json_t *v,
 		*out = "0";
 		return 0;
 	}
-	if ((int64_t)d.n + d.exp > INT_DIGITS_MAX)
+	if ((int64_t)d.n + d.exp > WH_INT_DIGITS_MAX)
 		return out_of_range(a, t, v, NULL, err);
 	/* "-" and the digits, so that the positive form is s + 1 */
 	s = arena_alloc(a, d.n + (size_t)d.exp + 2);
@@ -408,7 +234,7 @@ static const char *decnum_scaled(struct arena *a, const struct decnum *d, int sc
 	return strlen(n) > (size_t)max ? NULL : n;
 }
 
-static int to_decimal(struct arena *a, const struct coerce_type *t, const json_t *v,
+static int to_decimal(struct arena *a, const struct wh_value_type *t, const json_t *v,
 		      const char **out, struct sl_err *err)
 {
 	const char *text = number_text(a, v);
@@ -445,7 +271,7 @@ static int to_decimal(struct arena *a, const struct coerce_type *t, const json_t
 	return 0;
 }
 
-static int to_float(struct arena *a, const struct coerce_type *t, const json_t *v,
+static int to_float(struct arena *a, const struct wh_value_type *t, const json_t *v,
 		    const char **out, struct sl_err *err)
 {
 	const char *text = number_text(a, v);
@@ -456,13 +282,13 @@ static int to_float(struct arena *a, const struct coerce_type *t, const json_t *
 		return not_a(a, t, v, NULL, err);
 	/* DuckDB would store inf without a word */
 	x = strtod(text, NULL);
-	if (isinf(x) || (t->kind == COERCE_FLOAT && fabs(x) >= FLOAT_OVERFLOW))
+	if (isinf(x) || (t->kind == WH_VALUE_FLOAT && fabs(x) >= FLOAT_OVERFLOW))
 		return out_of_range(a, t, v, NULL, err);
 	*out = text;
 	return 0;
 }
 
-static int to_bool(struct arena *a, const struct coerce_type *t, const json_t *v,
+static int to_bool(struct arena *a, const struct wh_value_type *t, const json_t *v,
 		   const char **out, struct sl_err *err)
 {
 	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
@@ -506,7 +332,7 @@ static bool uuid_text(const char *s, char out[37])
 	return true;
 }
 
-static int to_uuid(struct arena *a, const struct coerce_type *t, const json_t *v,
+static int to_uuid(struct arena *a, const struct wh_value_type *t, const json_t *v,
 		   const char **out, struct sl_err *err)
 {
 	char text[37];
@@ -517,15 +343,15 @@ static int to_uuid(struct arena *a, const struct coerce_type *t, const json_t *v
 	return 0;
 }
 
-static int to_time(struct arena *a, const struct coerce_type *t, const json_t *v,
+static int to_time(struct arena *a, const struct wh_value_type *t, const json_t *v,
 		   const char **out, struct sl_err *err)
 {
 	static const enum isotime_kind kinds[] = {
-		[COERCE_DATE] = ISOTIME_DATE,
-		[COERCE_TIME] = ISOTIME_TIME,
-		[COERCE_TIMETZ] = ISOTIME_TIMETZ,
-		[COERCE_TIMESTAMP] = ISOTIME_TIMESTAMP,
-		[COERCE_TIMESTAMPTZ] = ISOTIME_TIMESTAMPTZ,
+		[WH_VALUE_DATE] = ISOTIME_DATE,
+		[WH_VALUE_TIME] = ISOTIME_TIME,
+		[WH_VALUE_TIMETZ] = ISOTIME_TIMETZ,
+		[WH_VALUE_TIMESTAMP] = ISOTIME_TIMESTAMP,
+		[WH_VALUE_TIMESTAMPTZ] = ISOTIME_TIMESTAMPTZ,
 	};
 	enum isotime_kind k = kinds[t->kind];
 	char text[ISOTIME_MAX];
@@ -551,34 +377,34 @@ static const char *to_text(struct arena *a, const json_t *v)
 	return json_is_string(v) ? arena_strdup(a, json_string_value(v)) : coerce_json(a, v);
 }
 
-int coerce_value(struct arena *a, const struct coerce_type *t, const json_t *v, const char **out,
+int coerce_value(struct arena *a, const struct wh_value_type *t, const json_t *v, const char **out,
 		 struct sl_err *err)
 {
 	*out = NULL;
 	if (json_is_null(v))
 		return 0;
 	switch (t->kind) {
-	case COERCE_INT:
+	case WH_VALUE_INT:
 		return to_int(a, t, v, out, err);
-	case COERCE_FLOAT:
-	case COERCE_DOUBLE:
+	case WH_VALUE_FLOAT:
+	case WH_VALUE_DOUBLE:
 		return to_float(a, t, v, out, err);
-	case COERCE_DECIMAL:
+	case WH_VALUE_DECIMAL:
 		return to_decimal(a, t, v, out, err);
-	case COERCE_BOOL:
+	case WH_VALUE_BOOL:
 		return to_bool(a, t, v, out, err);
-	case COERCE_DATE:
-	case COERCE_TIME:
-	case COERCE_TIMETZ:
-	case COERCE_TIMESTAMP:
-	case COERCE_TIMESTAMPTZ:
+	case WH_VALUE_DATE:
+	case WH_VALUE_TIME:
+	case WH_VALUE_TIMETZ:
+	case WH_VALUE_TIMESTAMP:
+	case WH_VALUE_TIMESTAMPTZ:
 		return to_time(a, t, v, out, err);
-	case COERCE_UUID:
+	case WH_VALUE_UUID:
 		return to_uuid(a, t, v, out, err);
-	case COERCE_JSON:
+	case WH_VALUE_JSON:
 		*out = coerce_json(a, v);
 		return 0;
-	case COERCE_TEXT:
+	case WH_VALUE_TEXT:
 		break;
 	}
 	*out = to_text(a, v);

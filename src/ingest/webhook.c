@@ -21,7 +21,7 @@
 struct parse {
 	struct arena *a;
 	const struct source_cfg *src;
-	struct coerce_type *types; /* one per typed column */
+	struct wh_value_type *types; /* one per typed column */
 	size_t ncols;              /* typed columns + payload */
 	const char **cells;
 	size_t nrows, cap_rows;
@@ -174,7 +174,7 @@ static int parse_begin(struct parse *p, struct arena *a, const struct source_cfg
 	memset(out, 0, sizeof(*out));
 	p->types = arena_alloc(a, src->ncolumns * sizeof(*p->types));
 	for (size_t c = 0; c < src->ncolumns; c++) {
-		rc = coerce_type_parse(a, src->columns[c].type, &p->types[c], err);
+		rc = wh_type_parse(a, src->columns[c].type, &p->types[c], err);
 		if (rc) {
 			sl_err_context(err, "in column %s of source %s", src->columns[c].name,
 				       src->name);
