@@ -233,29 +233,37 @@ static void load_row(struct live_ledger *l, const struct wh_result *r, size_t i)
 }
 
 /* One query for every table; each row says which table it is from. */
-static const char LOAD_SQL[] =
-	"SELECT 's', source, NULL, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM _sluice.live_sources "
-	"UNION ALL SELECT 'a', source, NULL, seq, epoch_ms(arrived_at), 0, 0, 0, 0, 0, 0, 0 FROM "
-	"_sluice.live_advances "
-	"UNION ALL SELECT 'c', model, input, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-	"_sluice.live_consumed "
-	"UNION ALL SELECT 'v', model, source, seq, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-	"_sluice.live_covered "
-	"UNION ALL SELECT 'z', model, CAST(events_per_s AS VARCHAR), published, covered, "
-	"refresh_count, events, failures, coalesce(epoch_ms(last_refresh_at), 0), "
-	"coalesce(epoch_ms(next_retry_at), 0), CAST(paused AS INTEGER), "
-	"CAST(status = 'failing' AS INTEGER) FROM _sluice.live_state "
-	"ORDER BY 1, 4";
+static void load_sql(struct wh *w, struct buf *sql)
+{
+	buf_adds(sql, "SELECT 's', source, NULL, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+		      "_sluice.live_sources UNION ALL SELECT 'a', source, NULL, seq, ");
+	wh_sql_epoch_ms(w, sql, "arrived_at");
+	buf_adds(sql, ", 0, 0, 0, 0, 0, 0, 0 FROM _sluice.live_advances "
+		      "UNION ALL SELECT 'c', model, input, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+		      "_sluice.live_consumed "
+		      "UNION ALL SELECT 'v', model, source, seq, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+		      "_sluice.live_covered "
+		      "UNION ALL SELECT 'z', model, CAST(events_per_s AS VARCHAR), published, covered, "
+		      "refresh_count, events, failures, coalesce(");
+	wh_sql_epoch_ms(w, sql, "last_refresh_at");
+	buf_adds(sql, ", 0), coalesce(");
+	wh_sql_epoch_ms(w, sql, "next_retry_at");
+	buf_adds(sql, ", 0), CAST(paused AS INTEGER), CAST(status = 'failing' AS INTEGER) FROM "
+		      "_sluice.live_state ORDER BY 1, 4");
+}
 
 int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err)
 {
+	struct buf sql = BUF_INIT;
 	struct wh_result *r;
 	struct sl_err qerr = SL_ERR_INIT;
 	int rc;
 
+	load_sql(w, &sql);
 	pthread_mutex_lock(&l->mu);
 	clear(l);
-	rc = wh_query(w, LOAD_SQL, &r, &qerr);
+	rc = wh_query(w, sql.buf, &r, &qerr);
+	buf_release(&sql);
 	if (rc) {
 		struct arena *a = arena_new(NULL);
 		const char *kind = NULL;
@@ -294,9 +302,9 @@ int live_ledger_poll(struct live_ledger *l, struct wh *w, bool *moved, struct sl
 	pthread_mutex_lock(&l->mu);
 	seen = l->seen;
 	pthread_mutex_unlock(&l->mu);
-	buf_addf(&sql,
-		 "SELECT source, seq, epoch_ms(arrived_at) FROM _sluice.live_advances WHERE seq > "
-		 "%lld ORDER BY seq",
+	buf_adds(&sql, "SELECT source, seq, ");
+	wh_sql_epoch_ms(w, &sql, "arrived_at");
+	buf_addf(&sql, " FROM _sluice.live_advances WHERE seq > %lld ORDER BY seq",
 		 (long long)seen);
 	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);

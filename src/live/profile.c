@@ -15,7 +15,7 @@ int live_profile(struct wh *w, const struct model *m, struct sl_err *err)
 {
 	struct arena *a = arena_new(NULL);
 	struct wh_column *cols;
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, col = BUF_INIT;
 	char now[32];
 	size_t n;
 	int rc = wh_table_columns(w, a, m->schema, m->name, &cols, &n, err);
@@ -29,13 +29,13 @@ int live_profile(struct wh *w, const struct model *m, struct sl_err *err)
 		 ", TIMESTAMP '%s', c.name, c.rows, c.nulls, c.lo, c.hi FROM (SELECT count(*) AS r",
 		 now);
 	for (size_t i = 0; i < n; i++) {
-		buf_adds(&sql, ", count(*) - count(");
-		buf_add_sql_ident(&sql, cols[i].name);
-		buf_addf(&sql, ") AS n%zu, CAST(min(", i);
-		buf_add_sql_ident(&sql, cols[i].name);
-		buf_addf(&sql, ") AS VARCHAR) AS lo%zu, CAST(max(", i);
-		buf_add_sql_ident(&sql, cols[i].name);
-		buf_addf(&sql, ") AS VARCHAR) AS hi%zu", i);
+		buf_reset(&col);
+		buf_add_sql_ident(&col, cols[i].name);
+		buf_addf(&sql, ", count(*) - count(%s) AS n%zu, ", col.buf, i);
+		wh_sql_min_text(w, &sql, col.buf, cols[i].type);
+		buf_addf(&sql, " AS lo%zu, ", i);
+		wh_sql_max_text(w, &sql, col.buf, cols[i].type);
+		buf_addf(&sql, " AS hi%zu", i);
 	}
 	buf_adds(&sql, " FROM ");
 	wh_sql_qualified(&sql, m->schema, m->name);
@@ -48,6 +48,7 @@ int live_profile(struct wh *w, const struct model *m, struct sl_err *err)
 	buf_adds(&sql, ") AS c(name, rows, nulls, lo, hi)");
 	rc = wh_exec(w, sql.buf, err);
 out:
+	buf_release(&col);
 	buf_release(&sql);
 	arena_free(a);
 	return rc;

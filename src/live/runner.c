@@ -210,8 +210,9 @@ static bool profile_due(struct live_runner *r, const struct model *m, struct mod
 		struct buf sql = BUF_INIT;
 		int64_t last = 0;
 
-		buf_adds(&sql, "SELECT coalesce(epoch_ms(max(profiled_at)), 0) FROM "
-			       "_sluice.profiles WHERE model = ");
+		buf_adds(&sql, "SELECT coalesce(");
+		wh_sql_epoch_ms(r->w, &sql, "max(profiled_at)");
+		buf_adds(&sql, ", 0) FROM _sluice.profiles WHERE model = ");
 		buf_add_sql_str(&sql, m->fqn);
 		if (wh_query_int(r->w, sql.buf, &last, NULL) == 0 && last &&
 		    units_now_ms() - last < interval)

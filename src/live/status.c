@@ -5,6 +5,7 @@
 #include "live/status.h"
 
 #include "core/arena.h"
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "live/ledger.h"
@@ -30,11 +31,17 @@ static int64_t num(const struct wh_result *r, size_t row, size_t col)
 /* Every row of live_state, in one query (a status is polled). */
 static int state_rows(struct wh *w, struct wh_result **out, struct sl_err *err)
 {
-	return wh_query(w,
-			"SELECT status, paused, refresh_count, events, events_per_s, "
-			"strftime(last_refresh_at, '%Y-%m-%d %H:%M:%S'), last_error, "
-			"coalesce(epoch_ms(next_retry_at), 0), covered, model FROM _sluice.live_state",
-			out, err);
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "SELECT status, CAST(paused AS INTEGER), refresh_count, events, "
+		       "events_per_s, CAST(date_trunc('second', last_refresh_at) AS VARCHAR), "
+		       "last_error, coalesce(");
+	wh_sql_epoch_ms(w, &sql, "next_retry_at");
+	buf_adds(&sql, ", 0), covered, model FROM _sluice.live_state");
+	rc = wh_query(w, sql.buf, out, err);
+	buf_release(&sql);
+	return rc;
 }
 
 /* The model's row of live_state, into o; the state it names. */
@@ -49,7 +56,7 @@ static void model_row(const struct wh_result *r, const struct model *m, json_t *
 			break;
 	if (k == wh_result_nrows(r))
 		return;
-	*state = strcmp(wh_result_value(r, k, 1), "true") == 0 ? "paused"
+	*state = num(r, k, 1) ? "paused"
 		 : strcmp(wh_result_value(r, k, 0), "failing") == 0 ? "failing"
 								     : "live";
 	retry = num(r, k, 7);
@@ -86,15 +93,16 @@ static int sources(struct wh *w, json_t *arr, struct sl_err *err)
 	/* a warehouse opened read-only may still have the layout before cursors */
 	int rc = wh_has_column(w, "_sluice", "live_sources", "cursor", &cursors, err);
 
-	if (!rc)
-		rc = wh_query(w,
-			      cursors ? "SELECT source, watermark, rows, strftime(advanced_at, "
-					"'%Y-%m-%d %H:%M:%S'), cursor FROM _sluice.live_sources "
-					"ORDER BY source"
-				      : "SELECT source, watermark, rows, strftime(advanced_at, "
-					"'%Y-%m-%d %H:%M:%S'), NULL FROM _sluice.live_sources "
-					"ORDER BY source",
-			      &r, err);
+	if (!rc) {
+		struct buf sql = BUF_INIT;
+
+		buf_addf(&sql,
+			 "SELECT source, watermark, rows, CAST(date_trunc('second', advanced_at) AS "
+			 "VARCHAR), %s FROM _sluice.live_sources ORDER BY source",
+			 cursors ? "cursor" : "NULL");
+		rc = wh_query(w, sql.buf, &r, err);
+		buf_release(&sql);
+	}
 	for (size_t i = 0; !rc && i < wh_result_nrows(r); i++) {
 		json_t *o = json_object();
 

@@ -36,7 +36,7 @@ static const char *const migrations[] = {
 	"watermark BIGINT NOT NULL, PRIMARY KEY (model, input));\n"
 	"CREATE TABLE _sluice.live_state (model VARCHAR PRIMARY KEY, published BIGINT NOT NULL, "
 	"covered BIGINT NOT NULL, refresh_count BIGINT NOT NULL, events BIGINT NOT NULL, "
-	"events_per_s DOUBLE NOT NULL, status "
+	"events_per_s DOUBLE PRECISION NOT NULL, status "
 	"VARCHAR NOT NULL, paused BOOLEAN NOT NULL, failures INTEGER NOT NULL, last_error "
 	"VARCHAR, last_refresh_at TIMESTAMP, next_retry_at TIMESTAMP);\n"
 	"CREATE TABLE _sluice.live_covered (model VARCHAR NOT NULL, source VARCHAR NOT NULL, seq "
@@ -118,8 +118,8 @@ int state_models_load(struct wh *w, struct arena *a, const char *env, struct sta
 	int rc;
 
 	buf_adds(&sql, "SELECT name, hash, materialized, inputs, "
-		       "strftime(last_built_at, '%Y-%m-%d %H:%M:%S'), build_count, data_version, checks "
-		       "FROM _sluice.models WHERE env = ");
+		       "CAST(date_trunc('second', last_built_at) AS VARCHAR), build_count, "
+		       "data_version, checks FROM _sluice.models WHERE env = ");
 	buf_add_sql_str(&sql, env);
 	buf_adds(&sql, " ORDER BY name");
 	rc = wh_query(w, sql.buf, &r, err);
@@ -265,8 +265,7 @@ void state_sql_model(struct buf *sql, const char *env, const struct state_model 
 		buf_adds(sql, ";\n");
 		return;
 	}
-	buf_adds(sql, "INSERT OR REPLACE INTO _sluice.models (name, env, build_count, "
-		      "data_version");
+	buf_adds(sql, "INSERT INTO _sluice.models (name, env, build_count, data_version");
 	for (size_t i = 0; i < ncols; i++)
 		buf_addf(sql, ", %s", cols[i]);
 	buf_adds(sql, ") VALUES (");
@@ -278,7 +277,13 @@ void state_sql_model(struct buf *sql, const char *env, const struct state_model 
 		buf_adds(sql, ", ");
 		add_str_or_null(sql, vals[i]);
 	}
-	buf_adds(sql, ");\n");
+	/* a row the caller did not know of may still be there (another
+	 * process built the model): it is replaced */
+	buf_adds(sql, ") ON CONFLICT (name, env) DO UPDATE SET build_count = "
+		      "excluded.build_count, data_version = excluded.data_version");
+	for (size_t i = 0; i < ncols; i++)
+		buf_addf(sql, ", %s = excluded.%s", cols[i], cols[i]);
+	buf_adds(sql, ";\n");
 }
 
 int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *err)

@@ -880,6 +880,7 @@ static const struct wh_ops duckdb_ops = {
 	.sql_matches = duck_sql_matches,
 	.sql_type = duck_sql_type,
 	.query_columns = duck_query_columns,
+	.sql_extreme_text = duck_sql_extreme_text,
 	.appender_open = duck_appender_open,
 	.appender_row = duck_appender_row,
 	.appender_flush = duck_appender_flush,

@@ -86,3 +86,12 @@ int duck_query_columns(struct wh *w, struct arena *a, const char *query, struct 
 	wh_result_free(r);
 	return 0;
 }
+
+void duck_sql_extreme_text(struct wh *w, struct buf *sql, const char *expr, const char *type,
+			   bool greatest)
+{
+	/* DuckDB's min and max take every type */
+	(void)w;
+	(void)type;
+	buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "max" : "min", expr);
+}

@@ -17,5 +17,7 @@ void duck_sql_matches(struct wh *w, struct buf *sql, const char *expr, const cha
 const char *duck_sql_type(struct wh *w, enum wh_type t);
 int duck_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
 		       size_t *n, struct sl_err *err);
+void duck_sql_extreme_text(struct wh *w, struct buf *sql, const char *expr, const char *type,
+			   bool greatest);
 
 #endif

@@ -606,3 +606,13 @@ const char *wh_sql_type(struct wh *w, enum wh_type t)
 {
 	return w->ops->sql_type(w, t);
 }
+
+void wh_sql_min_text(struct wh *w, struct buf *sql, const char *expr, const char *type)
+{
+	w->ops->sql_extreme_text(w, sql, expr, type, false);
+}
+
+void wh_sql_max_text(struct wh *w, struct buf *sql, const char *expr, const char *type)
+{
+	w->ops->sql_extreme_text(w, sql, expr, type, true);
+}

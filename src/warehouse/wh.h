@@ -201,6 +201,11 @@ void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char
 void wh_sql_matches(struct wh *w, struct buf *sql, const char *expr, const char *re);
 /* The warehouse's name for a type. */
 const char *wh_sql_type(struct wh *w, enum wh_type t);
+/* The least (greatest) value of the column expr as text, an aggregate.
+ * type is the column's as wh_table_columns names it: not every warehouse
+ * has a min and max for every type. */
+void wh_sql_min_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
+void wh_sql_max_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
 
 /* Appends schema.name, each part quoted. */
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name);

@@ -1201,6 +1201,38 @@ static void test_dialect_statements(void **state)
 	buf_release(&sql);
 }
 
+/* Each column's least and greatest value as text, in the order of its
+ * type: 10 is above 9, true above false. */
+static void test_dialect_min_max_text(void **state)
+{
+	struct fx *f = *state;
+	struct buf sql = BUF_INIT, name = BUF_INIT;
+	struct wh_column *cols;
+	size_t n;
+
+	open_memory(f);
+	exec(f->w, "CREATE SCHEMA d");
+	exec(f->w, "CREATE TABLE d.m AS SELECT * FROM (VALUES (9, true, 'b', TIMESTAMP "
+		   "'2026-01-02 03:04:05'), (10, false, 'a', TIMESTAMP '2025-12-31 23:59:59.5'), "
+		   "(NULL, NULL, NULL, NULL)) AS v(n, b, s, t)");
+	assert_int_equal(wh_table_columns(f->w, f->a, "d", "m", &cols, &n, &f->err), 0);
+	assert_int_equal(n, 4);
+	buf_adds(&sql, "SELECT concat_ws('|'");
+	for (size_t i = 0; i < n; i++) {
+		buf_reset(&name);
+		buf_add_sql_ident(&name, cols[i].name);
+		buf_adds(&sql, ", ");
+		wh_sql_min_text(f->w, &sql, name.buf, cols[i].type);
+		buf_adds(&sql, ", ");
+		wh_sql_max_text(f->w, &sql, name.buf, cols[i].type);
+	}
+	buf_adds(&sql, ") FROM d.m");
+	assert_string_equal(query_str(f->w, f->a, sql.buf),
+			    "9|10|false|true|a|b|2025-12-31 23:59:59.5|2026-01-02 03:04:05");
+	buf_release(&name);
+	buf_release(&sql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1237,6 +1269,7 @@ int main(void)
 		T(test_sql_qualified_and_csv),
 		T(test_swap_in),
 		T(test_dialect_statements),
+		T(test_dialect_min_max_text),
 #undef T
 	};
 
