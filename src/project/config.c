@@ -522,7 +522,7 @@ static void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char
 		if (!name)
 			continue;
 		if (cfg_is_null(val)) {
-			cfg_error(ld, cfg_node(ld, p->key), "write e.g. amount: DOUBLE",
+			cfg_error(ld, cfg_node(ld, p->key), "write e.g. amount: DECIMAL(12, 2)",
 				  "missing type for column '%s'", cfg_path(ld, path, name));
 			continue;
 		}
