@@ -117,3 +117,13 @@ int64_t units_mono_us(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
+
+void units_format_ts(int64_t ms, char *out, size_t outlen)
+{
+	time_t s = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	snprintf(out, outlen, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}

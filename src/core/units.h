@@ -5,6 +5,7 @@
 #ifndef SL_CORE_UNITS_H
 #define SL_CORE_UNITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Parses a duration into milliseconds. A bare 0 is allowed. Returns 0, or
@@ -18,5 +19,8 @@ void units_format_duration(int64_t ms, char *out, int outlen);
 int64_t units_now_ms(void);
 int64_t units_mono_ms(void);
 int64_t units_mono_us(void);
+/* Formats ms since the epoch as a UTC 'YYYY-MM-DD HH:MM:SS.mmm' into out,
+ * the text every warehouse reads as a TIMESTAMP. */
+void units_format_ts(int64_t ms, char *out, size_t outlen);
 
 #endif

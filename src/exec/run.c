@@ -565,7 +565,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		rc = open_state(&r, err);
 	if (rc)
 		return rc;
-	state_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
+	units_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
 	r.facts = (struct plan_facts){
 		.p = p,
 		.state = r.state,

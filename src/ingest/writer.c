@@ -312,7 +312,7 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 		rc = wh_appender_open(wr->w, schema, dot + 1, &ap, err);
 	}
 	snprintf(seq, sizeof(seq), "%lld", (long long)adv->seq);
-	state_format_ts(now_ms, now, sizeof(now));
+	units_format_ts(now_ms, now, sizeof(now));
 	for (size_t i = at; !rc && i < n; i++) {
 		struct pending *p = items[i];
 
@@ -552,7 +552,7 @@ static void prune_deliveries(struct ingest_writer *wr)
 	if (units_mono_ms() - wr->last_prune_ms < 3600 * 1000)
 		return;
 	wr->last_prune_ms = units_mono_ms();
-	state_format_ts(units_now_ms() - DELIVERY_KEEP_MS, cutoff, sizeof(cutoff));
+	units_format_ts(units_now_ms() - DELIVERY_KEEP_MS, cutoff, sizeof(cutoff));
 	snprintf(sql, sizeof(sql), "DELETE FROM _sluice.deliveries WHERE received_at < '%s'",
 		 cutoff);
 	wh_exec(wr->w, sql, NULL);

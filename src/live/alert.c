@@ -17,7 +17,7 @@ void live_alert(const char *command, const char *root, FILE *out, const char *ki
 	FILE *p;
 	int status;
 
-	state_format_ts(units_now_ms(), at, sizeof(at));
+	units_format_ts(units_now_ms(), at, sizeof(at));
 	json_object_set_new(o, "alert", json_string(kind));
 	json_object_set_new(o, "model", json_string(model));
 	json_object_set_new(o, "at", json_string(at));

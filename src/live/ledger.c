@@ -447,7 +447,7 @@ void live_ledger_sql_model(struct live_ledger *l, const struct model *m, struct 
 			 lm->covered_by[k], lm->covered_saved[k]);
 	if (lm->last_refresh_ms) {
 		at[0] = '\'';
-		state_format_ts(lm->last_refresh_ms, at + 1, sizeof(at) - 2);
+		units_format_ts(lm->last_refresh_ms, at + 1, sizeof(at) - 2);
 		strcat(at, "'");
 	}
 	if (lm->known) {

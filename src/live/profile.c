@@ -22,7 +22,7 @@ int live_profile(struct wh *w, const struct model *m, struct sl_err *err)
 
 	if (rc || !n)
 		goto out;
-	state_format_ts(units_now_ms(), now, sizeof(now));
+	units_format_ts(units_now_ms(), now, sizeof(now));
 	buf_adds(&sql, "INSERT INTO _sluice.profiles SELECT ");
 	buf_add_sql_str(&sql, m->fqn);
 	buf_addf(&sql,

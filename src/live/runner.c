@@ -165,7 +165,7 @@ static int record_failure(struct live_runner *r, const struct run_item *item, in
 	char retry[32];
 	int rc;
 
-	state_format_ts(retry_ms, retry, sizeof(retry));
+	units_format_ts(retry_ms, retry, sizeof(retry));
 	buf_adds(&sql, "INSERT INTO _sluice.live_state VALUES (");
 	buf_add_sql_str(&sql, item->m->fqn);
 	buf_addf(&sql, ", 0, 0, 0, 0, 0, 'failing', false, %d, ", failures);
@@ -342,7 +342,7 @@ void live_pause_sql(struct buf *sql, const char *model, bool pause)
 {
 	char now[32];
 
-	state_format_ts(units_now_ms(), now, sizeof(now));
+	units_format_ts(units_now_ms(), now, sizeof(now));
 	/* resuming also skips what is left of a failure's backoff */
 	buf_adds(sql, "INSERT INTO _sluice.live_state VALUES (");
 	buf_add_sql_str(sql, model);

@@ -7,6 +7,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/units.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -58,16 +59,6 @@ static const char *const migrations[] = {
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
 _Static_assert(STATE_MIGRATIONS == STATE_VERSION, "one migration per state version");
-
-void state_format_ts(int64_t ms, char *out, size_t outlen)
-{
-	time_t s = (time_t)(ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&s, &tm);
-	snprintf(out, outlen, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
 
 int state_ensure(struct wh *w, struct sl_err *err)
 {
@@ -292,8 +283,8 @@ int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *
 	char started[32], finished[32];
 	int rc;
 
-	state_format_ts(row->started_ms, started, sizeof(started));
-	state_format_ts(row->finished_ms, finished, sizeof(finished));
+	units_format_ts(row->started_ms, started, sizeof(started));
+	units_format_ts(row->finished_ms, finished, sizeof(finished));
 	buf_addf(&sql, "INSERT INTO _sluice.run_log VALUES (%lld, ", (long long)row->run_id);
 	add_str_or_null(&sql, row->model);
 	buf_adds(&sql, ", ");

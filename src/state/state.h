@@ -67,7 +67,5 @@ void state_sql_model(struct buf *sql, const char *env, const struct state_model 
 		     bool exists);
 int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *err);
 
-/* Formats ms since the epoch as a UTC 'YYYY-MM-DD HH:MM:SS.mmm' into out. */
-void state_format_ts(int64_t ms, char *out, size_t outlen);
 
 #endif

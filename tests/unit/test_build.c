@@ -20,6 +20,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/err.h"
+#include "core/units.h"
 #include "project/model.h"
 #include "project/refs.h"
 #include "warehouse/wh.h"
@@ -829,16 +830,16 @@ static void test_state_runs(void **state)
 	wh_result_free(r);
 }
 
-static void test_state_format_ts(void **state)
+static void test_units_format_ts(void **state)
 {
 	char out[32];
 
 	(void)state;
-	state_format_ts(0, out, sizeof(out));
+	units_format_ts(0, out, sizeof(out));
 	assert_string_equal(out, "1970-01-01 00:00:00.000");
-	state_format_ts(1700000000123LL, out, sizeof(out));
+	units_format_ts(1700000000123LL, out, sizeof(out));
 	assert_string_equal(out, "2023-11-14 22:13:20.123");
-	state_format_ts(951782400999LL, out, sizeof(out)); /* a leap day */
+	units_format_ts(951782400999LL, out, sizeof(out)); /* a leap day */
 	assert_string_equal(out, "2000-02-29 00:00:00.999");
 }
 
@@ -874,7 +875,7 @@ int main(void)
 		T(test_state_models),
 		T(test_state_cache),
 		T(test_state_runs),
-		T(test_state_format_ts),
+		T(test_units_format_ts),
 #undef T
 	};
 
