@@ -25,6 +25,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "live/advance.h"
+#include "live/batch.h"
 #include "live/profile.h"
 #include "live/runner.h"
 #include "project/project.h"
@@ -48,7 +49,7 @@ static void run_all(struct arena *a, struct project *p, struct wh *w, bool full)
 	size_t nrel;
 
 	if (wh_relation_list(w, a, &rel, &nrel, &err) ||
-	    build_run(a, p, w, rel, nrel, &opts, &rep, &err))
+	    live_batch_run(a, p, w, rel, nrel, &opts, &rep, &err))
 		die(&err);
 	if (rep.failed) {
 		fprintf(stderr, "cdc_apply: the build failed: %s\n", rep.items[0].message);
