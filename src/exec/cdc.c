@@ -53,9 +53,14 @@
 #define ROWS "_sluice_cdc_rows"
 
 /* An integer sequence written as text, and an ISO-8601 time with a UTC
- * offset (a time without one is read as UTC). */
-#define INT_RE "\\s*[+-]?[0-9]+\\s*"
-#define OFFSET_RE "[0-9]:[0-9]{2}(:[0-9]{2}(\\.[0-9]*)?)?\\s*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)\\s*$"
+ * offset (a time without one is read as UTC), each matched as a whole.
+ * SPACE is RE2's \\s spelt so that POSIX expressions read it too; (.|\n)
+ * because RE2's dot leaves out newlines and POSIX's does not. */
+#define SPACE "[ \t\n\f\r]"
+#define INT_RE SPACE "*[+-]?[0-9]+" SPACE "*"
+#define OFFSET_RE                                                                           \
+	"(.|\n)*[0-9]:[0-9]{2}(:[0-9]{2}(\\.[0-9]*)?)?" SPACE "*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)" \
+	SPACE "*"
 
 #define OP_HINT                                                                             \
 	"\n  hint: an op is I/U/D, insert/update/delete or Debezium's c/r/u/d; anything "  \
@@ -63,15 +68,6 @@
 #define SEQ_HINT                                                                            \
 	"\n  hint: cdc_seq orders the changes of a key: an integer (an LSN, a sequence) or " \
 	"an ISO-8601 timestamp, one kind for every event"
-
-/* Column types whose values compare as they are. */
-static const char *const native_seq_types[] = {
-	"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-	"UINTEGER", "UBIGINT", "UHUGEINT", "DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE",
-	"TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", NULL,
-};
-/* Column types whose values are read as integers or timestamps. */
-static const char *const text_seq_types[] = { "VARCHAR", "JSON", NULL };
 
 /* One apply: the model, where it goes, and what the events look like. */
 struct cdc_run {
@@ -97,11 +93,17 @@ bool cdc_model(const struct model *m)
 	return m->cdc_op && m->cdc_seq;
 }
 
+/* The name of m's tombstones table in the schema _sluice. */
+static void tombstones_name(char *name, size_t size, const struct model *m)
+{
+	snprintf(name, size, "cdc_tombstones__%s__%s", m->schema, m->name);
+}
+
 void cdc_sql_tombstones(struct buf *sql, const struct model *m)
 {
 	char name[512];
 
-	snprintf(name, sizeof(name), "cdc_tombstones__%s__%s", m->schema, m->name);
+	tombstones_name(name, sizeof(name), m);
 	wh_sql_qualified(sql, "_sluice", name);
 }
 
@@ -112,6 +114,16 @@ static int run(struct cdc_run *c, struct buf *sql, struct sl_err *err)
 
 	buf_release(sql);
 	return rc;
+}
+
+/* Makes the temporary table `name` hold the rows of query, and frees it. */
+static int run_temp(struct cdc_run *c, const char *name, struct buf *query, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+
+	wh_sql_replace_as(c->w, &sql, WH_TEMP_TABLE, NULL, name, query->buf);
+	buf_release(query);
+	return run(c, &sql, err);
 }
 
 static void add_target(const struct cdc_run *c, struct buf *sql)
@@ -133,6 +145,15 @@ static void add_keys(const struct cdc_run *c, struct buf *sql, const char *alias
 		if (i)
 			buf_adds(sql, ", ");
 		add_col(sql, alias, c->keys[i]);
+	}
+}
+
+/* The events' columns. */
+static void add_columns(const struct cdc_run *c, struct buf *sql)
+{
+	for (size_t i = 0; i < c->ncols; i++) {
+		buf_adds(sql, i ? ", " : "");
+		wh_sql_ident(sql, c->cols[i].name);
 	}
 }
 
@@ -184,34 +205,66 @@ static void add_is_delete(const struct cdc_run *c, struct buf *sql, const char *
 	buf_adds(sql, " AS VARCHAR)), 'd')");
 }
 
-static void add_text_int(struct buf *sql, const char *alias, const char *col)
+/* The column as text. */
+static void add_text(struct buf *sql, const char *alias, const char *col)
 {
-	buf_adds(sql, "CASE WHEN regexp_full_match(CAST(");
+	buf_adds(sql, "CAST(");
 	add_col(sql, alias, col);
-	buf_adds(sql, " AS VARCHAR), '" INT_RE "') THEN TRY_CAST(trim(CAST(");
-	add_col(sql, alias, col);
-	buf_adds(sql, " AS VARCHAR)) AS HUGEINT) END");
+	buf_adds(sql, " AS VARCHAR)");
+}
+
+static void add_text_int(const struct cdc_run *c, struct buf *sql, const char *alias,
+			 const char *col)
+{
+	struct buf text = BUF_INIT, trimmed = BUF_INIT;
+
+	add_text(&text, alias, col);
+	buf_addf(&trimmed, "trim(%s)", text.buf);
+	buf_adds(sql, "CASE WHEN ");
+	wh_sql_matches(c->w, sql, text.buf, INT_RE);
+	buf_adds(sql, " THEN ");
+	wh_sql_try_cast(c->w, sql, trimmed.buf, wh_sql_type(c->w, WH_TYPE_INT128));
+	buf_adds(sql, " END");
+	buf_release(&trimmed);
+	buf_release(&text);
+}
+
+/* Microseconds since the epoch of text read as a time of type t. */
+static void add_epoch_of(const struct cdc_run *c, struct buf *sql, const char *text,
+			 enum wh_type t)
+{
+	struct buf time = BUF_INIT;
+
+	wh_sql_try_cast(c->w, &time, text, wh_sql_type(c->w, t));
+	wh_sql_epoch_us(c->w, sql, time.buf);
+	buf_release(&time);
 }
 
 /* Microseconds since the epoch, UTC. */
-static void add_text_time(struct buf *sql, const char *alias, const char *col)
+static void add_text_time(const struct cdc_run *c, struct buf *sql, const char *alias,
+			  const char *col)
 {
-	buf_adds(sql, "CASE WHEN regexp_matches(CAST(");
-	add_col(sql, alias, col);
-	buf_adds(sql, " AS VARCHAR), '" OFFSET_RE "') THEN epoch_us(TRY_CAST(CAST(");
-	add_col(sql, alias, col);
-	buf_adds(sql, " AS VARCHAR) AS TIMESTAMPTZ)) ELSE epoch_us(TRY_CAST(CAST(");
-	add_col(sql, alias, col);
-	buf_adds(sql, " AS VARCHAR) AS TIMESTAMP)) END");
+	struct buf text = BUF_INIT;
+
+	add_text(&text, alias, col);
+	buf_adds(sql, "CASE WHEN ");
+	wh_sql_matches(c->w, sql, text.buf, OFFSET_RE);
+	buf_adds(sql, " THEN ");
+	add_epoch_of(c, sql, text.buf, WH_TYPE_TIMESTAMPTZ);
+	buf_adds(sql, " ELSE ");
+	add_epoch_of(c, sql, text.buf, WH_TYPE_TIMESTAMP);
+	buf_adds(sql, " END");
+	buf_release(&text);
 }
 
 /* 'integer', 'timestamp', or NULL for a text sequence neither can read. */
-static void add_text_kind(struct buf *sql, const char *alias, const char *col)
+static void add_text_kind(const struct cdc_run *c, struct buf *sql, const char *alias,
+			  const char *col)
 {
 	buf_adds(sql, "CASE WHEN (");
-	add_text_int(sql, alias, col);
+	add_text_int(c, sql, alias, col);
 	buf_adds(sql, ") IS NOT NULL THEN 'integer' WHEN (");
-	add_text_time(sql, alias, col);
+	add_text_time(c, sql, alias, col);
 	buf_adds(sql, ") IS NOT NULL THEN 'timestamp' END");
 }
 
@@ -223,22 +276,14 @@ static void add_seq_value(const struct cdc_run *c, struct buf *sql, const char *
 	if (!c->text_seq)
 		add_col(sql, alias, col);
 	else if (strcmp(c->kind, "timestamp") == 0)
-		add_text_time(sql, alias, col);
+		add_text_time(c, sql, alias, col);
 	else
-		add_text_int(sql, alias, col);
+		add_text_int(c, sql, alias, col);
 }
 
 static const char *quoted(struct arena *a, const char *v)
 {
 	return v ? arena_sprintf(a, "'%s'", v) : "NULL";
-}
-
-static bool in_list(const char *const *list, const char *word)
-{
-	for (size_t i = 0; list[i]; i++)
-		if (strcasecmp(list[i], word) == 0)
-			return true;
-	return false;
 }
 
 /* The name of the events' column `name`, or NULL. */
@@ -273,20 +318,12 @@ static int missing_column(const struct cdc_run *c, const char *what, const char 
 /* Finds the configured columns among the events' and how cdc_seq compares. */
 static int read_columns(struct cdc_run *c, struct sl_err *err)
 {
-	struct wh_result *r;
 	const char *type = NULL;
-	int rc = wh_query(c->w, "SELECT column_name, column_type FROM (DESCRIBE " EVENTS ")", &r,
-			  err);
+	enum wh_seq_kind kind;
+	int rc = wh_query_columns(c->w, c->a, EVENTS, &c->cols, &c->ncols, err);
 
 	if (rc)
 		return rc;
-	c->ncols = wh_result_nrows(r);
-	c->cols = arena_alloc(c->a, (c->ncols + 1) * sizeof(*c->cols));
-	for (size_t i = 0; i < c->ncols; i++) {
-		c->cols[i].name = arena_strdup(c->a, wh_result_value(r, i, 0));
-		c->cols[i].type = arena_strdup(c->a, wh_result_value(r, i, 1));
-	}
-	wh_result_free(r);
 	c->keys = arena_alloc(c->a, (c->m->nunique_key + 1) * sizeof(char *));
 	for (size_t i = 0; i < c->m->nunique_key; i++) {
 		c->keys[i] = event_column(c, c->m->unique_key[i], NULL);
@@ -306,8 +343,9 @@ static int read_columns(struct cdc_run *c, struct sl_err *err)
 				  "  hint: leave it out, e.g. SELECT * EXCLUDE (_sluice_deleted)",
 				  c->m->fqn);
 	c->landing_seq = event_column(c, "_sluice_seq", NULL) != NULL;
-	c->text_seq = in_list(text_seq_types, type);
-	if (!c->text_seq && !in_list(native_seq_types, type))
+	kind = wh_sql_seq_kind(c->w, type);
+	c->text_seq = kind == WH_SEQ_TEXT;
+	if (kind == WH_SEQ_NONE)
 		return sl_err_set(err, SL_E_INVALID,
 				  "model %s: cdc_seq column '%s' is of type %s" SEQ_HINT, c->m->fqn,
 				  c->seq, type);
@@ -362,7 +400,7 @@ static int check_events(struct cdc_run *c, struct sl_err *err)
 		/* the kind every event must have; one of another kind is
 		 * reported below as mixed */
 		buf_adds(&sql, "SELECT min(");
-		add_text_kind(&sql, NULL, c->seq);
+		add_text_kind(c, &sql, NULL, c->seq);
 		buf_adds(&sql, ") FROM " EVENTS);
 		rc = wh_query(c->w, sql.buf, &r, err);
 		if (!rc && wh_result_value(r, 0, 0))
@@ -385,9 +423,9 @@ static int check_events(struct cdc_run *c, struct sl_err *err)
 	buf_adds(&sql, " IS NULL THEN 3");
 	if (c->text_seq) {
 		buf_adds(&sql, " WHEN (");
-		add_text_kind(&sql, NULL, c->seq);
+		add_text_kind(c, &sql, NULL, c->seq);
 		buf_adds(&sql, ") IS NULL THEN 4 WHEN (");
-		add_text_kind(&sql, NULL, c->seq);
+		add_text_kind(c, &sql, NULL, c->seq);
 		buf_addf(&sql, ") <> '%s' THEN 5", c->kind);
 	}
 	buf_adds(&sql, " END AS problem, ");
@@ -441,25 +479,37 @@ out:
  * events' column types. */
 static int create_tables(struct cdc_run *c, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, stones = BUF_INIT;
+	char name[512];
 
+	buf_adds(&stones, "SELECT ");
+	add_keys(c, &stones, NULL);
+	buf_adds(&stones, ", ");
+	add_col(&stones, NULL, c->seq);
+	if (c->m->cdc_soft) {
+		buf_adds(&stones, ", ");
+		add_col(&stones, NULL, c->seq);
+		buf_adds(&stones, " AS _sluice_values_seq");
+	}
+	buf_adds(&stones, " FROM " EVENTS " LIMIT 0");
 	buf_adds(&sql, "CREATE TABLE ");
 	add_target(c, &sql);
 	buf_addf(&sql, " AS SELECT *%s FROM " EVENTS " LIMIT 0;\n"
-		       "CREATE SCHEMA IF NOT EXISTS _sluice;\nCREATE OR REPLACE TABLE ",
+		       "CREATE SCHEMA IF NOT EXISTS _sluice;\n",
 		 c->m->cdc_soft ? ", false AS _sluice_deleted" : "");
-	cdc_sql_tombstones(&sql, c->m);
-	buf_adds(&sql, " AS SELECT ");
-	add_keys(c, &sql, NULL);
-	buf_adds(&sql, ", ");
-	add_col(&sql, NULL, c->seq);
-	if (c->m->cdc_soft) {
-		buf_adds(&sql, ", ");
-		add_col(&sql, NULL, c->seq);
-		buf_adds(&sql, " AS _sluice_values_seq");
-	}
-	buf_adds(&sql, " FROM " EVENTS " LIMIT 0");
+	tombstones_name(name, sizeof(name), c->m);
+	wh_sql_replace_as(c->w, &sql, WH_TABLE, "_sluice", name, stones.buf);
+	buf_release(&stones);
 	return run(c, &sql, err);
+}
+
+/* The events of rel whose key has one event among them (cmp "=") or
+ * several (">"); keys is the list of the key columns. */
+static void add_by_count(struct buf *sql, const char *rel, const char *keys, const char *cmp)
+{
+	buf_addf(sql,
+		 "SELECT * FROM %s WHERE (%s) IN (SELECT %s FROM %s GROUP BY %s HAVING count(*) %s 1)",
+		 rel, keys, keys, rel, keys, cmp);
 }
 
 /*
@@ -468,50 +518,52 @@ static int create_tables(struct cdc_run *c, struct sl_err *err)
  * upsert, then the one that landed first, as it would have when applied
  * alone. Most keys of a batch have one event, which is their newest as it
  * is: only the events of keys with several are sorted, a fraction of
- * sorting the batch.
+ * sorting the batch. The sorted part is a subquery of its own, so that no
+ * warehouse's way of taking the first row reaches the other side of the
+ * UNION.
  */
 static void add_newest(const struct cdc_run *c, struct buf *sql, const char *rel,
 		       bool deletes_first)
 {
-	for (int several = 0; several < 2; several++) {
-		buf_addf(sql, "%sSELECT * FROM %s WHERE (", several ? "\nUNION ALL\n" : "", rel);
-		add_keys(c, sql, NULL);
-		buf_adds(sql, ") IN (SELECT ");
-		add_keys(c, sql, NULL);
-		buf_addf(sql, " FROM %s GROUP BY ", rel);
-		add_keys(c, sql, NULL);
-		buf_addf(sql, " HAVING count(*) %s 1)", several ? ">" : "=");
-	}
-	buf_adds(sql, " QUALIFY row_number() OVER (PARTITION BY ");
-	add_keys(c, sql, NULL);
-	buf_adds(sql, " ORDER BY ");
-	add_seq_value(c, sql, NULL, c->seq);
-	buf_adds(sql, " DESC");
+	struct buf keys = BUF_INIT, order = BUF_INIT, several = BUF_INIT;
+
+	add_keys(c, &keys, NULL);
+	add_seq_value(c, &order, NULL, c->seq);
+	buf_adds(&order, " DESC");
 	if (deletes_first) {
-		buf_adds(sql, ", ");
-		add_is_delete(c, sql, NULL);
-		buf_adds(sql, " DESC");
+		buf_adds(&order, ", ");
+		add_is_delete(c, &order, NULL);
+		buf_adds(&order, " DESC");
 	}
 	if (c->landing_seq)
-		buf_adds(sql, ", _sluice_seq");
-	buf_adds(sql, ") = 1");
+		buf_adds(&order, ", _sluice_seq");
+	add_by_count(sql, rel, keys.buf, "=");
+	buf_adds(&several, "(");
+	add_by_count(&several, rel, keys.buf, ">");
+	buf_adds(&several, ") AS several");
+	buf_adds(sql, "\nUNION ALL\nSELECT * FROM (");
+	wh_sql_first_per_key(c->w, sql, several.buf, keys.buf, order.buf);
+	buf_adds(sql, ") AS newest");
+	buf_release(&several);
+	buf_release(&order);
+	buf_release(&keys);
 }
 
 /* Soft deletes take their values from the newest upsert of the key. */
 static int write_upserts(struct cdc_run *c, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT, rel = BUF_INIT;
+	struct buf query = BUF_INIT, rel = BUF_INIT;
 
 	buf_adds(&rel, "(SELECT * FROM " EVENTS " WHERE NOT ");
 	add_is_delete(c, &rel, NULL);
 	buf_adds(&rel, ") AS r");
-	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " UPSERTS " AS SELECT *, ");
-	add_seq_value(c, &sql, NULL, c->seq);
-	buf_adds(&sql, " AS _sluice_cdc_seq FROM (\n");
-	add_newest(c, &sql, rel.buf, false);
-	buf_adds(&sql, ") AS e");
+	buf_adds(&query, "SELECT *, ");
+	add_seq_value(c, &query, NULL, c->seq);
+	buf_adds(&query, " AS _sluice_cdc_seq FROM (\n");
+	add_newest(c, &query, rel.buf, false);
+	buf_adds(&query, ") AS e");
 	buf_release(&rel);
-	return run(c, &sql, err);
+	return run_temp(c, UPSERTS, &query, err);
 }
 
 /* A CASE branch giving a stored sequence as text when this batch's kind
@@ -563,7 +615,6 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 	struct buf sql = BUF_INIT;
 	bool soft = c->m->cdc_soft;
 
-	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " APPLY " AS\n");
 	add_winners(c, &sql);
 	buf_adds(&sql, "SELECT *");
 	if (soft)
@@ -623,7 +674,7 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 		add_key_match(c, &sql, "w", "u");
 	}
 	buf_adds(&sql, ") AS s) AS d");
-	return run(c, &sql, err);
+	return run_temp(c, APPLY, &sql, err);
 }
 
 /*
@@ -684,10 +735,9 @@ static int write_apply_newer(struct cdc_run *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 
-	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " APPLY " AS\n");
 	add_winners(c, &sql);
 	buf_adds(&sql, "SELECT * FROM w");
-	return run(c, &sql, err);
+	return run_temp(c, APPLY, &sql, err);
 }
 
 static int check_stored(struct cdc_run *c, struct sl_err *err)
@@ -737,7 +787,7 @@ static int write_soft_rows(struct cdc_run *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 
-	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " ROWS " AS SELECT ");
+	buf_adds(&sql, "SELECT ");
 	for (size_t i = 0; i < c->ncols; i++) {
 		const char *col = c->cols[i].name, *old = old_column(c, col);
 
@@ -772,7 +822,7 @@ static int write_soft_rows(struct cdc_run *c, struct sl_err *err)
 		       " WHERE _sluice_cdc_apply OR _sluice_cdc_values) AS a LEFT JOIN " UPSERTS
 		       " AS u ON ");
 	add_key_match(c, &sql, "a", "u");
-	return run(c, &sql, err);
+	return run_temp(c, ROWS, &sql, err);
 }
 
 /* Whether the key's newest event applies. */
@@ -795,7 +845,7 @@ static void add_changes(const struct cdc_run *c, struct buf *sql)
 /* Replaces the rows and tombstones of every key that changes. */
 static int write_changes(struct cdc_run *c, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, cols = BUF_INIT, stones = BUF_INIT;
 
 	if (!c->full) {
 		buf_adds(&sql, "DELETE FROM ");
@@ -818,35 +868,36 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		add_key_match(c, &sql, "tb", "k");
 		buf_adds(&sql, ";\n");
 	}
+	add_columns(c, &cols);
+	add_keys(c, &stones, NULL);
+	buf_adds(&stones, ", ");
+	add_col(&stones, NULL, c->seq);
+	if (c->m->cdc_soft) {
+		buf_adds(&cols, ", _sluice_deleted");
+		buf_adds(&stones, ", _sluice_values_seq");
+	}
 	buf_adds(&sql, "INSERT INTO ");
 	add_target(c, &sql);
+	buf_addf(&sql, " (%s) SELECT %s FROM ", cols.buf, cols.buf);
 	if (c->m->cdc_soft) {
-		buf_adds(&sql, " BY NAME SELECT * EXCLUDE (_sluice_values_seq) FROM " ROWS
-			       ";\nINSERT INTO ");
-		cdc_sql_tombstones(&sql, c->m);
-		buf_adds(&sql, " BY NAME SELECT ");
-		add_keys(c, &sql, NULL);
-		buf_adds(&sql, ", ");
-		add_col(&sql, NULL, c->seq);
-		buf_adds(&sql, ", _sluice_values_seq FROM " ROWS " WHERE _sluice_deleted");
+		buf_adds(&sql, ROWS);
 	} else {
-		buf_adds(&sql, " BY NAME SELECT ");
-		for (size_t i = 0; i < c->ncols; i++) {
-			buf_adds(&sql, i ? ", " : "");
-			wh_sql_ident(&sql, c->cols[i].name);
-		}
-		buf_adds(&sql, " FROM " APPLY " WHERE ");
+		buf_adds(&sql, APPLY " WHERE ");
 		add_applies(c, &sql);
-		buf_adds(&sql, " AND NOT _sluice_cdc_del;\nINSERT INTO ");
-		cdc_sql_tombstones(&sql, c->m);
-		buf_adds(&sql, " BY NAME SELECT ");
-		add_keys(c, &sql, NULL);
-		buf_adds(&sql, ", ");
-		add_col(&sql, NULL, c->seq);
-		buf_adds(&sql, " FROM " APPLY " WHERE ");
+		buf_adds(&sql, " AND NOT _sluice_cdc_del");
+	}
+	buf_adds(&sql, ";\nINSERT INTO ");
+	cdc_sql_tombstones(&sql, c->m);
+	buf_addf(&sql, " (%s) SELECT %s FROM ", stones.buf, stones.buf);
+	if (c->m->cdc_soft) {
+		buf_adds(&sql, ROWS " WHERE _sluice_deleted");
+	} else {
+		buf_adds(&sql, APPLY " WHERE ");
 		add_applies(c, &sql);
 		buf_adds(&sql, " AND _sluice_cdc_del");
 	}
+	buf_release(&stones);
+	buf_release(&cols);
 	return run(c, &sql, err);
 }
 
@@ -882,8 +933,7 @@ int cdc_apply(struct wh *w, const struct model *m, const char *events, const cha
 	int rc;
 
 	*changed = 0;
-	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " EVENTS " AS\n");
-	buf_adds(&sql, events);
+	wh_sql_replace_as(w, &sql, WH_TEMP_TABLE, NULL, EVENTS, events);
 	rc = run(&c, &sql, err);
 	if (!rc)
 		rc = read_columns(&c, err);
@@ -900,7 +950,6 @@ int cdc_apply(struct wh *w, const struct model *m, const char *events, const cha
 			     "DROP TABLE IF EXISTS " EVENTS "; DROP TABLE IF EXISTS " UPSERTS
 			     "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF EXISTS " ROWS,
 			     err);
-	buf_release(&sql);
 	arena_free(c.a);
 	return rc;
 }

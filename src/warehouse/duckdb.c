@@ -881,6 +881,7 @@ static const struct wh_ops duckdb_ops = {
 	.sql_type = duck_sql_type,
 	.query_columns = duck_query_columns,
 	.sql_extreme_text = duck_sql_extreme_text,
+	.sql_seq_kind = duck_sql_seq_kind,
 	.appender_open = duck_appender_open,
 	.appender_row = duck_appender_row,
 	.appender_flush = duck_appender_flush,

@@ -9,6 +9,8 @@
 #include "core/buf.h"
 #include "core/err.h"
 
+#include <strings.h>
+
 void duck_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
 			 const char *name, const char *query)
 {
@@ -94,4 +96,27 @@ void duck_sql_extreme_text(struct wh *w, struct buf *sql, const char *expr, cons
 	(void)w;
 	(void)type;
 	buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "max" : "min", expr);
+}
+
+static bool in_list(const char *const *list, const char *word)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcasecmp(list[i], word) == 0)
+			return true;
+	return false;
+}
+
+enum wh_seq_kind duck_sql_seq_kind(struct wh *w, const char *type)
+{
+	static const char *const native[] = {
+		"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+		"UINTEGER", "UBIGINT", "UHUGEINT", "DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE",
+		"TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", NULL,
+	};
+	static const char *const text[] = { "VARCHAR", "JSON", NULL };
+
+	(void)w;
+	if (in_list(native, type))
+		return WH_SEQ_NATIVE;
+	return in_list(text, type) ? WH_SEQ_TEXT : WH_SEQ_NONE;
 }

@@ -19,5 +19,6 @@ int duck_query_columns(struct wh *w, struct arena *a, const char *query, struct 
 		       size_t *n, struct sl_err *err);
 void duck_sql_extreme_text(struct wh *w, struct buf *sql, const char *expr, const char *type,
 			   bool greatest);
+enum wh_seq_kind duck_sql_seq_kind(struct wh *w, const char *type);
 
 #endif

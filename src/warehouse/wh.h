@@ -43,6 +43,13 @@ enum wh_type {
 	WH_TYPE_BOOLEAN,
 };
 
+/* How the values of a column type order changes (wh_sql_seq_kind). */
+enum wh_seq_kind {
+	WH_SEQ_NONE,   /* they cannot */
+	WH_SEQ_NATIVE, /* as they are: integers, dates, timestamps */
+	WH_SEQ_TEXT,   /* they are text, to be read as integers or timestamps */
+};
+
 /* Opens (creating when missing, unless read_only) the DuckDB database file
  * at path; NULL or ":memory:" opens an in-memory one. A file locked by
  * another process fails with SL_E_LOCKED, a file that is not a DuckDB
@@ -206,6 +213,8 @@ const char *wh_sql_type(struct wh *w, enum wh_type t);
  * has a min and max for every type. */
 void wh_sql_min_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
 void wh_sql_max_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
+/* How values of the type (a name wh_query_columns gives) order changes. */
+enum wh_seq_kind wh_sql_seq_kind(struct wh *w, const char *type);
 
 /* Appends schema.name, each part quoted. */
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name);

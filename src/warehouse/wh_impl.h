@@ -36,6 +36,7 @@ struct wh_ops {
 	/* greatest: the max, not the min */
 	void (*sql_extreme_text)(struct wh *w, struct buf *sql, const char *expr, const char *type,
 				 bool greatest);
+	enum wh_seq_kind (*sql_seq_kind)(struct wh *w, const char *type);
 	int (*appender_open)(struct wh *w, const char *schema, const char *table,
 			     struct wh_appender **out, struct sl_err *err);
 	int (*appender_row)(struct wh_appender *ap, const char *const *values, size_t n,

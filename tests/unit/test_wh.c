@@ -1233,6 +1233,34 @@ static void test_dialect_min_max_text(void **state)
 	buf_release(&sql);
 }
 
+/* Which column types can order changes: integers, dates and timestamps as
+ * they are, text read as either, nothing else. */
+static void test_seq_kinds(void **state)
+{
+	static const enum wh_seq_kind want[] = {
+		WH_SEQ_NATIVE, WH_SEQ_NATIVE, WH_SEQ_NATIVE, WH_SEQ_NATIVE,
+		WH_SEQ_NATIVE, WH_SEQ_TEXT,   WH_SEQ_NONE,   WH_SEQ_NONE,
+	};
+	static const enum wh_type types[] = {
+		WH_TYPE_BIGINT, WH_TYPE_INT128, WH_TYPE_TIMESTAMP, WH_TYPE_TIMESTAMPTZ,
+		WH_TYPE_TEXT,   WH_TYPE_DOUBLE, WH_TYPE_BOOLEAN,
+	};
+	struct fx *f = *state;
+	struct buf sql = BUF_INIT;
+	struct wh_column *cols;
+	size_t n;
+
+	open_memory(f);
+	buf_adds(&sql, "SELECT DATE '2026-01-02' AS d");
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		buf_addf(&sql, ", CAST(NULL AS %s) AS c%zu", wh_sql_type(f->w, types[i]), i);
+	assert_int_equal(wh_query_columns(f->w, f->a, sql.buf, &cols, &n, &f->err), 0);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(wh_sql_seq_kind(f->w, cols[i].type), want[i]);
+	buf_release(&sql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1270,6 +1298,7 @@ int main(void)
 		T(test_swap_in),
 		T(test_dialect_statements),
 		T(test_dialect_min_max_text),
+		T(test_seq_kinds),
 #undef T
 	};
 
