@@ -17,5 +17,10 @@ void duck_sql_matches(struct wh *w, struct buf *sql, const char *expr, const cha
 const char *duck_sql_type(struct wh *w, enum wh_type t);
 int duck_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
 		       size_t *n, struct sl_err *err);
+int duck_sql_insert_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			    const char *name, const char *query, struct sl_err *err);
+int duck_sql_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			   const char *name, const char *source, const char *alias,
+			   struct sl_err *err);
 
 #endif

@@ -606,3 +606,16 @@ const char *wh_sql_type(struct wh *w, enum wh_type t)
 {
 	return w->ops->sql_type(w, t);
 }
+
+int wh_sql_insert_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			  const char *name, const char *query, struct sl_err *err)
+{
+	return w->ops->sql_insert_by_name(w, a, sql, schema, name, query, err);
+}
+
+int wh_sql_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			 const char *name, const char *source, const char *alias,
+			 struct sl_err *err)
+{
+	return w->ops->sql_merge_by_name(w, a, sql, schema, name, source, alias, err);
+}

@@ -33,6 +33,12 @@ struct wh_ops {
 	const char *(*sql_type)(struct wh *w, enum wh_type t);
 	int (*query_columns)(struct wh *w, struct arena *a, const char *query,
 			     struct wh_column **cols, size_t *n, struct sl_err *err);
+	int (*sql_insert_by_name)(struct wh *w, struct arena *a, struct buf *sql,
+				  const char *schema, const char *name, const char *query,
+				  struct sl_err *err);
+	int (*sql_merge_by_name)(struct wh *w, struct arena *a, struct buf *sql,
+				 const char *schema, const char *name, const char *source,
+				 const char *alias, struct sl_err *err);
 	int (*appender_open)(struct wh *w, const char *schema, const char *table,
 			     struct wh_appender **out, struct sl_err *err);
 	int (*appender_row)(struct wh_appender *ap, const char *const *values, size_t n,
