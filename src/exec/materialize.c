@@ -1,7 +1,8 @@
 /*
  * Materializations. Only builds statements and runs them through the wh
- * interface; dialect details (swapping a table in, reading CSV) are asked of
- * the warehouse layer. Must never begin, commit or roll back a transaction.
+ * interface, in SQL every warehouse reads; dialect details (replacing or
+ * swapping a relation, the first row per key, reading CSV) are asked of the
+ * warehouse layer. Must never begin, commit or roll back a transaction.
  */
 #include "exec/materialize.h"
 
@@ -16,11 +17,13 @@
 #include <strings.h>
 
 #define STAGING_SUFFIX "__sluice_new"
+#define LATEST_SUFFIX "__sluice_latest"
 #define BATCH_TABLE "_sluice_batch"
 
-static void staging_name(const struct model *m, char *out, size_t len)
+/* The name of a table beside the model's own, in its schema. */
+static void side_name(const struct model *m, const char *suffix, char *out, size_t len)
 {
-	snprintf(out, len, "%s%s", m->name, STAGING_SUFFIX);
+	snprintf(out, len, "%s%s", m->name, suffix);
 }
 
 static void qualified(const struct model *m, struct buf *b)
@@ -50,36 +53,47 @@ static void set_relation(struct mat_outcome *out, const char *schema, const char
 	buf_release(&b);
 }
 
-/* The latest landing of each key, as merging batch after batch keeps it. */
-static void add_latest_per_key(const struct model *m, struct buf *sql)
+/* The latest landing of each key among the rows of from, as merging batch
+ * after batch keeps it. */
+static void add_latest_per_key(struct wh *w, const struct model *m, const char *from,
+			       struct buf *sql)
 {
-	buf_adds(sql, " QUALIFY row_number() OVER (PARTITION BY ");
+	struct buf keys = BUF_INIT;
+
 	for (size_t i = 0; i < m->nunique_key; i++) {
 		if (i)
-			buf_adds(sql, ", ");
-		wh_sql_ident(sql, m->unique_key[i]);
+			buf_adds(&keys, ", ");
+		wh_sql_ident(&keys, m->unique_key[i]);
 	}
-	buf_adds(sql, " ORDER BY _sluice_seq DESC) = 1");
+	wh_sql_first_per_key(w, sql, from, keys.buf, "_sluice_seq DESC");
+	buf_release(&keys);
 }
 
 /* A merge model built from scratch holds what merging every landing batch
- * in turn would: one row per key, its latest. */
+ * in turn would: one row per key, its latest. Those rows go to a table of
+ * their own, swapped in for the staging table: a statement that replaces
+ * the table it reads is not one every warehouse can write. */
 static int keep_latest_per_key(struct wh *w, const struct model *m, const char *staging,
 			       struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, from = BUF_INIT;
+	char latest[300];
 	bool seq;
 	int rc = wh_has_column(w, m->schema, staging, "_sluice_seq", &seq, err);
 
 	if (rc || !seq)
 		return rc;
-	buf_adds(&sql, "CREATE OR REPLACE TABLE ");
-	wh_sql_qualified(&sql, m->schema, staging);
-	buf_adds(&sql, " AS SELECT * FROM ");
-	wh_sql_qualified(&sql, m->schema, staging);
-	add_latest_per_key(m, &sql);
+	side_name(m, LATEST_SUFFIX, latest, sizeof(latest));
+	wh_sql_qualified(&from, m->schema, staging);
+	buf_adds(&sql, "CREATE TABLE ");
+	wh_sql_qualified(&sql, m->schema, latest);
+	buf_adds(&sql, " AS ");
+	add_latest_per_key(w, m, from.buf, &sql);
+	buf_adds(&sql, ";\n");
+	wh_sql_swap_in(w, &sql, m->schema, latest, staging, "table");
 	rc = wh_exec(w, sql.buf, err);
 	buf_release(&sql);
+	buf_release(&from);
 	return rc;
 }
 
@@ -155,7 +169,7 @@ static int write_staging(struct wh *w, const struct model *m, const struct mat_p
 	bool filtered = m->filter && !render_filter_reads_this(m);
 	int rc;
 
-	staging_name(m, staging, sizeof(staging));
+	side_name(m, STAGING_SUFFIX, staging, sizeof(staging));
 	buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
 	wh_sql_ident(&sql, m->schema);
 	buf_adds(&sql, ";\nDROP TABLE IF EXISTS ");
@@ -180,7 +194,7 @@ out:
 static int write_view(struct wh *w, const struct model *m, const struct mat_plan *plan,
 		      struct mat_outcome *out, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, query = BUF_INIT;
 	int rc;
 
 	buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
@@ -191,13 +205,13 @@ static int write_view(struct wh *w, const struct model *m, const struct mat_plan
 		qualified(m, &sql);
 		buf_adds(&sql, ";\n");
 	}
-	buf_adds(&sql, "CREATE OR REPLACE VIEW ");
-	qualified(m, &sql);
-	buf_adds(&sql, " AS\n");
-	rc = render_model(m, &plan->ctx, false, &sql, err);
-	if (!rc)
+	rc = render_model(m, &plan->ctx, false, &query, err);
+	if (!rc) {
+		wh_sql_replace_as(w, &sql, WH_VIEW, m->schema, m->name, query.buf);
 		rc = run(w, &sql, err);
+	}
 	buf_release(&sql);
+	buf_release(&query);
 	set_relation(out, m->schema, m->name);
 	out->rows = 0;
 	out->action = out->old_kind ? "replaced" : "created";
@@ -217,11 +231,85 @@ static void key_match(const struct model *m, const char *left, const char *right
 	}
 }
 
-static int write_increment(struct wh *w, const struct model *m, const struct mat_plan *plan,
-			   struct mat_outcome *out, struct sl_err *err)
+static int write_delete_insert(struct wh *w, struct arena *a, const struct model *m,
+			       const struct mat_plan *plan, struct mat_outcome *out,
+			       struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, query = BUF_INIT;
+	int rc;
+
+	/* the batch is read twice (keys to delete, rows to insert), so it is
+	 * computed once into a temporary table */
+	rc = render_model(m, &plan->ctx, true, &query, err);
+	if (!rc) {
+		wh_sql_replace_as(w, &sql, WH_TEMP_TABLE, NULL, BATCH_TABLE, query.buf);
+		rc = run(w, &sql, err);
+	}
+	if (!rc) {
+		buf_adds(&sql, "DELETE FROM ");
+		qualified(m, &sql);
+		buf_adds(&sql, " AS _sluice_t USING " BATCH_TABLE " AS _sluice_new WHERE ");
+		key_match(m, "_sluice_t", "_sluice_new", &sql);
+		rc = run(w, &sql, err);
+	}
+	if (!rc)
+		rc = wh_sql_insert_by_name(w, a, &sql, m->schema, m->name,
+					   "SELECT * FROM " BATCH_TABLE, err);
+	if (!rc)
+		rc = run_counted(w, &sql, &out->rows, err);
+	if (!rc) {
+		buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
+		rc = run(w, &sql, err);
+	}
+	buf_release(&sql);
+	buf_release(&query);
+	return rc;
+}
+
+static int write_merge(struct wh *w, struct arena *a, const struct model *m,
+		       const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT, query = BUF_INIT, from = BUF_INIT, rows = BUF_INIT;
+	bool seq;
 	int rc = 0;
+
+	if (m->seq_column)
+		seq = m->seq_column > 0;
+	else
+		rc = wh_has_column(w, m->schema, m->name, "_sluice_seq", &seq, err);
+	if (!rc)
+		rc = render_model(m, &plan->ctx, true, &query, err);
+	if (rc)
+		goto out;
+	/* a key that arrived several times in this batch: its latest landing
+	 * wins, as if the batches had been applied one by one */
+	if (seq) {
+		buf_addf(&from, "(\n%s\n) AS " BATCH_TABLE, query.buf);
+		add_latest_per_key(w, m, from.buf, &rows);
+	} else {
+		buf_add(&rows, query.buf, query.len);
+	}
+	buf_adds(&sql, "MERGE INTO ");
+	qualified(m, &sql);
+	buf_addf(&sql, " AS _sluice_t USING (\n%s\n) AS _sluice_new ON (", rows.buf);
+	key_match(m, "_sluice_t", "_sluice_new", &sql);
+	buf_adds(&sql, ") ");
+	rc = wh_sql_merge_by_name(w, a, &sql, m->schema, m->name, rows.buf, "_sluice_new", err);
+	if (!rc)
+		rc = run_counted(w, &sql, &out->rows, err);
+out:
+	buf_release(&sql);
+	buf_release(&query);
+	buf_release(&from);
+	buf_release(&rows);
+	return rc;
+}
+
+static int write_increment(struct wh *w, struct arena *a, const struct model *m,
+			   const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT, query = BUF_INIT;
+	int rc;
 
 	set_relation(out, m->schema, m->name);
 	if (applies_changes(m)) {
@@ -230,67 +318,21 @@ static int write_increment(struct wh *w, const struct model *m, const struct mat
 			rc = cdc_apply(w, m, sql.buf, m->name, false, &out->rows, err);
 		out->action = "applied";
 	} else if (m->strategy == STRAT_DELETE_INSERT) {
-		/* the batch is read twice (keys to delete, rows to insert), so it
-		 * is computed once into a temporary table */
-		buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " BATCH_TABLE " AS\n");
-		rc = render_model(m, &plan->ctx, true, &sql, err);
-		if (!rc)
-			rc = run(w, &sql, err);
-		if (!rc) {
-			buf_adds(&sql, "DELETE FROM ");
-			qualified(m, &sql);
-			buf_adds(&sql, " AS _sluice_t USING " BATCH_TABLE " AS _sluice_new WHERE ");
-			key_match(m, "_sluice_t", "_sluice_new", &sql);
-			rc = run(w, &sql, err);
-		}
-		if (!rc) {
-			buf_adds(&sql, "INSERT INTO ");
-			qualified(m, &sql);
-			buf_adds(&sql, " BY NAME SELECT * FROM " BATCH_TABLE);
-			rc = run_counted(w, &sql, &out->rows, err);
-		}
-		if (!rc) {
-			buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
-			rc = run(w, &sql, err);
-		}
+		rc = write_delete_insert(w, a, m, plan, out, err);
 		out->action = "replaced keys";
 	} else if (m->strategy == STRAT_MERGE) {
-		bool seq;
-
-		if (m->seq_column)
-			seq = m->seq_column > 0;
-		else
-			rc = wh_has_column(w, m->schema, m->name, "_sluice_seq", &seq, err);
-		buf_adds(&sql, "MERGE INTO ");
-		qualified(m, &sql);
-		buf_adds(&sql, " AS _sluice_t USING (\n");
-		/* a key that arrived several times in this batch: its latest
-		 * landing wins, as if the batches had been applied one by one */
-		if (seq)
-			buf_adds(&sql, "SELECT * FROM (\n");
-		if (!rc)
-			rc = render_model(m, &plan->ctx, true, &sql, err);
-		if (seq) {
-			buf_adds(&sql, "\n) AS _sluice_batch");
-			add_latest_per_key(m, &sql);
-		}
-		buf_adds(&sql, "\n) AS _sluice_new ON (");
-		key_match(m, "_sluice_t", "_sluice_new", &sql);
-		buf_adds(&sql, ") WHEN MATCHED THEN UPDATE BY NAME "
-			       "WHEN NOT MATCHED THEN INSERT BY NAME");
-		if (!rc)
-			rc = run_counted(w, &sql, &out->rows, err);
+		rc = write_merge(w, a, m, plan, out, err);
 		out->action = "merged";
 	} else {
-		buf_adds(&sql, "INSERT INTO ");
-		qualified(m, &sql);
-		buf_adds(&sql, " BY NAME\n");
-		rc = render_model(m, &plan->ctx, true, &sql, err);
+		rc = render_model(m, &plan->ctx, true, &query, err);
+		if (!rc)
+			rc = wh_sql_insert_by_name(w, a, &sql, m->schema, m->name, query.buf, err);
 		if (!rc)
 			rc = run_counted(w, &sql, &out->rows, err);
 		out->action = "appended";
 	}
 	buf_release(&sql);
+	buf_release(&query);
 	return rc;
 }
 
@@ -299,10 +341,10 @@ struct grain {
 };
 
 static const struct grain grains[] = {
-	{ "1h", "INTERVAL 1 HOUR", "hour" },
-	{ "1d", "INTERVAL 1 DAY", "day" },
-	{ "1w", "INTERVAL 7 DAY", "week" },
-	{ "1mo", "INTERVAL 1 MONTH", "month" },
+	{ "1h", "INTERVAL '1 hour'", "hour" },
+	{ "1d", "INTERVAL '1 day'", "day" },
+	{ "1w", "INTERVAL '7 days'", "week" },
+	{ "1mo", "INTERVAL '1 month'", "month" },
 	{ NULL, NULL, NULL },
 };
 
@@ -354,14 +396,16 @@ static int microbatch_windows(struct wh *w, const struct model *m, const struct 
 /* One delete-and-insert statement pair per window, so a window is always
  * replaced whole and a re-run of a window never doubles its rows. A full
  * build fills a staging table the same way. */
-static int write_microbatch(struct wh *w, const struct model *m, const struct mat_plan *plan,
-			    struct mat_outcome *out, struct sl_err *err)
+static int write_microbatch(struct wh *w, struct arena *a, const struct model *m,
+			    const struct mat_plan *plan, struct mat_outcome *out,
+			    struct sl_err *err)
 {
 	const struct grain *g = model_grain(m);
 	const char *tcol = model_setting_get(m, "time_column")->value;
 	struct wh_result *win = NULL;
-	struct buf sql = BUF_INIT, target = BUF_INIT;
+	struct buf sql = BUF_INIT, target = BUF_INIT, query = BUF_INIT;
 	char staging[300];
+	const char *table = plan->full ? staging : m->name;
 	int rc;
 
 	if (!g || !model_setting_get(m, "start"))
@@ -370,11 +414,8 @@ static int write_microbatch(struct wh *w, const struct model *m, const struct ma
 	rc = microbatch_windows(w, m, plan, g, &win, err);
 	if (rc)
 		return rc;
-	staging_name(m, staging, sizeof(staging));
-	if (plan->full)
-		wh_sql_qualified(&target, m->schema, staging);
-	else
-		qualified(m, &target);
+	side_name(m, STAGING_SUFFIX, staging, sizeof(staging));
+	wh_sql_qualified(&target, m->schema, table);
 	out->rows = 0;
 	for (size_t i = 0; i < wh_result_nrows(win) && !rc; i++) {
 		struct mat_plan window = *plan;
@@ -402,12 +443,14 @@ static int write_microbatch(struct wh *w, const struct model *m, const struct ma
 			wh_sql_ident(&sql, tcol);
 			buf_addf(&sql, " < TIMESTAMP '%s'", window.ctx.until);
 			rc = run(w, &sql, err);
-			if (!rc) {
-				buf_addf(&sql, "INSERT INTO %s BY NAME\n", target.buf);
-				rc = render_model(m, &window.ctx, false, &sql, err);
-			}
+			if (!rc)
+				rc = render_model(m, &window.ctx, false, &query, err);
+			if (!rc)
+				rc = wh_sql_insert_by_name(w, a, &sql, m->schema, table, query.buf,
+							   err);
 			if (!rc)
 				rc = run_counted(w, &sql, &n, err);
+			buf_reset(&query);
 		}
 		out->rows += n;
 	}
@@ -426,6 +469,7 @@ static int write_microbatch(struct wh *w, const struct model *m, const struct ma
 	wh_result_free(win);
 	buf_release(&sql);
 	buf_release(&target);
+	buf_release(&query);
 	return rc;
 }
 
@@ -441,18 +485,19 @@ static void add_unchanged(struct buf *sql, const char *col)
 /* SCD type 2: close the current version of every key whose checked columns
  * changed or that disappeared, then add a new version for every key without
  * a current one. */
-static int write_snapshot(struct wh *w, const struct model *m, const struct mat_plan *plan,
-			  struct mat_outcome *out, struct sl_err *err)
+static int write_snapshot(struct wh *w, struct arena *a, const struct model *m,
+			  const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, query = BUF_INIT;
 	struct wh_result *cols = NULL;
 	int64_t closed = 0, added = 0;
 	int rc;
 
-	buf_adds(&sql, "CREATE OR REPLACE TEMP TABLE " BATCH_TABLE " AS\n");
-	rc = render_model(m, &plan->ctx, false, &sql, err);
-	if (!rc)
+	rc = render_model(m, &plan->ctx, false, &query, err);
+	if (!rc) {
+		wh_sql_replace_as(w, &sql, WH_TEMP_TABLE, NULL, BATCH_TABLE, query.buf);
 		rc = run(w, &sql, err);
+	}
 	if (!rc)
 		rc = wh_query(w, "SELECT * FROM " BATCH_TABLE " LIMIT 0", &cols, err);
 	if (rc)
@@ -482,17 +527,18 @@ static int write_snapshot(struct wh *w, const struct model *m, const struct mat_
 	rc = run_counted(w, &sql, &closed, err);
 	if (rc)
 		goto out;
-	buf_adds(&sql, "INSERT INTO ");
-	qualified(m, &sql);
-	buf_adds(&sql, " BY NAME SELECT _sluice_new.*, TIMESTAMP ");
-	buf_add_sql_str(&sql, plan->run_ts);
-	buf_adds(&sql, " AS valid_from, CAST(NULL AS TIMESTAMP) AS valid_to FROM " BATCH_TABLE
-		       " AS _sluice_new WHERE NOT EXISTS (SELECT 1 FROM ");
-	qualified(m, &sql);
-	buf_adds(&sql, " AS _sluice_t WHERE _sluice_t.valid_to IS NULL AND ");
-	key_match(m, "_sluice_t", "_sluice_new", &sql);
-	buf_adds(&sql, ")");
-	rc = run_counted(w, &sql, &added, err);
+	buf_reset(&query);
+	buf_adds(&query, "SELECT _sluice_new.*, TIMESTAMP ");
+	buf_add_sql_str(&query, plan->run_ts);
+	buf_adds(&query, " AS valid_from, CAST(NULL AS TIMESTAMP) AS valid_to FROM " BATCH_TABLE
+			 " AS _sluice_new WHERE NOT EXISTS (SELECT 1 FROM ");
+	qualified(m, &query);
+	buf_adds(&query, " AS _sluice_t WHERE _sluice_t.valid_to IS NULL AND ");
+	key_match(m, "_sluice_t", "_sluice_new", &query);
+	buf_adds(&query, ")");
+	rc = wh_sql_insert_by_name(w, a, &sql, m->schema, m->name, query.buf, err);
+	if (!rc)
+		rc = run_counted(w, &sql, &added, err);
 	if (!rc) {
 		buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
 		rc = run(w, &sql, err);
@@ -503,6 +549,7 @@ static int write_snapshot(struct wh *w, const struct model *m, const struct mat_
 out:
 	wh_result_free(cols);
 	buf_release(&sql);
+	buf_release(&query);
 	return rc;
 }
 
@@ -530,13 +577,13 @@ int materialize_write(struct wh *w, const struct model *m, const struct mat_plan
 		case MAT_INCREMENTAL:
 		case MAT_SNAPSHOT:
 			if (m->strategy == STRAT_MICROBATCH)
-				rc = write_microbatch(w, m, plan, out, err);
+				rc = write_microbatch(w, a, m, plan, out, err);
 			else if (plan->full || !out->old_kind || strcmp(out->old_kind, "table") != 0)
 				rc = write_staging(w, m, plan, out, err);
 			else if (m->mat == MAT_SNAPSHOT)
-				rc = write_snapshot(w, m, plan, out, err);
+				rc = write_snapshot(w, a, m, plan, out, err);
 			else
-				rc = write_increment(w, m, plan, out, err);
+				rc = write_increment(w, a, m, plan, out, err);
 			break;
 		case MAT_TABLE:
 		case MAT_SEED:
@@ -557,7 +604,7 @@ int materialize_publish(struct wh *w, const struct model *m, const struct mat_ou
 
 	if (!out->staged)
 		return 0;
-	staging_name(m, staging, sizeof(staging));
+	side_name(m, STAGING_SUFFIX, staging, sizeof(staging));
 	wh_sql_swap_in(w, &sql, m->schema, staging, m->name, out->old_kind);
 	rc = wh_exec(w, sql.buf, err);
 	buf_release(&sql);

@@ -120,3 +120,32 @@ enum wh_seq_kind duck_sql_seq_kind(struct wh *w, const char *type)
 		return WH_SEQ_NATIVE;
 	return in_list(text, type) ? WH_SEQ_TEXT : WH_SEQ_NONE;
 }
+
+/* DuckDB pairs the columns by name itself, in its binder: nothing to ask. */
+int duck_sql_insert_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			    const char *name, const char *query, struct sl_err *err)
+{
+	(void)w;
+	(void)a;
+	(void)err;
+	buf_adds(sql, "INSERT INTO ");
+	wh_sql_qualified(sql, schema, name);
+	buf_adds(sql, " BY NAME\n");
+	buf_adds(sql, query);
+	return 0;
+}
+
+int duck_sql_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			   const char *name, const char *source, const char *alias,
+			   struct sl_err *err)
+{
+	(void)w;
+	(void)a;
+	(void)schema;
+	(void)name;
+	(void)source;
+	(void)alias;
+	(void)err;
+	buf_adds(sql, "WHEN MATCHED THEN UPDATE BY NAME WHEN NOT MATCHED THEN INSERT BY NAME");
+	return 0;
+}

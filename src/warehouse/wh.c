@@ -621,3 +621,16 @@ enum wh_seq_kind wh_sql_seq_kind(struct wh *w, const char *type)
 {
 	return w->ops->sql_seq_kind(w, type);
 }
+
+int wh_sql_insert_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			  const char *name, const char *query, struct sl_err *err)
+{
+	return w->ops->sql_insert_by_name(w, a, sql, schema, name, query, err);
+}
+
+int wh_sql_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			 const char *name, const char *source, const char *alias,
+			 struct sl_err *err)
+{
+	return w->ops->sql_merge_by_name(w, a, sql, schema, name, source, alias, err);
+}

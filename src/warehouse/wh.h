@@ -215,6 +215,23 @@ void wh_sql_min_text(struct wh *w, struct buf *sql, const char *expr, const char
 void wh_sql_max_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
 /* How values of the type (a name wh_query_columns gives) order changes. */
 enum wh_seq_kind wh_sql_seq_kind(struct wh *w, const char *type);
+/* The INSERT into schema.name of the rows of query, which ends the
+ * statement on lines of its own (it may end in a line comment). Each of
+ * query's columns goes into the table's column of the same name, whatever
+ * the case and the order; the table's other columns get their default, and
+ * a column the table lacks fails the statement. A warehouse without such a
+ * form asks what query returns and what the table holds (the names kept in
+ * a), which may fail. */
+int wh_sql_insert_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			  const char *name, const char *query, struct sl_err *err);
+/* The WHEN clauses of a MERGE into schema.name of the rows of source (a
+ * query, named alias in the MERGE's USING): a matched row takes source's
+ * columns, the others are inserted, the columns paired by name as
+ * wh_sql_insert_by_name pairs them (a matched row's other columns keep
+ * their values). */
+int wh_sql_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			 const char *name, const char *source, const char *alias,
+			 struct sl_err *err);
 
 /* Appends schema.name, each part quoted. */
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name);

@@ -37,6 +37,12 @@ struct wh_ops {
 	void (*sql_extreme_text)(struct wh *w, struct buf *sql, const char *expr, const char *type,
 				 bool greatest);
 	enum wh_seq_kind (*sql_seq_kind)(struct wh *w, const char *type);
+	int (*sql_insert_by_name)(struct wh *w, struct arena *a, struct buf *sql,
+				  const char *schema, const char *name, const char *query,
+				  struct sl_err *err);
+	int (*sql_merge_by_name)(struct wh *w, struct arena *a, struct buf *sql,
+				 const char *schema, const char *name, const char *source,
+				 const char *alias, struct sl_err *err);
 	int (*appender_open)(struct wh *w, const char *schema, const char *table,
 			     struct wh_appender **out, struct sl_err *err);
 	int (*appender_row)(struct wh_appender *ap, const char *const *values, size_t n,

@@ -1261,6 +1261,44 @@ static void test_seq_kinds(void **state)
 	buf_release(&sql);
 }
 
+/* Rows go to the columns their names say, whatever the case and the order. */
+static void test_dialect_by_name(void **state)
+{
+	static const char *const source = "SELECT 'b' AS LABEL, k FROM (VALUES (1), (2)) AS v(k)";
+	struct fx *f = *state;
+	struct buf sql = BUF_INIT;
+
+	open_memory(f);
+	exec(f->w, "CREATE SCHEMA d;\n"
+		   "CREATE TABLE d.t (k INTEGER, \"Label\" VARCHAR, n INTEGER DEFAULT 7)");
+	/* a query may end in a line comment */
+	assert_int_equal(wh_sql_insert_by_name(f->w, f->a, &sql, "d", "t",
+					       "SELECT 'a' AS label, 1 AS K -- one row", &f->err),
+			 0);
+	exec(f->w, sql.buf);
+	assert_string_equal(query_str(f->w, f->a, "SELECT concat_ws('|', k, \"Label\", n) FROM d.t"),
+			    "1|a|7");
+
+	buf_reset(&sql);
+	assert_int_equal(wh_sql_insert_by_name(f->w, f->a, &sql, "d", "t",
+					       "SELECT 2 AS k, 3 AS other", &f->err),
+			 0);
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "other"));
+
+	/* key 1 takes the label and keeps its n; key 2 is new */
+	exec(f->w, "UPDATE d.t SET n = 8");
+	buf_reset(&sql);
+	buf_addf(&sql, "MERGE INTO d.t AS _t USING (%s) AS s ON (_t.k = s.k) ", source);
+	assert_int_equal(wh_sql_merge_by_name(f->w, f->a, &sql, "d", "t", source, "s", &f->err), 0);
+	exec(f->w, sql.buf);
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT string_agg(concat_ws('|', k, \"Label\", n), ',' "
+				      "ORDER BY k) FROM d.t"),
+			    "1|b|8,2|b|7");
+	buf_release(&sql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1299,6 +1337,7 @@ int main(void)
 		T(test_dialect_statements),
 		T(test_dialect_min_max_text),
 		T(test_seq_kinds),
+		T(test_dialect_by_name),
 #undef T
 	};
 
