@@ -17,14 +17,14 @@ OPT      := -O2
 endif
 
 CC       ?= cc
-CPPFLAGS := -Isrc -I$(DUCKDB)/include -D_GNU_SOURCE -DSLUICE_VERSION=\"0.1.0\"
+CPPFLAGS := -Isrc -I$(DUCKDB)/include -I/usr/include/postgresql -D_GNU_SOURCE -DSLUICE_VERSION=\"0.1.0\"
 CFLAGS   := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wno-missing-field-initializers \
             $(SANFLAGS)
 LDFLAGS  := $(SANFLAGS) -L$(DUCKDB)/lib -Wl,-rpath,'$$ORIGIN/$(DUCKDB)/lib' \
             -Wl,-rpath,$(abspath $(DUCKDB))/lib
 # the libraries are plain Debian -dev packages: no pkg-config lookup, which
 # would run before scripts/bootstrap.sh has installed them
-LDLIBS   := -lduckdb -lyaml -ljansson -lcrypto -lmicrohttpd -lcurl -lpthread -lm
+LDLIBS   := -lduckdb -lpq -lyaml -ljansson -lcrypto -lmicrohttpd -lcurl -lpthread -lm
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -302,7 +302,7 @@ build_program() {
 	local lib=$root/build/release/libsluice.a
 	[[ -f $lib ]] || die "no $lib (run make first)"
 	cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/src" -I"$duckdb/include" "bench/$1.c" "$lib" \
-		-L"$duckdb/lib" -Wl,-rpath,"$duckdb/lib" -lduckdb -lyaml -ljansson -lcrypto -lpthread -lm \
+		-L"$duckdb/lib" -Wl,-rpath,"$duckdb/lib" -lduckdb -lpq -lyaml -ljansson -lcrypto -lpthread -lm \
 		-o "$out/$1" || die "cannot build $1"
 }
 

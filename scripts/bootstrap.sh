@@ -18,6 +18,7 @@ packages=(
 	build-essential pkg-config ca-certificates openssl
 	libyaml-dev libjansson-dev libssl-dev libcmocka-dev
 	libpq-dev libmicrohttpd-dev libcurl4-openssl-dev librdkafka-dev curl
+	postgresql-15
 )
 
 # DuckDB 1.4 LTS: the shared library from the prebuilt Node bindings package,

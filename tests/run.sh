@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the cmocka unit test binaries, the source checks in
 # tests/checks/, then the end-to-end cases, and ends with one line
-# "N passed, N failed".
+# "N passed, N failed". It starts a PostgreSQL server of its own for them
+# (tests/pg_server.sh; SLUICE_TEST_PG holds its connection string).
 #   tests/run.sh BUILD_DIR        BUILD_DIR holds sluice and tests/test_*
 #   SLUICE_SLOW=1                 also run the slow cases (crash loops, fuzzing)
 set -uo pipefail
@@ -15,6 +16,20 @@ failures=()
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# one PostgreSQL server for the suite, stopped however it ends
+pg_dir=$(mktemp -d /tmp/sluice-test-pg-XXXXXX)
+stop_pg() {
+	"$root/tests/pg_server.sh" stop "$pg_dir"
+	rm -rf "$pg_dir"
+}
+trap stop_pg EXIT
+if ! SLUICE_TEST_PG=$("$root/tests/pg_server.sh" start "$pg_dir"); then
+	echo "cannot start the PostgreSQL test server"
+	failed=$((failed + 1))
+	failures+=("postgres server")
+fi
+export SLUICE_TEST_PG
 
 echo "== unit tests"
 for t in "$build"/tests/test_*; do

@@ -340,7 +340,7 @@ static int read_columns(struct cdc_run *c, struct sl_err *err)
 		return sl_err_set(err, SL_E_INVALID,
 				  "model %s: the query returns a column '_sluice_deleted', which "
 				  "cdc_deletes=soft adds itself\n"
-				  "  hint: leave it out, e.g. SELECT * EXCLUDE (_sluice_deleted)",
+				  "  hint: leave it out of the columns the query selects",
 				  c->m->fqn);
 	c->landing_seq = event_column(c, "_sluice_seq", NULL) != NULL;
 	kind = wh_sql_seq_kind(c->w, type);

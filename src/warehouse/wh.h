@@ -55,6 +55,11 @@ enum wh_seq_kind {
  * another process fails with SL_E_LOCKED, a file that is not a DuckDB
  * database with SL_E_IO. Close with wh_close(). */
 int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_err *err);
+/* Connects to the PostgreSQL server the libpq connection string dsn names,
+ * which must be version 15 or later (SL_E_VERSION otherwise); an
+ * unreachable server or refused credentials fail with SL_E_IO, naming
+ * libpq's reason. Close with wh_close(). */
+int wh_open_postgres(const char *dsn, struct wh **out, struct sl_err *err);
 /* Closes the connection; the database closes with its last connection,
  * unless it is suspect (wh_suspect): it then stays open until the process
  * exits, as closing would checkpoint what it holds in memory over what is

@@ -1,0 +1,684 @@
+/*
+ * The PostgreSQL backend, over libpq: statements through the simple query
+ * protocol (several in one string run as one implicit transaction unless
+ * they say otherwise), statements with arguments through PQexecParams,
+ * results read as PostgreSQL's own text, appenders as COPY in text format,
+ * and PostgreSQL's dialect. Every PGresult is cleared on every path.
+ *
+ * A connection that breaks during a COMMIT leaves the outcome of that
+ * transaction unknown to this process: the connection is suspect from then
+ * on, and the caller is to open the warehouse again and look.
+ */
+#include "warehouse/wh_impl.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The lowest server version sluice writes SQL for: MERGE arrived in 15. */
+#define PG_MIN_VERSION 150000
+
+struct wh_pg {
+	struct wh base;
+	PGconn *conn;
+	char *dsn;
+	bool suspect;
+	char version[64];
+};
+
+static struct wh_pg *pg(struct wh *w)
+{
+	return (struct wh_pg *)w;
+}
+
+/* A failed result as an error; a broken connection makes it suspect when
+ * the statement may have committed. */
+static int result_error(struct wh_pg *p, PGresult *res, const char *sql, struct sl_err *err)
+{
+	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(p->conn);
+	size_t len = strcspn(msg, "\n");
+	bool commit = strncasecmp(sql, "COMMIT", 6) == 0 || strncasecmp(sql, "END", 3) == 0;
+
+	if (PQstatus(p->conn) == CONNECTION_BAD && commit) {
+		p->suspect = true;
+		return sl_err_set(err, SL_E_SUSPECT,
+				  "the connection to PostgreSQL broke during a commit: %.*s",
+				  (int)len, msg);
+	}
+	return sl_err_set(err, SL_E_SQL, "%.*s", (int)len, msg);
+}
+
+static int refused(struct wh_pg *p, struct sl_err *err)
+{
+	return p->suspect ? sl_err_set(err, SL_E_SUSPECT,
+				       "the warehouse failed a write and is in doubt")
+			  : 0;
+}
+
+static bool ok(const PGresult *res)
+{
+	ExecStatusType st = PQresultStatus(res);
+
+	return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY;
+}
+
+/* The rows of a result as a wh_result. */
+static struct wh_result *rows_of(const PGresult *res)
+{
+	int nrows = PQntuples(res), ncols = PQnfields(res);
+	struct wh_result *r = wh_result_new((size_t)ncols);
+	size_t first;
+
+	for (int c = 0; c < ncols; c++)
+		wh_result_set_colname(r, (size_t)c, PQfname(res, c));
+	first = wh_result_add_rows(r, (size_t)nrows);
+	for (int i = 0; i < nrows; i++) {
+		for (int c = 0; c < ncols; c++) {
+			int len = PQgetlength(res, i, c);
+
+			if (PQgetisnull(res, i, c))
+				continue;
+			memcpy(wh_result_set_value(r, first + (size_t)i, (size_t)c, (size_t)len),
+			       PQgetvalue(res, i, c), (size_t)len);
+		}
+	}
+	return r;
+}
+
+/* Runs sql; the last statement's result goes to *res, which the caller
+ * clears. */
+static int run(struct wh_pg *p, const char *sql, PGresult **res, struct sl_err *err)
+{
+	int rc = refused(p, err);
+
+	*res = NULL;
+	if (rc)
+		return rc;
+	*res = PQexec(p->conn, sql);
+	if (*res && ok(*res))
+		return 0;
+	rc = result_error(p, *res, sql, err);
+	PQclear(*res);
+	*res = NULL;
+	return rc;
+}
+
+static int pg_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err)
+{
+	PGresult *res;
+	int rc = run(pg(w), sql, &res, err);
+
+	if (!rc && changed)
+		*changed = strtoll(PQcmdTuples(res), NULL, 10);
+	PQclear(res);
+	return rc;
+}
+
+static int pg_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err)
+{
+	PGresult *res;
+	int rc = run(pg(w), sql, &res, err);
+
+	*out = rc ? NULL : rows_of(res);
+	PQclear(res);
+	return rc;
+}
+
+static int pg_exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+			struct wh_result **out, int64_t *changed, struct sl_err *err)
+{
+	struct wh_pg *p = pg(w);
+	struct arena *a = arena_new(NULL);
+	const char **values = arena_alloc(a, (n + 1) * sizeof(char *));
+	PGresult *res;
+	int rc = refused(p, err);
+
+	for (size_t i = 0; i < n; i++) {
+		if (args[i].kind == WH_ARG_TEXT) {
+			values[i] = args[i].s;
+		} else if (args[i].kind == WH_ARG_INT) {
+			values[i] = arena_sprintf(a, "%lld", (long long)args[i].i);
+		} else {
+			char ts[40];
+
+			units_format_ts(args[i].i, ts, sizeof(ts));
+			values[i] = arena_strdup(a, ts);
+		}
+	}
+	res = rc ? NULL : PQexecParams(p->conn, sql, (int)n, NULL, values, NULL, NULL, 0);
+	if (!rc && !(res && ok(res)))
+		rc = result_error(p, res, sql, err);
+	if (!rc && out)
+		*out = rows_of(res);
+	if (!rc && changed)
+		*changed = strtoll(PQcmdTuples(res), NULL, 10);
+	PQclear(res);
+	arena_free(a);
+	return rc;
+}
+
+static void pg_forget_statement(struct wh *w, const char *sql)
+{
+	(void)w;
+	(void)sql;
+}
+
+static const char *pg_version(struct wh *w)
+{
+	return pg(w)->version;
+}
+
+static bool pg_suspect(struct wh *w, struct sl_err *err)
+{
+	if (pg(w)->suspect)
+		refused(pg(w), err);
+	return pg(w)->suspect;
+}
+
+static void pg_close(struct wh *w)
+{
+	struct wh_pg *p = pg(w);
+
+	PQfinish(p->conn);
+	wh_memo_release(p->base.memo);
+	free(p->dsn);
+	free(p);
+}
+
+/* PostgreSQL has no cast that gives NULL for what it cannot read: this one,
+ * made per connection in its own temporary schema, catches the error. */
+#define TRY_CAST_FUNCTION                                                                   \
+	"CREATE FUNCTION pg_temp.sluice_try_cast(v text, t anyelement) RETURNS anyelement " \
+	"LANGUAGE plpgsql IMMUTABLE AS $f$ BEGIN EXECUTE format('SELECT CAST(%L AS %s)', v, "   \
+	"pg_typeof(t)) INTO t; RETURN t; EXCEPTION WHEN others THEN RETURN NULL; END $f$"
+
+static const struct wh_ops pg_ops;
+
+static int pg_open_conn(const char *dsn, struct wh_memo *memo, struct wh **out,
+			struct sl_err *err)
+{
+	struct wh_pg *p = calloc(1, sizeof(*p));
+	int version;
+	PGresult *res;
+
+	if (!p)
+		abort();
+	p->base.ops = &pg_ops;
+	p->conn = PQconnectdb(dsn);
+	if (PQstatus(p->conn) != CONNECTION_OK) {
+		const char *msg = PQerrorMessage(p->conn);
+		int rc = sl_err_set(err, SL_E_IO, "cannot connect to PostgreSQL: %.*s",
+				    (int)strcspn(msg, "\n"), msg);
+
+		PQfinish(p->conn);
+		free(p);
+		return rc;
+	}
+	version = PQserverVersion(p->conn);
+	if (version < PG_MIN_VERSION) {
+		int rc = sl_err_set(err, SL_E_VERSION,
+				    "PostgreSQL %d.%d is older than 15, the oldest sluice works with",
+				    version / 10000, version % 10000);
+
+		PQfinish(p->conn);
+		free(p);
+		return rc;
+	}
+	snprintf(p->version, sizeof(p->version), "PostgreSQL %s",
+		 PQparameterStatus(p->conn, "server_version"));
+	res = PQexec(p->conn, "SET client_min_messages = warning; " TRY_CAST_FUNCTION);
+	if (!res || !ok(res)) {
+		int rc = result_error(p, res, "", err);
+
+		PQclear(res);
+		PQfinish(p->conn);
+		free(p);
+		return rc;
+	}
+	PQclear(res);
+	p->dsn = strdup(dsn);
+	if (!p->dsn)
+		abort();
+	p->base.memo = memo;
+	*out = &p->base;
+	return 0;
+}
+
+int wh_open_postgres(const char *dsn, struct wh **out, struct sl_err *err)
+{
+	struct wh_memo *memo = wh_memo_new();
+	int rc = pg_open_conn(dsn, memo, out, err);
+
+	if (rc)
+		wh_memo_release(memo);
+	return rc;
+}
+
+static int pg_connect(struct wh *w, struct wh **out, struct sl_err *err)
+{
+	struct wh_pg *p = pg(w);
+	int rc = refused(p, err);
+
+	if (rc)
+		return rc;
+	wh_memo_retain(p->base.memo);
+	rc = pg_open_conn(p->dsn, p->base.memo, out, err);
+	if (rc)
+		wh_memo_release(p->base.memo);
+	return rc;
+}
+
+/* Dialect */
+
+static void pg_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
+		       const char *name, const char *old_kind)
+{
+	(void)w;
+	if (old_kind) {
+		buf_addf(sql, "DROP %s ", strcmp(old_kind, "view") == 0 ? "VIEW" : "TABLE");
+		wh_sql_qualified(sql, schema, name);
+		buf_adds(sql, ";\n");
+	}
+	buf_adds(sql, "ALTER TABLE ");
+	wh_sql_qualified(sql, schema, staging);
+	buf_adds(sql, " RENAME TO ");
+	wh_sql_ident(sql, name);
+	buf_adds(sql, ";\n");
+}
+
+/* PostgreSQL reads no CSV file in SQL: seeds are loaded through COPY by
+ * their own path; a statement that tries fails saying so. */
+static void pg_read_csv(struct wh *w, struct buf *sql, const char *path)
+{
+	(void)w;
+	buf_adds(sql, "(SELECT CAST(");
+	buf_add_sql_str(sql, "a CSV file cannot be read in SQL on PostgreSQL");
+	buf_adds(sql, " AS INTEGER) AS ");
+	wh_sql_ident(sql, path);
+	buf_adds(sql, ")");
+}
+
+static void pg_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
+			  const char *name, const char *query)
+{
+	struct buf target = BUF_INIT;
+
+	(void)w;
+	if (schema)
+		wh_sql_qualified(&target, schema, name);
+	else
+		wh_sql_ident(&target, name);
+	/* a view keeps the views that read it when its columns stay */
+	if (what == WH_VIEW)
+		buf_addf(sql, "CREATE OR REPLACE VIEW %s AS\n%s", target.buf, query);
+	else
+		buf_addf(sql, "DROP TABLE IF EXISTS %s;\nCREATE %sTABLE %s AS\n%s", target.buf,
+			 what == WH_TEMP_TABLE ? "TEMP " : "", target.buf, query);
+	buf_release(&target);
+}
+
+static void pg_first_per_key(struct wh *w, struct buf *sql, const char *from, const char *keys,
+			     const char *order)
+{
+	(void)w;
+	buf_addf(sql, "SELECT DISTINCT ON (%s) * FROM %s ORDER BY %s, %s", keys, from, keys, order);
+}
+
+static void pg_epoch(struct wh *w, struct buf *sql, const char *expr, int digits)
+{
+	(void)w;
+	buf_addf(sql, "CAST(floor(extract(epoch FROM %s) * %s) AS BIGINT)", expr,
+		 digits == 3 ? "1000" : "1000000");
+}
+
+static void pg_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type)
+{
+	(void)w;
+	buf_addf(sql, "pg_temp.sluice_try_cast(CAST(%s AS TEXT), CAST(NULL AS %s))", expr, type);
+}
+
+static void pg_matches(struct wh *w, struct buf *sql, const char *expr, const char *re)
+{
+	char *whole = NULL;
+
+	(void)w;
+	if (asprintf(&whole, "^(?:%s)$", re) < 0)
+		abort();
+	buf_addf(sql, "(%s ~ ", expr);
+	buf_add_sql_str(sql, whole);
+	buf_adds(sql, ")");
+	free(whole);
+}
+
+static const char *pg_type(struct wh *w, enum wh_type t)
+{
+	static const char *const names[] = {
+		[WH_TYPE_BIGINT] = "BIGINT",       [WH_TYPE_INT128] = "NUMERIC(38, 0)",
+		[WH_TYPE_DOUBLE] = "DOUBLE PRECISION",
+		[WH_TYPE_TEXT] = "TEXT",           [WH_TYPE_TIMESTAMP] = "TIMESTAMP",
+		[WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ", [WH_TYPE_BOOLEAN] = "BOOLEAN",
+	};
+
+	(void)w;
+	return names[t];
+}
+
+/* Whether text is a query rather than a table's name. */
+static bool is_query(const char *text)
+{
+	text += strspn(text, " \t\n(");
+	return strncasecmp(text, "SELECT", 6) == 0 || strncasecmp(text, "WITH", 4) == 0 ||
+	       strncasecmp(text, "VALUES", 6) == 0;
+}
+
+/* The statement is described, not run; the type names come from the
+ * catalog in one more query. */
+static int pg_query_columns(struct wh *w, struct arena *a, const char *query,
+			    struct wh_column **cols, size_t *n, struct sl_err *err)
+{
+	struct wh_pg *p = pg(w);
+	struct buf sql = BUF_INIT;
+	struct wh_result *types = NULL;
+	PGresult *res;
+	int rc = refused(p, err), nf;
+
+	if (rc)
+		return rc;
+	if (is_query(query))
+		buf_adds(&sql, query);
+	else
+		buf_addf(&sql, "SELECT * FROM %s", query);
+	res = PQprepare(p->conn, "", sql.buf, 0, NULL);
+	if (!res || !ok(res))
+		rc = result_error(p, res, sql.buf, err);
+	PQclear(res);
+	res = rc ? NULL : PQdescribePrepared(p->conn, "");
+	if (!rc && !(res && ok(res)))
+		rc = result_error(p, res, sql.buf, err);
+	nf = rc ? 0 : PQnfields(res);
+	buf_reset(&sql);
+	buf_adds(&sql, "SELECT ");
+	for (int i = 0; i < nf; i++)
+		buf_addf(&sql, "%sformat_type(%u, %d)", i ? ", " : "", PQftype(res, i),
+			 PQfmod(res, i));
+	if (!rc && nf)
+		rc = pg_query(w, sql.buf, &types, err);
+	*n = rc ? 0 : (size_t)nf;
+	*cols = arena_alloc(a, (*n + 1) * sizeof(**cols));
+	for (size_t i = 0; i < *n; i++) {
+		(*cols)[i].name = arena_strdup(a, PQfname(res, (int)i));
+		(*cols)[i].type = arena_strdup(a, wh_result_value(types, 0, i));
+	}
+	wh_result_free(types);
+	PQclear(res);
+	buf_release(&sql);
+	return rc;
+}
+
+/* The columns of query paired with schema.name's by name, any case: the
+ * table's spelling where it has the column, the query's where it does not,
+ * so that the statement fails naming it. */
+static int paired(struct wh *w, struct arena *a, const char *schema, const char *name,
+		  const char *query, struct wh_column **qcols, const char ***tnames, size_t *n,
+		  struct sl_err *err)
+{
+	struct buf table = BUF_INIT, q = BUF_INIT;
+	struct wh_column *tcols;
+	size_t nt = 0;
+	int rc;
+
+	wh_sql_qualified(&table, schema, name);
+	buf_addf(&q, "SELECT * FROM (\n%s\n) AS _sluice_q", query);
+	rc = pg_query_columns(w, a, q.buf, qcols, n, err);
+	if (!rc)
+		rc = pg_query_columns(w, a, table.buf, &tcols, &nt, err);
+	*tnames = arena_alloc(a, (*n + 1) * sizeof(char *));
+	for (size_t i = 0; !rc && i < *n; i++) {
+		(*tnames)[i] = (*qcols)[i].name;
+		for (size_t k = 0; k < nt; k++)
+			if (strcasecmp(tcols[k].name, (*qcols)[i].name) == 0)
+				(*tnames)[i] = tcols[k].name;
+	}
+	buf_release(&table);
+	buf_release(&q);
+	return rc;
+}
+
+static void add_names(struct buf *sql, const char *alias, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		buf_adds(sql, i ? ", " : "");
+		if (alias)
+			buf_addf(sql, "%s.", alias);
+		wh_sql_ident(sql, names[i]);
+	}
+}
+
+static int pg_insert_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			     const char *name, const char *query, struct sl_err *err)
+{
+	struct wh_column *qcols;
+	const char **tnames, **qnames;
+	size_t n;
+	int rc = paired(w, a, schema, name, query, &qcols, &tnames, &n, err);
+
+	if (rc)
+		return rc;
+	qnames = arena_alloc(a, (n + 1) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		qnames[i] = qcols[i].name;
+	buf_adds(sql, "INSERT INTO ");
+	wh_sql_qualified(sql, schema, name);
+	buf_adds(sql, " (");
+	add_names(sql, NULL, tnames, n);
+	buf_adds(sql, ") SELECT ");
+	add_names(sql, NULL, qnames, n);
+	buf_addf(sql, " FROM (\n%s\n) AS _sluice_q", query);
+	return 0;
+}
+
+static int pg_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
+			    const char *name, const char *source, const char *alias,
+			    struct sl_err *err)
+{
+	struct wh_column *qcols;
+	const char **tnames, **qnames;
+	size_t n;
+	int rc = paired(w, a, schema, name, source, &qcols, &tnames, &n, err);
+
+	if (rc)
+		return rc;
+	qnames = arena_alloc(a, (n + 1) * sizeof(char *));
+	buf_adds(sql, "WHEN MATCHED THEN UPDATE SET ");
+	for (size_t i = 0; i < n; i++) {
+		qnames[i] = qcols[i].name;
+		buf_adds(sql, i ? ", " : "");
+		wh_sql_ident(sql, tnames[i]);
+		buf_addf(sql, " = %s.", alias);
+		wh_sql_ident(sql, qnames[i]);
+	}
+	buf_adds(sql, " WHEN NOT MATCHED THEN INSERT (");
+	add_names(sql, NULL, tnames, n);
+	buf_adds(sql, ") VALUES (");
+	add_names(sql, alias, qnames, n);
+	buf_adds(sql, ")");
+	return 0;
+}
+
+/* PostgreSQL has no min or max of a boolean or a json value. */
+static void pg_extreme_text(struct wh *w, struct buf *sql, const char *expr, const char *type,
+			    bool greatest)
+{
+	(void)w;
+	if (strcasecmp(type, "boolean") == 0)
+		buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "bool_or" : "bool_and", expr);
+	else if (strcasecmp(type, "json") == 0 || strcasecmp(type, "jsonb") == 0)
+		buf_addf(sql, "%s(CAST(%s AS TEXT))", greatest ? "max" : "min", expr);
+	else
+		buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "max" : "min", expr);
+}
+
+/* Type names as format_type spells them; a numeric's parameters aside. */
+static enum wh_seq_kind pg_seq_kind(struct wh *w, const char *type)
+{
+	static const char *const native[] = {
+		"smallint", "integer", "bigint", "numeric", "date", "timestamp without time zone",
+		"timestamp with time zone", NULL,
+	};
+	static const char *const text[] = { "text", "character varying", "json", "jsonb", NULL };
+	size_t len = strcspn(type, "(");
+
+	(void)w;
+	for (size_t i = 0; native[i]; i++)
+		if (strlen(native[i]) == len && strncasecmp(native[i], type, len) == 0)
+			return WH_SEQ_NATIVE;
+	for (size_t i = 0; text[i]; i++)
+		if (strlen(text[i]) == len && strncasecmp(text[i], type, len) == 0)
+			return WH_SEQ_TEXT;
+	return WH_SEQ_NONE;
+}
+
+/* Appenders: one COPY per flush, in text format. */
+
+struct pg_appender {
+	struct wh_appender base;
+	char *copy; /* the COPY statement */
+	struct buf rows;
+};
+
+static int pg_appender_open(struct wh *w, const char *schema, const char *table,
+			    struct wh_appender **out, struct sl_err *err)
+{
+	struct pg_appender *ap = calloc(1, sizeof(*ap));
+	struct buf sql = BUF_INIT;
+	int rc = refused(pg(w), err);
+
+	if (!ap)
+		abort();
+	if (rc) {
+		free(ap);
+		return rc;
+	}
+	buf_adds(&sql, "COPY ");
+	wh_sql_qualified(&sql, schema, table);
+	buf_adds(&sql, " FROM STDIN");
+	ap->base.w = w;
+	ap->copy = buf_detach(&sql, NULL);
+	ap->rows = (struct buf)BUF_INIT;
+	*out = &ap->base;
+	return 0;
+}
+
+/* A value in COPY's text format: \N for NULL, backslash escapes for the
+ * characters the format gives a meaning. */
+static void add_copy_value(struct buf *b, const char *v)
+{
+	if (!v) {
+		buf_adds(b, "\\N");
+		return;
+	}
+	for (; *v; v++) {
+		switch (*v) {
+		case '\\':
+			buf_adds(b, "\\\\");
+			break;
+		case '\t':
+			buf_adds(b, "\\t");
+			break;
+		case '\n':
+			buf_adds(b, "\\n");
+			break;
+		case '\r':
+			buf_adds(b, "\\r");
+			break;
+		default:
+			buf_addch(b, *v);
+		}
+	}
+}
+
+static int pg_appender_row(struct wh_appender *base, const char *const *values, size_t n,
+			   struct sl_err *err)
+{
+	struct pg_appender *ap = (struct pg_appender *)base;
+
+	(void)err;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_addch(&ap->rows, '\t');
+		add_copy_value(&ap->rows, values[i]);
+	}
+	buf_addch(&ap->rows, '\n');
+	return 0;
+}
+
+static int pg_appender_flush(struct wh_appender *base, struct sl_err *err)
+{
+	struct pg_appender *ap = (struct pg_appender *)base;
+	struct wh_pg *p = pg(base->w);
+	PGresult *res;
+	int rc;
+
+	if (!ap->rows.len)
+		return 0;
+	rc = refused(p, err);
+	res = rc ? NULL : PQexec(p->conn, ap->copy);
+	if (!rc && PQresultStatus(res) != PGRES_COPY_IN)
+		rc = result_error(p, res, ap->copy, err);
+	PQclear(res);
+	if (!rc && (PQputCopyData(p->conn, ap->rows.buf, (int)ap->rows.len) != 1 ||
+		    PQputCopyEnd(p->conn, NULL) != 1))
+		rc = result_error(p, NULL, ap->copy, err);
+	while (!rc && (res = PQgetResult(p->conn)) != NULL) {
+		if (!ok(res))
+			rc = result_error(p, res, ap->copy, err);
+		PQclear(res);
+	}
+	buf_reset(&ap->rows);
+	return rc;
+}
+
+static void pg_appender_close(struct wh_appender *base)
+{
+	struct pg_appender *ap = (struct pg_appender *)base;
+
+	buf_release(&ap->rows);
+	free(ap->copy);
+	free(ap);
+}
+
+static const struct wh_ops pg_ops = {
+	.kind = WH_POSTGRES,
+	.close = pg_close,
+	.connect = pg_connect,
+	.version = pg_version,
+	.suspect = pg_suspect,
+	.exec = pg_exec,
+	.query = pg_query,
+	.exec_args = pg_exec_args,
+	.forget_statement = pg_forget_statement,
+	.sql_swap_in = pg_swap_in,
+	.sql_read_csv = pg_read_csv,
+	.sql_replace_as = pg_replace_as,
+	.sql_first_per_key = pg_first_per_key,
+	.sql_epoch = pg_epoch,
+	.sql_try_cast = pg_try_cast,
+	.sql_matches = pg_matches,
+	.sql_type = pg_type,
+	.query_columns = pg_query_columns,
+	.sql_extreme_text = pg_extreme_text,
+	.sql_seq_kind = pg_seq_kind,
+	.sql_insert_by_name = pg_insert_by_name,
+	.sql_merge_by_name = pg_merge_by_name,
+	.appender_open = pg_appender_open,
+	.appender_row = pg_appender_row,
+	.appender_flush = pg_appender_flush,
+	.appender_close = pg_appender_close,
+};

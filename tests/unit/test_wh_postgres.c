@@ -1,0 +1,245 @@
+/*
+ * Unit tests for the PostgreSQL backend (src/warehouse/postgres.c) on the
+ * server tests/run.sh starts for the suite (SLUICE_TEST_PG holds its
+ * connection string; without it every test fails): values and NULLs as
+ * PostgreSQL's text, statements with arguments, transactions, COPY
+ * appenders with the characters COPY escapes, refusals with libpq's
+ * reason, a second connection, and the dialect's cases that DuckDB passes
+ * too.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "warehouse/wh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fx {
+	struct arena *a;
+	struct wh *w;
+	struct sl_err err;
+};
+
+static void exec(struct wh *w, const char *sql)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	if (wh_exec(w, sql, &err))
+		fail_msg("%s\n%s", err.msg, sql);
+}
+
+static int64_t query_int(struct wh *w, const char *sql)
+{
+	struct sl_err err = SL_ERR_INIT;
+	int64_t v = -1;
+
+	if (wh_query_int(w, sql, &v, &err))
+		fail_msg("%s\n%s", err.msg, sql);
+	return v;
+}
+
+static const char *query_str(struct wh *w, struct arena *a, const char *sql)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct wh_result *r;
+	const char *s;
+
+	if (wh_query(w, sql, &r, &err))
+		fail_msg("%s\n%s", err.msg, sql);
+	s = !wh_result_nrows(r) ? "" : wh_result_value(r, 0, 0) ? wh_result_value(r, 0, 0) : "NULL";
+	s = arena_strdup(a, s);
+	wh_result_free(r);
+	return s;
+}
+
+static const char *dsn(void)
+{
+	const char *d = getenv("SLUICE_TEST_PG");
+
+	if (!d || !*d)
+		fail_msg("SLUICE_TEST_PG is not set: tests/run.sh starts the server and sets it");
+	return d;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->a = arena_new(NULL);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	int rc = 0;
+
+	if (f->w)
+		rc = wh_exec(f->w, "DROP SCHEMA IF EXISTS d CASCADE; DROP TABLE IF EXISTS tmp",
+			     &f->err);
+	if (f->w)
+		wh_close(f->w);
+	arena_free(f->a);
+	free(f);
+	return rc ? -1 : 0;
+}
+
+static struct fx *dialect_open(void **state)
+{
+	struct fx *f = *state;
+
+	if (wh_open_postgres(dsn(), &f->w, &f->err))
+		fail_msg("%s", f->err.msg);
+	return f;
+}
+
+#include "wh_dialect_cases.h"
+
+static void test_open_and_values(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct wh_result *r;
+
+	assert_non_null(strstr(wh_version(f->w), "PostgreSQL 1"));
+	assert_int_equal(wh_kind(f->w), WH_POSTGRES);
+	assert_int_equal(wh_query(f->w,
+				  "SELECT 42 AS n, 'it''s' AS s, NULL AS z, true AS b, "
+				  "CAST(1.5 AS NUMERIC(4, 2)) AS d, DATE '2026-01-02' AS day",
+				  &r, &f->err),
+			 0);
+	assert_int_equal(wh_result_ncols(r), 6);
+	assert_string_equal(wh_result_colname(r, 1), "s");
+	assert_string_equal(wh_result_value(r, 0, 0), "42");
+	assert_string_equal(wh_result_value(r, 0, 1), "it's");
+	assert_null(wh_result_value(r, 0, 2));
+	assert_string_equal(wh_result_value(r, 0, 3), "t");
+	assert_string_equal(wh_result_value(r, 0, 4), "1.50");
+	assert_string_equal(wh_result_value(r, 0, 5), "2026-01-02");
+	wh_result_free(r);
+}
+
+static void test_errors_and_rows_changed(void **state)
+{
+	struct fx *f = dialect_open(state);
+	int64_t changed = 0;
+
+	assert_int_equal(wh_exec(f->w, "SELECT * FROM no_such_table", &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "no_such_table"));
+	assert_null(strchr(f->err.msg, '\n'));
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.t (n INTEGER)");
+	assert_int_equal(wh_exec_count(f->w, "INSERT INTO d.t VALUES (1), (2), (3)", &changed,
+				       &f->err),
+			 0);
+	assert_int_equal(changed, 3);
+	assert_false(wh_suspect(f->w, NULL));
+}
+
+static void test_args_and_transactions(void **state)
+{
+	struct fx *f = dialect_open(state);
+	const struct wh_arg args[] = { WH_INT(7), WH_TEXT("a\tb"), WH_TS_MS(1767323045678) };
+
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.t (n BIGINT, s TEXT, at TIMESTAMP)");
+	assert_int_equal(wh_exec_args(f->w, "INSERT INTO d.t VALUES ($1::BIGINT, $2, $3::TIMESTAMP)",
+				      args, 3, NULL, &f->err),
+			 0);
+	assert_string_equal(query_str(f->w, f->a, "SELECT s || '|' || at FROM d.t WHERE n = 7"),
+			    "a\tb|2026-01-02 03:04:05.678");
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	exec(f->w, "INSERT INTO d.t (n) VALUES (8)");
+	wh_rollback(f->w);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM d.t"), 1);
+	assert_int_equal(wh_exec_atomic(f->w, "INSERT INTO d.t (n) VALUES (9)", &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM d.t"), 2);
+}
+
+static void test_appender_copies(void **state)
+{
+	struct fx *f = dialect_open(state);
+	const char *rows[][3] = { { "1", "tab\there", "back\\slash" },
+				  { "2", "new\nline", NULL },
+				  { "3", "\\N", "carriage\rreturn" } };
+	struct wh_appender *ap;
+
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.t (n INTEGER, a TEXT, b TEXT)");
+	assert_int_equal(wh_appender_open(f->w, "d", "t", &ap, &f->err), 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(wh_appender_row(ap, rows[i], 3, &f->err), 0);
+	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
+	/* a second flush is a second COPY */
+	assert_int_equal(wh_appender_row(ap, rows[0], 3, &f->err), 0);
+	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
+	wh_appender_close(ap);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM d.t"), 4);
+	assert_string_equal(query_str(f->w, f->a, "SELECT a FROM d.t WHERE n = 1 LIMIT 1"),
+			    "tab\there");
+	assert_string_equal(query_str(f->w, f->a, "SELECT b FROM d.t WHERE n = 1 LIMIT 1"),
+			    "back\\slash");
+	assert_string_equal(query_str(f->w, f->a, "SELECT a FROM d.t WHERE n = 2"), "new\nline");
+	assert_string_equal(query_str(f->w, f->a, "SELECT b FROM d.t WHERE n = 2"), "NULL");
+	/* the text \N is a value, not a NULL */
+	assert_string_equal(query_str(f->w, f->a, "SELECT a FROM d.t WHERE n = 3"), "\\N");
+	assert_string_equal(query_str(f->w, f->a, "SELECT b FROM d.t WHERE n = 3"),
+			    "carriage\rreturn");
+}
+
+static void test_second_connection_and_relations(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct wh *other;
+	const char **names, **kinds;
+	size_t n;
+	bool found = false;
+
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.t AS SELECT 1 AS n; CREATE VIEW d.v AS "
+		   "SELECT n FROM d.t");
+	assert_int_equal(wh_connect(f->w, &other, &f->err), 0);
+	assert_int_equal(query_int(other, "SELECT count(*) FROM d.v"), 1);
+	wh_close(other);
+	assert_int_equal(wh_relation_kinds(f->w, f->a, &names, &kinds, &n, &f->err), 0);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], "d.v") == 0)
+			found = strcmp(kinds[i], "view") == 0;
+	assert_true(found);
+}
+
+static void test_refusals_name_their_reason(void **state)
+{
+	struct fx *f = *state;
+	struct wh *w = NULL;
+	char bad[4096];
+
+	assert_int_equal(wh_open_postgres("host=/nonexistent-sluice-dir port=5432", &w, &f->err),
+			 SL_E_IO);
+	assert_non_null(strstr(f->err.msg, "cannot connect to PostgreSQL"));
+	snprintf(bad, sizeof(bad), "%s dbname=no_such_database_here", dsn());
+	assert_int_equal(wh_open_postgres(bad, &w, &f->err), SL_E_IO);
+	assert_non_null(strstr(f->err.msg, "no_such_database_here"));
+	assert_null(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_open_and_values),
+		T(test_errors_and_rows_changed),
+		T(test_args_and_transactions),
+		T(test_appender_copies),
+		T(test_second_connection_and_relations),
+		T(test_refusals_name_their_reason),
+		DIALECT_CASES(T),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,214 @@
+/*
+ * Behaviour tests of the warehouse's dialect operations, the same for
+ * every backend: each builds its statement through wh.h, runs it and
+ * checks what it did, never the text. Included by a test file that first
+ * defines struct fx (with w, a and err) and dialect_open(state), which
+ * gives the fixture with its connection open; the cases create the schema
+ * d and the temporary table tmp, which the file's teardown drops.
+ */
+#ifndef SL_TESTS_WH_DIALECT_CASES_H
+#define SL_TESTS_WH_DIALECT_CASES_H
+
+/* A statement of the dialect, built by f, run and its one value read. */
+static const char *dialect_value(struct fx *f, void (*build)(struct fx *f, struct buf *sql))
+{
+	struct buf sql = BUF_INIT;
+	const char *v;
+
+	build(f, &sql);
+	v = query_str(f->w, f->a, sql.buf);
+	buf_release(&sql);
+	return v;
+}
+
+static void first_per_key(struct fx *f, struct buf *sql)
+{
+	buf_adds(sql, "SELECT string_agg(x, ',' ORDER BY x) FROM (");
+	wh_sql_first_per_key(f->w, sql, "(SELECT * FROM d.ev WHERE s > 0) AS e", "k", "s DESC, x");
+	buf_adds(sql, ") AS f");
+}
+
+static void epoch_ms(struct fx *f, struct buf *sql)
+{
+	buf_adds(sql, "SELECT ");
+	wh_sql_epoch_ms(f->w, sql, "TIMESTAMP '2026-01-02 03:04:05.678'");
+}
+
+static void epoch_us(struct fx *f, struct buf *sql)
+{
+	buf_adds(sql, "SELECT ");
+	wh_sql_epoch_us(f->w, sql, "TIMESTAMP '2026-01-02 03:04:05.678'");
+}
+
+static void try_casts(struct fx *f, struct buf *sql)
+{
+	buf_adds(sql, "SELECT concat_ws('|', ");
+	wh_sql_try_cast(f->w, sql, "'12'", wh_sql_type(f->w, WH_TYPE_BIGINT));
+	buf_adds(sql, ", coalesce(CAST(");
+	wh_sql_try_cast(f->w, sql, "'12x'", wh_sql_type(f->w, WH_TYPE_BIGINT));
+	buf_addf(sql, " AS %s), 'none'), CAST(CAST('123456789012345678901234567890' AS %s) AS %s))",
+		 wh_sql_type(f->w, WH_TYPE_TEXT), wh_sql_type(f->w, WH_TYPE_INT128),
+		 wh_sql_type(f->w, WH_TYPE_TEXT));
+}
+
+static void matches(struct fx *f, struct buf *sql)
+{
+	static const char *const texts[] = { "'42'", "'x42'", "'42x'", "'-7'" };
+
+	buf_adds(sql, "SELECT concat_ws('|'");
+	for (size_t i = 0; i < 4; i++) {
+		buf_adds(sql, ", CASE WHEN ");
+		wh_sql_matches(f->w, sql, texts[i], "[+-]?[0-9]+");
+		buf_adds(sql, " THEN 'y' ELSE 'n' END");
+	}
+	buf_adds(sql, ")");
+}
+
+/* The statements that differ between warehouses do what they say. */
+static void test_dialect_statements(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT;
+	struct wh_column *cols;
+	size_t n;
+
+	exec(f->w, "CREATE SCHEMA d");
+	/* made, then made again in place of the first */
+	for (int round = 0; round < 2; round++) {
+		static const char *const rows[] = { "SELECT 1 AS n", "SELECT 2 AS n UNION ALL SELECT 3" };
+
+		buf_reset(&sql);
+		wh_sql_replace_as(f->w, &sql, WH_TABLE, "d", "t", rows[round]);
+		buf_adds(&sql, ";\n");
+		wh_sql_replace_as(f->w, &sql, WH_VIEW, "d", "v", rows[round]);
+		buf_adds(&sql, ";\n");
+		wh_sql_replace_as(f->w, &sql, WH_TEMP_TABLE, NULL, "tmp", rows[round]);
+		exec(f->w, sql.buf);
+	}
+	assert_int_equal(query_int(f->w, "SELECT sum(n) FROM d.t"), 5);
+	assert_int_equal(query_int(f->w, "SELECT sum(n) FROM d.v"), 5);
+	assert_int_equal(query_int(f->w, "SELECT sum(n) FROM tmp"), 5);
+
+	exec(f->w, "CREATE TABLE d.ev AS SELECT * FROM (VALUES (1, 10, 'a'), (1, 20, 'b'), "
+		   "(1, 20, 'c'), (2, 5, 'd'), (3, 0, 'e')) AS v(k, s, x)");
+	/* per key the highest s, ties to the first x; the filtered-out key
+	 * has no row */
+	assert_string_equal(dialect_value(f, first_per_key), "b,d");
+	assert_string_equal(dialect_value(f, epoch_ms), "1767323045678");
+	assert_string_equal(dialect_value(f, epoch_us), "1767323045678000");
+	assert_string_equal(dialect_value(f, try_casts), "12|none|123456789012345678901234567890");
+	assert_string_equal(dialect_value(f, matches), "y|n|n|y");
+
+	assert_int_equal(wh_query_columns(f->w, f->a, "SELECT k, x AS label FROM d.ev", &cols, &n,
+					  &f->err),
+			 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(cols[0].name, "k");
+	assert_string_equal(cols[1].name, "label");
+	assert_int_equal(wh_query_columns(f->w, f->a, "d.ev", &cols, &n, &f->err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(cols[2].name, "x");
+	exec(f->w, "DROP TABLE tmp");
+	buf_release(&sql);
+}
+
+/* Each column's least and greatest value as text, in the order of its
+ * type: 10 is above 9, true above false. */
+static void test_dialect_min_max_text(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT, name = BUF_INIT;
+	struct wh_column *cols;
+	size_t n;
+
+	exec(f->w, "CREATE SCHEMA d");
+	exec(f->w, "CREATE TABLE d.m AS SELECT * FROM (VALUES (9, true, 'b', TIMESTAMP "
+		   "'2026-01-02 03:04:05'), (10, false, 'a', TIMESTAMP '2025-12-31 23:59:59.5'), "
+		   "(NULL, NULL, NULL, NULL)) AS v(n, b, s, t)");
+	assert_int_equal(wh_table_columns(f->w, f->a, "d", "m", &cols, &n, &f->err), 0);
+	assert_int_equal(n, 4);
+	buf_adds(&sql, "SELECT concat_ws('|'");
+	for (size_t i = 0; i < n; i++) {
+		buf_reset(&name);
+		buf_add_sql_ident(&name, cols[i].name);
+		buf_adds(&sql, ", ");
+		wh_sql_min_text(f->w, &sql, name.buf, cols[i].type);
+		buf_adds(&sql, ", ");
+		wh_sql_max_text(f->w, &sql, name.buf, cols[i].type);
+	}
+	buf_adds(&sql, ") FROM d.m");
+	assert_string_equal(query_str(f->w, f->a, sql.buf),
+			    "9|10|false|true|a|b|2025-12-31 23:59:59.5|2026-01-02 03:04:05");
+	buf_release(&name);
+	buf_release(&sql);
+}
+
+/* Which column types can order changes: integers, dates and timestamps as
+ * they are, text read as either, nothing else. */
+static void test_seq_kinds(void **state)
+{
+	static const enum wh_seq_kind want[] = {
+		WH_SEQ_NATIVE, WH_SEQ_NATIVE, WH_SEQ_NATIVE, WH_SEQ_NATIVE,
+		WH_SEQ_NATIVE, WH_SEQ_TEXT,   WH_SEQ_NONE,   WH_SEQ_NONE,
+	};
+	static const enum wh_type types[] = {
+		WH_TYPE_BIGINT, WH_TYPE_INT128, WH_TYPE_TIMESTAMP, WH_TYPE_TIMESTAMPTZ,
+		WH_TYPE_TEXT,   WH_TYPE_DOUBLE, WH_TYPE_BOOLEAN,
+	};
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT;
+	struct wh_column *cols;
+	size_t n;
+
+	buf_adds(&sql, "SELECT DATE '2026-01-02' AS d");
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		buf_addf(&sql, ", CAST(NULL AS %s) AS c%zu", wh_sql_type(f->w, types[i]), i);
+	assert_int_equal(wh_query_columns(f->w, f->a, sql.buf, &cols, &n, &f->err), 0);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(wh_sql_seq_kind(f->w, cols[i].type), want[i]);
+	buf_release(&sql);
+}
+
+/* Rows go to the columns their names say, whatever the case and the order. */
+static void test_dialect_by_name(void **state)
+{
+	static const char *const source = "SELECT 'b' AS LABEL, k FROM (VALUES (1), (2)) AS v(k)";
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT;
+
+	exec(f->w, "CREATE SCHEMA d;\n"
+		   "CREATE TABLE d.t (k INTEGER, \"Label\" VARCHAR, n INTEGER DEFAULT 7)");
+	/* a query may end in a line comment */
+	assert_int_equal(wh_sql_insert_by_name(f->w, f->a, &sql, "d", "t",
+					       "SELECT 'a' AS label, 1 AS K -- one row", &f->err),
+			 0);
+	exec(f->w, sql.buf);
+	assert_string_equal(query_str(f->w, f->a, "SELECT concat_ws('|', k, \"Label\", n) FROM d.t"),
+			    "1|a|7");
+
+	buf_reset(&sql);
+	assert_int_equal(wh_sql_insert_by_name(f->w, f->a, &sql, "d", "t",
+					       "SELECT 2 AS k, 3 AS other", &f->err),
+			 0);
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "other"));
+
+	/* key 1 takes the label and keeps its n; key 2 is new */
+	exec(f->w, "UPDATE d.t SET n = 8");
+	buf_reset(&sql);
+	buf_addf(&sql, "MERGE INTO d.t AS _t USING (%s) AS s ON (_t.k = s.k) ", source);
+	assert_int_equal(wh_sql_merge_by_name(f->w, f->a, &sql, "d", "t", source, "s", &f->err), 0);
+	exec(f->w, sql.buf);
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT string_agg(concat_ws('|', k, \"Label\", n), ',' "
+				      "ORDER BY k) FROM d.t"),
+			    "1|b|8,2|b|7");
+	buf_release(&sql);
+}
+
+#define DIALECT_CASES(T)                                                                   \
+	T(test_dialect_statements), T(test_dialect_min_max_text), T(test_seq_kinds),            \
+		T(test_dialect_by_name)
+
+#endif
