@@ -84,6 +84,10 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 /* Opens the warehouse of a session opened with CLI_OPEN_NONE, as mode
  * says, for commands that decide late whether they need it. */
 int cli_session_open_warehouse(struct cli_session *s, enum cli_open mode, struct sl_err *err);
+/* Opens the warehouse for writing into s->wh (made when missing), as a
+ * session that opened none does when it is time to; SL_E_LOCKED while
+ * another process holds a DuckDB file. */
+int cli_session_connect(struct cli_session *s, struct sl_err *err);
 /* Closes the session; one whose warehouse failed a write in doubt ends the
  * process instead (sl_exit_suspect). */
 void cli_session_close(struct cli_session *s);

@@ -37,13 +37,6 @@ static void on_signal(int sig)
 	stopping = 1;
 }
 
-static const char *warehouse_path(const struct cli_session *s)
-{
-	const char *path = s->project->cfg.warehouse.path;
-
-	return path[0] == '/' ? path : arena_sprintf(s->arena, "%s/%s", s->root, path);
-}
-
 /* While `sluice serve` runs for the project it owns the warehouse: the
  * commands that look at and steer live models ask it instead, and print
  * the same either way. */
@@ -243,7 +236,7 @@ static int flush_on_exit(struct cli_session *s, struct live_runner *runner, stru
 	int rc;
 
 	for (int i = 0; !s->wh && i < 100; i++) {
-		if (wh_open_duckdb(warehouse_path(s), false, &s->wh, err) == 0)
+		if (cli_session_connect(s, err) == 0)
 			break;
 		if (err->code != SL_E_LOCKED)
 			return err->code;
@@ -276,7 +269,7 @@ static int live_loop(struct cli_args *args)
 	while (!stopping) {
 		bool moved = true;
 
-		if (!s.wh && wh_open_duckdb(warehouse_path(&s), false, &s.wh, &err)) {
+		if (!s.wh && cli_session_connect(&s, &err)) {
 			/* another process is landing rows: look again soon */
 			if (err.code != SL_E_LOCKED)
 				break;

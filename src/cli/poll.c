@@ -84,13 +84,6 @@ static const struct source_cfg *find_source(const struct project_cfg *cfg, const
 	return found;
 }
 
-static const char *warehouse_path(const struct cli_session *s)
-{
-	const char *path = s->project->cfg.warehouse.path;
-
-	return path[0] == '/' ? path : arena_sprintf(s->arena, "%s/%s", s->root, path);
-}
-
 static void warehouse_failed(void *ctx, const struct sl_err *err)
 {
 	(void)ctx;
@@ -191,7 +184,7 @@ int cli_poll(struct cli_args *args)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	while (!stopping) {
-		if (!s.wh && wh_open_duckdb(warehouse_path(&s), false, &s.wh, &err)) {
+		if (!s.wh && cli_session_connect(&s, &err)) {
 			/* another process holds the warehouse: look again soon */
 			if (err.code != SL_E_LOCKED) {
 				cli_print_err(&err);

@@ -12,51 +12,45 @@
 #include "project/inputs.h"
 #include "project/project.h"
 #include "project/validate.h"
+#include "warehouse/open.h"
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void cli_print_err(const struct sl_err *err)
 {
 	fprintf(stderr, "sluice: %s\n", err->msg[0] ? err->msg : sl_code_text(err->code));
 }
 
-static const char *warehouse_file(struct cli_session *s)
-{
-	const char *path = s->project->cfg.warehouse.path;
-
-	return path[0] == '/' ? path : arena_sprintf(s->arena, "%s/%s", s->root, path);
-}
-
-/* Opens the warehouse when its file exists (read-only unless the command
- * writes) and lists its relations. A missing file is an empty warehouse:
- * nothing is created until a command actually writes. */
-static int open_existing(struct cli_session *s, enum cli_open mode, struct sl_err *err)
+static struct wh_place place(const struct cli_session *s)
 {
 	const struct project_cfg *cfg = &s->project->cfg;
-	const char *path;
-	struct stat st;
+
+	return (struct wh_place){ .type = cfg->warehouse.type, .path = cfg->warehouse.path,
+				  .dsn_env = cfg->warehouse.dsn_env, .root = s->root };
+}
+
+/* Opens the warehouse when it exists (read-only unless the command writes)
+ * and lists its relations. A DuckDB file not made yet is an empty
+ * warehouse: nothing is created until a command actually writes. */
+static int open_existing(struct cli_session *s, enum cli_open mode, struct sl_err *err)
+{
+	struct wh_place at = place(s);
+	char shown[512];
 	int rc;
 
-	if (cfg->warehouse.type && strcmp(cfg->warehouse.type, "duckdb") != 0)
-		return sl_err_set(err, SL_E_CONFIG,
-				  "warehouse type '%s' cannot be opened by this sluice build\n"
-				  "  hint: use {type: duckdb, path: warehouse.duckdb} in sluice.yml",
-				  cfg->warehouse.type);
-	s->warehouse_path = cfg->warehouse.path;
-	path = warehouse_file(s);
-	if (stat(path, &st) != 0) {
+	wh_place_text(&at, shown, sizeof(shown));
+	s->warehouse_path = arena_strdup(s->arena, shown);
+	rc = wh_open(&at, mode == CLI_OPEN_READ ? WH_OPEN_READ : WH_OPEN_WRITE, &s->wh, err);
+	if (rc)
+		return rc;
+	if (!s->wh) {
 		s->relations = arena_alloc(s->arena, sizeof(char *));
 		s->nrelations = 0;
 		return 0;
 	}
-	rc = wh_open_duckdb(path, mode == CLI_OPEN_READ, &s->wh, err);
-	if (rc)
-		return rc;
 	return wh_relation_list(s->wh, s->arena, &s->relations, &s->nrelations, err);
 }
 
@@ -88,25 +82,11 @@ static void add_declared_sources(struct cli_session *s)
 	s->nrelations = n;
 }
 
-/* Creates the warehouse file (and its folder) for a command that writes. */
-static int open_new(struct cli_session *s, struct sl_err *err)
+int cli_session_connect(struct cli_session *s, struct sl_err *err)
 {
-	char *path = arena_strdup(s->arena, warehouse_file(s));
+	struct wh_place at = place(s);
 
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			int e = errno;
-
-			*p = '/';
-			return sl_err_set(err, SL_E_IO, "cannot create the folder of warehouse '%s': %s",
-					  s->warehouse_path, strerror(e));
-		}
-		*p = '/';
-	}
-	return wh_open_duckdb(path, false, &s->wh, err);
+	return wh_open(&at, WH_OPEN_CREATE, &s->wh, err);
 }
 
 static int check_selector(struct cli_session *s, const char *selector, struct sl_err *err)
@@ -182,7 +162,7 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		if (args->select && check_selector(s, args->select, &err))
 			return fail(s, &err);
 	}
-	if (mode == CLI_OPEN_WRITE && !s->wh && open_new(s, &err))
+	if (mode == CLI_OPEN_WRITE && !s->wh && cli_session_connect(s, &err))
 		return fail(s, &err);
 	return CLI_OK;
 }
@@ -194,7 +174,7 @@ int cli_session_open_warehouse(struct cli_session *s, enum cli_open mode, struct
 	if (!rc)
 		add_declared_sources(s);
 	if (!rc && mode == CLI_OPEN_WRITE && !s->wh)
-		rc = open_new(s, err);
+		rc = cli_session_connect(s, err);
 	return rc;
 }
 

@@ -139,7 +139,7 @@ static int write_query_staging(struct wh *w, const struct model *m, const struct
 	buf_adds(sql, " AS ");
 	if (m->mat == MAT_SEED) {
 		buf_adds(sql, "SELECT * FROM ");
-		wh_sql_read_csv(w, sql, m->abspath);
+		rc = wh_sql_read_csv(w, sql, m->abspath, err);
 	} else if (m->mat == MAT_SNAPSHOT) {
 		buf_adds(sql, "SELECT *, TIMESTAMP ");
 		buf_add_sql_str(sql, plan->run_ts);

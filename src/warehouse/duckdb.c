@@ -661,12 +661,14 @@ static void duck_swap_in(struct wh *w, struct buf *sql, const char *schema, cons
 	buf_adds(sql, ";\n");
 }
 
-static void duck_read_csv(struct wh *w, struct buf *sql, const char *path)
+static int duck_read_csv(struct wh *w, struct buf *sql, const char *path, struct sl_err *err)
 {
 	(void)w;
+	(void)err;
 	buf_adds(sql, "read_csv(");
 	buf_add_sql_str(sql, path);
 	buf_adds(sql, ", header = true, auto_detect = true)");
+	return 0;
 }
 
 struct duck_appender {

@@ -277,32 +277,63 @@ static int pg_connect(struct wh *w, struct wh **out, struct sl_err *err)
 
 /* Dialect */
 
+/* The columns of schema.name as one text, in a DO block's condition. */
+static void add_column_list(struct buf *sql, const char *schema, const char *name)
+{
+	buf_adds(sql, "(SELECT string_agg(column_name || ' ' || data_type, ',' ORDER BY "
+		      "ordinal_position) FROM information_schema.columns WHERE table_schema = ");
+	buf_add_sql_str(sql, schema);
+	buf_adds(sql, " AND table_name = ");
+	buf_add_sql_str(sql, name);
+	buf_adds(sql, ")");
+}
+
+/* PostgreSQL keeps the views that read a table bound to it, and will not
+ * drop a table they read: a table whose columns stay the same takes the
+ * new rows in place (readers see the old rows or the new ones, never an
+ * error); one whose columns change is dropped and the new one renamed,
+ * which fails, naming the views, while views read it. */
 static void pg_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
 		       const char *name, const char *old_kind)
 {
+	struct buf target = BUF_INIT, stage = BUF_INIT, rename = BUF_INIT;
+
 	(void)w;
-	if (old_kind) {
-		buf_addf(sql, "DROP %s ", strcmp(old_kind, "view") == 0 ? "VIEW" : "TABLE");
-		wh_sql_qualified(sql, schema, name);
-		buf_adds(sql, ";\n");
+	wh_sql_qualified(&target, schema, name);
+	wh_sql_qualified(&stage, schema, staging);
+	buf_addf(&rename, "ALTER TABLE %s RENAME TO ", stage.buf);
+	wh_sql_ident(&rename, name);
+	if (old_kind && strcmp(old_kind, "view") != 0) {
+		buf_adds(sql, "DO $sluice$ BEGIN IF ");
+		add_column_list(sql, schema, name);
+		buf_adds(sql, " IS NOT DISTINCT FROM ");
+		add_column_list(sql, schema, staging);
+		buf_addf(sql,
+			 " THEN DELETE FROM %s; INSERT INTO %s SELECT * FROM %s; DROP TABLE %s; "
+			 "ELSE DROP TABLE %s; %s; END IF; END $sluice$;\n",
+			 target.buf, target.buf, stage.buf, stage.buf, target.buf, rename.buf);
+	} else {
+		if (old_kind)
+			buf_addf(sql, "DROP VIEW %s;\n", target.buf);
+		buf_addf(sql, "%s;\n", rename.buf);
 	}
-	buf_adds(sql, "ALTER TABLE ");
-	wh_sql_qualified(sql, schema, staging);
-	buf_adds(sql, " RENAME TO ");
-	wh_sql_ident(sql, name);
-	buf_adds(sql, ";\n");
+	buf_release(&target);
+	buf_release(&stage);
+	buf_release(&rename);
 }
 
-/* PostgreSQL reads no CSV file in SQL: seeds are loaded through COPY by
- * their own path; a statement that tries fails saying so. */
-static void pg_read_csv(struct wh *w, struct buf *sql, const char *path)
+/* PostgreSQL reads no file in SQL: a seed needs its rows sent with COPY
+ * and its column types found as DuckDB's reader finds them, which this
+ * backend does not do yet; it says so rather than guess. */
+static int pg_read_csv(struct wh *w, struct buf *sql, const char *path, struct sl_err *err)
 {
 	(void)w;
-	buf_adds(sql, "(SELECT CAST(");
-	buf_add_sql_str(sql, "a CSV file cannot be read in SQL on PostgreSQL");
-	buf_adds(sql, " AS INTEGER) AS ");
-	wh_sql_ident(sql, path);
-	buf_adds(sql, ")");
+	(void)sql;
+	(void)path;
+	return sl_err_set(err, SL_E_CONFIG,
+			  "seeds cannot be loaded into a PostgreSQL warehouse yet\n"
+			  "  hint: load the file into a table yourself and read it as a source, or "
+			  "build the project on DuckDB");
 }
 
 static void pg_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,

@@ -453,9 +453,9 @@ void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const cha
 	w->ops->sql_swap_in(w, sql, schema, staging, name, old_kind);
 }
 
-void wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path)
+int wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path, struct sl_err *err)
 {
-	w->ops->sql_read_csv(w, sql, path);
+	return w->ops->sql_read_csv(w, sql, path, err);
 }
 
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name)

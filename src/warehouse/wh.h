@@ -192,7 +192,7 @@ void wh_memo_forget(struct wh *w);
 void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
 		    const char *name, const char *old_kind);
 /* Loads a CSV file (header row, types inferred) as a relation expression. */
-void wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path);
+int wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path, struct sl_err *err);
 /* The statement that makes schema.name (a temporary table: schema NULL)
  * hold the query's rows, replacing what had the name. */
 void wh_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,

@@ -1047,7 +1047,7 @@ static void test_sql_qualified_and_csv(void **state)
 	wh_sql_qualified(&b, "silver", "My \"Table\"");
 	assert_string_equal(b.buf, "\"silver\".\"My \"\"Table\"\"\"");
 	buf_reset(&b);
-	wh_sql_read_csv(f->w, &b, "/data/it's.csv");
+	assert_int_equal(wh_sql_read_csv(f->w, &b, "/data/it's.csv", &f->err), 0);
 	assert_string_equal(b.buf, "read_csv('/data/it''s.csv', header = true, auto_detect = true)");
 	buf_release(&b);
 }

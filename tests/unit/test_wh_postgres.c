@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_sql.h"
+
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -27,38 +29,6 @@ struct fx {
 	struct wh *w;
 	struct sl_err err;
 };
-
-static void exec(struct wh *w, const char *sql)
-{
-	struct sl_err err = SL_ERR_INIT;
-
-	if (wh_exec(w, sql, &err))
-		fail_msg("%s\n%s", err.msg, sql);
-}
-
-static int64_t query_int(struct wh *w, const char *sql)
-{
-	struct sl_err err = SL_ERR_INIT;
-	int64_t v = -1;
-
-	if (wh_query_int(w, sql, &v, &err))
-		fail_msg("%s\n%s", err.msg, sql);
-	return v;
-}
-
-static const char *query_str(struct wh *w, struct arena *a, const char *sql)
-{
-	struct sl_err err = SL_ERR_INIT;
-	struct wh_result *r;
-	const char *s;
-
-	if (wh_query(w, sql, &r, &err))
-		fail_msg("%s\n%s", err.msg, sql);
-	s = !wh_result_nrows(r) ? "" : wh_result_value(r, 0, 0) ? wh_result_value(r, 0, 0) : "NULL";
-	s = arena_strdup(a, s);
-	wh_result_free(r);
-	return s;
-}
 
 static const char *dsn(void)
 {
@@ -227,6 +197,34 @@ static void test_refusals_name_their_reason(void **state)
 	assert_null(w);
 }
 
+/* A table that views read takes its new rows in place while its columns
+ * stay; a seed is refused, saying so. */
+static void test_swap_in_keeps_views(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT;
+
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.t AS SELECT 1 AS n; CREATE VIEW d.v AS "
+		   "SELECT n * 10 AS n10 FROM d.t; CREATE TABLE d.t__new AS SELECT 2 AS n");
+	wh_sql_swap_in(f->w, &sql, "d", "t__new", "t", "table");
+	assert_int_equal(wh_exec_atomic(f->w, sql.buf, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT n10 FROM d.v"), 20);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM information_schema.tables WHERE "
+					 "table_schema = 'd' AND table_name = 't__new'"),
+			 0);
+	/* new columns: the view is in the way, and the old table stays */
+	buf_reset(&sql);
+	exec(f->w, "CREATE TABLE d.t__new AS SELECT 'x' AS label");
+	wh_sql_swap_in(f->w, &sql, "d", "t__new", "t", "table");
+	assert_int_equal(wh_exec_atomic(f->w, sql.buf, &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "depend"));
+	assert_int_equal(query_int(f->w, "SELECT n10 FROM d.v"), 20);
+	buf_reset(&sql);
+	assert_int_equal(wh_sql_read_csv(f->w, &sql, "/data/codes.csv", &f->err), SL_E_CONFIG);
+	assert_non_null(strstr(f->err.msg, "seeds cannot be loaded"));
+	buf_release(&sql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +235,7 @@ int main(void)
 		T(test_appender_copies),
 		T(test_second_connection_and_relations),
 		T(test_refusals_name_their_reason),
+		T(test_swap_in_keeps_views),
 		DIALECT_CASES(T),
 #undef T
 	};

@@ -1,0 +1,45 @@
+# A project on a PostgreSQL warehouse: the connection string comes from
+# the environment, tables, views and incremental models build and are
+# checked there, and what cannot work yet says so.
+cd shop
+
+note without the variable dsn_env names, nothing is opened
+unset SHOP_PG
+sl run
+
+note a server that cannot be reached is named, with the reason libpq gives
+export SHOP_PG="host=/nonexistent-sluice-socket-dir port=5432"
+sl run
+
+# a database of the case's own on the suite's server
+[ -n "${SLUICE_TEST_PG:-}" ] || echo "SLUICE_TEST_PG is not set: tests/run.sh starts the server"
+PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt -c "DROP DATABASE IF EXISTS e2e_postgres_warehouse" \
+	-c "CREATE DATABASE e2e_postgres_warehouse" 2>&1
+export SHOP_PG="$SLUICE_TEST_PG dbname=e2e_postgres_warehouse"
+
+note tables, a view and an incremental model build on PostgreSQL
+sl run
+q "SELECT * FROM gold.by_country ORDER BY country"
+q "SELECT * FROM gold.top ORDER BY country"
+
+note a second run finds everything up to date
+sl run
+
+note a changed model is rebuilt in place, and the view that reads it follows
+sed -i 's/(2, 3, 4.0)/(2, 3, 5.0), (3, 2, 7.0)/' models/silver/orders.sql
+sl plan
+sl run
+q "SELECT * FROM silver.orders ORDER BY id"
+q "SELECT * FROM gold.by_country ORDER BY country"
+
+note a failing check fails the model and leaves its table as it was
+sed -i "s/(3, 'cy', 'uk')/(3, 'cy', 'uk'), (3, 'dup', 'fr')/" models/silver/customers.sql
+sl run -s silver.customers
+q "SELECT count(*) AS customers FROM silver.customers"
+
+note sluice test checks what is built, writing nothing
+sl test
+
+note a seed is refused with what to do instead
+mkdir -p seeds && printf 'code\na\n' >seeds/codes.csv
+sl run -s seeds.codes
