@@ -134,13 +134,14 @@ static int write_query_staging(struct wh *w, const struct model *m, const struct
 {
 	int rc = 0;
 
+	if (m->mat == MAT_SEED) {
+		rc = run(w, sql, err);
+		return rc ? rc : wh_load_csv(w, m->schema, staging, m->abspath, err);
+	}
 	buf_adds(sql, ";\nCREATE TABLE ");
 	wh_sql_qualified(sql, m->schema, staging);
 	buf_adds(sql, " AS ");
-	if (m->mat == MAT_SEED) {
-		buf_adds(sql, "SELECT * FROM ");
-		rc = wh_sql_read_csv(w, sql, m->abspath, err);
-	} else if (m->mat == MAT_SNAPSHOT) {
+	if (m->mat == MAT_SNAPSHOT) {
 		buf_adds(sql, "SELECT *, TIMESTAMP ");
 		buf_add_sql_str(sql, plan->run_ts);
 		buf_adds(sql, " AS valid_from, CAST(NULL AS TIMESTAMP) AS valid_to FROM (\n");

@@ -661,14 +661,20 @@ static void duck_swap_in(struct wh *w, struct buf *sql, const char *schema, cons
 	buf_adds(sql, ";\n");
 }
 
-static int duck_read_csv(struct wh *w, struct buf *sql, const char *path, struct sl_err *err)
+static int duck_load_csv(struct wh *w, const char *schema, const char *name, const char *path,
+			 struct sl_err *err)
 {
-	(void)w;
-	(void)err;
-	buf_adds(sql, "read_csv(");
-	buf_add_sql_str(sql, path);
-	buf_adds(sql, ", header = true, auto_detect = true)");
-	return 0;
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "CREATE TABLE ");
+	wh_sql_qualified(&sql, schema, name);
+	buf_adds(&sql, " AS SELECT * FROM read_csv(");
+	buf_add_sql_str(&sql, path);
+	buf_adds(&sql, ", header = true, auto_detect = true)");
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
 }
 
 struct duck_appender {
@@ -874,7 +880,7 @@ static const struct wh_ops duckdb_ops = {
 	.exec_args = duck_exec_args,
 	.forget_statement = duck_forget_statement,
 	.sql_swap_in = duck_swap_in,
-	.sql_read_csv = duck_read_csv,
+	.load_csv = duck_load_csv,
 	.sql_replace_as = duck_sql_replace_as,
 	.sql_first_per_key = duck_sql_first_per_key,
 	.sql_epoch = duck_sql_epoch,

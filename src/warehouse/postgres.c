@@ -9,6 +9,7 @@
  * transaction unknown to this process: the connection is suspect from then
  * on, and the caller is to open the warehouse again and look.
  */
+#include "warehouse/csv.h"
 #include "warehouse/wh_impl.h"
 
 #include "core/arena.h"
@@ -322,20 +323,6 @@ static void pg_swap_in(struct wh *w, struct buf *sql, const char *schema, const 
 	buf_release(&rename);
 }
 
-/* PostgreSQL reads no file in SQL: a seed needs its rows sent with COPY
- * and its column types found as DuckDB's reader finds them, which this
- * backend does not do yet; it says so rather than guess. */
-static int pg_read_csv(struct wh *w, struct buf *sql, const char *path, struct sl_err *err)
-{
-	(void)w;
-	(void)sql;
-	(void)path;
-	return sl_err_set(err, SL_E_CONFIG,
-			  "seeds cannot be loaded into a PostgreSQL warehouse yet\n"
-			  "  hint: load the file into a table yourself and read it as a source, or "
-			  "build the project on DuckDB");
-}
-
 static void pg_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
 			  const char *name, const char *query)
 {
@@ -394,7 +381,7 @@ static const char *pg_type(struct wh *w, enum wh_type t)
 		[WH_TYPE_BIGINT] = "BIGINT",       [WH_TYPE_INT128] = "NUMERIC(38, 0)",
 		[WH_TYPE_DOUBLE] = "DOUBLE PRECISION",
 		[WH_TYPE_TEXT] = "TEXT",           [WH_TYPE_TIMESTAMP] = "TIMESTAMP",
-		[WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ", [WH_TYPE_BOOLEAN] = "BOOLEAN",
+		[WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ", [WH_TYPE_BOOLEAN] = "BOOLEAN", [WH_TYPE_DATE] = "DATE",
 	};
 
 	(void)w;
@@ -685,6 +672,42 @@ static void pg_appender_close(struct wh_appender *base)
 	free(ap);
 }
 
+/* PostgreSQL reads no file in SQL: the file is read here, its types
+ * inferred as DuckDB's reader would, and its rows sent with COPY. */
+static int pg_load_csv(struct wh *w, const char *schema, const char *name, const char *path,
+		       struct sl_err *err)
+{
+	struct arena *a = arena_new(NULL);
+	struct buf sql = BUF_INIT;
+	struct wh_appender *ap = NULL;
+	struct csv_table t;
+	int rc = csv_read(a, path, &t, err);
+
+	if (!rc) {
+		buf_adds(&sql, "CREATE TABLE ");
+		wh_sql_qualified(&sql, schema, name);
+		buf_adds(&sql, " (");
+		for (size_t c = 0; c < t.ncols; c++) {
+			buf_adds(&sql, c ? ", " : "");
+			wh_sql_ident(&sql, t.names[c]);
+			buf_addf(&sql, " %s", pg_type(w, t.types[c]));
+		}
+		buf_adds(&sql, ")");
+		rc = pg_exec(w, sql.buf, NULL, err);
+	}
+	if (!rc)
+		rc = pg_appender_open(w, schema, name, &ap, err);
+	for (size_t r = 0; !rc && r < t.nrows; r++)
+		rc = pg_appender_row(ap, t.cells + r * t.ncols, t.ncols, err);
+	if (!rc)
+		rc = pg_appender_flush(ap, err);
+	if (ap)
+		pg_appender_close(ap);
+	buf_release(&sql);
+	arena_free(a);
+	return rc;
+}
+
 static const struct wh_ops pg_ops = {
 	.kind = WH_POSTGRES,
 	.close = pg_close,
@@ -696,7 +719,7 @@ static const struct wh_ops pg_ops = {
 	.exec_args = pg_exec_args,
 	.forget_statement = pg_forget_statement,
 	.sql_swap_in = pg_swap_in,
-	.sql_read_csv = pg_read_csv,
+	.load_csv = pg_load_csv,
 	.sql_replace_as = pg_replace_as,
 	.sql_first_per_key = pg_first_per_key,
 	.sql_epoch = pg_epoch,

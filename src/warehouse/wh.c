@@ -453,9 +453,10 @@ void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const cha
 	w->ops->sql_swap_in(w, sql, schema, staging, name, old_kind);
 }
 
-int wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path, struct sl_err *err)
+int wh_load_csv(struct wh *w, const char *schema, const char *name, const char *path,
+		struct sl_err *err)
 {
-	return w->ops->sql_read_csv(w, sql, path, err);
+	return w->ops->load_csv(w, schema, name, path, err);
 }
 
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name)

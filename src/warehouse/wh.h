@@ -41,6 +41,7 @@ enum wh_type {
 	WH_TYPE_TIMESTAMP,
 	WH_TYPE_TIMESTAMPTZ,
 	WH_TYPE_BOOLEAN,
+	WH_TYPE_DATE,
 };
 
 /* How the values of a column type order changes (wh_sql_seq_kind). */
@@ -191,8 +192,12 @@ void wh_memo_forget(struct wh *w);
  * schema.staging, keeping the name. */
 void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
 		    const char *name, const char *old_kind);
-/* Loads a CSV file (header row, types inferred) as a relation expression. */
-int wh_sql_read_csv(struct wh *w, struct buf *sql, const char *path, struct sl_err *err);
+/* Makes the table schema.name hold a CSV file's rows: a header row, each
+ * column's type inferred as DuckDB's reader infers it (BOOLEAN, BIGINT,
+ * DOUBLE, DATE, TIMESTAMP, else VARCHAR). Runs in the caller's
+ * transaction. */
+int wh_load_csv(struct wh *w, const char *schema, const char *name, const char *path,
+		struct sl_err *err);
 /* The statement that makes schema.name (a temporary table: schema NULL)
  * hold the query's rows, replacing what had the name. */
 void wh_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,

@@ -21,7 +21,8 @@ struct wh_ops {
 	void (*forget_statement)(struct wh *w, const char *sql);
 	void (*sql_swap_in)(struct wh *w, struct buf *sql, const char *schema, const char *staging,
 			    const char *name, const char *old_kind);
-	int (*sql_read_csv)(struct wh *w, struct buf *sql, const char *path, struct sl_err *err);
+	int (*load_csv)(struct wh *w, const char *schema, const char *name, const char *path,
+			struct sl_err *err);
 	void (*sql_replace_as)(struct wh *w, struct buf *sql, enum wh_replace what,
 			       const char *schema, const char *name, const char *query);
 	void (*sql_first_per_key)(struct wh *w, struct buf *sql, const char *from, const char *keys,

@@ -1038,7 +1038,7 @@ static void test_ordinary_failures_leave_it_sound(void **state)
 	wh_close(other);
 }
 
-static void test_sql_qualified_and_csv(void **state)
+static void test_sql_qualified(void **state)
 {
 	struct fx *f = *state;
 	struct buf b = BUF_INIT;
@@ -1046,9 +1046,6 @@ static void test_sql_qualified_and_csv(void **state)
 	open_memory(f);
 	wh_sql_qualified(&b, "silver", "My \"Table\"");
 	assert_string_equal(b.buf, "\"silver\".\"My \"\"Table\"\"\"");
-	buf_reset(&b);
-	assert_int_equal(wh_sql_read_csv(f->w, &b, "/data/it's.csv", &f->err), 0);
-	assert_string_equal(b.buf, "read_csv('/data/it''s.csv', header = true, auto_detect = true)");
 	buf_release(&b);
 }
 
@@ -1141,7 +1138,7 @@ int main(void)
 		T(test_failed_commit_makes_it_suspect),
 		T(test_failed_autocommit_makes_it_suspect),
 		T(test_ordinary_failures_leave_it_sound),
-		T(test_sql_qualified_and_csv),
+		T(test_sql_qualified),
 		T(test_swap_in),
 		DIALECT_CASES(T),
 #undef T

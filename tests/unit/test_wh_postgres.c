@@ -20,6 +20,7 @@
 #include "core/err.h"
 #include "warehouse/wh.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +199,7 @@ static void test_refusals_name_their_reason(void **state)
 }
 
 /* A table that views read takes its new rows in place while its columns
- * stay; a seed is refused, saying so. */
+ * stay. */
 static void test_swap_in_keeps_views(void **state)
 {
 	struct fx *f = dialect_open(state);
@@ -219,10 +220,35 @@ static void test_swap_in_keeps_views(void **state)
 	assert_int_equal(wh_exec_atomic(f->w, sql.buf, &f->err), SL_E_SQL);
 	assert_non_null(strstr(f->err.msg, "depend"));
 	assert_int_equal(query_int(f->w, "SELECT n10 FROM d.v"), 20);
-	buf_reset(&sql);
-	assert_int_equal(wh_sql_read_csv(f->w, &sql, "/data/codes.csv", &f->err), SL_E_CONFIG);
-	assert_non_null(strstr(f->err.msg, "seeds cannot be loaded"));
 	buf_release(&sql);
+}
+
+/* The file reader of a warehouse that reads no CSV in SQL: CRLF rows, a
+ * blank line, a quoted line break; a row with a field too many names its
+ * line. */
+static void test_csv_reader(void **state)
+{
+	struct fx *f = dialect_open(state);
+	char path[] = "/tmp/sluice-test-csv-XXXXXX";
+	static const char good[] = "k,note\r\n1,\"two\nlines\"\r\n\r\n2,plain\r\n";
+	static const char bad[] = "k,note\n1,a\n2,b,c\n";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, good, sizeof(good) - 1), (ssize_t)(sizeof(good) - 1));
+	close(fd);
+	exec(f->w, "CREATE SCHEMA d");
+	if (wh_load_csv(f->w, "d", "c", path, &f->err))
+		fail_msg("%s", f->err.msg);
+	assert_string_equal(query_str(f->w, f->a, "SELECT string_agg(note, '|' ORDER BY k) FROM d.c"),
+			    "two\nlines|plain");
+	assert_int_equal(query_int(f->w, "SELECT sum(k) FROM d.c"), 3);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, bad, sizeof(bad) - 1), (ssize_t)(sizeof(bad) - 1));
+	close(fd);
+	assert_int_equal(wh_load_csv(f->w, "d", "c2", path, &f->err), SL_E_PARSE);
+	assert_non_null(strstr(f->err.msg, ":3: 3 fields, the header has 2"));
+	unlink(path);
 }
 
 int main(void)
@@ -236,6 +262,7 @@ int main(void)
 		T(test_second_connection_and_relations),
 		T(test_refusals_name_their_reason),
 		T(test_swap_in_keeps_views),
+		T(test_csv_reader),
 		DIALECT_CASES(T),
 #undef T
 	};

@@ -9,6 +9,9 @@
 #ifndef SL_TESTS_WH_DIALECT_CASES_H
 #define SL_TESTS_WH_DIALECT_CASES_H
 
+#include <stdlib.h>
+#include <unistd.h>
+
 /* A statement of the dialect, built by f, run and its one value read. */
 static const char *dialect_value(struct fx *f, void (*build)(struct fx *f, struct buf *sql))
 {
@@ -207,8 +210,42 @@ static void test_dialect_by_name(void **state)
 	buf_release(&sql);
 }
 
+/* A CSV file into a table, each column's type inferred: a quoted comma,
+ * a doubled quote, an empty field as NULL. */
+static void test_load_csv(void **state)
+{
+	struct fx *f = dialect_open(state);
+	char path[] = "/tmp/sluice-test-csv-XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] =
+		"id,name,active,price,day,seen\n"
+		"1,\"ada, the first\",true,2.5,2026-01-02,2026-01-02 03:04:05\n"
+		"2,\"say \"\"hi\"\"\",false,,2026-02-03,2026-02-03 04:05:06.5\n"
+		"3,,TRUE,4,2026-03-04,\n";
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	exec(f->w, "CREATE SCHEMA d");
+	if (wh_load_csv(f->w, "d", "c", path, &f->err))
+		fail_msg("%s", f->err.msg);
+	unlink(path);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM d.c"), 3);
+	/* each column computes as its type: numbers add, booleans count, dates
+	 * move by days, timestamps keep their fraction */
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT concat_ws('|', sum(id + 1), sum(CAST(active AS INTEGER)), "
+				      "CAST(sum(price * 2) AS DECIMAL(10, 1)), count(price), max(day + 1), "
+				      "CAST(max(seen) AS VARCHAR), count(name)) FROM d.c"),
+			    "9|2|13.0|2|2026-03-05|2026-02-03 04:05:06.5|2");
+	assert_string_equal(query_str(f->w, f->a, "SELECT name FROM d.c WHERE id = 1"),
+			    "ada, the first");
+	assert_string_equal(query_str(f->w, f->a, "SELECT name FROM d.c WHERE id = 2"),
+			    "say \"hi\"");
+}
+
 #define DIALECT_CASES(T)                                                                   \
 	T(test_dialect_statements), T(test_dialect_min_max_text), T(test_seq_kinds),            \
-		T(test_dialect_by_name)
+		T(test_dialect_by_name), T(test_load_csv)
 
 #endif

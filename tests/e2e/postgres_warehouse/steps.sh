@@ -1,6 +1,6 @@
 # A project on a PostgreSQL warehouse: the connection string comes from
 # the environment, tables, views and incremental models build and are
-# checked there, and what cannot work yet says so.
+# checked there, and seeds load with COPY.
 cd shop
 
 note without the variable dsn_env names, nothing is opened
@@ -40,6 +40,7 @@ q "SELECT count(*) AS customers FROM silver.customers"
 note sluice test checks what is built, writing nothing
 sl test
 
-note a seed is refused with what to do instead
-mkdir -p seeds && printf 'code\na\n' >seeds/codes.csv
+note a seed is read, its types inferred as on DuckDB, and sent with COPY
+mkdir -p seeds && printf 'code,label,rate,since\nuk,"United Kingdom, the",1.5,2020-01-31\nus,,2,2021-06-01\n' >seeds/codes.csv
 sl run -s seeds.codes
+q "SELECT code, coalesce(label, '(none)') AS label, rate * 2 AS twice, since + 1 AS next_day FROM seeds.codes ORDER BY code"
