@@ -5,6 +5,9 @@
 # output matches. Cases run in parallel, each in its own directory.
 #   SLUICE_BIN=path/to/sluice tests/e2e/run.sh [CASE...]
 #   SLUICE_ACCEPT=1   write the actual output over `expected` (review the diff!)
+#   SLUICE_TEST_PG=DSN  the cases whose folder holds a file `postgres` run a
+#                     second time on that PostgreSQL server, each in a
+#                     database of its own, compared with `expected.postgres`
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,26 +29,44 @@ else
 			continue
 		fi
 		cases+=("$name")
+		[ -n "${SLUICE_TEST_PG:-}" ] && [ -f "$d/postgres" ] && cases+=("$name@postgres")
 	done
 fi
 
+# on_postgres DIR NAME: points every project of the case copy in DIR at a
+# new database of the test server, through $SLUICE_E2E_PG
+on_postgres() {
+	local dir=$1 db=e2e_${2//[^a-z0-9]/_} f
+	PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
+		-c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null || return 1
+	export SLUICE_E2E_PG="$SLUICE_TEST_PG dbname=$db"
+	find "$dir" -name sluice.yml | while read -r f; do
+		sed -i '/^warehouse:/d' "$f"
+		printf 'warehouse: {type: postgres, dsn_env: SLUICE_E2E_PG}\n' >>"$f"
+	done
+}
+
 run_case() {
-	local name=$1 dir="$work/$1"
+	local id=$1 name=${1%@*} dir="$work/${1/@/_}" expected=expected
 	mkdir -p "$dir"
 	cp -r "$here/$name/." "$dir/"
-	(cd "$dir" && SLUICE_E2E_LIB="$here/lib.sh" bash -c 'source "$SLUICE_E2E_LIB"; source ./steps.sh' \
-		>"$dir/actual" 2>&1)
-	if [ -n "${SLUICE_ACCEPT:-}" ]; then
-		cp "$dir/actual" "$here/$name/expected"
+	if [ "$id" != "$name" ]; then
+		expected=expected.postgres
+		on_postgres "$dir" "$name" || echo "cannot make the database of $id" >"$dir/actual"
 	fi
-	if diff -u "$here/$name/expected" "$dir/actual" >"$dir/diff" 2>&1; then
-		echo "ok   $name"
+	(cd "$dir" && SLUICE_E2E_LIB="$here/lib.sh" bash -c 'source "$SLUICE_E2E_LIB"; source ./steps.sh' \
+		>>"$dir/actual" 2>&1)
+	if [ -n "${SLUICE_ACCEPT:-}" ]; then
+		cp "$dir/actual" "$here/$name/$expected"
+	fi
+	if diff -u "$here/$name/$expected" "$dir/actual" >"$dir/diff" 2>&1; then
+		echo "ok   $id"
 	else
-		echo "FAIL $name"
+		echo "FAIL $id"
 		head -60 "$dir/diff" | sed 's/^/     /'
 	fi
 }
-export -f run_case
+export -f run_case on_postgres
 export here work
 
 printf '%s\n' "${cases[@]}" | xargs -P "$jobs" -I{} bash -c 'run_case "$@"' _ {} >"$work/results"
