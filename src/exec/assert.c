@@ -72,7 +72,7 @@ void assert_failing_sql(const struct model_assert *c, const char *relation, stru
 	}
 }
 
-int assert_run_all(struct wh *w, const struct model *m, const char *relation,
+int assert_run_all(struct wh *w, const struct model *m, const char *with, const char *relation,
 		   struct assert_result **out, size_t *n, struct sl_err *err)
 {
 	struct assert_result *res = calloc(m->nasserts + 1, sizeof(*res));
@@ -86,10 +86,14 @@ int assert_run_all(struct wh *w, const struct model *m, const char *relation,
 		buf_reset(&q);
 		assert_failing_sql(&m->asserts[i], relation, &q);
 		buf_reset(&sql);
+		if (with)
+			buf_addf(&sql, "WITH %s\n", with);
 		buf_addf(&sql, "SELECT count(*) FROM (%s) AS _sluice_check", q.buf);
 		rc = wh_query_int(w, sql.buf, &res[i].failures, err);
 		if (!rc && res[i].failures) {
 			buf_reset(&sql);
+			if (with)
+				buf_addf(&sql, "WITH %s\n", with);
 			buf_addf(&sql, "SELECT * FROM (%s) AS _sluice_check LIMIT %d", q.buf,
 				 ASSERT_SAMPLE);
 			rc = wh_query(w, sql.buf, &res[i].sample, err);

@@ -27,9 +27,11 @@ struct assert_result {
 /* The query returning the rows that break check, on relation (SQL text). */
 void assert_failing_sql(const struct model_assert *check, const char *relation, struct buf *out);
 
-/* Runs every check of m on relation. *out (n entries, one per check) must be
- * freed with assert_results_free. */
-int assert_run_all(struct wh *w, const struct model *m, const char *relation,
+/* Runs every check of m on relation; with, when not NULL, is a common
+ * table expression ("name AS (query)") each check's query starts with, for
+ * a relation that is a query rather than a table. *out (n entries, one per
+ * check) must be freed with assert_results_free. */
+int assert_run_all(struct wh *w, const struct model *m, const char *with, const char *relation,
 		   struct assert_result **out, size_t *n, struct sl_err *err);
 void assert_results_free(struct assert_result *r, size_t n);
 

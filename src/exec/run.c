@@ -88,14 +88,22 @@ static void collect_inlined(const struct model *m, const struct model **out, siz
 	}
 }
 
-/* Runs the checks of m (the item's model or one it inlines) on relation,
+/* Where checks look: a relation's name and, for an ephemeral's own query,
+ * the common table expression that gives the query that name (every
+ * warehouse takes one; not every one takes a subquery without an alias). */
+struct checked {
+	const char *with;
+	const char *relation;
+};
+
+/* Runs the checks of m (the item's model or one it inlines) on `on`,
  * adding their results to the item's. */
 static int add_checks(struct run *r, struct run_item *item, const struct model *m,
-		      const char *relation, struct sl_err *err)
+		      const struct checked *on, struct sl_err *err)
 {
 	struct assert_result *res;
 	size_t n;
-	int rc = assert_run_all(r->w, m, relation, &res, &n, err);
+	int rc = assert_run_all(r->w, m, on->with, on->relation, &res, &n, err);
 
 	if (rc)
 		return rc;
@@ -112,40 +120,46 @@ static int add_checks(struct run *r, struct run_item *item, const struct model *
 
 /* Where the checks of m look when it is not being built: its relation, or
  * for an ephemeral its own query. */
-static int checked_relation(const struct model *m, const struct render_ctx *ctx,
-			    struct buf *out, struct sl_err *err)
+static int checked_relation(struct run *r, const struct model *m, const struct render_ctx *ctx,
+			    struct checked *out, struct sl_err *err)
 {
+	struct buf b = BUF_INIT;
+	int rc = 0;
+
+	*out = (struct checked){ 0 };
 	if (m->mat != MAT_EPHEMERAL) {
-		wh_sql_qualified(out, m->schema, m->name);
-		return 0;
+		wh_sql_qualified(&b, m->schema, m->name);
+		out->relation = arena_strdup(r->a, b.buf);
+	} else {
+		buf_adds(&b, "_sluice_ephemeral AS (\n");
+		rc = render_model(m, ctx, false, &b, err);
+		buf_adds(&b, "\n)");
+		out->with = arena_strdup(r->a, b.buf);
+		out->relation = "_sluice_ephemeral";
 	}
-	buf_adds(out, "(\n");
-	if (render_model(m, ctx, false, out, err))
-		return err ? err->code : SL_E_INVALID;
-	buf_adds(out, "\n)");
-	return 0;
+	buf_release(&b);
+	return rc;
 }
 
 /* The item's model's own checks on relation, then those of every
  * ephemeral it inlines on that ephemeral's own query: their rows reach it
  * only through the query, so that is where they are checked. */
-static int run_checks(struct run *r, struct run_item *item, const char *relation,
+static int run_checks(struct run *r, struct run_item *item, const struct checked *on,
 		      const struct render_ctx *ctx, struct sl_err *err)
 {
 	const struct model **ephs = arena_alloc(r->a, (r->p->nmodels + 1) * sizeof(*ephs));
 	size_t neph = 0;
-	int rc = item->m->nasserts ? add_checks(r, item, item->m, relation, err) : 0;
+	int rc = item->m->nasserts ? add_checks(r, item, item->m, on, err) : 0;
 
 	collect_inlined(item->m, ephs, &neph, 0);
 	for (size_t i = 0; i < neph && !rc; i++) {
-		struct buf q = BUF_INIT;
+		struct checked eph;
 
 		if (!ephs[i]->nasserts)
 			continue;
-		rc = checked_relation(ephs[i], ctx, &q, err);
+		rc = checked_relation(r, ephs[i], ctx, &eph, err);
 		if (!rc)
-			rc = add_checks(r, item, ephs[i], q.buf, err);
-		buf_release(&q);
+			rc = add_checks(r, item, ephs[i], &eph, err);
 	}
 	return rc;
 }
@@ -286,7 +300,8 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	if (!rc)
 		rc = materialize_write(r->w, m, &plan, &out, &err);
 	if (!rc && m->checks_hash[0] && !r->opts->skip_asserts)
-		rc = run_checks(r, item, out.relation, &plan.ctx, &err);
+		rc = run_checks(r, item, &(struct checked){ .relation = out.relation }, &plan.ctx,
+				&err);
 	if (!rc && assert_errors(item->asserts, item->nasserts)) {
 		rc = SL_E_ASSERT;
 		item->message = format_assert_failures(r, item);
@@ -375,18 +390,19 @@ static int check_model(struct run *r, struct run_item *item, const char *sig,
 	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
 	struct render_ctx ctx = { .env = r->opts->env };
 	struct state_model row = { 0 };
-	struct buf rel = BUF_INIT, sql = BUF_INIT;
+	struct buf sql = BUF_INIT;
+	struct checked on;
 	struct sl_err err = SL_ERR_INIT;
 	int64_t started = units_now_ms();
 	bool record = !r->opts->test && st;
-	int rc = checked_relation(m, &ctx, &rel, &err);
+	int rc = checked_relation(r, m, &ctx, &on, &err);
 
 	item->checks_only = true;
 	item->action = "checked";
 	if (!rc)
 		rc = wh_begin(r->w, &err);
 	if (!rc)
-		rc = run_checks(r, item, rel.buf, &ctx, &err);
+		rc = run_checks(r, item, &on, &ctx, &err);
 	if (!rc) {
 		item->message = format_assert_failures(r, item);
 		if (!*item->message)
@@ -412,7 +428,6 @@ static int check_model(struct run *r, struct run_item *item, const char *sig,
 		rc = wh_commit(r->w, &err);
 	else if (!rc)
 		wh_rollback(r->w);
-	buf_release(&rel);
 	buf_release(&sql);
 	if (!rc && record)
 		remember(r, &row);
