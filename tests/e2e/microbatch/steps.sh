@@ -15,6 +15,6 @@ note a microbatch model must read only its window
 cat > models/gold/monthly.sql <<'SQL'
 @config materialized=incremental, incremental_strategy=microbatch, temporality=temporal,
         time_column=month, grain=1mo
-SELECT CAST(date_trunc('month', ts) AS TIMESTAMP) AS month, count(*) AS events FROM raw.ev GROUP BY ALL
+SELECT CAST(date_trunc('month', ts) AS TIMESTAMP) AS month, count(*) AS events FROM raw.ev GROUP BY 1
 SQL
 sl validate

@@ -4,4 +4,4 @@
 SELECT CAST(date_trunc('month', ts) AS TIMESTAMP) AS month, count(*) AS events, sum(v) AS total
 FROM raw.ev
 WHERE ts >= {since} AND ts < {until}
-GROUP BY ALL
+GROUP BY 1
