@@ -101,8 +101,9 @@ static void overhead_one_row(struct arena *a, struct project *p, struct wh *w)
 	if (wh_relation_kinds(w, a, &rel, &kinds, &nrel, &err))
 		die(&err);
 	opts.kinds = kinds;
-	if (live_books_open(&books, p, w, l, &err))
+	if (live_ledger_load(l, w, &err))
 		die(&err);
+	live_books_over(&books, p, l);
 	opts.book = live_books_hooks(&books);
 	for (int i = 0; i < reps; i++) {
 		struct live_advance adv;

@@ -38,8 +38,7 @@ int cli_check(struct cli_args *args)
 	if (have_live) {
 		ledger = live_ledger_new(s.project);
 		rc = live_ledger_load(ledger, s.wh, &err);
-		if (!rc)
-			rc = live_books_open(&books, s.project, s.wh, ledger, &err);
+		live_books_over(&books, s.project, ledger);
 		opts.book = live_books_hooks(&books);
 	}
 	if (!rc)

@@ -320,7 +320,7 @@ static int read_columns(struct cdc_run *c, struct sl_err *err)
 {
 	const char *type = NULL;
 	enum wh_seq_kind kind;
-	int rc = wh_query_columns(c->w, c->a, EVENTS, &c->cols, &c->ncols, err);
+	int rc = wh_query_columns(c->w, c->a, "SELECT * FROM " EVENTS, &c->cols, &c->ncols, err);
 
 	if (rc)
 		return rc;

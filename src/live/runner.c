@@ -44,6 +44,7 @@ struct live_runner {
 	/* the live bookkeeping and the model rows, kept while the runner
 	 * holds the warehouse */
 	struct live_ledger *ledger;
+	struct live_books books; /* the runs' hooks over ledger */
 	struct state_cache cache;
 	int64_t last_assert_ms, last_checkpoint_ms;
 	bool prepared; /* state schema and landing tables made sure of */
@@ -85,6 +86,7 @@ struct live_runner *live_runner_new(struct project *p, FILE *out)
 	r->catalog = arena_new(NULL);
 	r->catalog_stale = true;
 	r->ledger = live_ledger_new(p);
+	live_books_over(&r->books, p, r->ledger);
 	r->last_checkpoint_ms = units_mono_ms();
 	if (!r->rt)
 		abort();
@@ -421,6 +423,7 @@ int live_runner_release(struct live_runner *r, struct wh *w, struct sl_err *err)
 	}
 	live_ledger_free(r->ledger);
 	r->ledger = live_ledger_new(r->p);
+	live_books_over(&r->books, r->p, r->ledger);
 	state_cache_free(&r->cache);
 	r->catalog_stale = true;
 	r->prepared = false;
@@ -480,7 +483,6 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		.ctx = r,
 	};
 	const struct live_cfg *cfg = &r->p->cfg.live;
-	struct live_books books;
 	struct run_report rep;
 	bool fresh;
 	int rc;
@@ -517,11 +519,8 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	}
 	opts.kinds = r->kinds;
 	opts.cache = &r->cache;
-	rc = live_books_open(&books, r->p, w, r->ledger, err);
-	opts.book = live_books_hooks(&books);
-	if (!rc)
-		rc = build_run(r->cycle, r->p, w, r->relations, r->nrelations, &opts, &rep, err);
-	live_books_close(&books);
+	opts.book = live_books_hooks(&r->books);
+	rc = build_run(r->cycle, r->p, w, r->relations, r->nrelations, &opts, &rep, err);
 	if (rc)
 		return rc;
 	run_report_free(&rep);

@@ -245,8 +245,7 @@ static void book_abort(void *ctx, void *entry)
 	live_book_abort(entry);
 }
 
-int live_books_open(struct live_books *b, const struct project *p, struct wh *w,
-		    struct live_ledger *keep, struct sl_err *err)
+void live_books_over(struct live_books *b, const struct project *p, struct live_ledger *l)
 {
 	bool any = false;
 
@@ -254,18 +253,27 @@ int live_books_open(struct live_books *b, const struct project *p, struct wh *w,
 	for (size_t i = 0; i < p->nmodels && !any; i++)
 		any = inputs_tracks(p->models[i]);
 	if (!any)
-		return 0;
+		return;
 	b->hooks = (struct run_book){ .ctx = b, .behind = book_behind, .may_defer = book_may_defer,
 				      .open = book_open, .close = book_close, .saved = book_saved,
 				      .abort = book_abort };
 	b->poll_interval_ms = p->cfg.live.poll_interval_ms;
-	b->ledger = keep;
-	if (!keep) {
-		b->ledger = live_ledger_new(p);
-		b->own = true;
-	}
+	b->ledger = l;
 	b->open = true;
-	return live_ledger_loaded(b->ledger) ? 0 : live_ledger_load(b->ledger, w, err);
+}
+
+int live_books_open(struct live_books *b, const struct project *p, struct wh *w,
+		    struct sl_err *err)
+{
+	struct live_ledger *l = live_ledger_new(p);
+
+	live_books_over(b, p, l);
+	if (!b->open) {
+		live_ledger_free(l);
+		return 0;
+	}
+	b->own = true;
+	return live_ledger_load(l, w, err);
 }
 
 const struct run_book *live_books_hooks(const struct live_books *b)

@@ -57,10 +57,13 @@ struct live_books {
 	bool open;
 };
 
-/* Over keep, or a ledger read from w, when a model of p keeps watermarks;
- * else there is nothing to keep and live_books_hooks gives NULL. */
+/* Over the caller's ledger l, which the caller loads and keeps current
+ * (the runner); when no model of p keeps watermarks there is nothing to
+ * keep, and live_books_hooks gives NULL. */
+void live_books_over(struct live_books *b, const struct project *p, struct live_ledger *l);
+/* The same over a ledger of its own, read from w for one run. */
 int live_books_open(struct live_books *b, const struct project *p, struct wh *w,
-		    struct live_ledger *keep, struct sl_err *err);
+		    struct sl_err *err);
 const struct run_book *live_books_hooks(const struct live_books *b);
 void live_books_close(struct live_books *b);
 

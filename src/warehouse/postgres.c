@@ -388,14 +388,6 @@ static const char *pg_type(struct wh *w, enum wh_type t)
 	return names[t];
 }
 
-/* Whether text is a query rather than a table's name. */
-static bool is_query(const char *text)
-{
-	text += strspn(text, " \t\n(");
-	return strncasecmp(text, "SELECT", 6) == 0 || strncasecmp(text, "WITH", 4) == 0 ||
-	       strncasecmp(text, "VALUES", 6) == 0;
-}
-
 /* The statement is described, not run; the type names come from the
  * catalog in one more query. */
 static int pg_query_columns(struct wh *w, struct arena *a, const char *query,
@@ -409,10 +401,7 @@ static int pg_query_columns(struct wh *w, struct arena *a, const char *query,
 
 	if (rc)
 		return rc;
-	if (is_query(query))
-		buf_adds(&sql, query);
-	else
-		buf_addf(&sql, "SELECT * FROM %s", query);
+	buf_adds(&sql, query);
 	res = PQprepare(p->conn, "", sql.buf, 0, NULL);
 	if (!res || !ok(res))
 		rc = result_error(p, res, sql.buf, err);
@@ -452,6 +441,7 @@ static int paired(struct wh *w, struct arena *a, const char *schema, const char 
 	size_t nt = 0;
 	int rc;
 
+	buf_adds(&table, "SELECT * FROM ");
 	wh_sql_qualified(&table, schema, name);
 	buf_addf(&q, "SELECT * FROM (\n%s\n) AS _sluice_q", query);
 	rc = pg_query_columns(w, a, q.buf, qcols, n, err);

@@ -170,8 +170,8 @@ int wh_relation_kinds(struct wh *w, struct arena *a, const char ***names, const 
 		      size_t *n, struct sl_err *err);
 int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
 		     struct wh_column **cols, size_t *n, struct sl_err *err);
-/* The columns a query returns (or a table has, given its name), with the
- * warehouse's type names, without reading its rows. */
+/* The columns a query returns, with the warehouse's type names, without
+ * reading its rows. */
 int wh_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
 		     size_t *n, struct sl_err *err);
 

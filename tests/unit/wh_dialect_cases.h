@@ -108,7 +108,7 @@ static void test_dialect_statements(void **state)
 	assert_int_equal(n, 2);
 	assert_string_equal(cols[0].name, "k");
 	assert_string_equal(cols[1].name, "label");
-	assert_int_equal(wh_query_columns(f->w, f->a, "d.ev", &cols, &n, &f->err), 0);
+	assert_int_equal(wh_query_columns(f->w, f->a, "SELECT * FROM d.ev", &cols, &n, &f->err), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(cols[2].name, "x");
 	exec(f->w, "DROP TABLE tmp");
