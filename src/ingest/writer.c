@@ -327,6 +327,11 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 	}
 	if (!rc)
 		rc = wh_appender_flush(ap, err);
+	/* a warehouse that converts values only as the rows are sent refuses
+	 * them here; alone, a batch that fails so is the sender's */
+	for (size_t i = at; rc == SL_E_INVALID && i < n; i++)
+		if (strcmp(items[i]->b->source, source) == 0 && lands(items[i]))
+			items[i]->res.bad_input = true;
 	wh_appender_close(ap);
 	if (!rc && adv->rows)
 		rc = live_advance_record(wr->w, source, adv, now_ms, err);

@@ -557,7 +557,8 @@ static enum wh_seq_kind pg_seq_kind(struct wh *w, const char *type)
 
 struct pg_appender {
 	struct wh_appender base;
-	char *copy; /* the COPY statement */
+	char *copy;  /* the COPY statement */
+	char *table; /* schema.name, for messages */
 	struct buf rows;
 };
 
@@ -579,6 +580,8 @@ static int pg_appender_open(struct wh *w, const char *schema, const char *table,
 	buf_adds(&sql, " FROM STDIN");
 	ap->base.w = w;
 	ap->copy = buf_detach(&sql, NULL);
+	if (asprintf(&ap->table, "%s.%s", schema, table) < 0)
+		abort();
 	ap->rows = (struct buf)BUF_INIT;
 	*out = &ap->base;
 	return 0;
@@ -627,6 +630,21 @@ static int pg_appender_row(struct wh_appender *base, const char *const *values, 
 	return 0;
 }
 
+/* A value the table refuses (a data exception or a violated constraint:
+ * SQLSTATE classes 22 and 23) is the rows' fault, as a refused row is on
+ * DuckDB; anything else is the warehouse's. */
+static int copy_error(struct wh_pg *p, PGresult *res, const struct pg_appender *ap,
+		      struct sl_err *err)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *msg = PQresultErrorMessage(res);
+
+	if (!state || (strncmp(state, "22", 2) != 0 && strncmp(state, "23", 2) != 0))
+		return result_error(p, res, ap->copy, err);
+	return sl_err_set(err, SL_E_INVALID, "cannot append to %s: %.*s", ap->table,
+			  (int)strcspn(msg, "\n"), msg);
+}
+
 static int pg_appender_flush(struct wh_appender *base, struct sl_err *err)
 {
 	struct pg_appender *ap = (struct pg_appender *)base;
@@ -646,7 +664,7 @@ static int pg_appender_flush(struct wh_appender *base, struct sl_err *err)
 		rc = result_error(p, NULL, ap->copy, err);
 	while (!rc && (res = PQgetResult(p->conn)) != NULL) {
 		if (!ok(res))
-			rc = result_error(p, res, ap->copy, err);
+			rc = copy_error(p, res, ap, err);
 		PQclear(res);
 	}
 	buf_reset(&ap->rows);
@@ -659,6 +677,7 @@ static void pg_appender_close(struct wh_appender *base)
 
 	buf_release(&ap->rows);
 	free(ap->copy);
+	free(ap->table);
 	free(ap);
 }
 

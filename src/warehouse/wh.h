@@ -148,9 +148,10 @@ void wh_rollback(struct wh *w);
 /* Bulk appends to one table, on the connection's open transaction (they
  * commit or roll back with it). A row is one text value per column of the
  * table, in table order, NULL for SQL NULL; the warehouse casts each to its
- * column's type, and a value that does not convert fails the row. Flush
- * before committing; close before the connection. After an error, close
- * the appender and roll the transaction back. */
+ * column's type, and a value that does not convert fails the row, or, on
+ * a warehouse that converts the rows only when they are sent, the flush
+ * with SL_E_INVALID. Flush before committing; close before the connection.
+ * After an error, close the appender and roll the transaction back. */
 struct wh_appender;
 int wh_appender_open(struct wh *w, const char *schema, const char *table,
 		     struct wh_appender **out, struct sl_err *err);

@@ -44,3 +44,16 @@ note a seed is read, its types inferred as on DuckDB, and sent with COPY
 mkdir -p seeds && printf 'code,label,rate,since\nuk,"United Kingdom, the",1.5,2020-01-31\nus,,2,2021-06-01\n' >seeds/codes.csv
 sl run -s seeds.codes
 q "SELECT code, coalesce(label, '(none)') AS label, rate * 2 AS twice, since + 1 AS next_day FROM seeds.codes ORDER BY code"
+
+note webhook rows go in with COPY: the characters COPY escapes land as sent, and a value the column refuses is refused to the sender
+serve_start
+curl -s -w ' %{http_code}\n' -X POST -d '{"id": 1, "note": "tab\there, back\\slash, line\nbreak"}' "http://127.0.0.1:$serve_port/api/ingest/webhook/events"
+echo
+curl -s -w ' %{http_code}\n' -X POST -d '{"id": 2, "tags": "not an array"}' "http://127.0.0.1:$serve_port/api/ingest/webhook/events"
+echo
+printf '{"id": 3, "note": "fine"}\n{"id": 4, "tags": "x"}\n' |
+	curl -s -w ' %{http_code}\n' -X POST -H 'Content-Type: application/x-ndjson' --data-binary @- \
+		"http://127.0.0.1:$serve_port/api/ingest/webhook/events"
+echo
+kill -TERM "$serve_pid" && wait "$serve_pid"
+q "SELECT id, replace(replace(note, chr(9), '<tab>'), chr(10), '<nl>') AS note, tags FROM landing.events ORDER BY id"
