@@ -14,7 +14,11 @@
  */
 #include "exec/lock.h"
 
+#include "core/err.h"
+#include "warehouse/wh.h"
+
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +77,7 @@ static void entry_free(struct lock_entry *e)
 	free(e);
 }
 
-void build_lock(const char *model)
+static void local_lock(const char *model)
 {
 	struct lock_entry *e;
 
@@ -87,7 +91,7 @@ void build_lock(const char *model)
 	pthread_mutex_unlock(&registry_mu);
 }
 
-bool build_lock_try(const char *model)
+static bool local_lock_try(const char *model)
 {
 	struct lock_entry *e;
 	bool got;
@@ -100,7 +104,7 @@ bool build_lock_try(const char *model)
 	return got;
 }
 
-void build_unlock(const char *model)
+static void local_unlock(const char *model)
 {
 	struct lock_entry *e;
 
@@ -115,4 +119,56 @@ void build_unlock(const char *model)
 	else
 		entry_free(e);
 	pthread_mutex_unlock(&registry_mu);
+}
+
+/* The name of m's lock between processes. */
+static void shared_key(const char *model, char *key, size_t n)
+{
+	snprintf(key, n, "build:%s", model);
+}
+
+int build_lock(struct wh *w, const char *model, bool *waited, struct sl_err *err)
+{
+	char key[300];
+	bool got;
+	int rc;
+
+	shared_key(model, key, sizeof(key));
+	*waited = !local_lock_try(model);
+	if (*waited)
+		local_lock(model);
+	rc = wh_lock(w, key, WH_LOCK_TRY, &got, err);
+	if (!rc && !got) {
+		*waited = true;
+		rc = wh_lock(w, key, WH_LOCK_WAIT, &got, err);
+	}
+	if (rc)
+		local_unlock(model);
+	return rc;
+}
+
+int build_lock_try(struct wh *w, const char *model, bool *got, struct sl_err *err)
+{
+	char key[300];
+	int rc;
+
+	shared_key(model, key, sizeof(key));
+	*got = local_lock_try(model);
+	if (!*got)
+		return 0;
+	rc = wh_lock(w, key, WH_LOCK_TRY, got, err);
+	if (rc || !*got)
+		local_unlock(model);
+	return rc;
+}
+
+int build_unlock(struct wh *w, const char *model, struct sl_err *err)
+{
+	char key[300];
+	int rc;
+
+	shared_key(model, key, sizeof(key));
+	rc = wh_unlock(w, key, err);
+	local_unlock(model);
+	return rc;
 }

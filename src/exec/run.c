@@ -239,12 +239,14 @@ static int log_done(struct run *r, const struct run_item *item, int64_t rows, in
  * ones on record writes nothing: its watermarks wait in the bookkeeping
  * until a refresh that changes something, or the runner's next checkpoint,
  * writes them. Should the process die first, the next refresh reads those
- * rows again and again finds nothing to apply. */
+ * rows again and again finds nothing to apply. On a shared warehouse every
+ * refresh writes: what another process finds on record must be what this
+ * one consumed. */
 static bool quiet(const struct run *r, const struct model *m, const struct state_model *st,
 		  const char *sig, bool changed)
 {
 	return r->opts->live && !changed && st && st->inputs && strcmp(st->inputs, sig) == 0 &&
-	       r->book->may_defer(r->book->ctx, m);
+	       !wh_shared(r->w) && r->book->may_defer(r->book->ctx, m);
 }
 
 /* Keeps what a finished model's row now says for the rest of the run and
@@ -294,7 +296,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	int rc;
 
 	plan.ctx.env = r->opts->env;
-	rc = wh_begin(r->w, &err);
+	rc = wh_begin_snapshot(r->w, &err);
 	if (!rc && book)
 		rc = book->open(book->ctx, r->w, r->a, m, full, &plan.ctx, &entry, &err);
 	if (!rc)
@@ -400,7 +402,7 @@ static int check_model(struct run *r, struct run_item *item, const char *sig,
 	item->checks_only = true;
 	item->action = "checked";
 	if (!rc)
-		rc = wh_begin(r->w, &err);
+		rc = wh_begin_snapshot(r->w, &err);
 	if (!rc)
 		rc = run_checks(r, item, &on, &ctx, &err);
 	if (!rc) {
@@ -460,6 +462,65 @@ static bool upstream_failed(const struct run *r, const struct model *m)
 	return false;
 }
 
+/* After waiting for another build of the model (another process's, on a
+ * shared warehouse), its record is read again and the decision taken anew
+ * on it: that build may have left this one nothing to do. */
+static int decide_again(struct run *r, struct plan_item *pi, const char **sig,
+			struct sl_err *err)
+{
+	const char *env = r->opts->env ? r->opts->env : "";
+	int rc;
+
+	if (r->opts->cache) {
+		state_cache_free(r->opts->cache);
+		rc = state_cache_load(r->opts->cache, r->w, env, err);
+		r->state = r->opts->cache->rows;
+		r->nstate = r->opts->cache->n;
+	} else {
+		rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
+	}
+	if (rc)
+		return rc;
+	r->facts.state = r->state;
+	r->facts.nstate = r->nstate;
+	r->version = plan_versions(r->a, &r->facts);
+	*sig = plan_signature(r->a, &r->facts, pi->m, r->version);
+	plan_decide(&r->facts, pi->m, *sig, pi);
+	pi->sig = *sig;
+	return 0;
+}
+
+/* Builds or checks the item under the model's build lock. The live runner
+ * never waits for it: a model another build holds is held back. */
+static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
+			struct run_item *item, struct sl_err *err)
+{
+	const struct model *m = pi->m;
+	bool got = true, waited = false;
+	int unlocked;
+	int rc = r->opts->live ? build_lock_try(r->w, m->fqn, &got, err)
+			       : build_lock(r->w, m->fqn, &waited, err);
+
+	if (rc)
+		return rc;
+	if (!got) {
+		item->status = RUN_HELD;
+		item->reason = "being built by another run";
+		return 0;
+	}
+	if (waited && wh_shared(r->w))
+		rc = decide_again(r, pi, &sig, err);
+	item->reason = pi->reason;
+	item->checks_only = pi->what == PLAN_CHECK;
+	if (!rc && pi->what == PLAN_UP_TO_DATE)
+		item->status = RUN_UP_TO_DATE;
+	else if (!rc)
+		rc = pi->what == PLAN_CHECK ? check_model(r, item, sig, err)
+					    : build_model(r, item, pi->full, sig, err);
+	unlocked = build_unlock(r->w, m->fqn, rc ? NULL : err);
+	return rc ? rc : unlocked;
+}
+
 /* One item of the plan, its inputs being at sig now. A decision that
  * rested on inputs this run built is taken again on what they became, and
  * the caller is asked again whether to hold the model back. */
@@ -487,15 +548,8 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 		item->status = RUN_UP_TO_DATE;
 	} else if (r->opts->dry_run) {
 		item->status = RUN_PLANNED;
-	} else if (r->opts->live && !build_lock_try(m->fqn)) {
-		item->status = RUN_HELD;
-		item->reason = "being built by a batch run";
 	} else {
-		if (!r->opts->live)
-			build_lock(m->fqn);
-		rc = pi->what == PLAN_CHECK ? check_model(r, item, sig, err)
-					    : build_model(r, item, pi->full, sig, err);
-		build_unlock(m->fqn);
+		rc = locked_build(r, pi, sig, item, err);
 	}
 	return rc;
 }

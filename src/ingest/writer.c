@@ -342,6 +342,37 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 	return rc;
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The advance lock of every landing table the items land in, in name
+ * order: two processes whose flushes share tables then never wait for
+ * each other in a circle. Only a shared warehouse has locks to take. */
+static int lock_sources(struct ingest_writer *wr, struct pending **items, size_t n,
+			struct sl_err *err)
+{
+	const char **names;
+	size_t k = 0;
+	int rc = 0;
+
+	if (!wh_shared(wr->w))
+		return 0;
+	names = malloc((n + 1) * sizeof(*names));
+	if (!names)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if (lands(items[i]))
+			names[k++] = items[i]->b->source;
+	qsort(names, k, sizeof(*names), by_name);
+	for (size_t i = 0; !rc && i < k; i++)
+		if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+			rc = live_advance_lock(wr->w, names[i], err);
+	free(names);
+	return rc;
+}
+
 /* One transaction for items; advs gets one advance per landing table.
  * Without lookup, delivery ids that landed before are left to the primary
  * key to find. */
@@ -352,6 +383,8 @@ static int commit(struct ingest_writer *wr, struct pending **items, size_t n, bo
 
 	*nadv = 0;
 	wr->delivery_clash = false;
+	if (!rc)
+		rc = lock_sources(wr, items, n, err);
 	if (!rc)
 		rc = find_duplicates(wr, items, n, lookup, err);
 	for (size_t i = 0; !rc && i < n; i++) {

@@ -183,7 +183,14 @@ int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *er
 		buf_addf(&sql, "%s, _sluice_seq BIGINT);\n", kind_columns(s->kind));
 	}
 	if (sql.len)
+		rc = wh_lock(w, STATE_CATALOG_LOCK, WH_LOCK_WAIT, NULL, err);
+	if (sql.len && !rc) {
+		int unlocked;
+
 		rc = wh_exec(w, sql.buf, err);
+		unlocked = wh_unlock(w, STATE_CATALOG_LOCK, rc ? NULL : err);
+		rc = rc ? rc : unlocked;
+	}
 	buf_release(&sql);
 	return rc;
 }
@@ -252,6 +259,14 @@ static int make_ready(struct wh *w, const char *fqn, const char *schema, const c
 		wh_memo_add(w, fact);
 	arena_free(a);
 	return rc;
+}
+
+int live_advance_lock(struct wh *w, const char *fqn, struct sl_err *err)
+{
+	char key[300];
+
+	snprintf(key, sizeof(key), "advance:%s", fqn);
+	return wh_lock(w, key, WH_LOCK_TXN, NULL, err);
 }
 
 int live_next_seq(struct wh *w, int64_t *seq, struct sl_err *err)
@@ -344,6 +359,8 @@ static int stamp(struct wh *w, const char *fqn, const char *schema, const char *
 	struct buf sql = BUF_INIT;
 	int rc = wh_begin(w, err);
 
+	if (!rc)
+		rc = live_advance_lock(w, fqn, err);
 	if (!rc)
 		rc = live_next_seq(w, &adv->seq, err);
 	if (!rc) {

@@ -49,6 +49,12 @@ int live_advance_target(const struct project *p, const char *name, char *fqn, si
 int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
 			struct sl_err *err);
 
+/* Takes fqn's advance lock for the open transaction: processes sharing
+ * the warehouse advance a source one at a time, from taking its sequence
+ * to committing, so that a source's sequence order stays its commit order
+ * (a reader that saw seq 11 must never find 10 later). A transaction that
+ * advances several sources locks them in name order. */
+int live_advance_lock(struct wh *w, const char *fqn, struct sl_err *err);
 /* The next value of the warehouse-wide sequence. */
 int live_next_seq(struct wh *w, int64_t *seq, struct sl_err *err);
 /* Records that adv->rows rows of fqn ("landing.NAME") were stamped adv->seq

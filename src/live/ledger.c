@@ -232,24 +232,40 @@ static void load_row(struct live_ledger *l, const struct wh_result *r, size_t i)
 	}
 }
 
-/* One query for every table; each row says which table it is from. */
-static void load_sql(struct wh *w, struct buf *sql)
+/* " WHERE model = fqn" when fqn, for a query of one model's rows. */
+static void of_model(struct buf *sql, const char *fqn)
 {
-	buf_adds(sql, "SELECT 's', source, NULL, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-		      "_sluice.live_sources UNION ALL SELECT 'a', source, NULL, seq, ");
-	wh_sql_epoch_ms(w, sql, "arrived_at");
-	buf_adds(sql, ", 0, 0, 0, 0, 0, 0, 0 FROM _sluice.live_advances "
-		      "UNION ALL SELECT 'c', model, input, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-		      "_sluice.live_consumed "
-		      "UNION ALL SELECT 'v', model, source, seq, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-		      "_sluice.live_covered "
-		      "UNION ALL SELECT 'z', model, CAST(events_per_s AS VARCHAR), published, covered, "
-		      "refresh_count, events, failures, coalesce(");
+	if (!fqn)
+		return;
+	buf_adds(sql, " WHERE model = ");
+	buf_add_sql_str(sql, fqn);
+}
+
+/* One query for every table; each row says which table it is from. With
+ * fqn, only that model's rows. */
+static void load_sql(struct wh *w, struct buf *sql, const char *fqn)
+{
+	if (!fqn) {
+		buf_adds(sql, "SELECT 's', source, NULL, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+			      "_sluice.live_sources UNION ALL SELECT 'a', source, NULL, seq, ");
+		wh_sql_epoch_ms(w, sql, "arrived_at");
+		buf_adds(sql, ", 0, 0, 0, 0, 0, 0, 0 FROM _sluice.live_advances UNION ALL ");
+	}
+	buf_adds(sql, "SELECT 'c', model, input, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+		      "_sluice.live_consumed");
+	of_model(sql, fqn);
+	buf_adds(sql, " UNION ALL SELECT 'v', model, source, seq, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+		      "_sluice.live_covered");
+	of_model(sql, fqn);
+	buf_adds(sql, " UNION ALL SELECT 'z', model, CAST(events_per_s AS VARCHAR), published, "
+		      "covered, refresh_count, events, failures, coalesce(");
 	wh_sql_epoch_ms(w, sql, "last_refresh_at");
 	buf_adds(sql, ", 0), coalesce(");
 	wh_sql_epoch_ms(w, sql, "next_retry_at");
 	buf_adds(sql, ", 0), CAST(paused AS INTEGER), CAST(status = 'failing' AS INTEGER) FROM "
-		      "_sluice.live_state ORDER BY 1, 4");
+		      "_sluice.live_state");
+	of_model(sql, fqn);
+	buf_adds(sql, " ORDER BY 1, 4");
 }
 
 int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err)
@@ -259,7 +275,7 @@ int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err)
 	struct sl_err qerr = SL_ERR_INIT;
 	int rc;
 
-	load_sql(w, &sql);
+	load_sql(w, &sql, NULL);
 	pthread_mutex_lock(&l->mu);
 	clear(l);
 	rc = wh_query(w, sql.buf, &r, &qerr);
@@ -286,6 +302,37 @@ int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err)
 		l->models[i].saved_mono_ms = units_mono_ms();
 	l->loaded = true;
 	pthread_mutex_unlock(&l->mu);
+	return 0;
+}
+
+int live_ledger_reload_model(struct live_ledger *l, struct wh *w, const struct model *m,
+			     struct sl_err *err)
+{
+	struct ledger_model *lm = live_ledger_model(l, m);
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	if (!lm)
+		return 0;
+	load_sql(w, &sql, m->fqn);
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	memset(lm->consumed, 0, lm->in.n * sizeof(*lm->consumed));
+	memset(lm->consumed_saved, 0, lm->in.n * sizeof(*lm->consumed_saved));
+	memset(lm->covered_by, 0, lm->in.nsources * sizeof(*lm->covered_by));
+	memset(lm->covered_saved, 0, lm->in.nsources * sizeof(*lm->covered_saved));
+	lm->known = lm->paused = lm->failing = lm->dirty = false;
+	lm->published = lm->covered = lm->refresh_count = lm->events = 0;
+	lm->failures = 0;
+	lm->events_per_s = 0;
+	lm->last_refresh_ms = lm->next_retry_ms = 0;
+	for (size_t i = 0; i < wh_result_nrows(r); i++)
+		load_row(l, r, i);
+	wh_result_free(r);
+	lm->saved_mono_ms = units_mono_ms();
 	return 0;
 }
 

@@ -53,6 +53,11 @@ void live_ledger_free(struct live_ledger *l);
 int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err);
 bool live_ledger_loaded(const struct live_ledger *l);
 
+/* Reads m's entry anew (its consumed, covered and live_state rows), for
+ * when another process may have written them: on a shared warehouse,
+ * inside the build's transaction. */
+int live_ledger_reload_model(struct live_ledger *l, struct wh *w, const struct model *m,
+			     struct sl_err *err);
 /* Reads the advances made since the ledger last looked, by any connection;
  * *moved says whether there were any. */
 int live_ledger_poll(struct live_ledger *l, struct wh *w, bool *moved, struct sl_err *err);

@@ -3,7 +3,12 @@
  * read inside the build's transaction, so they describe exactly the rows
  * its snapshot shows: nothing is applied twice, nothing skipped. The
  * targets of live model inputs come from the ledger, which only this
- * connection's own commits move.
+ * connection's own commits move; on a shared warehouse, where other
+ * processes build too, they are read in the transaction as well, and so
+ * is what the model consumed: when that is not what this process wrote,
+ * another process built the model since, and its entry is read anew
+ * before the build starts from it. The model's build lock keeps the
+ * others out until this build ends.
  */
 #include "live/watermark.h"
 
@@ -19,36 +24,92 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_targets(struct wh *w, const struct ledger_model *lm, struct live_book *book,
-			struct sl_err *err)
+/* What the model's inputs hold in the open transaction: the landing
+ * tables' watermarks, and on a shared warehouse also what its live inputs
+ * published and what it consumed itself (rows another process may have
+ * moved), in one query. Rows: kind ('s', 'p' or 'c'), name, value. */
+static int read_marks(struct wh *w, const struct model *m, const struct ledger_model *lm,
+		      bool shared, struct wh_result **out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	struct wh_result *r;
 	bool any = false;
 	int rc;
 
-	for (size_t i = 0; i < lm->in.n; i++) {
-		if (lm->in.items[i].kind != INPUT_SOURCE)
-			continue;
-		buf_adds(&sql, any ? ", " : "SELECT source, watermark FROM _sluice.live_sources "
-					    "WHERE source IN (");
-		buf_add_sql_str(&sql, lm->in.items[i].name);
-		book->target[i] = 0;
+	*out = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		bool first = true;
+
+		for (size_t i = 0; i < lm->in.n; i++) {
+			const struct model_input *in = &lm->in.items[i];
+
+			if (pass != (in->kind == INPUT_MODEL) || (pass && !shared))
+				continue;
+			if (first && any)
+				buf_adds(&sql, " UNION ALL ");
+			buf_adds(&sql, !first ? ", "
+				 : pass	      ? "SELECT 'p', model, published FROM _sluice.live_state "
+						"WHERE model IN ("
+					      : "SELECT 's', source, watermark FROM _sluice.live_sources "
+						"WHERE source IN (");
+			buf_add_sql_str(&sql, in->name);
+			first = false;
+			any = true;
+		}
+		if (!first)
+			buf_adds(&sql, ")");
+	}
+	if (shared) {
+		buf_adds(&sql, any ? " UNION ALL " : "");
+		buf_adds(&sql, "SELECT 'c', input, watermark FROM _sluice.live_consumed WHERE model = ");
+		buf_add_sql_str(&sql, m->fqn);
 		any = true;
 	}
-	if (!any)
-		return 0;
-	buf_adds(&sql, ")");
-	rc = wh_query(w, sql.buf, &r, err);
+	rc = any ? wh_query(w, sql.buf, out, err) : 0;
 	buf_release(&sql);
-	if (rc)
-		return rc;
-	for (size_t k = 0; k < wh_result_nrows(r); k++)
+	return rc;
+}
+
+/* Whether the consumed rows in r are the ones the ledger wrote: when not,
+ * another process built the model since. */
+static bool consumed_as_written(const struct ledger_model *lm, const struct wh_result *r)
+{
+	size_t rows = 0, saved = 0;
+
+	for (size_t k = 0; k < wh_result_nrows(r); k++) {
+		bool found = false;
+
+		if (wh_result_value(r, k, 0)[0] != 'c')
+			continue;
+		rows++;
+		for (size_t i = 0; i < lm->in.n && !found; i++)
+			if (strcmp(lm->in.items[i].name, wh_result_value(r, k, 1)) == 0)
+				found = lm->consumed_saved[i] &&
+					lm->consumed[i] == strtoll(wh_result_value(r, k, 2), NULL, 10);
+		if (!found)
+			return false;
+	}
+	for (size_t i = 0; i < lm->in.n; i++)
+		saved += lm->consumed_saved[i];
+	return rows == saved;
+}
+
+/* The targets r holds; a landing table without a row holds nothing yet. */
+static void take_targets(const struct ledger_model *lm, const struct wh_result *r,
+			 struct live_book *book)
+{
+	for (size_t i = 0; i < lm->in.n; i++)
+		if (lm->in.items[i].kind == INPUT_SOURCE)
+			book->target[i] = 0;
+	for (size_t k = 0; r && k < wh_result_nrows(r); k++) {
+		char kind = wh_result_value(r, k, 0)[0];
+
+		if (kind == 'c')
+			continue;
 		for (size_t i = 0; i < lm->in.n; i++)
-			if (strcmp(lm->in.items[i].name, wh_result_value(r, k, 0)) == 0)
-				book->target[i] = strtoll(wh_result_value(r, k, 1), NULL, 10);
-	wh_result_free(r);
-	return 0;
+			if ((lm->in.items[i].kind == INPUT_MODEL) == (kind == 'p') &&
+			    strcmp(lm->in.items[i].name, wh_result_value(r, k, 1)) == 0)
+				book->target[i] = strtoll(wh_result_value(r, k, 2), NULL, 10);
+	}
 }
 
 int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const struct model *m,
@@ -56,7 +117,18 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 {
 	struct ledger_model *lm = live_ledger_model(l, m);
 	size_t n = lm->in.n;
+	bool shared = wh_shared(w);
+	struct wh_result *r;
+	int rc = read_marks(w, m, lm, shared, &r, err);
 
+	/* another process built it since this one looked: what is on record
+	 * in this transaction is what it has consumed */
+	if (!rc && shared && !consumed_as_written(lm, r))
+		rc = live_ledger_reload_model(l, w, m, err);
+	if (rc) {
+		wh_result_free(r);
+		return rc;
+	}
 	memset(book, 0, sizeof(*book));
 	book->lm = lm;
 	book->names = arena_alloc(a, (n + 1) * sizeof(char *));
@@ -68,6 +140,8 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 		if (lm->in.items[i].kind == INPUT_MODEL)
 			book->target[i] = live_ledger_input_mark(l, &lm->in.items[i]);
 	}
+	take_targets(lm, r, book);
+	wh_result_free(r);
 	book->before = *lm;
 	book->before_consumed = arena_alloc(a, (n + 1) * sizeof(int64_t));
 	book->before_covered_by = arena_alloc(a, (lm->in.nsources + 1) * sizeof(int64_t));
@@ -77,7 +151,7 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 	ctx->wm_values = book->from;
 	ctx->nwm = n;
 	ctx->watermark = n ? book->from[0] : 0;
-	return read_targets(w, lm, book, err);
+	return 0;
 }
 
 /* Asked of the catalog once per model, and again after a full build. */

@@ -60,7 +60,7 @@ static const char *const migrations[] = {
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
 _Static_assert(STATE_MIGRATIONS == STATE_VERSION, "one migration per state version");
 
-int state_ensure(struct wh *w, struct sl_err *err)
+static int ensure(struct wh *w, struct sl_err *err)
 {
 	int64_t have = 0;
 	struct buf sql = BUF_INIT;
@@ -99,6 +99,20 @@ int state_ensure(struct wh *w, struct sl_err *err)
 		wh_rollback(w);
 	buf_release(&sql);
 	return rc;
+}
+
+int state_ensure(struct wh *w, struct sl_err *err)
+{
+	/* processes sharing the warehouse make and upgrade it one at a time:
+	 * CREATE ... IF NOT EXISTS is no guard against one made meanwhile */
+	int rc = wh_lock(w, STATE_CATALOG_LOCK, WH_LOCK_WAIT, NULL, err);
+	int unlocked;
+
+	if (rc)
+		return rc;
+	rc = ensure(w, err);
+	unlocked = wh_unlock(w, STATE_CATALOG_LOCK, rc ? NULL : err);
+	return rc ? rc : unlocked;
 }
 
 int state_models_load(struct wh *w, struct arena *a, const char *env, struct state_model **rows,

@@ -18,6 +18,10 @@ struct wh;
 
 #define STATE_VERSION 5
 
+/* The lock (wh_lock) under which the processes that share a warehouse
+ * change its catalog: the state schema, landing tables. */
+#define STATE_CATALOG_LOCK "catalog"
+
 struct state_model {
 	const char *name;
 	const char *hash;

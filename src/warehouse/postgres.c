@@ -717,8 +717,32 @@ static int pg_load_csv(struct wh *w, const char *schema, const char *name, const
 	return rc;
 }
 
+/* Advisory locks: the session's (released by wh_unlock or when the
+ * connection ends) or the transaction's. */
+static int pg_lock(struct wh *w, int64_t key, enum wh_lock_how how, bool lock, bool *got,
+		   struct sl_err *err)
+{
+	const char *fn = !lock		      ? "pg_advisory_unlock"
+			 : how == WH_LOCK_TRY ? "pg_try_advisory_lock"
+			 : how == WH_LOCK_TXN ? "pg_advisory_xact_lock"
+					      : "pg_advisory_lock";
+	char sql[96];
+	PGresult *res;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT %s(%lld)", fn, (long long)key);
+	rc = run(pg(w), sql, &res, err);
+	if (!rc && got)
+		*got = how != WH_LOCK_TRY || strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	return rc;
+}
+
 static const struct wh_ops pg_ops = {
 	.kind = WH_POSTGRES,
+	.shared = true,
+	.begin_snapshot = "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+	.lock = pg_lock,
 	.close = pg_close,
 	.connect = pg_connect,
 	.version = pg_version,

@@ -326,6 +326,47 @@ int wh_begin(struct wh *w, struct sl_err *err)
 	return wh_exec(w, "BEGIN TRANSACTION", err);
 }
 
+int wh_begin_snapshot(struct wh *w, struct sl_err *err)
+{
+	const char *sql = w->ops->begin_snapshot;
+
+	return wh_exec(w, sql ? sql : "BEGIN TRANSACTION", err);
+}
+
+bool wh_shared(const struct wh *w)
+{
+	return w->ops->shared;
+}
+
+/* FNV-1a: lock keys must agree between processes and builds of sluice. */
+static int64_t lock_key(const char *key)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (const unsigned char *p = (const unsigned char *)"sluice:"; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return (int64_t)h;
+}
+
+int wh_lock(struct wh *w, const char *key, enum wh_lock_how how, bool *got, struct sl_err *err)
+{
+	bool taken = true;
+	int rc = 0;
+
+	if (w->ops->lock)
+		rc = w->ops->lock(w, lock_key(key), how, true, &taken, err);
+	if (got)
+		*got = !rc && taken;
+	return rc;
+}
+
+int wh_unlock(struct wh *w, const char *key, struct sl_err *err)
+{
+	return w->ops->lock ? w->ops->lock(w, lock_key(key), WH_LOCK_WAIT, false, NULL, err) : 0;
+}
+
 int wh_commit(struct wh *w, struct sl_err *err)
 {
 	return wh_exec(w, "COMMIT", err);

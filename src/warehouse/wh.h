@@ -144,6 +144,27 @@ int wh_commit(struct wh *w, struct sl_err *err);
 int wh_exec_atomic(struct wh *w, const char *sql, struct sl_err *err);
 /* Never fails in a way the caller can act on; errors are swallowed. */
 void wh_rollback(struct wh *w);
+/* A transaction whose statements all see the data as of its first one:
+ * what a build reads and the watermarks it records must agree. Those of
+ * wh_begin may each see what other connections committed meanwhile (on
+ * PostgreSQL; a DuckDB transaction is always one snapshot). */
+int wh_begin_snapshot(struct wh *w, struct sl_err *err);
+
+/* Whether other processes may write this warehouse while this one does:
+ * a server many sluice processes share, not a DuckDB file (one process
+ * holds it). What those processes keep in memory of it may be stale. */
+bool wh_shared(const struct wh *w);
+
+/* Locks between the processes that share a warehouse, one per key, held
+ * by this connection until wh_unlock or until it closes (a process that
+ * dies lets go of its locks). WH_LOCK_WAIT waits for another holder;
+ * WH_LOCK_TRY does not, *got saying whether it was free; WH_LOCK_TXN waits
+ * and holds the lock until the open transaction ends. Keys are hashed to
+ * 64 bits: two keys that collide only make one wait for the other. On a
+ * warehouse that is not shared there is no other process: always got. */
+enum wh_lock_how { WH_LOCK_TRY, WH_LOCK_WAIT, WH_LOCK_TXN };
+int wh_lock(struct wh *w, const char *key, enum wh_lock_how how, bool *got, struct sl_err *err);
+int wh_unlock(struct wh *w, const char *key, struct sl_err *err);
 
 /* Bulk appends to one table, on the connection's open transaction (they
  * commit or roll back with it). A row is one text value per column of the

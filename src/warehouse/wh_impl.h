@@ -9,6 +9,10 @@
 
 struct wh_ops {
 	enum wh_kind kind;
+	/* other processes may write the warehouse at once (wh_shared) */
+	bool shared;
+	/* what begins a transaction of one snapshot; NULL: "BEGIN TRANSACTION" */
+	const char *begin_snapshot;
 	void (*close)(struct wh *w);
 	int (*connect)(struct wh *w, struct wh **out, struct sl_err *err);
 	const char *(*version)(struct wh *w);
@@ -50,6 +54,9 @@ struct wh_ops {
 			    struct sl_err *err);
 	int (*appender_flush)(struct wh_appender *ap, struct sl_err *err);
 	void (*appender_close)(struct wh_appender *ap);
+	/* locks between processes (shared warehouses only); unlock when !lock */
+	int (*lock)(struct wh *w, int64_t key, enum wh_lock_how how, bool lock, bool *got,
+		    struct sl_err *err);
 };
 
 /* Every backend's appender starts with this. */

@@ -2,6 +2,9 @@
  * Build locks: one holder per model; a try fails while another thread
  * holds it and succeeds once it is released; models whose names a table
  * of 64 mutexes would have put together are apart; many threads at once.
+ * Within a process on an embedded DuckDB, then between connections of a
+ * PostgreSQL server (SLUICE_TEST_PG, which tests/run.sh starts), where
+ * each connection stands for another process.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,20 +12,47 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "core/err.h"
 #include "exec/lock.h"
+#include "warehouse/wh.h"
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The in-process tests' warehouse: one process holds it, so the locks are
+ * the process's alone and no call reaches it. */
+static struct wh *local;
+
+static void lk(const char *model)
+{
+	bool waited;
+
+	assert_int_equal(build_lock(local, model, &waited, NULL), 0);
+}
+
+static bool try_lk(const char *model)
+{
+	bool got;
+
+	assert_int_equal(build_lock_try(local, model, &got, NULL), 0);
+	return got;
+}
+
+static void unlk(const char *model)
+{
+	assert_int_equal(build_unlock(local, model, NULL), 0);
+}
 
 static void *try_from_thread(void *arg)
 {
 	bool *got = arg;
 
-	*got = build_lock_try("silver.orders");
+	*got = try_lk("silver.orders");
 	if (*got)
-		build_unlock("silver.orders");
+		unlk("silver.orders");
 	return NULL;
 }
 
@@ -39,18 +69,18 @@ static bool try_elsewhere(void)
 static void test_try_fails_while_held(void **state)
 {
 	(void)state;
-	build_lock("silver.orders");
+	lk("silver.orders");
 	assert_false(try_elsewhere());
-	build_unlock("silver.orders");
+	unlk("silver.orders");
 	assert_true(try_elsewhere());
 }
 
 static void test_other_models_free(void **state)
 {
 	(void)state;
-	assert_true(build_lock_try("gold.revenue"));
+	assert_true(try_lk("gold.revenue"));
 	assert_true(try_elsewhere());
-	build_unlock("gold.revenue");
+	unlk("gold.revenue");
 }
 
 /* The slot of the table of 64 mutexes, indexed by FNV-1a of the name,
@@ -87,16 +117,16 @@ static void test_colliding_names_apart(void **state)
 	colliding_names(names);
 	assert_int_equal(old_slot(names[1]), old_slot("silver.orders"));
 	/* held here, a model of the same slot is free for another thread */
-	build_lock(names[1]);
+	lk(names[1]);
 	assert_true(try_elsewhere());
-	build_unlock(names[1]);
+	unlk(names[1]);
 	/* and the other way round */
-	build_lock("silver.orders");
+	lk("silver.orders");
 	for (int i = 1; i < NCOLLIDING; i++)
-		assert_true(build_lock_try(names[i]));
+		assert_true(try_lk(names[i]));
 	for (int i = 1; i < NCOLLIDING; i++)
-		build_unlock(names[i]);
-	build_unlock("silver.orders");
+		unlk(names[i]);
+	unlk("silver.orders");
 }
 
 struct waiter {
@@ -109,9 +139,9 @@ static void *lock_from_thread(void *arg)
 {
 	struct waiter *w = arg;
 
-	build_lock(w->model);
+	lk(w->model);
 	__atomic_store_n(&w->got, 1, __ATOMIC_SEQ_CST);
-	build_unlock(w->model);
+	unlk(w->model);
 	return NULL;
 }
 
@@ -123,19 +153,19 @@ static void test_lock_waits_for_release(void **state)
 
 	(void)state;
 	colliding_names(names);
-	build_lock("silver.orders");
+	lk("silver.orders");
 	pthread_create(&w.t, NULL, lock_from_thread, &w);
 	nanosleep(&pause, NULL);
 	assert_int_equal(__atomic_load_n(&w.got, __ATOMIC_SEQ_CST), 0);
 	/* a build waiting for one model holds up no other */
-	assert_true(build_lock_try(names[1]));
-	build_unlock(names[1]);
-	build_unlock("silver.orders");
+	assert_true(try_lk(names[1]));
+	unlk(names[1]);
+	unlk("silver.orders");
 	pthread_join(w.t, NULL);
 	assert_int_equal(w.got, 1);
 	/* nobody holds it any more */
-	assert_true(build_lock_try("silver.orders"));
-	build_unlock("silver.orders");
+	assert_true(try_lk("silver.orders"));
+	unlk("silver.orders");
 }
 
 #define NTHREADS NCOLLIDING
@@ -170,17 +200,17 @@ static void *contend(void *arg)
 	struct contender *c = arg;
 
 	for (int i = 0; i < ROUNDS; i++) {
-		if (build_lock_try(c->own))
-			build_unlock(c->own);
+		if (try_lk(c->own))
+			unlk(c->own);
 		else
 			c->own_refused++;
 		if (i % 2) {
-			build_lock(shared_model);
+			lk(shared_model);
 			hold_shared(c);
-			build_unlock(shared_model);
-		} else if (build_lock_try(shared_model)) {
+			unlk(shared_model);
+		} else if (try_lk(shared_model)) {
 			hold_shared(c);
-			build_unlock(shared_model);
+			unlk(shared_model);
 		}
 	}
 	return NULL;
@@ -210,11 +240,126 @@ static void test_many_threads(void **state)
 	assert_int_equal(shared_count, taken);
 	/* everything was released */
 	for (int i = 0; i < NTHREADS; i++) {
-		assert_true(build_lock_try(names[i]));
-		build_unlock(names[i]);
+		assert_true(try_lk(names[i]));
+		unlk(names[i]);
 	}
-	assert_true(build_lock_try(shared_model));
-	build_unlock(shared_model);
+	assert_true(try_lk(shared_model));
+	unlk(shared_model);
+}
+
+/* Between processes: connections to one PostgreSQL server. */
+static struct wh *pg_connection(void)
+{
+	const char *dsn = getenv("SLUICE_TEST_PG");
+	struct sl_err err = SL_ERR_INIT;
+	struct wh *w = NULL;
+
+	if (!dsn || !*dsn)
+		fail_msg("SLUICE_TEST_PG is not set: tests/run.sh starts the server and sets it");
+	if (wh_open_postgres(dsn, &w, &err))
+		fail_msg("%s", err.msg);
+	return w;
+}
+
+struct remote {
+	pthread_t t;
+	struct wh *w;
+	const char *model;
+	int got; /* set once build_lock returned */
+	bool waited;
+};
+
+static void *lock_remote(void *arg)
+{
+	struct remote *rm = arg;
+
+	if (build_lock(rm->w, rm->model, &rm->waited, NULL) == 0) {
+		__atomic_store_n(&rm->got, 1, __ATOMIC_SEQ_CST);
+		build_unlock(rm->w, rm->model, NULL);
+	}
+	return NULL;
+}
+
+/* The other process holds the model's lock: a build of it there. */
+static void other_process_builds(struct wh *other, const char *model)
+{
+	char key[128];
+	bool got;
+
+	snprintf(key, sizeof(key), "build:%s", model);
+	assert_int_equal(wh_lock(other, key, WH_LOCK_WAIT, &got, NULL), 0);
+	assert_true(got);
+}
+
+static void test_processes_exclude_each_other(void **state)
+{
+	struct wh *other = pg_connection(), *w = pg_connection();
+	struct remote rm = { .w = w, .model = "silver.orders" };
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+	bool got;
+
+	(void)state;
+	other_process_builds(other, "silver.orders");
+	/* this process's runner is told it is held, and goes on */
+	assert_int_equal(build_lock_try(w, "silver.orders", &got, NULL), 0);
+	assert_false(got);
+	/* which left the model free in this process */
+	assert_true(try_lk("silver.orders"));
+	unlk("silver.orders");
+	/* a model the other does not build is free */
+	assert_int_equal(build_lock_try(w, "gold.revenue", &got, NULL), 0);
+	assert_true(got);
+	assert_int_equal(build_unlock(w, "gold.revenue", NULL), 0);
+	/* a batch run waits for the other to finish, and knows it waited */
+	pthread_create(&rm.t, NULL, lock_remote, &rm);
+	nanosleep(&pause, NULL);
+	assert_int_equal(__atomic_load_n(&rm.got, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(wh_unlock(other, "build:silver.orders", NULL), 0);
+	pthread_join(rm.t, NULL);
+	assert_int_equal(rm.got, 1);
+	assert_true(rm.waited);
+	/* released: the other process gets it at once */
+	assert_int_equal(wh_lock(other, "build:silver.orders", WH_LOCK_TRY, &got, NULL), 0);
+	assert_true(got);
+	wh_close(other);
+	wh_close(w);
+}
+
+static void test_dead_process_lets_go(void **state)
+{
+	struct wh *other = pg_connection(), *w = pg_connection();
+	bool got;
+
+	(void)state;
+	other_process_builds(other, "silver.dies");
+	assert_int_equal(build_lock_try(w, "silver.dies", &got, NULL), 0);
+	assert_false(got);
+	/* killed mid-build: its connection ends, and its locks with it */
+	wh_close(other);
+	for (int i = 0; i < 100 && !got; i++) {
+		struct timespec pause = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&pause, NULL);
+		assert_int_equal(build_lock_try(w, "silver.dies", &got, NULL), 0);
+	}
+	assert_true(got);
+	assert_int_equal(build_unlock(w, "silver.dies", NULL), 0);
+	wh_close(w);
+}
+
+static int open_local(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	return wh_open_duckdb(NULL, false, &local, &err);
+}
+
+static int close_local(void **state)
+{
+	(void)state;
+	wh_close(local);
+	return 0;
 }
 
 int main(void)
@@ -225,7 +370,9 @@ int main(void)
 		cmocka_unit_test(test_colliding_names_apart),
 		cmocka_unit_test(test_lock_waits_for_release),
 		cmocka_unit_test(test_many_threads),
+		cmocka_unit_test(test_processes_exclude_each_other),
+		cmocka_unit_test(test_dead_process_lets_go),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, open_local, close_local);
 }
