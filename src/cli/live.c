@@ -266,6 +266,8 @@ static int live_loop(struct cli_args *args)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	runner = live_runner_new(s.project, tty ? NULL : stdout);
+	if (!args->once)
+		live_runner_share(runner);
 	while (!stopping) {
 		bool moved = true;
 
@@ -285,11 +287,17 @@ static int live_loop(struct cli_args *args)
 		fflush(stdout);
 		if (args->once)
 			break;
-		/* between cycles the warehouse is free for other writers */
+		redraw(&s, tty);
+		/* between cycles a DuckDB file is free for other writers; a
+		 * shared warehouse is not held, and the runner keeps its claims */
+		if (wh_shared(s.wh)) {
+			nap(c.behind ? s.project->cfg.live.min_interval_ms
+				     : live_runner_poll_ms(runner, s.wh));
+			continue;
+		}
 		rc = live_runner_release(runner, s.wh, &err);
 		if (rc)
 			break;
-		redraw(&s, tty);
 		wh_close(s.wh);
 		s.wh = NULL;
 		nap(c.behind ? s.project->cfg.live.min_interval_ms

@@ -13,6 +13,7 @@
 #include "exec/run.h"
 #include "live/advance.h"
 #include "live/alert.h"
+#include "live/claims.h"
 #include "live/ledger.h"
 #include "live/profile.h"
 #include "live/watermark.h"
@@ -45,6 +46,10 @@ struct live_runner {
 	 * holds the warehouse */
 	struct live_ledger *ledger;
 	struct live_books books; /* the runs' hooks over ledger */
+	/* on a shared warehouse, the groups of live models this runner
+	 * refreshes; NULL until it first holds one */
+	struct live_claims *claims;
+	bool share; /* a lasting runner: it shares the live models out */
 	struct state_cache cache;
 	int64_t last_assert_ms, last_checkpoint_ms;
 	bool prepared; /* state schema and landing tables made sure of */
@@ -59,6 +64,11 @@ struct live_runner {
 	live_event_fn watch;
 	void *watch_ctx;
 };
+
+void live_runner_share(struct live_runner *r)
+{
+	r->share = true;
+}
 
 void live_runner_watch(struct live_runner *r, live_event_fn fn, void *ctx)
 {
@@ -102,16 +112,25 @@ void live_runner_free(struct live_runner *r)
 	arena_free(r->cycle);
 	arena_free(r->catalog);
 	live_ledger_free(r->ledger);
+	live_claims_free(r->claims);
 	state_cache_free(&r->cache);
 	free(r->rt);
 	free(r);
 }
 
+/* Whether this runner refreshes m: every live model, unless the runners
+ * sharing the warehouse split them up. */
+static bool ours(const struct live_runner *r, const struct model *m)
+{
+	return inputs_refreshes(m) && (!r->claims || live_claims_holds(r->claims, m));
+}
+
+/* A refresh asked for one model is done by whoever is asked. */
 static bool pick(void *ctx, const struct model *m)
 {
 	const struct live_runner *r = ctx;
 
-	return inputs_refreshes(m) && (!r->only || r->only == m);
+	return r->only ? r->only == m : ours(r, m);
 }
 
 static const char *hold(void *ctx, const struct model *m)
@@ -333,11 +352,49 @@ static int housekeeping(struct live_runner *r, struct wh *w, struct sl_err *err)
 	return rc ? rc : live_runner_flush_log(r, w, false, err);
 }
 
-/* The ledger is read when the runner first looks at a warehouse it holds. */
+/* Forgets what the runner kept of the warehouse, to read it again. */
+static void forget(struct live_runner *r)
+{
+	live_ledger_free(r->ledger);
+	r->ledger = live_ledger_new(r->p);
+	live_books_over(&r->books, r->p, r->ledger);
+	state_cache_free(&r->cache);
+	r->catalog_stale = true;
+}
+
+/* On a shared warehouse, the claims kept: a group this runner takes over
+ * was refreshed by another, so what it kept of the warehouse is read
+ * again. *fresh tells the caller so. */
+static int keep_claims(struct live_runner *r, struct wh *w, bool *fresh, struct sl_err *err)
+{
+	bool gained;
+	int rc;
+
+	if (!r->share || !wh_shared(w))
+		return 0;
+	if (!r->claims)
+		r->claims = live_claims_new(r->p, NULL);
+	rc = live_claims_keep(r->claims, w, &gained, err);
+	if (!rc && gained) {
+		forget(r);
+		*fresh = true;
+	}
+	return rc;
+}
+
+/* The ledger is read when the runner first looks at a warehouse it holds,
+ * and again when it takes over live models from another runner. */
 static int hold_ledger(struct live_runner *r, struct wh *w, bool *fresh, struct sl_err *err)
 {
-	*fresh = !live_ledger_loaded(r->ledger);
-	return *fresh ? live_ledger_load(r->ledger, w, err) : 0;
+	int rc;
+
+	*fresh = false;
+	rc = r->prepared ? keep_claims(r, w, fresh, err) : 0;
+	if (!rc && !live_ledger_loaded(r->ledger)) {
+		*fresh = true;
+		rc = live_ledger_load(r->ledger, w, err);
+	}
+	return rc;
 }
 
 void live_pause_sql(struct buf *sql, const char *model, bool pause)
@@ -399,6 +456,11 @@ int live_runner_refresh(struct live_runner *r, struct wh *w, const struct model 
 	return rc;
 }
 
+int64_t live_runner_poll_ms(const struct live_runner *r, struct wh *w)
+{
+	return wh_shared(w) ? live_claims_period_ms(r->p) : r->p->cfg.live.poll_interval_ms;
+}
+
 int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
 			      struct sl_err *err)
 {
@@ -421,11 +483,9 @@ int live_runner_release(struct live_runner *r, struct wh *w, struct sl_err *err)
 		r->last_checkpoint_ms = units_mono_ms() - r->p->cfg.live.poll_interval_ms;
 		rc = housekeeping(r, w, err);
 	}
-	live_ledger_free(r->ledger);
-	r->ledger = live_ledger_new(r->p);
-	live_books_over(&r->books, r->p, r->ledger);
-	state_cache_free(&r->cache);
-	r->catalog_stale = true;
+	if (!rc && r->claims)
+		rc = live_claims_release(r->claims, w, err);
+	forget(r);
 	r->prepared = false;
 	return rc;
 }
@@ -447,8 +507,7 @@ static size_t count_behind(struct live_runner *r)
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->p->nmodels; i++)
-		n += inputs_refreshes(r->p->models[i]) &&
-		     live_ledger_behind(r->ledger, r->p->models[i]);
+		n += ours(r, r->p->models[i]) && live_ledger_behind(r->ledger, r->p->models[i]);
 	return n;
 }
 
@@ -460,7 +519,7 @@ static bool work_waiting(struct live_runner *r)
 		const struct model *m = r->p->models[i];
 		const struct ledger_model *lm;
 
-		if (!inputs_refreshes(m))
+		if (!ours(r, m))
 			continue;
 		lm = live_ledger_model(r->ledger, m);
 		if (!lm->known || (lm->failing && lm->next_retry_ms <= units_now_ms()))

@@ -36,6 +36,11 @@ typedef void (*live_event_fn)(void *ctx, const char *event, const char *model,
  * refresh, failure and recovery (may be NULL). Free with live_runner_free. */
 struct live_runner *live_runner_new(struct project *p, FILE *out);
 void live_runner_free(struct live_runner *r);
+/* A runner that keeps running (the server's, `sluice live`) shares the
+ * live models of a shared warehouse with the other such runners: each
+ * refreshes the groups it claims (live/claims.h). Without it, a runner
+ * (`sluice live --once`) refreshes every live model it can lock. */
+void live_runner_share(struct live_runner *r);
 /* Sets the watcher (NULL for none). */
 void live_runner_watch(struct live_runner *r, live_event_fn fn, void *ctx);
 
@@ -46,8 +51,14 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 /* Writes the aggregated run-log rows that are due (all of them when force). */
 int live_runner_flush_log(struct live_runner *r, struct wh *w, bool force, struct sl_err *err);
 
+/* How often to poll (live_runner_sources_moved): every poll_interval; on
+ * a shared warehouse as often as the runner's claims are to be renewed
+ * (live/claims.h), which the poll does. */
+int64_t live_runner_poll_ms(const struct live_runner *r, struct wh *w);
 /* Whether any source's watermark moved since the runner last looked: one
- * cheap query, the poll that picks up other connections' advances. */
+ * cheap query, the poll that picks up other connections' advances. On a
+ * shared warehouse it also keeps the runner's claims; taking over live
+ * models from another runner counts as a move. */
 int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
 			      struct sl_err *err);
 /* An advance made in this process (any thread): the next cycle knows of it
@@ -67,8 +78,9 @@ int live_runner_refresh(struct live_runner *r, struct wh *w, const struct model 
 			struct live_cycle *out, struct sl_err *err);
 
 /* Before the runner lets go of the warehouse: writes what its refreshes
- * left unwritten and the due run-log rows, and forgets what it kept, to
- * read it again next time it holds the warehouse. */
+ * left unwritten and the due run-log rows, gives up its claims, and
+ * forgets what it kept, to read it again next time it holds the
+ * warehouse. */
 int live_runner_release(struct live_runner *r, struct wh *w, struct sl_err *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "live/claims.h"
 #include "live/ledger.h"
 #include "project/inputs.h"
 #include "project/model.h"
@@ -42,6 +43,33 @@ static int state_rows(struct wh *w, struct wh_result **out, struct sl_err *err)
 	rc = wh_query(w, sql.buf, out, err);
 	buf_release(&sql);
 	return rc;
+}
+
+/* Which runner refreshes each group of live models, where runners share
+ * them (a lease that has not lapsed). A warehouse whose state predates
+ * claims has none. */
+static int claim_rows(struct wh *w, struct arena *a, struct wh_result **out, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	const char *kind = NULL;
+	int rc = wh_relation_kind(w, a, "_sluice", "live_claims", &kind, err);
+
+	*out = NULL;
+	if (rc || !kind)
+		return rc;
+	buf_adds(&sql, "SELECT grp, runner FROM _sluice.live_claims WHERE until_ms >= ");
+	wh_sql_epoch_ms(w, &sql, "now()");
+	rc = wh_query(w, sql.buf, out, err);
+	buf_release(&sql);
+	return rc;
+}
+
+static const char *runner_of(const struct wh_result *claims, const char *group)
+{
+	for (size_t k = 0; claims && group && k < wh_result_nrows(claims); k++)
+		if (strcmp(wh_result_value(claims, k, 0), group) == 0)
+			return wh_result_value(claims, k, 1);
+	return NULL;
 }
 
 /* The model's row of live_state, into o; the state it names. */
@@ -143,7 +171,8 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 	json_t *root = json_object(), *models = json_array(), *srcs = json_array();
 	struct arena *a = arena_new(NULL);
 	struct live_ledger *ledger = NULL;
-	struct wh_result *rows = NULL;
+	struct wh_result *rows = NULL, *claims = NULL;
+	struct live_claims *groups = NULL;
 	const char *kind = NULL;
 	int64_t now = units_now_ms();
 	int rc = 0;
@@ -160,6 +189,10 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 	}
 	if (!rc && ledger)
 		rc = state_rows(w, &rows, err);
+	if (!rc && ledger)
+		rc = claim_rows(w, a, &claims, err);
+	if (!rc && claims && wh_result_nrows(claims))
+		groups = live_claims_new(p, NULL);
 	for (size_t i = 0; !rc && i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 		const char *state = "new";
@@ -178,11 +211,16 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 			state = waits(m, models, a) ? "waiting" : "behind";
 		json_object_set_new(o, "state", json_string(state));
 		json_object_set_new(o, "lag_ms", json_integer(lag));
+		if (groups)
+			json_object_set_new(
+				o, "runner",
+				str_or_null(runner_of(claims, live_claims_group(groups, m))));
 	}
 	if (!rc && ledger)
 		rc = sources(w, srcs, err);
-	if (rows)
-		wh_result_free(rows);
+	wh_result_free(rows);
+	wh_result_free(claims);
+	live_claims_free(groups);
 	live_ledger_free(ledger);
 	arena_free(a);
 	json_object_set_new(root, "models", models);
@@ -233,8 +271,15 @@ void live_status_print(const json_t *doc, FILE *out)
 	size_t i;
 	json_t *o;
 
-	fprintf(out, "%-32s %-8s %9s %9s %-19s %9s  %s\n", "MODEL", "STATE", "LAG", "EVENTS/S",
-		"LAST REFRESH", "REFRESHES", "LAST ERROR");
+	bool runners = false;
+
+	json_array_foreach(models, i, o)
+		runners = runners || json_object_get(o, "runner");
+	fprintf(out, "%-32s %-8s %9s %9s %-19s %9s  ", "MODEL", "STATE", "LAG", "EVENTS/S",
+		"LAST REFRESH", "REFRESHES");
+	if (runners)
+		fprintf(out, "%-24s ", "RUNNER");
+	fprintf(out, "%s\n", "LAST ERROR");
 	json_array_foreach(models, i, o) {
 		int64_t retry = json_integer_value(json_object_get(o, "retry_in_ms"));
 		char lag[32], wait[48] = "";
@@ -247,12 +292,14 @@ void live_status_print(const json_t *doc, FILE *out)
 			units_format_duration(retry, d, sizeof(d));
 			snprintf(wait, sizeof(wait), " (retry in %s)", d);
 		}
-		fprintf(out, "%-32s %-8s %9s %9.1f %-19s %9lld  %s%s\n", text(o, "model", ""),
+		fprintf(out, "%-32s %-8s %9s %9.1f %-19s %9lld  ", text(o, "model", ""),
 			text(o, "state", ""), lag,
 			json_real_value(json_object_get(o, "events_per_s")),
 			text(o, "last_refresh", "-"),
-			(long long)json_integer_value(json_object_get(o, "refreshes")),
-			text(o, "last_error", ""), wait);
+			(long long)json_integer_value(json_object_get(o, "refreshes")));
+		if (runners)
+			fprintf(out, "%-24s ", text(o, "runner", "-"));
+		fprintf(out, "%s%s\n", text(o, "last_error", ""), wait);
 	}
 	if (json_array_size(srcs)) {
 		bool cursors = false;

@@ -78,9 +78,9 @@ static void run_jobs(struct live_thread *t)
 static void *run(void *arg)
 {
 	struct live_thread *t = arg;
-	const struct live_cfg *cfg = &t->p->cfg.live;
+	int64_t poll_ms = live_runner_poll_ms(t->runner, t->w);
 	/* the first poll comes at once: catch up on what landed before */
-	int64_t last_poll = units_mono_ms() - cfg->poll_interval_ms;
+	int64_t last_poll = units_mono_ms() - poll_ms;
 	bool retry = false;
 
 	pthread_mutex_lock(&t->wk.mu);
@@ -100,7 +100,7 @@ static void *run(void *arg)
 			t->noted = false;
 		}
 		/* told that something landed, but not what: look now */
-		if (t->notified || now - last_poll >= cfg->poll_interval_ms) {
+		if (t->notified || now - last_poll >= poll_ms) {
 			struct sl_err err = SL_ERR_INIT;
 			bool moved = false;
 
@@ -128,8 +128,8 @@ static void *run(void *arg)
 			retry = c.failed || c.held || c.behind;
 			continue;
 		}
-		if (wait < 0 || wait > cfg->poll_interval_ms - (now - last_poll))
-			wait = cfg->poll_interval_ms - (now - last_poll);
+		if (wait < 0 || wait > poll_ms - (now - last_poll))
+			wait = poll_ms - (now - last_poll);
 		if (wait > 0)
 			worker_wait_until(&t->wk, now + wait);
 	}
@@ -148,6 +148,7 @@ int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_th
 	t->w = w;
 	t->out = out;
 	t->runner = live_runner_new(p, out);
+	live_runner_share(t->runner);
 	live_schedule_init(&t->sched, &p->cfg.live);
 	pthread_cond_init(&t->job_done, NULL);
 	if (worker_start(&t->wk, run, t, "live runner", err)) {

@@ -55,6 +55,13 @@ static const char *const migrations[] = {
 	/* 5: the checks a model last passed, so a new or edited check runs
 	 * without a rebuild (NULL for rows from before: checked once more) */
 	"ALTER TABLE _sluice.models ADD COLUMN checks VARCHAR;\n",
+	/* 6: runners sharing the live models: who is alive, who refreshes
+	 * which group of them, each until its lease ends (ms of the
+	 * warehouse's clock) */
+	"CREATE TABLE _sluice.live_runners (runner VARCHAR PRIMARY KEY, until_ms BIGINT NOT "
+	"NULL);\n"
+	"CREATE TABLE _sluice.live_claims (grp VARCHAR PRIMARY KEY, runner VARCHAR NOT NULL, "
+	"until_ms BIGINT NOT NULL);\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

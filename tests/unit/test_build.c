@@ -623,6 +623,9 @@ static void test_state_refuses_newer(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 2);
 }
 
+/* What layouts before 6 lack: the runners' claims. */
+#define DROP_CLAIMS "DROP TABLE _sluice.live_runners; DROP TABLE _sluice.live_claims;"
+
 /* A warehouse written by the first layout (batch builds only) gains the
  * live tables and keeps its rows. */
 static void test_state_upgrades_older(void **state)
@@ -631,7 +634,7 @@ static void test_state_upgrades_older(void **state)
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	exec(f->w,
-	     "ALTER TABLE _sluice.models DROP COLUMN checks;"
+	     "ALTER TABLE _sluice.models DROP COLUMN checks;" DROP_CLAIMS
 	     "DROP TABLE _sluice.live_sources; DROP TABLE _sluice.live_advances;"
 	     "DROP TABLE _sluice.live_consumed; DROP TABLE _sluice.live_state;"
 	     "DROP SEQUENCE _sluice.seq; DROP TABLE _sluice.profiles; DROP TABLE "
@@ -664,7 +667,7 @@ static void test_state_upgrades_to_cursors(void **state)
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	exec(f->w,
-	     "ALTER TABLE _sluice.models DROP COLUMN checks;"
+	     "ALTER TABLE _sluice.models DROP COLUMN checks;" DROP_CLAIMS
 	     "ALTER TABLE _sluice.live_sources DROP COLUMN cursor;"
 	     "INSERT INTO _sluice.live_sources VALUES ('landing.a', 4, 10, NULL);"
 	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (3, 'old', NULL)");
@@ -677,6 +680,25 @@ static void test_state_upgrades_to_cursors(void **state)
 			 4);
 }
 
+/* A warehouse of the layout before runners shared live models gains the
+ * claims and keeps its live state. */
+static void test_state_upgrades_to_claims(void **state)
+{
+	struct fixture_db *f = *state;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f->w, DROP_CLAIMS
+	     "INSERT INTO _sluice.live_sources VALUES ('landing.a', 4, 10, NULL, NULL);"
+	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (5, 'old', NULL)");
+	assert_null(kind_of(f, "_sluice", "live_claims"));
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"),
+			 STATE_VERSION);
+	assert_string_equal(kind_of(f, "_sluice", "live_claims"), "table");
+	assert_string_equal(kind_of(f, "_sluice", "live_runners"), "table");
+	assert_int_equal(query_int(f->w, "SELECT watermark FROM _sluice.live_sources"), 4);
+}
+
 /* A warehouse of the layout before checks were recorded keeps its models,
  * whose checks are then unknown (NULL): they run once more. */
 static void test_state_upgrades_to_checks(void **state)
@@ -687,7 +709,7 @@ static void test_state_upgrades_to_checks(void **state)
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	exec(f->w,
-	     "ALTER TABLE _sluice.models DROP COLUMN checks;"
+	     "ALTER TABLE _sluice.models DROP COLUMN checks;" DROP_CLAIMS
 	     "INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', NULL, 3, 7);"
 	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (4, 'old', NULL)");
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
@@ -871,6 +893,7 @@ int main(void)
 		T(test_state_refuses_newer),
 		T(test_state_upgrades_older),
 		T(test_state_upgrades_to_cursors),
+		T(test_state_upgrades_to_claims),
 		T(test_state_upgrades_to_checks),
 		T(test_state_models),
 		T(test_state_cache),
