@@ -277,7 +277,8 @@ static int describe(struct wh *w, const struct model *m, struct sl_err *err)
 
 /* A failed build rolls back alone, and the run goes on; unless the
  * warehouse is in doubt (SL_E_SUSPECT, into run_err): then nothing more
- * is written, not even the failure. */
+ * is written, not even the failure. A build that another process's commit
+ * undid (SL_E_BUSY) is rolled back and left to the caller, unrecorded. */
 static int build_model(struct run *r, struct run_item *item, bool full, const char *sig,
 		       struct sl_err *run_err)
 {
@@ -369,6 +370,11 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		wh_rollback(r->w);
 		if (entry)
 			book->abort(book->ctx, entry);
+	}
+	/* undone by another process's commit: the caller tries again */
+	if (rc == SL_E_BUSY)
+		return SL_E_BUSY;
+	if (rc) {
 		item->status = RUN_FAILED;
 		item->had_previous = relation_exists(r, m->fqn);
 		if (!item->message)
@@ -490,6 +496,9 @@ static int decide_again(struct run *r, struct plan_item *pi, const char **sig,
 	return 0;
 }
 
+/* How often a batch build is tried when other processes keep undoing it. */
+#define BUSY_ATTEMPTS 3
+
 /* Builds or checks the item under the model's build lock. The live runner
  * never waits for it: a model another build holds is held back. */
 static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
@@ -514,9 +523,23 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 	item->checks_only = pi->what == PLAN_CHECK;
 	if (!rc && pi->what == PLAN_UP_TO_DATE)
 		item->status = RUN_UP_TO_DATE;
-	else if (!rc)
-		rc = pi->what == PLAN_CHECK ? check_model(r, item, sig, err)
-					    : build_model(r, item, pi->full, sig, err);
+	else if (!rc && pi->what == PLAN_CHECK)
+		rc = check_model(r, item, sig, err);
+	/* a batch build tries again what another process undid; the runner
+	 * holds the model back until its next cycle */
+	for (int attempt = 0; !rc && pi->what != PLAN_UP_TO_DATE && pi->what != PLAN_CHECK;
+	     attempt++) {
+		rc = build_model(r, item, pi->full, sig, err);
+		if (rc != SL_E_BUSY)
+			break;
+		rc = 0;
+		if (r->opts->live || attempt == BUSY_ATTEMPTS - 1) {
+			item->status = r->opts->live ? RUN_HELD : RUN_FAILED;
+			item->reason = "changed by another process meanwhile";
+			item->message = r->opts->live ? NULL : item->reason;
+			break;
+		}
+	}
 	unlocked = build_unlock(r->w, m->fqn, rc ? NULL : err);
 	return rc ? rc : unlocked;
 }

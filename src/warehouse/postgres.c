@@ -46,6 +46,7 @@ static int result_error(struct wh_pg *p, PGresult *res, const char *sql, struct 
 	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(p->conn);
 	size_t len = strcspn(msg, "\n");
 	bool commit = strncasecmp(sql, "COMMIT", 6) == 0 || strncasecmp(sql, "END", 3) == 0;
+	const char *state;
 
 	if (PQstatus(p->conn) == CONNECTION_BAD && commit) {
 		p->suspect = true;
@@ -53,6 +54,12 @@ static int result_error(struct wh_pg *p, PGresult *res, const char *sql, struct 
 				  "the connection to PostgreSQL broke during a commit: %.*s",
 				  (int)len, msg);
 	}
+	/* another transaction changed what this one read (serialization
+	 * failure) or they waited for each other (deadlock): this one was
+	 * rolled back, and may be tried again */
+	if (res && (state = PQresultErrorField(res, PG_DIAG_SQLSTATE)) &&
+	    (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0))
+		return sl_err_set(err, SL_E_BUSY, "%.*s", (int)len, msg);
 	return sl_err_set(err, SL_E_SQL, "%.*s", (int)len, msg);
 }
 

@@ -83,7 +83,10 @@ const char *wh_version(struct wh *w);
  * there and the failed one may or may not be; what the process holds in
  * memory is not to be trusted: it should exit and open the database again.
  * A value a column refuses, a constraint, a conflict or a bad statement is
- * an ordinary SL_E_SQL and leaves the database sound.
+ * an ordinary SL_E_SQL and leaves the database sound. A transaction that
+ * another process's commit undid (a serialization failure or a deadlock on
+ * a shared warehouse) fails with SL_E_BUSY: rolled back, to be tried
+ * again.
  * Whether the database is suspect; when it is, err (may be NULL) gets
  * SL_E_SUSPECT and the first such failure's message. Any thread. */
 bool wh_suspect(struct wh *w, struct sl_err *err);
