@@ -346,13 +346,31 @@ int live_ledger_poll(struct live_ledger *l, struct wh *w, bool *moved, struct sl
 	*moved = false;
 	if (!l->loaded)
 		return 0;
-	pthread_mutex_lock(&l->mu);
-	seen = l->seen;
-	pthread_mutex_unlock(&l->mu);
 	buf_adds(&sql, "SELECT source, seq, ");
 	wh_sql_epoch_ms(w, &sql, "arrived_at");
-	buf_addf(&sql, " FROM _sluice.live_advances WHERE seq > %lld ORDER BY seq",
-		 (long long)seen);
+	pthread_mutex_lock(&l->mu);
+	seen = l->seen;
+	/* processes that share the warehouse commit advances of different
+	 * sources out of sequence order: each source is read from its own
+	 * watermark */
+	if (wh_shared(w)) {
+		buf_adds(&sql, " FROM _sluice.live_advances WHERE source NOT IN (''");
+		for (size_t i = 0; i < l->nsources; i++) {
+			buf_adds(&sql, ", ");
+			buf_add_sql_str(&sql, l->sources[i].name);
+		}
+		buf_adds(&sql, ")");
+		for (size_t i = 0; i < l->nsources; i++) {
+			buf_adds(&sql, " OR (source = ");
+			buf_add_sql_str(&sql, l->sources[i].name);
+			buf_addf(&sql, " AND seq > %lld)", (long long)l->sources[i].watermark);
+		}
+		buf_adds(&sql, " ORDER BY seq");
+	} else {
+		buf_addf(&sql, " FROM _sluice.live_advances WHERE seq > %lld ORDER BY seq",
+			 (long long)seen);
+	}
+	pthread_mutex_unlock(&l->mu);
 	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);
 	if (rc)
