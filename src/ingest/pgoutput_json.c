@@ -1,0 +1,727 @@
+/*
+ * A pgoutput tuple as the payload JSON of its landed row: PostgreSQL's
+ * text output of each value, by type OID, written as the JSON that
+ * row_to_json() gives for it (but for oid, a number here, and types not
+ * built in, their text). Values are copied, never converted: a number's
+ * digits are the server's, whatever their count. Nothing here parses a
+ * number into a double, and nothing recurses without a bound (json values
+ * are scanned with a stack of their own; arrays nest at most 6 deep, as
+ * PostgreSQL's do).
+ */
+#include "ingest/pgoutput.h"
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/utf8.h"
+
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+/* PostgreSQL's MAXDIM */
+#define ARRAY_MAX_DEPTH 6
+
+/* A JSON writer that keeps its first failure (SL_E_TOOBIG from the
+ * buffer's cap); the text is thrown away then, so later appends may
+ * simply be skipped. */
+struct jw {
+	struct buf *b;
+	int rc;
+};
+
+static void jw_add(struct jw *w, const char *p, size_t n)
+{
+	if (w && !w->rc && n)
+		w->rc = buf_add(w->b, p, n);
+}
+
+static void jw_ch(struct jw *w, char c)
+{
+	jw_add(w, &c, 1);
+}
+
+/* s[0..len) inside a JSON string, escaped as JSON requires. */
+static void jw_escaped(struct jw *w, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t run = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+		size_t n = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		jw_add(w, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"':
+		case '\\':
+			esc[1] = (char)c;
+			break;
+		case '\b':
+			esc[1] = 'b';
+			break;
+		case '\f':
+			esc[1] = 'f';
+			break;
+		case '\n':
+			esc[1] = 'n';
+			break;
+		case '\r':
+			esc[1] = 'r';
+			break;
+		case '\t':
+			esc[1] = 't';
+			break;
+		default:
+			n = 6;
+		}
+		jw_add(w, esc, n);
+	}
+	jw_add(w, s + run, len - run);
+}
+
+static void jw_string(struct jw *w, const char *s, size_t len)
+{
+	jw_ch(w, '"');
+	jw_escaped(w, s, len);
+	jw_ch(w, '"');
+}
+
+/* ---- JSON text ---- */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static size_t skip_ws(const char *s, size_t len, size_t i)
+{
+	while (i < len && is_ws(s[i]))
+		i++;
+	return i;
+}
+
+static size_t skip_digits(const char *s, size_t len, size_t i)
+{
+	while (i < len && is_digit(s[i]))
+		i++;
+	return i;
+}
+
+/* The end of the JSON number at s[i], or 0 when there is none. */
+static size_t number_end(const char *s, size_t len, size_t i)
+{
+	size_t j;
+
+	if (i < len && s[i] == '-')
+		i++;
+	if (i < len && s[i] == '0')
+		i++;
+	else if ((j = skip_digits(s, len, i)) > i)
+		i = j;
+	else
+		return 0;
+	if (i < len && s[i] == '.') {
+		if ((j = skip_digits(s, len, i + 1)) == i + 1)
+			return 0;
+		i = j;
+	}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if ((j = skip_digits(s, len, i)) == i)
+			return 0;
+		i = j;
+	}
+	return i;
+}
+
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* The end of the JSON string at s[i] (its opening quote), or 0. */
+static size_t string_end(const char *s, size_t len, size_t i)
+{
+	for (i++; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"')
+			return i + 1;
+		if (c < 0x20)
+			return 0;
+		if (c != '\\')
+			continue;
+		if (++i >= len)
+			return 0;
+		if (s[i] == 'u') {
+			if (len - i < 5 || !is_hex(s[i + 1]) || !is_hex(s[i + 2]) || !is_hex(s[i + 3]) ||
+			    !is_hex(s[i + 4]))
+				return 0;
+			i += 4;
+		} else if (!s[i] || !strchr("\"\\/bfnrt", s[i])) {
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static size_t literal_end(const char *s, size_t len, size_t i)
+{
+	static const char *const words[] = { "true", "false", "null" };
+
+	for (size_t k = 0; k < 3; k++) {
+		size_t n = strlen(words[k]);
+
+		if (len - i >= n && !memcmp(s + i, words[k], n))
+			return i + n;
+	}
+	return 0;
+}
+
+/* Scans the JSON value at s[*pos] (no white space before it) and copies
+ * it to w without white space between its tokens (w may be NULL: a scan
+ * only). Containers are kept on a stack of their own, not the C stack.
+ * Returns 0 with *pos after the value, or -1 with *pos where it is wrong. */
+static int json_scan(struct jw *w, const char *s, size_t len, size_t *pos)
+{
+	struct buf open = BUF_INIT; /* the containers open, '{' or '[' */
+	enum { VALUE, KEY, AFTER } want = VALUE;
+	size_t i = *pos, end;
+	int rc = -1;
+
+	for (;;) {
+		char top = open.len ? open.buf[open.len - 1] : 0;
+
+		if (want == AFTER && !top) {
+			rc = 0;
+			break;
+		}
+		if (want != VALUE || top)
+			i = skip_ws(s, len, i);
+		if (i >= len)
+			break;
+		if (want == AFTER) {
+			if (s[i] == ',') {
+				want = top == '{' ? KEY : VALUE;
+			} else if (s[i] == (top == '{' ? '}' : ']')) {
+				buf_setlen(&open, open.len - 1);
+			} else {
+				break;
+			}
+			jw_ch(w, s[i++]);
+			continue;
+		}
+		if (want == KEY) {
+			if (s[i] != '"' || !(end = string_end(s, len, i)))
+				break;
+			jw_add(w, s + i, end - i);
+			i = skip_ws(s, len, end);
+			if (i >= len || s[i] != ':')
+				break;
+			jw_ch(w, s[i++]);
+			want = VALUE;
+			continue;
+		}
+		if (s[i] == '{' || s[i] == '[') {
+			char close = s[i] == '{' ? '}' : ']';
+
+			jw_ch(w, s[i]);
+			buf_addch(&open, s[i]);
+			want = s[i] == '{' ? KEY : VALUE;
+			i = skip_ws(s, len, i + 1);
+			if (i < len && s[i] == close) {
+				jw_ch(w, s[i++]);
+				buf_setlen(&open, open.len - 1);
+				want = AFTER;
+			}
+			continue;
+		}
+		if (s[i] == '"')
+			end = string_end(s, len, i);
+		else if (s[i] == '-' || is_digit(s[i]))
+			end = number_end(s, len, i);
+		else
+			end = literal_end(s, len, i);
+		if (!end)
+			break;
+		jw_add(w, s + i, end - i);
+		i = end;
+		want = AFTER;
+	}
+	buf_release(&open);
+	*pos = i;
+	return rc;
+}
+
+static int put_json(struct jw *w, const char *s, size_t len, struct sl_err *err)
+{
+	size_t i = skip_ws(s, len, 0);
+
+	if (json_scan(w, s, len, &i) || (i = skip_ws(s, len, i)) != len)
+		return sl_err_set(err, SL_E_PARSE, "invalid json value: unexpected %s at byte %zu",
+				  i < len ? "text" : "end", i);
+	return 0;
+}
+
+int pgoutput_json_member(const char *json, size_t len, const char *name, const char **val,
+			 size_t *vlen, struct sl_err *err)
+{
+	struct buf key = BUF_INIT;
+	struct jw kw = { &key, 0 };
+	size_t i = skip_ws(json, len, 0), end;
+	int rc = 0;
+
+	jw_string(&kw, name, strlen(name));
+	if (i >= len || json[i] != '{') {
+		rc = sl_err_set(err, SL_E_PARSE, "not a JSON object at byte %zu", i);
+		goto out;
+	}
+	i = skip_ws(json, len, i + 1);
+	if (i < len && json[i] == '}') {
+		rc = sl_err_set(err, SL_E_NOTFOUND, "no member '%s'", name);
+		goto out;
+	}
+	for (;;) {
+		bool match;
+		size_t start;
+
+		if (i >= len || json[i] != '"' || !(end = string_end(json, len, i)))
+			break;
+		match = end - i == key.len && !memcmp(json + i, key.buf, key.len);
+		i = skip_ws(json, len, end);
+		if (i >= len || json[i] != ':')
+			break;
+		start = i = skip_ws(json, len, i + 1);
+		if (json_scan(NULL, json, len, &i))
+			break;
+		if (match) {
+			*val = json + start;
+			*vlen = i - start;
+			goto out;
+		}
+		i = skip_ws(json, len, i);
+		if (i < len && json[i] == '}') {
+			rc = sl_err_set(err, SL_E_NOTFOUND, "no member '%s'", name);
+			goto out;
+		}
+		if (i >= len || json[i] != ',')
+			break;
+		i = skip_ws(json, len, i + 1);
+	}
+	rc = sl_err_set(err, SL_E_PARSE, "invalid JSON object at byte %zu", i);
+out:
+	buf_release(&key);
+	return rc;
+}
+
+/* ---- values by type ---- */
+
+enum category {
+	CAT_TEXT,
+	CAT_NUMBER,
+	CAT_BOOL,
+	CAT_JSON,
+	CAT_TIMESTAMP,
+	CAT_TIMETZ,
+	CAT_BYTEA,
+	CAT_ARRAY,
+};
+
+/* Built-in type OIDs (pg_type.dat); they never change. */
+static const struct {
+	uint32_t array, elem;
+} arrays[] = {
+	{ 1000, 16 },	 /* bool */
+	{ 1001, 17 },	 /* bytea */
+	{ 1002, 18 },	 /* "char" */
+	{ 1003, 19 },	 /* name */
+	{ 1016, 20 },	 /* int8 */
+	{ 1005, 21 },	 /* int2 */
+	{ 1007, 23 },	 /* int4 */
+	{ 1009, 25 },	 /* text */
+	{ 1028, 26 },	 /* oid */
+	{ 199, 114 },	 /* json */
+	{ 3807, 3802 }, /* jsonb */
+	{ 1021, 700 },	 /* float4 */
+	{ 1022, 701 },	 /* float8 */
+	{ 1014, 1042 }, /* bpchar */
+	{ 1015, 1043 }, /* varchar */
+	{ 1182, 1082 }, /* date */
+	{ 1183, 1083 }, /* time */
+	{ 1115, 1114 }, /* timestamp */
+	{ 1185, 1184 }, /* timestamptz */
+	{ 1187, 1186 }, /* interval */
+	{ 1270, 1266 }, /* timetz */
+	{ 1231, 1700 }, /* numeric */
+	{ 2951, 2950 }, /* uuid */
+};
+
+static enum category category_of(uint32_t oid, uint32_t *elem)
+{
+	switch (oid) {
+	case 20: /* int8 */
+	case 21: /* int2 */
+	case 23: /* int4 */
+	case 26: /* oid */
+	case 700: /* float4 */
+	case 701: /* float8 */
+	case 1700: /* numeric */
+		return CAT_NUMBER;
+	case 16:
+		return CAT_BOOL;
+	case 114: /* json */
+	case 3802: /* jsonb */
+		return CAT_JSON;
+	case 1114: /* timestamp */
+	case 1184: /* timestamptz */
+		return CAT_TIMESTAMP;
+	case 1266:
+		return CAT_TIMETZ;
+	case 17:
+		return CAT_BYTEA;
+	}
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		if (arrays[i].array == oid) {
+			*elem = arrays[i].elem;
+			return CAT_ARRAY;
+		}
+	return CAT_TEXT;
+}
+
+static bool digits_at(const char *s, size_t len, size_t i, size_t n)
+{
+	return i <= len && len - i >= n && skip_digits(s, len, i) >= i + n;
+}
+
+/* HH:MM:SS[.fraction] at s[i]: its end, or 0. */
+static size_t time_end(const char *s, size_t len, size_t i)
+{
+	if (!digits_at(s, len, i, 2) || len - i < 8 || s[i + 2] != ':' ||
+	    !digits_at(s, len, i + 3, 2) || s[i + 5] != ':' || !digits_at(s, len, i + 6, 2))
+		return 0;
+	i += 8;
+	if (i < len && s[i] == '.')
+		i = skip_digits(s, len, i + 1);
+	return i;
+}
+
+/* A time of day and its offset from s[i] on, written with the offset as
+ * +HH:MM where PostgreSQL wrote +HH (to_json's form). */
+static void put_time_offset(struct jw *w, const char *s, size_t len, size_t i)
+{
+	size_t t = time_end(s, len, i);
+
+	if (t && t < len && (s[t] == '+' || s[t] == '-') && digits_at(s, len, t + 1, 2) &&
+	    (t + 3 == len || s[t + 3] != ':')) {
+		jw_escaped(w, s + i, t + 3 - i);
+		jw_add(w, ":00", 3);
+		i = t + 3;
+	}
+	jw_escaped(w, s + i, len - i);
+}
+
+/* YYYY-MM-DD HH:MM:SS[.f][+HH[:MM[:SS]]][ BC] as ISO-8601, with 'T';
+ * anything else (infinity, another DateStyle) as it is. */
+static void put_timestamp(struct jw *w, const char *s, size_t len, bool with_date)
+{
+	size_t d = with_date ? skip_digits(s, len, 0) : 0;
+
+	jw_ch(w, '"');
+	if (!with_date) {
+		put_time_offset(w, s, len, 0);
+	} else if (d >= 4 && len - d > 7 && s[d] == '-' && digits_at(s, len, d + 1, 2) &&
+		   s[d + 3] == '-' && digits_at(s, len, d + 4, 2) && s[d + 6] == ' ' &&
+		   time_end(s, len, d + 7)) {
+		jw_escaped(w, s, d + 6);
+		jw_ch(w, 'T');
+		put_time_offset(w, s, len, d + 7);
+	} else {
+		jw_escaped(w, s, len);
+	}
+	jw_ch(w, '"');
+}
+
+static bool is_octal(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/* bytea: the hex form as it is; the escape form (bytea_output = escape)
+ * turned into it. */
+static void put_bytea(struct jw *w, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	if (len >= 2 && s[0] == '\\' && s[1] == 'x') {
+		jw_string(w, s, len);
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		if (s[i] != '\\')
+			continue;
+		if (i + 1 < len && s[i + 1] == '\\')
+			i++;
+		else if (len - i >= 4 && s[i + 1] >= '0' && s[i + 1] <= '3' && is_octal(s[i + 2]) &&
+			 is_octal(s[i + 3]))
+			i += 3;
+		else
+			break;
+	}
+	if (i < len) { /* not the escape form either: the text itself */
+		jw_string(w, s, len);
+		return;
+	}
+	jw_add(w, "\"\\\\x", 4);
+	for (i = 0; i < len; i++) {
+		unsigned char byte = (unsigned char)s[i];
+
+		if (s[i] == '\\' && s[i + 1] == '\\') {
+			i++;
+		} else if (s[i] == '\\') {
+			byte = (unsigned char)((s[i + 1] - '0') << 6 | (s[i + 2] - '0') << 3 |
+					       (s[i + 3] - '0'));
+			i += 3;
+		}
+		jw_ch(w, hex[byte >> 4]);
+		jw_ch(w, hex[byte & 15]);
+	}
+	jw_ch(w, '"');
+}
+
+static int put_scalar(struct jw *w, enum category cat, const char *s, size_t len,
+		      struct sl_err *err)
+{
+	switch (cat) {
+	case CAT_NUMBER:
+		if (len && number_end(s, len, 0) == len)
+			jw_add(w, s, len);
+		else
+			jw_string(w, s, len); /* NaN, Infinity, -Infinity */
+		return 0;
+	case CAT_BOOL:
+		if (len == 1 && (*s == 't' || *s == 'f'))
+			jw_add(w, *s == 't' ? "true" : "false", *s == 't' ? 4 : 5);
+		else
+			jw_string(w, s, len);
+		return 0;
+	case CAT_JSON:
+		return put_json(w, s, len, err);
+	case CAT_TIMESTAMP:
+	case CAT_TIMETZ:
+		put_timestamp(w, s, len, cat == CAT_TIMESTAMP);
+		return 0;
+	case CAT_BYTEA:
+		put_bytea(w, s, len);
+		return 0;
+	case CAT_TEXT:
+	case CAT_ARRAY:
+		break;
+	}
+	jw_string(w, s, len);
+	return 0;
+}
+
+/* ---- arrays: {1,2,"a b",NULL}, {{1,2},{3,4}}, [0:1]={7,8} ---- */
+
+struct array_rd {
+	const char *s;
+	size_t len, i;
+	enum category elem;
+	struct buf item; /* one element, its quotes and backslashes undone */
+	struct sl_err *err;
+};
+
+static int array_fail(struct array_rd *a, const char *what)
+{
+	return sl_err_set(a->err, SL_E_PARSE, "invalid array text: %s at byte %zu", what, a->i);
+}
+
+/* One element into a->item; *null when it is an unquoted NULL. */
+static int array_item(struct array_rd *a, bool *null)
+{
+	bool quoted = a->i < a->len && a->s[a->i] == '"', escaped = false, here;
+	size_t trimmed = 0;
+
+	buf_reset(&a->item);
+	if (quoted)
+		a->i++;
+	for (; a->i < a->len; a->i++) {
+		char c = a->s[a->i];
+
+		if (quoted ? c == '"' : c == ',' || c == '}' || c == '{')
+			break;
+		here = c == '\\';
+		if (here) {
+			if (++a->i >= a->len)
+				break;
+			c = a->s[a->i];
+			escaped = true;
+		}
+		buf_addch(&a->item, c);
+		if (quoted || here || !is_ws(c))
+			trimmed = a->item.len;
+	}
+	if (a->i >= a->len || (!quoted && a->s[a->i] == '{'))
+		return array_fail(a, quoted ? "an unclosed quote" : "an unclosed element");
+	if (quoted)
+		a->i++;
+	else
+		buf_setlen(&a->item, trimmed); /* white space before a delimiter */
+	*null = !quoted && !escaped && a->item.len == 4 && !strncasecmp(a->item.buf, "NULL", 4);
+	if (!quoted && !a->item.len)
+		return array_fail(a, "an empty element");
+	return 0;
+}
+
+static int array_level(struct jw *w, struct array_rd *a, int depth)
+{
+	bool null = false;
+	int rc;
+
+	if (depth > ARRAY_MAX_DEPTH)
+		return array_fail(a, "more than 6 dimensions");
+	a->i = skip_ws(a->s, a->len, a->i);
+	if (a->i >= a->len || a->s[a->i] != '{')
+		return array_fail(a, "no '{'");
+	a->i = skip_ws(a->s, a->len, a->i + 1);
+	jw_ch(w, '[');
+	if (a->i < a->len && a->s[a->i] == '}') {
+		a->i++;
+		jw_ch(w, ']');
+		return 0;
+	}
+	for (;;) {
+		a->i = skip_ws(a->s, a->len, a->i);
+		if (a->i < a->len && a->s[a->i] == '{') {
+			if ((rc = array_level(w, a, depth + 1)))
+				return rc;
+		} else if ((rc = array_item(a, &null))) {
+			return rc;
+		} else if (null) {
+			jw_add(w, "null", 4);
+		} else if ((rc = put_scalar(w, a->elem, a->item.buf, a->item.len, a->err))) {
+			return rc;
+		}
+		a->i = skip_ws(a->s, a->len, a->i);
+		if (a->i >= a->len)
+			return array_fail(a, "no '}'");
+		if (a->s[a->i++] == '}')
+			break;
+		if (a->s[a->i - 1] != ',') {
+			a->i--;
+			return array_fail(a, "no ','");
+		}
+		jw_ch(w, ',');
+	}
+	jw_ch(w, ']');
+	return 0;
+}
+
+static int put_array(struct jw *w, uint32_t elem, const char *s, size_t len, struct sl_err *err)
+{
+	uint32_t unused;
+	struct array_rd a = { s, len, 0, category_of(elem, &unused), BUF_INIT, err };
+	int rc;
+
+	/* bounds other than 1 come first: [0:2]={7,8,9} */
+	if (len && s[0] == '[') {
+		const char *eq = memchr(s, '=', len);
+
+		if (!eq)
+			return array_fail(&a, "dimensions without '='");
+		a.i = (size_t)(eq - s) + 1;
+	}
+	rc = array_level(w, &a, 1);
+	if (!rc && skip_ws(s, len, a.i) != len)
+		rc = array_fail(&a, "text after the end");
+	buf_release(&a.item);
+	return rc;
+}
+
+static int put_value(struct jw *w, uint32_t type_oid, const char *s, size_t len,
+		     struct sl_err *err)
+{
+	uint32_t elem = 0;
+	enum category cat = category_of(type_oid, &elem);
+
+	if (!utf8_valid(s, len) || memchr(s, '\0', len))
+		return sl_err_set(err, SL_E_PARSE, "invalid UTF-8 or a NUL byte in the text");
+	if (cat == CAT_ARRAY)
+		return put_array(w, elem, s, len, err);
+	return put_scalar(w, cat, s, len, err);
+}
+
+/* Ends a write: the buffer as it was on failure. */
+static int jw_finish(struct jw *w, size_t start, int rc, struct sl_err *err)
+{
+	if (!rc && w->rc)
+		rc = sl_err_set(err, w->rc, "the payload is larger than %zu bytes", w->b->cap);
+	if (rc)
+		buf_setlen(w->b, start);
+	return rc;
+}
+
+int pgoutput_value_json(struct buf *out, uint32_t type_oid, const char *text, size_t len,
+			struct sl_err *err)
+{
+	struct jw w = { out, 0 };
+	size_t start = out->len;
+
+	return jw_finish(&w, start, put_value(&w, type_oid, text, len, err), err);
+}
+
+int pgoutput_tuple_json(struct buf *out, const struct pgoutput_relation *rel,
+			const struct pgoutput_tuple *t, pgoutput_unchanged_fn unchanged, void *ctx,
+			struct sl_err *err)
+{
+	struct jw w = { out, 0 };
+	size_t start = out->len;
+	bool first = true;
+	int rc = 0;
+
+	if (t->ncols != rel->ncols)
+		return sl_err_set(err, SL_E_INVALID, "a tuple of %u columns for %s.%s, which has %u",
+				  t->ncols, rel->nspname, rel->relname, rel->ncols);
+	jw_ch(&w, '{');
+	for (uint16_t i = 0; i < t->ncols && !rc && !w.rc; i++) {
+		const struct pgoutput_column *col = &rel->cols[i];
+		const struct pgoutput_value *v = &t->values[i];
+
+		if (t->kind == 'K' && !col->key)
+			continue;
+		if (!first)
+			jw_ch(&w, ',');
+		first = false;
+		jw_string(&w, col->name, strlen(col->name));
+		jw_ch(&w, ':');
+		if (v->kind == PGOUTPUT_NULL) {
+			jw_add(&w, "null", 4);
+		} else if (v->kind == PGOUTPUT_TEXT) {
+			rc = put_value(&w, col->type_oid, v->text, v->len, err);
+		} else if (!unchanged) {
+			rc = sl_err_set(err, SL_E_INVALID,
+					"column '%s' is an unchanged TOAST value the change did not "
+					"send (fill it from the row before)",
+					col->name);
+		} else if (!w.rc) {
+			rc = unchanged(ctx, rel, i, out, err);
+		}
+		if (rc)
+			sl_err_context(err, "in column '%s' of %s.%s", col->name, rel->nspname,
+				       rel->relname);
+	}
+	jw_ch(&w, '}');
+	return jw_finish(&w, start, rc, err);
+}
