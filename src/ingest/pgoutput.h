@@ -176,8 +176,9 @@ void pgoutput_cache_free(struct pgoutput_cache *c);
 const struct pgoutput_relation *pgoutput_cache_relation(const struct pgoutput_cache *c,
 							 uint32_t oid);
 /* The qualified name of a type a Type message described ("public.mood"),
- * or NULL: the stream names only types that are not built in. Valid until
- * the cache is freed. */
+ * or NULL: the stream names only types that are not built in, and a
+ * domain by its base type ("int4" for a domain over int, pg_catalog left
+ * out). Valid until the cache is freed. */
 const char *pgoutput_cache_type(const struct pgoutput_cache *c, uint32_t oid);
 
 /* Frees the relations that Relation messages replaced. Call it when no
