@@ -42,39 +42,54 @@ size_t jsontext_integer(json_int_t v, char out[JSONTEXT_INT_MAX])
 	return len;
 }
 
-static void write_string(struct buf *b, const char *s, size_t len)
+int jsontext_escape(struct buf *b, const char *s, size_t len)
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t run = 0;
+	int rc = 0;
 
-	buf_addch(b, '"');
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < len && !rc; i++) {
 		unsigned char c = (unsigned char)s[i];
+		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+		size_t n = 2;
 
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
-		buf_add(b, s + run, i - run);
+		rc = buf_add(b, s + run, i - run);
 		run = i + 1;
 		switch (c) {
 		case '"':
-			buf_adds(b, "\\\"");
-			break;
 		case '\\':
-			buf_adds(b, "\\\\");
+			esc[1] = (char)c;
+			break;
+		case '\b':
+			esc[1] = 'b';
+			break;
+		case '\f':
+			esc[1] = 'f';
 			break;
 		case '\n':
-			buf_adds(b, "\\n");
+			esc[1] = 'n';
 			break;
 		case '\r':
-			buf_adds(b, "\\r");
+			esc[1] = 'r';
 			break;
 		case '\t':
-			buf_adds(b, "\\t");
+			esc[1] = 't';
 			break;
 		default:
-			buf_addf(b, "\\u%04x", c);
+			n = 6;
 		}
+		if (!rc)
+			rc = buf_add(b, esc, n);
 	}
-	buf_add(b, s + run, len - run);
+	return rc ? rc : buf_add(b, s + run, len - run);
+}
+
+static void write_string(struct buf *b, const char *s, size_t len)
+{
+	buf_addch(b, '"');
+	jsontext_escape(b, s, len);
 	buf_addch(b, '"');
 }
 

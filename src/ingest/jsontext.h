@@ -27,6 +27,10 @@ void jsontext_real(double x, char out[JSONTEXT_REAL_MAX]);
  * integer of every landed event passes here twice); returns its length. */
 size_t jsontext_integer(json_int_t v, char out[JSONTEXT_INT_MAX]);
 
+/* Appends s[0..len) as the inside of a JSON string: escaped as JSON
+ * requires, a control character by its short escape when it has one. */
+int jsontext_escape(struct buf *b, const char *s, size_t len);
+
 /* Appends v to b. Recurses once per level: jansson parses at most 2048. */
 void jsontext_write(struct buf *b, const json_t *v);
 

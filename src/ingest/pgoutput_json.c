@@ -9,6 +9,7 @@
  * PostgreSQL's do).
  */
 #include "ingest/pgoutput.h"
+#include "ingest/jsontext.h"
 
 #include "core/buf.h"
 #include "core/err.h"
@@ -43,44 +44,8 @@ static void jw_ch(struct jw *w, char c)
 /* s[0..len) inside a JSON string, escaped as JSON requires. */
 static void jw_escaped(struct jw *w, const char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t run = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-		size_t n = 2;
-
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		jw_add(w, s + run, i - run);
-		run = i + 1;
-		switch (c) {
-		case '"':
-		case '\\':
-			esc[1] = (char)c;
-			break;
-		case '\b':
-			esc[1] = 'b';
-			break;
-		case '\f':
-			esc[1] = 'f';
-			break;
-		case '\n':
-			esc[1] = 'n';
-			break;
-		case '\r':
-			esc[1] = 'r';
-			break;
-		case '\t':
-			esc[1] = 't';
-			break;
-		default:
-			n = 6;
-		}
-		jw_add(w, esc, n);
-	}
-	jw_add(w, s + run, len - run);
+	if (w && !w->rc)
+		w->rc = jsontext_escape(w->b, s, len);
 }
 
 static void jw_string(struct jw *w, const char *s, size_t len)
