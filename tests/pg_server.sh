@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A PostgreSQL server of the tests' own, in a temporary folder, reachable
 # only through a unix socket in that folder: no port, no password, nothing
-# another program on the machine can reach by accident.
+# another program on the machine can reach by accident. Logical decoding is
+# on: the tests replicate from it as an application database too.
 #
 #   tests/pg_server.sh start DIR   initdb in DIR, start; prints the DSN
 #   tests/pg_server.sh stop DIR    stop it (DIR is left for the caller)
@@ -33,7 +34,7 @@ start)
 	as_owner "$bindir/initdb" -D "$dir/data" -U sluice -A trust -E UTF8 --locale=C.UTF-8 \
 		>"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
 	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-		-o "-c listen_addresses='' -k $dir -c fsync=off -c max_connections=100" start \
+		-o "-c listen_addresses='' -k $dir -c fsync=off -c max_connections=100 -c wal_level=logical -c max_wal_senders=20 -c max_replication_slots=20" start \
 		>/dev/null || { cat "$dir/server.log" >&2; exit 1; }
 	echo "host=$dir port=5432 user=sluice dbname=postgres"
 	;;
