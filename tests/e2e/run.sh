@@ -36,14 +36,15 @@ fi
 
 # on_postgres DIR NAME: points each project of the case copy in DIR at a
 # new database of the test server, as each has a DuckDB file of its own:
-# the one in DIR itself through $SLUICE_E2E_PG, one in the folder SUB
-# through $SLUICE_E2E_PG_SUB
+# the case's only project, or the one in DIR itself, through
+# $SLUICE_E2E_PG; one of several in the folder SUB through $SLUICE_E2E_PG_SUB
 on_postgres() {
-	local dir=$1 base=e2e_${2//[^a-z0-9]/_} f sub var db
+	local dir=$1 base=e2e_${2//[^a-z0-9]/_} f sub var db n
+	n=$(find "$dir" -name sluice.yml | wc -l)
 	while read -r f; do
 		sub=$(dirname "${f#"$dir"/}")
 		var=SLUICE_E2E_PG db=$base
-		if [ "$sub" != . ]; then
+		if [ "$sub" != . ] && [ "$n" -gt 1 ]; then
 			sub=${sub//[^a-zA-Z0-9]/_}
 			var=SLUICE_E2E_PG_$sub db=${base}__${sub,,}
 		fi
