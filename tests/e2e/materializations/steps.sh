@@ -7,7 +7,7 @@ q "SELECT * FROM silver.region_totals ORDER BY region"
 q "SELECT * FROM gold.big_by_region"
 q "SELECT * FROM gold.events_view"
 q "SELECT * FROM silver.events_self ORDER BY id"
-q "SELECT * FROM silver.account_history ORDER BY account, valid_from"
+q "SELECT account, amount, valid_from IS NOT NULL AS dated, valid_to FROM silver.account_history ORDER BY account, valid_from"
 q "SELECT * FROM gold.region_labels ORDER BY region"
 q "SELECT table_schema, table_name, table_type FROM information_schema.tables WHERE table_schema NOT IN ('_sluice', 'raw', 'information_schema', 'pg_catalog') ORDER BY 1, 2"
 
