@@ -4,12 +4,14 @@
  */
 #include "exec/assert.h"
 
+#include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "warehouse/wh.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void add_list(struct buf *b, const char *const *items, size_t n)
 {
@@ -72,19 +74,124 @@ void assert_failing_sql(const struct model_assert *c, const char *relation, stru
 	}
 }
 
+/* The columns of a relation, asked once. */
+struct columns {
+	bool asked;
+	struct wh_column *cols;
+	size_t n;
+};
+
+static int ask_columns(struct wh *w, struct arena *a, const char *with, const char *relation,
+		       struct columns *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	if (c->asked)
+		return 0;
+	if (with)
+		buf_addf(&sql, "SELECT * FROM (WITH %s\nSELECT * FROM %s) AS _sluice_cols", with,
+			 relation);
+	else
+		buf_addf(&sql, "SELECT * FROM %s", relation);
+	rc = wh_query_columns(w, a, sql.buf, &c->cols, &c->n, err);
+	c->asked = !rc;
+	buf_release(&sql);
+	return rc;
+}
+
+/* A check's column (a quoted name) as the relation spells it: names
+ * compare case-insensitively, as DuckDB compares even quoted ones, so that
+ * a check reads the same on every warehouse. The name stays as it is when
+ * the relation spells it so, or has no such column, or several. */
+static const char *spelt_as(struct arena *a, const struct columns *c, const char *quoted)
+{
+	struct buf b = BUF_INIT;
+	const char *found = NULL;
+	char *name = arena_strdup(a, quoted), *o = name;
+
+	if (*quoted == '"') {
+		for (const char *p = quoted + 1; *p; p++) {
+			if (*p == '"' && p[1] != '"')
+				break;
+			*o++ = *p;
+			p += *p == '"';
+		}
+		*o = '\0';
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		if (strcmp(c->cols[i].name, name) == 0)
+			return quoted;
+		if (strcasecmp(c->cols[i].name, name) == 0) {
+			if (found)
+				return quoted;
+			found = c->cols[i].name;
+		}
+	}
+	if (!found)
+		return quoted;
+	wh_sql_ident(&b, found);
+	name = arena_strdup(a, b.buf);
+	buf_release(&b);
+	return name;
+}
+
+/* The check with its columns spelt as the relations it reads spell them,
+ * in *out (allocated in a). */
+static int spelt_check(struct wh *w, struct arena *a, const char *with, const char *relation,
+		       const struct model_assert *check, struct columns *own,
+		       const struct model_assert **out, struct sl_err *err)
+{
+	struct model_assert *c = arena_alloc(a, sizeof(*c));
+	const char **cols = arena_alloc(a, (check->ncols + 1) * sizeof(char *));
+	struct columns ref = { 0 };
+	struct buf target = BUF_INIT;
+	int rc = 0;
+
+	*out = check;
+	if (check->kind == ASSERT_EXPRESSION || check->kind == ASSERT_ROWS)
+		return 0;
+	rc = ask_columns(w, a, with, relation, own, err);
+	if (!rc && check->kind == ASSERT_RELATIONSHIPS) {
+		wh_sql_qualified(&target, check->ref_schema, check->ref_name);
+		rc = ask_columns(w, a, NULL, target.buf, &ref, err);
+		buf_release(&target);
+	}
+	if (rc)
+		return rc;
+	*c = *check;
+	for (size_t i = 0; i < check->ncols; i++)
+		cols[i] = spelt_as(a, own, check->cols[i]);
+	c->cols = cols;
+	if (check->kind == ASSERT_RELATIONSHIPS)
+		c->ref_col = spelt_as(a, &ref, check->ref_col);
+	*out = c;
+	return 0;
+}
+
 int assert_run_all(struct wh *w, const struct model *m, const char *with, const char *relation,
 		   struct assert_result **out, size_t *n, struct sl_err *err)
 {
 	struct assert_result *res = calloc(m->nasserts + 1, sizeof(*res));
 	struct buf q = BUF_INIT, sql = BUF_INIT;
+	struct arena *a = arena_new(NULL);
+	struct columns own = { 0 };
 	int rc = 0;
 
 	if (!res)
 		abort();
 	for (size_t i = 0; i < m->nasserts && !rc; i++) {
+		const struct model_assert *check;
+
 		res[i].check = &m->asserts[i];
+		rc = spelt_check(w, a, with, relation, &m->asserts[i], &own, &check, err);
+		if (rc) {
+			sl_err_context(err, "in @assert %s (%s:%d)", m->asserts[i].text, m->path,
+				       m->asserts[i].line);
+			break;
+		}
 		buf_reset(&q);
-		assert_failing_sql(&m->asserts[i], relation, &q);
+		assert_failing_sql(check, relation, &q);
 		buf_reset(&sql);
 		if (with)
 			buf_addf(&sql, "WITH %s\n", with);
@@ -104,6 +211,7 @@ int assert_run_all(struct wh *w, const struct model *m, const char *with, const 
 	}
 	buf_release(&q);
 	buf_release(&sql);
+	arena_free(a);
 	if (rc) {
 		assert_results_free(res, m->nasserts);
 		return rc;

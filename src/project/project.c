@@ -172,12 +172,27 @@ static struct model *add_model(struct project *p, const char *schema, const char
 	return m;
 }
 
+/* On a warehouse other than DuckDB, a query its parser does not read may be
+ * one the warehouse would run: the query's problems (from first on) say
+ * whose parser it is. */
+static void hint_parser(struct project *p, size_t first)
+{
+	if (!p->cfg.warehouse.type || strcmp(p->cfg.warehouse.type, "duckdb") == 0)
+		return;
+	for (size_t i = first; i < p->diags.n; i++)
+		if (!p->diags.items[i].hint)
+			p->diags.items[i].hint =
+				"sluice finds the tables a model reads with DuckDB's SQL parser, "
+				"whatever the warehouse: write this part in SQL that parser reads too";
+}
+
 static void load_sql_model(struct project *p, struct sqlparse *parser, const char *schema,
 			   const char *file, const struct kv_list *defaults, const char *pipeline)
 {
 	char *name = arena_strndup(p->arena, file, strlen(file) - 4);
 	const char *rel = arena_sprintf(p->arena, "models/%s/%s", schema, file);
 	struct model *m = add_model(p, schema, name, rel);
+	size_t first;
 	char *text;
 
 	if (read_file(p->arena, m->abspath, &text)) {
@@ -191,8 +206,9 @@ static void load_sql_model(struct project *p, struct sqlparse *parser, const cha
 	header_apply_settings(p->arena, m, defaults, pipeline, &p->diags);
 	if (refs_scan_placeholders(p->arena, m, &p->diags))
 		return;
-	if (m->body && *m->body)
-		refs_find(parser, p->arena, m, &p->diags);
+	first = p->diags.n;
+	if (m->body && *m->body && refs_find(parser, p->arena, m, &p->diags) == SL_E_PARSE)
+		hint_parser(p, first);
 	refs_check_asserts(parser, m, &p->diags);
 	project_model_hash(m);
 }

@@ -10,6 +10,7 @@
  * on, and the caller is to open the warehouse again and look.
  */
 #include "warehouse/csv.h"
+#include "warehouse/pg_array.h"
 #include "warehouse/wh_impl.h"
 
 #include "core/arena.h"
@@ -560,14 +561,40 @@ static enum wh_seq_kind pg_seq_kind(struct wh *w, const char *type)
 	return WH_SEQ_NONE;
 }
 
-/* Appenders: one COPY per flush, in text format. */
+/* Appenders: one COPY per flush, in text format. A value for an array
+ * column that is a JSON array ("[1, 2]", as DuckDB reads a list) is sent
+ * as PostgreSQL's array text ("{1,2}"); any other value as it is. */
 
 struct pg_appender {
 	struct wh_appender base;
-	char *copy;  /* the COPY statement */
-	char *table; /* schema.name, for messages */
-	struct buf rows;
+	char *copy;   /* the COPY statement */
+	char *table;  /* schema.name, for messages */
+	char *arrays; /* per column of the table, in order: 'a' for an array */
+	struct buf rows, value;
 };
+
+/* Which columns of the table hold arrays, as one character per column. */
+static int array_columns(struct wh_pg *p, const char *qualified, char **out,
+			 struct sl_err *err)
+{
+	static const char sql[] =
+		"SELECT coalesce(string_agg(CASE WHEN t.typcategory = 'A' THEN 'a' ELSE '-' END, "
+		"'' ORDER BY a.attnum), '') FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t "
+		"ON t.oid = a.atttypid WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT "
+		"a.attisdropped";
+	const char *args[] = { qualified };
+	PGresult *res = PQexecParams(p->conn, sql, 1, NULL, args, NULL, NULL, 0);
+	int rc = 0;
+
+	if (!res || !ok(res))
+		rc = result_error(p, res, sql, err);
+	else
+		*out = strdup(PQntuples(res) ? PQgetvalue(res, 0, 0) : "");
+	PQclear(res);
+	if (!rc && !*out)
+		abort();
+	return rc;
+}
 
 static int pg_appender_open(struct wh *w, const char *schema, const char *table,
 			    struct wh_appender **out, struct sl_err *err)
@@ -582,6 +609,14 @@ static int pg_appender_open(struct wh *w, const char *schema, const char *table,
 		free(ap);
 		return rc;
 	}
+	wh_sql_qualified(&sql, schema, table);
+	rc = array_columns(pg(w), sql.buf, &ap->arrays, err);
+	if (rc) {
+		buf_release(&sql);
+		free(ap);
+		return rc;
+	}
+	buf_reset(&sql);
 	buf_adds(&sql, "COPY ");
 	wh_sql_qualified(&sql, schema, table);
 	buf_adds(&sql, " FROM STDIN");
@@ -590,6 +625,7 @@ static int pg_appender_open(struct wh *w, const char *schema, const char *table,
 	if (asprintf(&ap->table, "%s.%s", schema, table) < 0)
 		abort();
 	ap->rows = (struct buf)BUF_INIT;
+	ap->value = (struct buf)BUF_INIT;
 	*out = &ap->base;
 	return 0;
 }
@@ -627,11 +663,18 @@ static int pg_appender_row(struct wh_appender *base, const char *const *values, 
 {
 	struct pg_appender *ap = (struct pg_appender *)base;
 
+	size_t narrays = strlen(ap->arrays);
+
 	(void)err;
 	for (size_t i = 0; i < n; i++) {
+		const char *v = values[i];
+
 		if (i)
 			buf_addch(&ap->rows, '\t');
-		add_copy_value(&ap->rows, values[i]);
+		buf_reset(&ap->value);
+		if (v && i < narrays && ap->arrays[i] == 'a' && pg_array_from_json(v, &ap->value))
+			v = ap->value.buf;
+		add_copy_value(&ap->rows, v);
 	}
 	buf_addch(&ap->rows, '\n');
 	return 0;
@@ -683,8 +726,10 @@ static void pg_appender_close(struct wh_appender *base)
 	struct pg_appender *ap = (struct pg_appender *)base;
 
 	buf_release(&ap->rows);
+	buf_release(&ap->value);
 	free(ap->copy);
 	free(ap->table);
+	free(ap->arrays);
 	free(ap);
 }
 

@@ -84,3 +84,44 @@ serve_start() {
 	tail -5 serve.log
 	return 1
 }
+
+# is_postgres: whether the case runs on PostgreSQL (tests/run.sh's second
+# run of a case whose folder holds a file `postgres`), for the few steps
+# that look at the warehouse from outside sluice.
+is_postgres() {
+	[ -n "${SLUICE_E2E_POSTGRES:-}" ]
+}
+
+# warehouse_dsn: the connection string of the PostgreSQL warehouse the
+# project in the current folder names.
+warehouse_dsn() {
+	local var
+	var=$(sed -n 's/^warehouse: {type: postgres, dsn_env: \([A-Za-z0-9_]*\)}$/\1/p' sluice.yml)
+	printf '%s' "${!var}"
+}
+
+# warehouse_saved FILE: writes what the project's warehouse holds to FILE
+# (the DuckDB file's checksum; on PostgreSQL, a dump of the database);
+# warehouse_unchanged FILE says whether it still holds exactly that.
+warehouse_dump() {
+	# less the key pg_dump makes up for each dump
+	pg_dump --no-owner "$(warehouse_dsn)" | grep -Ev '^\\(un)?restrict '
+}
+warehouse_saved() {
+	if is_postgres; then
+		warehouse_dump >"$1"
+	else
+		sha256sum warehouse.duckdb >"$1"
+	fi
+}
+warehouse_unchanged() {
+	local now
+	if is_postgres; then
+		now=$(mktemp)
+		warehouse_dump >"$now"
+		cmp -s "$1" "$now" && echo "the warehouse is unchanged" || diff "$1" "$now" | head -20
+		rm -f "$now"
+	else
+		sha256sum -c --quiet "$1" && echo "the warehouse is unchanged"
+	fi
+}

@@ -8,6 +8,7 @@
 #   SLUICE_TEST_PG=DSN  the cases whose folder holds a file `postgres` run a
 #                     second time on that PostgreSQL server, each in a
 #                     database of its own, compared with `expected.postgres`
+#                     (steps.sh may ask lib.sh's is_postgres which run it is)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,17 +34,27 @@ else
 	done
 fi
 
-# on_postgres DIR NAME: points every project of the case copy in DIR at a
-# new database of the test server, through $SLUICE_E2E_PG
+# on_postgres DIR NAME: points each project of the case copy in DIR at a
+# new database of the test server, as each has a DuckDB file of its own:
+# the case's only project, or the one in DIR itself, through
+# $SLUICE_E2E_PG; one of several in the folder SUB through $SLUICE_E2E_PG_SUB
 on_postgres() {
-	local dir=$1 db=e2e_${2//[^a-z0-9]/_} f
-	PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
-		-c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null || return 1
-	export SLUICE_E2E_PG="$SLUICE_TEST_PG dbname=$db"
-	find "$dir" -name sluice.yml | while read -r f; do
+	local dir=$1 base=e2e_${2//[^a-z0-9]/_} f sub var db n
+	n=$(find "$dir" -name sluice.yml | wc -l)
+	while read -r f; do
+		sub=$(dirname "${f#"$dir"/}")
+		var=SLUICE_E2E_PG db=$base
+		if [ "$sub" != . ] && [ "$n" -gt 1 ]; then
+			sub=${sub//[^a-zA-Z0-9]/_}
+			var=SLUICE_E2E_PG_$sub db=${base}__${sub,,}
+		fi
+		PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
+			-c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null || return 1
+		export "$var=$SLUICE_TEST_PG dbname=$db"
 		sed -i '/^warehouse:/d' "$f"
-		printf 'warehouse: {type: postgres, dsn_env: SLUICE_E2E_PG}\n' >>"$f"
-	done
+		printf 'warehouse: {type: postgres, dsn_env: %s}\n' "$var" >>"$f"
+	done < <(find "$dir" -name sluice.yml)
+	export SLUICE_E2E_POSTGRES=1
 }
 
 run_case() {

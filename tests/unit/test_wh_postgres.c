@@ -18,6 +18,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "warehouse/pg_array.h"
 #include "warehouse/wh.h"
 
 #include <fcntl.h>
@@ -163,6 +164,44 @@ static void test_appender_copies(void **state)
 			    "carriage\rreturn");
 }
 
+/* JSON arrays as array literals: elements quoted with their escapes
+ * decoded, numbers as written, objects as their text, nesting kept; what
+ * is not one JSON array is left alone. */
+static void test_array_from_json(void **state)
+{
+	static const char *const good[][2] = {
+		{ "[1, 2]", "{1,2}" },
+		{ " [ ] ", "{}" },
+		{ "[[1, 2], [3, -4.5e+2]]", "{{1,2},{3,-4.5e+2}}" },
+		{ "[\"a, b\", \"say \\\"hi\\\"\", \"x\\\\y\", null, true]",
+		  "{\"a, b\",\"say \\\"hi\\\"\",\"x\\\\y\",NULL,true}" },
+		{ "[\"tab\\there\", \"\\u00e9\\ud83d\\ude00\", \"{}\"]",
+		  "{\"tab\there\",\"\u00e9\U0001F600\",\"{}\"}" },
+		{ "[{\"k\": [1, \"]\"]}]", "{\"{\\\"k\\\": [1, \\\"]\\\"]}\"}" },
+	};
+	static const char *const bad[] = {
+		"not an array", "{1,2}", "[1,]", "[1 2]", "[01]", "[1.]", "[nul]", "[1] x",
+		"[\"\\u0000\"]", "[\"\\ud800\"]", "[\"open]", "",
+	};
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		buf_reset(&b);
+		if (!pg_array_from_json(good[i][0], &b))
+			fail_msg("refused %s", good[i][0]);
+		assert_string_equal(b.buf, good[i][1]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		buf_reset(&b);
+		buf_adds(&b, "kept");
+		if (pg_array_from_json(bad[i], &b))
+			fail_msg("read %s as %s", bad[i], b.buf);
+		assert_string_equal(b.buf, "kept");
+	}
+	buf_release(&b);
+}
+
 static void test_second_connection_and_relations(void **state)
 {
 	struct fx *f = dialect_open(state);
@@ -259,6 +298,7 @@ int main(void)
 		T(test_errors_and_rows_changed),
 		T(test_args_and_transactions),
 		T(test_appender_copies),
+		T(test_array_from_json),
 		T(test_second_connection_and_relations),
 		T(test_refusals_name_their_reason),
 		T(test_swap_in_keeps_views),

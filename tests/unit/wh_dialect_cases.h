@@ -244,8 +244,41 @@ static void test_load_csv(void **state)
 			    "say \"hi\"");
 }
 
+/* A JSON array appended to a list column lands as a list, on every
+ * warehouse: elements quoted or not, a NULL one, an empty list. */
+static void test_appender_lists(void **state)
+{
+	struct fx *f = dialect_open(state);
+	const char *rows[][3] = {
+		{ "1", "[1, 2]", "[\"a, b\", \"say \\\"hi\\\"\", null, \"x\\\\y\"]" },
+		{ "2", "[]", NULL },
+		{ "3", NULL, "[\"{braces}\"]" },
+	};
+	struct wh_appender *ap;
+
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.l (id INTEGER, n INTEGER[], s VARCHAR[])");
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_appender_open(f->w, "d", "l", &ap, &f->err), 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(wh_appender_row(ap, rows[i], 3, &f->err), 0);
+	if (wh_appender_flush(ap, &f->err))
+		fail_msg("%s", f->err.msg);
+	wh_appender_close(ap);
+	assert_int_equal(wh_commit(f->w, &f->err), 0);
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT concat_ws('|', n[1] + n[2], s[1], s[2], "
+				      "coalesce(s[3], 'null'), s[4]) FROM d.l WHERE id = 1"),
+			    "3|a, b|say \"hi\"|null|x\\y");
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT concat_ws('|', coalesce(array_length(n, 1), 0), "
+				      "coalesce(s[1], 'none')) FROM d.l WHERE id = 2"),
+			    "0|none");
+	assert_string_equal(query_str(f->w, f->a, "SELECT s[1] FROM d.l WHERE id = 3"),
+			    "{braces}");
+}
+
 #define DIALECT_CASES(T)                                                                   \
 	T(test_dialect_statements), T(test_dialect_min_max_text), T(test_seq_kinds),            \
-		T(test_dialect_by_name), T(test_load_csv)
+		T(test_dialect_by_name), T(test_load_csv), T(test_appender_lists)
 
 #endif

@@ -14,10 +14,10 @@ show() {
   INSERT INTO raw.orders VALUES (1, 'A', 'x', 10, '2026-09-03 10:00', 1),
     (2, 'B', 'y', 20, '2026-09-20 10:00', 2), (1, 'A', 'x', 11, '2026-10-01 00:00', 3)" >/dev/null
 orders() {
-	q "SELECT \"order\", \"CustomerId\", \"group\", amount FROM silver.orders ORDER BY ALL"
+	q "SELECT \"order\", \"CustomerId\", \"group\", amount FROM silver.orders ORDER BY 1, 2, 3, 4"
 }
 history() {
-	q "SELECT \"CustomerId\", name, \"select\", valid_to IS NULL AS current FROM silver.history ORDER BY ALL"
+	q "SELECT \"CustomerId\", name, \"select\", valid_to IS NULL AS current FROM silver.history ORDER BY 1, 2, 3, 4"
 }
 monthly() {
 	q "SELECT CAST(\"From\" AS DATE) AS month, orders FROM gold.monthly ORDER BY month"
@@ -44,7 +44,7 @@ sl run
 orders
 
 note names that are not column names are refused, and the warehouse is left alone
-sha256sum warehouse.duckdb >../before.sha
+warehouse_saved ../before.wh
 sed -i 's/unique_key=\[order, CustomerId\]/unique_key=[order, "CustomerId"]/' models/silver/orders.sql
 sed -i 's/check_cols=\[select\]/check_cols=[select, '"'"'name; DROP TABLE raw.customers'"'"']/' models/silver/history.sql
 sed -i 's/@assert unique(Id)/@assert unique(lower(name))/' models/silver/customers.sql
@@ -52,4 +52,4 @@ sed -i 's/time_column=From/time_column=o.From/' models/gold/monthly.sql
 for f in models/silver/orders.sql models/silver/history.sql models/silver/customers.sql models/gold/monthly.sql; do show $f; done
 sl validate
 sl run
-sha256sum -c ../before.sha
+warehouse_unchanged ../before.wh

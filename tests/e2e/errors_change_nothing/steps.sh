@@ -2,13 +2,13 @@
 # before it touches anything, and the warehouse stays exactly as it was.
 state() {
 	q "SELECT name, build_count FROM _sluice.models ORDER BY name"
-	q "SELECT count(*) FROM _sluice.run_log"
+	q "SELECT count(*) AS runs FROM _sluice.run_log"
 	q "SELECT * FROM gold.by_country ORDER BY country"
 }
 cd shop
 sl run
 state >../before
-sha256sum warehouse.duckdb >../before.sha
+warehouse_saved ../before.wh
 cat ../before
 
 note a syntax error in one model, a bad key in another, a new seed row
@@ -28,7 +28,7 @@ note selecting only an untouched model does not get around it
 sl run -s gold.names
 
 note the warehouse is exactly as before
-sha256sum -c ../before.sha
+warehouse_unchanged ../before.wh
 state >../after
 diff ../before ../after && echo "same state, same rows"
 
@@ -41,7 +41,7 @@ SELECT country, count(*) AS customers
  GROUP BY country
 SQL
 sl run
-sha256sum -c ../before.sha
+warehouse_unchanged ../before.wh
 
 note with the mistakes fixed the edits are built
 sed -i 's/silver.customer$/silver.customers/' models/gold/by_country.sql

@@ -12,7 +12,7 @@ note references to tables that neither exist nor are produced
 sl validate
 ls
 note once raw.rates exists in the warehouse only the misspelt model is left
-"$SLUICE_BIN" sql "CREATE SCHEMA raw; CREATE TABLE raw.rates (region VARCHAR, rate DOUBLE)" >/dev/null
+"$SLUICE_BIN" sql "CREATE SCHEMA raw; CREATE TABLE raw.rates (region VARCHAR, rate DOUBLE PRECISION)" >/dev/null
 sl validate
 sed -i 's/silver.order o/silver.orders o/' models/gold/revenue.sql
 sl validate

@@ -10,7 +10,7 @@ sl live pause orders
 sl live resume ORDERS
 note descriptions: listed, and the comment of the table or view
 sl ls --json -s stg_customers
-q "SELECT table_name AS name, comment FROM duckdb_tables() WHERE comment IS NOT NULL UNION ALL SELECT view_name, comment FROM duckdb_views() WHERE comment IS NOT NULL ORDER BY 1"
+q "SELECT c.relname AS name, d.description AS comment FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.objsubid = 0 WHERE n.nspname IN ('gold', 'staging') ORDER BY 1"
 note run --json gives no row count for a view
 sl run --full-refresh -s +customers --json
 note a bare name two schemas have is refused, with both named

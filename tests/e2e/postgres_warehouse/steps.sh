@@ -55,5 +55,8 @@ printf '{"id": 3, "note": "fine"}\n{"id": 4, "tags": "x"}\n' |
 	curl -s -w ' %{http_code}\n' -X POST -H 'Content-Type: application/x-ndjson' --data-binary @- \
 		"http://127.0.0.1:$serve_port/api/ingest/webhook/events"
 echo
+note a JSON array lands in an array column, as DuckDB lands it in a list
+curl -s -w ' %{http_code}\n' -X POST -d '{"id": 5, "note": "listed", "tags": [1, 2, null]}' "http://127.0.0.1:$serve_port/api/ingest/webhook/events"
+echo
 kill -TERM "$serve_pid" && wait "$serve_pid"
-q "SELECT id, replace(replace(note, chr(9), '<tab>'), chr(10), '<nl>') AS note, tags FROM landing.events ORDER BY id"
+q "SELECT id, replace(replace(note, chr(9), '<tab>'), chr(10), '<nl>') AS note, tags, tags[2] AS second FROM landing.events ORDER BY id"

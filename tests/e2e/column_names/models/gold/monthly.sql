@@ -3,4 +3,4 @@
 SELECT CAST(date_trunc('month', "At") AS TIMESTAMP) AS "From", count(*) AS orders
 FROM raw.orders
 WHERE "At" >= {since} AND "At" < {until}
-GROUP BY ALL
+GROUP BY 1
