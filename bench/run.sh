@@ -925,6 +925,26 @@ pg_raw_commits() {
 	sed 's/^raw_ingest_pg: /     libpq alone: /' "$out/last.log"
 }
 
+# pg_ticks: CPU time so far (in 1/100 s) of the PostgreSQL server's
+# processes (the postmaster's children: the backends, autovacuum, the WAL
+# writer...)
+pg_ticks() {
+	local pm t line f sum=0
+	pm=$(head -1 "$pg_dir/data/postmaster.pid" 2>/dev/null)
+	for t in $(pgrep -P "${pm:-1}" 2>/dev/null); do
+		line=$(cat "/proc/$t/stat" 2>/dev/null) || continue
+		read -ra f <<<"${line##*) }"
+		sum=$((sum + f[11] + f[12]))
+	done
+	echo "$sum"
+}
+
+# pg_cpu_per BEFORE AFTER PG_BEFORE PG_AFTER N UNIT: cpu_per's line with the
+# PostgreSQL server's share
+pg_cpu_per() {
+	echo "$(cpu_per "$1" "$2" "$5" "$6"), PostgreSQL $(awk -v n="$5" -v d=$(($4 - $3)) 'BEGIN { printf "%.1f", d * 10000 / n }') us"
+}
+
 # per_commit N: events per commit of the last post_load (N events)
 per_commit() {
 	local seqs per
@@ -937,7 +957,7 @@ per_commit() {
 bench_pg_ingest() {
 	local dir=$out/pg_ingest one=${BENCH_PG_INGEST_ONE_REQUESTS:-1000}
 	local single=${BENCH_PG_INGEST_REQUESTS:-30000} nd_events=${BENCH_PG_INGEST_NDJSON_EVENTS:-200000}
-	local nd_conns=${BENCH_INGEST_NDJSON_CONNS:-32} first=1000000000 r per ok raw_dsn
+	local nd_conns=${BENCH_INGEST_NDJSON_CONNS:-32} first=1000000000 r per ok raw_dsn t0 t1 g0 g1
 	local o_p50=() o_p99=() o_raw=() c_rps=() c_p99=() c_p50=() c_raw=() n_eps=() n_p99=() n_raw=()
 	local m_rps m_p99 m_raw m_eps
 	raw_first=0
@@ -978,15 +998,17 @@ bench_pg_ingest() {
 
 		# 64 connections, one event per request
 		first=$((first + single))
+		t0=$(cpu_ticks "$serve_pid") g0=$(pg_ticks)
 		if ! post_load "$dir" --events "$single" --first-id "$first" --conns 64; then
 			show_failure "post_load failed"
 			serve_stop
 			return
 		fi
+		t1=$(cpu_ticks "$serve_pid") g1=$(pg_ticks)
 		sed -n '1s/^post_load: /     /p' "$out/last.log"
 		c_rps+=("$(field requests/s)") c_p99+=("$(field p99)") c_p50+=("$(field p50)")
 		per=$(per_commit "$single")
-		echo "     $per requests per commit"
+		echo "     $per requests per commit; $(pg_cpu_per "$t0" "$t1" "$g0" "$g1" "$single" request)"
 		pg_raw_commits $(((single + per - 1) / per)) "$per" || {
 			serve_stop
 			return
@@ -995,16 +1017,18 @@ bench_pg_ingest() {
 
 		# 100-event NDJSON requests
 		first=$((first + nd_events))
+		t0=$(cpu_ticks "$serve_pid") g0=$(pg_ticks)
 		if ! post_load "$dir" --events "$nd_events" --first-id "$first" --batch 100 \
 			--conns "$nd_conns"; then
 			show_failure "post_load failed"
 			serve_stop
 			return
 		fi
+		t1=$(cpu_ticks "$serve_pid") g1=$(pg_ticks)
 		sed -n '1s/^post_load: /     /p' "$out/last.log"
 		n_eps+=("$(field events/s)") n_p99+=("$(field p99)")
 		per=$(per_commit "$nd_events")
-		echo "     $per events per commit"
+		echo "     $per events per commit; $(pg_cpu_per "$t0" "$t1" "$g0" "$g1" "$nd_events" event)"
 		pg_raw_commits $(((nd_events + per - 1) / per)) "$per" || {
 			serve_stop
 			return
