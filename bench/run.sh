@@ -4,13 +4,18 @@
 # met. Missing a target does not fail the script: benchmarks are not tests.
 # It fails only when a benchmark cannot run (a build or a command failed).
 #
-# Needs only bash, coreutils, cc and the DuckDB C library in .deps/duckdb.
+# Needs only bash, coreutils, cc and the DuckDB C library in .deps/duckdb;
+# the PostgreSQL benchmarks also need the PostgreSQL 15 server, psql and
+# libpq's headers (scripts/bootstrap.sh installs them), and start a
+# throwaway server of their own (tests/pg_server.sh), stopped on exit.
 # Everything it writes goes to bench/out/ (git-ignored).
 #
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
 #   BENCH_ONLY=plan|chain|live|cdc|ingest  run one benchmark
+#   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live
+#                           the PostgreSQL benchmarks (all three, or one)
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
@@ -29,6 +34,18 @@
 #                           of the live chain (and of its lag behind ingest)
 #   BENCH_INGEST_FLUSH=5ms  ingest with that ingest.flush_interval (a linger)
 #                           instead of the default
+#   BENCH_PG_ROWS=1000000   rows in raw.events for the PostgreSQL chain (it
+#                           also takes BENCH_RUNS)
+#   BENCH_PG_ROUNDS=3       rounds of the PostgreSQL ingest and live points,
+#                           sluice then libpq alone in each; medians printed
+#   BENCH_PG_INGEST_ONE_REQUESTS=1000 BENCH_PG_INGEST_REQUESTS=30000
+#   BENCH_PG_INGEST_NDJSON_EVENTS=200000
+#                           PostgreSQL ingest, per round: requests over one
+#                           connection, over 64, NDJSON events (over
+#                           BENCH_INGEST_NDJSON_CONNS; BENCH_INGEST_FLUSH too)
+#   BENCH_PG_LIVE_SECONDS=10
+#                           seconds of the PostgreSQL live chain a round (at
+#                           BENCH_LIVE_RATE)
 #   DEPS=.deps              where scripts/bootstrap.sh put DuckDB
 set -uo pipefail
 
