@@ -1101,7 +1101,25 @@ bench_pg_live() {
 	m_p99=$(fmedian "${p99s[@]}") m_raw=$(fmedian "${raw_p99s[@]}")
 	ok=0
 	le "$m_p99" 450 && ok=1
+
+	# for scale: the same chain behind sluice serve, whose rows get their
+	# sequence as they land (live_chain's writer announces rows already
+	# inserted, which stamps them with an UPDATE of the landing table)
+	echo "   for scale, once: the same chain behind sluice serve's webhook source, fed by post_load at $rate events/s in requests of 100 over 16 connections (database bench_live_serve)"
+	pg_db bench_live_serve || return
+	export SLUICE_BENCH_PG=$db_dsn
+	start_project "$dir" || return
+	if ! post_load "$dir" --events $((secs * rate)) --batch 100 --conns 16 --rate "$rate" \
+		--accounts 500 --lag-model gold.accounts --lag-poll 20; then
+		show_failure "post_load failed"
+		serve_stop
+		return
+	fi
+	serve_stop
+	sed -n '1,2s/^post_load: /     /p' "$out/last.log"
+
 	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg); medians of the $pg_rounds rounds:"
+	echo "PostgreSQL: live chain behind sluice serve at $rate events/s (for scale): lag from acknowledgement to gold p99 $(field "lag p99") ms, $(field events/s) events/s acknowledged"
 	echo "PostgreSQL: live chain at $rate events/s in batches of 100: p99 lag $m_p99 ms (target <= debounce 50 ms + 400 ms), p50 $(fmedian "${p50s[@]}") ms; libpq alone, the chain's statements back to back: p99 $m_raw ms = $(fratio "$m_p99" "$m_raw")x$(verdict $ok)"
 }
 
