@@ -821,6 +821,7 @@ pg_start() {
 	trap 'exit 130' INT TERM
 	if ! pg_dsn=$("$root/tests/pg_server.sh" start "$pg_dir" 2>"$out/last.log"); then
 		pg_dsn=
+		pg_stop
 		show_failure "tests/pg_server.sh could not start PostgreSQL"
 		return 1
 	fi
