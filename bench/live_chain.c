@@ -5,7 +5,10 @@
  * framework overhead of a refresh that applies nothing against its bare SQL.
  *   live_chain PROJECT_DIR [SECONDS] [RATE] [BATCH]
  * Prints p50/p99 lag (landing arrival to gold covering it), refreshes/s,
- * and the 0-row refresh overhead in ms.
+ * and the 0-row refresh overhead in ms. The warehouse is the project's:
+ * a DuckDB file, or a PostgreSQL server (its sluice.yml names the
+ * environment variable that holds the connection string), where the lag
+ * target allows debounce + 400 ms instead of + 250 ms.
  */
 #include "exec/run.h"
 #include "state/state.h"
@@ -20,6 +23,7 @@
 #include "live/watermark.h"
 #include "project/project.h"
 #include "project/validate.h"
+#include "warehouse/open.h"
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
 
@@ -67,9 +71,15 @@ static void overhead_zero_rows(struct project *p, struct wh *w)
 			exit(1);
 		}
 		t0 = units_mono_us();
-		exec(w, "BEGIN; INSERT INTO bronze.events BY NAME SELECT * FROM (SELECT id, account, "
-			"amount, _sluice_seq FROM landing.events) AS s WHERE _sluice_seq > (SELECT "
-			"max(_sluice_seq) FROM landing.events) AND id >= 0; COMMIT");
+		if (wh_kind(w) == WH_POSTGRES)
+			exec(w, "BEGIN; INSERT INTO bronze.events (id, account, amount, _sluice_seq) "
+				"SELECT * FROM (SELECT id, account, amount, _sluice_seq FROM "
+				"landing.events) AS s WHERE _sluice_seq > (SELECT max(_sluice_seq) FROM "
+				"landing.events) AND id >= 0; COMMIT");
+		else
+			exec(w, "BEGIN; INSERT INTO bronze.events BY NAME SELECT * FROM (SELECT id, "
+				"account, amount, _sluice_seq FROM landing.events) AS s WHERE _sluice_seq "
+				"> (SELECT max(_sluice_seq) FROM landing.events) AND id >= 0; COMMIT");
 		bare += units_mono_us() - t0;
 	}
 	printf("refresh applying 0 rows: %.2f ms vs the bare statement %.2f ms = %.2f ms of "
@@ -97,7 +107,11 @@ static void overhead_one_row(struct arena *a, struct project *p, struct wh *w)
 	int64_t ref = 0, bare = 0, t0;
 	const int reps = 50;
 
-	exec(w, "CREATE OR REPLACE TABLE main.bare_events AS SELECT * FROM bronze.events LIMIT 0");
+	const bool pg = wh_kind(w) == WH_POSTGRES;
+
+	exec(w, pg ? "DROP TABLE IF EXISTS public.bare_events; CREATE TABLE public.bare_events AS "
+		     "SELECT * FROM bronze.events LIMIT 0"
+		   : "CREATE OR REPLACE TABLE main.bare_events AS SELECT * FROM bronze.events LIMIT 0");
 	if (wh_relation_kinds(w, a, &rel, &kinds, &nrel, &err))
 		die(&err);
 	opts.kinds = kinds;
@@ -121,15 +135,21 @@ static void overhead_one_row(struct arena *a, struct project *p, struct wh *w)
 		}
 		run_report_free(&rep);
 		t0 = units_mono_us();
-		exec(w, "BEGIN; INSERT INTO main.bare_events BY NAME SELECT * FROM (SELECT id, account, "
-			"amount, _sluice_seq FROM landing.events) AS s WHERE _sluice_seq > (SELECT "
-			"max(_sluice_seq) FROM landing.events) - 1 AND id >= 0; COMMIT");
+		if (pg)
+			exec(w, "BEGIN; INSERT INTO public.bare_events (id, account, amount, _sluice_seq) "
+				"SELECT * FROM (SELECT id, account, amount, _sluice_seq FROM "
+				"landing.events) AS s WHERE _sluice_seq > (SELECT max(_sluice_seq) FROM "
+				"landing.events) - 1 AND id >= 0; COMMIT");
+		else
+			exec(w, "BEGIN; INSERT INTO main.bare_events BY NAME SELECT * FROM (SELECT id, "
+				"account, amount, _sluice_seq FROM landing.events) AS s WHERE _sluice_seq "
+				"> (SELECT max(_sluice_seq) FROM landing.events) - 1 AND id >= 0; COMMIT");
 		bare += units_mono_us() - t0;
 	}
 	printf("refresh applying 1 row: %.2f ms vs the bare statement %.2f ms = %.2f ms of framework "
 	       "(no target: the bookkeeping rows written with it)\n",
 	       ref / 1000.0 / reps, bare / 1000.0 / reps, (ref - bare) / 1000.0 / reps);
-	exec(w, "DROP TABLE main.bare_events");
+	exec(w, pg ? "DROP TABLE public.bare_events" : "DROP TABLE main.bare_events");
 	state_cache_free(&cache);
 	live_books_close(&books);
 	live_ledger_free(l);
@@ -147,12 +167,13 @@ int main(int argc, char **argv)
 	struct run_report rep;
 	const char **rel;
 	size_t nrel, nb = 0;
-	char path[4096], sql[512];
+	char sql[512], series[64];
+	int64_t slack_ms;
 	int seconds = argc > 2 ? atoi(argv[2]) : 10;
 	int rate = argc > 3 ? atoi(argv[3]) : 10000;
 	int batch = argc > 4 ? atoi(argv[4]) : 100;
 	int64_t nbatches = (int64_t)seconds * rate / batch, start, *seq, *landed, *lag;
-	int64_t interval_us = 1000000LL * batch / rate, refreshes0, refreshes1;
+	int64_t interval_us = 1000000LL * batch / rate, refreshes0, refreshes1, wrote_ms;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: live_chain PROJECT_DIR [SECONDS] [RATE] [BATCH]\n");
@@ -164,9 +185,21 @@ int main(int argc, char **argv)
 	if (sqlparse_open(&parser, &err) || project_load(a, argv[1], parser, &p, &err))
 		die(&err);
 	project_validate(p, NULL, 0);
-	snprintf(path, sizeof(path), "%s/%s", argv[1], p->cfg.warehouse.path);
-	if (wh_open_duckdb(path, false, &w, &err) || wh_relation_list(w, a, &rel, &nrel, &err))
-		die(&err);
+	{
+		struct wh_place at = { .type = p->cfg.warehouse.type,
+				       .path = p->cfg.warehouse.path,
+				       .dsn_env = p->cfg.warehouse.dsn_env,
+				       .root = argv[1] };
+
+		if (wh_open(&at, WH_OPEN_CREATE, &w, &err) ||
+		    wh_relation_list(w, a, &rel, &nrel, &err))
+			die(&err);
+	}
+	slack_ms = wh_kind(w) == WH_POSTGRES ? 400 : 250;
+	if (wh_kind(w) == WH_POSTGRES)
+		snprintf(series, sizeof(series), "generate_series(0, %d)", batch - 1);
+	else
+		snprintf(series, sizeof(series), "range(%d)", batch);
 	if (live_batch_run(a, p, w, rel, nrel, &opts, &rep, &err))
 		die(&err);
 	run_report_free(&rep);
@@ -185,8 +218,8 @@ int main(int argc, char **argv)
 
 		snprintf(sql, sizeof(sql),
 			 "INSERT INTO landing.events (id, account, amount) SELECT %lld * %d + i, "
-			 "(i * 7919) %% 500, i %% 97 FROM range(%d) t(i)",
-			 (long long)b, batch, batch);
+			 "(i * 7919) %% 500, i %% 97 FROM %s t(i)",
+			 (long long)b, batch, series);
 		if (wh_exec(w, sql, &err) || live_advance_source(w, "landing.events", &adv, &err))
 			die(&err);
 		landed[b] = units_mono_ms();
@@ -206,6 +239,7 @@ int main(int argc, char **argv)
 		if (due + interval_us > now_us)
 			usleep((useconds_t)(due + interval_us - now_us));
 	}
+	wrote_ms = units_mono_ms() - start;
 	while (nb < (size_t)nbatches) {
 		int64_t covered = qint(probe, "SELECT coalesce(min(covered), 0) FROM "
 					      "_sluice.live_state WHERE model = 'gold.accounts'");
@@ -222,16 +256,18 @@ int main(int argc, char **argv)
 
 		qsort(lag, (size_t)nbatches, sizeof(*lag), cmp64);
 		int64_t p99 = lag[nbatches * 99 / 100];
-		double landed_rate = (double)nbatches * batch / secs;
+		/* the writer's own pace: over the time it wrote, not the wait for
+		 * the last batch to reach gold */
+		double landed_rate =
+			(double)nbatches * batch * 1000.0 / (double)(wrote_ms ? wrote_ms : 1);
+		bool met = p99 <= p->cfg.live.debounce_ms + slack_ms && landed_rate >= 0.95 * rate;
 
 		printf("chain at %d events/s in batches of %d for %.1f s: p50 lag %lld ms, p99 lag %lld "
-		       "ms (target <= debounce %lld ms + 250 ms), %.1f refreshes/s, %.0f events/s "
+		       "ms (target <= debounce %lld ms + %lld ms), %.1f refreshes/s, %.0f events/s "
 		       "landed%s\n",
 		       rate, batch, secs, (long long)lag[nbatches / 2], (long long)p99,
-		       (long long)p->cfg.live.debounce_ms, (double)(refreshes1 - refreshes0) / secs,
-		       landed_rate,
-		       p99 <= p->cfg.live.debounce_ms + 250 && landed_rate >= 0.95 * rate ? ""
-											   : "  MISSED");
+		       (long long)p->cfg.live.debounce_ms, (long long)slack_ms,
+		       (double)(refreshes1 - refreshes0) / secs, landed_rate, met ? "" : "  MISSED");
 	}
 	live_thread_stop(t);
 	wh_close(probe);

@@ -4,13 +4,18 @@
 # met. Missing a target does not fail the script: benchmarks are not tests.
 # It fails only when a benchmark cannot run (a build or a command failed).
 #
-# Needs only bash, coreutils, cc and the DuckDB C library in .deps/duckdb.
+# Needs only bash, coreutils, cc and the DuckDB C library in .deps/duckdb;
+# the PostgreSQL benchmarks also need the PostgreSQL 15 server, psql and
+# libpq's headers (scripts/bootstrap.sh installs them), and start a
+# throwaway server of their own (tests/pg_server.sh), stopped on exit.
 # Everything it writes goes to bench/out/ (git-ignored).
 #
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
 #   BENCH_ONLY=plan|chain|live|cdc|ingest  run one benchmark
+#   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live
+#                           the PostgreSQL benchmarks (all three, or one)
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
@@ -29,6 +34,18 @@
 #                           of the live chain (and of its lag behind ingest)
 #   BENCH_INGEST_FLUSH=5ms  ingest with that ingest.flush_interval (a linger)
 #                           instead of the default
+#   BENCH_PG_ROWS=1000000   rows in raw.events for the PostgreSQL chain (it
+#                           also takes BENCH_RUNS)
+#   BENCH_PG_ROUNDS=3       rounds of the PostgreSQL ingest and live points,
+#                           sluice then libpq alone in each; medians printed
+#   BENCH_PG_INGEST_ONE_REQUESTS=1000 BENCH_PG_INGEST_REQUESTS=30000
+#   BENCH_PG_INGEST_NDJSON_EVENTS=200000
+#                           PostgreSQL ingest, per round: requests over one
+#                           connection, over 64, NDJSON events (over
+#                           BENCH_INGEST_NDJSON_CONNS; BENCH_INGEST_FLUSH too)
+#   BENCH_PG_LIVE_SECONDS=10
+#                           seconds of the PostgreSQL live chain a round (at
+#                           BENCH_LIVE_RATE)
 #   DEPS=.deps              where scripts/bootstrap.sh put DuckDB
 set -uo pipefail
 
@@ -773,9 +790,346 @@ bench_ingest() {
 	printf 'lag_p99=%s\nlag_ratio=%s\n' "${lag:-?}" "$(fratio "${lag:-0}" "$raw_p99")" >>"$figures"
 }
 
+# ------------------------------------------------------------ PostgreSQL
+#
+# The same benchmarks on a PostgreSQL 15 warehouse, against the same work
+# sent through libpq (bench/raw_chain_pg.c, bench/raw_ingest_pg.c). The
+# script starts a throwaway server of its own (tests/pg_server.sh: a unix
+# socket in a temporary folder, fsync off) the first time one of them
+# runs, gives each benchmark databases of its own, and stops the server
+# when it exits, however it exits.
+
+pg_dir= pg_dsn=
+
+pg_stop() {
+	[[ -n $pg_dir ]] || return 0
+	"$root/tests/pg_server.sh" stop "$pg_dir"
+	rm -rf "$pg_dir"
+	pg_dir=
+}
+
+# pg_start: the server, once; fails (saying why) when it cannot start
+pg_start() {
+	[[ -n $pg_dsn ]] && return 0
+	command -v psql >/dev/null || {
+		echo "  FAILED: no psql (scripts/bootstrap.sh installs PostgreSQL)"
+		failed=1
+		return 1
+	}
+	pg_dir=$(mktemp -d /tmp/sluice-bench-pg-XXXXXX) || die "cannot make a folder for PostgreSQL"
+	trap pg_stop EXIT
+	trap 'exit 130' INT TERM
+	if ! pg_dsn=$("$root/tests/pg_server.sh" start "$pg_dir" 2>"$out/last.log"); then
+		pg_dsn=
+		pg_stop
+		show_failure "tests/pg_server.sh could not start PostgreSQL"
+		return 1
+	fi
+	echo "   PostgreSQL: $(psql "$pg_dsn" -qAtc 'SHOW server_version') in ${pg_dir} (tests/pg_server.sh: fsync off, shared_buffers $(psql "$pg_dsn" -qAtc 'SHOW shared_buffers'), work_mem $(psql "$pg_dsn" -qAtc 'SHOW work_mem'))"
+}
+
+# pg_db NAME [TEMPLATE]: the database NAME made afresh (a copy of TEMPLATE
+# when given); its connection string in $db_dsn
+pg_db() {
+	local tmpl=
+	[[ -n ${2:-} ]] && tmpl=" TEMPLATE $2 STRATEGY FILE_COPY"
+	PGOPTIONS="-c client_min_messages=warning" psql "$pg_dsn" -qAt -v ON_ERROR_STOP=1 \
+		-c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1$tmpl" >"$out/last.log" 2>&1 || {
+		show_failure "cannot make the database $1"
+		return 1
+	}
+	db_dsn="$pg_dsn dbname=$1"
+}
+
+# pg_project DIR: DIR's project on the warehouse $SLUICE_BENCH_PG names
+pg_project() {
+	sed -i '/^warehouse:/d' "$1/sluice.yml"
+	echo "warehouse: {type: postgres, dsn_env: SLUICE_BENCH_PG}" >>"$1/sluice.yml"
+}
+
+build_raw_pg() { # build_raw_pg NAME: bench/NAME.c with libpq into $out/NAME
+	cc -std=c11 -O2 -Wall -Wextra -I/usr/include/postgresql "bench/$1.c" -lpq -lpthread \
+		-o "$out/$1" || die "cannot build bench/$1.c"
+}
+
+# fmedian X...: the median of decimal figures
+fmedian() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.10g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+pg_rounds=${BENCH_PG_ROUNDS:-3}
+
+bench_pg_chain() {
+	local dir=$out/pg_chain raw=$out/raw_chain_pg sqldir=$out/pg_chain_sql m i side
+	local prows=${BENCH_PG_ROWS:-1000000} s_times=() r_times=() pair_ratios=() med_s med_r
+	local check="SELECT count(*), sum(active_users), sum(events), sum(buys), sum(revenue) FROM gold.c"
+	local want got
+	echo
+	echo "== PostgreSQL: 3-model chain over $prows rows: sluice run --full-refresh vs the same SQL through libpq"
+	pg_start || return
+	build_raw_pg raw_chain_pg
+	# the input is made once per run of this script, in a template database
+	# that every run of either side starts from a copy of
+	pg_db bench_chain_pristine || return
+	timed "$raw" init "$db_dsn" "$prows" || {
+		show_failure "raw_chain_pg init failed"
+		return
+	}
+	echo "   raw.events ($prows rows) made in $(secs "$elapsed") s in the database bench_chain_pristine; each run starts from a copy of it (CREATE DATABASE ... TEMPLATE): bench_chain_sluice, bench_chain_raw"
+
+	write_chain_project "$dir"
+	pg_project "$dir"
+	pg_db bench_chain_sluice bench_chain_pristine || return
+	export SLUICE_BENCH_PG=$db_dsn
+	rm -rf "$sqldir" && mkdir -p "$sqldir"
+	for m in silver.a silver.b gold.c; do
+		"$sluice" compile "$m" --project "$dir" >"$sqldir/$m.sql" 2>"$out/last.log" || {
+			show_failure "sluice compile $m failed"
+			return
+		}
+	done
+	echo "   models: as the DuckDB chain's (silver.a -> silver.b -> gold.c); SQL from 'sluice compile' in ${sqldir#"$root"/}"
+
+	for ((i = 0; i <= runs; i++)); do
+		local order=(sluice raw)
+		((i % 2)) && order=(raw sluice)
+		for side in "${order[@]}"; do
+			if [[ $side == sluice ]]; then
+				pg_db bench_chain_sluice bench_chain_pristine || return
+				export SLUICE_BENCH_PG=$db_dsn
+				if ! timed "$sluice" run --full-refresh --project "$dir" ||
+					! grep -q "3 built, 0 failed" "$out/last.log"; then
+					show_failure "sluice run did not build the 3 models"
+					return
+				fi
+				((i)) && s_times+=("$elapsed")
+			else
+				pg_db bench_chain_raw bench_chain_pristine || return
+				if ! timed "$raw" run "$db_dsn" silver.a "$sqldir/silver.a.sql" \
+					silver.b "$sqldir/silver.b.sql" gold.c "$sqldir/gold.c.sql"; then
+					show_failure "raw_chain_pg failed"
+					return
+				fi
+				((i)) && r_times+=("$elapsed")
+			fi
+		done
+		((i)) && pair_ratios+=($(((s_times[i - 1] * 1000 + r_times[i - 1] / 2) / r_times[i - 1])))
+	done
+
+	want=$("$raw" query "$pg_dsn dbname=bench_chain_raw" "$check" 2>&1)
+	got=$("$raw" query "$pg_dsn dbname=bench_chain_sluice" "$check" 2>&1)
+	if [[ $want != "$got" || -z $want ]]; then
+		echo "  FAILED: the two sides built different gold.c: sluice '$got' vs raw '$want'"
+		failed=1
+		return
+	fi
+	med_s=$(median "${s_times[@]}")
+	med_r=$(median "${r_times[@]}")
+	echo "   sluice runs (s): $(for t in "${s_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "   libpq runs (s):  $(for t in "${r_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "   median of the pairwise ratios: $(ratio "$(median "${pair_ratios[@]}")" 1000)x; gold.c: $got; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "PostgreSQL: 3-model chain over $prows rows: sluice $(secs "$med_s") s vs libpq $(secs "$med_r") s = $(ratio "$med_s" "$med_r")x (target <= 1.10x)$(verdict $((med_s * 100 <= med_r * 110)))"
+}
+
+# pg_raw_commits COMMITS ROWS: libpq alone landing the same rows into
+# $raw_dsn, its line in $out/last.log; says why when it cannot
+pg_raw_commits() {
+	raw_first=$((raw_first + $1 * $2))
+	timed "$out/raw_ingest_pg" commits "$raw_dsn" "$1" "$2" "$raw_first" || {
+		show_failure "raw_ingest_pg failed"
+		return 1
+	}
+	sed 's/^raw_ingest_pg: /     libpq alone: /' "$out/last.log"
+}
+
+# pg_ticks: CPU time so far (in 1/100 s) of the PostgreSQL server's
+# processes (the postmaster's children: the backends, autovacuum, the WAL
+# writer...)
+pg_ticks() {
+	local pm t line f sum=0
+	pm=$(head -1 "$pg_dir/data/postmaster.pid" 2>/dev/null)
+	for t in $(pgrep -P "${pm:-1}" 2>/dev/null); do
+		line=$(cat "/proc/$t/stat" 2>/dev/null) || continue
+		read -ra f <<<"${line##*) }"
+		sum=$((sum + f[11] + f[12]))
+	done
+	echo "$sum"
+}
+
+# pg_cpu_per BEFORE AFTER PG_BEFORE PG_AFTER N UNIT: cpu_per's line with the
+# PostgreSQL server's share
+pg_cpu_per() {
+	echo "$(cpu_per "$1" "$2" "$5" "$6"), PostgreSQL $(awk -v n="$5" -v d=$(($4 - $3)) 'BEGIN { printf "%.1f", d * 10000 / n }') us"
+}
+
+# per_commit N: events per commit of the last post_load (N events)
+per_commit() {
+	local seqs per
+	seqs=$(sed -n 's/.* sequences: \([0-9]*\),.*/\1/p' "$out/last.log")
+	per=$((($1 + ${seqs:-1} / 2) / ${seqs:-1}))
+	((per < 1)) && per=1
+	echo "$per"
+}
+
+bench_pg_ingest() {
+	local dir=$out/pg_ingest one=${BENCH_PG_INGEST_ONE_REQUESTS:-1000}
+	local single=${BENCH_PG_INGEST_REQUESTS:-30000} nd_events=${BENCH_PG_INGEST_NDJSON_EVENTS:-200000}
+	local nd_conns=${BENCH_INGEST_NDJSON_CONNS:-32} first=1000000000 r per ok raw_dsn t0 t1 g0 g1
+	local o_p50=() o_p99=() o_raw=() c_rps=() c_p99=() c_p50=() c_raw=() n_eps=() n_p99=() n_raw=()
+	local m_rps m_p99 m_raw m_eps
+	raw_first=0
+	echo
+	echo "== PostgreSQL: webhook ingest through sluice serve, driven by post_load on the same cores; libpq alone: bench/raw_ingest_pg.c, the same rows with COPY in commits of the same size"
+	[[ -x $root/build/release/tools/post_load ]] || die "no post_load (run make first)"
+	pg_start || return
+	build_raw_pg raw_ingest_pg
+	pg_db bench_ingest_raw || return
+	raw_dsn=$db_dsn
+	pg_db bench_ingest || return
+	export SLUICE_BENCH_PG=$db_dsn
+	echo "   $pg_rounds rounds, each: $one requests over 1 connection, $single over 64 connections, $nd_events NDJSON events in requests of 100 over $nd_conns connections, each followed by libpq alone; databases bench_ingest, bench_ingest_raw; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	write_ingest_project "$dir" "${BENCH_INGEST_FLUSH:-}"
+	pg_project "$dir"
+	start_project "$dir" || return
+	if ! post_load "$dir" --events 5000 --first-id 4000000000 --conns 64; then
+		show_failure "post_load failed"
+		serve_stop
+		return
+	fi
+	for ((r = 1; r <= pg_rounds; r++)); do
+		echo "   round $r:"
+		# one sender, one event at a time (for scale: no PostgreSQL target)
+		first=$((first + one))
+		if ! post_load "$dir" --events "$one" --first-id "$first" --conns 1; then
+			show_failure "post_load failed"
+			serve_stop
+			return
+		fi
+		sed -n '1s/^post_load: /     /p' "$out/last.log"
+		o_p50+=("$(field p50)") o_p99+=("$(field p99)")
+		pg_raw_commits "$one" 1 || {
+			serve_stop
+			return
+		}
+		o_raw+=("$(raw_field p50)")
+
+		# 64 connections, one event per request
+		first=$((first + single))
+		t0=$(cpu_ticks "$serve_pid") g0=$(pg_ticks)
+		if ! post_load "$dir" --events "$single" --first-id "$first" --conns 64; then
+			show_failure "post_load failed"
+			serve_stop
+			return
+		fi
+		t1=$(cpu_ticks "$serve_pid") g1=$(pg_ticks)
+		sed -n '1s/^post_load: /     /p' "$out/last.log"
+		c_rps+=("$(field requests/s)") c_p99+=("$(field p99)") c_p50+=("$(field p50)")
+		per=$(per_commit "$single")
+		echo "     $per requests per commit; $(pg_cpu_per "$t0" "$t1" "$g0" "$g1" "$single" request)"
+		pg_raw_commits $(((single + per - 1) / per)) "$per" || {
+			serve_stop
+			return
+		}
+		c_raw+=("$(raw_field rows/s)")
+
+		# 100-event NDJSON requests
+		first=$((first + nd_events))
+		t0=$(cpu_ticks "$serve_pid") g0=$(pg_ticks)
+		if ! post_load "$dir" --events "$nd_events" --first-id "$first" --batch 100 \
+			--conns "$nd_conns"; then
+			show_failure "post_load failed"
+			serve_stop
+			return
+		fi
+		t1=$(cpu_ticks "$serve_pid") g1=$(pg_ticks)
+		sed -n '1s/^post_load: /     /p' "$out/last.log"
+		n_eps+=("$(field events/s)") n_p99+=("$(field p99)")
+		per=$(per_commit "$nd_events")
+		echo "     $per events per commit; $(pg_cpu_per "$t0" "$t1" "$g0" "$g1" "$nd_events" event)"
+		pg_raw_commits $(((nd_events + per - 1) / per)) "$per" || {
+			serve_stop
+			return
+		}
+		n_raw+=("$(raw_field rows/s)")
+	done
+	serve_stop
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg); medians of the $pg_rounds rounds:"
+
+	echo "PostgreSQL: one connection, one event per request (for scale): p50 ack $(fmedian "${o_p50[@]}") ms, p99 $(fmedian "${o_p99[@]}") ms; libpq alone, one row per commit: p50 $(fmedian "${o_raw[@]}") ms = $(fratio "$(fmedian "${o_p50[@]}")" "$(fmedian "${o_raw[@]}")")x its p50"
+
+	m_rps=$(fmedian "${c_rps[@]}") m_p99=$(fmedian "${c_p99[@]}") m_raw=$(fmedian "${c_raw[@]}")
+	ok=0
+	ge "$m_rps" 10000 && le "$m_p99" 25 && ok=1
+	echo "PostgreSQL: 64 connections, one event per request: $m_rps requests/s at p99 ack $m_p99 ms (target >= 10000 requests/s at p99 <= 25 ms), p50 $(fmedian "${c_p50[@]}") ms; libpq alone, COPY in commits of the same size: $m_raw rows/s = $(fratio "$m_raw" "$m_rps")x its time$(verdict $ok)"
+
+	m_eps=$(fmedian "${n_eps[@]}") m_raw=$(fmedian "${n_raw[@]}")
+	ok=0
+	ge "$m_eps" 150000 && ok=1
+	echo "PostgreSQL: 100-event NDJSON requests ($nd_conns connections): $m_eps events/s (target >= 150000 events/s), p99 ack $(fmedian "${n_p99[@]}") ms; libpq alone, COPY in commits of the same size: $m_raw rows/s = $(fratio "$m_raw" "$m_eps")x its time$(verdict $ok)"
+}
+
+bench_pg_live() {
+	local dir=$out/pg_live bin=$out/live_chain secs=${BENCH_PG_LIVE_SECONDS:-10}
+	local rate=${BENCH_LIVE_RATE:-10000} r p99s=() p50s=() raw_p99s=() m_p99 m_raw ok
+	echo
+	echo "== PostgreSQL: live chain bronze -> silver -> gold (bench/live_chain.c) at $rate events/s in batches of 100 for $secs s; libpq alone: the chain's statements back to back (raw_ingest_pg lag)"
+	pg_start || return
+	build_program live_chain
+	build_raw_pg raw_ingest_pg
+	write_live_project "$dir"
+	pg_project "$dir"
+	echo "   $pg_rounds rounds, each on fresh databases bench_live and bench_live_raw; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	for ((r = 1; r <= pg_rounds; r++)); do
+		echo "   round $r:"
+		pg_db bench_live || return
+		export SLUICE_BENCH_PG=$db_dsn
+		timed "$bin" "$dir" "$secs" "$rate" 100 || {
+			show_failure "live_chain failed"
+			return
+		}
+		sed 's/^/     /' "$out/last.log"
+		p50s+=("$(sed -n 's/^chain at .* p50 lag \([0-9]*\) ms.*/\1/p' "$out/last.log")")
+		p99s+=("$(sed -n 's/^chain at .* p99 lag \([0-9]*\) ms.*/\1/p' "$out/last.log")")
+		pg_db bench_live_raw || return
+		timed "$out/raw_ingest_pg" lag "$db_dsn" "$secs" "$rate" 100 || {
+			show_failure "raw_ingest_pg lag failed"
+			return
+		}
+		sed 's/^raw_ingest_pg: /     libpq alone: /' "$out/last.log"
+		raw_p99s+=("$(raw_field p99)")
+	done
+	m_p99=$(fmedian "${p99s[@]}") m_raw=$(fmedian "${raw_p99s[@]}")
+	ok=0
+	le "$m_p99" 450 && ok=1
+
+	# for scale: the same chain behind sluice serve, whose rows get their
+	# sequence as they land (live_chain's writer announces rows already
+	# inserted, which stamps them with an UPDATE of the landing table)
+	echo "   for scale, once: the same chain behind sluice serve's webhook source, fed by post_load at $rate events/s in requests of 100 over 16 connections (database bench_live_serve)"
+	pg_db bench_live_serve || return
+	export SLUICE_BENCH_PG=$db_dsn
+	start_project "$dir" || return
+	if ! post_load "$dir" --events $((secs * rate)) --batch 100 --conns 16 --rate "$rate" \
+		--accounts 500 --lag-model gold.accounts --lag-poll 20; then
+		show_failure "post_load failed"
+		serve_stop
+		return
+	fi
+	serve_stop
+	sed -n '1,2s/^post_load: /     /p' "$out/last.log"
+
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg); medians of the $pg_rounds rounds:"
+	echo "PostgreSQL: live chain behind sluice serve at $rate events/s (for scale): lag from acknowledgement to gold p99 $(field "lag p99") ms, $(field events/s) events/s acknowledged"
+	echo "PostgreSQL: live chain at $rate events/s in batches of 100: p99 lag $m_p99 ms (target <= debounce 50 ms + 400 ms), p50 $(fmedian "${p50s[@]}") ms; libpq alone, the chain's statements back to back: p99 $m_raw ms = $(fratio "$m_p99" "$m_raw")x$(verdict $ok)"
+}
+
 [[ -z $only || $only == plan ]] && bench_plan
 [[ -z $only || $only == chain ]] && bench_chain
 [[ -z $only || $only == live ]] && bench_live
 [[ -z $only || $only == cdc ]] && bench_cdc
 [[ -z $only || $only == ingest ]] && bench_ingest
+[[ -z $only || $only == pg || $only == pg-chain ]] && bench_pg_chain
+[[ -z $only || $only == pg || $only == pg-ingest ]] && bench_pg_ingest
+[[ -z $only || $only == pg || $only == pg-live ]] && bench_pg_live
 exit $failed
