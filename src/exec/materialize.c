@@ -128,12 +128,16 @@ static int write_cdc_staging(struct wh *w, const struct model *m, const struct m
 
 /* The query's rows (a seed's file, a snapshot's first version) into the
  * staging table; sql holds the statements that clear the way for it. */
+/* *rows: what the staging table holds, as the statement that made it
+ * counted them; -1 when that count does not tell (a seed, a merge's rows
+ * before each key's latest is kept). */
 static int write_query_staging(struct wh *w, const struct model *m, const struct mat_plan *plan,
 			       const char *staging, bool filtered, struct buf *sql,
-			       struct sl_err *err)
+			       int64_t *rows, struct sl_err *err)
 {
 	int rc = 0;
 
+	*rows = -1;
 	if (m->mat == MAT_SEED) {
 		rc = run(w, sql, err);
 		return rc ? rc : wh_load_csv(w, m->schema, staging, m->abspath, err);
@@ -151,10 +155,12 @@ static int write_query_staging(struct wh *w, const struct model *m, const struct
 		rc = render_model(m, &plan->ctx, filtered, sql, err);
 	}
 	if (!rc)
-		rc = run(w, sql, err);
+		rc = run_counted(w, sql, rows, err);
 	buf_reset(sql);
-	if (!rc && m->mat == MAT_INCREMENTAL && m->strategy == STRAT_MERGE)
+	if (!rc && m->mat == MAT_INCREMENTAL && m->strategy == STRAT_MERGE) {
+		*rows = -1;
 		rc = keep_latest_per_key(w, m, staging, err);
+	}
 	/* a model that no longer applies change events drops its tombstones */
 	if (!rc && keyed_increment(m))
 		rc = cdc_forget(w, m, err);
@@ -175,15 +181,19 @@ static int write_staging(struct wh *w, const struct model *m, const struct mat_p
 	wh_sql_ident(&sql, m->schema);
 	buf_adds(&sql, ";\nDROP TABLE IF EXISTS ");
 	wh_sql_qualified(&sql, m->schema, staging);
+	out->rows = -1;
 	if (applies_changes(m))
 		rc = write_cdc_staging(w, m, plan, staging, filtered, &sql, err);
 	else
-		rc = write_query_staging(w, m, plan, staging, filtered, &sql, err);
+		rc = write_query_staging(w, m, plan, staging, filtered, &sql, &out->rows, err);
 	if (rc)
 		goto out;
-	buf_adds(&sql, "SELECT count(*) FROM ");
-	wh_sql_qualified(&sql, m->schema, staging);
-	rc = wh_query_int(w, sql.buf, &out->rows, err);
+	/* counting scans the table: asked only when its making did not say */
+	if (out->rows < 0) {
+		buf_adds(&sql, "SELECT count(*) FROM ");
+		wh_sql_qualified(&sql, m->schema, staging);
+		rc = wh_query_int(w, sql.buf, &out->rows, err);
+	}
 	set_relation(out, m->schema, staging);
 	out->staged = true;
 	out->action = out->old_kind ? "replaced" : "created";

@@ -302,6 +302,17 @@ static void follow_transaction(struct wh_duckdb *d, const char *sql)
 		d->in_txn = false;
 }
 
+/* The rows a statement wrote: a CREATE TABLE ... AS says so in its one
+ * value ("Count"), as PostgreSQL's does in its command tag. */
+static int64_t rows_changed(duckdb_result *res)
+{
+	if (duckdb_result_statement_type(*res) == DUCKDB_STATEMENT_TYPE_CREATE &&
+	    duckdb_column_count(res) == 1 && duckdb_row_count(res) == 1 &&
+	    duckdb_column_type(res, 0) == DUCKDB_TYPE_BIGINT)
+		return duckdb_value_int64(res, 0, 0);
+	return (int64_t)duckdb_rows_changed(res);
+}
+
 static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err)
 {
 	struct wh_duckdb *d = dd(w);
@@ -314,7 +325,7 @@ static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_
 	else if (duckdb_query(d->conn, sql, &res) != DuckDBSuccess)
 		rc = duck_error(d, &res, err);
 	else if (changed)
-		*changed = (int64_t)duckdb_rows_changed(&res);
+		*changed = rows_changed(&res);
 	if (!rc)
 		duckdb_destroy_result(&res);
 	unlock_commit(d, locked);

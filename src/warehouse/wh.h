@@ -93,7 +93,8 @@ bool wh_suspect(struct wh *w, struct sl_err *err);
 
 /* Runs one or more statements, discarding results. */
 int wh_exec(struct wh *w, const char *sql, struct sl_err *err);
-/* Like wh_exec, and stores the number of rows the (last) statement changed. */
+/* Like wh_exec, and stores the number of rows the (last) statement changed
+ * (for CREATE TABLE ... AS, the rows it created). */
 int wh_exec_count(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
 /* Runs one query and keeps its rows; free with wh_result_free(). */
 int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);

@@ -277,8 +277,30 @@ static void test_appender_lists(void **state)
 			    "{braces}");
 }
 
+/* A table made from a query tells how many rows it made, also at the end
+ * of a script, so that a build need not count them again. */
+static void test_created_rows_counted(void **state)
+{
+	struct fx *f = dialect_open(state);
+	int64_t rows = -1;
+
+	assert_int_equal(wh_exec_count(f->w,
+				       "CREATE SCHEMA d; CREATE TABLE d.n AS SELECT * FROM (VALUES "
+				       "(1), (2), (3)) AS v (x) WHERE x > 1",
+				       &rows, &f->err),
+			 0);
+	assert_int_equal(rows, 2);
+	assert_int_equal(wh_exec_count(f->w, "CREATE TABLE d.e AS SELECT * FROM d.n WHERE x > 9",
+				       &rows, &f->err),
+			 0);
+	assert_int_equal(rows, 0);
+	assert_int_equal(wh_exec_count(f->w, "INSERT INTO d.n VALUES (7)", &rows, &f->err), 0);
+	assert_int_equal(rows, 1);
+}
+
 #define DIALECT_CASES(T)                                                                   \
 	T(test_dialect_statements), T(test_dialect_min_max_text), T(test_seq_kinds),            \
-		T(test_dialect_by_name), T(test_load_csv), T(test_appender_lists)
+		T(test_dialect_by_name), T(test_load_csv), T(test_appender_lists),                \
+		T(test_created_rows_counted)
 
 #endif
