@@ -613,11 +613,17 @@ int materialize_publish(struct wh *w, const struct model *m, const struct mat_ou
 	char staging[300];
 	int rc;
 
-	if (!out->staged)
-		return 0;
-	side_name(m, STAGING_SUFFIX, staging, sizeof(staging));
-	wh_sql_swap_in(w, &sql, m->schema, staging, m->name, out->old_kind);
-	rc = wh_exec(w, sql.buf, err);
-	buf_release(&sql);
-	return rc;
+	if (out->staged) {
+		side_name(m, STAGING_SUFFIX, staging, sizeof(staging));
+		wh_sql_swap_in(w, &sql, m->schema, staging, m->name, out->old_kind);
+		rc = wh_exec(w, sql.buf, err);
+		buf_release(&sql);
+		if (rc)
+			return rc;
+	}
+	/* merges and delete+insert look the table's rows up by key */
+	return keyed_increment(m) && m->nunique_key
+		       ? wh_ensure_index(w, m->schema, m->name, m->unique_key, m->nunique_key,
+					 out->staged, err)
+		       : 0;
 }

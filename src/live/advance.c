@@ -160,6 +160,22 @@ static const char *kind_columns(const char *kind)
 	return "payload JSON, _sluice_landed_at TIMESTAMP";
 }
 
+/* Live models read landing rows by sequence: an advance that stamps finds
+ * its rows by it too (IS NULL). */
+static int index_landing(struct wh *w, const struct project *p, struct sl_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < p->cfg.nsources; i++) {
+		const struct source_cfg *s = &p->cfg.sources[i];
+
+		if (s->kind && strcmp(s->kind, "adopted") != 0)
+			rc = wh_ensure_index(w, "landing", s->name,
+					     (const char *const[]){ "_sluice_seq" }, 1, false, err);
+	}
+	return rc;
+}
+
 int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
@@ -188,6 +204,7 @@ int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *er
 		int unlocked;
 
 		rc = wh_exec(w, sql.buf, err);
+		rc = rc ? rc : index_landing(w, p, err);
 		unlocked = wh_unlock(w, STATE_CATALOG_LOCK, rc ? NULL : err);
 		rc = rc ? rc : unlocked;
 	}

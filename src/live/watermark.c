@@ -188,6 +188,11 @@ static int publish(struct wh *w, struct model *m, struct ledger_model *lm, int64
 		lm->published += !rc;
 		return rc;
 	}
+	/* readers downstream look rows up by sequence, and so does this */
+	rc = wh_ensure_index(w, m->schema, m->name, (const char *const[]){ "_sluice_seq" }, 1, full,
+			     err);
+	if (rc)
+		return rc;
 	buf_adds(&sql, "SELECT coalesce(max(_sluice_seq), 0) FROM ");
 	wh_sql_qualified(&sql, m->schema, m->name);
 	buf_addf(&sql, " WHERE _sluice_seq > %lld", (long long)from);

@@ -769,6 +769,39 @@ static int pg_load_csv(struct wh *w, const char *schema, const char *name, const
 	return rc;
 }
 
+/* The index's name: the table's, cut to fit PostgreSQL's 63 bytes, and a
+ * hash of its columns, so that each set of columns has one. */
+static void pg_index(struct wh *w, struct buf *sql, const char *schema, const char *table,
+		     const char *const *cols, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t keep = strlen(table);
+	char name[64];
+
+	(void)w;
+	/* cut at a character's start */
+	if (keep > 40)
+		for (keep = 40; keep && ((unsigned char)table[keep] & 0xC0) == 0x80; keep--)
+			;
+	for (size_t i = 0; i < n; i++)
+		for (const char *c = cols[i]; ; c++) {
+			h = (h ^ (unsigned char)*c) * 16777619u;
+			if (!*c)
+				break;
+		}
+	snprintf(name, sizeof(name), "%.*s__sluice_%08x", (int)keep, table, h);
+	buf_adds(sql, "CREATE INDEX IF NOT EXISTS ");
+	wh_sql_ident(sql, name);
+	buf_adds(sql, " ON ");
+	wh_sql_qualified(sql, schema, table);
+	buf_adds(sql, " (");
+	for (size_t i = 0; i < n; i++) {
+		buf_adds(sql, i ? ", " : "");
+		wh_sql_ident(sql, cols[i]);
+	}
+	buf_adds(sql, ")");
+}
+
 /* Advisory locks: the session's (released by wh_unlock or when the
  * connection ends) or the transaction's. */
 static int pg_lock(struct wh *w, int64_t key, enum wh_lock_how how, bool lock, bool *got,
@@ -795,6 +828,7 @@ static const struct wh_ops pg_ops = {
 	.shared = true,
 	.begin_snapshot = "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ",
 	.lock = pg_lock,
+	.sql_index = pg_index,
 	.close = pg_close,
 	.connect = pg_connect,
 	.version = pg_version,

@@ -367,6 +367,28 @@ int wh_unlock(struct wh *w, const char *key, struct sl_err *err)
 	return w->ops->lock ? w->ops->lock(w, lock_key(key), WH_LOCK_WAIT, false, NULL, err) : 0;
 }
 
+int wh_ensure_index(struct wh *w, const char *schema, const char *table, const char *const *cols,
+		    size_t n, bool fresh, struct sl_err *err)
+{
+	struct buf fact = BUF_INIT, sql = BUF_INIT;
+	int rc = 0;
+
+	if (!w->ops->sql_index)
+		return 0;
+	buf_addf(&fact, "index:%s.%s", schema, table);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&fact, "%s%s", i ? "," : "(", cols[i]);
+	if (fresh || !wh_memo_has(w, fact.buf)) {
+		w->ops->sql_index(w, &sql, schema, table, cols, n);
+		rc = wh_exec(w, sql.buf, err);
+		if (!rc)
+			wh_memo_add(w, fact.buf);
+	}
+	buf_release(&fact);
+	buf_release(&sql);
+	return rc;
+}
+
 int wh_commit(struct wh *w, struct sl_err *err)
 {
 	return wh_exec(w, "COMMIT", err);

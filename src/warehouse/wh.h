@@ -170,6 +170,14 @@ enum wh_lock_how { WH_LOCK_TRY, WH_LOCK_WAIT, WH_LOCK_TXN };
 int wh_lock(struct wh *w, const char *key, enum wh_lock_how how, bool *got, struct sl_err *err);
 int wh_unlock(struct wh *w, const char *key, struct sl_err *err);
 
+/* Makes sure table has an index on cols, the columns refreshes look its
+ * rows up by (a sequence column, a unique key), once per process and
+ * table, or again when fresh (the table was just made anew). A warehouse
+ * that skips data by each block's min and max, as DuckDB does, needs none
+ * and is asked nothing. */
+int wh_ensure_index(struct wh *w, const char *schema, const char *table, const char *const *cols,
+		    size_t n, bool fresh, struct sl_err *err);
+
 /* Bulk appends to one table, on the connection's open transaction (they
  * commit or roll back with it). A row is one text value per column of the
  * table, in table order, NULL for SQL NULL; the warehouse casts each to its

@@ -54,6 +54,9 @@ struct wh_ops {
 			    struct sl_err *err);
 	int (*appender_flush)(struct wh_appender *ap, struct sl_err *err);
 	void (*appender_close)(struct wh_appender *ap);
+	/* CREATE INDEX IF NOT EXISTS of table (cols); NULL: indexes not wanted */
+	void (*sql_index)(struct wh *w, struct buf *sql, const char *schema, const char *table,
+			  const char *const *cols, size_t n);
 	/* locks between processes (shared warehouses only); unlock when !lock */
 	int (*lock)(struct wh *w, int64_t key, enum wh_lock_how how, bool lock, bool *got,
 		    struct sl_err *err);
