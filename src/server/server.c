@@ -31,11 +31,13 @@
 #include "warehouse/wh.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +45,7 @@
 struct server {
 	struct project *p;
 	struct wh *w; /* the first connection: reads open connections from it */
+	int folder_lock; /* .sluice/server.lock, held while the server runs */
 	const struct server_opts *opts;
 	struct ingest_writer *writer;
 	struct server_ingest *ingest;
@@ -625,10 +628,47 @@ static void warehouse_failed(void *ctx, const struct sl_err *err)
 			err);
 }
 
+/* One server per project folder: a second one would take
+ * .sluice/server.json over, so that the CLI reached it instead, and remove
+ * it when it stopped. A DuckDB file is one process's already; a shared
+ * warehouse may have servers in other folders, on other machines, but not
+ * two in this one. The lock is on .sluice/server.lock, held until the
+ * process ends (however it ends: the system lets go of it). */
+static int hold_folder(struct server *s, struct sl_err *err)
+{
+	char dir[3900], path[4000];
+	long pid = 0;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/.sluice", s->opts->root);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return sl_err_set(err, SL_E_IO, "cannot create %s: %s", dir, strerror(errno));
+	snprintf(path, sizeof(path), "%s/server.lock", dir);
+	s->folder_lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (s->folder_lock < 0)
+		return sl_err_set(err, SL_E_IO, "cannot open %s: %s", path, strerror(errno));
+	if (flock(s->folder_lock, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return sl_err_set(err, SL_E_IO, "cannot lock %s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "%s/server.json", dir);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "{\"pid\": %ld", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	return sl_err_set(err, SL_E_LOCKED,
+			  "project '%s' is served by another sluice serve already\n"
+			  "  hint: stop the other server, then retry\n"
+			  "  detail: %s names process %ld",
+			  s->opts->root, path, pid);
+}
+
 int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	       struct sl_err *err)
 {
-	struct server s = { .p = p, .w = w, .opts = opts };
+	struct server s = { .p = p, .w = w, .opts = opts, .folder_lock = -1 };
 	const struct server_cfg *sc = &p->cfg.server;
 	struct http_config hc = {
 		.listen = opts->listen,
@@ -666,7 +706,9 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	}
 	pthread_rwlock_init(&s.lock, NULL);
 	pthread_mutex_init(&s.watch_mu, NULL);
-	rc = state_ensure(w, err);
+	rc = hold_folder(&s, err);
+	if (!rc)
+		rc = state_ensure(w, err);
 	if (!rc)
 		rc = live_sources_ensure(w, p, err);
 	/* before anything that emits events: each one touches the status */
@@ -734,6 +776,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		server_ingest_free(s.ingest);
 	pthread_rwlock_destroy(&s.lock);
 	pthread_mutex_destroy(&s.watch_mu);
+	if (s.folder_lock >= 0)
+		close(s.folder_lock);
 	wh_close(w);
 	if (!rc && opts->log)
 		fprintf(opts->log, "sluice serve: stopped\n");

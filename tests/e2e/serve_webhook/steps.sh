@@ -93,7 +93,7 @@ sl live pause silver.nope
 SERVE_TOKEN=wrong "$SLUICE_BIN" live status
 echo "[exit $?]"
 
-note "a second server on the same warehouse fails at once"
+note "a second server of the same project fails at once"
 "$SLUICE_BIN" serve --listen 127.0.0.1:0 2>&1 | sed -E "s|$PWD|<case>|; s/(detail: ).*/\1.../"
 echo "[exit ${PIPESTATUS[0]}]"
 
