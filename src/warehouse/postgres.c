@@ -682,17 +682,24 @@ static int pg_appender_row(struct wh_appender *base, const char *const *values, 
 
 /* A value the table refuses (a data exception or a violated constraint:
  * SQLSTATE classes 22 and 23) is the rows' fault, as a refused row is on
- * DuckDB; anything else is the warehouse's. */
+ * DuckDB, and is named by its row since the last flush (COPY's line);
+ * anything else is the warehouse's. */
 static int copy_error(struct wh_pg *p, PGresult *res, const struct pg_appender *ap,
 		      struct sl_err *err)
 {
 	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-	const char *msg = PQresultErrorMessage(res);
+	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	const char *context = PQresultErrorField(res, PG_DIAG_CONTEXT);
+	const char *line = context ? strstr(context, ", line ") : NULL;
+	int rc;
 
-	if (!state || (strncmp(state, "22", 2) != 0 && strncmp(state, "23", 2) != 0))
+	if (!state || !msg || (strncmp(state, "22", 2) != 0 && strncmp(state, "23", 2) != 0))
 		return result_error(p, res, ap->copy, err);
-	return sl_err_set(err, SL_E_INVALID, "cannot append to %s: %.*s", ap->table,
-			  (int)strcspn(msg, "\n"), msg);
+	rc = sl_err_set(err, SL_E_INVALID, "cannot append to %s: %.*s", ap->table,
+			(int)strcspn(msg, "\n"), msg);
+	if (line)
+		sl_err_context(err, "row %ld", strtol(line + strlen(", line "), NULL, 10));
+	return rc;
 }
 
 static int pg_appender_flush(struct wh_appender *base, struct sl_err *err)
