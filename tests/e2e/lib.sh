@@ -29,20 +29,88 @@ note() {
 	echo "## $*"
 }
 
+# own_warehouse NAME: from here on in this shell the project has a new,
+# empty warehouse of its own. A copy of a DuckDB project has one already
+# (its file); on PostgreSQL it is a new database NAME of the case's.
+own_warehouse() {
+	is_postgres || return 0
+	PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
+		-c "DROP DATABASE IF EXISTS ${SLUICE_E2E_DB}_$1" \
+		-c "CREATE DATABASE ${SLUICE_E2E_DB}_$1" >/dev/null || return 1
+	use_warehouse "$1"
+}
+
+# use_warehouse NAME: from here on in this shell the project's warehouse
+# is the one own_warehouse NAME made (on DuckDB its file already is).
+use_warehouse() {
+	! is_postgres || export SLUICE_E2E_PG="$SLUICE_TEST_PG dbname=${SLUICE_E2E_DB}_$1"
+}
+
+# rows_of RELATION [SLUICE ARGS...]: every row of the relation as one line
+# of text (its values' text joined by tabs, <null> for NULL), sorted, so
+# that two relations hold the same rows when their lines are the same;
+# fails, printing why, when the relation cannot be read.
+rows_of() {
+	local rel=$1 cols out
+	shift
+	cols=$("$SLUICE_BIN" sql "SELECT column_name FROM information_schema.columns
+		WHERE table_schema = '${rel%%.*}' AND table_name = '${rel#*.}' ORDER BY ordinal_position" "$@" |
+		tail -n +2 | sed "s/.*/coalesce(CAST(\"&\" AS VARCHAR), '<null>')/" | paste -sd'\t' |
+		sed 's/\t/ || chr(9) || /g')
+	if [ -z "$cols" ]; then
+		echo "$rel has no columns"
+		return 1
+	fi
+	out=$("$SLUICE_BIN" sql "SELECT $cols AS r FROM $rel" "$@" 2>&1) || { echo "$out"; return 1; }
+	printf '%s\n' "$out" | tail -n +2 | LC_ALL=C sort
+}
+
+# load_ids TABLE FILE: makes TABLE (id BIGINT) hold the numbers of FILE,
+# one a line, sent in INSERTs of 5,000 that both warehouses read.
+load_ids() {
+	local chunk
+	"$SLUICE_BIN" sql "CREATE TABLE $1 (id BIGINT)" >/dev/null || return 1
+	rm -f ids.chunk.*
+	sed 's/.*/(&)/' "$2" | split -l 5000 - ids.chunk.
+	for chunk in ids.chunk.*; do
+		[ -f "$chunk" ] || continue
+		"$SLUICE_BIN" sql "INSERT INTO $1 (id) VALUES $(paste -sd, "$chunk")" >/dev/null || return 1
+	done
+	rm -f ids.chunk.*
+}
+
 # same_as_rebuild MODEL...: builds a copy of the case's project from scratch
-# (sluice run --full-refresh over the same landing data) and says, per
-# model, whether the live-maintained table holds exactly the same rows.
+# (sluice run --full-refresh over the same landing data: a copy of the
+# DuckDB file, or a database made from the case's on PostgreSQL) and says,
+# per model, whether the live-maintained table holds exactly the same rows.
 same_as_rebuild() {
-	local copy
+	local copy m n db=
 	copy=$(mktemp -d)
 	cp -r . "$copy/p"
-	"$SLUICE_BIN" run --full-refresh --project "$copy/p" >/dev/null 2>&1 || echo "rebuild failed"
 	for m in "$@"; do
-		"$SLUICE_BIN" sql "ATTACH '$copy/p/warehouse.duckdb' AS rebuilt (READ_ONLY);
-			SELECT (SELECT count(*) FROM (SELECT * FROM $m EXCEPT ALL SELECT * FROM rebuilt.$m))
-			     + (SELECT count(*) FROM (SELECT * FROM rebuilt.$m EXCEPT ALL SELECT * FROM $m))
-			AS differing_rows" | tail -1 | sed "s/^/$m differs from a rebuild in /; s/\$/ rows/"
+		rows_of "$m" >"$copy/$m.live" || touch "$copy/$m.failed"
 	done
+	if is_postgres; then
+		db=${SLUICE_E2E_PG##*dbname=}_rebuilt
+		PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
+			-c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db TEMPLATE ${SLUICE_E2E_PG##*dbname=}" \
+			>/dev/null || echo "cannot copy the database"
+	fi
+	(
+		[ -z "$db" ] || export SLUICE_E2E_PG="$SLUICE_TEST_PG dbname=$db"
+		"$SLUICE_BIN" run --full-refresh --project "$copy/p" >/dev/null 2>&1 || echo "rebuild failed"
+		for m in "$@"; do
+			if [ -f "$copy/$m.failed" ]; then
+				cat "$copy/$m.live"
+			elif rows_of "$m" --project "$copy/p" >"$copy/$m.rebuilt"; then
+				n=$(LC_ALL=C comm -3 "$copy/$m.live" "$copy/$m.rebuilt" | wc -l)
+				echo "$m differs from a rebuild in $n rows"
+			else
+				cat "$copy/$m.rebuilt"
+			fi
+		done
+	)
+	[ -z "$db" ] || psql "$SLUICE_TEST_PG" -qAt -c "DROP DATABASE IF EXISTS $db" >/dev/null
 	rm -rf "$copy"
 }
 

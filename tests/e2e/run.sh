@@ -54,11 +54,12 @@ on_postgres() {
 		sed -i '/^warehouse:/d' "$f"
 		printf 'warehouse: {type: postgres, dsn_env: %s}\n' "$var" >>"$f"
 	done < <(find "$dir" -name sluice.yml)
-	export SLUICE_E2E_POSTGRES=1
+	export SLUICE_E2E_POSTGRES=1 SLUICE_E2E_DB=$base
 }
 
 run_case() {
-	local id=$1 name=${1%@*} dir="$work/${1/@/_}" expected=expected
+	# a folder of the case's own one level down: steps may use ../
+	local id=$1 name=${1%@*} dir="$work/${1/@/_}/case" expected=expected
 	mkdir -p "$dir"
 	cp -r "$here/$name/." "$dir/"
 	if [ "$id" != "$name" ]; then
