@@ -1,7 +1,8 @@
 /*
  * Test tool: the live runner on its own thread while this process lands
  * COMMITS small batches (one row each, inserted, announced, notified)
- * into landing.orders on a second connection. When the writer is done and
+ * into landing.orders on a second connection, in the project's warehouse
+ * (DuckDB or PostgreSQL). When the writer is done and
  * the runner has caught up, prints what a test can compare: the rows in
  * every live model, how many cycles and refreshes it took, and whether each
  * model equals its query run from scratch over the same landing data.
@@ -17,6 +18,7 @@
 #include "project/inputs.h"
 #include "project/project.h"
 #include "project/validate.h"
+#include "warehouse/open.h"
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
 
@@ -52,7 +54,8 @@ int main(int argc, char **argv)
 	struct run_report rep;
 	const char **rel;
 	size_t nrel;
-	char path[4096], sql[512];
+	struct wh_place at;
+	char sql[512];
 	long commits, pause_us;
 	int64_t deadline;
 	size_t cycles;
@@ -65,8 +68,9 @@ int main(int argc, char **argv)
 	pause_us = argc > 3 ? atol(argv[3]) : 1000;
 	if (sqlparse_open(&parser, &err) || project_load(a, argv[1], parser, &p, &err))
 		die(&err);
-	snprintf(path, sizeof(path), "%s/%s", argv[1], p->cfg.warehouse.path);
-	if (wh_open_duckdb(path, false, &w, &err))
+	at = (struct wh_place){ .type = p->cfg.warehouse.type, .path = p->cfg.warehouse.path,
+				.dsn_env = p->cfg.warehouse.dsn_env, .root = argv[1] };
+	if (wh_open(&at, WH_OPEN_CREATE, &w, &err))
 		die(&err);
 	if (wh_relation_list(w, a, &rel, &nrel, &err))
 		die(&err);
