@@ -34,6 +34,7 @@ play() {
 	rm -rf "../$name" && mkdir "../$name" && cp -r sluice.yml models events.sql "../$name/"
 	(
 		cd "../$name" || exit 1
+		own_warehouse "$name"
 		"$SLUICE_BIN" run >build.log || cat build.log
 		for size in "$@"; do
 			if [ "$how" = run ]; then
@@ -70,9 +71,10 @@ for s in one split; do
 	fi
 done
 note and the tables applied one event at a time are what a rebuild from all events makes
-(cd ../one && same_as_rebuild silver.orders silver.orders_soft gold.customer_totals)
+(cd ../one && use_warehouse one && same_as_rebuild silver.orders silver.orders_soft gold.customer_totals)
 
 cd ../whole || exit 1
+use_warehouse whole
 state >../before
 note an unknown op fails the build and changes nothing
 "$SLUICE_BIN" sql "INSERT INTO landing.orders (op, lsn, payload) VALUES
@@ -98,7 +100,7 @@ state >../after
 diff ../before ../after && echo "same tables"
 
 note configuration mistakes are reported before anything runs
-sha256sum warehouse.duckdb >../wh.sha
+warehouse_saved ../wh.saved
 cat >models/silver/orders.sql <<'SQL'
 @config materialized=table, unique_key=id, cdc_op=op, cdc_seq=lsn
 SELECT CAST(payload->>'id' AS INTEGER) AS id, op, lsn FROM landing.orders
@@ -121,4 +123,4 @@ SELECT op, lsn, payload FROM landing.orders
 SQL
 sl validate
 sl run
-sha256sum -c ../wh.sha
+warehouse_unchanged ../wh.saved
