@@ -43,15 +43,16 @@ retry "$SLUICE_BIN" live --once >/dev/null
 sl live --once
 
 note "every acknowledged event landed exactly once"
-"$SLUICE_BIN" sql "CREATE TABLE main.acked AS SELECT * FROM read_csv('acked.txt', header = false, columns = {'id': 'BIGINT'});
-	SELECT count(*) = $events AS all_acknowledged, count(*) = count(DISTINCT id) AS each_acknowledged_once FROM main.acked"
+"$SLUICE_BIN" sql "CREATE SCHEMA check_" >/dev/null
+load_ids check_.acked acked.txt || echo "cannot load the acknowledged ids"
+"$SLUICE_BIN" sql "SELECT count(*) = $events AS all_acknowledged, count(*) = count(DISTINCT id) AS each_acknowledged_once FROM check_.acked"
 "$SLUICE_BIN" sql "SELECT count(*) FILTER (WHERE n <> 1) = 0 AS each_acknowledged_event_landed_once
-	FROM (SELECT a.id, count(l.id) AS n FROM main.acked a LEFT JOIN landing.events l USING (id) GROUP BY a.id)"
+	FROM (SELECT a.id, count(l.id) AS n FROM check_.acked a LEFT JOIN landing.events l USING (id) GROUP BY a.id) AS per_id"
 "$SLUICE_BIN" sql "SELECT count(*) = count(DISTINCT id) AS no_event_landed_twice,
-	count(*) FILTER (WHERE id NOT IN (SELECT id FROM main.acked)) = 0 AS nothing_landed_unacknowledged
+	count(*) FILTER (WHERE id NOT IN (SELECT id FROM check_.acked)) = 0 AS nothing_landed_unacknowledged
 	FROM landing.events"
 "$SLUICE_BIN" sql "SELECT count(*) = $events / 5 AS one_delivery_per_request FROM _sluice.deliveries"
 "$SLUICE_BIN" sql "SELECT count(*) = (SELECT count(*) FROM landing.events) AS bronze_applied_each_once,
 	count(*) = count(DISTINCT id) AS none_twice_in_bronze FROM bronze.events"
-"$SLUICE_BIN" sql "DROP TABLE main.acked" >/dev/null
+"$SLUICE_BIN" sql "DROP TABLE check_.acked; DROP SCHEMA check_" >/dev/null
 same_as_rebuild bronze.events silver.events gold.accounts
