@@ -11,6 +11,12 @@
 # random, which print a line only when something is wrong; those may end
 # with status 0, when the fault is not reached or meets only the
 # checkpoint as the warehouse closes, which DuckDB does not report).
+#
+# DuckDB only: the shim fails the file calls of the sluice process, and a
+# PostgreSQL warehouse's files are written by the server's own processes,
+# which it cannot reach (a full or failing disk there is the server's to
+# survive, and reaches sluice as a failed statement or a broken
+# connection).
 faultfs="$SLUICE_TOOLS/faultfs.so"
 # the shim is loaded ahead of the sanitizer runtime of a SAN build
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"

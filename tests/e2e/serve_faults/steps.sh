@@ -17,6 +17,12 @@
 # rows. At the end the live chain equals a rebuild from scratch. 10 loops
 # of 1,500 events, one line each (SLUICE_SLOW=1: then 40 more drawn at
 # random, which print a line only when something is wrong).
+#
+# DuckDB only: the shim fails the file calls of the sluice process, and a
+# PostgreSQL warehouse's files are written by the server's own processes,
+# which it cannot reach (a full or failing disk there is the server's to
+# survive, and reaches sluice as a failed statement or a broken
+# connection).
 faultfs="$SLUICE_TOOLS/faultfs.so"
 events=1500
 export SERVE_TOKEN=t0ken
