@@ -178,6 +178,7 @@ static int index_landing(struct wh *w, const struct project *p, struct sl_err *e
 
 int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *err)
 {
+	struct arena *a = arena_new(NULL);
 	struct buf sql = BUF_INIT;
 	int rc = 0;
 
@@ -194,7 +195,7 @@ int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *er
 		buf_adds(&sql, " (");
 		for (size_t c = 0; c < s->ncolumns; c++) {
 			buf_add_sql_ident(&sql, s->columns[c].name);
-			buf_addf(&sql, " %s, ", s->columns[c].type);
+			buf_addf(&sql, " %s, ", wh_sql_declared_type(w, a, s->columns[c].type));
 		}
 		buf_addf(&sql, "%s, _sluice_seq BIGINT);\n", kind_columns(s->kind));
 	}
@@ -209,6 +210,7 @@ int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *er
 		rc = rc ? rc : unlocked;
 	}
 	buf_release(&sql);
+	arena_free(a);
 	return rc;
 }
 

@@ -331,6 +331,10 @@ static void pg_swap_in(struct wh *w, struct buf *sql, const char *schema, const 
 	buf_release(&rename);
 }
 
+/* The quote around a view's query in the block that replaces it; a query
+ * that holds it is replaced the plain way. */
+#define VIEW_TAG "$sluice_view$"
+
 static void pg_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
 			  const char *name, const char *query)
 {
@@ -341,8 +345,17 @@ static void pg_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, c
 		wh_sql_qualified(&target, schema, name);
 	else
 		wh_sql_ident(&target, name);
-	/* a view keeps the views that read it when its columns stay */
-	if (what == WH_VIEW)
+	/* a view keeps the views that read it when its columns stay; one
+	 * whose columns change (PostgreSQL refuses to replace it then) is
+	 * made anew, unless views read it: dropping it is refused, naming
+	 * them */
+	if (what == WH_VIEW && !strstr(query, VIEW_TAG))
+		buf_addf(sql,
+			 "DO " VIEW_TAG " BEGIN CREATE OR REPLACE VIEW %s AS\n%s\n;\nEXCEPTION WHEN "
+			 "invalid_table_definition THEN DROP VIEW %s; CREATE VIEW %s AS\n%s\n; "
+			 "END " VIEW_TAG,
+			 target.buf, query, target.buf, target.buf, query);
+	else if (what == WH_VIEW)
 		buf_addf(sql, "CREATE OR REPLACE VIEW %s AS\n%s", target.buf, query);
 	else
 		buf_addf(sql, "DROP TABLE IF EXISTS %s;\nCREATE %sTABLE %s AS\n%s", target.buf,
@@ -394,6 +407,45 @@ static const char *pg_type(struct wh *w, enum wh_type t)
 
 	(void)w;
 	return names[t];
+}
+
+/* DuckDB's names that PostgreSQL lacks, each as the PostgreSQL type that
+ * holds all its values. */
+static const char *const duckdb_names[][2] = {
+	{ "DOUBLE", "DOUBLE PRECISION" }, { "FLOAT8", "DOUBLE PRECISION" },
+	{ "FLOAT", "REAL" },		  { "FLOAT4", "REAL" },
+	{ "TINYINT", "SMALLINT" },	  { "INT1", "SMALLINT" },
+	{ "INT16", "SMALLINT" },	  { "SHORT", "SMALLINT" },
+	{ "UTINYINT", "SMALLINT" },	  { "UINT8", "SMALLINT" },
+	{ "INT32", "INTEGER" },		  { "SIGNED", "INTEGER" },
+	{ "USMALLINT", "INTEGER" },	  { "UINT16", "INTEGER" },
+	{ "INT64", "BIGINT" },		  { "LONG", "BIGINT" },
+	{ "UINTEGER", "BIGINT" },	  { "UINT32", "BIGINT" },
+	{ "UBIGINT", "NUMERIC(20, 0)" },  { "UINT64", "NUMERIC(20, 0)" },
+	{ "HUGEINT", "NUMERIC(39, 0)" },  { "INT128", "NUMERIC(39, 0)" },
+	{ "UHUGEINT", "NUMERIC(39, 0)" }, { "UINT128", "NUMERIC(39, 0)" },
+	{ "BLOB", "BYTEA" },		  { "STRING", "TEXT" },
+	{ "LOGICAL", "BOOLEAN" },	  { "DATETIME", "TIMESTAMP" },
+};
+
+/* decl's base name (before any [] of a list), in any case, looked up;
+ * the list brackets are kept. */
+static const char *pg_declared_type(struct wh *w, struct arena *a, const char *decl)
+{
+	size_t len = strlen(decl), base;
+
+	(void)w;
+	while (len && decl[len - 1] == ' ')
+		len--;
+	base = len;
+	while (base >= 2 && decl[base - 2] == '[' && decl[base - 1] == ']')
+		base -= 2;
+	for (size_t i = 0; i < sizeof(duckdb_names) / sizeof(*duckdb_names); i++)
+		if (strlen(duckdb_names[i][0]) == base &&
+		    strncasecmp(decl, duckdb_names[i][0], base) == 0)
+			return arena_sprintf(a, "%s%.*s", duckdb_names[i][1], (int)(len - base),
+					     decl + base);
+	return decl;
 }
 
 /* The statement is described, not run; the type names come from the
@@ -852,6 +904,7 @@ static const struct wh_ops pg_ops = {
 	.sql_try_cast = pg_try_cast,
 	.sql_matches = pg_matches,
 	.sql_type = pg_type,
+	.sql_declared_type = pg_declared_type,
 	.query_columns = pg_query_columns,
 	.sql_extreme_text = pg_extreme_text,
 	.sql_seq_kind = pg_seq_kind,

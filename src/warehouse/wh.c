@@ -671,6 +671,11 @@ const char *wh_sql_type(struct wh *w, enum wh_type t)
 	return w->ops->sql_type(w, t);
 }
 
+const char *wh_sql_declared_type(struct wh *w, struct arena *a, const char *decl)
+{
+	return w->ops->sql_declared_type ? w->ops->sql_declared_type(w, a, decl) : decl;
+}
+
 void wh_sql_min_text(struct wh *w, struct buf *sql, const char *expr, const char *type)
 {
 	w->ops->sql_extreme_text(w, sql, expr, type, false);

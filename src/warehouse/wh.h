@@ -252,6 +252,11 @@ void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char
 void wh_sql_matches(struct wh *w, struct buf *sql, const char *expr, const char *re);
 /* The warehouse's name for a type. */
 const char *wh_sql_type(struct wh *w, enum wh_type t);
+/* A column type declared in `sources:` (DuckDB's names, which
+ * src/warehouse/types.h reads) as this warehouse spells it: DOUBLE is
+ * DOUBLE PRECISION on PostgreSQL, UBIGINT a NUMERIC(20, 0). In arena a
+ * when it differs. */
+const char *wh_sql_declared_type(struct wh *w, struct arena *a, const char *decl);
 /* The least (greatest) value of the column expr as text, an aggregate.
  * type is the column's as wh_table_columns names it: not every warehouse
  * has a min and max for every type. */

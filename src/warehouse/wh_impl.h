@@ -36,6 +36,8 @@ struct wh_ops {
 	void (*sql_try_cast)(struct wh *w, struct buf *sql, const char *expr, const char *type);
 	void (*sql_matches)(struct wh *w, struct buf *sql, const char *expr, const char *re);
 	const char *(*sql_type)(struct wh *w, enum wh_type t);
+	/* NULL: declared types are the warehouse's own */
+	const char *(*sql_declared_type)(struct wh *w, struct arena *a, const char *decl);
 	int (*query_columns)(struct wh *w, struct arena *a, const char *query,
 			     struct wh_column **cols, size_t *n, struct sl_err *err);
 	/* greatest: the max, not the min */

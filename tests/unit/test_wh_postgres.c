@@ -262,6 +262,34 @@ static void test_swap_in_keeps_views(void **state)
 	buf_release(&sql);
 }
 
+/* A view is replaced in place while its columns stay (views that read it
+ * keep reading it), and made anew when they change; with a view reading
+ * it, that is refused and the old one stays. */
+static void test_view_replaced_whatever_its_columns(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT;
+
+	exec(f->w, "CREATE SCHEMA d");
+	wh_sql_replace_as(f->w, &sql, WH_VIEW, "d", "v", "SELECT 1 AS a, 2 AS b");
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
+	buf_reset(&sql);
+	wh_sql_replace_as(f->w, &sql, WH_VIEW, "d", "v", "SELECT 'x' AS c");
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
+	assert_string_equal(query_str(f->w, f->a, "SELECT c FROM d.v"), "x");
+	exec(f->w, "CREATE VIEW d.w AS SELECT c FROM d.v");
+	buf_reset(&sql);
+	wh_sql_replace_as(f->w, &sql, WH_VIEW, "d", "v", "SELECT 'y' AS c");
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
+	assert_string_equal(query_str(f->w, f->a, "SELECT c FROM d.w"), "y");
+	buf_reset(&sql);
+	wh_sql_replace_as(f->w, &sql, WH_VIEW, "d", "v", "SELECT 3 AS n");
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), SL_E_SQL);
+	assert_non_null(strstr(f->err.msg, "depend"));
+	assert_string_equal(query_str(f->w, f->a, "SELECT c FROM d.w"), "y");
+	buf_release(&sql);
+}
+
 /* The file reader of a warehouse that reads no CSV in SQL: CRLF rows, a
  * blank line, a quoted line break; a row with a field too many names its
  * line. */
@@ -302,6 +330,7 @@ int main(void)
 		T(test_second_connection_and_relations),
 		T(test_refusals_name_their_reason),
 		T(test_swap_in_keeps_views),
+		T(test_view_replaced_whatever_its_columns),
 		T(test_csv_reader),
 		DIALECT_CASES(T),
 #undef T

@@ -298,9 +298,34 @@ static void test_created_rows_counted(void **state)
 	assert_int_equal(rows, 1);
 }
 
+/* Types declared in DuckDB's names make columns on every warehouse that
+ * hold what DuckDB's would: the largest UBIGINT, a HUGEINT, a DOUBLE; a
+ * TINYINT list is a list. */
+static void test_declared_types(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT;
+
+	buf_addf(&sql, "CREATE SCHEMA d; CREATE TABLE d.ty (u %s, h %s, l %s, x %s)",
+		 wh_sql_declared_type(f->w, f->a, "UBIGINT"),
+		 wh_sql_declared_type(f->w, f->a, "hugeint"),
+		 wh_sql_declared_type(f->w, f->a, "TINYINT[]"),
+		 wh_sql_declared_type(f->w, f->a, "DOUBLE"));
+	exec(f->w, sql.buf);
+	exec(f->w, "INSERT INTO d.ty VALUES (18446744073709551615, "
+		   "-170141183460469231731687303715884105728, NULL, 1.5)");
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT concat_ws('|', u, h, coalesce(l[1], 7), "
+				      "CAST(x * 2 AS INTEGER)) FROM d.ty"),
+			    "18446744073709551615|-170141183460469231731687303715884105728|7|3");
+	/* its own names are kept */
+	assert_string_equal(wh_sql_declared_type(f->w, f->a, "BIGINT"), "BIGINT");
+	buf_release(&sql);
+}
+
 #define DIALECT_CASES(T)                                                                   \
 	T(test_dialect_statements), T(test_dialect_min_max_text), T(test_seq_kinds),            \
 		T(test_dialect_by_name), T(test_load_csv), T(test_appender_lists),                \
-		T(test_created_rows_counted)
+		T(test_created_rows_counted), T(test_declared_types)
 
 #endif
