@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_pg.h"
 
 #include "core/arena.h"
 #include "core/err.h"
@@ -31,19 +32,6 @@ struct fx {
 	struct sl_err err;
 };
 
-static struct wh *connection(void)
-{
-	const char *dsn = getenv("SLUICE_TEST_PG");
-	struct sl_err err = SL_ERR_INIT;
-	struct wh *w = NULL;
-
-	if (!dsn || !*dsn)
-		fail_msg("SLUICE_TEST_PG is not set: tests/run.sh starts the server and sets it");
-	if (wh_open_postgres(dsn, &w, &err))
-		fail_msg("%s", err.msg);
-	return w;
-}
-
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
@@ -63,8 +51,8 @@ static int setup(void **state)
 		    "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
 		    "SELECT id, _sluice_seq FROM landing.b\n");
 	f->p = fixture_load_valid(f->a, f->root);
-	f->w = connection();
-	f->other = connection();
+	f->w = fixture_pg_open();
+	f->other = fixture_pg_open();
 	assert_int_equal(wh_exec(f->w, "DROP SCHEMA IF EXISTS _sluice CASCADE", &f->err), 0);
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	*state = f;

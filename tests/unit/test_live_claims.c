@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_pg.h"
 
 #include "core/arena.h"
 #include "core/err.h"
@@ -50,10 +51,7 @@ static void sleep_ms(long ms)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	const char *dsn = getenv("SLUICE_TEST_PG");
 
-	if (!dsn || !*dsn)
-		fail_msg("SLUICE_TEST_PG is not set: tests/run.sh starts the server and sets it");
 	f->a = arena_new(NULL);
 	fixture_mkdtemp(f->root, "live-claims");
 	fixture_put(f->root, "sluice.yml",
@@ -69,8 +67,7 @@ static int setup(void **state)
 		    LIVE "SELECT order_id, _sluice_seq FROM landing.orders\n");
 	fixture_put(f->root, "models/gold/summary.sql", "SELECT count(*) AS n FROM gold.orders\n");
 	f->p = fixture_load_valid(f->a, f->root);
-	if (wh_open_postgres(dsn, &f->w, &f->err))
-		fail_msg("%s", f->err.msg);
+	f->w = fixture_pg_open();
 	assert_int_equal(wh_exec(f->w, "DROP SCHEMA IF EXISTS _sluice CASCADE", &f->err), 0);
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	*state = f;

@@ -12,6 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_pg.h"
+
 #include "core/err.h"
 #include "exec/lock.h"
 #include "warehouse/wh.h"
@@ -248,19 +250,6 @@ static void test_many_threads(void **state)
 }
 
 /* Between processes: connections to one PostgreSQL server. */
-static struct wh *pg_connection(void)
-{
-	const char *dsn = getenv("SLUICE_TEST_PG");
-	struct sl_err err = SL_ERR_INIT;
-	struct wh *w = NULL;
-
-	if (!dsn || !*dsn)
-		fail_msg("SLUICE_TEST_PG is not set: tests/run.sh starts the server and sets it");
-	if (wh_open_postgres(dsn, &w, &err))
-		fail_msg("%s", err.msg);
-	return w;
-}
-
 struct remote {
 	pthread_t t;
 	struct wh *w;
@@ -293,7 +282,7 @@ static void other_process_builds(struct wh *other, const char *model)
 
 static void test_processes_exclude_each_other(void **state)
 {
-	struct wh *other = pg_connection(), *w = pg_connection();
+	struct wh *other = fixture_pg_open(), *w = fixture_pg_open();
 	struct remote rm = { .w = w, .model = "silver.orders" };
 	struct timespec pause = { 0, 100 * 1000 * 1000 };
 	bool got;
@@ -327,7 +316,7 @@ static void test_processes_exclude_each_other(void **state)
 
 static void test_dead_process_lets_go(void **state)
 {
-	struct wh *other = pg_connection(), *w = pg_connection();
+	struct wh *other = fixture_pg_open(), *w = fixture_pg_open();
 	bool got;
 
 	(void)state;

@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_pg.h"
 #include "fixture_sql.h"
 
 #include "core/arena.h"
@@ -31,15 +32,6 @@ struct fx {
 	struct wh *w;
 	struct sl_err err;
 };
-
-static const char *dsn(void)
-{
-	const char *d = getenv("SLUICE_TEST_PG");
-
-	if (!d || !*d)
-		fail_msg("SLUICE_TEST_PG is not set: tests/run.sh starts the server and sets it");
-	return d;
-}
 
 static int setup(void **state)
 {
@@ -69,7 +61,7 @@ static struct fx *dialect_open(void **state)
 {
 	struct fx *f = *state;
 
-	if (wh_open_postgres(dsn(), &f->w, &f->err))
+	if (wh_open_postgres(fixture_pg_dsn(), &f->w, &f->err))
 		fail_msg("%s", f->err.msg);
 	return f;
 }
@@ -231,7 +223,7 @@ static void test_refusals_name_their_reason(void **state)
 	assert_int_equal(wh_open_postgres("host=/nonexistent-sluice-dir port=5432", &w, &f->err),
 			 SL_E_IO);
 	assert_non_null(strstr(f->err.msg, "cannot connect to PostgreSQL"));
-	snprintf(bad, sizeof(bad), "%s dbname=no_such_database_here", dsn());
+	snprintf(bad, sizeof(bad), "%s dbname=no_such_database_here", fixture_pg_dsn());
 	assert_int_equal(wh_open_postgres(bad, &w, &f->err), SL_E_IO);
 	assert_non_null(strstr(f->err.msg, "no_such_database_here"));
 	assert_null(w);

@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixture_pg.h"
+
 #include "core/err.h"
 #include "warehouse/wh.h"
 
@@ -25,25 +27,12 @@ struct fx {
 	struct sl_err err;
 };
 
-static struct wh *connection(void)
-{
-	const char *dsn = getenv("SLUICE_TEST_PG");
-	struct sl_err err = SL_ERR_INIT;
-	struct wh *w = NULL;
-
-	if (!dsn || !*dsn)
-		fail_msg("SLUICE_TEST_PG is not set: tests/run.sh starts the server and sets it");
-	if (wh_open_postgres(dsn, &w, &err))
-		fail_msg("%s", err.msg);
-	return w;
-}
-
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	f->a = connection();
-	f->b = connection();
+	f->a = fixture_pg_open();
+	f->b = fixture_pg_open();
 	if (wh_exec(f->a, "DROP TABLE IF EXISTS shared_t; CREATE TABLE shared_t (k INT PRIMARY "
 			  "KEY, v INT); INSERT INTO shared_t VALUES (1, 10)",
 		    &f->err))
