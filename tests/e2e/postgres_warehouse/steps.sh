@@ -17,6 +17,9 @@ PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt -c "DROP 
 	-c "CREATE DATABASE e2e_postgres_warehouse" 2>&1
 export SHOP_PG="$SLUICE_TEST_PG dbname=e2e_postgres_warehouse"
 
+note credentials the server refuses are named, with its reason
+(export SHOP_PG="$SHOP_PG user=no_such_role"; sl run) | sed -E 's#"[^"]*/\.s\.PGSQL\.[0-9]+"#"<the test server>"#'
+
 note tables, a view and an incremental model build on PostgreSQL
 sl run
 q "SELECT * FROM gold.by_country ORDER BY country"
