@@ -1,6 +1,11 @@
 # Mistakes in sluice.yml: each is reported as file:line:col with a hint,
 # every problem of the file at once, and no command creates or changes
 # anything while the settings are broken.
+# the settings fixed: the project's name, and on PostgreSQL its warehouse
+fixed_settings() {
+	echo "name: shop" >sluice.yml
+	! is_postgres || echo "warehouse: {type: postgres, dsn_env: SLUICE_E2E_PG}" >>sluice.yml
+}
 show() {
 	echo "--- $1"
 	cat -n "$1"
@@ -84,9 +89,9 @@ sl plan
 ls
 
 note with the settings fixed the project builds
-echo "name: shop" >sluice.yml
+fixed_settings
 sl run
-sha256sum warehouse.duckdb >before.sha
+warehouse_saved before.sha
 
 note broken again: a run refuses and the warehouse file is untouched
 cat >sluice.yml <<'YML'
@@ -94,6 +99,6 @@ name: shop
 live: {enabled: maybe}
 YML
 sl run
-sha256sum -c before.sha
-echo "name: shop" >sluice.yml
+fixed_settings
+warehouse_unchanged before.sha
 q "SELECT name, build_count FROM _sluice.models"
