@@ -35,6 +35,7 @@ reader() {
 }
 
 note the first build
+mkdir -p models/gold
 model 0 >models/gold/t.sql
 sl run
 
