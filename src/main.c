@@ -35,6 +35,8 @@ const struct cli_command cli_commands[] = {
 	  "run the server: webhook ingest, pollers, the live runner and the HTTP API" },
 	{ "poll", cli_poll, COMMON | CLI_F_ONCE, 1, "NAME [--once]",
 	  "poll one API source in the foreground, or once with --once" },
+	{ "cdc", cli_cdc, COMMON | CLI_F_ONCE, 1, "NAME [--once]",
+	  "land the changes of a postgres_cdc source's slot in the foreground" },
 	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
 	  "judge freshness: live models by lag, batch models by what a run would build" },
 	{ "sql", cli_sql, COMMON | CLI_F_JSON, 1, "QUERY [--json]",
@@ -69,6 +71,9 @@ void cli_print_usage(const struct cli_command *c)
 		printf("  --dot               print Graphviz DOT\n");
 	if ((c->flags & CLI_F_ONCE) && strcmp(c->name, "poll") == 0)
 		printf("  --once              poll once; exit 0 when the page landed\n");
+	else if ((c->flags & CLI_F_ONCE) && strcmp(c->name, "cdc") == 0)
+		printf("  --once              land what the source had written when it started; "
+		       "exit 0\n");
 	else if (c->flags & CLI_F_ONCE)
 		printf("  --once              run one cycle; exit 0 when every live model is caught "
 		       "up\n");

@@ -12,6 +12,8 @@
 
 struct arena;
 struct project;
+struct project_cfg;
+struct source_cfg;
 struct sl_err;
 struct sqlparse;
 struct wh;
@@ -92,6 +94,11 @@ int cli_session_connect(struct cli_session *s, struct sl_err *err);
  * process instead (sl_exit_suspect). */
 void cli_session_close(struct cli_session *s);
 
+/* The source of kind ("poll", "postgres_cdc") called name in cfg, or NULL
+ * once the problem is printed to stderr (hint when there is none of the
+ * kind at all). */
+const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const char *name,
+					 const char *kind, const char *hint);
 /* Prints an error value as "sluice: message" (with its context lines). */
 void cli_print_err(const struct sl_err *err);
 /* Prints a result as an aligned text table. */

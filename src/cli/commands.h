@@ -21,6 +21,7 @@ int cli_live(struct cli_args *args);
 int cli_check(struct cli_args *args);
 int cli_serve(struct cli_args *args);
 int cli_poll(struct cli_args *args);
+int cli_cdc(struct cli_args *args);
 int cli_help(struct cli_args *args);
 
 #endif

@@ -9,7 +9,6 @@
 #include "state/state.h"
 #include "core/arena.h"
 #include "core/err.h"
-#include "core/suggest.h"
 #include "core/units.h"
 #include "ingest/poll.h"
 #include "ingest/writer.h"
@@ -42,46 +41,6 @@ static void nap(int64_t ms)
 		nanosleep(&ts, NULL);
 		ms -= 100;
 	}
-}
-
-/* The poll source called name, or NULL once the problem is printed. */
-static const struct source_cfg *find_source(const struct project_cfg *cfg, const char *name)
-{
-	const char **names = calloc(cfg->nsources + 1, sizeof(char *));
-	const struct source_cfg *found = NULL;
-	bool other = false;
-	const char *near;
-	size_t n = 0;
-
-	if (!names)
-		abort();
-	for (size_t i = 0; i < cfg->nsources; i++) {
-		const struct source_cfg *src = &cfg->sources[i];
-		bool poll = src->kind && strcmp(src->kind, "poll") == 0;
-
-		if (poll)
-			names[n++] = src->name;
-		if (strcmp(src->name, name) != 0)
-			continue;
-		if (poll) {
-			found = src;
-		} else {
-			fprintf(stderr, "sluice: source '%s' is a %s source, not a poll source\n",
-				name, src->kind ? src->kind : "kindless");
-			other = true;
-		}
-	}
-	if (!found && !other) {
-		near = suggest_nearest(name, names);
-		fprintf(stderr, "sluice: no poll source '%s' in sluice.yml\n", name);
-		if (near)
-			fprintf(stderr, "  hint: did you mean '%s'?\n", near);
-		else if (!n)
-			fprintf(stderr, "  hint: declare one under sources: with kind: poll and a "
-					"url\n");
-	}
-	free(names);
-	return found;
 }
 
 static void warehouse_failed(void *ctx, const struct sl_err *err)
@@ -171,7 +130,8 @@ int cli_poll(struct cli_args *args)
 	rc = cli_session_open(&s, args, args->once ? CLI_OPEN_WRITE : CLI_OPEN_NONE, true);
 	if (rc)
 		return rc;
-	src = find_source(&s.project->cfg, args->pos[0]);
+	src = cli_find_source(&s.project->cfg, args->pos[0], "poll",
+			      "declare one under sources: with kind: poll and a url");
 	if (!src || poller_new(src, &p, &err)) {
 		if (src)
 			cli_print_err(&err);

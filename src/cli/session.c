@@ -7,6 +7,7 @@
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"
+#include "core/suggest.h"
 #include "live/advance.h"
 #include "project/dag.h"
 #include "project/inputs.h"
@@ -266,4 +267,43 @@ void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
 		fputc('\n', out);
 	}
 	free(width);
+}
+
+const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const char *name,
+					const char *kind, const char *hint)
+{
+	const char **names = calloc(cfg->nsources + 1, sizeof(char *));
+	const struct source_cfg *found = NULL;
+	bool other = false;
+	const char *near;
+	size_t n = 0;
+
+	if (!names)
+		abort();
+	for (size_t i = 0; i < cfg->nsources; i++) {
+		const struct source_cfg *src = &cfg->sources[i];
+		bool same = src->kind && strcmp(src->kind, kind) == 0;
+
+		if (same)
+			names[n++] = src->name;
+		if (strcmp(src->name, name) != 0)
+			continue;
+		if (same) {
+			found = src;
+		} else {
+			fprintf(stderr, "sluice: source '%s' is a %s source, not a %s source\n",
+				name, src->kind ? src->kind : "kindless", kind);
+			other = true;
+		}
+	}
+	if (!found && !other) {
+		near = suggest_nearest(name, names);
+		fprintf(stderr, "sluice: no %s source '%s' in sluice.yml\n", kind, name);
+		if (near)
+			fprintf(stderr, "  hint: did you mean '%s'?\n", near);
+		else if (!n)
+			fprintf(stderr, "  hint: %s\n", hint);
+	}
+	free(names);
+	return found;
 }

@@ -153,7 +153,7 @@ int live_advance_target(const struct project *p, const char *name, char *fqn, si
 static const char *kind_columns(const char *kind)
 {
 	if (strcmp(kind, "postgres_cdc") == 0)
-		return "op VARCHAR, lsn BIGINT, received_at TIMESTAMP, payload JSON";
+		return "op VARCHAR, lsn BIGINT, xid BIGINT, received_at TIMESTAMP, payload JSON";
 	if (strcmp(kind, "kafka") == 0)
 		return "_sluice_partition INTEGER, _sluice_offset BIGINT, _sluice_event_ts "
 		       "TIMESTAMP, _sluice_landed_at TIMESTAMP, payload JSON";

@@ -99,6 +99,7 @@ static const struct cfg_field source_fields[] = {
 	{ "topic", CFG_STR, SF(topic) },
 	{ "boundary", CFG_CHOICE, SF(boundary), boundary_modes },
 	{ "table", CFG_STR, SF(table) },
+	{ "create", CFG_BOOL, SF(create) },
 	{ NULL },
 };
 
@@ -165,14 +166,14 @@ static const struct cfg_field project_fields[] = {
 };
 
 /* The fields each source kind cannot work without. */
-#define NEEDS_MAX 2
+#define NEEDS_MAX 3
 static const struct {
 	const char *kind;
 	const char *needs[NEEDS_MAX];
 } source_needs[] = {
 	{ "poll", { "url" } },
 	{ "kafka", { "brokers", "topic" } },
-	{ "postgres_cdc", { "dsn_env" } },
+	{ "postgres_cdc", { "dsn_env", "slot", "publication" } },
 	{ "adopted", { "table", "cursor" } },
 };
 
@@ -689,10 +690,103 @@ static void cfg_poll_check(struct cfg_loader *ld, yaml_node_t *map, struct sourc
 			  "invalid cursor '%s' for '%s'", src->cursor, path);
 }
 
+/* A PostgreSQL name sluice writes into its commands unquoted: a
+ * replication slot's name is lowercase letters, digits and '_' only. */
+static bool cfg_pg_name_ok(const char *s, bool lower)
+{
+	if (strlen(s) > 63 || !cfg_ident_ok(s))
+		return false;
+	for (; lower && *s; s++)
+		if (isupper((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* "schema.name" or "name", each a plain identifier. */
+static bool cfg_pg_table_ok(const char *s)
+{
+	const char *dot = strchr(s, '.');
+	char schema[64];
+
+	if (!dot)
+		return cfg_pg_name_ok(s, false);
+	if ((size_t)(dot - s) >= sizeof(schema))
+		return false;
+	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - s), s);
+	return cfg_pg_name_ok(schema, false) && cfg_pg_name_ok(dot + 1, false);
+}
+
+static void cfg_cdc_check(struct cfg_loader *ld, yaml_node_t *map, struct source_cfg *src)
+{
+	const char *path = cfg_path(ld, "sources", src->name);
+
+	if (src->slot && !cfg_pg_name_ok(src->slot, true))
+		cfg_error(ld, cfg_source_node(ld, map, "slot", true),
+			  "use lowercase letters, digits and '_', at most 63",
+			  "invalid slot '%s' for '%s.slot'", src->slot, path);
+	if (src->publication && !cfg_pg_name_ok(src->publication, false))
+		cfg_error(ld, cfg_source_node(ld, map, "publication", true),
+			  "use letters, digits and '_', at most 63",
+			  "invalid publication '%s' for '%s.publication'", src->publication, path);
+	if (src->table && !cfg_pg_table_ok(src->table))
+		cfg_error(ld, cfg_source_node(ld, map, "table", true),
+			  "write the source table as schema.name, e.g. public.orders",
+			  "invalid table '%s' for '%s.table'", src->table, path);
+	else if (!src->table)
+		src->table = arena_sprintf(ld->a, "public.%s", src->name);
+	if (src->ncolumns)
+		cfg_error(ld, cfg_source_node(ld, map, "columns", false),
+			  "read the values from payload in a model",
+			  "'columns' does not apply to postgres_cdc source '%s': each change lands "
+			  "as its row's payload JSON", src->name);
+}
+
+/* Sources that share a slot are one consumer: one server, one publication. */
+static void cfg_slots_check(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg)
+{
+	for (size_t i = 0; i < cfg->nsources; i++) {
+		const struct source_cfg *s = &cfg->sources[i];
+
+		if (!s->kind || strcmp(s->kind, "postgres_cdc") || !s->slot)
+			continue;
+		for (size_t k = 0; k < i; k++) {
+			const struct source_cfg *o = &cfg->sources[k];
+			yaml_node_t *at = cfg_source_node(ld, map, s->name, false);
+			const char *what = NULL;
+
+			if (!o->kind || strcmp(o->kind, "postgres_cdc") || !o->slot ||
+			    strcmp(o->slot, s->slot))
+				continue;
+			if (!o->dsn_env || !s->dsn_env || strcmp(o->dsn_env, s->dsn_env))
+				what = "dsn_env";
+			else if (!o->publication || !s->publication ||
+				 strcmp(o->publication, s->publication))
+				what = "publication";
+			else if (o->create != s->create)
+				what = "create";
+			else if (o->table && s->table && !strcmp(o->table, s->table))
+				what = "table";
+			if (!what)
+				continue;
+			if (strcmp(what, "table") == 0)
+				cfg_error(ld, at, "give each source of the slot a table of its own",
+					  "sources '%s' and '%s' share slot '%s' and table '%s'",
+					  o->name, s->name, s->slot, s->table);
+			else
+				cfg_error(ld, at, "sources of one slot are read by one consumer",
+					  "source '%s' shares slot '%s' with '%s' but not its '%s'",
+					  s->name, s->slot, o->name, what);
+			break;
+		}
+	}
+}
+
 static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_t *map,
 			     struct source_cfg *src)
 {
 	bool poll = src->kind && !strcmp(src->kind, "poll");
+	bool cdc = src->kind && !strcmp(src->kind, "postgres_cdc");
+	yaml_node_t *n;
 
 	if (src->interval_ms < 0)
 		src->interval_ms = poll ? 30000 : 0;
@@ -700,6 +794,11 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 		src->timeout_ms = poll ? 30000 : 0;
 	if (poll)
 		cfg_poll_check(ld, map, src);
+	if (cdc)
+		cfg_cdc_check(ld, map, src);
+	else if (src->kind && (n = cfg_source_node(ld, map, "create", false)))
+		cfg_error(ld, n, NULL, "'create' applies to postgres_cdc sources only, not to %s "
+			  "source '%s'", src->kind, src->name);
 	for (size_t i = 0; src->kind && !poll && poll_only[i]; i++) {
 		yaml_node_t *n = cfg_source_node(ld, map, poll_only[i], false);
 
@@ -763,6 +862,7 @@ static void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct pro
 			cfg_map_walk(ld, val, path, source_fields, src);
 		cfg_source_check(ld, key, val, src);
 	}
+	cfg_slots_check(ld, map, cfg);
 }
 
 static void cfg_project_check(struct cfg_loader *ld, yaml_node_t *root, struct project_cfg *cfg)

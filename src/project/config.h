@@ -43,7 +43,12 @@ struct source_cfg {
 	struct cfg_header *headers;
 	size_t nheaders;
 	int64_t timeout_ms;
-	const char *brokers, *topic, *boundary, *table;
+	const char *brokers, *topic, *boundary;
+	/* adopted: the table followed. postgres_cdc: the source table
+	 * ("schema.name", default public.NAME) */
+	const char *table;
+	/* postgres_cdc: make the publication and the slot when missing */
+	bool create;
 };
 
 struct live_cfg {

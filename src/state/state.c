@@ -62,6 +62,11 @@ static const char *const migrations[] = {
 	"NULL);\n"
 	"CREATE TABLE _sluice.live_claims (grp VARCHAR PRIMARY KEY, runner VARCHAR NOT NULL, "
 	"until_ms BIGINT NOT NULL);\n",
+	/* 7: a postgres_cdc slot's commit LSN landed last (stored with the
+	 * rows of its transaction) and the LSN confirmed to the server (stored
+	 * before it is sent) */
+	"CREATE TABLE _sluice.cdc_slots (slot VARCHAR PRIMARY KEY, landed_lsn BIGINT NOT NULL, "
+	"confirmed_lsn BIGINT NOT NULL);\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

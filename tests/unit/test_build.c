@@ -623,8 +623,9 @@ static void test_state_refuses_newer(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 2);
 }
 
-/* What layouts before 6 lack: the runners' claims. */
-#define DROP_CLAIMS "DROP TABLE _sluice.live_runners; DROP TABLE _sluice.live_claims;"
+/* What layouts before 7 lack: the CDC slots; before 6: the runners' claims. */
+#define DROP_CDC_SLOTS "DROP TABLE _sluice.cdc_slots;"
+#define DROP_CLAIMS DROP_CDC_SLOTS "DROP TABLE _sluice.live_runners; DROP TABLE _sluice.live_claims;"
 
 /* A warehouse written by the first layout (batch builds only) gains the
  * live tables and keeps its rows. */
@@ -719,6 +720,25 @@ static void test_state_upgrades_to_checks(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(rows[0].build_count, 3);
 	assert_null(rows[0].checks);
+}
+
+/* A warehouse of the layout before CDC slots gains the table and keeps its
+ * live state. */
+static void test_state_upgrades_to_cdc_slots(void **state)
+{
+	struct fixture_db *f = *state;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f->w, DROP_CDC_SLOTS
+	     "INSERT INTO _sluice.live_sources VALUES ('landing.a', 4, 10, NULL, NULL);"
+	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (6, 'old', NULL)");
+	assert_null(kind_of(f, "_sluice", "cdc_slots"));
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"),
+			 STATE_VERSION);
+	assert_string_equal(kind_of(f, "_sluice", "cdc_slots"), "table");
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.cdc_slots"), 0);
+	assert_int_equal(query_int(f->w, "SELECT watermark FROM _sluice.live_sources"), 4);
 }
 
 static int record(struct fixture_db *f, const char *env, const struct state_model *row, bool exists)
@@ -894,6 +914,7 @@ int main(void)
 		T(test_state_upgrades_older),
 		T(test_state_upgrades_to_cursors),
 		T(test_state_upgrades_to_claims),
+		T(test_state_upgrades_to_cdc_slots),
 		T(test_state_upgrades_to_checks),
 		T(test_state_models),
 		T(test_state_cache),

@@ -454,15 +454,58 @@ static void test_source_requirements(void **state)
 				 "  ok: {kind: kafka, brokers: b, topic: t}\n"
 				 "  bad-name: {kind: webhook}\n"),
 			 SL_E_CONFIG);
-	assert_int_equal(f->diags.n, 6);
+	assert_int_equal(f->diags.n, 7);
 	diag_expect(f, "missing 'url' for poll source 'p'", 3, 3, NULL);
 	diag_expect(f, "missing 'brokers' for kafka source 'k'", 4, 3, NULL);
 	diag_expect(f, "missing 'topic' for kafka source 'k'", 4, 3, NULL);
 	diag_expect(f, "missing 'dsn_env' for postgres_cdc source 'c'", 5, 3, NULL);
+	diag_expect(f, "missing 'slot' for postgres_cdc source 'c'", 5, 3, NULL);
 	diag_expect(f, "missing 'table' for adopted source 'ad'", 6, 3, NULL);
 	diag_expect(f, "invalid source name 'bad-name'", 8, 3,
 		    "use letters, digits and '_', not starting with a digit");
 	assert_int_equal(f->cfg.nsources, 5);
+}
+
+static void test_cdc_keys(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  orders: {kind: postgres_cdc, dsn_env: D, slot: s1, publication: p1, "
+				 "create: true}\n"
+				 "  items: {kind: postgres_cdc, dsn_env: D, slot: s1, publication: p1, "
+				 "create: true, table: shop.line_items}\n"),
+			 0);
+	assert_string_equal(f->cfg.sources[0].table, "public.orders");
+	assert_true(f->cfg.sources[0].create);
+	assert_string_equal(f->cfg.sources[1].table, "shop.line_items");
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  a: {kind: postgres_cdc, dsn_env: D, slot: Bad-Slot, publication: p}\n"
+				 "  b: {kind: postgres_cdc, dsn_env: D, slot: s, publication: 'p q', "
+				 "table: 'x.y.z'}\n"
+				 "  c: {kind: postgres_cdc, dsn_env: E, slot: s, publication: 'p q'}\n"
+				 "  d: {kind: postgres_cdc, dsn_env: D, slot: t, publication: p, create: "
+				 "maybe,\n"
+				 "      columns: {id: BIGINT}}\n"
+				 "  w: {kind: webhook, create: true}\n"),
+			 SL_E_CONFIG);
+	diag_expect(f, "invalid slot 'Bad-Slot' for 'sources.a.slot'", 3, 45,
+		    "use lowercase letters, digits and '_', at most 63");
+	diag_expect(f, "invalid publication 'p q' for 'sources.b.publication'", 4, 61,
+		    "use letters, digits and '_', at most 63");
+	diag_expect(f, "invalid table 'x.y.z' for 'sources.b.table'", 4, 75,
+		    "write the source table as schema.name, e.g. public.orders");
+	diag_expect(f, "source 'c' shares slot 's' with 'b' but not its 'dsn_env'", 5, 3,
+		    "sources of one slot are read by one consumer");
+	diag_expect(f, "invalid boolean 'maybe' for 'sources.d.create'", 6, 72,
+		    "write true or false");
+	diag_expect(f, "'columns' does not apply to postgres_cdc source 'd': each change lands "
+		       "as its row's payload JSON", 7, 7, "read the values from payload in a model");
+	diag_expect(f, "'create' applies to postgres_cdc sources only, not to webhook source 'w'",
+		    8, 22, NULL);
 }
 
 static void test_poll_keys(void **state)
@@ -858,6 +901,7 @@ int main(void)
 		T(test_shapes),
 		T(test_source_kind),
 		T(test_source_requirements),
+		T(test_cdc_keys),
 		T(test_poll_keys),
 		T(test_poll_errors),
 		T(test_warehouse_and_replay),

@@ -352,7 +352,7 @@ static void test_sources_ensure(void **state)
 		    "sources:\n"
 		    "  orders: {kind: webhook, columns: {order_id: BIGINT, amount: DOUBLE}}\n"
 		    "  pings: {kind: webhook}\n"
-		    "  customers: {kind: postgres_cdc, dsn_env: PG_DSN}\n"
+		    "  customers: {kind: postgres_cdc, dsn_env: PG_DSN, slot: s, publication: p}\n"
 		    "  clicks: {kind: kafka, brokers: 'localhost:9092', topic: clicks}\n"
 		    "  legacy: {kind: adopted, table: raw.legacy, cursor: updated_at}\n");
 	fixture_put(f->root, "models/silver/x.sql", "SELECT 1 AS x\n");
@@ -369,7 +369,7 @@ static void test_sources_ensure(void **state)
 	assert_non_null(strstr(cols, "_sluice_seq BIGINT"));
 	/* the CDC landing convention */
 	assert_string_equal(columns_of(f, "landing", "customers"),
-			    "op VARCHAR, lsn BIGINT, received_at TIMESTAMP, payload JSON, "
+			    "op VARCHAR, lsn BIGINT, xid BIGINT, received_at TIMESTAMP, payload JSON, "
 			    "_sluice_seq BIGINT");
 	cols = columns_of(f, "landing", "clicks");
 	assert_non_null(strstr(cols, "payload JSON"));

@@ -1,0 +1,563 @@
+/*
+ * The postgres_cdc consumer's stream: the publication and the slot made
+ * sure of over a normal connection, START_REPLICATION over a
+ * replication=database one, every CopyData message decoded (pgoutput.h),
+ * a transaction's changes gathered from Begin to Commit and landed
+ * (pgcdc_land.c), and the standby status updates sent back. Never confirms
+ * an LSN the warehouse has not stored, and never lands a NULL for a value
+ * the server did not send.
+ */
+#include "ingest/pgcdc.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "ingest/pgoutput.h"
+#include "warehouse/wh.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How often a consumer that heard nothing tells the server it is alive,
+ * and how often an idle slot's WAL end is stored and confirmed. */
+#define STATUS_EVERY_US (10 * 1000 * 1000LL)
+#define IDLE_CONFIRM_EVERY_US (1000 * 1000LL)
+/* --once: how long a quiet stream waits before asking where the server is */
+#define PING_AFTER_MS 200
+
+struct stream {
+	const struct pgcdc_cfg *c;
+	const struct pgcdc_opts *o;
+	struct pgcdc_stats *st;
+	struct wh *w;
+	PGconn *repl;
+	struct pgoutput_cache *cache;
+	struct arena *msg_a, *txn_a, *land_a;
+	struct pgcdc_txn txn;
+	bool in_txn, skip, done;
+	uint64_t landed, confirmed, server_end;
+	int64_t last_status_us, last_idle_us;
+	struct buf payload;
+};
+
+static int pg_failed(PGconn *conn, const char *what, struct sl_err *err)
+{
+	const char *msg = PQerrorMessage(conn);
+	size_t n = strlen(msg);
+
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		n--;
+	return sl_err_set(err, SL_E_IO, "source database: %s: %.*s", what, (int)n, msg);
+}
+
+static int connect_source(const char *dsn, bool replication, PGconn **out, struct sl_err *err)
+{
+	const char *keys[] = { "dbname", "replication", "client_encoding", NULL };
+	const char *values[] = { dsn, replication ? "database" : NULL, "UTF8", NULL };
+	PGconn *conn;
+
+	if (!replication) {
+		keys[1] = "client_encoding";
+		values[1] = "UTF8";
+		keys[2] = NULL;
+	}
+	conn = PQconnectdbParams(keys, values, 1);
+	if (PQstatus(conn) != CONNECTION_OK) {
+		int rc = pg_failed(conn, "cannot connect", err);
+
+		PQfinish(conn);
+		return rc;
+	}
+	*out = conn;
+	return 0;
+}
+
+/* Runs sql with up to one text parameter; *res gets the result (may be
+ * NULL: cleared). */
+static int run(PGconn *conn, const char *sql, const char *param, ExecStatusType want,
+	       PGresult **res, struct sl_err *err)
+{
+	PGresult *r = param ? PQexecParams(conn, sql, 1, NULL, &param, NULL, NULL, 0)
+			    : PQexec(conn, sql);
+	int rc = 0;
+
+	if (res)
+		*res = NULL;
+	if (PQresultStatus(r) != want)
+		rc = pg_failed(conn, sql, err);
+	if (rc || !res)
+		PQclear(r);
+	else
+		*res = r;
+	return rc;
+}
+
+static int lsn_parse(const char *s, uint64_t *out)
+{
+	unsigned hi, lo;
+
+	if (!s || sscanf(s, "%X/%X", &hi, &lo) != 2)
+		return SL_E_PARSE;
+	*out = ((uint64_t)hi << 32) | lo;
+	return 0;
+}
+
+static void add_table(struct buf *b, const char *table)
+{
+	const char *dot = strchr(table, '.');
+	char schema[128];
+
+	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - table), table);
+	buf_add_sql_ident(b, schema);
+	buf_addch(b, '.');
+	buf_add_sql_ident(b, dot + 1);
+}
+
+static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	PGresult *r = NULL;
+	int rc = run(conn, "SELECT 1 FROM pg_publication WHERE pubname = $1", c->publication,
+		     PGRES_TUPLES_OK, &r, err);
+	bool have;
+
+	if (rc)
+		return rc;
+	have = PQntuples(r) > 0;
+	PQclear(r);
+	r = NULL;
+	if (!have && !c->create)
+		return sl_err_set(err, SL_E_NOTFOUND,
+				  "no publication '%s' on the source database\n"
+				  "  hint: set create: true under %s, or create it: CREATE "
+				  "PUBLICATION %s FOR TABLE %s",
+				  c->publication, c->setting, c->publication, c->tables[0].source);
+	if (!have) {
+		buf_adds(&sql, "CREATE PUBLICATION ");
+		buf_add_sql_ident(&sql, c->publication);
+		buf_adds(&sql, " FOR TABLE ");
+		for (size_t i = 0; i < c->ntables; i++) {
+			if (i)
+				buf_adds(&sql, ", ");
+			add_table(&sql, c->tables[i].source);
+		}
+		rc = run(conn, sql.buf, NULL, PGRES_COMMAND_OK, NULL, err);
+		buf_release(&sql);
+		if (rc)
+			return rc;
+	}
+	/* a table the publication leaves out would never send a change */
+	rc = run(conn,
+		 "SELECT schemaname || '.' || tablename FROM pg_publication_tables WHERE pubname "
+		 "= $1",
+		 c->publication, PGRES_TUPLES_OK, &r, err);
+	for (size_t i = 0; !rc && i < c->ntables; i++) {
+		bool found = false;
+
+		for (int k = 0; k < PQntuples(r) && !found; k++)
+			found = strcmp(PQgetvalue(r, k, 0), c->tables[i].source) == 0;
+		if (!found)
+			rc = sl_err_set(err, SL_E_NOTFOUND,
+					"publication '%s' does not publish %s (%s)\n"
+					"  hint: ALTER PUBLICATION %s ADD TABLE %s",
+					c->publication, c->tables[i].source, c->setting,
+					c->publication, c->tables[i].source);
+	}
+	if (r)
+		PQclear(r);
+	return rc;
+}
+
+/* Whether the slot exists; one of another plugin or database is refused. */
+static int find_slot(PGconn *conn, const struct pgcdc_cfg *c, bool *have, struct sl_err *err)
+{
+	PGresult *r;
+	int rc = run(conn,
+		     "SELECT plugin, database = current_database() FROM pg_replication_slots "
+		     "WHERE slot_name = $1",
+		     c->slot, PGRES_TUPLES_OK, &r, err);
+
+	if (rc)
+		return rc;
+	*have = PQntuples(r) > 0;
+	if (*have && (strcmp(PQgetvalue(r, 0, 0), "pgoutput") || strcmp(PQgetvalue(r, 0, 1), "t")))
+		rc = sl_err_set(err, SL_E_CONFIG,
+				"replication slot '%s' is not a pgoutput slot of this database "
+				"(plugin %s)\n  hint: name another slot under %s",
+				c->slot, PQgetvalue(r, 0, 0), c->setting);
+	else if (!*have && !c->create)
+		rc = sl_err_set(err, SL_E_NOTFOUND,
+				"no replication slot '%s' on the source database\n"
+				"  hint: set create: true under %s, or create it: SELECT "
+				"pg_create_logical_replication_slot('%s', 'pgoutput')",
+				c->slot, c->setting, c->slot);
+	PQclear(r);
+	return rc;
+}
+
+static int current_lsn(PGconn *conn, uint64_t *out, struct sl_err *err)
+{
+	PGresult *r;
+	int rc = run(conn, "SELECT pg_current_wal_lsn()::text", NULL, PGRES_TUPLES_OK, &r, err);
+
+	if (rc)
+		return rc;
+	if (lsn_parse(PQgetvalue(r, 0, 0), out))
+		rc = sl_err_set(err, SL_E_PARSE, "source database: unreadable LSN '%s'",
+				PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return rc;
+}
+
+/* The replication connection, the slot made when asked, the session's
+ * output settings (pgoutput.h), streaming from the stored position. */
+static int start_stream(struct stream *s, bool have_slot, struct sl_err *err)
+{
+	static const char *const settings[] = {
+		"SET DateStyle = ISO",	       "SET IntervalStyle = postgres",
+		"SET bytea_output = hex",      "SET extra_float_digits = 3",
+		"SET TimeZone = 'UTC'",
+	};
+	const struct pgcdc_cfg *c = s->c;
+	struct buf sql = BUF_INIT;
+	int rc = connect_source(c->dsn, true, &s->repl, err);
+
+	if (!rc)
+		rc = run(s->repl, "IDENTIFY_SYSTEM", NULL, PGRES_TUPLES_OK, NULL, err);
+	if (!rc && !have_slot) {
+		buf_adds(&sql, "CREATE_REPLICATION_SLOT ");
+		buf_add_sql_ident(&sql, c->slot);
+		buf_adds(&sql, " LOGICAL pgoutput NOEXPORT_SNAPSHOT");
+		rc = run(s->repl, sql.buf, NULL, PGRES_TUPLES_OK, NULL, err);
+	}
+	for (size_t i = 0; !rc && i < sizeof(settings) / sizeof(*settings); i++)
+		rc = run(s->repl, settings[i], NULL, PGRES_COMMAND_OK, NULL, err);
+	if (!rc) {
+		buf_reset(&sql);
+		buf_adds(&sql, "START_REPLICATION SLOT ");
+		buf_add_sql_ident(&sql, c->slot);
+		buf_addf(&sql, " LOGICAL %X/%X (proto_version '1', publication_names ",
+			 (unsigned)(s->landed >> 32), (unsigned)s->landed);
+		{
+			struct buf name = BUF_INIT;
+
+			buf_add_sql_ident(&name, c->publication);
+			buf_add_sql_str(&sql, name.buf);
+			buf_release(&name);
+		}
+		buf_adds(&sql, ")");
+		rc = run(s->repl, sql.buf, NULL, PGRES_COPY_BOTH, NULL, err);
+	}
+	buf_release(&sql);
+	return rc;
+}
+
+static int send_status(struct stream *s, bool reply, struct sl_err *err)
+{
+	uint8_t msg[PGOUTPUT_STATUS_LEN];
+	int64_t now = units_now_ms() * 1000 - PGOUTPUT_EPOCH_UNIX_US;
+
+	pgoutput_status_encode(msg, s->confirmed, s->confirmed, s->confirmed, now, reply);
+	if (PQputCopyData(s->repl, (const char *)msg, sizeof(msg)) != 1 || PQflush(s->repl))
+		return pg_failed(s->repl, "cannot send the status update", err);
+	s->last_status_us = units_mono_us();
+	return 0;
+}
+
+/* The index of rel in the slot's tables, or -1 for one of no source. */
+static int table_of(const struct pgcdc_cfg *c, const struct pgoutput_relation *rel)
+{
+	size_t nsp = strlen(rel->nspname);
+
+	for (size_t i = 0; i < c->ntables; i++) {
+		const char *t = c->tables[i].source;
+
+		if (strncmp(t, rel->nspname, nsp) == 0 && t[nsp] == '.' &&
+		    strcmp(t + nsp + 1, rel->relname) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* A value the server left out (TOAST, unchanged) that no old row brings:
+ * landing NULL would be a lie, so the consumer stops, naming it. */
+static int refuse_unchanged(struct stream *s, const struct pgoutput_relation *rel,
+			    const struct pgoutput_tuple *t, struct sl_err *err)
+{
+	struct pgoutput_tuple key = *t;
+	struct buf k = BUF_INIT;
+	const char *col = "?";
+	int rc;
+
+	for (uint16_t i = 0; i < t->ncols; i++)
+		if (t->values[i].kind == PGOUTPUT_UNCHANGED) {
+			col = rel->cols[i].name;
+			break;
+		}
+	key.kind = 'K';
+	if (pgoutput_tuple_json(&k, rel, &key, NULL, NULL, NULL))
+		buf_adds(&k, "(unknown)");
+	rc = sl_err_set(err, SL_E_INVALID,
+			"update of %s.%s key %s: column '%s' is an unchanged TOAST value the "
+			"server did not send, and no earlier copy is kept\n"
+			"  hint: ALTER TABLE %s.%s REPLICA IDENTITY FULL sends the old row with "
+			"every update",
+			rel->nspname, rel->relname, k.buf, col, rel->nspname, rel->relname);
+	buf_release(&k);
+	(void)s;
+	return rc;
+}
+
+static void push_row(struct stream *s, int table, char op, const char *payload, size_t len)
+{
+	struct pgcdc_row *r = ARENA_PUSH(s->txn_a, &s->txn.rows, &s->txn.nrows, &s->txn.cap);
+
+	r->table = (size_t)table;
+	r->op = op;
+	r->payload = arena_strndup(s->txn_a, payload, len);
+}
+
+static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
+{
+	const struct pgoutput_relation *rel = m->change.rel;
+	struct pgoutput_tuple t = m->kind == PGOUTPUT_DELETE ? m->change.old : m->change.new;
+	int table = table_of(s->c, rel);
+	char op = m->kind == PGOUTPUT_INSERT ? 'c' : m->kind == PGOUTPUT_UPDATE ? 'u' : 'd';
+	int rc;
+
+	if (table < 0 || s->skip)
+		return 0;
+	if (!t.kind)
+		return sl_err_set(err, SL_E_INVALID,
+				  "delete from %s.%s carries no key (REPLICA IDENTITY NOTHING)\n"
+				  "  hint: ALTER TABLE %s.%s REPLICA IDENTITY DEFAULT (with a "
+				  "primary key) or FULL",
+				  rel->nspname, rel->relname, rel->nspname, rel->relname);
+	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old))
+		return refuse_unchanged(s, rel, &t, err);
+	buf_reset(&s->payload);
+	rc = pgoutput_tuple_json(&s->payload, rel, &t, NULL, NULL, err);
+	if (rc) {
+		sl_err_context(err, "a change of %s.%s", rel->nspname, rel->relname);
+		return rc;
+	}
+	push_row(s, table, op, s->payload.buf, s->payload.len);
+	return 0;
+}
+
+static void on_truncate(struct stream *s, const struct pgoutput_msg *m)
+{
+	for (uint32_t i = 0; !s->skip && i < m->truncate.nrels; i++) {
+		int table = table_of(s->c, m->truncate.rels[i]);
+
+		if (table >= 0)
+			push_row(s, table, 't', "{}", 2);
+	}
+}
+
+static uint64_t max_lsn(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
+{
+	int64_t seq;
+	int rc = 0;
+
+	s->txn.end_lsn = m->commit.end_lsn;
+	if (s->skip) {
+		s->st->skipped++;
+	} else if (s->txn.nrows) {
+		rc = pgcdc_land(s->w, s->land_a, s->c, &s->txn, units_now_ms(), &seq, err);
+		arena_reset(s->land_a);
+		if (!rc) {
+			s->landed = s->txn.commit_lsn;
+			s->confirmed = max_lsn(s->confirmed, s->txn.end_lsn);
+			s->st->txns++;
+			s->st->rows += (int64_t)s->txn.nrows;
+			rc = send_status(s, false, err);
+		}
+	}
+	s->in_txn = false;
+	pgoutput_cache_forget(s->cache);
+	if (s->o->once && s->txn.end_lsn >= s->st->target_lsn)
+		s->done = true;
+	return rc;
+}
+
+static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct sl_err *err)
+{
+	struct pgoutput_msg m;
+	int rc = pgoutput_decode(s->cache, cp->data, cp->len, s->msg_a, &m, err);
+
+	if (rc)
+		return rc;
+	switch (m.kind) {
+	case PGOUTPUT_BEGIN:
+		s->in_txn = true;
+		s->skip = m.begin.final_lsn <= s->landed;
+		arena_reset(s->txn_a);
+		s->txn = (struct pgcdc_txn){ .commit_lsn = m.begin.final_lsn, .xid = m.begin.xid };
+		/* committed after --once started: not this run's */
+		if (s->o->once && !s->skip && m.begin.final_lsn >= s->st->target_lsn)
+			s->done = true;
+		break;
+	case PGOUTPUT_INSERT:
+	case PGOUTPUT_UPDATE:
+	case PGOUTPUT_DELETE:
+		rc = s->in_txn ? on_change(s, &m, err)
+			       : sl_err_set(err, SL_E_PARSE, "a change outside a transaction");
+		break;
+	case PGOUTPUT_TRUNCATE:
+		on_truncate(s, &m);
+		break;
+	case PGOUTPUT_COMMIT:
+		rc = on_commit(s, &m, err);
+		break;
+	default:
+		break;
+	}
+	arena_reset(s->msg_a);
+	return rc;
+}
+
+/* Between transactions everything the server sent up to its WAL end has
+ * landed: confirm it, stored first, at most once a second. */
+static int confirm_idle(struct stream *s, bool now, struct sl_err *err)
+{
+	int rc;
+
+	if (s->in_txn || s->server_end <= s->confirmed ||
+	    (!now && units_mono_us() - s->last_idle_us < IDLE_CONFIRM_EVERY_US))
+		return 0;
+	rc = pgcdc_confirm_store(s->w, s->c->slot, s->server_end, err);
+	if (rc)
+		return rc;
+	s->last_idle_us = units_mono_us();
+	s->confirmed = s->server_end;
+	return send_status(s, false, err);
+}
+
+static int on_copy(struct stream *s, const char *buf, int len, struct sl_err *err)
+{
+	struct pgoutput_copy cp;
+	int rc = pgoutput_copy_decode(buf, (size_t)len, &cp, err);
+
+	if (rc)
+		return rc;
+	if (cp.kind == 'w')
+		return on_message(s, &cp, err);
+	s->server_end = max_lsn(s->server_end, cp.wal_end);
+	if (cp.reply_requested)
+		rc = send_status(s, false, err);
+	if (!rc)
+		rc = confirm_idle(s, false, err);
+	if (s->o->once && !s->in_txn && s->server_end >= s->st->target_lsn)
+		s->done = true;
+	return rc;
+}
+
+/* Nothing came for a while: --once asks the server where it is (it
+ * answers with a keepalive); otherwise, now and then, a status update
+ * keeps the connection from timing out. */
+static int on_quiet(struct stream *s, struct sl_err *err)
+{
+	if (s->o->once && !s->in_txn)
+		return send_status(s, true, err);
+	if (units_mono_us() - s->last_status_us >= STATUS_EVERY_US)
+		return send_status(s, false, err);
+	return 0;
+}
+
+static int stream_loop(struct stream *s, struct sl_err *err)
+{
+	int rc = 0;
+
+	while (!rc && !s->done && !(s->o->stop && *s->o->stop && !s->in_txn)) {
+		char *buf = NULL;
+		int n = PQgetCopyData(s->repl, &buf, 1);
+		struct pollfd pfd = { .fd = PQsocket(s->repl), .events = POLLIN };
+
+		if (n > 0) {
+			rc = on_copy(s, buf, n, err);
+			PQfreemem(buf);
+			continue;
+		}
+		if (n == -1) {
+			PGresult *r = PQgetResult(s->repl);
+
+			rc = PQresultStatus(r) == PGRES_COMMAND_OK
+				     ? sl_err_set(err, SL_E_IO, "source database: the server ended the "
+								"replication stream")
+				     : pg_failed(s->repl, "replication stream", err);
+			PQclear(r);
+			break;
+		}
+		if (n == -2) {
+			rc = pg_failed(s->repl, "replication stream", err);
+			break;
+		}
+		n = poll(&pfd, 1, s->o->once ? PING_AFTER_MS : 1000);
+		if (n < 0 && errno != EINTR)
+			rc = sl_err_set(err, SL_E_IO, "source database: poll: %s", strerror(errno));
+		else if (n == 0)
+			rc = on_quiet(s, err);
+		if (!rc && n > 0 && !PQconsumeInput(s->repl))
+			rc = pg_failed(s->repl, "replication stream", err);
+	}
+	if (!rc)
+		rc = confirm_idle(s, true, err);
+	return rc;
+}
+
+int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *opts,
+	      struct pgcdc_stats *st, struct sl_err *err)
+{
+	struct stream s = { .c = c, .o = opts, .st = st, .w = w, .payload = BUF_INIT };
+	struct pgcdc_slot_state stored;
+	PGconn *conn = NULL;
+	bool have_slot = false;
+	int rc;
+
+	*st = (struct pgcdc_stats){ 0 };
+	rc = pgcdc_slot_read(w, c->slot, &stored, err);
+	if (!rc)
+		rc = connect_source(c->dsn, false, &conn, err);
+	if (!rc)
+		rc = ensure_publication(conn, c, err);
+	if (!rc)
+		rc = find_slot(conn, c, &have_slot, err);
+	if (!rc && opts->once)
+		rc = current_lsn(conn, &st->target_lsn, err);
+	if (conn)
+		PQfinish(conn);
+	if (rc)
+		return rc;
+	s.landed = stored.landed;
+	s.confirmed = max_lsn(stored.confirmed, stored.landed);
+	s.cache = pgoutput_cache_new();
+	s.msg_a = arena_new(NULL);
+	s.txn_a = arena_new(NULL);
+	s.land_a = arena_new(NULL);
+	s.last_status_us = s.last_idle_us = units_mono_us();
+	rc = start_stream(&s, have_slot, err);
+	if (!rc)
+		rc = stream_loop(&s, err);
+	st->landed_lsn = s.landed;
+	st->confirmed_lsn = s.confirmed;
+	if (s.repl)
+		PQfinish(s.repl);
+	buf_release(&s.payload);
+	arena_free(s.msg_a);
+	arena_free(s.txn_a);
+	arena_free(s.land_a);
+	pgoutput_cache_free(s.cache);
+	return rc;
+}

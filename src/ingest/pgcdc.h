@@ -1,0 +1,113 @@
+/*
+ * The postgres_cdc consumer: one replication slot of a source database,
+ * read over libpq (replication=database, pgoutput protocol 1) and landed
+ * in the landing tables of the sources that share the slot.
+ *
+ * Invariants:
+ * - One source transaction lands in one warehouse transaction with one
+ *   sequence, across every landing table it touches, together with the
+ *   advance of each of them and the slot's row in _sluice.cdc_slots
+ *   (landed_lsn: its commit LSN).
+ * - The server is told an LSN is flushed only after the warehouse stored
+ *   it: a landed transaction's end after its commit, an idle slot's WAL end
+ *   after confirmed_lsn holds it. A crash at any point loses nothing: the
+ *   server sends again what was not confirmed.
+ * - A transaction whose commit LSN is at or below landed_lsn is skipped:
+ *   nothing lands twice.
+ * - A change that names a table none of the slot's sources declares lands
+ *   nothing (a shared publication may carry more tables).
+ */
+#ifndef SL_INGEST_PGCDC_H
+#define SL_INGEST_PGCDC_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+struct sl_err;
+struct wh;
+
+/* A source of the slot: the table read ("public.orders") and the landing
+ * table it lands in ("landing.orders"). */
+struct pgcdc_table {
+	const char *source;
+	const char *landing;
+};
+
+struct pgcdc_cfg {
+	const char *slot, *publication;
+	const char *dsn;     /* the source database's connection string */
+	const char *setting; /* "sources.orders", named in errors */
+	bool create;         /* make the publication and the slot when missing */
+	/* in landing-name order: a transaction locks its tables in this order */
+	const struct pgcdc_table *tables;
+	size_t ntables;
+};
+
+/* ---- landing (pgcdc_land.c) ---- */
+
+/* One change of a source transaction: the table (an index into
+ * pgcdc_cfg.tables), op c/u/d/t, and its payload JSON. */
+struct pgcdc_row {
+	size_t table;
+	char op;
+	const char *payload;
+};
+
+struct pgcdc_txn {
+	uint64_t commit_lsn, end_lsn;
+	uint32_t xid;
+	struct pgcdc_row *rows;
+	size_t nrows, cap;
+};
+
+/* What _sluice.cdc_slots holds for a slot (zeros when it has no row). */
+struct pgcdc_slot_state {
+	uint64_t landed, confirmed;
+};
+
+int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out,
+		    struct sl_err *err);
+
+/* Lands t in one transaction of its own: its rows (op, lsn = the commit
+ * LSN, xid, received_at = now_ms, payload, one sequence for all), the
+ * advance of each landing table it touched and the slot's row (landed_lsn
+ * = commit LSN, confirmed_lsn raised to the end LSN, which the caller
+ * sends after this returns 0). *seq gets the sequence (0 when t has no
+ * rows: then only the slot's row is written). The columns of the landing
+ * tables are read once, into a. Rolls back on error. */
+int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
+	       const struct pgcdc_txn *t, int64_t now_ms, int64_t *seq, struct sl_err *err);
+
+/* Stores lsn as the slot's confirmed_lsn (never lowering it), in a
+ * transaction of its own: before an idle slot's WAL end is confirmed. */
+int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_err *err);
+
+/* ---- the stream (pgcdc.c) ---- */
+
+struct pgcdc_stats {
+	int64_t txns, rows;   /* landed */
+	int64_t skipped;      /* transactions at or below landed_lsn */
+	uint64_t landed_lsn, confirmed_lsn;
+	uint64_t target_lsn;  /* --once: the server's WAL position at start */
+};
+
+struct pgcdc_opts {
+	/* stop once everything up to the server's WAL position at start
+	 * (pg_current_wal_lsn()) has landed */
+	bool once;
+	/* set by a signal handler: stop between transactions */
+	volatile sig_atomic_t *stop;
+};
+
+/* Runs the consumer of c's slot on w until opts->stop is set, the server
+ * ends the stream, an error, or (once) the start position is reached:
+ * checks (or with create, makes) the publication and the slot, resumes
+ * from the stored LSN, lands each transaction, confirms after each commit
+ * and answers keepalives. Returns 0 or an error; st is filled either way. */
+int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *opts,
+	      struct pgcdc_stats *st, struct sl_err *err);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * The postgres_cdc consumer's warehouse side: a decoded source transaction
+ * into its landing tables, with its sequence, its advances and the slot's
+ * LSNs, in one transaction. Never speaks to the source database, and never
+ * stores an LSN apart from the rows it accounts for.
+ */
+#include "ingest/pgcdc.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "live/advance.h"
+#include "warehouse/wh.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out,
+		    struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	*out = (struct pgcdc_slot_state){ 0 };
+	buf_adds(&sql, "SELECT landed_lsn, confirmed_lsn FROM _sluice.cdc_slots WHERE slot = ");
+	buf_add_sql_str(&sql, slot);
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	if (wh_result_nrows(r)) {
+		out->landed = strtoull(wh_result_value(r, 0, 0), NULL, 10);
+		out->confirmed = strtoull(wh_result_value(r, 0, 1), NULL, 10);
+	}
+	wh_result_free(r);
+	return 0;
+}
+
+/* The slot's row: landed (unless 0, kept) and confirmed raised to at
+ * least confirmed, in the caller's transaction. */
+static int slot_store(struct wh *w, const char *slot, uint64_t landed, uint64_t confirmed,
+		      struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t changed = 0;
+	int rc;
+
+	buf_adds(&sql, "UPDATE _sluice.cdc_slots SET ");
+	if (landed)
+		buf_addf(&sql, "landed_lsn = %" PRIu64 ", ", landed);
+	buf_addf(&sql, "confirmed_lsn = greatest(confirmed_lsn, %" PRIu64 ") WHERE slot = ",
+		 confirmed);
+	buf_add_sql_str(&sql, slot);
+	rc = wh_exec_count(w, sql.buf, &changed, err);
+	if (!rc && !changed) {
+		buf_reset(&sql);
+		buf_adds(&sql, "INSERT INTO _sluice.cdc_slots VALUES (");
+		buf_add_sql_str(&sql, slot);
+		buf_addf(&sql, ", %" PRIu64 ", %" PRIu64 ")", landed,
+			 confirmed > landed ? confirmed : landed);
+		rc = wh_exec(w, sql.buf, err);
+	}
+	buf_release(&sql);
+	return rc;
+}
+
+/* One landing table's rows of t, through an appender: each column by its
+ * name, typed columns of the source (none for postgres_cdc) NULL. */
+static int append_table(struct wh *w, struct arena *a, const struct pgcdc_table *tab, size_t ti,
+			const struct pgcdc_txn *t, const char *seq, const char *now,
+			int64_t *rows, struct sl_err *err)
+{
+	const char *dot = strchr(tab->landing, '.');
+	char schema[128], lsn[32], xid[16], op[2] = { 0 };
+	struct wh_column *cols;
+	struct wh_appender *ap = NULL;
+	const char **values;
+	size_t ncols;
+	int rc;
+
+	if (!dot || (size_t)(dot - tab->landing) >= sizeof(schema))
+		return sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", tab->landing);
+	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - tab->landing), tab->landing);
+	rc = wh_table_columns(w, a, schema, dot + 1, &cols, &ncols, err);
+	if (!rc && !ncols)
+		rc = sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", tab->landing);
+	if (!rc)
+		rc = wh_appender_open(w, schema, dot + 1, &ap, err);
+	if (rc)
+		return rc;
+	snprintf(lsn, sizeof(lsn), "%" PRIu64, t->commit_lsn);
+	snprintf(xid, sizeof(xid), "%" PRIu32, t->xid);
+	values = arena_alloc(a, ncols * sizeof(*values));
+	for (size_t i = 0; !rc && i < t->nrows; i++) {
+		const struct pgcdc_row *row = &t->rows[i];
+
+		if (row->table != ti)
+			continue;
+		op[0] = row->op;
+		for (size_t j = 0; j < ncols; j++) {
+			const char *name = cols[j].name;
+
+			values[j] = !strcmp(name, "op")		 ? op
+				    : !strcmp(name, "lsn")	 ? lsn
+				    : !strcmp(name, "xid")	 ? xid
+				    : !strcmp(name, "received_at") ? now
+				    : !strcmp(name, "payload")	 ? row->payload
+				    : !strcmp(name, "_sluice_seq") ? seq
+								   : NULL;
+		}
+		rc = wh_appender_row(ap, values, ncols, err);
+		(*rows)++;
+	}
+	if (!rc)
+		rc = wh_appender_flush(ap, err);
+	wh_appender_close(ap);
+	if (rc)
+		sl_err_context(err, "landing %s", tab->landing);
+	return rc;
+}
+
+static bool touches(const struct pgcdc_txn *t, size_t ti)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].table == ti)
+			return true;
+	return false;
+}
+
+int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
+	       const struct pgcdc_txn *t, int64_t now_ms, int64_t *seq, struct sl_err *err)
+{
+	char seqtext[32], now[32];
+	int rc = wh_begin(w, err);
+
+	*seq = 0;
+	/* in name order: two writers sharing tables never wait in a circle */
+	for (size_t i = 0; !rc && wh_shared(w) && i < c->ntables; i++)
+		if (touches(t, i))
+			rc = live_advance_lock(w, c->tables[i].landing, err);
+	if (!rc && t->nrows)
+		rc = live_next_seq(w, seq, err);
+	snprintf(seqtext, sizeof(seqtext), "%lld", (long long)*seq);
+	units_format_ts(now_ms, now, sizeof(now));
+	for (size_t i = 0; !rc && i < c->ntables; i++) {
+		struct live_advance adv = { .seq = *seq };
+
+		if (!touches(t, i))
+			continue;
+		rc = append_table(w, a, &c->tables[i], i, t, seqtext, now, &adv.rows, err);
+		if (!rc)
+			rc = live_advance_record(w, c->tables[i].landing, &adv, now_ms, err);
+	}
+	if (!rc)
+		rc = slot_store(w, c->slot, t->commit_lsn, t->end_lsn, err);
+	if (!rc)
+		rc = wh_commit(w, err);
+	if (rc) {
+		wh_rollback(w);
+		*seq = 0;
+	}
+	return rc;
+}
+
+int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_err *err)
+{
+	int rc = wh_begin(w, err);
+
+	if (!rc)
+		rc = slot_store(w, slot, 0, lsn, err);
+	if (!rc)
+		rc = wh_commit(w, err);
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}

@@ -1,0 +1,98 @@
+# PostgreSQL as the source of two postgres_cdc sources sharing one slot:
+# `sluice cdc --once` makes the publication and the slot, then lands each
+# source transaction in one warehouse transaction with one sequence, a
+# transaction touching both tables included. Then the consumer is killed
+# (-9) again and again while a generator commits, and a last --once finds
+# every change landed exactly once; models applying the changes equal the
+# source tables.
+[ -n "${SLUICE_TEST_PG:-}" ] || echo "SLUICE_TEST_PG is not set: tests/run.sh starts the server"
+slot=e2e_cdc_consumer
+# sluice cdc, its LSNs left out
+cdc() { sl cdc "$@" | sed -E 's#LSN [0-9A-F]+/[0-9A-F]+#LSN <lsn>#'; }
+src() { PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"; }
+PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
+	-c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$slot'" \
+	-c "DROP DATABASE IF EXISTS e2e_cdc_consumer_src" -c "CREATE DATABASE e2e_cdc_consumer_src" >/dev/null 2>&1
+export SRC_PG="$SLUICE_TEST_PG dbname=e2e_cdc_consumer_src"
+src -c "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT NOT NULL, amount NUMERIC(10,2), note TEXT)" \
+	-c "CREATE TABLE order_items (order_id INTEGER, line INTEGER, sku TEXT, PRIMARY KEY (order_id, line))" \
+	-c "INSERT INTO orders VALUES (99, 'before', 1, NULL)"
+
+note without the variable dsn_env names, nothing is read
+SRC_PG= cdc orders --once
+note a source that is not postgres_cdc, or none
+cdc nosuch --once
+
+note the first run makes the publication and the slot: what came before is not replayed
+cdc orders --once
+src -c "SELECT pubname FROM pg_publication" -c "SELECT slot_name, plugin FROM pg_replication_slots"
+src -c "SELECT tablename FROM pg_publication_tables ORDER BY 1"
+
+note five source transactions, the third touching both tables of the slot
+src -c "INSERT INTO orders VALUES (1, 'ann', 10.50, NULL), (2, 'bob', 20, 'a \"quoted\" note'), (3, 'cy', 30, NULL)"
+src -c "BEGIN" -c "UPDATE orders SET amount = 21.25 WHERE id = 2" -c "DELETE FROM orders WHERE id = 3" -c "COMMIT"
+src -c "BEGIN" -c "INSERT INTO orders VALUES (4, 'dee', 40, 'two lines')" \
+	-c "INSERT INTO order_items VALUES (4, 1, 'apple'), (4, 2, 'pear')" -c "COMMIT"
+src -c "UPDATE orders SET note = 'late' WHERE id = 1"
+src -c "DELETE FROM order_items WHERE order_id = 4 AND line = 2"
+cdc orders --once
+q "SELECT 'orders' AS t, _sluice_seq, op, payload FROM landing.orders UNION ALL SELECT 'items', _sluice_seq, op, payload FROM landing.items ORDER BY _sluice_seq, t, payload"
+note one sequence, one commit LSN and one xid per source transaction, across both tables
+q "SELECT _sluice_seq, count(*) AS changes, count(DISTINCT lsn) AS lsns, count(DISTINCT xid) AS xids FROM (SELECT _sluice_seq, lsn, xid FROM landing.orders UNION ALL SELECT _sluice_seq, lsn, xid FROM landing.items) GROUP BY 1 ORDER BY 1"
+q "SELECT count(DISTINCT _sluice_seq) = count(DISTINCT lsn) AS seq_per_lsn FROM (SELECT _sluice_seq, lsn FROM landing.orders UNION ALL SELECT _sluice_seq, lsn FROM landing.items)"
+q "SELECT source, watermark, rows FROM _sluice.live_sources ORDER BY source"
+q "SELECT slot, landed_lsn = (SELECT max(lsn) FROM (SELECT lsn FROM landing.orders UNION ALL SELECT lsn FROM landing.items)) AS landed_is_last, confirmed_lsn >= landed_lsn AS confirmed_after FROM _sluice.cdc_slots"
+
+note a second run lands nothing, and the server was told what the warehouse stored, no more
+cdc orders --once
+server=$(src -c "SELECT confirmed_flush_lsn - '0/0' FROM pg_replication_slots WHERE slot_name = '$slot'")
+stored=$("$SLUICE_BIN" sql "SELECT confirmed_lsn FROM _sluice.cdc_slots" | tail -1)
+[ "$server" -gt 0 ] && [ "$server" -le "$stored" ] && echo "confirmed by the server: above 0, at most the stored LSN"
+
+note kill -9 the consumer again and again while a generator commits
+# each transaction: a new order, its item, an update of order 1 and the
+# delete of the item before: 4 changes (3 in the first)
+gen=150
+(
+	for ((i = 1; i <= gen; i++)); do
+		echo "BEGIN;"
+		echo "INSERT INTO orders VALUES ($((1000 + i)), 'gen', $i.$((i % 100)), NULL);"
+		echo "INSERT INTO order_items VALUES ($((1000 + i)), 1, 'sku$i');"
+		echo "UPDATE orders SET amount = $i, note = 'gen $i' WHERE id = 1;"
+		echo "DELETE FROM order_items WHERE order_id = $((999 + i));"
+		echo "COMMIT;"
+		echo "SELECT pg_sleep(0.02);"
+	done
+) | src >/dev/null &
+generator=$!
+kills=0
+for k in 1 2 3 4; do
+	"$SLUICE_BIN" cdc orders >>consumer.log 2>&1 &
+	consumer=$!
+	sleep 0.$((RANDOM % 5 + 3))
+	kill -9 $consumer 2>/dev/null && kills=$((kills + 1))
+	wait $consumer 2>/dev/null
+	# the server lets go of the slot once it sees the connection gone
+	for i in $(seq 100); do
+		[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$slot'")" = f ] && break
+		sleep 0.05
+	done
+done
+wait $generator
+echo "killed $kills times"
+before=$("$SLUICE_BIN" sql "SELECT count(*) FROM landing.orders WHERE _sluice_seq > 5" | tail -1)
+[ "$before" -gt 0 ] && echo "the killed consumers had landed changes"
+grep -v '^slot ' consumer.log
+cdc orders --once | sed -E 's/[0-9]+ transactions landed \([0-9]+ changes\), [0-9]+ skipped/<n> transactions landed (<n> changes), <n> skipped/'
+note every change the generator committed landed exactly once
+q "SELECT count(*) AS changes, count(DISTINCT (lsn, payload)) AS distinct_changes, count(DISTINCT lsn) AS transactions, count(DISTINCT _sluice_seq) AS sequences FROM (SELECT lsn, payload, _sluice_seq FROM landing.orders UNION ALL SELECT lsn, payload, _sluice_seq FROM landing.items) WHERE _sluice_seq > 5"
+echo "expected: $((4 * gen - 1)) changes in $gen transactions"
+
+note the models that apply the changes equal the source tables, less order 99 from before the slot: no initial snapshot yet
+sl run
+src -c "SELECT concat_ws(',', id, customer, amount, coalesce(note, '-')) FROM orders WHERE id <> 99 ORDER BY id" >source.txt
+"$SLUICE_BIN" sql "SELECT concat_ws(',', id, customer, amount, coalesce(note, '-')) AS r FROM silver.orders ORDER BY id" | tail -n +2 | sed 's/ *$//' >landed.txt
+diff source.txt landed.txt && echo "orders: the same $(wc -l <source.txt) rows"
+src -c "SELECT concat_ws(',', order_id, line, sku) FROM order_items ORDER BY 1" >source.txt
+"$SLUICE_BIN" sql "SELECT concat_ws(',', order_id, line, sku) AS r FROM silver.items ORDER BY 1" | tail -n +2 | sed 's/ *$//' >landed.txt
+diff source.txt landed.txt && echo "items: the same $(wc -l <source.txt) rows"

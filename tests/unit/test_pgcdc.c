@@ -1,0 +1,125 @@
+/*
+ * The postgres_cdc consumer's landing (pgcdc_land.c) on an in-memory
+ * DuckDB warehouse: one source transaction is one warehouse transaction
+ * with one sequence across the slot's tables, the slot's LSNs go with it,
+ * a failure leaves nothing behind, and a confirmed LSN never goes back.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixture_wh.h"
+
+#include "ingest/pgcdc.h"
+#include "state/state.h"
+
+#include <string.h>
+
+static const struct pgcdc_table tables[] = {
+	{ "public.order_items", "landing.items" },
+	{ "public.orders", "landing.orders" },
+};
+static const struct pgcdc_cfg cfg = {
+	.slot = "s1", .publication = "p1", .setting = "sources.orders",
+	.tables = tables, .ntables = 2,
+};
+
+static int setup(void **state)
+{
+	struct fixture_db *f;
+
+	fixture_db_setup(state);
+	f = *state;
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f->w, "CREATE SCHEMA landing;"
+		   "CREATE TABLE landing.orders (op VARCHAR, lsn BIGINT, xid BIGINT, received_at "
+		   "TIMESTAMP, payload JSON, _sluice_seq BIGINT);"
+		   "CREATE TABLE landing.items AS SELECT * FROM landing.orders");
+	return 0;
+}
+
+static void test_one_transaction_one_sequence(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgcdc_row rows[] = {
+		{ 1, 'c', "{\"id\":4}" },
+		{ 0, 'c', "{\"order_id\":4,\"line\":1}" },
+		{ 1, 'u', "{\"id\":1}" },
+	};
+	struct pgcdc_txn t = { .commit_lsn = 1000, .end_lsn = 1040, .xid = 7, .rows = rows,
+			       .nrows = 3 };
+	struct pgcdc_slot_state st;
+	int64_t seq;
+
+	assert_int_equal(pgcdc_land(f->w, f->a, &cfg, &t, 0, &seq, &f->err), 0);
+	assert_true(seq > 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders WHERE op = 'c' OR "
+					 "op = 'u'"),
+			 2);
+	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT _sluice_seq) FROM (SELECT "
+					 "_sluice_seq FROM landing.orders UNION ALL SELECT "
+					 "_sluice_seq FROM landing.items)"),
+			 1);
+	assert_int_equal(query_int(f->w, "SELECT min(lsn) + max(xid) FROM landing.items"), 1007);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_sources WHERE "
+					 "watermark = (SELECT max(_sluice_seq) FROM landing.orders)"),
+			 2);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.landed, 1000);
+	assert_int_equal(st.confirmed, 1040);
+
+	/* an idle slot's WAL end raises confirmed, never lowers it */
+	assert_int_equal(pgcdc_confirm_store(f->w, "s1", 2000, &f->err), 0);
+	assert_int_equal(pgcdc_confirm_store(f->w, "s1", 1500, &f->err), 0);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.landed, 1000);
+	assert_int_equal(st.confirmed, 2000);
+	/* another slot has a row of its own */
+	assert_int_equal(pgcdc_slot_read(f->w, "s2", &st, &f->err), 0);
+	assert_int_equal(st.landed + st.confirmed, 0);
+}
+
+/* A landing table that fails after another took its rows rolls the whole
+ * transaction back: no rows, no advance, no LSN. */
+static void test_failure_lands_nothing(void **state)
+{
+	struct fixture_db *f = *state;
+	static const struct pgcdc_table three[] = {
+		{ "public.order_items", "landing.items" },
+		{ "public.orders", "landing.orders" },
+		{ "public.gone", "landing.gone" },
+	};
+	struct pgcdc_cfg c = cfg;
+	struct pgcdc_row rows[] = {
+		{ 1, 'c', "{\"id\":4}" },
+		{ 2, 'c', "{\"id\":5}" },
+	};
+	struct pgcdc_txn t = { .commit_lsn = 1000, .end_lsn = 1040, .xid = 7, .rows = rows,
+			       .nrows = 2 };
+	struct pgcdc_slot_state st;
+	int64_t seq;
+
+	c.tables = three;
+	c.ntables = 3;
+	assert_int_equal(pgcdc_land(f->w, f->a, &c, &t, 0, &seq, &f->err), SL_E_NOTFOUND);
+	assert_int_equal(seq, 0);
+	assert_non_null(strstr(f->err.msg, "landing.gone"));
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_sources"), 0);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.landed, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_one_transaction_one_sequence, setup,
+						fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_failure_lands_nothing, setup,
+						fixture_db_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, fixture_db_group_setup, fixture_db_group_teardown);
+}
