@@ -11,12 +11,10 @@
 #include "core/err.h"
 #include "ingest/pgcdc.h"
 #include "live/advance.h"
-#include "project/inputs.h"
 #include "project/project.h"
 #include "state/state.h"
 
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 
 static volatile sig_atomic_t stopping;
@@ -25,49 +23,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
-}
-
-static int by_landing(const void *a, const void *b)
-{
-	return strcmp(((const struct pgcdc_table *)a)->landing,
-		      ((const struct pgcdc_table *)b)->landing);
-}
-
-/* The consumer's settings: every postgres_cdc source of src's slot. */
-static int slot_cfg(struct arena *a, const struct project_cfg *cfg, const struct source_cfg *src,
-		    struct pgcdc_cfg *out, struct sl_err *err)
-{
-	struct pgcdc_table *tables = arena_alloc(a, cfg->nsources * sizeof(*tables));
-	const char *dsn = getenv(src->dsn_env);
-	size_t n = 0;
-
-	if (!dsn || !*dsn)
-		return sl_err_set(err, SL_E_CONFIG,
-				  "environment variable %s is not set (sources.%s.dsn_env names it)\n"
-				  "  hint: export %s='host=... dbname=...', the source database's "
-				  "connection string",
-				  src->dsn_env, src->name, src->dsn_env);
-	for (size_t i = 0; i < cfg->nsources; i++) {
-		const struct source_cfg *s = &cfg->sources[i];
-		char landing[256];
-
-		if (!s->kind || strcmp(s->kind, "postgres_cdc") || strcmp(s->slot, src->slot))
-			continue;
-		inputs_source_table(s, landing, sizeof(landing));
-		tables[n].source = s->table;
-		tables[n++].landing = arena_strdup(a, landing);
-	}
-	qsort(tables, n, sizeof(*tables), by_landing);
-	*out = (struct pgcdc_cfg){
-		.slot = src->slot,
-		.publication = src->publication,
-		.dsn = dsn,
-		.setting = arena_sprintf(a, "sources.%s", src->name),
-		.create = src->create,
-		.tables = tables,
-		.ntables = n,
-	};
-	return 0;
 }
 
 int cli_cdc(struct cli_args *args)
@@ -99,7 +54,7 @@ int cli_cdc(struct cli_args *args)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = slot_cfg(s.arena, &s.project->cfg, src, &c, &err);
+	rc = pgcdc_cfg_of(s.arena, &s.project->cfg, src, &c, &err);
 	if (!rc)
 		rc = state_ensure(s.wh, &err);
 	if (!rc)

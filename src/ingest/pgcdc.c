@@ -366,6 +366,16 @@ static uint64_t max_lsn(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/* The caller's progress hook, with the figures as they stand. */
+static void tell(struct stream *s, int64_t seq)
+{
+	if (!s->o->progress)
+		return;
+	s->st->landed_lsn = s->landed;
+	s->st->confirmed_lsn = s->confirmed;
+	s->o->progress(s->o->ctx, s->st, s->server_end, seq);
+}
+
 static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
 {
 	int64_t seq;
@@ -383,6 +393,7 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 			s->st->txns++;
 			s->st->rows += (int64_t)s->txn.nrows;
 			rc = send_status(s, false, err);
+			tell(s, seq);
 		}
 	}
 	s->in_txn = false;
@@ -459,6 +470,8 @@ static int on_copy(struct stream *s, const char *buf, int len, struct sl_err *er
 		rc = send_status(s, false, err);
 	if (!rc)
 		rc = confirm_idle(s, false, err);
+	if (!rc)
+		tell(s, 0);
 	if (s->o->once && !s->in_txn && s->server_end >= s->st->target_lsn)
 		s->done = true;
 	return rc;

@@ -46,6 +46,21 @@ struct pgcdc_cfg {
 	size_t ntables;
 };
 
+/* ---- settings (pgcdc_cfg.c) ---- */
+
+struct project_cfg;
+struct source_cfg;
+
+/* The consumer of src's slot: every postgres_cdc source of cfg that names
+ * it, in landing-name order, in arena a; SL_E_CONFIG when src's dsn_env is
+ * not set. */
+int pgcdc_cfg_of(struct arena *a, const struct project_cfg *cfg, const struct source_cfg *src,
+		 struct pgcdc_cfg *out, struct sl_err *err);
+bool pgcdc_source(const struct source_cfg *s);
+/* Whether sources[i] is the first postgres_cdc source of its slot: a
+ * process runs one consumer per slot. */
+bool pgcdc_first_of_slot(const struct project_cfg *cfg, size_t i);
+
 /* ---- landing (pgcdc_land.c) ---- */
 
 /* One change of a source transaction: the table (an index into
@@ -100,6 +115,12 @@ struct pgcdc_opts {
 	bool once;
 	/* set by a signal handler: stop between transactions */
 	volatile sig_atomic_t *stop;
+	/* told after each landed transaction (seq: its sequence, 0 when it
+	 * had no rows) and each keepalive (seq 0): st as it stands, wal_end
+	 * the server's WAL position as it last said; on the consumer's thread
+	 * (may be NULL) */
+	void (*progress)(void *ctx, const struct pgcdc_stats *st, uint64_t wal_end, int64_t seq);
+	void *ctx;
 };
 
 /* Runs the consumer of c's slot on w until opts->stop is set, the server

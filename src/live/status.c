@@ -265,6 +265,27 @@ static void pollers_print(const json_t *pollers, FILE *out)
 	}
 }
 
+/* The server's postgres_cdc slots, when the document has them. */
+static void slots_print(const json_t *slots, FILE *out)
+{
+	size_t i;
+	json_t *o;
+
+	if (!json_array_size(slots))
+		return;
+	fprintf(out, "\n%-24s %-10s %-14s %-14s %12s %8s %8s  %s\n", "SLOT", "STATE", "LANDED",
+		"SERVER", "LAG BYTES", "TXNS", "FAILURES", "LAST ERROR");
+	json_array_foreach(slots, i, o) {
+		int64_t failures = json_integer_value(json_object_get(o, "failures"));
+
+		fprintf(out, "%-24s %-10s %-14s %-14s %12lld %8lld %8lld  %s\n", text(o, "slot", ""),
+			text(o, "state", ""), text(o, "landed_lsn", ""), text(o, "server_lsn", ""),
+			(long long)json_integer_value(json_object_get(o, "lag_bytes")),
+			(long long)json_integer_value(json_object_get(o, "transactions")),
+			(long long)failures, failures ? text(o, "last_error", "") : "");
+	}
+}
+
 void live_status_print(const json_t *doc, FILE *out)
 {
 	const json_t *models = json_object_get(doc, "models"), *srcs = json_object_get(doc, "sources");
@@ -320,4 +341,5 @@ void live_status_print(const json_t *doc, FILE *out)
 		}
 	}
 	pollers_print(json_object_get(doc, "pollers"), out);
+	slots_print(json_object_get(doc, "cdc"), out);
 }

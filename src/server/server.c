@@ -13,6 +13,8 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
+#include "ingest/pgcdc.h"
+#include "ingest/pgcdc_thread.h"
 #include "ingest/poll.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
@@ -56,6 +58,8 @@ struct server {
 	struct live_thread *live;
 	struct poller **pollers; /* one per poll source, each on its own thread */
 	size_t npollers;
+	struct pgcdc_thread **consumers; /* one per postgres_cdc slot */
+	size_t nconsumers;
 	struct offload *control;    /* control calls, off the HTTP thread */
 	struct status_doc *status;  /* GET /api/live/status */
 	struct wh *status_conn;     /* the status thread's, opened at its first build */
@@ -214,6 +218,67 @@ static int start_pollers(struct server *s, struct sl_err *err)
 	return rc;
 }
 
+/* ---- consumers: one thread per postgres_cdc slot, on its own connection ---- */
+
+/* A source transaction landed: the runner reads the advances anew. */
+static void on_cdc_landed(void *ctx)
+{
+	struct server *s = ctx;
+
+	pthread_rwlock_rdlock(&s->lock);
+	if (s->live)
+		live_thread_notify(s->live);
+	pthread_rwlock_unlock(&s->lock);
+}
+
+static int start_consumers(struct server *s, struct sl_err *err)
+{
+	const struct project_cfg *cfg = &s->p->cfg;
+	int rc = 0;
+
+	s->consumers = calloc(cfg->nsources + 1, sizeof(*s->consumers));
+	if (!s->consumers)
+		abort();
+	for (size_t i = 0; !rc && i < cfg->nsources; i++) {
+		struct wh *c;
+
+		if (!pgcdc_first_of_slot(cfg, i))
+			continue;
+		rc = wh_connect(s->w, &c, err);
+		if (!rc && (rc = pgcdc_thread_start(cfg, &cfg->sources[i], c, s->opts->log,
+						    on_cdc_landed, s,
+						    &s->consumers[s->nconsumers], err)))
+			wh_close(c);
+		s->nconsumers += !rc;
+	}
+	return rc;
+}
+
+/* Their status stays readable until the front door is closed. */
+static void stop_consumers(struct server *s)
+{
+	for (size_t i = 0; i < s->nconsumers; i++)
+		pgcdc_thread_stop(s->consumers[i]);
+}
+
+static void free_consumers(struct server *s)
+{
+	for (size_t i = 0; i < s->nconsumers; i++)
+		pgcdc_thread_free(s->consumers[i]);
+	free(s->consumers);
+	s->consumers = NULL;
+	s->nconsumers = 0;
+}
+
+static json_t *consumers_status(struct server *s)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < s->nconsumers; i++)
+		json_array_append_new(arr, pgcdc_thread_status(s->consumers[i]));
+	return arr;
+}
+
 /* Before the writer stops: a poll in progress still gets its answer. Their
  * status stays readable until the front door is closed. */
 static void stop_pollers(struct server *s)
@@ -296,6 +361,8 @@ static json_t *status_build(void *ctx, struct sl_err *err)
 		return NULL;
 	}
 	json_object_set_new(doc, "pollers", pollers_status(s));
+	if (s->nconsumers)
+		json_object_set_new(doc, "cdc", consumers_status(s));
 	return doc;
 }
 
@@ -731,6 +798,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (!rc && has_live_models(p) && p->cfg.live.enabled)
 		rc = start_live(&s, err);
 	if (!rc)
+		rc = start_consumers(&s, err);
+	if (!rc)
 		rc = http_server_start(&hc, handle, &s, &http, err);
 	if (!rc)
 		rc = write_state_file(&s, http_server_port(http), err);
@@ -740,6 +809,9 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 			s.live ? "on" : "off");
 		if (s.npollers)
 			fprintf(opts->log, ", %zu poller%s", s.npollers, s.npollers == 1 ? "" : "s");
+		if (s.nconsumers)
+			fprintf(opts->log, ", %zu postgres_cdc slot%s", s.nconsumers,
+				s.nconsumers == 1 ? "" : "s");
 		fprintf(opts->log, ")\n");
 		fflush(opts->log);
 	}
@@ -753,6 +825,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	}
 	/* accepted batches commit and are answered before the front door closes */
 	stop_pollers(&s);
+	stop_consumers(&s);
 	if (s.ingest)
 		server_ingest_close(s.ingest);
 	if (s.writer)
@@ -770,6 +843,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (s.status_conn)
 		wh_close(s.status_conn);
 	free_pollers(&s);
+	free_consumers(&s);
 	if (s.state_file[0])
 		unlink(s.state_file);
 	if (s.ingest)

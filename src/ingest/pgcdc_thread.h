@@ -1,0 +1,41 @@
+/*
+ * The postgres_cdc consumer of one slot on a thread of its own, for a
+ * process that also serves (sluice serve): it runs the consumer on its own
+ * warehouse connection until stopped, and when the source database fails
+ * (unreachable, a restart, a dropped connection) tries again with
+ * exponential backoff; each attempt resumes from what landed, so nothing
+ * is lost or landed twice. It tells the caller of every transaction that
+ * landed, and keeps what status documents show of the slot.
+ */
+#ifndef SL_INGEST_PGCDC_THREAD_H
+#define SL_INGEST_PGCDC_THREAD_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+struct arena;
+struct project_cfg;
+struct source_cfg;
+struct sl_err;
+struct wh;
+struct pgcdc_thread;
+
+/* Told on the consumer's thread after a transaction with rows landed. */
+typedef void (*pgcdc_landed_fn)(void *ctx);
+
+/* The consumer of src's slot (cfg's postgres_cdc sources that name it) on
+ * connection w, which it owns from now on; log gets a line per failure
+ * and recovery (may be NULL). */
+int pgcdc_thread_start(const struct project_cfg *cfg, const struct source_cfg *src,
+		       struct wh *w, FILE *log, pgcdc_landed_fn landed, void *ctx,
+		       struct pgcdc_thread **out, struct sl_err *err);
+/* Stops between transactions (within a second) and joins; the status
+ * stays readable until pgcdc_thread_free. */
+void pgcdc_thread_stop(struct pgcdc_thread *t);
+void pgcdc_thread_free(struct pgcdc_thread *t);
+/* The slot as it stands: sources, state (starting, streaming, failing),
+ * landed and confirmed LSNs, the server's WAL position, the lag behind it
+ * in bytes and ms, what landed, the last error and the next attempt. */
+json_t *pgcdc_thread_status(struct pgcdc_thread *t);
+
+#endif
