@@ -1,0 +1,87 @@
+/*
+ * A slot's consumer settings from the project (src/ingest/pgcdc_cfg.c):
+ * every postgres_cdc source naming the slot, in landing-name order; one
+ * consumer per slot; a dsn_env that is not set is named.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "ingest/pgcdc.h"
+#include "project/project.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int setup(void **state)
+{
+	struct fixture_project *f;
+
+	fixture_project_setup(state, "pgcdc-cfg");
+	f = *state;
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\nsources:\n"
+		    "  orders: {kind: postgres_cdc, dsn_env: SHOP_SRC, slot: a, publication: p}\n"
+		    "  hooks: {kind: webhook}\n"
+		    "  items: {kind: postgres_cdc, dsn_env: SHOP_SRC, slot: a, publication: p, "
+		    "table: public.order_items}\n"
+		    "  users: {kind: postgres_cdc, dsn_env: SHOP_SRC, slot: b, publication: q}\n");
+	fixture_put(f->root, "models/s/m.sql", "SELECT 1 AS x\n");
+	f->p = fixture_load_valid(f->a, f->root);
+	return 0;
+}
+
+static void test_sources_of_a_slot(void **state)
+{
+	struct fixture_project *f = *state;
+	const struct project_cfg *cfg = &f->p->cfg;
+	struct sl_err err = SL_ERR_INIT;
+	struct pgcdc_cfg c;
+
+	setenv("SHOP_SRC", "host=/nowhere dbname=shop", 1);
+	assert_int_equal(pgcdc_cfg_of(f->a, cfg, &cfg->sources[0], &c, &err), 0);
+	assert_string_equal(c.slot, "a");
+	assert_string_equal(c.publication, "p");
+	assert_string_equal(c.dsn, "host=/nowhere dbname=shop");
+	assert_string_equal(c.setting, "sources.orders");
+	assert_int_equal(c.ntables, 2);
+	assert_string_equal(c.tables[0].landing, "landing.items");
+	assert_string_equal(c.tables[0].source, "public.order_items");
+	assert_string_equal(c.tables[1].landing, "landing.orders");
+	assert_string_equal(c.tables[1].source, "public.orders");
+	/* one consumer per slot: the first source of each */
+	assert_true(pgcdc_first_of_slot(cfg, 0));
+	assert_false(pgcdc_first_of_slot(cfg, 1));
+	assert_false(pgcdc_first_of_slot(cfg, 2));
+	assert_true(pgcdc_first_of_slot(cfg, 3));
+}
+
+static void test_unset_dsn_is_named(void **state)
+{
+	struct fixture_project *f = *state;
+	const struct project_cfg *cfg = &f->p->cfg;
+	struct sl_err err = SL_ERR_INIT;
+	struct pgcdc_cfg c;
+
+	unsetenv("SHOP_SRC");
+	assert_int_equal(pgcdc_cfg_of(f->a, cfg, &cfg->sources[3], &c, &err), SL_E_CONFIG);
+	assert_non_null(strstr(err.msg, "SHOP_SRC is not set (sources.users.dsn_env names it)"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sources_of_a_slot, setup,
+						fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_unset_dsn_is_named, setup,
+						fixture_project_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
