@@ -27,7 +27,9 @@ for i in $(seq 20); do
 		"$url/api/ingest/webhook/events" >>ack.times
 done
 echo "health p99 under 50 ms while the runner is busy: $(under 50 "$(p99_ms health.times)")"
-echo "ingest ack p99 under 50 ms while the runner is busy: $(under 50 "$(p99_ms ack.times)")"
+# an ack waits for its commit, which a loaded machine (or the sanitizer
+# build) can stretch past 50 ms; waiting for the runner would take 3 s
+echo "ingest ack p99 under 250 ms while the runner is busy: $(under 250 "$(p99_ms ack.times)")"
 wait $pause
 cat pause.out; echo
 echo "the pause waited for the runner (over 1 s): $(awk '{ print ($1 > 1 ? "yes" : "no, " $1) }' pause.time)"
