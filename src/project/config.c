@@ -70,6 +70,7 @@ static const char *const source_kinds[] = { "webhook", "postgres_cdc", "poll", "
 					    "adopted", NULL };
 static const char *const boundary_modes[] = { "offsets", "timestamp", "landed_at", "cursor",
 					      NULL };
+static const char *const snapshot_modes[] = { "initial", "never", NULL };
 static const char *const replay_fallbacks[] = { "full", "bounded_without_history", NULL };
 
 static const struct cfg_field warehouse_fields[] = {
@@ -100,6 +101,7 @@ static const struct cfg_field source_fields[] = {
 	{ "boundary", CFG_CHOICE, SF(boundary), boundary_modes },
 	{ "table", CFG_STR, SF(table) },
 	{ "create", CFG_BOOL, SF(create) },
+	{ "snapshot", CFG_CHOICE, SF(snapshot), snapshot_modes },
 	{ NULL },
 };
 
@@ -635,6 +637,7 @@ static yaml_node_t *cfg_source_node(struct cfg_loader *ld, yaml_node_t *map, con
 static const char *const poll_only[] = { "url",	      "interval", "cursor_param",
 					 "json_path", "headers",  "timeout",
 					 NULL };
+static const char *const cdc_only[] = { "create", "snapshot", NULL };
 
 /* A dot path: keys separated by single dots, none empty. */
 static bool cfg_dot_path_ok(const char *s)
@@ -734,6 +737,8 @@ static void cfg_cdc_check(struct cfg_loader *ld, yaml_node_t *map, struct source
 			  "invalid table '%s' for '%s.table'", src->table, path);
 	else if (!src->table)
 		src->table = arena_sprintf(ld->a, "public.%s", src->name);
+	if (!src->snapshot)
+		src->snapshot = "initial";
 	if (src->ncolumns)
 		cfg_error(ld, cfg_source_node(ld, map, "columns", false),
 			  "read the values from payload in a model",
@@ -764,6 +769,8 @@ static void cfg_slots_check(struct cfg_loader *ld, yaml_node_t *map, struct proj
 				what = "publication";
 			else if (o->create != s->create)
 				what = "create";
+			else if (o->snapshot && s->snapshot && strcmp(o->snapshot, s->snapshot))
+				what = "snapshot";
 			else if (o->table && s->table && !strcmp(o->table, s->table))
 				what = "table";
 			if (!what)
@@ -796,9 +803,11 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 		cfg_poll_check(ld, map, src);
 	if (cdc)
 		cfg_cdc_check(ld, map, src);
-	else if (src->kind && (n = cfg_source_node(ld, map, "create", false)))
-		cfg_error(ld, n, NULL, "'create' applies to postgres_cdc sources only, not to %s "
-			  "source '%s'", src->kind, src->name);
+	else
+		for (size_t i = 0; src->kind && cdc_only[i]; i++)
+			if ((n = cfg_source_node(ld, map, cdc_only[i], false)))
+				cfg_error(ld, n, NULL, "'%s' applies to postgres_cdc sources only, "
+					  "not to %s source '%s'", cdc_only[i], src->kind, src->name);
 	for (size_t i = 0; src->kind && !poll && poll_only[i]; i++) {
 		yaml_node_t *n = cfg_source_node(ld, map, poll_only[i], false);
 

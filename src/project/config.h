@@ -49,6 +49,9 @@ struct source_cfg {
 	const char *table;
 	/* postgres_cdc: make the publication and the slot when missing */
 	bool create;
+	/* postgres_cdc: initial (default: the rows there when sluice makes
+	 * the slot land first, from its exported snapshot) | never */
+	const char *snapshot;
 };
 
 struct live_cfg {

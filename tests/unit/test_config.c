@@ -480,6 +480,7 @@ static void test_cdc_keys(void **state)
 	assert_string_equal(f->cfg.sources[0].table, "public.orders");
 	assert_true(f->cfg.sources[0].create);
 	assert_string_equal(f->cfg.sources[1].table, "shop.line_items");
+	assert_string_equal(f->cfg.sources[0].snapshot, "initial");
 
 	assert_int_equal(load(f, "name: shop\n"
 				 "sources:\n"
@@ -490,7 +491,13 @@ static void test_cdc_keys(void **state)
 				 "  d: {kind: postgres_cdc, dsn_env: D, slot: t, publication: p, create: "
 				 "maybe,\n"
 				 "      columns: {id: BIGINT}}\n"
-				 "  w: {kind: webhook, create: true}\n"),
+				 "  w: {kind: webhook, create: true}\n"
+				 "  e: {kind: postgres_cdc, dsn_env: D, slot: t, publication: p, "
+				 "snapshot: inital}\n"
+				 "  f: {kind: postgres_cdc, dsn_env: D, slot: u, publication: p}\n"
+				 "  g: {kind: postgres_cdc, dsn_env: D, slot: u, publication: p, "
+				 "snapshot: never}\n"
+				 "  k: {kind: kafka, brokers: b, topic: t, snapshot: never}\n"),
 			 SL_E_CONFIG);
 	diag_expect(f, "invalid slot 'Bad-Slot' for 'sources.a.slot'", 3, 45,
 		    "use lowercase letters, digits and '_', at most 63");
@@ -506,6 +513,12 @@ static void test_cdc_keys(void **state)
 		       "as its row's payload JSON", 7, 7, "read the values from payload in a model");
 	diag_expect(f, "'create' applies to postgres_cdc sources only, not to webhook source 'w'",
 		    8, 22, NULL);
+	diag_expect(f, "unknown value 'inital' for 'sources.e.snapshot'", 9, 74,
+		    "did you mean 'initial'?");
+	diag_expect(f, "source 'g' shares slot 'u' with 'f' but not its 'snapshot'", 11, 3,
+		    "sources of one slot are read by one consumer");
+	diag_expect(f, "'snapshot' applies to postgres_cdc sources only, not to kafka source 'k'",
+		    12, 42, NULL);
 }
 
 static void test_poll_keys(void **state)
