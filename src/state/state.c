@@ -67,6 +67,10 @@ static const char *const migrations[] = {
 	 * before it is sent) */
 	"CREATE TABLE _sluice.cdc_slots (slot VARCHAR PRIMARY KEY, landed_lsn BIGINT NOT NULL, "
 	"confirmed_lsn BIGINT NOT NULL);\n",
+	/* 8: a postgres_cdc slot's initial snapshot: 'pending' from just
+	 * before the slot is made until its rows landed, then 'done'; NULL
+	 * for a slot streamed without one */
+	"ALTER TABLE _sluice.cdc_slots ADD COLUMN snapshot VARCHAR;\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

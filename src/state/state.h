@@ -16,7 +16,7 @@ struct buf;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 7
+#define STATE_VERSION 8
 
 /* The lock (wh_lock) under which the processes that share a warehouse
  * change its catalog: the state schema, landing tables. */
