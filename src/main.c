@@ -35,7 +35,7 @@ const struct cli_command cli_commands[] = {
 	  "run the server: webhook ingest, pollers, the live runner and the HTTP API" },
 	{ "poll", cli_poll, COMMON | CLI_F_ONCE, 1, "NAME [--once]",
 	  "poll one API source in the foreground, or once with --once" },
-	{ "cdc", cli_cdc, COMMON | CLI_F_ONCE, 1, "NAME [--once]",
+	{ "cdc", cli_cdc, COMMON | CLI_F_ONCE | CLI_F_RESNAPSHOT, 1, "NAME [--once] [--resnapshot]",
 	  "land the changes of a postgres_cdc source's slot in the foreground" },
 	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
 	  "judge freshness: live models by lag, batch models by what a run would build" },
@@ -77,6 +77,10 @@ void cli_print_usage(const struct cli_command *c)
 	else if (c->flags & CLI_F_ONCE)
 		printf("  --once              run one cycle; exit 0 when every live model is caught "
 		       "up\n");
+	if (c->flags & CLI_F_RESNAPSHOT)
+		printf("  --resnapshot        drop the slot, make it again and land its tables anew "
+		       "from\n"
+		       "                      its snapshot, replacing the rows they landed before\n");
 	if (c->flags & CLI_F_LISTEN)
 		printf("  --listen ADDR:PORT  where to listen (default: server.listen in sluice.yml, "
 		       "else 127.0.0.1:8080;\n"

@@ -25,6 +25,7 @@ static const struct flag_spec flags[] = {
 	{ "dot", 0, CLI_F_DOT, false },
 	{ "once", 0, CLI_F_ONCE, false },
 	{ "listen", 0, CLI_F_LISTEN, true },
+	{ "resnapshot", 0, CLI_F_RESNAPSHOT, false },
 	{ NULL, 0, 0, false },
 };
 
@@ -78,6 +79,9 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 		break;
 	case CLI_F_LISTEN:
 		out->listen = value;
+		break;
+	case CLI_F_RESNAPSHOT:
+		out->resnapshot = true;
 		break;
 	}
 }

@@ -1,8 +1,9 @@
 /*
- * `sluice cdc NAME [--once]`: the postgres_cdc consumer of NAME's slot in
- * the foreground, landing every source that shares the slot, until SIGINT
- * or SIGTERM (between transactions); with --once, until everything the
- * source database had written when it started has landed. It holds the
+ * `sluice cdc NAME [--once] [--resnapshot]`: the postgres_cdc consumer of
+ * NAME's slot in the foreground, landing every source that shares the
+ * slot, until SIGINT or SIGTERM (between transactions); with --once, until
+ * everything the source database had written when it started has landed;
+ * with --resnapshot, from a new slot and its snapshot. It holds the
  * warehouse while it runs.
  */
 #include "cli/commands.h"
@@ -30,14 +31,15 @@ int cli_cdc(struct cli_args *args)
 	struct cli_session s;
 	const struct source_cfg *src;
 	struct sl_err err = SL_ERR_INIT;
-	struct pgcdc_opts opts = { .once = args->once, .stop = &stopping };
-	struct pgcdc_stats st = { 0 };
+	struct pgcdc_opts opts = { .once = args->once, .stop = &stopping,
+				   .resnapshot = args->resnapshot };
+	struct pgcdc_stats st = { .snapshot_rows = -1 };
 	struct pgcdc_cfg c;
 	struct sigaction sa;
 	int rc;
 
 	if (args->npos != 1) {
-		fprintf(stderr, "usage: sluice cdc NAME [--once]\n");
+		fprintf(stderr, "usage: sluice cdc NAME [--once] [--resnapshot]\n");
 		return CLI_USAGE;
 	}
 	rc = cli_session_open(&s, args, CLI_OPEN_WRITE, true);
@@ -61,6 +63,9 @@ int cli_cdc(struct cli_args *args)
 		rc = live_sources_ensure(s.wh, s.project, &err);
 	if (!rc)
 		rc = pgcdc_run(s.wh, &c, &opts, &st, &err);
+	if (st.snapshot_rows >= 0)
+		printf("slot %s: initial snapshot landed, %lld row%s\n", c.slot,
+		       (long long)st.snapshot_rows, st.snapshot_rows == 1 ? "" : "s");
 	if (!rc || st.txns)
 		printf("slot %s: %lld transaction%s landed (%lld change%s), %lld skipped as landed "
 		       "before; landed up to LSN %X/%X\n",

@@ -27,12 +27,13 @@ enum cli_flag {
 	CLI_F_DOT = 1 << 4,
 	CLI_F_ONCE = 1 << 5,
 	CLI_F_LISTEN = 1 << 6,
+	CLI_F_RESNAPSHOT = 1 << 7,
 };
 
 struct cli_args {
 	const char *command;
 	const char *project, *select, *listen;
-	bool full_refresh, json, dot, once;
+	bool full_refresh, json, dot, once, resnapshot;
 	const char **pos; /* positional arguments */
 	int npos;
 };

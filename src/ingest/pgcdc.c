@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "ingest/pgcdc_pg.h"
 #include "ingest/pgoutput.h"
 #include "warehouse/wh.h"
 
@@ -46,7 +47,7 @@ struct stream {
 	struct buf payload;
 };
 
-static int pg_failed(PGconn *conn, const char *what, struct sl_err *err)
+int pgcdc_pg_failed(PGconn *conn, const char *what, struct sl_err *err)
 {
 	const char *msg = PQerrorMessage(conn);
 	size_t n = strlen(msg);
@@ -56,7 +57,7 @@ static int pg_failed(PGconn *conn, const char *what, struct sl_err *err)
 	return sl_err_set(err, SL_E_IO, "source database: %s: %.*s", what, (int)n, msg);
 }
 
-static int connect_source(const char *dsn, bool replication, PGconn **out, struct sl_err *err)
+int pgcdc_pg_connect(const char *dsn, bool replication, PGconn **out, struct sl_err *err)
 {
 	const char *keys[] = { "dbname", "replication", "client_encoding", NULL };
 	const char *values[] = { dsn, replication ? "database" : NULL, "UTF8", NULL };
@@ -69,7 +70,7 @@ static int connect_source(const char *dsn, bool replication, PGconn **out, struc
 	}
 	conn = PQconnectdbParams(keys, values, 1);
 	if (PQstatus(conn) != CONNECTION_OK) {
-		int rc = pg_failed(conn, "cannot connect", err);
+		int rc = pgcdc_pg_failed(conn, "cannot connect", err);
 
 		PQfinish(conn);
 		return rc;
@@ -78,10 +79,8 @@ static int connect_source(const char *dsn, bool replication, PGconn **out, struc
 	return 0;
 }
 
-/* Runs sql with up to one text parameter; *res gets the result (may be
- * NULL: cleared). */
-static int run(PGconn *conn, const char *sql, const char *param, ExecStatusType want,
-	       PGresult **res, struct sl_err *err)
+int pgcdc_pg_run(PGconn *conn, const char *sql, const char *param, ExecStatusType want,
+		 PGresult **res, struct sl_err *err)
 {
 	PGresult *r = param ? PQexecParams(conn, sql, 1, NULL, &param, NULL, NULL, 0)
 			    : PQexec(conn, sql);
@@ -90,11 +89,25 @@ static int run(PGconn *conn, const char *sql, const char *param, ExecStatusType 
 	if (res)
 		*res = NULL;
 	if (PQresultStatus(r) != want)
-		rc = pg_failed(conn, sql, err);
+		rc = pgcdc_pg_failed(conn, sql, err);
 	if (rc || !res)
 		PQclear(r);
 	else
 		*res = r;
+	return rc;
+}
+
+int pgcdc_pg_settings(PGconn *conn, struct sl_err *err)
+{
+	static const char *const settings[] = {
+		"SET DateStyle = ISO",	       "SET IntervalStyle = postgres",
+		"SET bytea_output = hex",      "SET extra_float_digits = 3",
+		"SET TimeZone = 'UTC'",
+	};
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sizeof(settings) / sizeof(*settings); i++)
+		rc = pgcdc_pg_run(conn, settings[i], NULL, PGRES_COMMAND_OK, NULL, err);
 	return rc;
 }
 
@@ -108,7 +121,7 @@ static int lsn_parse(const char *s, uint64_t *out)
 	return 0;
 }
 
-static void add_table(struct buf *b, const char *table)
+void pgcdc_pg_add_table(struct buf *b, const char *table)
 {
 	const char *dot = strchr(table, '.');
 	char schema[128];
@@ -123,7 +136,7 @@ static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl
 {
 	struct buf sql = BUF_INIT;
 	PGresult *r = NULL;
-	int rc = run(conn, "SELECT 1 FROM pg_publication WHERE pubname = $1", c->publication,
+	int rc = pgcdc_pg_run(conn, "SELECT 1 FROM pg_publication WHERE pubname = $1", c->publication,
 		     PGRES_TUPLES_OK, &r, err);
 	bool have;
 
@@ -145,15 +158,15 @@ static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl
 		for (size_t i = 0; i < c->ntables; i++) {
 			if (i)
 				buf_adds(&sql, ", ");
-			add_table(&sql, c->tables[i].source);
+			pgcdc_pg_add_table(&sql, c->tables[i].source);
 		}
-		rc = run(conn, sql.buf, NULL, PGRES_COMMAND_OK, NULL, err);
+		rc = pgcdc_pg_run(conn, sql.buf, NULL, PGRES_COMMAND_OK, NULL, err);
 		buf_release(&sql);
 		if (rc)
 			return rc;
 	}
 	/* a table the publication leaves out would never send a change */
-	rc = run(conn,
+	rc = pgcdc_pg_run(conn,
 		 "SELECT schemaname || '.' || tablename FROM pg_publication_tables WHERE pubname "
 		 "= $1",
 		 c->publication, PGRES_TUPLES_OK, &r, err);
@@ -174,37 +187,122 @@ static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl
 	return rc;
 }
 
-/* Whether the slot exists; one of another plugin or database is refused. */
-static int find_slot(PGconn *conn, const struct pgcdc_cfg *c, bool *have, struct sl_err *err)
+/* What the server says of the slot. */
+struct slot_info {
+	bool have;
+	bool lost;		 /* wal_status lost: the WAL it needs is gone */
+	uint64_t confirmed;	 /* confirmed_flush_lsn */
+};
+
+/* The slot, if it exists; one of another plugin or database is refused. */
+static int find_slot(PGconn *conn, const struct pgcdc_cfg *c, struct slot_info *out,
+		     struct sl_err *err)
 {
 	PGresult *r;
-	int rc = run(conn,
-		     "SELECT plugin, database = current_database() FROM pg_replication_slots "
-		     "WHERE slot_name = $1",
-		     c->slot, PGRES_TUPLES_OK, &r, err);
+	int rc = pgcdc_pg_run(conn,
+			      "SELECT plugin, database = current_database(), coalesce(wal_status, "
+			      "''), coalesce(confirmed_flush_lsn, '0/0')::text FROM "
+			      "pg_replication_slots WHERE slot_name = $1",
+			      c->slot, PGRES_TUPLES_OK, &r, err);
 
+	*out = (struct slot_info){ 0 };
 	if (rc)
 		return rc;
-	*have = PQntuples(r) > 0;
-	if (*have && (strcmp(PQgetvalue(r, 0, 0), "pgoutput") || strcmp(PQgetvalue(r, 0, 1), "t")))
+	out->have = PQntuples(r) > 0;
+	if (out->have && (strcmp(PQgetvalue(r, 0, 0), "pgoutput") ||
+			  strcmp(PQgetvalue(r, 0, 1), "t")))
 		rc = sl_err_set(err, SL_E_CONFIG,
 				"replication slot '%s' is not a pgoutput slot of this database "
 				"(plugin %s)\n  hint: name another slot under %s",
 				c->slot, PQgetvalue(r, 0, 0), c->setting);
-	else if (!*have && !c->create)
+	else if (!out->have && !c->create)
 		rc = sl_err_set(err, SL_E_NOTFOUND,
 				"no replication slot '%s' on the source database\n"
 				"  hint: set create: true under %s, or create it: SELECT "
 				"pg_create_logical_replication_slot('%s', 'pgoutput')",
 				c->slot, c->setting, c->slot);
+	if (!rc && out->have) {
+		out->lost = strcmp(PQgetvalue(r, 0, 2), "lost") == 0;
+		if (lsn_parse(PQgetvalue(r, 0, 3), &out->confirmed))
+			rc = sl_err_set(err, SL_E_PARSE, "source database: unreadable LSN '%s'",
+					PQgetvalue(r, 0, 3));
+	}
 	PQclear(r);
 	return rc;
+}
+
+/* How the run starts. */
+enum start_plan {
+	PLAN_STREAM,   /* the slot is there: from the stored LSN */
+	PLAN_MAKE,     /* make the slot, stream from where it starts */
+	PLAN_SNAPSHOT, /* make the slot (dropped first when there), land its snapshot */
+};
+
+/* What to do with the slot the server has and the state the warehouse
+ * stored: never a slot made again in silence over changes it has lost. */
+static int plan_start(const struct pgcdc_cfg *c, const struct pgcdc_opts *o,
+		      const struct slot_info *slot, const struct pgcdc_slot_state *stored,
+		      enum start_plan *plan, struct sl_err *err)
+{
+	const char *name = c->name ? c->name : c->slot;
+	/* a snapshot pending that is no longer wanted: the slot streams alone */
+	bool landed = stored->stored && (stored->snapshot != 'p' || !c->snapshot);
+
+	*plan = PLAN_STREAM;
+	if (o->resnapshot && !c->snapshot)
+		return sl_err_set(err, SL_E_USAGE,
+				  "--resnapshot takes a new initial snapshot, and %s has snapshot: "
+				  "never\n  hint: set snapshot: initial under %s",
+				  c->setting, c->setting);
+	if (o->resnapshot || (stored->snapshot == 'p' && c->snapshot)) {
+		/* a snapshot that never landed starts over from a new slot */
+		*plan = PLAN_SNAPSHOT;
+		return 0;
+	}
+	if (!slot->have && landed)
+		return sl_err_set(err, SL_E_NOTFOUND,
+				  "replication slot '%s' is gone from the source database, but "
+				  "changes up to LSN %X/%X landed from it: the changes since are "
+				  "lost with it\n  hint: sluice cdc %s --resnapshot makes it again "
+				  "and lands the tables anew",
+				  c->slot, (unsigned)(stored->landed >> 32), (unsigned)stored->landed,
+				  name);
+	if (!slot->have) {
+		*plan = c->snapshot ? PLAN_SNAPSHOT : PLAN_MAKE;
+		return 0;
+	}
+	if (slot->lost)
+		return sl_err_set(err, SL_E_INVALID,
+				  "replication slot '%s' is lost (wal_status lost): the server removed "
+				  "WAL it had not sent, so changes are missing\n"
+				  "  hint: sluice cdc %s --resnapshot drops it, makes it again and "
+				  "lands the tables anew",
+				  c->slot, name);
+	if (!landed && c->snapshot)
+		return sl_err_set(err, SL_E_INVALID,
+				  "replication slot '%s' exists but nothing landed from it: what the "
+				  "tables held before it was made is unknown, so no initial snapshot "
+				  "can be taken from it\n"
+				  "  hint: sluice cdc %s --resnapshot drops it and starts from a new "
+				  "one; snapshot: never under %s follows its changes alone",
+				  c->slot, name, c->setting);
+	if (landed && slot->confirmed > stored->confirmed)
+		return sl_err_set(err, SL_E_INVALID,
+				  "replication slot '%s' was read by someone else: the server has "
+				  "confirmed LSN %X/%X, beyond the %X/%X sluice stored, so the changes "
+				  "between never landed\n"
+				  "  hint: give each consumer a slot of its own; sluice cdc %s "
+				  "--resnapshot starts over from a new snapshot",
+				  c->slot, (unsigned)(slot->confirmed >> 32), (unsigned)slot->confirmed,
+				  (unsigned)(stored->confirmed >> 32), (unsigned)stored->confirmed,
+				  name);
+	return 0;
 }
 
 static int current_lsn(PGconn *conn, uint64_t *out, struct sl_err *err)
 {
 	PGresult *r;
-	int rc = run(conn, "SELECT pg_current_wal_lsn()::text", NULL, PGRES_TUPLES_OK, &r, err);
+	int rc = pgcdc_pg_run(conn, "SELECT pg_current_wal_lsn()::text", NULL, PGRES_TUPLES_OK, &r, err);
 
 	if (rc)
 		return rc;
@@ -215,35 +313,71 @@ static int current_lsn(PGconn *conn, uint64_t *out, struct sl_err *err)
 	return rc;
 }
 
-/* The replication connection, the slot made when asked, the session's
- * output settings (pgoutput.h), streaming from the stored position. */
-static int start_stream(struct stream *s, bool have_slot, struct sl_err *err)
+static void add_lsn(struct buf *b, uint64_t lsn)
 {
-	static const char *const settings[] = {
-		"SET DateStyle = ISO",	       "SET IntervalStyle = postgres",
-		"SET bytea_output = hex",      "SET extra_float_digits = 3",
-		"SET TimeZone = 'UTC'",
-	};
+	buf_addf(b, "%X/%X", (unsigned)(lsn >> 32), (unsigned)lsn);
+}
+
+/* The slot made on the replication connection; for a snapshot, with one
+ * exported, which stays valid until the connection runs its next command:
+ * the snapshot lands first, and streaming starts at its consistent point. */
+static int make_slot(struct stream *s, bool snapshot, struct sl_err *err)
+{
 	const struct pgcdc_cfg *c = s->c;
 	struct buf sql = BUF_INIT;
-	int rc = connect_source(c->dsn, true, &s->repl, err);
+	PGresult *r = NULL;
+	uint64_t cp = 0;
+	int rc;
+
+	buf_adds(&sql, "CREATE_REPLICATION_SLOT ");
+	buf_add_sql_ident(&sql, c->slot);
+	buf_adds(&sql, snapshot ? " LOGICAL pgoutput (SNAPSHOT 'export')"
+				: " LOGICAL pgoutput NOEXPORT_SNAPSHOT");
+	rc = pgcdc_pg_run(s->repl, sql.buf, NULL, PGRES_TUPLES_OK, &r, err);
+	buf_release(&sql);
+	if (rc || !snapshot) {
+		if (r)
+			PQclear(r);
+		return rc;
+	}
+	if (PQntuples(r) != 1 || PQnfields(r) < 3 || lsn_parse(PQgetvalue(r, 0, 1), &cp) ||
+	    PQgetisnull(r, 0, 2))
+		rc = sl_err_set(err, SL_E_PARSE,
+				"source database: CREATE_REPLICATION_SLOT gave no consistent point "
+				"and snapshot");
+	/* no change commits at the consistent point itself: one that has rows
+	 * wrote them after it, so its commit comes later */
+	if (!rc)
+		rc = pgcdc_snapshot_take(s->w, c, PQgetvalue(r, 0, 2), cp, s->land_a, s->txn_a,
+					 &s->st->snapshot_rows, err);
+	arena_reset(s->land_a);
+	arena_reset(s->txn_a);
+	if (!rc)
+		s->landed = s->confirmed = cp;
+	PQclear(r);
+	return rc;
+}
+
+/* The replication connection, the slot made by plan, the session's output
+ * settings (pgoutput.h), streaming from the stored position. */
+static int start_stream(struct stream *s, enum start_plan plan, struct sl_err *err)
+{
+	const struct pgcdc_cfg *c = s->c;
+	struct buf sql = BUF_INIT;
+	int rc = pgcdc_pg_connect(c->dsn, true, &s->repl, err);
 
 	if (!rc)
-		rc = run(s->repl, "IDENTIFY_SYSTEM", NULL, PGRES_TUPLES_OK, NULL, err);
-	if (!rc && !have_slot) {
-		buf_adds(&sql, "CREATE_REPLICATION_SLOT ");
-		buf_add_sql_ident(&sql, c->slot);
-		buf_adds(&sql, " LOGICAL pgoutput NOEXPORT_SNAPSHOT");
-		rc = run(s->repl, sql.buf, NULL, PGRES_TUPLES_OK, NULL, err);
-	}
-	for (size_t i = 0; !rc && i < sizeof(settings) / sizeof(*settings); i++)
-		rc = run(s->repl, settings[i], NULL, PGRES_COMMAND_OK, NULL, err);
+		rc = pgcdc_pg_run(s->repl, "IDENTIFY_SYSTEM", NULL, PGRES_TUPLES_OK, NULL, err);
+	if (!rc && plan != PLAN_STREAM)
+		rc = make_slot(s, plan == PLAN_SNAPSHOT, err);
+	if (!rc)
+		rc = pgcdc_pg_settings(s->repl, err);
 	if (!rc) {
-		buf_reset(&sql);
 		buf_adds(&sql, "START_REPLICATION SLOT ");
 		buf_add_sql_ident(&sql, c->slot);
-		buf_addf(&sql, " LOGICAL %X/%X (proto_version '1', publication_names ",
-			 (unsigned)(s->landed >> 32), (unsigned)s->landed);
+		buf_adds(&sql, " LOGICAL ");
+		add_lsn(&sql, s->landed);
+		buf_adds(&sql, " (proto_version '1', publication_names ");
 		{
 			struct buf name = BUF_INIT;
 
@@ -252,7 +386,7 @@ static int start_stream(struct stream *s, bool have_slot, struct sl_err *err)
 			buf_release(&name);
 		}
 		buf_adds(&sql, ")");
-		rc = run(s->repl, sql.buf, NULL, PGRES_COPY_BOTH, NULL, err);
+		rc = pgcdc_pg_run(s->repl, sql.buf, NULL, PGRES_COPY_BOTH, NULL, err);
 	}
 	buf_release(&sql);
 	return rc;
@@ -265,7 +399,7 @@ static int send_status(struct stream *s, bool reply, struct sl_err *err)
 
 	pgoutput_status_encode(msg, s->confirmed, s->confirmed, s->confirmed, now, reply);
 	if (PQputCopyData(s->repl, (const char *)msg, sizeof(msg)) != 1 || PQflush(s->repl))
-		return pg_failed(s->repl, "cannot send the status update", err);
+		return pgcdc_pg_failed(s->repl, "cannot send the status update", err);
 	s->last_status_us = units_mono_us();
 	return 0;
 }
@@ -509,12 +643,12 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 			rc = PQresultStatus(r) == PGRES_COMMAND_OK
 				     ? sl_err_set(err, SL_E_IO, "source database: the server ended the "
 								"replication stream")
-				     : pg_failed(s->repl, "replication stream", err);
+				     : pgcdc_pg_failed(s->repl, "replication stream", err);
 			PQclear(r);
 			break;
 		}
 		if (n == -2) {
-			rc = pg_failed(s->repl, "replication stream", err);
+			rc = pgcdc_pg_failed(s->repl, "replication stream", err);
 			break;
 		}
 		n = poll(&pfd, 1, s->o->once ? PING_AFTER_MS : 1000);
@@ -523,10 +657,24 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 		else if (n == 0)
 			rc = on_quiet(s, err);
 		if (!rc && n > 0 && !PQconsumeInput(s->repl))
-			rc = pg_failed(s->repl, "replication stream", err);
+			rc = pgcdc_pg_failed(s->repl, "replication stream", err);
 	}
 	if (!rc)
 		rc = confirm_idle(s, true, err);
+	return rc;
+}
+
+/* Before a snapshot: the slot's row says one is pending, then the old
+ * slot (if any) is dropped; a crash between leaves a pending snapshot,
+ * which the next run starts over. */
+static int prepare_snapshot(PGconn *conn, struct wh *w, const struct pgcdc_cfg *c,
+			    const struct slot_info *slot, struct sl_err *err)
+{
+	int rc = pgcdc_snapshot_pending(w, c->slot, err);
+
+	if (!rc && slot->have)
+		rc = pgcdc_pg_run(conn, "SELECT pg_drop_replication_slot($1)", c->slot,
+				  PGRES_TUPLES_OK, NULL, err);
 	return rc;
 }
 
@@ -535,32 +683,39 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 {
 	struct stream s = { .c = c, .o = opts, .st = st, .w = w, .payload = BUF_INIT };
 	struct pgcdc_slot_state stored;
+	struct slot_info slot;
+	enum start_plan plan = PLAN_STREAM;
 	PGconn *conn = NULL;
-	bool have_slot = false;
 	int rc;
 
-	*st = (struct pgcdc_stats){ 0 };
+	*st = (struct pgcdc_stats){ .snapshot_rows = -1 };
 	rc = pgcdc_slot_read(w, c->slot, &stored, err);
 	if (!rc)
-		rc = connect_source(c->dsn, false, &conn, err);
+		rc = pgcdc_pg_connect(c->dsn, false, &conn, err);
 	if (!rc)
 		rc = ensure_publication(conn, c, err);
 	if (!rc)
-		rc = find_slot(conn, c, &have_slot, err);
+		rc = find_slot(conn, c, &slot, err);
+	if (!rc)
+		rc = plan_start(c, opts, &slot, &stored, &plan, err);
+	if (!rc && plan == PLAN_SNAPSHOT)
+		rc = prepare_snapshot(conn, w, c, &slot, err);
 	if (!rc && opts->once)
 		rc = current_lsn(conn, &st->target_lsn, err);
 	if (conn)
 		PQfinish(conn);
 	if (rc)
 		return rc;
-	s.landed = stored.landed;
-	s.confirmed = max_lsn(stored.confirmed, stored.landed);
+	if (plan == PLAN_STREAM) {
+		s.landed = stored.landed;
+		s.confirmed = max_lsn(stored.confirmed, stored.landed);
+	}
 	s.cache = pgoutput_cache_new();
 	s.msg_a = arena_new(NULL);
 	s.txn_a = arena_new(NULL);
 	s.land_a = arena_new(NULL);
 	s.last_status_us = s.last_idle_us = units_mono_us();
-	rc = start_stream(&s, have_slot, err);
+	rc = start_stream(&s, plan, err);
 	if (!rc)
 		rc = stream_loop(&s, err);
 	st->landed_lsn = s.landed;

@@ -16,6 +16,10 @@
  *   nothing lands twice.
  * - A change that names a table none of the slot's sources declares lands
  *   nothing (a shared publication may carry more tables).
+ * - An initial snapshot lands whole, with the slot's row, or not at all;
+ *   a slot that cannot be followed without a gap (gone, lost, read by
+ *   someone else, or with nothing landed before a snapshot) is an error,
+ *   never made again in silence.
  */
 #ifndef SL_INGEST_PGCDC_H
 #define SL_INGEST_PGCDC_H
@@ -40,7 +44,11 @@ struct pgcdc_cfg {
 	const char *slot, *publication;
 	const char *dsn;     /* the source database's connection string */
 	const char *setting; /* "sources.orders", named in errors */
+	const char *name;    /* the source `sluice cdc` was given, named in hints */
 	bool create;         /* make the publication and the slot when missing */
+	/* land the rows there when the slot is made (its exported snapshot)
+	 * before its changes: snapshot: initial */
+	bool snapshot;
 	/* in landing-name order: a transaction locks its tables in this order */
 	const struct pgcdc_table *tables;
 	size_t ntables;
@@ -64,7 +72,8 @@ bool pgcdc_first_of_slot(const struct project_cfg *cfg, size_t i);
 /* ---- landing (pgcdc_land.c) ---- */
 
 /* One change of a source transaction: the table (an index into
- * pgcdc_cfg.tables), op c/u/d/t, and its payload JSON. */
+ * pgcdc_cfg.tables), op c/u/d/t (r: a row of the initial snapshot), and
+ * its payload JSON. */
 struct pgcdc_row {
 	size_t table;
 	char op;
@@ -80,7 +89,11 @@ struct pgcdc_txn {
 
 /* What _sluice.cdc_slots holds for a slot (zeros when it has no row). */
 struct pgcdc_slot_state {
+	bool stored; /* the slot has a row */
 	uint64_t landed, confirmed;
+	/* 'p' pending: the slot is being made for a snapshot that has not
+	 * landed; 'd' done: it landed; 0: the slot streams without one */
+	char snapshot;
 };
 
 int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out,
@@ -100,6 +113,41 @@ int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
  * transaction of its own: before an idle slot's WAL end is confirmed. */
 int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_err *err);
 
+/* ---- the initial snapshot (pgcdc_land.c) ---- */
+
+/* Stores the slot's row as a snapshot pending (LSNs 0), replacing any row
+ * it had, in a transaction of its own: before the slot is made, so a slot
+ * whose snapshot never landed is known for one and made again. */
+int pgcdc_snapshot_pending(struct wh *w, const char *slot, struct sl_err *err);
+
+/* A snapshot landing: one warehouse transaction from begin to finish, its
+ * rows all stamped with one sequence, op r, lsn the slot's consistent
+ * point and no xid. */
+struct pgcdc_snapshot {
+	uint64_t lsn;
+	int64_t now_ms, seq;
+	int64_t *rows; /* per table of the slot */
+	char seqtext[32], now[32];
+};
+
+/* Begins the transaction: the landing tables locked (shared warehouses),
+ * the sequence taken and every row the slot's landing tables held
+ * deleted: a snapshot is their whole history from now on. Rolls back on
+ * error. */
+int pgcdc_snapshot_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, uint64_t lsn,
+			 int64_t now_ms, struct pgcdc_snapshot *s, struct sl_err *err);
+/* Appends rows (their op r) in the open transaction; the columns of
+ * the landing tables are read into a, which the caller may reset after.
+ * On error the caller rolls back (wh_rollback). */
+int pgcdc_snapshot_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
+		       struct pgcdc_snapshot *s, const struct pgcdc_row *rows, size_t nrows,
+		       struct sl_err *err);
+/* The advance of each landing table and the slot's row (landed and
+ * confirmed: the consistent point, snapshot done), then the commit. Rolls
+ * back on error. */
+int pgcdc_snapshot_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_snapshot *s,
+			  struct sl_err *err);
+
 /* ---- the stream (pgcdc.c) ---- */
 
 struct pgcdc_stats {
@@ -107,6 +155,7 @@ struct pgcdc_stats {
 	int64_t skipped;      /* transactions at or below landed_lsn */
 	uint64_t landed_lsn, confirmed_lsn;
 	uint64_t target_lsn;  /* --once: the server's WAL position at start */
+	int64_t snapshot_rows; /* landed by an initial snapshot, -1 when none was taken */
 };
 
 struct pgcdc_opts {
@@ -121,13 +170,18 @@ struct pgcdc_opts {
 	 * (may be NULL) */
 	void (*progress)(void *ctx, const struct pgcdc_stats *st, uint64_t wal_end, int64_t seq);
 	void *ctx;
+	/* drop the slot and start over from a new snapshot, replacing every
+	 * row its landing tables hold */
+	bool resnapshot;
 };
 
 /* Runs the consumer of c's slot on w until opts->stop is set, the server
  * ends the stream, an error, or (once) the start position is reached:
- * checks (or with create, makes) the publication and the slot, resumes
- * from the stored LSN, lands each transaction, confirms after each commit
- * and answers keepalives. Returns 0 or an error; st is filled either way. */
+ * checks (or with create, makes) the publication and the slot, lands the
+ * initial snapshot of a slot it makes (c->snapshot; opts->resnapshot
+ * drops the slot first), resumes from the stored LSN, lands each
+ * transaction, confirms after each commit and answers keepalives. Returns
+ * 0 or an error; st is filled either way. */
 int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *opts,
 	      struct pgcdc_stats *st, struct sl_err *err);
 

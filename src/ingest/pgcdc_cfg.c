@@ -48,7 +48,9 @@ int pgcdc_cfg_of(struct arena *a, const struct project_cfg *cfg, const struct so
 		.publication = src->publication,
 		.dsn = dsn,
 		.setting = arena_sprintf(a, "sources.%s", src->name),
+		.name = src->name,
 		.create = src->create,
+		.snapshot = !src->snapshot || strcmp(src->snapshot, "never") != 0,
 		.tables = tables,
 		.ntables = n,
 	};

@@ -26,15 +26,20 @@ int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out
 	int rc;
 
 	*out = (struct pgcdc_slot_state){ 0 };
-	buf_adds(&sql, "SELECT landed_lsn, confirmed_lsn FROM _sluice.cdc_slots WHERE slot = ");
+	buf_adds(&sql, "SELECT landed_lsn, confirmed_lsn, snapshot FROM _sluice.cdc_slots WHERE "
+		       "slot = ");
 	buf_add_sql_str(&sql, slot);
 	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);
 	if (rc)
 		return rc;
 	if (wh_result_nrows(r)) {
+		const char *snap = wh_result_value(r, 0, 2);
+
+		out->stored = true;
 		out->landed = strtoull(wh_result_value(r, 0, 0), NULL, 10);
 		out->confirmed = strtoull(wh_result_value(r, 0, 1), NULL, 10);
+		out->snapshot = !snap ? 0 : !strcmp(snap, "pending") ? 'p' : 'd';
 	}
 	wh_result_free(r);
 	return 0;
@@ -58,7 +63,8 @@ static int slot_store(struct wh *w, const char *slot, uint64_t landed, uint64_t 
 	rc = wh_exec_count(w, sql.buf, &changed, err);
 	if (!rc && !changed) {
 		buf_reset(&sql);
-		buf_adds(&sql, "INSERT INTO _sluice.cdc_slots VALUES (");
+		buf_adds(&sql, "INSERT INTO _sluice.cdc_slots (slot, landed_lsn, confirmed_lsn) "
+			       "VALUES (");
 		buf_add_sql_str(&sql, slot);
 		buf_addf(&sql, ", %" PRIu64 ", %" PRIu64 ")", landed,
 			 confirmed > landed ? confirmed : landed);
@@ -94,6 +100,7 @@ static int append_table(struct wh *w, struct arena *a, const struct pgcdc_table 
 		return rc;
 	snprintf(lsn, sizeof(lsn), "%" PRIu64, t->commit_lsn);
 	snprintf(xid, sizeof(xid), "%" PRIu32, t->xid);
+	/* xid 0 (InvalidTransactionId): a snapshot's row, of no transaction */
 	values = arena_alloc(a, ncols * sizeof(*values));
 	for (size_t i = 0; !rc && i < t->nrows; i++) {
 		const struct pgcdc_row *row = &t->rows[i];
@@ -106,7 +113,7 @@ static int append_table(struct wh *w, struct arena *a, const struct pgcdc_table 
 
 			values[j] = !strcmp(name, "op")		 ? op
 				    : !strcmp(name, "lsn")	 ? lsn
-				    : !strcmp(name, "xid")	 ? xid
+				    : !strcmp(name, "xid")	 ? (t->xid ? xid : NULL)
 				    : !strcmp(name, "received_at") ? now
 				    : !strcmp(name, "payload")	 ? row->payload
 				    : !strcmp(name, "_sluice_seq") ? seq
@@ -172,6 +179,117 @@ int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_
 
 	if (!rc)
 		rc = slot_store(w, slot, 0, lsn, err);
+	if (!rc)
+		rc = wh_commit(w, err);
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}
+
+/* The slot's row replaced by one of the given LSNs and snapshot state, in
+ * the caller's transaction. */
+static int slot_replace(struct wh *w, const char *slot, uint64_t lsn, const char *snapshot,
+			struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "DELETE FROM _sluice.cdc_slots WHERE slot = ");
+	buf_add_sql_str(&sql, slot);
+	rc = wh_exec(w, sql.buf, err);
+	if (!rc) {
+		buf_reset(&sql);
+		buf_adds(&sql, "INSERT INTO _sluice.cdc_slots (slot, landed_lsn, confirmed_lsn, "
+			       "snapshot) VALUES (");
+		buf_add_sql_str(&sql, slot);
+		buf_addf(&sql, ", %" PRIu64 ", %" PRIu64 ", ", lsn, lsn);
+		buf_add_sql_str(&sql, snapshot);
+		buf_adds(&sql, ")");
+		rc = wh_exec(w, sql.buf, err);
+	}
+	buf_release(&sql);
+	return rc;
+}
+
+int pgcdc_snapshot_pending(struct wh *w, const char *slot, struct sl_err *err)
+{
+	int rc = wh_begin(w, err);
+
+	if (!rc)
+		rc = slot_replace(w, slot, 0, "pending", err);
+	if (!rc)
+		rc = wh_commit(w, err);
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}
+
+int pgcdc_snapshot_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, uint64_t lsn,
+			 int64_t now_ms, struct pgcdc_snapshot *s, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc = wh_begin(w, err);
+
+	*s = (struct pgcdc_snapshot){ .lsn = lsn, .now_ms = now_ms };
+	s->rows = arena_alloc(a, (c->ntables ? c->ntables : 1) * sizeof(*s->rows));
+	memset(s->rows, 0, (c->ntables ? c->ntables : 1) * sizeof(*s->rows));
+	for (size_t i = 0; !rc && wh_shared(w) && i < c->ntables; i++)
+		rc = live_advance_lock(w, c->tables[i].landing, err);
+	if (!rc)
+		rc = live_next_seq(w, &s->seq, err);
+	for (size_t i = 0; !rc && i < c->ntables; i++) {
+		const char *name = c->tables[i].landing, *dot = strchr(name, '.');
+		char schema[128];
+
+		if (!dot || (size_t)(dot - name) >= sizeof(schema)) {
+			rc = sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", name);
+			break;
+		}
+		snprintf(schema, sizeof(schema), "%.*s", (int)(dot - name), name);
+		buf_reset(&sql);
+		buf_adds(&sql, "DELETE FROM ");
+		buf_add_sql_ident(&sql, schema);
+		buf_addch(&sql, '.');
+		buf_add_sql_ident(&sql, dot + 1);
+		rc = wh_exec(w, sql.buf, err);
+		if (rc)
+			sl_err_context(err, "replacing the rows of %s", c->tables[i].landing);
+	}
+	buf_release(&sql);
+	snprintf(s->seqtext, sizeof(s->seqtext), "%lld", (long long)s->seq);
+	units_format_ts(now_ms, s->now, sizeof(s->now));
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}
+
+int pgcdc_snapshot_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
+		       struct pgcdc_snapshot *s, const struct pgcdc_row *rows, size_t nrows,
+		       struct sl_err *err)
+{
+	struct pgcdc_txn t = { .commit_lsn = s->lsn, .rows = (struct pgcdc_row *)rows,
+			       .nrows = nrows };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->ntables; i++)
+		if (touches(&t, i))
+			rc = append_table(w, a, &c->tables[i], i, &t, s->seqtext, s->now,
+					  &s->rows[i], err);
+	return rc;
+}
+
+int pgcdc_snapshot_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_snapshot *s,
+			  struct sl_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->ntables; i++) {
+		struct live_advance adv = { .seq = s->seq, .rows = s->rows[i] };
+
+		rc = live_advance_record(w, c->tables[i].landing, &adv, s->now_ms, err);
+	}
+	if (!rc)
+		rc = slot_replace(w, c->slot, s->lsn, "done", err);
 	if (!rc)
 		rc = wh_commit(w, err);
 	if (rc)

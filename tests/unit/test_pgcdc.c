@@ -2,7 +2,9 @@
  * The postgres_cdc consumer's landing (pgcdc_land.c) on an in-memory
  * DuckDB warehouse: one source transaction is one warehouse transaction
  * with one sequence across the slot's tables, the slot's LSNs go with it,
- * a failure leaves nothing behind, and a confirmed LSN never goes back.
+ * a failure leaves nothing behind, and a confirmed LSN never goes back;
+ * a snapshot replaces what its tables held in one transaction with the
+ * slot's row, or changes nothing.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include "ingest/pgcdc.h"
 #include "state/state.h"
+#include "warehouse/wh.h"
 
 #include <string.h>
 
@@ -112,12 +115,99 @@ static void test_failure_lands_nothing(void **state)
 	assert_int_equal(st.landed, 0);
 }
 
+/* A snapshot: pending first, then its rows replace what the tables held,
+ * op r, no xid, one sequence, and the slot's row says it is done at the
+ * consistent point. */
+static void test_snapshot_replaces(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgcdc_row old[] = { { 1, 'c', "{\"id\":9}" } };
+	struct pgcdc_txn t = { .commit_lsn = 500, .end_lsn = 540, .xid = 3, .rows = old,
+			       .nrows = 1 };
+	struct pgcdc_row rows[] = {
+		{ 1, 'r', "{\"id\":1}" },
+		{ 0, 'r', "{\"order_id\":1,\"line\":1}" },
+		{ 1, 'r', "{\"id\":2}" },
+	};
+	struct pgcdc_snapshot snap;
+	struct pgcdc_slot_state st;
+	int64_t seq;
+
+	assert_int_equal(pgcdc_land(f->w, f->a, &cfg, &t, 0, &seq, &f->err), 0);
+	assert_int_equal(pgcdc_snapshot_pending(f->w, "s1", &f->err), 0);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_true(st.stored);
+	assert_int_equal(st.snapshot, 'p');
+	assert_int_equal(st.landed + st.confirmed, 0);
+
+	assert_int_equal(pgcdc_snapshot_begin(f->w, f->a, &cfg, 2000, 0, &snap, &f->err), 0);
+	/* two batches */
+	assert_int_equal(pgcdc_snapshot_add(f->w, f->a, &cfg, &snap, rows, 2, &f->err), 0);
+	assert_int_equal(pgcdc_snapshot_add(f->w, f->a, &cfg, &snap, rows + 2, 1, &f->err), 0);
+	assert_int_equal(pgcdc_snapshot_finish(f->w, &cfg, &snap, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders WHERE op = 'r' AND "
+					 "lsn = 2000 AND xid IS NULL"),
+			 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 2);
+	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT _sluice_seq) FROM (SELECT "
+					 "_sluice_seq FROM landing.orders UNION ALL SELECT "
+					 "_sluice_seq FROM landing.items)"),
+			 1);
+	assert_int_equal(query_int(f->w, "SELECT sum(rows) FROM _sluice.live_advances WHERE seq = "
+					 "(SELECT max(_sluice_seq) FROM landing.orders)"),
+			 3);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.snapshot, 'd');
+	assert_int_equal(st.landed, 2000);
+	assert_int_equal(st.confirmed, 2000);
+}
+
+/* A snapshot that fails part way changes nothing: the rows from before
+ * stay, and the slot's row still says pending. */
+static void test_snapshot_failure_changes_nothing(void **state)
+{
+	struct fixture_db *f = *state;
+	static const struct pgcdc_table three[] = {
+		{ "public.order_items", "landing.items" },
+		{ "public.orders", "landing.orders" },
+		{ "public.gone", "landing.gone" },
+	};
+	struct pgcdc_cfg c = cfg;
+	struct pgcdc_row old[] = { { 1, 'c', "{\"id\":9}" } };
+	struct pgcdc_txn t = { .commit_lsn = 500, .end_lsn = 540, .xid = 3, .rows = old,
+			       .nrows = 1 };
+	struct pgcdc_row rows[] = { { 1, 'r', "{\"id\":1}" }, { 2, 'r', "{\"id\":2}" } };
+	struct pgcdc_snapshot snap;
+	struct pgcdc_slot_state st;
+	int64_t seq;
+
+	assert_int_equal(pgcdc_land(f->w, f->a, &cfg, &t, 0, &seq, &f->err), 0);
+	assert_int_equal(pgcdc_snapshot_pending(f->w, "s1", &f->err), 0);
+	/* the missing landing table fails the delete at the start */
+	c.tables = three;
+	c.ntables = 3;
+	assert_int_not_equal(pgcdc_snapshot_begin(f->w, f->a, &c, 2000, 0, &snap, &f->err), 0);
+	/* and a failing batch after a good one, rolled back by the caller */
+	assert_int_equal(pgcdc_snapshot_begin(f->w, f->a, &cfg, 2000, 0, &snap, &f->err), 0);
+	assert_int_equal(pgcdc_snapshot_add(f->w, f->a, &cfg, &snap, rows, 1, &f->err), 0);
+	assert_int_equal(pgcdc_snapshot_add(f->w, f->a, &c, &snap, rows + 1, 1, &f->err),
+			 SL_E_NOTFOUND);
+	wh_rollback(f->w);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders WHERE op = 'c'"), 1);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.snapshot, 'p');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_one_transaction_one_sequence, setup,
 						fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_failure_lands_nothing, setup,
+						fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_replaces, setup, fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_failure_changes_nothing, setup,
 						fixture_db_teardown),
 	};
 

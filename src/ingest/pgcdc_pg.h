@@ -1,0 +1,51 @@
+/*
+ * What the postgres_cdc consumer's files share: about speaking to the
+ * source database over libpq (connecting, running a statement, an error
+ * put into words, a table's quoted name, the session's output settings)
+ * and the initial snapshot.
+ * Internal to src/ingest/pgcdc*.c (and their tests); the rest of the tree
+ * sees pgcdc.h.
+ */
+#ifndef SL_INGEST_PGCDC_PG_H
+#define SL_INGEST_PGCDC_PG_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct arena;
+struct buf;
+struct pgcdc_cfg;
+struct sl_err;
+struct wh;
+
+/* SL_E_IO naming what failed and the server's message. */
+int pgcdc_pg_failed(PGconn *conn, const char *what, struct sl_err *err);
+
+/* A connection to dsn (client_encoding UTF8), replication=database when
+ * asked; *out must be closed with PQfinish. */
+int pgcdc_pg_connect(const char *dsn, bool replication, PGconn **out, struct sl_err *err);
+
+/* Runs sql with up to one text parameter; *res gets the result (may be
+ * NULL: cleared), the caller's to PQclear. */
+int pgcdc_pg_run(PGconn *conn, const char *sql, const char *param, ExecStatusType want,
+		 PGresult **res, struct sl_err *err);
+
+/* The output settings pgoutput_tuple_json reads values in (DateStyle ISO,
+ * UTC, hex bytea, every float digit), set on conn. */
+int pgcdc_pg_settings(PGconn *conn, struct sl_err *err);
+
+/* "schema.name" as a quoted SQL name. */
+void pgcdc_pg_add_table(struct buf *b, const char *table);
+
+/* Lands the rows of every table of c's slot as the exported snapshot
+ * snapshot_name sees them (a normal connection imports it), in one
+ * warehouse transaction with the slot's row: lsn is the slot's
+ * consistent point. *rows gets how many landed. The rows are read 256
+ * at a time and each batch appended before the next is read;
+ * a and batch_a are reset between batches. */
+int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *snapshot_name,
+			uint64_t lsn, struct arena *a, struct arena *batch_a, int64_t *rows,
+			struct sl_err *err);
+
+#endif
