@@ -7,13 +7,16 @@
 # dropped or read by another consumer is refused, naming --resnapshot,
 # which lands the tables anew.
 [ -n "${SLUICE_TEST_PG:-}" ] || echo "SLUICE_TEST_PG is not set: tests/run.sh starts the server"
-slot=e2e_cdc_snapshot
+# the run on a PostgreSQL warehouse has a slot and a source database of its own
+! is_postgres || sed -i 's/e2e_cdc_snapshot/e2e_cdc_snapshot_pg/g' sluice.yml
+name=e2e_cdc_snapshot$(is_postgres && echo _pg)
+slot=$name
 cdc() { sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'; }
 src() { PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"; }
 PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
 	-c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE '$slot%'" \
-	-c "DROP DATABASE IF EXISTS e2e_cdc_snapshot_src" -c "CREATE DATABASE e2e_cdc_snapshot_src" >/dev/null 2>&1
-export SRC_PG="$SLUICE_TEST_PG dbname=e2e_cdc_snapshot_src"
+	-c "DROP DATABASE IF EXISTS ${name}_src" -c "CREATE DATABASE ${name}_src" >/dev/null 2>&1
+export SRC_PG="$SLUICE_TEST_PG dbname=${name}_src"
 # kinds: one row of many types before the slot, the same values streamed after
 kinds="1, 9223372036854775807, 12345678901234567890.000000000001, 0.1::float8, 'NaN'::float8,
 	true, '{\"b\": [1, 2.50], \"a\": null}'::json, '{\"b\": [1, 2.50], \"a\": null}'::jsonb,
@@ -32,7 +35,7 @@ src -c "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT NOT NULL, amo
 note the first run makes the slot with a snapshot: the rows there land as op r, one sequence, at the consistent point
 cdc orders --once
 q "SELECT op, count(*) AS rows, count(DISTINCT _sluice_seq) AS seqs, count(DISTINCT lsn) AS lsns, count(xid) AS xids FROM landing.orders GROUP BY op"
-q "SELECT payload FROM landing.orders WHERE CAST(payload->>'id' AS INTEGER) IN (1, 600) ORDER BY 1"
+q "SELECT payload FROM landing.orders WHERE CAST(payload->>'id' AS INTEGER) IN (1, 600) ORDER BY CAST(payload->>'id' AS INTEGER)"
 q "SELECT slot, snapshot, landed_lsn = (SELECT max(lsn) FROM landing.orders) AS landed_at_snapshot, confirmed_lsn = landed_lsn AS confirmed FROM _sluice.cdc_slots"
 q "SELECT source, watermark = (SELECT max(_sluice_seq) FROM landing.orders) AS advanced, rows FROM _sluice.live_sources ORDER BY source"
 server=$(src -c "SELECT confirmed_flush_lsn - '0/0' FROM pg_replication_slots WHERE slot_name = '$slot'")
