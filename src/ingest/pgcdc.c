@@ -419,35 +419,6 @@ static int table_of(const struct pgcdc_cfg *c, const struct pgoutput_relation *r
 	return -1;
 }
 
-/* A value the server left out (TOAST, unchanged) that no old row brings:
- * landing NULL would be a lie, so the consumer stops, naming it. */
-static int refuse_unchanged(struct stream *s, const struct pgoutput_relation *rel,
-			    const struct pgoutput_tuple *t, struct sl_err *err)
-{
-	struct pgoutput_tuple key = *t;
-	struct buf k = BUF_INIT;
-	const char *col = "?";
-	int rc;
-
-	for (uint16_t i = 0; i < t->ncols; i++)
-		if (t->values[i].kind == PGOUTPUT_UNCHANGED) {
-			col = rel->cols[i].name;
-			break;
-		}
-	key.kind = 'K';
-	if (pgoutput_tuple_json(&k, rel, &key, NULL, NULL, NULL))
-		buf_adds(&k, "(unknown)");
-	rc = sl_err_set(err, SL_E_INVALID,
-			"update of %s.%s key %s: column '%s' is an unchanged TOAST value the "
-			"server did not send, and no earlier copy is kept\n"
-			"  hint: ALTER TABLE %s.%s REPLICA IDENTITY FULL sends the old row with "
-			"every update",
-			rel->nspname, rel->relname, k.buf, col, rel->nspname, rel->relname);
-	buf_release(&k);
-	(void)s;
-	return rc;
-}
-
 static void push_row(struct stream *s, int table, char op, const char *payload, size_t len)
 {
 	struct pgcdc_row *r = ARENA_PUSH(s->txn_a, &s->txn.rows, &s->txn.nrows, &s->txn.cap);
@@ -473,10 +444,14 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 				  "  hint: ALTER TABLE %s.%s REPLICA IDENTITY DEFAULT (with a "
 				  "primary key) or FULL",
 				  rel->nspname, rel->relname, rel->nspname, rel->relname);
-	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old))
-		return refuse_unchanged(s, rel, &t, err);
 	buf_reset(&s->payload);
-	rc = pgoutput_tuple_json(&s->payload, rel, &t, NULL, NULL, err);
+	/* unchanged TOAST values: from the old row when it is whole, else from
+	 * the row of the key before */
+	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old))
+		rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel, &t, &s->payload,
+				      err);
+	else
+		rc = pgoutput_tuple_json(&s->payload, rel, &t, NULL, NULL, err);
 	if (rc) {
 		sl_err_context(err, "a change of %s.%s", rel->nspname, rel->relname);
 		return rc;

@@ -1,8 +1,8 @@
 /*
  * What the postgres_cdc consumer's files share: about speaking to the
  * source database over libpq (connecting, running a statement, an error
- * put into words, a table's quoted name, the session's output settings)
- * and the initial snapshot.
+ * put into words, a table's quoted name, the session's output settings),
+ * the initial snapshot and the filling of unchanged TOAST values.
  * Internal to src/ingest/pgcdc*.c (and their tests); the rest of the tree
  * sees pgcdc.h.
  */
@@ -16,6 +16,9 @@
 struct arena;
 struct buf;
 struct pgcdc_cfg;
+struct pgcdc_txn;
+struct pgoutput_relation;
+struct pgoutput_tuple;
 struct sl_err;
 struct wh;
 
@@ -47,5 +50,16 @@ void pgcdc_pg_add_table(struct buf *b, const char *table);
 int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *snapshot_name,
 			uint64_t lsn, struct arena *a, struct arena *batch_a, int64_t *rows,
 			struct sl_err *err);
+
+/* Appends the payload JSON of t, the new row of an update of c's table
+ * (an index into c->tables), to out, its unchanged TOAST values filled
+ * from the latest earlier row of its key: the last of txn's rows (the
+ * source transaction so far, not landed), else the rows of the landing
+ * table's newest sequence that has the key, which must agree. An error
+ * names the table, the key and the column when there is no such row, it
+ * lacks the column, or the rows disagree (pgcdc_toast.c). */
+int pgcdc_toast_json(struct wh *w, const struct pgcdc_cfg *c, size_t table,
+		     const struct pgcdc_txn *txn, const struct pgoutput_relation *rel,
+		     const struct pgoutput_tuple *t, struct buf *out, struct sl_err *err);
 
 #endif

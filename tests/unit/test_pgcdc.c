@@ -4,7 +4,8 @@
  * with one sequence across the slot's tables, the slot's LSNs go with it,
  * a failure leaves nothing behind, and a confirmed LSN never goes back;
  * a snapshot replaces what its tables held in one transaction with the
- * slot's row, or changes nothing.
+ * slot's row, or changes nothing; an unchanged TOAST value comes from the
+ * latest earlier row of its key, exactly, or is an error.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,9 @@
 
 #include "ingest/pgcdc.h"
 #include "state/state.h"
+#include "core/buf.h"
+#include "ingest/pgcdc_pg.h"
+#include "ingest/pgoutput.h"
 #include "warehouse/wh.h"
 
 #include <string.h>
@@ -199,6 +203,88 @@ static void test_snapshot_failure_changes_nothing(void **state)
 	assert_int_equal(st.snapshot, 'p');
 }
 
+static struct pgoutput_column toast_cols[] = {
+	{ .key = true, .name = "id", .type_oid = 23 },
+	{ .name = "body", .type_oid = 25 },
+};
+static const struct pgoutput_relation toast_rel = {
+	.nspname = "public", .relname = "orders", .replident = 'd', .ncols = 2,
+	.cols = toast_cols,
+};
+
+/* The payload of an update of key id whose body the server left out,
+ * into out; returns the code. */
+static int toast_update(struct fixture_db *f, const char *id, const struct pgcdc_txn *txn,
+			struct buf *out)
+{
+	struct pgoutput_value v[] = {
+		{ .kind = PGOUTPUT_TEXT, .len = (uint32_t)strlen(id), .text = id },
+		{ .kind = PGOUTPUT_UNCHANGED },
+	};
+	struct pgoutput_tuple t = { .kind = 'N', .ncols = 2, .values = v };
+
+	buf_reset(out);
+	return pgcdc_toast_json(f->w, &cfg, 1, txn, &toast_rel, &t, out, &f->err);
+}
+
+static void test_toast_from_landed_row(void **state)
+{
+	struct fixture_db *f = *state;
+	struct buf out = BUF_INIT;
+
+	exec(f->w, "INSERT INTO landing.orders (op, payload, _sluice_seq) VALUES "
+		   "('c', '{\"id\":1,\"body\":\"older\"}', 3), "
+		   "('u', '{\"id\":1,\"body\":\"old \\\"one\\\"\"}', 5), "
+		   "('c', '{\"id\":10,\"body\":\"ten\"}', 6), "
+		   "('c', '{\"id\":2,\"j\":{\"id\":1,\"x\":0},\"body\":\"nested\"}', 7)");
+	assert_int_equal(toast_update(f, "1", NULL, &out), 0);
+	assert_string_equal(out.buf, "{\"id\":1,\"body\":\"old \\\"one\\\"\"}");
+	assert_int_equal(toast_update(f, "10", NULL, &out), 0);
+	assert_string_equal(out.buf, "{\"id\":10,\"body\":\"ten\"}");
+
+	/* a change of the same transaction, not landed yet, comes first */
+	{
+		struct pgcdc_row rows[] = {
+			{ 1, 'u', "{\"id\":1,\"body\":\"first\"}" },
+			{ 0, 'c', "{\"id\":1,\"body\":\"other table\"}" },
+			{ 1, 'u', "{\"id\":1,\"body\":\"in memory\"}" },
+			{ 1, 'u', "{\"id\":2,\"body\":\"another key\"}" },
+		};
+		struct pgcdc_txn t = { .rows = rows, .nrows = 4 };
+
+		assert_int_equal(toast_update(f, "1", &t, &out), 0);
+		assert_string_equal(out.buf, "{\"id\":1,\"body\":\"in memory\"}");
+	}
+	buf_release(&out);
+}
+
+static void test_toast_refused(void **state)
+{
+	struct fixture_db *f = *state;
+	struct buf out = BUF_INIT;
+
+	/* no row of the key: never NULL */
+	assert_int_equal(toast_update(f, "1", NULL, &out), SL_E_INVALID);
+	assert_non_null(strstr(f->err.msg, "public.orders key {\"id\":1}: column 'body'"));
+	assert_int_equal(out.len, 0);
+	/* the last row of the key is its delete */
+	exec(f->w, "INSERT INTO landing.orders (op, payload, _sluice_seq) VALUES "
+		   "('c', '{\"id\":1,\"body\":\"x\"}', 3), ('d', '{\"id\":1}', 4)");
+	assert_int_equal(toast_update(f, "1", NULL, &out), SL_E_INVALID);
+	assert_non_null(strstr(f->err.msg, "has none"));
+	/* rows of one sequence that disagree */
+	exec(f->w, "INSERT INTO landing.orders (op, payload, _sluice_seq) VALUES "
+		   "('u', '{\"id\":1,\"body\":\"a\"}', 8), ('u', '{\"id\":1,\"body\":\"b\"}', 8)");
+	assert_int_equal(toast_update(f, "1", NULL, &out), SL_E_INVALID);
+	assert_non_null(strstr(f->err.msg, "disagree"));
+	/* and ones that agree are fine */
+	exec(f->w, "INSERT INTO landing.orders (op, payload, _sluice_seq) VALUES "
+		   "('u', '{\"id\":1,\"body\":\"c\"}', 9), ('u', '{\"id\":1,\"body\":\"c\"}', 9)");
+	assert_int_equal(toast_update(f, "1", NULL, &out), 0);
+	assert_string_equal(out.buf, "{\"id\":1,\"body\":\"c\"}");
+	buf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +295,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot_replaces, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_failure_changes_nothing, setup,
 						fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_toast_from_landed_row, setup,
+						fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_toast_refused, setup, fixture_db_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_db_group_setup, fixture_db_group_teardown);

@@ -1,0 +1,206 @@
+/*
+ * The postgres_cdc consumer's unchanged TOAST values: an update that left
+ * a large value alone, with no old row to take it from (REPLICA IDENTITY
+ * DEFAULT), gets it from the latest earlier row of its key: a change of
+ * the same transaction not landed yet, else the landing table's rows of
+ * the latest sequence. Never writes a value it could not find exactly, and
+ * never one of two that disagree: each is an error naming the table, the
+ * key and the column.
+ */
+#include "ingest/pgcdc.h"
+#include "ingest/pgcdc_pg.h"
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "ingest/jsontext.h"
+#include "ingest/pgoutput.h"
+#include "warehouse/wh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* rows of the key read from the landing table, newest sequence first */
+#define TOAST_CANDIDATES 256
+
+struct toast {
+	struct wh *w;
+	const struct pgcdc_cfg *c;
+	size_t table;
+	const struct pgcdc_txn *txn;
+	const struct pgoutput_relation *rel;
+	struct buf key; /* the key's members as JSON: {"id":1} */
+	bool looked;
+	/* the rows found: one of txn (not owned), or the landing table's of
+	 * one sequence (r owns them) */
+	const char *mem;
+	struct wh_result *r;
+	size_t rows[TOAST_CANDIDATES], nr;
+};
+
+static bool member_is(const char *json, size_t len, const char *name, const char *val,
+		      size_t vlen)
+{
+	const char *v;
+	size_t n;
+
+	return pgoutput_json_member(json, len, name, &v, &n, NULL) == 0 && n == vlen &&
+	       memcmp(v, val, n) == 0;
+}
+
+/* Whether payload is a row of the key: every key member the same text. */
+static bool same_key(const struct toast *k, const char *payload, size_t len)
+{
+	for (uint16_t i = 0; i < k->rel->ncols; i++) {
+		const char *name = k->rel->cols[i].name, *v;
+		size_t n;
+
+		if (!k->rel->cols[i].key)
+			continue;
+		if (pgoutput_json_member(k->key.buf, k->key.len, name, &v, &n, NULL) ||
+		    !member_is(payload, len, name, v, n))
+			return false;
+	}
+	return true;
+}
+
+/* The landing table's rows whose text holds each key member as this
+ * module's payloads write it ("id":1 then , or }), newest sequence first;
+ * same_key checks them exactly, and only the newest sequence's are kept. */
+static int look_landed(struct toast *k, struct sl_err *err)
+{
+	const char *landing = k->c->tables[k->table].landing, *dot = strchr(landing, '.');
+	struct buf sql = BUF_INIT, pat = BUF_INIT;
+	char schema[128];
+	bool first = true;
+	const char *seq = NULL;
+	int rc;
+
+	snprintf(schema, sizeof(schema), "%.*s", dot ? (int)(dot - landing) : 0, landing);
+	buf_adds(&sql, "SELECT CAST(payload AS VARCHAR), _sluice_seq FROM ");
+	wh_sql_qualified(&sql, schema, dot ? dot + 1 : landing);
+	for (uint16_t i = 0; i < k->rel->ncols; i++) {
+		const char *name = k->rel->cols[i].name, *v;
+		size_t n;
+
+		if (!k->rel->cols[i].key ||
+		    pgoutput_json_member(k->key.buf, k->key.len, name, &v, &n, NULL))
+			continue;
+		for (int end = 0; end < 2; end++) {
+			buf_reset(&pat);
+			buf_addch(&pat, '"');
+			jsontext_escape(&pat, name, strlen(name));
+			buf_adds(&pat, "\":");
+			buf_add(&pat, v, n);
+			buf_addch(&pat, end ? '}' : ',');
+			buf_adds(&sql, end ? " OR " : first ? " WHERE (" : ") AND (");
+			buf_adds(&sql, "position(");
+			buf_add_sql_str(&sql, pat.buf);
+			buf_adds(&sql, " IN CAST(payload AS VARCHAR)) > 0");
+		}
+		first = false;
+	}
+	buf_addf(&sql, "%s ORDER BY _sluice_seq DESC LIMIT %d", first ? "" : ")",
+		 TOAST_CANDIDATES);
+	rc = wh_query(k->w, sql.buf, &k->r, err);
+	buf_release(&sql);
+	buf_release(&pat);
+	if (rc)
+		return rc;
+	/* the rows of the key of the newest sequence that has one, first */
+	for (size_t i = 0; i < wh_result_nrows(k->r); i++) {
+		const char *p = wh_result_value(k->r, i, 0);
+
+		if (!p || !same_key(k, p, wh_result_value_len(k->r, i, 0)))
+			continue;
+		if (!seq)
+			seq = wh_result_value(k->r, i, 1);
+		else if (strcmp(seq, wh_result_value(k->r, i, 1)))
+			break;
+		if (k->nr < TOAST_CANDIDATES)
+			k->rows[k->nr++] = i;
+	}
+	return 0;
+}
+
+static int no_copy(const struct toast *k, const char *col, const char *why, struct sl_err *err)
+{
+	return sl_err_set(err, SL_E_INVALID,
+			  "update of %s.%s key %s: column '%s' is an unchanged TOAST value the "
+			  "server did not send, and %s\n"
+			  "  hint: ALTER TABLE %s.%s REPLICA IDENTITY FULL sends the old row with "
+			  "every update; sluice cdc %s --resnapshot lands the table anew",
+			  k->rel->nspname, k->rel->relname, k->key.buf, col, why, k->rel->nspname,
+			  k->rel->relname, k->c->name ? k->c->name : k->c->slot);
+}
+
+static int fill(void *ctx, const struct pgoutput_relation *rel, uint16_t col, struct buf *out,
+		struct sl_err *err)
+{
+	struct toast *k = ctx;
+	const char *name = rel->cols[col].name, *v = NULL, *w;
+	size_t n = 0, wn;
+	int rc = 0;
+
+	if (!k->looked) {
+		k->looked = true;
+		for (size_t i = k->txn ? k->txn->nrows : 0; i-- > 0 && !k->mem;) {
+			const struct pgcdc_row *row = &k->txn->rows[i];
+
+			if (row->table == k->table && row->op != 't' &&
+			    same_key(k, row->payload, strlen(row->payload)))
+				k->mem = row->payload;
+		}
+		if (!k->mem)
+			rc = look_landed(k, err);
+		if (rc)
+			return rc;
+	}
+	if (k->mem) {
+		if (pgoutput_json_member(k->mem, strlen(k->mem), name, &v, &n, NULL))
+			return no_copy(k, name, "the change before it in its transaction has none",
+				       err);
+		return buf_add(out, v, n);
+	}
+	if (!k->nr)
+		return no_copy(k, name, "no row of the key landed before", err);
+	for (size_t i = 0; i < k->nr; i++) {
+		const char *p = wh_result_value(k->r, k->rows[i], 0);
+		size_t len = wh_result_value_len(k->r, k->rows[i], 0);
+
+		if (pgoutput_json_member(p, len, name, &w, &wn, NULL))
+			return no_copy(k, name, "the row of the key landed last has none", err);
+		if (v && (wn != n || memcmp(v, w, n)))
+			return no_copy(k, name,
+				       "the rows of the key landed last (one source transaction) "
+				       "disagree on it",
+				       err);
+		v = w;
+		n = wn;
+	}
+	return buf_add(out, v, n);
+}
+
+int pgcdc_toast_json(struct wh *w, const struct pgcdc_cfg *c, size_t table,
+		     const struct pgcdc_txn *txn, const struct pgoutput_relation *rel,
+		     const struct pgoutput_tuple *t, struct buf *out, struct sl_err *err)
+{
+	struct toast k = { .w = w, .c = c, .table = table, .txn = txn, .rel = rel,
+			   .key = BUF_INIT };
+	struct pgoutput_tuple key = *t;
+	int rc;
+
+	key.kind = 'K';
+	rc = pgoutput_tuple_json(&k.key, rel, &key, NULL, NULL, err);
+	if (rc) {
+		buf_release(&k.key);
+		return sl_err_set(err, SL_E_INVALID,
+				  "update of %s.%s: a key column is an unchanged TOAST value, so "
+				  "the row before cannot be found",
+				  rel->nspname, rel->relname);
+	}
+	rc = pgoutput_tuple_json(out, rel, t, fill, &k, err);
+	if (k.r)
+		wh_result_free(k.r);
+	buf_release(&k.key);
+	return rc;
+}
