@@ -1,0 +1,39 @@
+# A slot the server invalidated (wal_status lost: it removed WAL the slot
+# still needed) is a loud failure naming the slot and --resnapshot, never
+# made again in silence; --resnapshot then lands the table anew. The case
+# runs a PostgreSQL server of its own: losing a slot takes a small
+# max_slot_wal_keep_size, which would threaten the shared server's slots.
+# (in a folder of /tmp: under root the server's user must reach it)
+pg_server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
+pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
+trap '"$pg_server" stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
+if ! dsn=$("$pg_server" start "$pg_dir" 2>pg_start.log); then
+	echo "cannot start a PostgreSQL server of the case's own"
+	cat pg_start.log
+fi
+cdc() { sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'; }
+src() { PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"; }
+psql "$dsn" -qAt -c "CREATE DATABASE src" >/dev/null
+export SRC_PG="$dsn dbname=src"
+src -c "CREATE TABLE events (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO events (v) VALUES ('first')"
+
+note the slot is made and its snapshot lands
+cdc events --once
+
+note the server removes WAL the slot still needs while no consumer runs
+src -c "ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'" -c "SELECT pg_reload_conf()" >/dev/null
+for i in 1 2 3; do
+	src -c "INSERT INTO events (v) SELECT md5(g::text) FROM generate_series(1, 20000) g" \
+		-c "SELECT pg_switch_wal()" -c "CHECKPOINT" >/dev/null
+done
+src -c "SELECT slot_name, wal_status FROM pg_replication_slots"
+cdc events --once
+q "SELECT count(*) AS landed FROM landing.events"
+
+note --resnapshot drops it, makes it again and lands the table anew
+src -c "ALTER SYSTEM RESET max_slot_wal_keep_size" -c "SELECT pg_reload_conf()" >/dev/null
+cdc events --once --resnapshot
+src -c "INSERT INTO events (v) VALUES ('after')"
+cdc events --once
+q "SELECT op, count(*) AS rows FROM landing.events GROUP BY op ORDER BY op"
+src -c "SELECT 'source rows: ' || count(*) FROM events"
