@@ -193,3 +193,30 @@ warehouse_unchanged() {
 		sha256sum -c --quiet "$1" && echo "the warehouse is unchanged"
 	fi
 }
+
+# cdc_source DB [SLOT...]: for a postgres_cdc case, a new, empty source
+# database DB on the test server (SRC_PG, exported, reaches it) and none
+# of the replication slots named left from a run before.
+cdc_source() {
+	local db=$1 slot
+	shift
+	for slot in "$@"; do
+		PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt -c \
+			"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$slot'" \
+			>/dev/null 2>&1
+	done
+	PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
+		-c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null 2>&1
+	export SRC_PG="$SLUICE_TEST_PG dbname=$db"
+}
+
+# src PSQL-ARGS...: psql on the source database, quiet and unaligned,
+# stopping at the first error.
+src() {
+	PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"
+}
+
+# cdc ARGS...: sl cdc, the LSNs it prints left out.
+cdc() {
+	sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'
+}

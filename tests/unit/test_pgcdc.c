@@ -32,6 +32,12 @@ static const struct pgcdc_cfg cfg = {
 	.slot = "s1", .publication = "p1", .setting = "sources.orders",
 	.tables = tables, .ntables = 2,
 };
+/* the slot's tables and one whose landing table does not exist */
+static const struct pgcdc_table three[] = {
+	{ "public.order_items", "landing.items" },
+	{ "public.orders", "landing.orders" },
+	{ "public.gone", "landing.gone" },
+};
 
 static int setup(void **state)
 {
@@ -93,11 +99,6 @@ static void test_one_transaction_one_sequence(void **state)
 static void test_failure_lands_nothing(void **state)
 {
 	struct fixture_db *f = *state;
-	static const struct pgcdc_table three[] = {
-		{ "public.order_items", "landing.items" },
-		{ "public.orders", "landing.orders" },
-		{ "public.gone", "landing.gone" },
-	};
 	struct pgcdc_cfg c = cfg;
 	struct pgcdc_row rows[] = {
 		{ 1, 'c', "{\"id\":4}" },
@@ -171,11 +172,6 @@ static void test_snapshot_replaces(void **state)
 static void test_snapshot_failure_changes_nothing(void **state)
 {
 	struct fixture_db *f = *state;
-	static const struct pgcdc_table three[] = {
-		{ "public.order_items", "landing.items" },
-		{ "public.orders", "landing.orders" },
-		{ "public.gone", "landing.gone" },
-	};
 	struct pgcdc_cfg c = cfg;
 	struct pgcdc_row old[] = { { 1, 'c', "{\"id\":9}" } };
 	struct pgcdc_txn t = { .commit_lsn = 500, .end_lsn = 540, .xid = 3, .rows = old,

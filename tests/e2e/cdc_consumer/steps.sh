@@ -7,13 +7,7 @@
 # source tables.
 [ -n "${SLUICE_TEST_PG:-}" ] || echo "SLUICE_TEST_PG is not set: tests/run.sh starts the server"
 slot=e2e_cdc_consumer
-# sluice cdc, its LSNs left out
-cdc() { sl cdc "$@" | sed -E 's#LSN [0-9A-F]+/[0-9A-F]+#LSN <lsn>#'; }
-src() { PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"; }
-PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
-	-c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$slot'" \
-	-c "DROP DATABASE IF EXISTS e2e_cdc_consumer_src" -c "CREATE DATABASE e2e_cdc_consumer_src" >/dev/null 2>&1
-export SRC_PG="$SLUICE_TEST_PG dbname=e2e_cdc_consumer_src"
+cdc_source e2e_cdc_consumer_src "$slot"
 src -c "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT NOT NULL, amount NUMERIC(10,2), note TEXT)" \
 	-c "CREATE TABLE order_items (order_id INTEGER, line INTEGER, sku TEXT, PRIMARY KEY (order_id, line))" \
 	-c "INSERT INTO orders VALUES (99, 'before', 1, NULL)"

@@ -11,8 +11,6 @@ if ! dsn=$("$pg_server" start "$pg_dir" 2>pg_start.log); then
 	echo "cannot start a PostgreSQL server of the case's own"
 	cat pg_start.log
 fi
-cdc() { sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'; }
-src() { PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"; }
 psql "$dsn" -qAt -c "CREATE DATABASE src" >/dev/null
 export SRC_PG="$dsn dbname=src"
 src -c "CREATE TABLE events (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO events (v) VALUES ('first')"

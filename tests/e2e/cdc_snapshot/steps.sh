@@ -11,12 +11,7 @@
 ! is_postgres || sed -i 's/e2e_cdc_snapshot/e2e_cdc_snapshot_pg/g' sluice.yml
 name=e2e_cdc_snapshot$(is_postgres && echo _pg)
 slot=$name
-cdc() { sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'; }
-src() { PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"; }
-PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
-	-c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE '$slot%'" \
-	-c "DROP DATABASE IF EXISTS ${name}_src" -c "CREATE DATABASE ${name}_src" >/dev/null 2>&1
-export SRC_PG="$SLUICE_TEST_PG dbname=${name}_src"
+cdc_source "${name}_src" "$slot" "${slot}_b"
 # kinds: one row of many types before the slot, the same values streamed after
 kinds="1, 9223372036854775807, 12345678901234567890.000000000001, 0.1::float8, 'NaN'::float8,
 	true, '{\"b\": [1, 2.50], \"a\": null}'::json, '{\"b\": [1, 2.50], \"a\": null}'::jsonb,

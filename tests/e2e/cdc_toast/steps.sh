@@ -9,13 +9,7 @@
 # the run on a PostgreSQL warehouse has a slot and a source database of its own
 ! is_postgres || sed -i 's/e2e_cdc_toast/e2e_cdc_toast_pg/g' sluice.yml
 name=e2e_cdc_toast$(is_postgres && echo _pg)
-slot=$name
-cdc() { sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'; }
-src() { PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"; }
-PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAt \
-	-c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$slot'" \
-	-c "DROP DATABASE IF EXISTS ${name}_src" -c "CREATE DATABASE ${name}_src" >/dev/null 2>&1
-export SRC_PG="$SLUICE_TEST_PG dbname=${name}_src"
+cdc_source "${name}_src" "$name"
 # 4 kB of md5 text per value: it does not compress below 2 kB, so it is stored out of line
 big() { echo "(SELECT string_agg(md5('$1' || g), '') FROM generate_series(1, 128) g)"; }
 src -c "CREATE TABLE docs (id INTEGER PRIMARY KEY, status TEXT, body TEXT)" \
