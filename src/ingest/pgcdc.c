@@ -639,17 +639,21 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 	return rc;
 }
 
-/* Before a snapshot: the slot's row says one is pending, then the old
- * slot (if any) is dropped; a crash between leaves a pending snapshot,
- * which the next run starts over. */
+/* Before a snapshot: the old slot (if any) is dropped, then the slot's
+ * row says a snapshot is pending, so that a crash before it landed makes
+ * the next run start over. A slot that cannot be dropped (in use) leaves
+ * the row alone; a crash between the two leaves a slot gone after
+ * changes landed, which the next run refuses, naming --resnapshot. */
 static int prepare_snapshot(PGconn *conn, struct wh *w, const struct pgcdc_cfg *c,
 			    const struct slot_info *slot, struct sl_err *err)
 {
-	int rc = pgcdc_snapshot_pending(w, c->slot, err);
+	int rc = 0;
 
-	if (!rc && slot->have)
+	if (slot->have)
 		rc = pgcdc_pg_run(conn, "SELECT pg_drop_replication_slot($1)", c->slot,
 				  PGRES_TUPLES_OK, NULL, err);
+	if (!rc)
+		rc = pgcdc_snapshot_pending(w, c->slot, err);
 	return rc;
 }
 
