@@ -364,7 +364,8 @@ static void forget(struct live_runner *r)
 
 /* On a shared warehouse, the claims kept: a group this runner takes over
  * was refreshed by another, so what it kept of the warehouse is read
- * again. *fresh tells the caller so. */
+ * again. The ledger is read anew in place: other threads note advances in
+ * it meanwhile. *fresh tells the caller so. */
 static int keep_claims(struct live_runner *r, struct wh *w, bool *fresh, struct sl_err *err)
 {
 	bool gained;
@@ -376,8 +377,10 @@ static int keep_claims(struct live_runner *r, struct wh *w, bool *fresh, struct 
 		r->claims = live_claims_new(r->p, NULL);
 	rc = live_claims_keep(r->claims, w, &gained, err);
 	if (!rc && gained) {
-		forget(r);
+		state_cache_free(&r->cache);
+		r->catalog_stale = true;
 		*fresh = true;
+		rc = live_ledger_load(r->ledger, w, err);
 	}
 	return rc;
 }
