@@ -7,16 +7,18 @@
  *   1. the events go to a temporary table and are checked: a NULL key, an
  *      unknown op, a NULL, unreadable or mixed sequence fails the build
  *      before anything is written;
- *   2. per key the newest event wins (a delete wins a tie), and it is
- *      joined with what the table and the tombstones hold for the key;
- *   3. a winner applies when nothing is stored for its key, when it is
+ *   2. a truncate becomes a delete of every key known, at its sequence;
+ *   3. per key the newest event wins (by cdc_seq, then _sluice_pos when the
+ *      events have it; a delete wins a tie), and it is joined with what
+ *      the table and the tombstones hold for the key;
+ *   4. a winner applies when nothing is stored for its key, when it is
  *      newer than what is stored, or when it is a delete at the sequence of
  *      a live row (an insert and a delete in one source transaction share
  *      their commit LSN); anything else is a replay or a duplicate;
- *   4. the rows of the keys that apply are deleted and the new ones
+ *   5. the rows of the keys that apply are deleted and the new ones
  *      inserted; the tombstones follow.
  *
- * Step 2 joins the batch with the whole table. When every event of a batch
+ * Step 3 joins the batch with the whole table. When every event of a batch
  * is newer than anything stored (a stream applied in order, the usual
  * case) every winner applies, so hard-delete models skip that join and the
  * table is scanned only by the delete.
@@ -51,6 +53,7 @@
 #define UPSERTS "_sluice_cdc_upserts"
 #define APPLY "_sluice_cdc_apply"
 #define ROWS "_sluice_cdc_rows"
+#define TRUNCATES "_sluice_cdc_truncates"
 
 /* An integer sequence written as text, and an ISO-8601 time with a UTC
  * offset (a time without one is read as UTC), each matched as a whole.
@@ -83,6 +86,9 @@ struct cdc_run {
 	bool text_seq;        /* cdc_seq is text, read as integers or timestamps */
 	const char *kind;     /* for text: "integer" or "timestamp", this batch's */
 	bool landing_seq;     /* the events have _sluice_seq, their landing order */
+	/* the events' _sluice_pos, the order of the changes of one source
+	 * transaction (which share their commit LSN), or NULL */
+	const char *pos;
 	/* the apply table says per key whether it applies and whether a row
 	 * is stored (else every winner applies, replacing a row or not) */
 	bool decided;
@@ -185,24 +191,42 @@ static void add_key_text(const struct cdc_run *c, struct buf *sql, const char *a
 	buf_adds(sql, ")");
 }
 
-/* true for a delete, false for an upsert, NULL for anything else. */
-static void add_op_kind(const struct cdc_run *c, struct buf *sql, const char *alias)
+static void add_lower_op(const struct cdc_run *c, struct buf *sql, const char *alias)
 {
-	buf_adds(sql, "CASE WHEN starts_with(lower(CAST(");
+	buf_adds(sql, "lower(CAST(");
 	add_col(sql, alias, c->op);
-	buf_adds(sql, " AS VARCHAR)), 'd') THEN true WHEN lower(CAST(");
-	add_col(sql, alias, c->op);
-	buf_adds(sql, " AS VARCHAR)) IN ('i', 'u', 'c', 'r', 'insert', 'update', 'create', 'read') "
-		      "THEN false END");
+	buf_adds(sql, " AS VARCHAR))");
+}
+
+/* Whether an event is a truncate of the whole table. */
+static void add_is_truncate(const struct cdc_run *c, struct buf *sql, const char *alias)
+{
+	add_lower_op(c, sql, alias);
+	buf_adds(sql, " IN ('t', 'truncate')");
 }
 
 /* Whether an event is a delete, once check_events has found every op to be
- * one of the known ones. */
+ * one of the known ones. A truncate is a delete of every key (see
+ * expand_truncates). */
 static void add_is_delete(const struct cdc_run *c, struct buf *sql, const char *alias)
 {
-	buf_adds(sql, "starts_with(lower(CAST(");
-	add_col(sql, alias, c->op);
-	buf_adds(sql, " AS VARCHAR)), 'd')");
+	buf_adds(sql, "(starts_with(");
+	add_lower_op(c, sql, alias);
+	buf_adds(sql, ", 'd') OR ");
+	add_is_truncate(c, sql, alias);
+	buf_adds(sql, ")");
+}
+
+/* true for a delete or truncate, false for an upsert, NULL for anything
+ * else. */
+static void add_op_kind(const struct cdc_run *c, struct buf *sql, const char *alias)
+{
+	buf_adds(sql, "CASE WHEN ");
+	add_is_delete(c, sql, alias);
+	buf_adds(sql, " THEN true WHEN ");
+	add_lower_op(c, sql, alias);
+	buf_adds(sql, " IN ('i', 'u', 'c', 'r', 'insert', 'update', 'create', 'read') "
+		      "THEN false END");
 }
 
 /* The column as text. */
@@ -343,6 +367,7 @@ static int read_columns(struct cdc_run *c, struct sl_err *err)
 				  "  hint: leave it out of the columns the query selects",
 				  c->m->fqn);
 	c->landing_seq = event_column(c, "_sluice_seq", NULL) != NULL;
+	c->pos = event_column(c, "_sluice_pos", NULL);
 	kind = wh_sql_seq_kind(c->w, type);
 	c->text_seq = kind == WH_SEQ_TEXT;
 	if (kind == WH_SEQ_NONE)
@@ -351,6 +376,21 @@ static int read_columns(struct cdc_run *c, struct sl_err *err)
 				  c->seq, type);
 	c->kind = "integer";
 	return 0;
+}
+
+/* Whether an event other than a truncate (which names no key) has a NULL
+ * key column. */
+static void add_null_key(const struct cdc_run *c, struct buf *sql)
+{
+	buf_adds(sql, "((");
+	for (size_t i = 0; i < c->m->nunique_key; i++) {
+		buf_adds(sql, i ? " OR " : "");
+		add_col(sql, NULL, c->keys[i]);
+		buf_adds(sql, " IS NULL");
+	}
+	buf_adds(sql, ") AND NOT coalesce(");
+	add_is_truncate(c, sql, NULL);
+	buf_adds(sql, ", false))");
 }
 
 /* Whether an event has a NULL key or sequence or an unknown op: a quick
@@ -367,10 +407,8 @@ static int maybe_bad(struct cdc_run *c, bool *bad, struct sl_err *err)
 	if (c->text_seq)
 		return 0;
 	buf_adds(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM " EVENTS " WHERE ");
-	for (size_t i = 0; i < c->m->nunique_key; i++) {
-		add_col(&sql, NULL, c->keys[i]);
-		buf_adds(&sql, " IS NULL OR ");
-	}
+	add_null_key(c, &sql);
+	buf_adds(&sql, " OR ");
 	add_col(&sql, NULL, c->seq);
 	buf_adds(&sql, " IS NULL) OR EXISTS (SELECT 1 FROM (SELECT ");
 	add_col(&sql, NULL, c->op);
@@ -411,11 +449,7 @@ static int check_events(struct cdc_run *c, struct sl_err *err)
 			goto out;
 	}
 	buf_adds(&sql, "SELECT problem, key, op, seq FROM (SELECT CASE WHEN ");
-	for (size_t i = 0; i < c->m->nunique_key; i++) {
-		buf_adds(&sql, i ? " OR " : "");
-		add_col(&sql, NULL, c->keys[i]);
-		buf_adds(&sql, " IS NULL");
-	}
+	add_null_key(c, &sql);
 	buf_adds(&sql, " THEN 1 WHEN (");
 	add_op_kind(c, &sql, NULL);
 	buf_adds(&sql, ") IS NULL THEN 2 WHEN ");
@@ -514,7 +548,8 @@ static void add_by_count(struct buf *sql, const char *rel, const char *keys, con
 
 /*
  * The newest event of each key among the events rel (a relation with an
- * alias): the highest sequence, then (deletes_first) a delete before an
+ * alias): the highest sequence, then the latest change of its source
+ * transaction (_sluice_pos), then (deletes_first) a delete before an
  * upsert, then the one that landed first, as it would have when applied
  * alone. Most keys of a batch have one event, which is their newest as it
  * is: only the events of keys with several are sorted, a fraction of
@@ -530,6 +565,11 @@ static void add_newest(const struct cdc_run *c, struct buf *sql, const char *rel
 	add_keys(c, &keys, NULL);
 	add_seq_value(c, &order, NULL, c->seq);
 	buf_adds(&order, " DESC");
+	if (c->pos) {
+		buf_adds(&order, ", ");
+		add_col(&order, NULL, c->pos);
+		buf_adds(&order, " DESC NULLS LAST");
+	}
 	if (deletes_first) {
 		buf_adds(&order, ", ");
 		add_is_delete(c, &order, NULL);
@@ -901,6 +941,61 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 	return run(c, &sql, err);
 }
 
+/*
+ * A truncate deletes every key older than itself. It becomes a delete of
+ * each key the batch, the table or the tombstones know, at the truncate's
+ * sequence and position, and the rules above do the rest: a key changed
+ * after it keeps its newer event, one stored newer than it stays, and a
+ * replay older than it stays out. Keys that only the tombstones know get
+ * theirs raised, so that the result does not depend on whether the key's
+ * delete came in this batch or an earlier one. *n gets the events' count.
+ */
+static int expand_truncates(struct cdc_run *c, int64_t *n, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT, keys = BUF_INIT;
+	int64_t truncates = 0;
+	int rc;
+
+	buf_adds(&sql, "SELECT count(*) FROM " EVENTS " WHERE ");
+	add_is_truncate(c, &sql, NULL);
+	rc = wh_query_int(c->w, sql.buf, &truncates, err);
+	buf_reset(&sql);
+	if (rc || !truncates) {
+		buf_release(&sql);
+		return rc;
+	}
+	buf_adds(&sql, "SELECT * FROM " EVENTS " WHERE ");
+	add_is_truncate(c, &sql, NULL);
+	rc = run_temp(c, TRUNCATES, &sql, err);
+	if (rc)
+		return rc;
+	add_keys(c, &keys, NULL);
+	buf_adds(&sql, "DELETE FROM " EVENTS " WHERE ");
+	add_is_truncate(c, &sql, NULL);
+	buf_adds(&sql, ";\nINSERT INTO " EVENTS " (");
+	add_columns(c, &sql);
+	buf_adds(&sql, ") SELECT ");
+	for (size_t i = 0; i < c->ncols; i++) {
+		const char *col = c->cols[i].name;
+		bool key = false;
+
+		for (size_t k = 0; k < c->m->nunique_key && !key; k++)
+			key = strcmp(col, c->keys[k]) == 0;
+		buf_adds(&sql, i ? ", " : "");
+		add_col(&sql, key ? "k" : "t", col);
+	}
+	buf_addf(&sql, " FROM " TRUNCATES " AS t CROSS JOIN (SELECT %s FROM " EVENTS
+		       " UNION SELECT %s FROM ",
+		 keys.buf, keys.buf);
+	add_target(c, &sql);
+	buf_addf(&sql, " UNION SELECT %s FROM ", keys.buf);
+	cdc_sql_tombstones(&sql, c->m);
+	buf_adds(&sql, ") AS k");
+	buf_release(&keys);
+	rc = run(c, &sql, err);
+	return rc ? rc : wh_query_int(c->w, "SELECT count(*) FROM " EVENTS, n, err);
+}
+
 static int apply_events(struct cdc_run *c, int64_t *changed, struct sl_err *err)
 {
 	bool newer = false;
@@ -944,11 +1039,14 @@ int cdc_apply(struct wh *w, const struct model *m, const char *events, const cha
 	if (!rc && full)
 		rc = create_tables(&c, err);
 	if (!rc && n)
+		rc = expand_truncates(&c, &n, err);
+	if (!rc && n)
 		rc = apply_events(&c, changed, err);
 	if (!rc)
 		rc = wh_exec(w,
 			     "DROP TABLE IF EXISTS " EVENTS "; DROP TABLE IF EXISTS " UPSERTS
-			     "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF EXISTS " ROWS,
+			     "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF EXISTS " ROWS
+			     "; DROP TABLE IF EXISTS " TRUNCATES,
 			     err);
 	arena_free(c.a);
 	return rc;

@@ -314,8 +314,8 @@ static void test_unknown_op(void **state)
 	assert_non_null(strstr(f->err.msg, "\n  hint: an op is I/U/D"));
 	exec(f->w, "INSERT INTO landing.ev VALUES (2, 1, 'u', 2, 'b'), (2, 7, NULL, 3, 'c')");
 	expect_failure(f, m, 2, "unknown cdc_op value NULL for key id=7");
-	exec(f->w, "INSERT INTO landing.ev VALUES (3, 1, 't', 2, NULL)");
-	expect_failure(f, m, 3, "unknown cdc_op value 't' for key id=1");
+	exec(f->w, "INSERT INTO landing.ev VALUES (3, 1, 'z', 2, NULL)");
+	expect_failure(f, m, 3, "unknown cdc_op value 'z' for key id=1");
 	exec(f->w, "INSERT INTO landing.ev VALUES (4, NULL, 'u', 2, 'b')");
 	expect_failure(f, m, 4, "a change event has a NULL unique_key (id=NULL, cdc_op 'u', "
 				"cdc_seq '2')");
@@ -469,6 +469,84 @@ static void test_forget_tombstones(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM duckdb_tables() WHERE schema_name = "
 					 "'_sluice'"),
 			 0);
+}
+
+/* A truncate deletes every key older than itself, whether the table, the
+ * tombstones or the batch holds it; what comes after it stays. */
+static void test_truncate(void **state)
+{
+	struct fixture_db *f = *state;
+	struct model *m;
+	int64_t n;
+
+	m = build_first_batch(f, "BIGINT",
+			      "(0, 1, 'i', 1, 'a'), (0, 2, 'i', 2, 'b'), (0, 3, 'd', 3, NULL)",
+			      false);
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 4, 'i', 4, 'c'), (1, NULL, 't', 5, NULL), "
+		   "(1, 5, 'i', 6, 'after'), (1, 2, 'u', 9, 'newer')");
+	assert_int_equal(build(f, m, 1, &n), 0);
+	assert_string_equal(rows(f, "SELECT id, op, seq, v FROM silver.t ORDER BY id"),
+			    "2|u|9|newer;5|i|6|after");
+	assert_string_equal(rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__t ORDER BY id"),
+			    "1|5;3|5;4|5");
+
+	/* older than the truncate: stays out; a replay of the truncate changes
+	 * nothing newer than it; a second one takes the rest */
+	exec(f->w, "INSERT INTO landing.ev VALUES (2, 1, 'u', 4, 'late'), (2, NULL, 'TRUNCATE', 5, "
+		   "NULL)");
+	assert_int_equal(build(f, m, 2, &n), 0);
+	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "2|newer;5|after");
+	exec(f->w, "INSERT INTO landing.ev VALUES (3, NULL, 't', 10, NULL)");
+	build_ok(f, m, 3);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.t"), 0);
+	assert_string_equal(rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__t ORDER BY id"),
+			    "1|10;2|10;3|10;4|10;5|10");
+
+	/* a first build over all of it ends the same */
+	assert_int_equal(build_as(f, m, 0, true, NULL), 0);
+	m = cdc_model_new(f, "all", "SELECT id, op, seq, v FROM landing.ev", "id", false);
+	build_ok(f, m, 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.\"all\""), 0);
+	assert_string_equal(rows(f, "SELECT * FROM _sluice.cdc_tombstones__silver__all ORDER BY id"),
+			    "1|10;2|10;3|10;4|10;5|10");
+}
+
+static void test_truncate_soft(void **state)
+{
+	struct fixture_db *f = *state;
+	struct model *m;
+
+	m = build_first_batch(f, "BIGINT", "(0, 1, 'i', 1, 'a'), (0, 2, 'i', 2, 'b')", true);
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, NULL, 't', 3, NULL), (1, 2, 'i', 4, 'again')");
+	build_ok(f, m, 1);
+	/* the truncated row stays, flagged, with its last values */
+	assert_string_equal(rows(f, "SELECT id, op, seq, v, _sluice_deleted FROM silver.t ORDER BY id"),
+			    "1|t|3|a|true;2|i|4|again|false");
+}
+
+/* The changes of one source transaction share their commit LSN: with
+ * _sluice_pos the later of them wins, whatever its op. */
+static void test_positions(void **state)
+{
+	struct fixture_db *f = *state;
+	struct model *m;
+
+	exec(f->w, "CREATE SCHEMA landing; CREATE TABLE landing.ev (b INTEGER, id INTEGER, op "
+		   "VARCHAR, seq BIGINT, v VARCHAR, _sluice_pos BIGINT)");
+	exec(f->w, "INSERT INTO landing.ev VALUES (0, 1, 'i', 7, 'a', 1), (0, 1, 'u', 7, 'b', 3), "
+		   "(0, 1, 'u', 7, 'c', 2), (0, 2, 'd', 7, NULL, 4), (0, 2, 'i', 7, 'back', 5), "
+		   "(0, 3, 'i', 7, 'x', 6), (0, 3, 'd', 7, NULL, 7), (0, 4, 'i', 7, 'y', 8), "
+		   "(0, NULL, 't', 7, NULL, 9), (0, 5, 'i', 7, 'z', 10)");
+	m = cdc_model_new(f, "t", "SELECT id, op, seq, v, _sluice_pos FROM landing.ev WHERE b = "
+				 "{watermark}",
+			  "id", false);
+	build_ok(f, m, 0);
+	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"), "5|z");
+	assert_int_equal(build_as(f, m, 0, true, NULL), 0);
+	exec(f->w, "DELETE FROM landing.ev WHERE op = 't'");
+	assert_int_equal(build_as(f, m, 0, true, NULL), 0);
+	assert_string_equal(rows(f, "SELECT id, v FROM silver.t ORDER BY id"),
+			    "1|b;2|back;4|y;5|z");
 }
 
 /* ---- the result never depends on how the events were batched ---- */
@@ -727,6 +805,9 @@ int main(void)
 		T(test_timestamp_seq),
 		T(test_delete_insert_strategy),
 		T(test_forget_tombstones),
+		T(test_truncate),
+		T(test_truncate_soft),
+		T(test_positions),
 		T(test_batching_hard),
 		T(test_batching_soft),
 		T(test_batching_in_order),
