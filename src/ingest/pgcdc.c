@@ -2,8 +2,9 @@
  * The postgres_cdc consumer's stream: the publication and the slot made
  * sure of over a normal connection, START_REPLICATION over a
  * replication=database one, every CopyData message decoded (pgoutput.h),
- * a transaction's changes gathered from Begin to Commit and landed
- * (pgcdc_land.c), and the standby status updates sent back. Never confirms
+ * a transaction's changes from Begin to Commit landed in one batch
+ * (pgcdc_land.c), held in memory up to a bound and appended as they come
+ * past it, and the standby status updates sent back. Never confirms
  * an LSN the warehouse has not stored, and never lands a NULL for a value
  * the server did not send.
  */
@@ -31,6 +32,11 @@
 #define IDLE_CONFIRM_EVERY_US (1000 * 1000LL)
 /* --once: how long a quiet stream waits before asking where the server is */
 #define PING_AFTER_MS 200
+/* A transaction's changes are held until its commit up to this much; past
+ * it they are appended to its warehouse transaction as they come, so a
+ * transaction of any size lands in bounded memory. */
+#define HOLD_ROWS 4096
+#define HOLD_BYTES (8u << 20)
 
 struct stream {
 	const struct pgcdc_cfg *c;
@@ -39,9 +45,12 @@ struct stream {
 	struct wh *w;
 	PGconn *repl;
 	struct pgoutput_cache *cache;
-	struct arena *msg_a, *txn_a, *land_a;
+	struct arena *msg_a, *txn_a, *land_a, *batch_a;
+	/* the changes held; the batch they go to once it is open */
 	struct pgcdc_txn txn;
-	bool in_txn, skip, done;
+	size_t held_bytes;
+	struct pgcdc_batch batch;
+	bool in_txn, skip, done, batch_open;
 	uint64_t landed, confirmed, server_end;
 	int64_t last_status_us, last_idle_us;
 	struct buf payload;
@@ -426,6 +435,37 @@ static void push_row(struct stream *s, int table, char op, const char *payload, 
 	r->table = (size_t)table;
 	r->op = op;
 	r->payload = arena_strndup(s->txn_a, payload, len);
+	s->held_bytes += len;
+}
+
+/* The changes held so far appended to the transaction's batch (begun on
+ * the first call), and let go. */
+static int flush_held(struct stream *s, struct sl_err *err)
+{
+	int rc = 0;
+
+	if (!s->batch_open) {
+		rc = pgcdc_batch_begin(s->w, s->batch_a, s->c, s->txn.commit_lsn, s->txn.xid,
+				       units_now_ms(), false, &s->batch, err);
+		s->batch_open = !rc;
+	}
+	if (!rc)
+		rc = pgcdc_batch_add(s->w, s->land_a, s->c, &s->batch, s->txn.rows, s->txn.nrows, err);
+	if (rc)
+		s->batch_open = false;
+	arena_reset(s->land_a);
+	arena_reset(s->txn_a);
+	s->txn.rows = NULL;
+	s->txn.nrows = s->txn.cap = 0;
+	s->held_bytes = 0;
+	return rc;
+}
+
+static int maybe_flush(struct stream *s, struct sl_err *err)
+{
+	if (s->txn.nrows < HOLD_ROWS && s->held_bytes < HOLD_BYTES)
+		return 0;
+	return flush_held(s, err);
 }
 
 static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
@@ -457,10 +497,10 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 		return rc;
 	}
 	push_row(s, table, op, s->payload.buf, s->payload.len);
-	return 0;
+	return maybe_flush(s, err);
 }
 
-static void on_truncate(struct stream *s, const struct pgoutput_msg *m)
+static int on_truncate(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
 {
 	for (uint32_t i = 0; !s->skip && i < m->truncate.nrels; i++) {
 		int table = table_of(s->c, m->truncate.rels[i]);
@@ -468,6 +508,7 @@ static void on_truncate(struct stream *s, const struct pgoutput_msg *m)
 		if (table >= 0)
 			push_row(s, table, 't', "{}", 2);
 	}
+	return maybe_flush(s, err);
 }
 
 static uint64_t max_lsn(uint64_t a, uint64_t b)
@@ -493,14 +534,19 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	s->txn.end_lsn = m->commit.end_lsn;
 	if (s->skip) {
 		s->st->skipped++;
-	} else if (s->txn.nrows) {
-		rc = pgcdc_land(s->w, s->land_a, s->c, &s->txn, units_now_ms(), &seq, err);
-		arena_reset(s->land_a);
+	} else if (s->batch_open || s->txn.nrows) {
+		/* a transaction that needed no batch yet lands whole */
+		rc = flush_held(s, err);
+		if (!rc)
+			rc = pgcdc_batch_finish(s->w, s->c, &s->batch, s->txn.end_lsn, err);
+		s->batch_open = false;
+		arena_reset(s->batch_a);
 		if (!rc) {
+			seq = s->batch.seq;
 			s->landed = s->txn.commit_lsn;
 			s->confirmed = max_lsn(s->confirmed, s->txn.end_lsn);
 			s->st->txns++;
-			s->st->rows += (int64_t)s->txn.nrows;
+			s->st->rows += s->batch.pos;
 			rc = send_status(s, false, err);
 			tell(s, seq);
 		}
@@ -525,6 +571,7 @@ static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct s
 		s->skip = m.begin.final_lsn <= s->landed;
 		arena_reset(s->txn_a);
 		s->txn = (struct pgcdc_txn){ .commit_lsn = m.begin.final_lsn, .xid = m.begin.xid };
+		s->held_bytes = 0;
 		/* committed after --once started: not this run's */
 		if (s->o->once && !s->skip && m.begin.final_lsn >= s->st->target_lsn)
 			s->done = true;
@@ -536,7 +583,8 @@ static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct s
 			       : sl_err_set(err, SL_E_PARSE, "a change outside a transaction");
 		break;
 	case PGOUTPUT_TRUNCATE:
-		on_truncate(s, &m);
+		rc = s->in_txn ? on_truncate(s, &m, err)
+			       : sl_err_set(err, SL_E_PARSE, "a truncate outside a transaction");
 		break;
 	case PGOUTPUT_COMMIT:
 		rc = on_commit(s, &m, err);
@@ -693,10 +741,15 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.msg_a = arena_new(NULL);
 	s.txn_a = arena_new(NULL);
 	s.land_a = arena_new(NULL);
+	s.batch_a = arena_new(NULL);
 	s.last_status_us = s.last_idle_us = units_mono_us();
 	rc = start_stream(&s, plan, err);
 	if (!rc)
 		rc = stream_loop(&s, err);
+	/* a transaction cut off mid-way leaves nothing: the server sends it
+	 * again */
+	if (s.batch_open)
+		wh_rollback(w);
 	st->landed_lsn = s.landed;
 	st->confirmed_lsn = s.confirmed;
 	if (s.repl)
@@ -705,6 +758,7 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	arena_free(s.msg_a);
 	arena_free(s.txn_a);
 	arena_free(s.land_a);
+	arena_free(s.batch_a);
 	pgoutput_cache_free(s.cache);
 	return rc;
 }

@@ -99,13 +99,44 @@ struct pgcdc_slot_state {
 int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out,
 		    struct sl_err *err);
 
-/* Lands t in one transaction of its own: its rows (op, lsn = the commit
- * LSN, xid, received_at = now_ms, payload, one sequence for all), the
- * advance of each landing table it touched and the slot's row (landed_lsn
- * = commit LSN, confirmed_lsn raised to the end LSN, which the caller
- * sends after this returns 0). *seq gets the sequence (0 when t has no
- * rows: then only the slot's row is written). The columns of the landing
- * tables are read once, into a. Rolls back on error. */
+/* A landing in progress: one warehouse transaction from begin to finish,
+ * its rows all stamped with one sequence, the LSN (a transaction's commit
+ * LSN, a snapshot's consistent point), the xid (0: none, a snapshot's)
+ * and each row's position in it (_sluice_pos, from 1), so that the rows
+ * of a large transaction are appended as they come. */
+struct pgcdc_batch {
+	uint64_t lsn;
+	uint32_t xid;
+	bool snapshot;
+	int64_t now_ms, seq;
+	int64_t pos;   /* rows added so far */
+	int64_t *rows; /* per table of the slot */
+	char seqtext[32], now[32];
+};
+
+/* Begins the transaction: the slot's landing tables locked (shared
+ * warehouses), the sequence taken, and for a snapshot every row the
+ * landing tables held deleted: a snapshot is their whole history from now
+ * on. b->rows lives in a. Each pgcdc_batch_* call rolls back on error. */
+int pgcdc_batch_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, uint64_t lsn,
+		      uint32_t xid, int64_t now_ms, bool snapshot, struct pgcdc_batch *b,
+		      struct sl_err *err);
+/* Appends rows, the next of the transaction in their order; the columns
+ * of the landing tables are read into a, which the caller may reset
+ * after. */
+int pgcdc_batch_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
+		    struct pgcdc_batch *b, const struct pgcdc_row *rows, size_t nrows,
+		    struct sl_err *err);
+/* The advance of each landing table the batch touched (a snapshot: each
+ * one), the slot's row (a transaction: landed_lsn its commit LSN,
+ * confirmed_lsn raised to end_lsn, which the caller sends after this
+ * returns 0; a snapshot: landed and confirmed its consistent point, done),
+ * then the commit. */
+int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		       uint64_t end_lsn, struct sl_err *err);
+
+/* Lands t whole in one batch of its own; *seq gets its sequence (0 on
+ * error). */
 int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
 	       const struct pgcdc_txn *t, int64_t now_ms, int64_t *seq, struct sl_err *err);
 
@@ -119,34 +150,6 @@ int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_
  * it had, in a transaction of its own: before the slot is made, so a slot
  * whose snapshot never landed is known for one and made again. */
 int pgcdc_snapshot_pending(struct wh *w, const char *slot, struct sl_err *err);
-
-/* A snapshot landing: one warehouse transaction from begin to finish, its
- * rows all stamped with one sequence, op r, lsn the slot's consistent
- * point and no xid. */
-struct pgcdc_snapshot {
-	uint64_t lsn;
-	int64_t now_ms, seq;
-	int64_t *rows; /* per table of the slot */
-	char seqtext[32], now[32];
-};
-
-/* Begins the transaction: the landing tables locked (shared warehouses),
- * the sequence taken and every row the slot's landing tables held
- * deleted: a snapshot is their whole history from now on. Rolls back on
- * error. */
-int pgcdc_snapshot_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, uint64_t lsn,
-			 int64_t now_ms, struct pgcdc_snapshot *s, struct sl_err *err);
-/* Appends rows (their op r) in the open transaction; the columns of
- * the landing tables are read into a, which the caller may reset after.
- * On error the caller rolls back (wh_rollback). */
-int pgcdc_snapshot_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
-		       struct pgcdc_snapshot *s, const struct pgcdc_row *rows, size_t nrows,
-		       struct sl_err *err);
-/* The advance of each landing table and the slot's row (landed and
- * confirmed: the consistent point, snapshot done), then the commit. Rolls
- * back on error. */
-int pgcdc_snapshot_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_snapshot *s,
-			  struct sl_err *err);
 
 /* ---- the stream (pgcdc.c) ---- */
 

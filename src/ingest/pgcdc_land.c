@@ -74,118 +74,6 @@ static int slot_store(struct wh *w, const char *slot, uint64_t landed, uint64_t 
 	return rc;
 }
 
-/* One landing table's rows of t, through an appender: each column by its
- * name, typed columns of the source (none for postgres_cdc) NULL. */
-static int append_table(struct wh *w, struct arena *a, const struct pgcdc_table *tab, size_t ti,
-			const struct pgcdc_txn *t, const char *seq, const char *now,
-			int64_t *rows, struct sl_err *err)
-{
-	const char *dot = strchr(tab->landing, '.');
-	char schema[128], lsn[32], xid[16], op[2] = { 0 };
-	struct wh_column *cols;
-	struct wh_appender *ap = NULL;
-	const char **values;
-	size_t ncols;
-	int rc;
-
-	if (!dot || (size_t)(dot - tab->landing) >= sizeof(schema))
-		return sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", tab->landing);
-	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - tab->landing), tab->landing);
-	rc = wh_table_columns(w, a, schema, dot + 1, &cols, &ncols, err);
-	if (!rc && !ncols)
-		rc = sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", tab->landing);
-	if (!rc)
-		rc = wh_appender_open(w, schema, dot + 1, &ap, err);
-	if (rc)
-		return rc;
-	snprintf(lsn, sizeof(lsn), "%" PRIu64, t->commit_lsn);
-	snprintf(xid, sizeof(xid), "%" PRIu32, t->xid);
-	/* xid 0 (InvalidTransactionId): a snapshot's row, of no transaction */
-	values = arena_alloc(a, ncols * sizeof(*values));
-	for (size_t i = 0; !rc && i < t->nrows; i++) {
-		const struct pgcdc_row *row = &t->rows[i];
-
-		if (row->table != ti)
-			continue;
-		op[0] = row->op;
-		for (size_t j = 0; j < ncols; j++) {
-			const char *name = cols[j].name;
-
-			values[j] = !strcmp(name, "op")		 ? op
-				    : !strcmp(name, "lsn")	 ? lsn
-				    : !strcmp(name, "xid")	 ? (t->xid ? xid : NULL)
-				    : !strcmp(name, "received_at") ? now
-				    : !strcmp(name, "payload")	 ? row->payload
-				    : !strcmp(name, "_sluice_seq") ? seq
-								   : NULL;
-		}
-		rc = wh_appender_row(ap, values, ncols, err);
-		(*rows)++;
-	}
-	if (!rc)
-		rc = wh_appender_flush(ap, err);
-	wh_appender_close(ap);
-	if (rc)
-		sl_err_context(err, "landing %s", tab->landing);
-	return rc;
-}
-
-static bool touches(const struct pgcdc_txn *t, size_t ti)
-{
-	for (size_t i = 0; i < t->nrows; i++)
-		if (t->rows[i].table == ti)
-			return true;
-	return false;
-}
-
-int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
-	       const struct pgcdc_txn *t, int64_t now_ms, int64_t *seq, struct sl_err *err)
-{
-	char seqtext[32], now[32];
-	int rc = wh_begin(w, err);
-
-	*seq = 0;
-	/* in name order: two writers sharing tables never wait in a circle */
-	for (size_t i = 0; !rc && wh_shared(w) && i < c->ntables; i++)
-		if (touches(t, i))
-			rc = live_advance_lock(w, c->tables[i].landing, err);
-	if (!rc && t->nrows)
-		rc = live_next_seq(w, seq, err);
-	snprintf(seqtext, sizeof(seqtext), "%lld", (long long)*seq);
-	units_format_ts(now_ms, now, sizeof(now));
-	for (size_t i = 0; !rc && i < c->ntables; i++) {
-		struct live_advance adv = { .seq = *seq };
-
-		if (!touches(t, i))
-			continue;
-		rc = append_table(w, a, &c->tables[i], i, t, seqtext, now, &adv.rows, err);
-		if (!rc)
-			rc = live_advance_record(w, c->tables[i].landing, &adv, now_ms, err);
-	}
-	if (!rc)
-		rc = slot_store(w, c->slot, t->commit_lsn, t->end_lsn, err);
-	if (!rc)
-		rc = wh_commit(w, err);
-	if (rc) {
-		wh_rollback(w);
-		*seq = 0;
-	}
-	return rc;
-}
-
-int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_err *err)
-{
-	int rc = wh_begin(w, err);
-
-	if (!rc)
-		rc = slot_store(w, slot, 0, lsn, err);
-	if (!rc)
-		rc = wh_commit(w, err);
-	if (rc)
-		wh_rollback(w);
-	return rc;
-}
-
 /* The slot's row replaced by one of the given LSNs and snapshot state, in
  * the caller's transaction. */
 static int slot_replace(struct wh *w, const char *slot, uint64_t lsn, const char *snapshot,
@@ -211,32 +99,80 @@ static int slot_replace(struct wh *w, const char *slot, uint64_t lsn, const char
 	return rc;
 }
 
-int pgcdc_snapshot_pending(struct wh *w, const char *slot, struct sl_err *err)
+/* One landing table's rows among rows, through an appender: each column
+ * by its name, typed columns of the source (none for postgres_cdc) NULL;
+ * row i's position is b->pos + i + 1, its order in its transaction. */
+static int append_table(struct wh *w, struct arena *a, const struct pgcdc_table *tab, size_t ti,
+			struct pgcdc_batch *b, const struct pgcdc_row *rows, size_t nrows,
+			struct sl_err *err)
 {
-	int rc = wh_begin(w, err);
+	const char *dot = strchr(tab->landing, '.');
+	char schema[128], lsn[32], xid[16], pos[32], op[2] = { 0 };
+	struct wh_column *cols;
+	struct wh_appender *ap = NULL;
+	const char **values;
+	size_t ncols;
+	int rc;
 
+	if (!dot || (size_t)(dot - tab->landing) >= sizeof(schema))
+		return sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", tab->landing);
+	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - tab->landing), tab->landing);
+	rc = wh_table_columns(w, a, schema, dot + 1, &cols, &ncols, err);
+	if (!rc && !ncols)
+		rc = sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", tab->landing);
 	if (!rc)
-		rc = slot_replace(w, slot, 0, "pending", err);
-	if (!rc)
-		rc = wh_commit(w, err);
+		rc = wh_appender_open(w, schema, dot + 1, &ap, err);
 	if (rc)
-		wh_rollback(w);
+		return rc;
+	snprintf(lsn, sizeof(lsn), "%" PRIu64, b->lsn);
+	snprintf(xid, sizeof(xid), "%" PRIu32, b->xid);
+	/* xid 0 (InvalidTransactionId): a snapshot's row, of no transaction */
+	values = arena_alloc(a, ncols * sizeof(*values));
+	for (size_t i = 0; !rc && i < nrows; i++) {
+		const struct pgcdc_row *row = &rows[i];
+
+		if (row->table != ti)
+			continue;
+		op[0] = row->op;
+		snprintf(pos, sizeof(pos), "%" PRId64, b->pos + (int64_t)i + 1);
+		for (size_t j = 0; j < ncols; j++) {
+			const char *name = cols[j].name;
+
+			values[j] = !strcmp(name, "op")		 ? op
+				    : !strcmp(name, "lsn")	 ? lsn
+				    : !strcmp(name, "xid")	 ? (b->xid ? xid : NULL)
+				    : !strcmp(name, "received_at") ? b->now
+				    : !strcmp(name, "payload")	 ? row->payload
+				    : !strcmp(name, "_sluice_seq") ? b->seqtext
+				    : !strcmp(name, "_sluice_pos") ? pos
+								   : NULL;
+		}
+		rc = wh_appender_row(ap, values, ncols, err);
+		b->rows[ti]++;
+	}
+	if (!rc)
+		rc = wh_appender_flush(ap, err);
+	wh_appender_close(ap);
+	if (rc)
+		sl_err_context(err, "landing %s", tab->landing);
 	return rc;
 }
 
-int pgcdc_snapshot_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, uint64_t lsn,
-			 int64_t now_ms, struct pgcdc_snapshot *s, struct sl_err *err)
+static bool touches(const struct pgcdc_row *rows, size_t nrows, size_t ti)
+{
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].table == ti)
+			return true;
+	return false;
+}
+
+/* Every row the slot's landing tables hold, deleted: a snapshot is their
+ * whole history from now on. */
+static int clear_tables(struct wh *w, const struct pgcdc_cfg *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	int rc = wh_begin(w, err);
+	int rc = 0;
 
-	*s = (struct pgcdc_snapshot){ .lsn = lsn, .now_ms = now_ms };
-	s->rows = arena_alloc(a, (c->ntables ? c->ntables : 1) * sizeof(*s->rows));
-	memset(s->rows, 0, (c->ntables ? c->ntables : 1) * sizeof(*s->rows));
-	for (size_t i = 0; !rc && wh_shared(w) && i < c->ntables; i++)
-		rc = live_advance_lock(w, c->tables[i].landing, err);
-	if (!rc)
-		rc = live_next_seq(w, &s->seq, err);
 	for (size_t i = 0; !rc && i < c->ntables; i++) {
 		const char *name = c->tables[i].landing, *dot = strchr(name, '.');
 		char schema[128];
@@ -256,40 +192,103 @@ int pgcdc_snapshot_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *
 			sl_err_context(err, "replacing the rows of %s", c->tables[i].landing);
 	}
 	buf_release(&sql);
-	snprintf(s->seqtext, sizeof(s->seqtext), "%lld", (long long)s->seq);
-	units_format_ts(now_ms, s->now, sizeof(s->now));
+	return rc;
+}
+
+int pgcdc_batch_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, uint64_t lsn,
+		      uint32_t xid, int64_t now_ms, bool snapshot, struct pgcdc_batch *b,
+		      struct sl_err *err)
+{
+	size_t n = c->ntables ? c->ntables : 1;
+	int rc = wh_begin(w, err);
+
+	*b = (struct pgcdc_batch){ .lsn = lsn, .xid = xid, .now_ms = now_ms, .snapshot = snapshot };
+	b->rows = arena_alloc(a, n * sizeof(*b->rows));
+	memset(b->rows, 0, n * sizeof(*b->rows));
+	/* in name order: two writers sharing tables never wait in a circle */
+	for (size_t i = 0; !rc && wh_shared(w) && i < c->ntables; i++)
+		rc = live_advance_lock(w, c->tables[i].landing, err);
+	if (!rc)
+		rc = live_next_seq(w, &b->seq, err);
+	if (!rc && snapshot)
+		rc = clear_tables(w, c, err);
+	snprintf(b->seqtext, sizeof(b->seqtext), "%lld", (long long)b->seq);
+	units_format_ts(now_ms, b->now, sizeof(b->now));
 	if (rc)
 		wh_rollback(w);
 	return rc;
 }
 
-int pgcdc_snapshot_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
-		       struct pgcdc_snapshot *s, const struct pgcdc_row *rows, size_t nrows,
-		       struct sl_err *err)
+int pgcdc_batch_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
+		    struct pgcdc_batch *b, const struct pgcdc_row *rows, size_t nrows,
+		    struct sl_err *err)
 {
-	struct pgcdc_txn t = { .commit_lsn = s->lsn, .rows = (struct pgcdc_row *)rows,
-			       .nrows = nrows };
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < c->ntables; i++)
-		if (touches(&t, i))
-			rc = append_table(w, a, &c->tables[i], i, &t, s->seqtext, s->now,
-					  &s->rows[i], err);
+		if (touches(rows, nrows, i))
+			rc = append_table(w, a, &c->tables[i], i, b, rows, nrows, err);
+	b->pos += (int64_t)nrows;
+	if (rc)
+		wh_rollback(w);
 	return rc;
 }
 
-int pgcdc_snapshot_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_snapshot *s,
-			  struct sl_err *err)
+int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		       uint64_t end_lsn, struct sl_err *err)
 {
 	int rc = 0;
 
+	/* a snapshot's advance says each table was replaced, rows or not */
 	for (size_t i = 0; !rc && i < c->ntables; i++) {
-		struct live_advance adv = { .seq = s->seq, .rows = s->rows[i] };
+		struct live_advance adv = { .seq = b->seq, .rows = b->rows[i] };
 
-		rc = live_advance_record(w, c->tables[i].landing, &adv, s->now_ms, err);
+		if (b->snapshot || b->rows[i])
+			rc = live_advance_record(w, c->tables[i].landing, &adv, b->now_ms, err);
 	}
 	if (!rc)
-		rc = slot_replace(w, c->slot, s->lsn, "done", err);
+		rc = b->snapshot ? slot_replace(w, c->slot, b->lsn, "done", err)
+				 : slot_store(w, c->slot, b->lsn, end_lsn, err);
+	if (!rc)
+		rc = wh_commit(w, err);
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}
+
+int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
+	       const struct pgcdc_txn *t, int64_t now_ms, int64_t *seq, struct sl_err *err)
+{
+	struct pgcdc_batch b;
+	int rc = pgcdc_batch_begin(w, a, c, t->commit_lsn, t->xid, now_ms, false, &b, err);
+
+	if (!rc)
+		rc = pgcdc_batch_add(w, a, c, &b, t->rows, t->nrows, err);
+	if (!rc)
+		rc = pgcdc_batch_finish(w, c, &b, t->end_lsn, err);
+	*seq = rc ? 0 : b.seq;
+	return rc;
+}
+
+int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_err *err)
+{
+	int rc = wh_begin(w, err);
+
+	if (!rc)
+		rc = slot_store(w, slot, 0, lsn, err);
+	if (!rc)
+		rc = wh_commit(w, err);
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}
+
+int pgcdc_snapshot_pending(struct wh *w, const char *slot, struct sl_err *err)
+{
+	int rc = wh_begin(w, err);
+
+	if (!rc)
+		rc = slot_replace(w, slot, 0, "pending", err);
 	if (!rc)
 		rc = wh_commit(w, err);
 	if (rc)

@@ -3,7 +3,7 @@
  * of a slot as the slot's exported snapshot sees them, read over a normal
  * connection that imports it, each row written as the payload a streamed
  * insert of it would land (the columns the publication sends, in their
- * order, by pgoutput_tuple_json), and landed with pgcdc_snapshot_*: all
+ * order, by pgoutput_tuple_json), and landed as one snapshot batch: all
  * in one warehouse transaction, so an interrupted snapshot leaves nothing.
  * Never holds more than one batch of rows in memory, and never lands a
  * table apart from the slot's row that says the snapshot is done.
@@ -69,7 +69,7 @@ static int snapshot_relation(PGconn *conn, struct arena *a, const struct pgcdc_c
 
 /* One table's rows through a cursor, a batch at a time. */
 static int snapshot_table(PGconn *conn, struct wh *w, const struct pgcdc_cfg *c, size_t ti,
-			  struct pgcdc_snapshot *snap, struct arena *a, struct arena *batch_a,
+			  struct pgcdc_batch *snap, struct arena *a, struct arena *batch_a,
 			  struct sl_err *err)
 {
 	struct pgoutput_relation rel;
@@ -117,7 +117,7 @@ static int snapshot_table(PGconn *conn, struct wh *w, const struct pgcdc_cfg *c,
 		PQclear(r);
 		r = NULL;
 		if (!rc)
-			rc = pgcdc_snapshot_add(w, batch_a, c, snap, rows, (size_t)n, err);
+			rc = pgcdc_batch_add(w, batch_a, c, snap, rows, (size_t)n, err);
 		arena_reset(batch_a);
 	}
 	if (r)
@@ -134,7 +134,7 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 			uint64_t lsn, struct arena *a, struct arena *batch_a, int64_t *rows,
 			struct sl_err *err)
 {
-	struct pgcdc_snapshot snap;
+	struct pgcdc_batch snap;
 	struct buf sql = BUF_INIT;
 	PGconn *conn = NULL;
 	bool open = false;
@@ -153,14 +153,14 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 		buf_release(&sql);
 	}
 	if (!rc)
-		rc = pgcdc_snapshot_begin(w, a, c, lsn, units_now_ms(), &snap, err);
+		rc = pgcdc_batch_begin(w, a, c, lsn, 0, units_now_ms(), true, &snap, err);
 	open = !rc;
 	for (size_t i = 0; !rc && i < c->ntables; i++)
 		rc = snapshot_table(conn, w, c, i, &snap, a, batch_a, err);
 	if (rc && open)
 		wh_rollback(w);
 	if (!rc)
-		rc = pgcdc_snapshot_finish(w, c, &snap, err);
+		rc = pgcdc_batch_finish(w, c, &snap, lsn, err);
 	for (size_t i = 0; !rc && i < c->ntables; i++)
 		*rows += snap.rows[i];
 	if (conn)

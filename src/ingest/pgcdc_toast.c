@@ -2,10 +2,11 @@
  * The postgres_cdc consumer's unchanged TOAST values: an update that left
  * a large value alone, with no old row to take it from (REPLICA IDENTITY
  * DEFAULT), gets it from the latest earlier row of its key: a change of
- * the same transaction not landed yet, else the landing table's rows of
- * the latest sequence. Never writes a value it could not find exactly, and
- * never one of two that disagree: each is an error naming the table, the
- * key and the column.
+ * the same transaction still held, else the landing table's latest row of
+ * it (by sequence, then position in its transaction, which finds the
+ * changes of this transaction already appended too). Never writes a value
+ * it could not find exactly: that is an error naming the table, the key
+ * and the column.
  */
 #include "ingest/pgcdc.h"
 #include "ingest/pgcdc_pg.h"
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* rows of the key read from the landing table, newest sequence first */
+/* rows that may be of the key read from the landing table, newest first */
 #define TOAST_CANDIDATES 256
 
 struct toast {
@@ -30,11 +31,10 @@ struct toast {
 	const struct pgoutput_relation *rel;
 	struct buf key; /* the key's members as JSON: {"id":1} */
 	bool looked;
-	/* the rows found: one of txn (not owned), or the landing table's of
-	 * one sequence (r owns them) */
-	const char *mem;
+	/* the row found, one of txn's or of r; NULL when none was */
+	const char *row;
+	size_t len;
 	struct wh_result *r;
-	size_t rows[TOAST_CANDIDATES], nr;
 };
 
 static bool member_is(const char *json, size_t len, const char *name, const char *val,
@@ -64,19 +64,18 @@ static bool same_key(const struct toast *k, const char *payload, size_t len)
 }
 
 /* The landing table's rows whose text holds each key member as this
- * module's payloads write it ("id":1 then , or }), newest sequence first;
- * same_key checks them exactly, and only the newest sequence's are kept. */
+ * module's payloads write it ("id":1 then , or }), newest first; the
+ * first that same_key finds exactly is the row. */
 static int look_landed(struct toast *k, struct sl_err *err)
 {
 	const char *landing = k->c->tables[k->table].landing, *dot = strchr(landing, '.');
 	struct buf sql = BUF_INIT, pat = BUF_INIT;
 	char schema[128];
 	bool first = true;
-	const char *seq = NULL;
 	int rc;
 
 	snprintf(schema, sizeof(schema), "%.*s", dot ? (int)(dot - landing) : 0, landing);
-	buf_adds(&sql, "SELECT CAST(payload AS VARCHAR), _sluice_seq FROM ");
+	buf_adds(&sql, "SELECT CAST(payload AS VARCHAR) FROM ");
 	wh_sql_qualified(&sql, schema, dot ? dot + 1 : landing);
 	for (uint16_t i = 0; i < k->rel->ncols; i++) {
 		const char *name = k->rel->cols[i].name, *v;
@@ -99,25 +98,21 @@ static int look_landed(struct toast *k, struct sl_err *err)
 		}
 		first = false;
 	}
-	buf_addf(&sql, "%s ORDER BY _sluice_seq DESC LIMIT %d", first ? "" : ")",
+	buf_addf(&sql, "%s ORDER BY _sluice_seq DESC, _sluice_pos DESC NULLS LAST LIMIT %d", first ? "" : ")",
 		 TOAST_CANDIDATES);
 	rc = wh_query(k->w, sql.buf, &k->r, err);
 	buf_release(&sql);
 	buf_release(&pat);
 	if (rc)
 		return rc;
-	/* the rows of the key of the newest sequence that has one, first */
-	for (size_t i = 0; i < wh_result_nrows(k->r); i++) {
+	for (size_t i = 0; i < wh_result_nrows(k->r) && !k->row; i++) {
 		const char *p = wh_result_value(k->r, i, 0);
+		size_t len = wh_result_value_len(k->r, i, 0);
 
-		if (!p || !same_key(k, p, wh_result_value_len(k->r, i, 0)))
-			continue;
-		if (!seq)
-			seq = wh_result_value(k->r, i, 1);
-		else if (strcmp(seq, wh_result_value(k->r, i, 1)))
-			break;
-		if (k->nr < TOAST_CANDIDATES)
-			k->rows[k->nr++] = i;
+		if (p && same_key(k, p, len)) {
+			k->row = p;
+			k->len = len;
+		}
 	}
 	return 0;
 }
@@ -137,46 +132,36 @@ static int fill(void *ctx, const struct pgoutput_relation *rel, uint16_t col, st
 		struct sl_err *err)
 {
 	struct toast *k = ctx;
-	const char *name = rel->cols[col].name, *v = NULL, *w;
-	size_t n = 0, wn;
-	int rc = 0;
+	const char *name = rel->cols[col].name, *v;
+	size_t n;
+	bool held = false;
 
 	if (!k->looked) {
 		k->looked = true;
-		for (size_t i = k->txn ? k->txn->nrows : 0; i-- > 0 && !k->mem;) {
+		for (size_t i = k->txn ? k->txn->nrows : 0; i-- > 0 && !k->row;) {
 			const struct pgcdc_row *row = &k->txn->rows[i];
 
 			if (row->table == k->table && row->op != 't' &&
-			    same_key(k, row->payload, strlen(row->payload)))
-				k->mem = row->payload;
+			    same_key(k, row->payload, strlen(row->payload))) {
+				k->row = row->payload;
+				k->len = strlen(row->payload);
+			}
 		}
-		if (!k->mem)
-			rc = look_landed(k, err);
-		if (rc)
-			return rc;
-	}
-	if (k->mem) {
-		if (pgoutput_json_member(k->mem, strlen(k->mem), name, &v, &n, NULL))
-			return no_copy(k, name, "the change before it in its transaction has none",
-				       err);
-		return buf_add(out, v, n);
-	}
-	if (!k->nr)
-		return no_copy(k, name, "no row of the key landed before", err);
-	for (size_t i = 0; i < k->nr; i++) {
-		const char *p = wh_result_value(k->r, k->rows[i], 0);
-		size_t len = wh_result_value_len(k->r, k->rows[i], 0);
+		held = k->row != NULL;
+		if (!k->row) {
+			int rc = look_landed(k, err);
 
-		if (pgoutput_json_member(p, len, name, &w, &wn, NULL))
-			return no_copy(k, name, "the row of the key landed last has none", err);
-		if (v && (wn != n || memcmp(v, w, n)))
-			return no_copy(k, name,
-				       "the rows of the key landed last (one source transaction) "
-				       "disagree on it",
-				       err);
-		v = w;
-		n = wn;
+			if (rc)
+				return rc;
+		}
 	}
+	if (!k->row)
+		return no_copy(k, name, "no row of the key landed before", err);
+	if (pgoutput_json_member(k->row, k->len, name, &v, &n, NULL))
+		return no_copy(k, name,
+			       held ? "the change before it in its transaction has none"
+				    : "the row of the key landed last has none",
+			       err);
 	return buf_add(out, v, n);
 }
 

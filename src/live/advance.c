@@ -176,6 +176,36 @@ static int index_landing(struct wh *w, const struct project *p, struct sl_err *e
 	return rc;
 }
 
+/* The column a postgres_cdc landing table got after its first version:
+ * the order of the changes of one source transaction. */
+#define CDC_POS_COLUMN "_sluice_pos BIGINT"
+
+/* Landing tables of postgres_cdc sources made before they had the
+ * position column get it. */
+static int add_pos_columns(struct wh *w, const struct project *p, struct sl_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < p->cfg.nsources; i++) {
+		const struct source_cfg *s = &p->cfg.sources[i];
+		bool have = false;
+
+		if (!s->kind || strcmp(s->kind, "postgres_cdc") != 0)
+			continue;
+		rc = wh_has_column(w, "landing", s->name, "_sluice_pos", &have, err);
+		if (!rc && !have) {
+			struct buf sql = BUF_INIT;
+
+			buf_adds(&sql, "ALTER TABLE ");
+			wh_sql_qualified(&sql, "landing", s->name);
+			buf_adds(&sql, " ADD COLUMN " CDC_POS_COLUMN);
+			rc = wh_exec(w, sql.buf, err);
+			buf_release(&sql);
+		}
+	}
+	return rc;
+}
+
 int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *err)
 {
 	struct arena *a = arena_new(NULL);
@@ -197,7 +227,8 @@ int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *er
 			buf_add_sql_ident(&sql, s->columns[c].name);
 			buf_addf(&sql, " %s, ", wh_sql_declared_type(w, a, s->columns[c].type));
 		}
-		buf_addf(&sql, "%s, _sluice_seq BIGINT);\n", kind_columns(s->kind));
+		buf_addf(&sql, "%s, _sluice_seq BIGINT%s);\n", kind_columns(s->kind),
+			 strcmp(s->kind, "postgres_cdc") == 0 ? ", " CDC_POS_COLUMN : "");
 	}
 	if (sql.len)
 		rc = wh_lock(w, STATE_CATALOG_LOCK, WH_LOCK_WAIT, NULL, err);
@@ -205,6 +236,7 @@ int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *er
 		int unlocked;
 
 		rc = wh_exec(w, sql.buf, err);
+		rc = rc ? rc : add_pos_columns(w, p, err);
 		rc = rc ? rc : index_landing(w, p, err);
 		unlocked = wh_unlock(w, STATE_CATALOG_LOCK, rc ? NULL : err);
 		rc = rc ? rc : unlocked;

@@ -17,6 +17,7 @@
 
 #include "ingest/pgcdc.h"
 #include "state/state.h"
+#include "core/arena.h"
 #include "core/buf.h"
 #include "ingest/pgcdc_pg.h"
 #include "ingest/pgoutput.h"
@@ -48,9 +49,22 @@ static int setup(void **state)
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	exec(f->w, "CREATE SCHEMA landing;"
 		   "CREATE TABLE landing.orders (op VARCHAR, lsn BIGINT, xid BIGINT, received_at "
-		   "TIMESTAMP, payload JSON, _sluice_seq BIGINT);"
+		   "TIMESTAMP, payload JSON, _sluice_seq BIGINT, _sluice_pos BIGINT);"
 		   "CREATE TABLE landing.items AS SELECT * FROM landing.orders");
 	return 0;
+}
+
+/* A query's one value as text, in the arena. */
+static const char *query_text(struct fixture_db *f, const char *sql)
+{
+	struct wh_result *r;
+	const char *v;
+
+	if (wh_query(f->w, sql, &r, &f->err))
+		fail_msg("%s", f->err.msg);
+	v = arena_strdup(f->a, wh_result_value(r, 0, 0) ? wh_result_value(r, 0, 0) : "NULL");
+	wh_result_free(r);
+	return v;
 }
 
 static void test_one_transaction_one_sequence(void **state)
@@ -120,6 +134,44 @@ static void test_failure_lands_nothing(void **state)
 	assert_int_equal(st.landed, 0);
 }
 
+/* A transaction appended in parts lands as one: one sequence, its rows
+ * numbered in their order across the slot's tables and the parts, nothing
+ * visible before the finish, and a TOAST value taken from the latest
+ * appended row of its key. */
+static void test_batch_in_parts(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgcdc_row first[] = {
+		{ 1, 'c', "{\"id\":1,\"doc\":\"a\"}" },
+		{ 0, 'c', "{\"order_id\":1,\"line\":1}" },
+	};
+	struct pgcdc_row second[] = {
+		{ 1, 'u', "{\"id\":1,\"doc\":\"b\"}" },
+		{ 1, 't', "{}" },
+	};
+	struct pgcdc_batch b;
+	struct pgcdc_slot_state st;
+
+	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 3000, 9, 0, false, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, first, 2, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, second, 2, &f->err), 0);
+	assert_string_equal(query_text(f, "SELECT string_agg(op || _sluice_pos, ',' ORDER BY "
+					  "_sluice_pos) FROM landing.orders"),
+			    "c1,u3,t4");
+	assert_string_equal(query_text(f, "SELECT string_agg(op || _sluice_pos, ',') FROM "
+					  "landing.items"),
+			    "c2");
+	assert_int_equal(pgcdc_batch_finish(f->w, &cfg, &b, 3040, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT _sluice_seq) FROM (SELECT "
+					 "_sluice_seq FROM landing.orders UNION ALL SELECT "
+					 "_sluice_seq FROM landing.items)"),
+			 1);
+	assert_int_equal(query_int(f->w, "SELECT sum(rows) FROM _sluice.live_advances"), 4);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.landed, 3000);
+	assert_int_equal(st.confirmed, 3040);
+}
+
 /* A snapshot: pending first, then its rows replace what the tables held,
  * op r, no xid, one sequence, and the slot's row says it is done at the
  * consistent point. */
@@ -134,7 +186,7 @@ static void test_snapshot_replaces(void **state)
 		{ 0, 'r', "{\"order_id\":1,\"line\":1}" },
 		{ 1, 'r', "{\"id\":2}" },
 	};
-	struct pgcdc_snapshot snap;
+	struct pgcdc_batch snap;
 	struct pgcdc_slot_state st;
 	int64_t seq;
 
@@ -145,11 +197,11 @@ static void test_snapshot_replaces(void **state)
 	assert_int_equal(st.snapshot, 'p');
 	assert_int_equal(st.landed + st.confirmed, 0);
 
-	assert_int_equal(pgcdc_snapshot_begin(f->w, f->a, &cfg, 2000, 0, &snap, &f->err), 0);
+	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 2000, 0, 0, true, &snap, &f->err), 0);
 	/* two batches */
-	assert_int_equal(pgcdc_snapshot_add(f->w, f->a, &cfg, &snap, rows, 2, &f->err), 0);
-	assert_int_equal(pgcdc_snapshot_add(f->w, f->a, &cfg, &snap, rows + 2, 1, &f->err), 0);
-	assert_int_equal(pgcdc_snapshot_finish(f->w, &cfg, &snap, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &snap, rows, 2, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &snap, rows + 2, 1, &f->err), 0);
+	assert_int_equal(pgcdc_batch_finish(f->w, &cfg, &snap, 0, &f->err), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders WHERE op = 'r' AND "
 					 "lsn = 2000 AND xid IS NULL"),
 			 2);
@@ -177,7 +229,7 @@ static void test_snapshot_failure_changes_nothing(void **state)
 	struct pgcdc_txn t = { .commit_lsn = 500, .end_lsn = 540, .xid = 3, .rows = old,
 			       .nrows = 1 };
 	struct pgcdc_row rows[] = { { 1, 'r', "{\"id\":1}" }, { 2, 'r', "{\"id\":2}" } };
-	struct pgcdc_snapshot snap;
+	struct pgcdc_batch snap;
 	struct pgcdc_slot_state st;
 	int64_t seq;
 
@@ -186,13 +238,12 @@ static void test_snapshot_failure_changes_nothing(void **state)
 	/* the missing landing table fails the delete at the start */
 	c.tables = three;
 	c.ntables = 3;
-	assert_int_not_equal(pgcdc_snapshot_begin(f->w, f->a, &c, 2000, 0, &snap, &f->err), 0);
-	/* and a failing batch after a good one, rolled back by the caller */
-	assert_int_equal(pgcdc_snapshot_begin(f->w, f->a, &cfg, 2000, 0, &snap, &f->err), 0);
-	assert_int_equal(pgcdc_snapshot_add(f->w, f->a, &cfg, &snap, rows, 1, &f->err), 0);
-	assert_int_equal(pgcdc_snapshot_add(f->w, f->a, &c, &snap, rows + 1, 1, &f->err),
+	assert_int_not_equal(pgcdc_batch_begin(f->w, f->a, &c, 2000, 0, 0, true, &snap, &f->err), 0);
+	/* and a failing batch after a good one, which rolls it all back */
+	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 2000, 0, 0, true, &snap, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &snap, rows, 1, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &c, &snap, rows + 1, 1, &f->err),
 			 SL_E_NOTFOUND);
-	wh_rollback(f->w);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders WHERE op = 'c'"), 1);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
 	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
@@ -268,16 +319,11 @@ static void test_toast_refused(void **state)
 		   "('c', '{\"id\":1,\"body\":\"x\"}', 3), ('d', '{\"id\":1}', 4)");
 	assert_int_equal(toast_update(f, "1", NULL, &out), SL_E_INVALID);
 	assert_non_null(strstr(f->err.msg, "has none"));
-	/* rows of one sequence that disagree */
-	exec(f->w, "INSERT INTO landing.orders (op, payload, _sluice_seq) VALUES "
-		   "('u', '{\"id\":1,\"body\":\"a\"}', 8), ('u', '{\"id\":1,\"body\":\"b\"}', 8)");
-	assert_int_equal(toast_update(f, "1", NULL, &out), SL_E_INVALID);
-	assert_non_null(strstr(f->err.msg, "disagree"));
-	/* and ones that agree are fine */
-	exec(f->w, "INSERT INTO landing.orders (op, payload, _sluice_seq) VALUES "
-		   "('u', '{\"id\":1,\"body\":\"c\"}', 9), ('u', '{\"id\":1,\"body\":\"c\"}', 9)");
+	/* changes of one transaction: the later by position */
+	exec(f->w, "INSERT INTO landing.orders (op, payload, _sluice_seq, _sluice_pos) VALUES "
+		   "('u', '{\"id\":1,\"body\":\"b\"}', 8, 2), ('u', '{\"id\":1,\"body\":\"a\"}', 8, 1)");
 	assert_int_equal(toast_update(f, "1", NULL, &out), 0);
-	assert_string_equal(out.buf, "{\"id\":1,\"body\":\"c\"}");
+	assert_string_equal(out.buf, "{\"id\":1,\"body\":\"b\"}");
 	buf_release(&out);
 }
 
@@ -288,6 +334,7 @@ int main(void)
 						fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_failure_lands_nothing, setup,
 						fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_batch_in_parts, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_replaces, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_failure_changes_nothing, setup,
 						fixture_db_teardown),

@@ -58,8 +58,10 @@ src -c "UPDATE docs SET status = 'found' WHERE id = 3"
 cdc docs --once
 q "SELECT op, payload->>'status' AS status, length(payload->>'body') AS body_length FROM landing.docs WHERE CAST(payload->>'id' AS INTEGER) = 3 ORDER BY _sluice_seq"
 
-note rows of one transaction that disagree on the value: which came last is not known, so the consumer stops
+note rows of one transaction that differ on the value: the later by position in it wins
 src -c "BEGIN" -c "UPDATE docs SET status = 'a' WHERE id = 1" -c "UPDATE docs SET body = $(big five) WHERE id = 1" -c "COMMIT"
 cdc docs --once
 src -c "UPDATE docs SET status = 'b' WHERE id = 1"
 cdc docs --once
+q "SELECT payload->>'status' AS status, md5(payload->>'body') AS body_md5 FROM landing.docs WHERE CAST(payload->>'id' AS INTEGER) = 1 ORDER BY _sluice_seq DESC, _sluice_pos DESC LIMIT 1"
+src -c "SELECT status, md5(body) FROM docs WHERE id = 1" | tr '|' ' '
