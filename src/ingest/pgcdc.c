@@ -38,6 +38,12 @@
 #define HOLD_ROWS 4096
 #define HOLD_BYTES (8u << 20)
 
+/* A table's new shape, from the change at pos of its transaction on. */
+struct shape_note {
+	const char *relation, *columns;
+	int64_t pos;
+};
+
 struct stream {
 	const struct pgcdc_cfg *c;
 	const struct pgcdc_opts *o;
@@ -51,6 +57,13 @@ struct stream {
 	size_t held_bytes;
 	struct pgcdc_batch batch;
 	bool in_txn, skip, done, batch_open;
+	/* each table's latest shape as recorded (in shape_a), and the new
+	 * shapes the transaction records when it lands (in batch_a) */
+	struct arena *shape_a;
+	struct pgcdc_shape *shapes;
+	size_t nshapes, shapes_cap;
+	struct shape_note *notes;
+	size_t nnotes, notes_cap;
 	uint64_t landed, confirmed, server_end;
 	int64_t last_status_us, last_idle_us;
 	struct buf payload;
@@ -500,6 +513,61 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	return maybe_flush(s, err);
 }
 
+/* A Relation message: a table's columns as the changes after it carry
+ * them. One that differs from the shape recorded last is recorded with
+ * the transaction, at the place of its next change. */
+static int on_relation(struct stream *s, const struct pgoutput_relation *rel)
+{
+	struct buf text = BUF_INIT;
+	struct pgcdc_shape *known = NULL;
+	struct shape_note *n;
+	int table = table_of(s->c, rel);
+	const char *name;
+
+	if (!s->in_txn || s->skip || table < 0)
+		return 0;
+	name = s->c->tables[table].source;
+	pgcdc_shape_text(&text, rel);
+	for (size_t i = 0; i < s->nshapes && !known; i++)
+		if (strcmp(s->shapes[i].relation, name) == 0)
+			known = &s->shapes[i];
+	if (known && strcmp(known->columns, text.buf) == 0) {
+		buf_release(&text);
+		return 0;
+	}
+	if (!known) {
+		known = ARENA_PUSH(s->shape_a, &s->shapes, &s->nshapes, &s->shapes_cap);
+		known->relation = name;
+	}
+	known->columns = arena_strdup(s->shape_a, text.buf);
+	n = ARENA_PUSH(s->batch_a, &s->notes, &s->nnotes, &s->notes_cap);
+	n->relation = name;
+	n->columns = known->columns;
+	n->pos = (s->batch_open ? s->batch.pos : 0) + (int64_t)s->txn.nrows + 1;
+	buf_release(&text);
+	return 0;
+}
+
+/* The held changes and the new shapes into the batch, and its commit. */
+static int land_txn(struct stream *s, struct sl_err *err)
+{
+	int rc = flush_held(s, err);
+
+	for (size_t i = 0; !rc && i < s->nnotes; i++) {
+		rc = pgcdc_shape_store(s->w, s->c->slot, s->notes[i].relation, s->txn.commit_lsn,
+				       s->notes[i].pos, s->notes[i].columns, err);
+		if (rc)
+			wh_rollback(s->w);
+	}
+	if (!rc)
+		rc = pgcdc_batch_finish(s->w, s->c, &s->batch, s->txn.end_lsn, err);
+	s->batch_open = false;
+	s->notes = NULL;
+	s->nnotes = s->notes_cap = 0;
+	arena_reset(s->batch_a);
+	return rc;
+}
+
 static int on_truncate(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
 {
 	for (uint32_t i = 0; !s->skip && i < m->truncate.nrels; i++) {
@@ -534,13 +602,9 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	s->txn.end_lsn = m->commit.end_lsn;
 	if (s->skip) {
 		s->st->skipped++;
-	} else if (s->batch_open || s->txn.nrows) {
+	} else if (s->batch_open || s->txn.nrows || s->nnotes) {
 		/* a transaction that needed no batch yet lands whole */
-		rc = flush_held(s, err);
-		if (!rc)
-			rc = pgcdc_batch_finish(s->w, s->c, &s->batch, s->txn.end_lsn, err);
-		s->batch_open = false;
-		arena_reset(s->batch_a);
+		rc = land_txn(s, err);
 		if (!rc) {
 			seq = s->batch.seq;
 			s->landed = s->txn.commit_lsn;
@@ -581,6 +645,9 @@ static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct s
 	case PGOUTPUT_DELETE:
 		rc = s->in_txn ? on_change(s, &m, err)
 			       : sl_err_set(err, SL_E_PARSE, "a change outside a transaction");
+		break;
+	case PGOUTPUT_RELATION:
+		rc = on_relation(s, &m.relation);
 		break;
 	case PGOUTPUT_TRUNCATE:
 		rc = s->in_txn ? on_truncate(s, &m, err)
@@ -742,8 +809,12 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.txn_a = arena_new(NULL);
 	s.land_a = arena_new(NULL);
 	s.batch_a = arena_new(NULL);
+	s.shape_a = arena_new(NULL);
 	s.last_status_us = s.last_idle_us = units_mono_us();
 	rc = start_stream(&s, plan, err);
+	if (!rc)
+		rc = pgcdc_shapes_read(w, s.shape_a, c->slot, &s.shapes, &s.nshapes, err);
+	s.shapes_cap = s.nshapes;
 	if (!rc)
 		rc = stream_loop(&s, err);
 	/* a transaction cut off mid-way leaves nothing: the server sends it
@@ -759,6 +830,7 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	arena_free(s.txn_a);
 	arena_free(s.land_a);
 	arena_free(s.batch_a);
+	arena_free(s.shape_a);
 	pgoutput_cache_free(s.cache);
 	return rc;
 }

@@ -140,6 +140,28 @@ int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_bat
 int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
 	       const struct pgcdc_txn *t, int64_t now_ms, int64_t *seq, struct sl_err *err);
 
+/* ---- table shapes (pgcdc_land.c) ---- */
+
+struct pgoutput_relation;
+struct buf;
+
+/* The columns of rel as _sluice.cdc_relations keeps them: a JSON array of
+ * {"name", "type" (OID), "typmod", "key"}, appended to out. */
+void pgcdc_shape_text(struct buf *out, const struct pgoutput_relation *rel);
+
+/* A table's latest shape ("public.orders" and its columns). */
+struct pgcdc_shape {
+	const char *relation, *columns;
+};
+
+/* The latest shape of each table of the slot, into a. */
+int pgcdc_shapes_read(struct wh *w, struct arena *a, const char *slot, struct pgcdc_shape **out,
+		      size_t *n, struct sl_err *err);
+/* Records relation's columns as taking effect at (lsn, pos), in the
+ * caller's transaction. */
+int pgcdc_shape_store(struct wh *w, const char *slot, const char *relation, uint64_t lsn,
+		      int64_t pos, const char *columns, struct sl_err *err);
+
 /* Stores lsn as the slot's confirmed_lsn (never lowering it), in a
  * transaction of its own: before an idle slot's WAL end is confirmed. */
 int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_err *err);

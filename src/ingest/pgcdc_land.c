@@ -10,6 +10,8 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "ingest/jsontext.h"
+#include "ingest/pgoutput.h"
 #include "live/advance.h"
 #include "warehouse/wh.h"
 
@@ -293,5 +295,66 @@ int pgcdc_snapshot_pending(struct wh *w, const char *slot, struct sl_err *err)
 		rc = wh_commit(w, err);
 	if (rc)
 		wh_rollback(w);
+	return rc;
+}
+
+void pgcdc_shape_text(struct buf *out, const struct pgoutput_relation *rel)
+{
+	buf_addch(out, '[');
+	for (uint16_t i = 0; i < rel->ncols; i++) {
+		const struct pgoutput_column *col = &rel->cols[i];
+
+		buf_adds(out, i ? ",{\"name\":\"" : "{\"name\":\"");
+		jsontext_escape(out, col->name, strlen(col->name));
+		buf_addf(out, "\",\"type\":%" PRIu32 ",\"typmod\":%" PRId32 ",\"key\":%s}",
+			 col->type_oid, col->typmod, col->key ? "true" : "false");
+	}
+	buf_addch(out, ']');
+}
+
+int pgcdc_shapes_read(struct wh *w, struct arena *a, const char *slot, struct pgcdc_shape **out,
+		      size_t *n, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	buf_adds(&sql, "SELECT relation, columns FROM _sluice.cdc_relations AS c WHERE slot = ");
+	buf_add_sql_str(&sql, slot);
+	buf_adds(&sql, " AND NOT EXISTS (SELECT 1 FROM _sluice.cdc_relations AS l WHERE l.slot = "
+		       "c.slot AND l.relation = c.relation AND (l.lsn > c.lsn OR (l.lsn = c.lsn AND "
+		       "l.pos > c.pos)))");
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	*out = arena_alloc(a, (wh_result_nrows(r) + 1) * sizeof(**out));
+	for (size_t i = 0; i < wh_result_nrows(r); i++) {
+		(*out)[i].relation = arena_strdup(a, wh_result_value(r, i, 0));
+		(*out)[i].columns = arena_strdup(a, wh_result_value(r, i, 1));
+	}
+	*n = wh_result_nrows(r);
+	wh_result_free(r);
+	return 0;
+}
+
+int pgcdc_shape_store(struct wh *w, const char *slot, const char *relation, uint64_t lsn,
+		      int64_t pos, const char *columns, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "INSERT INTO _sluice.cdc_relations (slot, relation, lsn, pos, columns) "
+		       "VALUES (");
+	buf_add_sql_str(&sql, slot);
+	buf_adds(&sql, ", ");
+	buf_add_sql_str(&sql, relation);
+	buf_addf(&sql, ", %" PRIu64 ", %" PRId64 ", ", lsn, pos);
+	buf_add_sql_str(&sql, columns);
+	buf_adds(&sql, ")");
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
 	return rc;
 }

@@ -71,6 +71,12 @@ static const char *const migrations[] = {
 	 * before the slot is made until its rows landed, then 'done'; NULL
 	 * for a slot streamed without one */
 	"ALTER TABLE _sluice.cdc_slots ADD COLUMN snapshot VARCHAR;\n",
+	/* 9: the columns of each table a postgres_cdc slot follows, from the
+	 * change they took effect at (commit LSN, place in the transaction),
+	 * stored with the rows of that transaction */
+	"CREATE TABLE _sluice.cdc_relations (slot VARCHAR NOT NULL, relation VARCHAR NOT NULL, "
+	"lsn BIGINT NOT NULL, pos BIGINT NOT NULL, columns VARCHAR NOT NULL, PRIMARY KEY (slot, "
+	"relation, lsn, pos));\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

@@ -623,8 +623,10 @@ static void test_state_refuses_newer(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 2);
 }
 
-/* What layouts before 7 lack: the CDC slots; before 6: the runners' claims. */
-#define DROP_CDC_SLOTS "DROP TABLE _sluice.cdc_slots;"
+/* What layouts before 9 lack: the CDC table shapes; before 7: the CDC
+ * slots; before 6: the runners' claims. */
+#define DROP_CDC_RELATIONS "DROP TABLE _sluice.cdc_relations;"
+#define DROP_CDC_SLOTS DROP_CDC_RELATIONS "DROP TABLE _sluice.cdc_slots;"
 #define DROP_CLAIMS DROP_CDC_SLOTS "DROP TABLE _sluice.live_runners; DROP TABLE _sluice.live_claims;"
 
 /* A warehouse written by the first layout (batch builds only) gains the
@@ -739,6 +741,24 @@ static void test_state_upgrades_to_cdc_slots(void **state)
 	assert_string_equal(kind_of(f, "_sluice", "cdc_slots"), "table");
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.cdc_slots"), 0);
 	assert_int_equal(query_int(f->w, "SELECT watermark FROM _sluice.live_sources"), 4);
+}
+
+/* A warehouse of the layout before CDC table shapes gains their table and
+ * keeps its slots. */
+static void test_state_upgrades_to_cdc_relations(void **state)
+{
+	struct fixture_db *f = *state;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f->w, DROP_CDC_RELATIONS
+	     "INSERT INTO _sluice.cdc_slots VALUES ('s', 10, 20, 'done');"
+	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (8, 'old', NULL)");
+	assert_null(kind_of(f, "_sluice", "cdc_relations"));
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"),
+			 STATE_VERSION);
+	assert_string_equal(kind_of(f, "_sluice", "cdc_relations"), "table");
+	assert_int_equal(query_int(f->w, "SELECT landed_lsn FROM _sluice.cdc_slots"), 10);
 }
 
 static int record(struct fixture_db *f, const char *env, const struct state_model *row, bool exists)
@@ -915,6 +935,7 @@ int main(void)
 		T(test_state_upgrades_to_cursors),
 		T(test_state_upgrades_to_claims),
 		T(test_state_upgrades_to_cdc_slots),
+		T(test_state_upgrades_to_cdc_relations),
 		T(test_state_upgrades_to_checks),
 		T(test_state_models),
 		T(test_state_cache),

@@ -172,6 +172,38 @@ static void test_batch_in_parts(void **state)
 	assert_int_equal(st.confirmed, 3040);
 }
 
+/* A table's shapes: the text a Relation message makes, and the latest of
+ * each table read back by (commit LSN, place). */
+static void test_shapes(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgoutput_column cols[] = {
+		{ .key = true, .name = "id", .type_oid = 23, .typmod = -1 },
+		{ .name = "say \"hi\"", .type_oid = 1043, .typmod = 14 },
+	};
+	struct pgoutput_relation rel = { .nspname = "public", .relname = "orders", .ncols = 2,
+					 .cols = cols };
+	struct buf text = BUF_INIT;
+	struct pgcdc_shape *shapes;
+	size_t n;
+
+	pgcdc_shape_text(&text, &rel);
+	assert_string_equal(text.buf, "[{\"name\":\"id\",\"type\":23,\"typmod\":-1,\"key\":true},"
+				      "{\"name\":\"say \\\"hi\\\"\",\"type\":1043,\"typmod\":14,"
+				      "\"key\":false}]");
+	assert_int_equal(pgcdc_shape_store(f->w, "s1", "public.orders", 100, 1, "[1]", &f->err), 0);
+	assert_int_equal(pgcdc_shape_store(f->w, "s1", "public.orders", 200, 3, "[3]", &f->err), 0);
+	assert_int_equal(pgcdc_shape_store(f->w, "s1", "public.orders", 200, 2, "[2]", &f->err), 0);
+	assert_int_equal(pgcdc_shape_store(f->w, "s1", "public.items", 150, 1, "[i]", &f->err), 0);
+	assert_int_equal(pgcdc_shape_store(f->w, "s2", "public.orders", 900, 1, "[x]", &f->err), 0);
+	assert_int_equal(pgcdc_shapes_read(f->w, f->a, "s1", &shapes, &n, &f->err), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(shapes[i].columns,
+				    strcmp(shapes[i].relation, "public.orders") == 0 ? "[3]" : "[i]");
+	buf_release(&text);
+}
+
 /* A snapshot: pending first, then its rows replace what the tables held,
  * op r, no xid, one sequence, and the slot's row says it is done at the
  * consistent point. */
@@ -335,6 +367,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failure_lands_nothing, setup,
 						fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_in_parts, setup, fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_shapes, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_replaces, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_failure_changes_nothing, setup,
 						fixture_db_teardown),

@@ -2,9 +2,9 @@
 # out of line) value alone does not carry it. Under REPLICA IDENTITY FULL
 # the old row brings it; under DEFAULT the consumer takes it from the
 # latest earlier row of the key: the snapshot's, a landed change's, or one
-# of the same transaction. A key of two columns too. With no row to take
-# it from, or rows of one transaction that disagree on it, the consumer
-# stops naming the table, the key and the column, and lands nothing.
+# of the same transaction (the later by its place in it). A key of two
+# columns too. With no row to take it from, the consumer stops naming the
+# table, the key and the column, and lands nothing.
 [ -n "${SLUICE_TEST_PG:-}" ] || echo "SLUICE_TEST_PG is not set: tests/run.sh starts the server"
 # the run on a PostgreSQL warehouse has a slot and a source database of its own
 ! is_postgres || sed -i 's/e2e_cdc_toast/e2e_cdc_toast_pg/g' sluice.yml
