@@ -26,9 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How often a consumer that heard nothing tells the server it is alive,
- * and how often an idle slot's WAL end is stored and confirmed. */
-#define STATUS_EVERY_US (10 * 1000 * 1000LL)
+/* How often an idle slot's WAL end is stored and confirmed. */
 #define IDLE_CONFIRM_EVERY_US (1000 * 1000LL)
 /* --once: how long a quiet stream waits before asking where the server is */
 #define PING_AFTER_MS 200
@@ -708,7 +706,8 @@ static int on_quiet(struct stream *s, struct sl_err *err)
 {
 	if (s->o->once && !s->in_txn)
 		return send_status(s, true, err);
-	if (units_mono_us() - s->last_status_us >= STATUS_EVERY_US)
+	/* a consumer that heard nothing tells the server it is alive */
+	if (units_mono_us() - s->last_status_us >= s->c->status_interval_ms * 1000)
 		return send_status(s, false, err);
 	return 0;
 }
@@ -741,7 +740,10 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 			rc = pgcdc_pg_failed(s->repl, "replication stream", err);
 			break;
 		}
-		n = poll(&pfd, 1, s->o->once ? PING_AFTER_MS : 1000);
+		n = poll(&pfd, 1,
+			 s->o->once			   ? PING_AFTER_MS
+			 : s->c->status_interval_ms < 1000 ? (int)s->c->status_interval_ms
+							   : 1000);
 		if (n < 0 && errno != EINTR)
 			rc = sl_err_set(err, SL_E_IO, "source database: poll: %s", strerror(errno));
 		else if (n == 0)

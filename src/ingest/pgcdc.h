@@ -49,6 +49,8 @@ struct pgcdc_cfg {
 	/* land the rows there when the slot is made (its exported snapshot)
 	 * before its changes: snapshot: initial */
 	bool snapshot;
+	/* how often a quiet stream sends a status update, in ms */
+	int64_t status_interval_ms;
 	/* in landing-name order: a transaction locks its tables in this order */
 	const struct pgcdc_table *tables;
 	size_t ntables;

@@ -51,6 +51,7 @@ int pgcdc_cfg_of(struct arena *a, const struct project_cfg *cfg, const struct so
 		.name = src->name,
 		.create = src->create,
 		.snapshot = !src->snapshot || strcmp(src->snapshot, "never") != 0,
+		.status_interval_ms = src->status_interval_ms > 0 ? src->status_interval_ms : 10000,
 		.tables = tables,
 		.ntables = n,
 	};

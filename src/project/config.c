@@ -102,6 +102,7 @@ static const struct cfg_field source_fields[] = {
 	{ "table", CFG_STR, SF(table) },
 	{ "create", CFG_BOOL, SF(create) },
 	{ "snapshot", CFG_CHOICE, SF(snapshot), snapshot_modes },
+	{ "status_interval", CFG_DURATION, SF(status_interval_ms) },
 	{ NULL },
 };
 
@@ -637,7 +638,7 @@ static yaml_node_t *cfg_source_node(struct cfg_loader *ld, yaml_node_t *map, con
 static const char *const poll_only[] = { "url",	      "interval", "cursor_param",
 					 "json_path", "headers",  "timeout",
 					 NULL };
-static const char *const cdc_only[] = { "create", "snapshot", NULL };
+static const char *const cdc_only[] = { "create", "snapshot", "status_interval", NULL };
 
 /* A dot path: keys separated by single dots, none empty. */
 static bool cfg_dot_path_ok(const char *s)
@@ -739,6 +740,13 @@ static void cfg_cdc_check(struct cfg_loader *ld, yaml_node_t *map, struct source
 		src->table = arena_sprintf(ld->a, "public.%s", src->name);
 	if (!src->snapshot)
 		src->snapshot = "initial";
+	if (src->status_interval_ms < 0)
+		src->status_interval_ms = 10000;
+	else if (src->status_interval_ms == 0)
+		cfg_error(ld, cfg_source_node(ld, map, "status_interval", true),
+			  "the consumer tells the server it is alive this often: give a duration "
+			  "such as 10s",
+			  "'%s.status_interval' must be more than 0", path);
 	if (src->ncolumns)
 		cfg_error(ld, cfg_source_node(ld, map, "columns", false),
 			  "read the values from payload in a model",
@@ -771,6 +779,8 @@ static void cfg_slots_check(struct cfg_loader *ld, yaml_node_t *map, struct proj
 				what = "create";
 			else if (o->snapshot && s->snapshot && strcmp(o->snapshot, s->snapshot))
 				what = "snapshot";
+			else if (o->status_interval_ms != s->status_interval_ms)
+				what = "status_interval";
 			else if (o->table && s->table && !strcmp(o->table, s->table))
 				what = "table";
 			if (!what)
@@ -867,6 +877,7 @@ static void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct pro
 		 * default to 30s */
 		src->interval_ms = -1;
 		src->timeout_ms = -1;
+		src->status_interval_ms = -1;
 		if (val->type == YAML_MAPPING_NODE)
 			cfg_map_walk(ld, val, path, source_fields, src);
 		cfg_source_check(ld, key, val, src);

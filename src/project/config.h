@@ -52,6 +52,9 @@ struct source_cfg {
 	/* postgres_cdc: initial (default: the rows there when sluice makes
 	 * the slot land first, from its exported snapshot) | never */
 	const char *snapshot;
+	/* postgres_cdc: how often a quiet consumer sends the server a status
+	 * update (default 10s) */
+	int64_t status_interval_ms;
 };
 
 struct live_cfg {

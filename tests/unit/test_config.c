@@ -481,6 +481,31 @@ static void test_cdc_keys(void **state)
 	assert_true(f->cfg.sources[0].create);
 	assert_string_equal(f->cfg.sources[1].table, "shop.line_items");
 	assert_string_equal(f->cfg.sources[0].snapshot, "initial");
+	assert_int_equal(f->cfg.sources[0].status_interval_ms, 10000);
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  a: {kind: postgres_cdc, dsn_env: D, slot: s, publication: p, "
+				 "status_interval: 2s}\n"),
+			 0);
+	assert_int_equal(f->cfg.sources[0].status_interval_ms, 2000);
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  a: {kind: postgres_cdc, dsn_env: D, slot: s, publication: p, "
+				 "status_interval: 0s}\n"
+				 "  b: {kind: postgres_cdc, dsn_env: D, slot: t, publication: p}\n"
+				 "  c: {kind: postgres_cdc, dsn_env: D, slot: t, publication: p, "
+				 "status_interval: 5s}\n"
+				 "  w: {kind: webhook, status_interval: 5s}\n"),
+			 SL_E_CONFIG);
+	diag_expect(f, "'sources.a.status_interval' must be more than 0", 3, 81,
+		    "the consumer tells the server it is alive this often: give a duration such as "
+		    "10s");
+	diag_expect(f, "source 'c' shares slot 't' with 'b' but not its 'status_interval'", 5, 3,
+		    "sources of one slot are read by one consumer");
+	diag_expect(f, "'status_interval' applies to postgres_cdc sources only, not to webhook "
+		       "source 'w'",
+		    6, 22, NULL);
 
 	assert_int_equal(load(f, "name: shop\n"
 				 "sources:\n"
