@@ -63,7 +63,11 @@ struct stream {
 	struct shape_note *notes;
 	size_t nnotes, notes_cap;
 	uint64_t landed, confirmed, server_end;
-	int64_t last_status_us, last_idle_us;
+	int64_t last_idle_us;
+	/* the status updates, and the lock on repl while they run */
+	struct pgcdc_ticker tick;
+	bool ticking;
+	int fd; /* repl's socket */
 	struct buf payload;
 };
 
@@ -412,16 +416,10 @@ static int start_stream(struct stream *s, enum start_plan plan, struct sl_err *e
 	return rc;
 }
 
+/* The ticker repeats it every status_interval until the next. */
 static int send_status(struct stream *s, bool reply, struct sl_err *err)
 {
-	uint8_t msg[PGOUTPUT_STATUS_LEN];
-	int64_t now = units_now_ms() * 1000 - PGOUTPUT_EPOCH_UNIX_US;
-
-	pgoutput_status_encode(msg, s->confirmed, s->confirmed, s->confirmed, now, reply);
-	if (PQputCopyData(s->repl, (const char *)msg, sizeof(msg)) != 1 || PQflush(s->repl))
-		return pgcdc_pg_failed(s->repl, "cannot send the status update", err);
-	s->last_status_us = units_mono_us();
-	return 0;
+	return pgcdc_ticker_send(&s->tick, s->confirmed, reply, err);
 }
 
 /* The index of rel in the slot's tables, or -1 for one of no source. */
@@ -699,17 +697,57 @@ static int on_copy(struct stream *s, const char *buf, int len, struct sl_err *er
 	return rc;
 }
 
-/* Nothing came for a while: --once asks the server where it is (it
- * answers with a keepalive); otherwise, now and then, a status update
- * keeps the connection from timing out. */
+/* Nothing came for a while: an idle slot's WAL end a keepalive gave too
+ * soon after the last is confirmed now, and --once asks the server where
+ * it is (it answers with a keepalive). */
 static int on_quiet(struct stream *s, struct sl_err *err)
 {
-	if (s->o->once && !s->in_txn)
-		return send_status(s, true, err);
-	/* a consumer that heard nothing tells the server it is alive */
-	if (units_mono_us() - s->last_status_us >= s->c->status_interval_ms * 1000)
-		return send_status(s, false, err);
-	return 0;
+	int rc = confirm_idle(s, false, err);
+
+	if (!rc && s->o->once && !s->in_txn)
+		rc = send_status(s, true, err);
+	return rc;
+}
+
+/* The libpq calls of the loop, under the connection's lock. */
+static int get_copy(struct stream *s, char **buf)
+{
+	int n;
+
+	pthread_mutex_lock(&s->tick.wk.mu);
+	n = PQgetCopyData(s->repl, buf, 1);
+	pthread_mutex_unlock(&s->tick.wk.mu);
+	return n;
+}
+
+static int stream_failed(struct stream *s, bool ended, struct sl_err *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->tick.wk.mu);
+	if (ended) {
+		PGresult *r = PQgetResult(s->repl);
+
+		rc = PQresultStatus(r) == PGRES_COMMAND_OK
+			     ? sl_err_set(err, SL_E_IO,
+					  "source database: the server ended the replication stream")
+			     : pgcdc_pg_failed(s->repl, "replication stream", err);
+		PQclear(r);
+	} else {
+		rc = pgcdc_pg_failed(s->repl, "replication stream", err);
+	}
+	pthread_mutex_unlock(&s->tick.wk.mu);
+	return rc;
+}
+
+static int consume(struct stream *s, struct sl_err *err)
+{
+	int ok;
+
+	pthread_mutex_lock(&s->tick.wk.mu);
+	ok = PQconsumeInput(s->repl);
+	pthread_mutex_unlock(&s->tick.wk.mu);
+	return ok ? 0 : stream_failed(s, false, err);
 }
 
 static int stream_loop(struct stream *s, struct sl_err *err)
@@ -718,38 +756,25 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 
 	while (!rc && !s->done && !(s->o->stop && *s->o->stop && !s->in_txn)) {
 		char *buf = NULL;
-		int n = PQgetCopyData(s->repl, &buf, 1);
-		struct pollfd pfd = { .fd = PQsocket(s->repl), .events = POLLIN };
+		int n = get_copy(s, &buf);
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
 
 		if (n > 0) {
 			rc = on_copy(s, buf, n, err);
 			PQfreemem(buf);
 			continue;
 		}
-		if (n == -1) {
-			PGresult *r = PQgetResult(s->repl);
-
-			rc = PQresultStatus(r) == PGRES_COMMAND_OK
-				     ? sl_err_set(err, SL_E_IO, "source database: the server ended the "
-								"replication stream")
-				     : pgcdc_pg_failed(s->repl, "replication stream", err);
-			PQclear(r);
+		if (n < 0) {
+			rc = stream_failed(s, n == -1, err);
 			break;
 		}
-		if (n == -2) {
-			rc = pgcdc_pg_failed(s->repl, "replication stream", err);
-			break;
-		}
-		n = poll(&pfd, 1,
-			 s->o->once			   ? PING_AFTER_MS
-			 : s->c->status_interval_ms < 1000 ? (int)s->c->status_interval_ms
-							   : 1000);
+		n = poll(&pfd, 1, s->o->once ? PING_AFTER_MS : 1000);
 		if (n < 0 && errno != EINTR)
 			rc = sl_err_set(err, SL_E_IO, "source database: poll: %s", strerror(errno));
 		else if (n == 0)
 			rc = on_quiet(s, err);
-		if (!rc && n > 0 && !PQconsumeInput(s->repl))
-			rc = pgcdc_pg_failed(s->repl, "replication stream", err);
+		if (!rc && n > 0)
+			rc = consume(s, err);
 	}
 	if (!rc)
 		rc = confirm_idle(s, true, err);
@@ -812,8 +837,13 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.land_a = arena_new(NULL);
 	s.batch_a = arena_new(NULL);
 	s.shape_a = arena_new(NULL);
-	s.last_status_us = s.last_idle_us = units_mono_us();
+	s.last_idle_us = units_mono_us();
 	rc = start_stream(&s, plan, err);
+	if (!rc) {
+		s.fd = PQsocket(s.repl);
+		rc = pgcdc_ticker_start(&s.tick, s.repl, s.confirmed, c->status_interval_ms, err);
+		s.ticking = !rc;
+	}
 	if (!rc)
 		rc = pgcdc_shapes_read(w, s.shape_a, c->slot, &s.shapes, &s.nshapes, err);
 	s.shapes_cap = s.nshapes;
@@ -825,6 +855,8 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 		wh_rollback(w);
 	st->landed_lsn = s.landed;
 	st->confirmed_lsn = s.confirmed;
+	if (s.ticking)
+		pgcdc_ticker_stop(&s.tick);
 	if (s.repl)
 		PQfinish(s.repl);
 	buf_release(&s.payload);

@@ -9,6 +9,8 @@
 #ifndef SL_INGEST_PGCDC_PG_H
 #define SL_INGEST_PGCDC_PG_H
 
+#include "core/worker.h"
+
 #include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,12 +56,31 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 /* Appends the payload JSON of t, the new row of an update of c's table
  * (an index into c->tables), to out, its unchanged TOAST values filled
  * from the latest earlier row of its key: the last of txn's rows (the
- * source transaction so far, not landed), else the rows of the landing
- * table's newest sequence that has the key, which must agree. An error
- * names the table, the key and the column when there is no such row, it
- * lacks the column, or the rows disagree (pgcdc_toast.c). */
+ * changes of the source transaction still held), else the landing
+ * table's row of the key with the newest sequence and place. An error
+ * names the table, the key and the column when there is no such row or
+ * it lacks the column (pgcdc_toast.c). */
 int pgcdc_toast_json(struct wh *w, const struct pgcdc_cfg *c, size_t table,
 		     const struct pgcdc_txn *txn, const struct pgoutput_relation *rel,
 		     const struct pgoutput_tuple *t, struct buf *out, struct sl_err *err);
+
+/* The status updates of a streaming replication connection, repeated
+ * every every_ms from a thread of its own (pgcdc_ticker.c). wk.mu is the
+ * connection's lock: hold it around every libpq call on conn while the
+ * ticker runs. */
+struct pgcdc_ticker {
+	struct worker wk;
+	PGconn *conn;
+	/* under wk.mu: the LSN sent last, repeated; when */
+	uint64_t lsn;
+	int64_t last_us, every_us;
+};
+
+int pgcdc_ticker_start(struct pgcdc_ticker *t, PGconn *conn, uint64_t lsn, int64_t every_ms,
+		       struct sl_err *err);
+void pgcdc_ticker_stop(struct pgcdc_ticker *t);
+/* Sends a status update of lsn now (takes the lock); the ticker repeats
+ * it from then on. */
+int pgcdc_ticker_send(struct pgcdc_ticker *t, uint64_t lsn, bool reply, struct sl_err *err);
 
 #endif

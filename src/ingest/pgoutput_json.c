@@ -382,7 +382,8 @@ static size_t time_end(const char *s, size_t len, size_t i)
 }
 
 /* A time of day and its offset from s[i] on, written with the offset as
- * +HH:MM where PostgreSQL wrote +HH (to_json's form). */
+ * +HH:MM where PostgreSQL wrote +HH: ISO-8601's extended form, the one
+ * to_json gives a timestamptz. */
 static void put_time_offset(struct jw *w, const char *s, size_t len, size_t i)
 {
 	size_t t = time_end(s, len, i);

@@ -20,6 +20,11 @@
  * of space). FAULTFS_FOR_MS after the fault began, the disk works again.
  * Other files, and reads, are never touched.
  *
+ * A slow disk instead, or as well: FAULTFS_SLOW_AFTER_MS after the
+ * process started, every sync of a watched file takes FAULTFS_SLOW_MS
+ * longer, then does what it would have (set FAULTFS_AFTER beyond what the
+ * process writes for a disk that is only slow).
+ *
  * It also sets DuckDB's checkpoint_threshold for every database the
  * process opens (FAULTFS_CHECKPOINT), so that checkpoints, where a failed
  * write does the most harm, come every few commits instead of every 16 MB
@@ -39,6 +44,8 @@
  *                       /p/warehouse.duckdb.wal after the fault"): the
  *                       process went on after its disk failed
  *   FAULTFS_CHECKPOINT  DuckDB's checkpoint_threshold ("256KB")
+ *   FAULTFS_SLOW_MS     how much longer each sync takes (0: no slower)
+ *   FAULTFS_SLOW_AFTER_MS  from when on, after the process started (0)
  *
  * Must never allocate or print in a wrapped call on a file it does not
  * watch: the process it is loaded into calls write() for everything.
@@ -73,6 +80,8 @@ static bool full_disk = true; /* ENOSPC, else EIO */
 static bool syncs_only;
 static bool faulting, recovered, told;
 static int64_t fault_start_ms;
+static long long slow_ms;      /* how much longer a sync takes */
+static int64_t slow_from_ms;  /* from when on (monotonic ms) */
 static char *paths[FD_MAX]; /* the watched files open, by descriptor */
 
 static int (*real_open)(const char *, int, ...);
@@ -91,6 +100,8 @@ static int (*real_ftruncate64)(int, off_t);
 static int (*real_fallocate)(int, int, off_t, off_t);
 static int (*real_fallocate64)(int, int, off_t, off_t);
 static int (*real_posix_fallocate)(int, off_t, off_t);
+
+static int64_t now_ms(void);
 
 static void init(void)
 {
@@ -121,6 +132,8 @@ static void init(void)
 		for_ms = atoll(e);
 	full_disk = !((e = getenv("FAULTFS_ERRNO")) && strcmp(e, "EIO") == 0);
 	syncs_only = !full_disk && (e = getenv("FAULTFS_CALLS")) && strcmp(e, "sync") == 0;
+	slow_ms = (e = getenv("FAULTFS_SLOW_MS")) ? atoll(e) : 0;
+	slow_from_ms = now_ms() + ((e = getenv("FAULTFS_SLOW_AFTER_MS")) ? atoll(e) : 0);
 }
 
 static void setup(void)
@@ -419,13 +432,26 @@ ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 	return n < 0 ? -1 : real_pwritev(fd, part, clip(iov, cnt, n, part), off);
 }
 
+/* A slow disk's sync: it waits, then goes on. */
+static void slow_sync(int fd)
+{
+	struct timespec ts = { .tv_sec = slow_ms / 1000, .tv_nsec = slow_ms % 1000 * 1000000L };
+
+	setup();
+	if (slow_ms > 0 && watched(fd) && now_ms() >= slow_from_ms)
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+}
+
 int fsync(int fd)
 {
+	slow_sync(fd);
 	return gate(fd, "fsync", false) ? -1 : real_fsync(fd);
 }
 
 int fdatasync(int fd)
 {
+	slow_sync(fd);
 	return gate(fd, "fdatasync", false) ? -1 : real_fdatasync(fd);
 }
 

@@ -1,0 +1,1 @@
+SELECT op, payload FROM landing.t

@@ -1,0 +1,47 @@
+# A warehouse whose every sync takes 3 s, behind a source server that ends
+# a replication connection silent for 1 s (wal_sender_timeout): the
+# consumer's status updates go on from a thread of their own while a
+# commit waits on the disk, so the connection lives through every slow
+# commit and each change lands once. The case runs a PostgreSQL server of
+# its own: its wal_sender_timeout would end other cases' connections.
+# (in a folder of /tmp: under root the server's user must reach it)
+pg_server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
+pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
+trap '"$pg_server" stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
+if ! dsn=$("$pg_server" start "$pg_dir" 2>pg_start.log); then
+	echo "cannot start a PostgreSQL server of the case's own"
+	cat pg_start.log
+fi
+psql "$dsn" -qAt -c "CREATE DATABASE src" >/dev/null
+export SRC_PG="$dsn dbname=src"
+src -c "CREATE TABLE t (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO t (v) VALUES ('first')"
+
+note the slot is made and its snapshot lands
+cdc t --once
+src -c "ALTER SYSTEM SET wal_sender_timeout = '1s'" -c "SELECT pg_reload_conf()" >/dev/null
+
+note the consumer runs on a warehouse whose syncs take 3 s each while three transactions commit
+LD_PRELOAD="$SLUICE_TOOLS/faultfs.so" FAULTFS_MATCH=warehouse.duckdb FAULTFS_AFTER=1000000000000 \
+	FAULTFS_SLOW_MS=3000 FAULTFS_SLOW_AFTER_MS=500 "$SLUICE_BIN" cdc t >cdc.out 2>cdc.err &
+pid=$!
+walsender() { src -c "SELECT pid FROM pg_stat_replication"; }
+for _ in $(seq 100); do [ -n "$(walsender)" ] && break; sleep 0.1; done
+first=$(walsender)
+for v in a b c; do
+	src -c "INSERT INTO t (v) VALUES ('$v')"
+	sleep 0.5
+done
+target=$(src -c "SELECT pg_current_wal_lsn()")
+for _ in $(seq 600); do
+	[ "$(src -c "SELECT confirmed_flush_lsn >= '$target' FROM pg_replication_slots")" = t ] && break
+	sleep 0.1
+done
+src -c "SELECT 'confirmed the last commit: ' || (confirmed_flush_lsn >= '$target') FROM pg_replication_slots"
+last=$(walsender)
+kill -TERM $pid
+wait $pid
+echo "exit $?"
+echo "one replication connection throughout: $([ -n "$first" ] && [ "$first" = "$last" ] && echo yes || echo no)"
+grep -c 'replication timeout' "$pg_dir/server.log" | sed 's/^/server timeouts: /'
+cat cdc.err
+q "SELECT op, count(*) AS changes FROM landing.t GROUP BY op ORDER BY op"
