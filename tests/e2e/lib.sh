@@ -220,3 +220,22 @@ src() {
 cdc() {
 	sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'
 }
+
+# own_source_server: for a case whose source settings would disturb the
+# other cases' slots, a PostgreSQL server of its own, stopped when the case
+# ends, in a folder of /tmp (under root the server's user must reach it):
+# pg_dir (its server.log is there) and SRC_PG, exported, reaching a new
+# database src on it.
+own_source_server() {
+	local server dsn
+	server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
+	pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
+	# shellcheck disable=SC2064 # the names are fixed now
+	trap "'$server' stop '$pg_dir'; rm -rf '$pg_dir'" EXIT
+	if ! dsn=$("$server" start "$pg_dir" 2>pg_start.log); then
+		echo "cannot start a PostgreSQL server of the case's own"
+		cat pg_start.log
+	fi
+	psql "$dsn" -qAt -c "CREATE DATABASE src" >/dev/null
+	export SRC_PG="$dsn dbname=src"
+}

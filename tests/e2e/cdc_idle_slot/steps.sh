@@ -7,16 +7,7 @@
 # keeps (pg_current_wal_lsn() - restart_lsn) shrinks to almost nothing.
 # The case runs a PostgreSQL server of its own, so that no other slot or
 # writer moves the WAL it measures.
-# (in a folder of /tmp: under root the server's user must reach it)
-pg_server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
-pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
-trap '"$pg_server" stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
-if ! dsn=$("$pg_server" start "$pg_dir" 2>pg_start.log); then
-	echo "cannot start a PostgreSQL server of the case's own"
-	cat pg_start.log
-fi
-psql "$dsn" -qAt -c "CREATE DATABASE src" >/dev/null
-export SRC_PG="$dsn dbname=src"
+own_source_server
 slot=e2e_cdc_idle_slot
 src -c "CREATE TABLE watched (id integer PRIMARY KEY, v text)" -c "INSERT INTO watched VALUES (1, 'one')" \
 	-c "CREATE TABLE noise (id bigint, v text)"

@@ -4,16 +4,7 @@
 # commit waits on the disk, so the connection lives through every slow
 # commit and each change lands once. The case runs a PostgreSQL server of
 # its own: its wal_sender_timeout would end other cases' connections.
-# (in a folder of /tmp: under root the server's user must reach it)
-pg_server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
-pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
-trap '"$pg_server" stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
-if ! dsn=$("$pg_server" start "$pg_dir" 2>pg_start.log); then
-	echo "cannot start a PostgreSQL server of the case's own"
-	cat pg_start.log
-fi
-psql "$dsn" -qAt -c "CREATE DATABASE src" >/dev/null
-export SRC_PG="$dsn dbname=src"
+own_source_server
 src -c "CREATE TABLE t (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO t (v) VALUES ('first')"
 
 note the slot is made and its snapshot lands
