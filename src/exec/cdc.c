@@ -89,6 +89,7 @@ struct cdc_run {
 	/* the events' _sluice_pos, the order of the changes of one source
 	 * transaction (which share their commit LSN), or NULL */
 	const char *pos;
+	bool truncates; /* some event is a truncate */
 	/* the apply table says per key whether it applies and whether a row
 	 * is stored (else every winner applies, replacing a row or not) */
 	bool decided;
@@ -396,31 +397,35 @@ static void add_null_key(const struct cdc_run *c, struct buf *sql)
 /* Whether an event has a NULL key or sequence or an unknown op: a quick
  * look (each distinct op is judged once) before the search for the first
  * bad event, which judges every event. Text sequences are judged per event
- * anyway, so they take the search at once. */
+ * anyway, so they take the search at once. The same look at the ops finds
+ * whether any event is a truncate (c->truncates). */
 static int maybe_bad(struct cdc_run *c, bool *bad, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	int64_t n = 1;
+	struct wh_result *r;
 	int rc;
 
-	*bad = true;
-	if (c->text_seq)
-		return 0;
 	buf_adds(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM " EVENTS " WHERE ");
 	add_null_key(c, &sql);
 	buf_adds(&sql, " OR ");
 	add_col(&sql, NULL, c->seq);
-	buf_adds(&sql, " IS NULL) OR EXISTS (SELECT 1 FROM (SELECT ");
+	buf_adds(&sql, " IS NULL) OR bool_or((");
+	add_op_kind(c, &sql, NULL);
+	buf_adds(&sql, ") IS NULL) AS INTEGER), CAST(bool_or(coalesce(");
+	add_is_truncate(c, &sql, NULL);
+	buf_adds(&sql, ", false)) AS INTEGER) FROM (SELECT ");
 	add_col(&sql, NULL, c->op);
 	buf_adds(&sql, " FROM " EVENTS " GROUP BY ");
 	add_col(&sql, NULL, c->op);
-	buf_adds(&sql, ") AS o WHERE (");
-	add_op_kind(c, &sql, NULL);
-	buf_adds(&sql, ") IS NULL) AS INTEGER)");
-	rc = wh_query_int(c->w, sql.buf, &n, err);
-	*bad = n != 0;
+	buf_adds(&sql, ") AS o");
+	rc = wh_query(c->w, sql.buf, &r, err);
 	buf_release(&sql);
-	return rc;
+	if (rc)
+		return rc;
+	*bad = c->text_seq || strcmp(wh_result_value(r, 0, 0), "0") != 0;
+	c->truncates = strcmp(wh_result_value(r, 0, 1), "0") != 0;
+	wh_result_free(r);
+	return 0;
 }
 
 /* The first bad event, as an error; 0 when every event can be applied. */
@@ -953,17 +958,10 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 static int expand_truncates(struct cdc_run *c, int64_t *n, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, keys = BUF_INIT;
-	int64_t truncates = 0;
 	int rc;
 
-	buf_adds(&sql, "SELECT count(*) FROM " EVENTS " WHERE ");
-	add_is_truncate(c, &sql, NULL);
-	rc = wh_query_int(c->w, sql.buf, &truncates, err);
-	buf_reset(&sql);
-	if (rc || !truncates) {
-		buf_release(&sql);
-		return rc;
-	}
+	if (!c->truncates)
+		return 0;
 	buf_adds(&sql, "SELECT * FROM " EVENTS " WHERE ");
 	add_is_truncate(c, &sql, NULL);
 	rc = run_temp(c, TRUNCATES, &sql, err);
