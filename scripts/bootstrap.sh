@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Installs what building and testing sluice needs on a Debian machine:
-# Debian packages (when missing) and the pinned DuckDB release from the npm
-# registry, checked against its sha512 integrity value. Safe to run again:
-# it does nothing when everything is in place.
+# Installs what building, testing and demonstrating sluice needs on a
+# Debian machine: Debian packages (when missing) and the pinned DuckDB
+# release from the npm registry, checked against its sha512 integrity
+# value. Safe to run again: it does nothing when everything is in place.
 #
-#   scripts/bootstrap.sh            build + test dependencies
+#   scripts/bootstrap.sh            build, test and demo dependencies
 #   SLUICE_DEPS=DIR                 where the DuckDB library goes (default .deps)
 #   SLUICE_CACHE=DIR                where downloaded packages are kept
 #                                   (default ~/.cache/sluice)
@@ -14,10 +14,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 deps=${SLUICE_DEPS:-$root/.deps}
 cache=${SLUICE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sluice}
 
+# PostgreSQL 15 is the server the tests and `make demo` start (psql comes
+# with it); jq reads `sluice serve`'s status in both
 packages=(
 	build-essential pkg-config ca-certificates openssl
 	libyaml-dev libjansson-dev libssl-dev libcmocka-dev
-	libpq-dev libmicrohttpd-dev libcurl4-openssl-dev librdkafka-dev curl
+	libpq-dev libmicrohttpd-dev libcurl4-openssl-dev librdkafka-dev curl jq
 	postgresql-15
 )
 

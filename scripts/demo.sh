@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # The demo: builds the example shop project in a scratch copy, shows what
 # was built, lands new data, and builds again to show that only what
-# changed is rebuilt.
+# changed is rebuilt; then starts a throwaway PostgreSQL server
+# (tests/pg_server.sh) whose products table streams its changes into the
+# project, first as a snapshot, then live under `sluice serve`. Whatever
+# happens, the server, its folder and the scratch copy are gone at the end.
 #   scripts/demo.sh [path/to/sluice]
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$(dirname "${1:-$root/sluice}")" && pwd)/$(basename "${1:-sluice}")
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pg_dir=
+serve_pid=
+cleanup() {
+	if [ -n "$serve_pid" ] && kill -0 "$serve_pid" 2>/dev/null; then
+		kill -TERM "$serve_pid"
+		wait "$serve_pid" || true
+	fi
+	if [ -n "$pg_dir" ]; then
+		(cd / && "$root/tests/pg_server.sh" stop "$pg_dir")
+		rm -rf "$pg_dir"
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 cp -r "$root/examples/shop" "$work/shop"
 cd "$work/shop"
 
@@ -56,23 +74,61 @@ show live advance checkouts
 show live --once
 show live status
 
-step "8. Change data capture: the shop database's products table streams its changes"
-show sql "INSERT INTO landing.pg_products (op, lsn, received_at, payload) VALUES
-  ('c', 1001, now(), '{\"product_id\": 1, \"name\": \"Espresso cup\", \"category\": \"kitchen\", \"price\": 9.50}'),
-  ('c', 1002, now(), '{\"product_id\": 2, \"name\": \"Teapot\", \"category\": \"kitchen\", \"price\": 24.00}'),
-  ('c', 1003, now(), '{\"product_id\": 3, \"name\": \"Notebook\", \"category\": \"office\", \"price\": 4.20}'),
-  ('u', 1004, now(), '{\"product_id\": 2, \"name\": \"Teapot\", \"category\": \"kitchen\", \"price\": 19.00}')"
-show live advance pg_products
+step "8. Change data capture: a PostgreSQL database whose products table streams its changes"
+pg_dir=$(mktemp -d /tmp/sluice-pg-XXXXXX)
+# started from /: under root the server runs as the postgres user, who may
+# not enter the scratch copy
+pg_dsn=$(cd / && "$root/tests/pg_server.sh" start "$pg_dir")
+printf 'a throwaway PostgreSQL server (wal_level=logical) listens on a unix socket in %s\n' "$pg_dir"
+psql_on() { PGOPTIONS="-c client_min_messages=warning" psql "$1" -qAtX -v ON_ERROR_STOP=1 -c "$2"; }
+psql_on "$pg_dsn" "CREATE DATABASE shop"
+export SHOP_PG_DSN="$pg_dsn dbname=shop"
+pg() {
+	printf '$ psql: %s\n' "$1"
+	psql_on "$SHOP_PG_DSN" "$1"
+}
+pg "CREATE TABLE products (product_id BIGINT PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL, price NUMERIC(10, 2) NOT NULL)"
+pg "INSERT INTO products VALUES (1, 'Espresso cup', 'kitchen', 9.50), (2, 'Teapot', 'kitchen', 24.00), (3, 'Notebook', 'office', 4.20)"
+show cdc pg_products --once
 show live --once
 show sql "SELECT product_id, name, price, op, lsn, _sluice_deleted FROM silver.products ORDER BY product_id"
 show sql "SELECT * FROM gold.catalog ORDER BY category"
 
-step "9. A product is deleted, and an older update is replayed: the delete stays"
-show sql "INSERT INTO landing.pg_products (op, lsn, received_at, payload) VALUES
-  ('d', 1005, now(), '{\"product_id\": 3}'),
-  ('u', 1003, now(), '{\"product_id\": 3, \"name\": \"Notebook\", \"category\": \"office\", \"price\": 4.20}')"
-show live advance pg_products
-show live --once
+step "9. Under sluice serve, an insert, an update and a delete committed in PostgreSQL reach silver and gold within a second"
+printf '$ sluice serve --listen 127.0.0.1:0 &\n'
+"$bin" serve --listen 127.0.0.1:0 >serve.log 2>&1 &
+serve_pid=$!
+# status: the server's status document; caught_up JQ waits (10 s at most)
+# until it holds
+status() { curl -s "$(sed -E 's/.*"url": "([^"]+)".*/\1/' .sluice/server.json)/api/live/status"; }
+caught_up() {
+	local i
+	for i in $(seq 200); do
+		grep -qs "\"pid\": $serve_pid," .sluice/server.json && status | jq -e "$1" >/dev/null && return 0
+		kill -0 "$serve_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	printf 'demo: sluice serve did not reach: %s\n' "$1" >&2
+	tail -5 serve.log >&2
+	return 1
+}
+caught_up '.cdc[0].state == "streaming"'
+pg "INSERT INTO products VALUES (4, 'Desk lamp', 'office', 32.00)"
+pg "UPDATE products SET price = 19.00 WHERE product_id = 2"
+pg "DELETE FROM products WHERE product_id = 3"
+committed=$(date +%s%N)
+caught_up '(.cdc[0].transactions >= 3) and
+	([.models[] | select(.model == "silver.products" or .model == "gold.catalog") | .covered] | min) >=
+	([.sources[] | select(.source == "landing.pg_products") | .watermark] | first)'
+elapsed=$((($(date +%s%N) - committed) / 1000000))
+printf 'silver.products and gold.catalog caught up %d ms after the last commit\n' "$elapsed"
+show live status
+printf '$ kill -TERM %s   # sluice serve stops cleanly; its log:\n' "$serve_pid"
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+serve_pid=
+sed 's/^/  /' serve.log
+show sql "SELECT op, lsn, xid, payload FROM landing.pg_products ORDER BY _sluice_seq, payload"
 show sql "SELECT product_id, name, price, op, lsn, _sluice_deleted FROM silver.products ORDER BY product_id"
 show sql "SELECT * FROM gold.catalog ORDER BY category"
-printf '\nThe demo project is examples/shop; its warehouse lived in %s (removed now).\n' "$work"
+printf '\nThe demo project is examples/shop; its warehouse lived in %s, and its PostgreSQL\nserver in %s (both removed now).\n' "$work" "$pg_dir"
