@@ -225,19 +225,23 @@ static int find_slot(PGconn *conn, const struct pgcdc_cfg *c, struct slot_info *
 	PGresult *r;
 	int rc = pgcdc_pg_run(conn,
 			      "SELECT plugin, database = current_database(), coalesce(wal_status, "
-			      "''), coalesce(confirmed_flush_lsn, '0/0')::text FROM "
-			      "pg_replication_slots WHERE slot_name = $1",
+			      "''), coalesce(confirmed_flush_lsn, '0/0')::text, coalesce(database, "
+			      "'no database') FROM pg_replication_slots WHERE slot_name = $1",
 			      c->slot, PGRES_TUPLES_OK, &r, err);
 
 	*out = (struct slot_info){ 0 };
 	if (rc)
 		return rc;
 	out->have = PQntuples(r) > 0;
-	if (out->have && (strcmp(PQgetvalue(r, 0, 0), "pgoutput") ||
-			  strcmp(PQgetvalue(r, 0, 1), "t")))
+	if (out->have && strcmp(PQgetvalue(r, 0, 1), "t"))
 		rc = sl_err_set(err, SL_E_CONFIG,
-				"replication slot '%s' is not a pgoutput slot of this database "
-				"(plugin %s)\n  hint: name another slot under %s",
+				"replication slot '%s' belongs to another database (%s)\n"
+				"  hint: name another slot under %s",
+				c->slot, PQgetvalue(r, 0, 4), c->setting);
+	else if (out->have && strcmp(PQgetvalue(r, 0, 0), "pgoutput"))
+		rc = sl_err_set(err, SL_E_CONFIG,
+				"replication slot '%s' decodes with %s, not pgoutput\n"
+				"  hint: name another slot under %s",
 				c->slot, PQgetvalue(r, 0, 0), c->setting);
 	else if (!out->have && !c->create)
 		rc = sl_err_set(err, SL_E_NOTFOUND,

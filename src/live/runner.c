@@ -303,6 +303,9 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 	default:
 		break;
 	}
+	/* a log read as it grows (a file, a pipe, the journal) sees each line */
+	if (r->out)
+		fflush(r->out);
 }
 
 int live_runner_flush_log(struct live_runner *r, struct wh *w, bool force, struct sl_err *err)

@@ -40,6 +40,8 @@ src -c "INSERT INTO orders VALUES (1, 'ann', 10.50), (2, 'bob', 20)"
 src -c "UPDATE orders SET amount = 21.25 WHERE id = 2"
 wait_caught_up 2
 status | jq -c '.cdc[] | {state, transactions, changes, caught_up: (.lag_bytes < 1000000)}'
+note the log file has the refreshes while the server runs
+grep -q '^refreshed silver.orders' serve.log && echo "refreshes logged: yes" || echo "refreshes logged: no"
 
 note the source ends the replication connection: the consumer comes back on its own
 src -c "SELECT count(*) FROM (SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '$slot' AND active_pid IS NOT NULL) t" >/dev/null

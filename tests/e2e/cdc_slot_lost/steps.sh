@@ -26,3 +26,11 @@ src -c "INSERT INTO events (v) VALUES ('after')"
 cdc events --once
 q "SELECT op, count(*) AS rows FROM landing.events GROUP BY op ORDER BY op"
 src -c "SELECT 'source rows: ' || count(*) FROM events"
+
+note a slot of another database, or of another plugin, is refused, naming it
+psql "$SRC_PG dbname=postgres" -qAt -c "SELECT 1 FROM pg_create_logical_replication_slot('e2e_other_db', 'pgoutput')" >/dev/null
+src -c "SELECT 1 FROM pg_create_logical_replication_slot('e2e_other_plugin', 'test_decoding')" >/dev/null
+for slot in e2e_other_db e2e_other_plugin; do
+	sed -i "s/slot: [a-z0-9_]*/slot: $slot/" sluice.yml
+	cdc events --once
+done
