@@ -273,14 +273,22 @@ static void slots_print(const json_t *slots, FILE *out)
 
 	if (!json_array_size(slots))
 		return;
-	fprintf(out, "\n%-24s %-10s %-14s %-14s %12s %8s %8s  %s\n", "SLOT", "STATE", "LANDED",
-		"SERVER", "LAG BYTES", "TXNS", "FAILURES", "LAST ERROR");
+	fprintf(out, "\n%-24s %-10s %-14s %-14s %12s %-10s %12s %8s %8s  %s\n", "SLOT", "STATE",
+		"LANDED", "SERVER", "LAG BYTES", "WAL", "SAFE WAL", "TXNS", "FAILURES", "LAST ERROR");
 	json_array_foreach(slots, i, o) {
 		int64_t failures = json_integer_value(json_object_get(o, "failures"));
+		const json_t *safe = json_object_get(o, "safe_wal_size");
+		char safe_text[24] = "-";
 
-		fprintf(out, "%-24s %-10s %-14s %-14s %12lld %8lld %8lld  %s\n", text(o, "slot", ""),
-			text(o, "state", ""), text(o, "landed_lsn", ""), text(o, "server_lsn", ""),
+		/* null: no limit on the WAL the slot keeps, or unknown */
+		if (json_is_integer(safe))
+			snprintf(safe_text, sizeof(safe_text), "%lld",
+				 (long long)json_integer_value(safe));
+		fprintf(out, "%-24s %-10s %-14s %-14s %12lld %-10s %12s %8lld %8lld  %s\n",
+			text(o, "slot", ""), text(o, "state", ""), text(o, "landed_lsn", ""),
+			text(o, "server_lsn", ""),
 			(long long)json_integer_value(json_object_get(o, "lag_bytes")),
+			text(o, "wal_status", "-"), safe_text,
 			(long long)json_integer_value(json_object_get(o, "transactions")),
 			(long long)failures, failures ? text(o, "last_error", "") : "");
 	}
