@@ -15,6 +15,7 @@
 #include "core/worker.h"
 #include "ingest/pgcdc.h"
 #include "ingest/pgcdc_pg.h"
+#include "ingest/pgcdc_retry.h"
 #include "project/config.h"
 #include "warehouse/wh.h"
 
@@ -23,8 +24,6 @@
 #include <string.h>
 #include <time.h>
 
-#define BACKOFF_BASE_MS 1000
-#define BACKOFF_MAX_MS 60000
 /* how often the probe asks the source server of the slot */
 #define PROBE_EVERY_MS 5000
 
@@ -34,19 +33,16 @@ struct pgcdc_thread {
 	struct pgcdc_cfg cfg;
 	const char *sources; /* "orders, order_lines" */
 	struct wh *w;
-	FILE *log;
 	pgcdc_landed_fn landed;
 	void *ctx;
 	volatile sig_atomic_t stop;
 	bool stopped; /* joined */
 	/* under wk.mu */
 	bool streaming;
-	struct pgcdc_stats st, total;
+	struct pgcdc_stats st; /* the attempt running; those that ended: retry.total */
+	struct pgcdc_retry retry;
 	uint64_t wal_end;
 	int64_t behind_since_ms; /* wall clock: since the server was ahead; 0 caught up */
-	int failures;
-	char last_error[512];
-	int64_t last_error_ms, next_attempt_ms;
 	bool probed; /* slot holds what the server said at the last probe */
 	struct pgcdc_probe slot;
 	/* the probe's thread; probe_now (under probe.mu): ask again at once */
@@ -69,12 +65,23 @@ static uint64_t lsn_max(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/* Under wk.mu: the LSNs as they stand, across attempts (0: not known yet). */
+static uint64_t landed_lsn(const struct pgcdc_thread *t)
+{
+	return lsn_max(t->retry.total.landed_lsn, t->st.landed_lsn);
+}
+
+static uint64_t confirmed_lsn(const struct pgcdc_thread *t)
+{
+	return lsn_max(t->retry.total.confirmed_lsn, t->st.confirmed_lsn);
+}
+
 /* Under wk.mu: the server's WAL is at lsn (a keepalive said so, or the
  * probe asked). The lag counts from the consumer's confirmed LSN, once it
  * is known. */
 static void server_at(struct pgcdc_thread *t, uint64_t lsn)
 {
-	uint64_t confirmed = t->st.confirmed_lsn;
+	uint64_t confirmed = confirmed_lsn(t);
 
 	t->wal_end = lsn_max(t->wal_end, lsn);
 	if (!confirmed || t->wal_end <= confirmed)
@@ -93,23 +100,10 @@ static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_en
 	t->streaming = true;
 	t->st = *st;
 	server_at(t, wal_end);
-	if (t->failures && t->log) {
-		fprintf(t->log, "slot %s: streaming again\n", t->cfg.slot);
-		fflush(t->log);
-	}
-	t->failures = 0;
+	pgcdc_retry_streaming(&t->retry);
 	pthread_mutex_unlock(&t->wk.mu);
 	if (seq && t->landed)
 		t->landed(t->ctx);
-}
-
-static int64_t backoff_ms(int failures)
-{
-	int64_t d = BACKOFF_BASE_MS;
-
-	for (int i = 1; i < failures && d < BACKOFF_MAX_MS; i++)
-		d *= 2;
-	return d < BACKOFF_MAX_MS ? d : BACKOFF_MAX_MS;
 }
 
 static void *run(void *arg)
@@ -127,33 +121,22 @@ static void *run(void *arg)
 		rc = pgcdc_run(t->w, &t->cfg, &opts, &st, &err);
 		pthread_mutex_lock(&t->wk.mu);
 		t->streaming = false;
-		t->total.txns += st.txns;
-		t->total.rows += st.rows;
-		/* the next attempt counts from 0 again; a run that failed
-		 * before it read the stored LSNs leaves them as they were */
-		st.landed_lsn = lsn_max(st.landed_lsn, t->st.landed_lsn);
-		st.confirmed_lsn = lsn_max(st.confirmed_lsn, t->st.confirmed_lsn);
-		t->st = st;
-		t->st.txns = t->st.rows = 0;
+		pgcdc_retry_ended(&t->retry, &st);
+		t->st = (struct pgcdc_stats){ 0 };
 		if (t->wk.stop)
 			break;
 		probe_ask(t);
-		/* a stream that ended without an error is tried again too */
-		t->failures++;
-		snprintf(t->last_error, sizeof(t->last_error), "%.500s",
-			 rc ? err.msg : "the server ended the replication stream");
-		t->last_error_ms = units_now_ms();
-		t->next_attempt_ms = units_mono_ms() + backoff_ms(t->failures);
-		if (t->log) {
-			fprintf(t->log, "slot %s: %s (attempt %d; again in %lld ms)\n", t->cfg.slot,
-				t->last_error, t->failures, (long long)backoff_ms(t->failures));
-			fflush(t->log);
-		}
+		/* every failure is tried again, those pgcdc_retry_mends does
+		 * not expect to mend too: the server stays up for its other
+		 * work, and a fix on the source database (the publication
+		 * made, the REPLICATION attribute granted) is taken up without
+		 * a restart; the status shows the error meanwhile */
+		pgcdc_retry_failed(&t->retry, rc, &err);
 		/* a warehouse in doubt is the process's to answer: no retry */
 		if (wh_suspect(t->w, NULL))
 			break;
-		while (!t->wk.stop && units_mono_ms() < t->next_attempt_ms)
-			worker_wait_until(&t->wk, t->next_attempt_ms);
+		while (!t->wk.stop && units_mono_ms() < t->retry.next_attempt_ms)
+			worker_wait_until(&t->wk, t->retry.next_attempt_ms);
 	}
 	pthread_mutex_unlock(&t->wk.mu);
 	return NULL;
@@ -236,7 +219,7 @@ int pgcdc_thread_start(const struct project_cfg *cfg, const struct source_cfg *s
 		}
 	t->sources = names;
 	t->w = w;
-	t->log = log;
+	pgcdc_retry_init(&t->retry, t->cfg.slot, log);
 	t->landed = landed;
 	t->ctx = ctx;
 	rc = worker_start(&t->probe, probe_run, t, "postgres_cdc probe", err);
@@ -303,7 +286,7 @@ static const char *state(const struct pgcdc_thread *t)
 
 	if (ws && strcmp(ws, "lost") == 0)
 		return "lost";
-	return t->failures ? "failing" : t->streaming ? "streaming" : "starting";
+	return t->retry.failures ? "failing" : t->streaming ? "streaming" : "starting";
 }
 
 json_t *pgcdc_thread_status(struct pgcdc_thread *t)
@@ -314,13 +297,13 @@ json_t *pgcdc_thread_status(struct pgcdc_thread *t)
 	const char *ws;
 
 	pthread_mutex_lock(&t->wk.mu);
-	wait = t->failures ? t->next_attempt_ms - units_mono_ms() : 0;
-	confirmed = t->st.confirmed_lsn;
+	wait = t->retry.failures ? t->retry.next_attempt_ms - units_mono_ms() : 0;
+	confirmed = confirmed_lsn(t);
 	ws = wal_status(t);
 	json_object_set_new(o, "slot", json_string(t->cfg.slot));
 	json_object_set_new(o, "sources", json_string(t->sources));
 	json_object_set_new(o, "state", json_string(state(t)));
-	json_object_set_new(o, "landed_lsn", lsn_text(t->st.landed_lsn));
+	json_object_set_new(o, "landed_lsn", lsn_text(landed_lsn(t)));
 	json_object_set_new(o, "confirmed_lsn", lsn_text(confirmed));
 	json_object_set_new(o, "server_lsn", lsn_text(t->wal_end));
 	json_object_set_new(o, "lag_bytes",
@@ -333,11 +316,12 @@ json_t *pgcdc_thread_status(struct pgcdc_thread *t)
 							: json_null());
 	json_object_set_new(o, "lag_ms",
 			    json_integer(t->behind_since_ms ? now - t->behind_since_ms : 0));
-	json_object_set_new(o, "transactions", json_integer(t->total.txns + t->st.txns));
-	json_object_set_new(o, "changes", json_integer(t->total.rows + t->st.rows));
-	json_object_set_new(o, "failures", json_integer(t->failures));
-	json_object_set_new(o, "last_error",
-			    t->last_error[0] ? json_string(t->last_error) : json_null());
+	json_object_set_new(o, "transactions", json_integer(t->retry.total.txns + t->st.txns));
+	json_object_set_new(o, "changes", json_integer(t->retry.total.rows + t->st.rows));
+	json_object_set_new(o, "failures", json_integer(t->retry.failures));
+	json_object_set_new(o, "last_error", t->retry.last_error[0]
+						     ? json_string(t->retry.last_error)
+						     : json_null());
 	json_object_set_new(o, "next_attempt_in_ms", json_integer(wait > 0 ? wait : 0));
 	pthread_mutex_unlock(&t->wk.mu);
 	return o;

@@ -1,19 +1,12 @@
 # A slot the server invalidated (wal_status lost: it removed WAL the slot
 # still needed) is a loud failure naming the slot and --resnapshot, never
 # made again in silence, and sluice serve's status says it is lost;
-# --resnapshot then lands the table anew. The case
-# runs a PostgreSQL server of its own: losing a slot takes a small
-# max_slot_wal_keep_size, which would threaten the shared server's slots.
-# (in a folder of /tmp: under root the server's user must reach it)
-pg_server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
-pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
-trap '"$pg_server" stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
-if ! dsn=$("$pg_server" start "$pg_dir" 2>pg_start.log); then
-	echo "cannot start a PostgreSQL server of the case's own"
-	cat pg_start.log
-fi
-psql "$dsn" -qAt -c "CREATE DATABASE src" >/dev/null
-export SRC_PG="$dsn dbname=src"
+# --resnapshot then lands the table anew. The case runs a PostgreSQL
+# server of its own: losing a slot takes a small max_slot_wal_keep_size,
+# which would threaten the shared server's slots.
+own_pg_server
+psql "$pg_dsn" -qAt -c "CREATE DATABASE src" >/dev/null
+export SRC_PG="$pg_dsn dbname=src"
 src -c "CREATE TABLE events (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO events (v) VALUES ('first')"
 
 note the slot is made and its snapshot lands
