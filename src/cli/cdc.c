@@ -4,19 +4,25 @@
  * slot, until SIGINT or SIGTERM (between transactions); with --once, until
  * everything the source database had written when it started has landed;
  * with --resnapshot, from a new slot and its snapshot. It holds the
- * warehouse while it runs.
+ * warehouse while it runs. Without --once, a lost connection to the source
+ * database is tried again as sluice serve's consumers do (pgcdc_retry.h),
+ * said on stderr; an error trying again cannot mend ends it at once.
  */
 #include "cli/commands.h"
 
 #include "core/arena.h"
 #include "core/err.h"
+#include "core/units.h"
 #include "ingest/pgcdc.h"
+#include "ingest/pgcdc_retry.h"
 #include "live/advance.h"
 #include "project/project.h"
 #include "state/state.h"
+#include "warehouse/wh.h"
 
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 static volatile sig_atomic_t stopping;
 
@@ -26,14 +32,61 @@ static void on_signal(int sig)
 	stopping = 1;
 }
 
+static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_end, int64_t seq)
+{
+	(void)st;
+	(void)wal_end;
+	(void)seq;
+	pgcdc_retry_streaming(ctx);
+}
+
+/* Until the next attempt is due, or a signal stops the command. */
+static void wait_retry(const struct pgcdc_retry *r)
+{
+	int64_t left;
+
+	while (!stopping && (left = r->next_attempt_ms - units_mono_ms()) > 0) {
+		if (left > 100)
+			left = 100;
+		nanosleep(&(struct timespec){ 0, left * 1000000L }, NULL);
+	}
+}
+
+/* The consumer until stopped, once done, or an error that trying again
+ * cannot mend; r->total gets what every attempt landed. --resnapshot holds
+ * until its snapshot landed (an attempt that failed before leaves the
+ * old slot, or a snapshot pending), then the attempts resume from it. */
+static int consume(struct cli_session *s, const struct pgcdc_cfg *c, struct pgcdc_opts *opts,
+		   struct pgcdc_retry *r, struct sl_err *err)
+{
+	for (;;) {
+		struct pgcdc_stats st;
+		int rc;
+
+		sl_err_clear(err);
+		rc = pgcdc_run(s->wh, c, opts, &st, err);
+		pgcdc_retry_ended(r, &st);
+		if (st.snapshot_rows >= 0)
+			opts->resnapshot = false;
+		if (stopping || opts->once || !pgcdc_retry_mends(rc) || wh_suspect(s->wh, NULL))
+			return rc;
+		pgcdc_retry_failed(r, rc, err);
+		wait_retry(r);
+		if (stopping)
+			return 0;
+	}
+}
+
 int cli_cdc(struct cli_args *args)
 {
 	struct cli_session s;
 	const struct source_cfg *src;
 	struct sl_err err = SL_ERR_INIT;
+	struct pgcdc_retry retry;
 	struct pgcdc_opts opts = { .once = args->once, .stop = &stopping,
-				   .resnapshot = args->resnapshot };
-	struct pgcdc_stats st = { .snapshot_rows = -1 };
+				   .resnapshot = args->resnapshot, .progress = on_progress,
+				   .ctx = &retry };
+	const struct pgcdc_stats *st = &retry.total;
 	struct pgcdc_cfg c;
 	struct sigaction sa;
 	int rc;
@@ -57,21 +110,22 @@ int cli_cdc(struct cli_args *args)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	rc = pgcdc_cfg_of(s.arena, &s.project->cfg, src, &c, &err);
+	pgcdc_retry_init(&retry, src->slot, stderr);
 	if (!rc)
 		rc = state_ensure(s.wh, &err);
 	if (!rc)
 		rc = live_sources_ensure(s.wh, s.project, &err);
 	if (!rc)
-		rc = pgcdc_run(s.wh, &c, &opts, &st, &err);
-	if (st.snapshot_rows >= 0)
-		printf("slot %s: initial snapshot landed, %lld row%s\n", c.slot,
-		       (long long)st.snapshot_rows, st.snapshot_rows == 1 ? "" : "s");
-	if (!rc || st.txns)
+		rc = consume(&s, &c, &opts, &retry, &err);
+	if (st->snapshot_rows >= 0)
+		printf("slot %s: initial snapshot landed, %lld row%s\n", retry.slot,
+		       (long long)st->snapshot_rows, st->snapshot_rows == 1 ? "" : "s");
+	if (!rc || st->txns)
 		printf("slot %s: %lld transaction%s landed (%lld change%s), %lld skipped as landed "
 		       "before; landed up to LSN %X/%X\n",
-		       c.slot, (long long)st.txns, st.txns == 1 ? "" : "s", (long long)st.rows,
-		       st.rows == 1 ? "" : "s", (long long)st.skipped,
-		       (unsigned)(st.landed_lsn >> 32), (unsigned)st.landed_lsn);
+		       retry.slot, (long long)st->txns, st->txns == 1 ? "" : "s",
+		       (long long)st->rows, st->rows == 1 ? "" : "s", (long long)st->skipped,
+		       (unsigned)(st->landed_lsn >> 32), (unsigned)st->landed_lsn);
 	fflush(stdout);
 	if (rc) {
 		sl_err_context(&err, "in source %s (slot %s)", src->name, src->slot);

@@ -468,31 +468,51 @@ static bool upstream_failed(const struct run *r, const struct model *m)
 	return false;
 }
 
+/* row (its strings in r->a), another process's build of its model, in
+ * place of the one the run read at its start, or added: the decision and
+ * the build of that model go by it (an update of the row, not a second
+ * one), and the models after it by its data version. */
+static void adopt(struct run *r, const struct model *m, const struct state_model *row)
+{
+	struct state_model *at;
+
+	r->version[m->order] = row->data_version;
+	if (r->opts->cache) {
+		remember(r, row);
+		return;
+	}
+	at = (struct state_model *)state_models_find(r->state, r->nstate, row->name);
+	if (!at) {
+		struct state_model *rows = arena_alloc(r->a, (r->nstate + 2) * sizeof(*rows));
+
+		if (r->nstate)
+			memcpy(rows, r->state, r->nstate * sizeof(*rows));
+		r->state = rows;
+		at = &r->state[r->nstate++];
+	}
+	*at = *row;
+	r->facts.state = r->state;
+	r->facts.nstate = r->nstate;
+}
+
 /* After waiting for another build of the model (another process's, on a
- * shared warehouse), its record is read again and the decision taken anew
- * on it: that build may have left this one nothing to do. */
-static int decide_again(struct run *r, struct plan_item *pi, const char **sig,
+ * shared warehouse), its row is read again and the decision taken anew on
+ * it, its inputs being where they were: that build may have left this one
+ * nothing to do. Only that row: the others are as the run knows them. */
+static int decide_again(struct run *r, struct plan_item *pi, const char *sig,
 			struct sl_err *err)
 {
 	const char *env = r->opts->env ? r->opts->env : "";
-	int rc;
+	struct state_model row;
+	bool found;
+	int rc = state_model_load(r->w, r->a, env, pi->m->fqn, &row, &found, err);
 
-	if (r->opts->cache) {
-		state_cache_free(r->opts->cache);
-		rc = state_cache_load(r->opts->cache, r->w, env, err);
-		r->state = r->opts->cache->rows;
-		r->nstate = r->opts->cache->n;
-	} else {
-		rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
-	}
 	if (rc)
 		return rc;
-	r->facts.state = r->state;
-	r->facts.nstate = r->nstate;
-	r->version = plan_versions(r->a, &r->facts);
-	*sig = plan_signature(r->a, &r->facts, pi->m, r->version);
-	plan_decide(&r->facts, pi->m, *sig, pi);
-	pi->sig = *sig;
+	if (found)
+		adopt(r, pi->m, &row);
+	plan_decide(&r->facts, pi->m, sig, pi);
+	pi->sig = sig;
 	return 0;
 }
 
@@ -518,7 +538,7 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 		return 0;
 	}
 	if (waited && wh_shared(r->w))
-		rc = decide_again(r, pi, &sig, err);
+		rc = decide_again(r, pi, sig, err);
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
 	if (!rc && pi->what == PLAN_UP_TO_DATE)

@@ -2,7 +2,8 @@
  * What the postgres_cdc consumer's files share: about speaking to the
  * source database over libpq (connecting, running a statement, an error
  * put into words, a table's quoted name, the session's output settings),
- * the initial snapshot and the filling of unchanged TOAST values.
+ * the initial snapshot, the filling of unchanged TOAST values and what the
+ * server says of a slot for the status.
  * Internal to src/ingest/pgcdc*.c (and their tests); the rest of the tree
  * sees pgcdc.h.
  */
@@ -82,5 +83,18 @@ void pgcdc_ticker_stop(struct pgcdc_ticker *t);
 /* Sends a status update of lsn now (takes the lock); the ticker repeats
  * it from then on. */
 int pgcdc_ticker_send(struct pgcdc_ticker *t, uint64_t lsn, bool reply, struct sl_err *err);
+
+/* What the source server says of a slot (pgcdc_probe.c). */
+struct pgcdc_probe {
+	bool have;	       /* the server has the slot */
+	char wal_status[16];   /* reserved, extended, unreserved or lost; "" when NULL */
+	bool safe_known;       /* safe_wal_size is not NULL (NULL: no limit, or lost) */
+	int64_t safe_wal_size; /* bytes of WAL that may still be written before it is lost */
+	uint64_t server_lsn;   /* pg_current_wal_lsn() */
+};
+
+/* Reads p for slot over conn, a normal connection, in one query. */
+int pgcdc_probe_read(PGconn *conn, const char *slot, struct pgcdc_probe *out,
+		     struct sl_err *err);
 
 #endif

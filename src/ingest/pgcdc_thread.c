@@ -1,7 +1,11 @@
 /*
- * A slot's consumer on its own thread. The consumer's progress hook copies
- * its figures under the thread's lock, so a status read never waits for
- * the source database.
+ * A slot's consumer on its own thread, and a second thread that asks the
+ * source server of the slot (pgcdc_probe_read) every few seconds, on a
+ * normal connection of its own: the consumer only speaks when something
+ * lands or a keepalive comes, and not at all while it takes a snapshot or
+ * waits to try again, which is when the slot's WAL matters most. Both copy
+ * their figures under the consumer's lock, so a status read never waits
+ * for the source database.
  */
 #include "ingest/pgcdc_thread.h"
 
@@ -10,6 +14,8 @@
 #include "core/units.h"
 #include "core/worker.h"
 #include "ingest/pgcdc.h"
+#include "ingest/pgcdc_pg.h"
+#include "ingest/pgcdc_retry.h"
 #include "project/config.h"
 #include "warehouse/wh.h"
 
@@ -18,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#define BACKOFF_BASE_MS 1000
-#define BACKOFF_MAX_MS 60000
+/* how often the probe asks the source server of the slot */
+#define PROBE_EVERY_MS 5000
 
 struct pgcdc_thread {
 	struct worker wk;
@@ -27,51 +33,77 @@ struct pgcdc_thread {
 	struct pgcdc_cfg cfg;
 	const char *sources; /* "orders, order_lines" */
 	struct wh *w;
-	FILE *log;
 	pgcdc_landed_fn landed;
 	void *ctx;
 	volatile sig_atomic_t stop;
 	bool stopped; /* joined */
 	/* under wk.mu */
 	bool streaming;
-	struct pgcdc_stats st, total;
+	struct pgcdc_stats st; /* the attempt running; those that ended: retry.total */
+	struct pgcdc_retry retry;
 	uint64_t wal_end;
 	int64_t behind_since_ms; /* wall clock: since the server was ahead; 0 caught up */
-	int failures;
-	char last_error[512];
-	int64_t last_error_ms, next_attempt_ms;
+	bool probed; /* slot holds what the server said at the last probe */
+	struct pgcdc_probe slot;
+	/* the probe's thread; probe_now (under probe.mu): ask again at once */
+	struct worker probe;
+	bool probe_now;
 };
+
+/* The probe asks the server now rather than at its next turn: the slot's
+ * figures change when the consumer starts streaming or fails. */
+static void probe_ask(struct pgcdc_thread *t)
+{
+	pthread_mutex_lock(&t->probe.mu);
+	t->probe_now = true;
+	pthread_cond_signal(&t->probe.cv);
+	pthread_mutex_unlock(&t->probe.mu);
+}
+
+static uint64_t lsn_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Under wk.mu: the LSNs as they stand, across attempts (0: not known yet). */
+static uint64_t landed_lsn(const struct pgcdc_thread *t)
+{
+	return lsn_max(t->retry.total.landed_lsn, t->st.landed_lsn);
+}
+
+static uint64_t confirmed_lsn(const struct pgcdc_thread *t)
+{
+	return lsn_max(t->retry.total.confirmed_lsn, t->st.confirmed_lsn);
+}
+
+/* Under wk.mu: the server's WAL is at lsn (a keepalive said so, or the
+ * probe asked). The lag counts from the consumer's confirmed LSN, once it
+ * is known. */
+static void server_at(struct pgcdc_thread *t, uint64_t lsn)
+{
+	uint64_t confirmed = confirmed_lsn(t);
+
+	t->wal_end = lsn_max(t->wal_end, lsn);
+	if (!confirmed || t->wal_end <= confirmed)
+		t->behind_since_ms = 0;
+	else if (!t->behind_since_ms)
+		t->behind_since_ms = units_now_ms();
+}
 
 static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_end, int64_t seq)
 {
 	struct pgcdc_thread *t = ctx;
 
 	pthread_mutex_lock(&t->wk.mu);
+	if (!t->streaming)
+		probe_ask(t);
 	t->streaming = true;
 	t->st = *st;
-	if (wal_end > t->wal_end)
-		t->wal_end = wal_end;
-	if (t->wal_end > st->confirmed_lsn && !t->behind_since_ms)
-		t->behind_since_ms = units_now_ms();
-	else if (t->wal_end <= st->confirmed_lsn)
-		t->behind_since_ms = 0;
-	if (t->failures && t->log) {
-		fprintf(t->log, "slot %s: streaming again\n", t->cfg.slot);
-		fflush(t->log);
-	}
-	t->failures = 0;
+	server_at(t, wal_end);
+	pgcdc_retry_streaming(&t->retry);
 	pthread_mutex_unlock(&t->wk.mu);
 	if (seq && t->landed)
 		t->landed(t->ctx);
-}
-
-static int64_t backoff_ms(int failures)
-{
-	int64_t d = BACKOFF_BASE_MS;
-
-	for (int i = 1; i < failures && d < BACKOFF_MAX_MS; i++)
-		d *= 2;
-	return d < BACKOFF_MAX_MS ? d : BACKOFF_MAX_MS;
 }
 
 static void *run(void *arg)
@@ -89,31 +121,70 @@ static void *run(void *arg)
 		rc = pgcdc_run(t->w, &t->cfg, &opts, &st, &err);
 		pthread_mutex_lock(&t->wk.mu);
 		t->streaming = false;
-		t->total.txns += st.txns;
-		t->total.rows += st.rows;
-		/* the next attempt counts from 0 again */
-		t->st = st;
-		t->st.txns = t->st.rows = 0;
+		pgcdc_retry_ended(&t->retry, &st);
+		t->st = (struct pgcdc_stats){ 0 };
 		if (t->wk.stop)
 			break;
-		/* a stream that ended without an error is tried again too */
-		t->failures++;
-		snprintf(t->last_error, sizeof(t->last_error), "%.500s",
-			 rc ? err.msg : "the server ended the replication stream");
-		t->last_error_ms = units_now_ms();
-		t->next_attempt_ms = units_mono_ms() + backoff_ms(t->failures);
-		if (t->log) {
-			fprintf(t->log, "slot %s: %s (attempt %d; again in %lld ms)\n", t->cfg.slot,
-				t->last_error, t->failures, (long long)backoff_ms(t->failures));
-			fflush(t->log);
-		}
+		probe_ask(t);
+		/* every failure is tried again, those pgcdc_retry_mends does
+		 * not expect to mend too: the server stays up for its other
+		 * work, and a fix on the source database (the publication
+		 * made, the REPLICATION attribute granted) is taken up without
+		 * a restart; the status shows the error meanwhile */
+		pgcdc_retry_failed(&t->retry, rc, &err);
 		/* a warehouse in doubt is the process's to answer: no retry */
 		if (wh_suspect(t->w, NULL))
 			break;
-		while (!t->wk.stop && units_mono_ms() < t->next_attempt_ms)
-			worker_wait_until(&t->wk, t->next_attempt_ms);
+		while (!t->wk.stop && units_mono_ms() < t->retry.next_attempt_ms)
+			worker_wait_until(&t->wk, t->retry.next_attempt_ms);
 	}
 	pthread_mutex_unlock(&t->wk.mu);
+	return NULL;
+}
+
+/* One probe, on *conn (connected first when NULL, closed after a failure);
+ * what it found goes under wk.mu, or nothing when the server did not
+ * answer: then the status shows the slot's figures as unknown. */
+static void probe_once(struct pgcdc_thread *t, PGconn **conn)
+{
+	struct pgcdc_probe p;
+	int rc = *conn ? 0 : pgcdc_pg_connect(t->cfg.dsn, false, conn, NULL);
+
+	if (!rc)
+		rc = pgcdc_probe_read(*conn, t->cfg.slot, &p, NULL);
+	if (rc && *conn) {
+		PQfinish(*conn);
+		*conn = NULL;
+	}
+	pthread_mutex_lock(&t->wk.mu);
+	t->probed = !rc;
+	if (!rc) {
+		t->slot = p;
+		server_at(t, p.server_lsn);
+	}
+	pthread_mutex_unlock(&t->wk.mu);
+}
+
+static void *probe_run(void *arg)
+{
+	struct pgcdc_thread *t = arg;
+	PGconn *conn = NULL;
+
+	pthread_mutex_lock(&t->probe.mu);
+	while (!t->probe.stop) {
+		int64_t next;
+
+		t->probe_now = false;
+		pthread_mutex_unlock(&t->probe.mu);
+		probe_once(t, &conn);
+		pthread_mutex_lock(&t->probe.mu);
+		next = units_mono_ms() + PROBE_EVERY_MS;
+		while (!t->probe.stop && !t->probe_now && units_mono_ms() < next)
+			worker_wait_until(&t->probe, next);
+	}
+	pthread_mutex_unlock(&t->probe.mu);
+	if (conn)
+		PQfinish(conn);
 	return NULL;
 }
 
@@ -148,10 +219,14 @@ int pgcdc_thread_start(const struct project_cfg *cfg, const struct source_cfg *s
 		}
 	t->sources = names;
 	t->w = w;
-	t->log = log;
+	pgcdc_retry_init(&t->retry, t->cfg.slot, log);
 	t->landed = landed;
 	t->ctx = ctx;
-	rc = worker_start(&t->wk, run, t, "postgres_cdc consumer", err);
+	rc = worker_start(&t->probe, probe_run, t, "postgres_cdc probe", err);
+	if (!rc && (rc = worker_start(&t->wk, run, t, "postgres_cdc consumer", err))) {
+		worker_stop(&t->probe);
+		worker_destroy(&t->probe);
+	}
 	if (rc) {
 		arena_free(t->a);
 		free(t);
@@ -167,6 +242,7 @@ void pgcdc_thread_stop(struct pgcdc_thread *t)
 		return;
 	t->stop = 1;
 	worker_stop(&t->wk);
+	worker_stop(&t->probe);
 	t->stopped = true;
 }
 
@@ -176,6 +252,7 @@ void pgcdc_thread_free(struct pgcdc_thread *t)
 		return;
 	pgcdc_thread_stop(t);
 	worker_destroy(&t->wk);
+	worker_destroy(&t->probe);
 	wh_close(t->w);
 	arena_free(t->a);
 	free(t);
@@ -190,32 +267,61 @@ static json_t *lsn_text(uint64_t lsn)
 	return json_string(out);
 }
 
+/* Under wk.mu: the slot's wal_status as the last probe found it, "missing"
+ * when the server has no such slot, NULL when unknown. */
+static const char *wal_status(const struct pgcdc_thread *t)
+{
+	if (!t->probed)
+		return NULL;
+	if (!t->slot.have)
+		return "missing";
+	return t->slot.wal_status[0] ? t->slot.wal_status : NULL;
+}
+
+/* Under wk.mu: a lost slot is said first, whatever the consumer does: it
+ * cannot stream from it again. */
+static const char *state(const struct pgcdc_thread *t)
+{
+	const char *ws = wal_status(t);
+
+	if (ws && strcmp(ws, "lost") == 0)
+		return "lost";
+	return t->retry.failures ? "failing" : t->streaming ? "streaming" : "starting";
+}
+
 json_t *pgcdc_thread_status(struct pgcdc_thread *t)
 {
 	json_t *o = json_object();
 	int64_t now = units_now_ms(), wait;
+	uint64_t confirmed;
+	const char *ws;
 
 	pthread_mutex_lock(&t->wk.mu);
-	wait = t->failures ? t->next_attempt_ms - units_mono_ms() : 0;
+	wait = t->retry.failures ? t->retry.next_attempt_ms - units_mono_ms() : 0;
+	confirmed = confirmed_lsn(t);
+	ws = wal_status(t);
 	json_object_set_new(o, "slot", json_string(t->cfg.slot));
 	json_object_set_new(o, "sources", json_string(t->sources));
-	json_object_set_new(o, "state", json_string(t->failures ? "failing"
-						  : t->streaming ? "streaming"
-								 : "starting"));
-	json_object_set_new(o, "landed_lsn", lsn_text(t->st.landed_lsn));
-	json_object_set_new(o, "confirmed_lsn", lsn_text(t->st.confirmed_lsn));
+	json_object_set_new(o, "state", json_string(state(t)));
+	json_object_set_new(o, "landed_lsn", lsn_text(landed_lsn(t)));
+	json_object_set_new(o, "confirmed_lsn", lsn_text(confirmed));
 	json_object_set_new(o, "server_lsn", lsn_text(t->wal_end));
 	json_object_set_new(o, "lag_bytes",
-			    json_integer(t->wal_end > t->st.confirmed_lsn
-						 ? (json_int_t)(t->wal_end - t->st.confirmed_lsn)
+			    json_integer(confirmed && t->wal_end > confirmed
+						 ? (json_int_t)(t->wal_end - confirmed)
 						 : 0));
+	json_object_set_new(o, "wal_status", ws ? json_string(ws) : json_null());
+	json_object_set_new(o, "safe_wal_size", t->probed && t->slot.safe_known
+							? json_integer(t->slot.safe_wal_size)
+							: json_null());
 	json_object_set_new(o, "lag_ms",
 			    json_integer(t->behind_since_ms ? now - t->behind_since_ms : 0));
-	json_object_set_new(o, "transactions", json_integer(t->total.txns + t->st.txns));
-	json_object_set_new(o, "changes", json_integer(t->total.rows + t->st.rows));
-	json_object_set_new(o, "failures", json_integer(t->failures));
-	json_object_set_new(o, "last_error",
-			    t->last_error[0] ? json_string(t->last_error) : json_null());
+	json_object_set_new(o, "transactions", json_integer(t->retry.total.txns + t->st.txns));
+	json_object_set_new(o, "changes", json_integer(t->retry.total.rows + t->st.rows));
+	json_object_set_new(o, "failures", json_integer(t->retry.failures));
+	json_object_set_new(o, "last_error", t->retry.last_error[0]
+						     ? json_string(t->retry.last_error)
+						     : json_null());
 	json_object_set_new(o, "next_attempt_in_ms", json_integer(wait > 0 ? wait : 0));
 	pthread_mutex_unlock(&t->wk.mu);
 	return o;

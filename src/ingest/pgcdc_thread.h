@@ -33,9 +33,13 @@ int pgcdc_thread_start(const struct project_cfg *cfg, const struct source_cfg *s
  * stays readable until pgcdc_thread_free. */
 void pgcdc_thread_stop(struct pgcdc_thread *t);
 void pgcdc_thread_free(struct pgcdc_thread *t);
-/* The slot as it stands: sources, state (starting, streaming, failing),
- * landed and confirmed LSNs, the server's WAL position, the lag behind it
- * in bytes and ms, what landed, the last error and the next attempt. */
+/* The slot as it stands: sources, state (starting, streaming, failing;
+ * lost when the server says so), landed and confirmed LSNs, the server's
+ * WAL position (the latest a keepalive or the probe gave), the lag behind
+ * it in bytes and ms, the slot's wal_status and safe_wal_size as the
+ * server gave them at the last probe (wal_status "missing" without the
+ * slot, both null when unknown), what landed, the last error and the next
+ * attempt. */
 json_t *pgcdc_thread_status(struct pgcdc_thread *t);
 
 #endif

@@ -240,51 +240,83 @@ static const char *text(const json_t *o, const char *key, const char *none)
 	return s ? s : none;
 }
 
+/* A column of the table of a server's threads (pollers, postgres_cdc
+ * slots): its heading, the document's key and width (negative: aligned
+ * left), and how the value reads: text, an integer, a duration in ms;
+ * none when it has none (null). */
+enum cell_kind { CELL_TEXT, CELL_INT, CELL_DURATION };
+
+struct column {
+	const char *heading, *key;
+	int width;
+	enum cell_kind kind;
+	const char *none;
+};
+
+static void cell_text(const json_t *o, const struct column *c, char *out, size_t outlen)
+{
+	const json_t *v = json_object_get(o, c->key);
+
+	if (c->kind == CELL_TEXT)
+		snprintf(out, outlen, "%s", text(o, c->key, c->none));
+	else if (!json_is_integer(v))
+		snprintf(out, outlen, "%s", c->none);
+	else if (c->kind == CELL_INT)
+		snprintf(out, outlen, "%lld", (long long)json_integer_value(v));
+	else
+		units_format_duration(json_integer_value(v), out, (int)outlen);
+}
+
+/* One row per thread of rows, the columns then, at the end, the last
+ * error of one that is failing; nothing when there is none. */
+static void threads_print(const json_t *rows, const struct column *cols, size_t ncols, FILE *out)
+{
+	size_t i;
+	json_t *o;
+
+	if (!json_array_size(rows))
+		return;
+	fprintf(out, "\n");
+	for (size_t k = 0; k < ncols; k++)
+		fprintf(out, "%*s ", cols[k].width, cols[k].heading);
+	fprintf(out, " LAST ERROR\n");
+	json_array_foreach(rows, i, o) {
+		char cell[64];
+
+		for (size_t k = 0; k < ncols; k++) {
+			cell_text(o, &cols[k], cell, sizeof(cell));
+			fprintf(out, "%*s ", cols[k].width, cell);
+		}
+		fprintf(out, " %s\n", json_integer_value(json_object_get(o, "failures"))
+					      ? text(o, "last_error", "")
+					      : "");
+	}
+}
+
 /* The server's pollers, when the document has them. */
-static void pollers_print(const json_t *pollers, FILE *out)
-{
-	size_t i;
-	json_t *o;
+static const struct column poller_columns[] = {
+	{ "POLLER", "source", -24, CELL_TEXT, "" },
+	{ "STATE", "state", -8, CELL_TEXT, "" },
+	{ "POLLS", "polls", 7, CELL_INT, "0" },
+	{ "ROWS", "rows", 9, CELL_INT, "0" },
+	{ "LAST OK", "last_ok", -19, CELL_TEXT, "-" },
+	{ "FAILURES", "failures", 8, CELL_INT, "0" },
+	{ "NEXT IN", "next_attempt_in_ms", 12, CELL_DURATION, "0ms" },
+};
 
-	if (!json_array_size(pollers))
-		return;
-	fprintf(out, "\n%-24s %-8s %7s %9s %-19s %8s %12s  %s\n", "POLLER", "STATE", "POLLS",
-		"ROWS", "LAST OK", "FAILURES", "NEXT IN", "LAST ERROR");
-	json_array_foreach(pollers, i, o) {
-		int64_t failures = json_integer_value(json_object_get(o, "failures"));
-		char next[32];
-
-		units_format_duration(json_integer_value(json_object_get(o, "next_attempt_in_ms")),
-				      next, sizeof(next));
-		fprintf(out, "%-24s %-8s %7lld %9lld %-19s %8lld %12s  %s\n", text(o, "source", ""),
-			text(o, "state", ""),
-			(long long)json_integer_value(json_object_get(o, "polls")),
-			(long long)json_integer_value(json_object_get(o, "rows")),
-			text(o, "last_ok", "-"), (long long)failures, next,
-			failures ? text(o, "last_error", "") : "");
-	}
-}
-
-/* The server's postgres_cdc slots, when the document has them. */
-static void slots_print(const json_t *slots, FILE *out)
-{
-	size_t i;
-	json_t *o;
-
-	if (!json_array_size(slots))
-		return;
-	fprintf(out, "\n%-24s %-10s %-14s %-14s %12s %8s %8s  %s\n", "SLOT", "STATE", "LANDED",
-		"SERVER", "LAG BYTES", "TXNS", "FAILURES", "LAST ERROR");
-	json_array_foreach(slots, i, o) {
-		int64_t failures = json_integer_value(json_object_get(o, "failures"));
-
-		fprintf(out, "%-24s %-10s %-14s %-14s %12lld %8lld %8lld  %s\n", text(o, "slot", ""),
-			text(o, "state", ""), text(o, "landed_lsn", ""), text(o, "server_lsn", ""),
-			(long long)json_integer_value(json_object_get(o, "lag_bytes")),
-			(long long)json_integer_value(json_object_get(o, "transactions")),
-			(long long)failures, failures ? text(o, "last_error", "") : "");
-	}
-}
+/* The server's postgres_cdc slots, when the document has them; a
+ * safe_wal_size of null: no limit on the WAL the slot keeps, or unknown. */
+static const struct column slot_columns[] = {
+	{ "SLOT", "slot", -24, CELL_TEXT, "" },
+	{ "STATE", "state", -10, CELL_TEXT, "" },
+	{ "LANDED", "landed_lsn", -14, CELL_TEXT, "" },
+	{ "SERVER", "server_lsn", -14, CELL_TEXT, "" },
+	{ "LAG BYTES", "lag_bytes", 12, CELL_INT, "0" },
+	{ "WAL", "wal_status", -10, CELL_TEXT, "-" },
+	{ "SAFE WAL", "safe_wal_size", 12, CELL_INT, "-" },
+	{ "TXNS", "transactions", 8, CELL_INT, "0" },
+	{ "FAILURES", "failures", 8, CELL_INT, "0" },
+};
 
 void live_status_print(const json_t *doc, FILE *out)
 {
@@ -340,6 +372,8 @@ void live_status_print(const json_t *doc, FILE *out)
 				fprintf(out, "%s\n", text(o, "last_advance", ""));
 		}
 	}
-	pollers_print(json_object_get(doc, "pollers"), out);
-	slots_print(json_object_get(doc, "cdc"), out);
+	threads_print(json_object_get(doc, "pollers"), poller_columns,
+		      sizeof(poller_columns) / sizeof(*poller_columns), out);
+	threads_print(json_object_get(doc, "cdc"), slot_columns,
+		      sizeof(slot_columns) / sizeof(*slot_columns), out);
 }

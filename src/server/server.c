@@ -190,35 +190,9 @@ static void stop_live(struct server *s)
 		live_thread_stop(t);
 }
 
-/* ---- pollers: one thread per poll source, landing through the writer ---- */
-
-static int start_pollers(struct server *s, struct sl_err *err)
-{
-	const struct project_cfg *cfg = &s->p->cfg;
-	int rc = 0;
-
-	s->pollers = calloc(cfg->nsources + 1, sizeof(*s->pollers));
-	if (!s->pollers)
-		abort();
-	for (size_t i = 0; !rc && i < cfg->nsources; i++) {
-		const struct source_cfg *src = &cfg->sources[i];
-		struct poller *pl;
-		struct wh *r;
-
-		if (!src->kind || strcmp(src->kind, "poll") != 0)
-			continue;
-		rc = poller_new(src, &pl, err);
-		if (rc)
-			break;
-		s->pollers[s->npollers++] = pl;
-		rc = wh_connect(s->w, &r, err);
-		if (!rc && (rc = poller_start(pl, r, s->writer, s->opts->log, err)))
-			wh_close(r);
-	}
-	return rc;
-}
-
-/* ---- consumers: one thread per postgres_cdc slot, on its own connection ---- */
+/* ---- the sources' threads: a poller per poll source (landing through
+ * the writer), a consumer per postgres_cdc slot (landing on its own), each
+ * on a warehouse connection it owns once started ---- */
 
 /* A source transaction landed: the runner reads the advances anew. */
 static void on_cdc_landed(void *ctx)
@@ -231,78 +205,93 @@ static void on_cdc_landed(void *ctx)
 	pthread_rwlock_unlock(&s->lock);
 }
 
-static int start_consumers(struct server *s, struct sl_err *err)
+/* Listed before it starts, so that one that fails to start is freed. */
+static int start_poller(struct server *s, const struct source_cfg *src, struct wh *c,
+			struct sl_err *err)
+{
+	struct poller *pl;
+	int rc = poller_new(src, &pl, err);
+
+	if (rc)
+		return rc;
+	s->pollers[s->npollers++] = pl;
+	return poller_start(pl, c, s->writer, s->opts->log, err);
+}
+
+static int start_consumer(struct server *s, const struct source_cfg *src, struct wh *c,
+			  struct sl_err *err)
+{
+	int rc = pgcdc_thread_start(&s->p->cfg, src, c, s->opts->log, on_cdc_landed, s,
+				    &s->consumers[s->nconsumers], err);
+
+	s->nconsumers += !rc;
+	return rc;
+}
+
+static int start_source_threads(struct server *s, struct sl_err *err)
 {
 	const struct project_cfg *cfg = &s->p->cfg;
 	int rc = 0;
 
+	s->pollers = calloc(cfg->nsources + 1, sizeof(*s->pollers));
 	s->consumers = calloc(cfg->nsources + 1, sizeof(*s->consumers));
-	if (!s->consumers)
+	if (!s->pollers || !s->consumers)
 		abort();
 	for (size_t i = 0; !rc && i < cfg->nsources; i++) {
+		const struct source_cfg *src = &cfg->sources[i];
+		bool poll = src->kind && strcmp(src->kind, "poll") == 0;
 		struct wh *c;
 
-		if (!pgcdc_first_of_slot(cfg, i))
+		/* one consumer per slot, whichever of its sources names it first */
+		if (!poll && !pgcdc_first_of_slot(cfg, i))
 			continue;
 		rc = wh_connect(s->w, &c, err);
-		if (!rc && (rc = pgcdc_thread_start(cfg, &cfg->sources[i], c, s->opts->log,
-						    on_cdc_landed, s,
-						    &s->consumers[s->nconsumers], err)))
+		if (rc)
+			break;
+		rc = poll ? start_poller(s, src, c, err) : start_consumer(s, src, c, err);
+		if (rc)
 			wh_close(c);
-		s->nconsumers += !rc;
 	}
 	return rc;
 }
 
-/* Their status stays readable until the front door is closed. */
-static void stop_consumers(struct server *s)
+/* Before the writer stops: a poll in progress still gets its answer. Their
+ * status stays readable until the front door is closed. */
+static void stop_source_threads(struct server *s)
 {
+	for (size_t i = 0; i < s->npollers; i++)
+		poller_stop(s->pollers[i]);
 	for (size_t i = 0; i < s->nconsumers; i++)
 		pgcdc_thread_stop(s->consumers[i]);
 }
 
-static void free_consumers(struct server *s)
-{
-	for (size_t i = 0; i < s->nconsumers; i++)
-		pgcdc_thread_free(s->consumers[i]);
-	free(s->consumers);
-	s->consumers = NULL;
-	s->nconsumers = 0;
-}
-
-static json_t *consumers_status(struct server *s)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; i < s->nconsumers; i++)
-		json_array_append_new(arr, pgcdc_thread_status(s->consumers[i]));
-	return arr;
-}
-
-/* Before the writer stops: a poll in progress still gets its answer. Their
- * status stays readable until the front door is closed. */
-static void stop_pollers(struct server *s)
-{
-	for (size_t i = 0; i < s->npollers; i++)
-		poller_stop(s->pollers[i]);
-}
-
-static void free_pollers(struct server *s)
+static void free_source_threads(struct server *s)
 {
 	for (size_t i = 0; i < s->npollers; i++)
 		poller_free(s->pollers[i]);
+	for (size_t i = 0; i < s->nconsumers; i++)
+		pgcdc_thread_free(s->consumers[i]);
 	free(s->pollers);
+	free(s->consumers);
 	s->pollers = NULL;
-	s->npollers = 0;
+	s->consumers = NULL;
+	s->npollers = s->nconsumers = 0;
 }
 
-static json_t *pollers_status(struct server *s)
+/* The pollers under "pollers", and the slots under "cdc" when there are. */
+static void source_threads_status(struct server *s, json_t *doc)
 {
-	json_t *arr = json_array();
+	json_t *pollers = json_array(), *slots = json_array();
 
 	for (size_t i = 0; i < s->npollers; i++)
-		json_array_append_new(arr, poller_status(s->pollers[i]));
-	return arr;
+		json_array_append_new(pollers, poller_status(s->pollers[i]));
+	for (size_t i = 0; i < s->nconsumers; i++)
+		json_array_append_new(slots, pgcdc_thread_status(s->consumers[i]));
+	json_object_set_new(doc, "pollers", pollers);
+	if (s->nconsumers)
+		json_object_set_new(doc, "cdc", slots);
+	else
+		json_decref(slots);
 }
 
 /* ---- routes ---- */
@@ -360,9 +349,7 @@ static json_t *status_build(void *ctx, struct sl_err *err)
 		s->status_conn = NULL;
 		return NULL;
 	}
-	json_object_set_new(doc, "pollers", pollers_status(s));
-	if (s->nconsumers)
-		json_object_set_new(doc, "cdc", consumers_status(s));
+	source_threads_status(s, doc);
 	return doc;
 }
 
@@ -794,11 +781,9 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (!rc)
 		server_ingest_attach(s.ingest, s.writer);
 	if (!rc)
-		rc = start_pollers(&s, err);
+		rc = start_source_threads(&s, err);
 	if (!rc && has_live_models(p) && p->cfg.live.enabled)
 		rc = start_live(&s, err);
-	if (!rc)
-		rc = start_consumers(&s, err);
 	if (!rc)
 		rc = http_server_start(&hc, handle, &s, &http, err);
 	if (!rc)
@@ -824,8 +809,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
 	}
 	/* accepted batches commit and are answered before the front door closes */
-	stop_pollers(&s);
-	stop_consumers(&s);
+	stop_source_threads(&s);
 	if (s.ingest)
 		server_ingest_close(s.ingest);
 	if (s.writer)
@@ -842,8 +826,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		status_doc_stop(s.status);
 	if (s.status_conn)
 		wh_close(s.status_conn);
-	free_pollers(&s);
-	free_consumers(&s);
+	free_source_threads(&s);
 	if (s.state_file[0])
 		unlink(s.state_file);
 	if (s.ingest)

@@ -137,8 +137,9 @@ int state_ensure(struct wh *w, struct sl_err *err)
 	return rc ? rc : unlocked;
 }
 
-int state_models_load(struct wh *w, struct arena *a, const char *env, struct state_model **rows,
-		      size_t *n, struct sl_err *err)
+/* The model rows of env, or only name's when name is not NULL. */
+static int rows_load(struct wh *w, struct arena *a, const char *env, const char *name,
+		     struct state_model **rows, size_t *n, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
@@ -148,6 +149,10 @@ int state_models_load(struct wh *w, struct arena *a, const char *env, struct sta
 		       "CAST(date_trunc('second', last_built_at) AS VARCHAR), build_count, "
 		       "data_version, checks FROM _sluice.models WHERE env = ");
 	buf_add_sql_str(&sql, env);
+	if (name) {
+		buf_adds(&sql, " AND name = ");
+		buf_add_sql_str(&sql, name);
+	}
 	buf_adds(&sql, " ORDER BY name");
 	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);
@@ -170,6 +175,25 @@ int state_models_load(struct wh *w, struct arena *a, const char *env, struct sta
 	}
 	wh_result_free(r);
 	return 0;
+}
+
+int state_models_load(struct wh *w, struct arena *a, const char *env, struct state_model **rows,
+		      size_t *n, struct sl_err *err)
+{
+	return rows_load(w, a, env, NULL, rows, n, err);
+}
+
+int state_model_load(struct wh *w, struct arena *a, const char *env, const char *name,
+		     struct state_model *out, bool *found, struct sl_err *err)
+{
+	struct state_model *rows;
+	size_t n;
+	int rc = rows_load(w, a, env, name, &rows, &n, err);
+
+	*found = !rc && n > 0;
+	if (*found)
+		*out = rows[0];
+	return rc;
 }
 
 static char *dup_or_null(const char *v)

@@ -46,6 +46,10 @@ int state_ensure(struct wh *w, struct sl_err *err);
 /* Every model row of env; strings in a. */
 int state_models_load(struct wh *w, struct arena *a, const char *env, struct state_model **rows,
 		      size_t *n, struct sl_err *err);
+/* name's row of env, as another process may just have written it; *found
+ * says whether there is one. Strings in a. */
+int state_model_load(struct wh *w, struct arena *a, const char *env, const char *name,
+		     struct state_model *out, bool *found, struct sl_err *err);
 const struct state_model *state_models_find(const struct state_model *rows, size_t n,
 					    const char *name);
 

@@ -210,6 +210,22 @@ cdc_source() {
 	export SRC_PG="$SLUICE_TEST_PG dbname=$db"
 }
 
+# own_pg_server: a PostgreSQL server of the case's own, for a case that
+# changes the server's settings or restarts it, which would disturb the
+# cases sharing the suite's server. In a folder of /tmp (under root the
+# server's user must reach it), stopped and removed when the case's shell
+# exits. Sets $pg_server (tests/pg_server.sh), $pg_dir and $pg_dsn.
+own_pg_server() {
+	pg_server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
+	pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
+	trap '"$pg_server" stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
+	if ! pg_dsn=$("$pg_server" start "$pg_dir" 2>pg_start.log); then
+		echo "cannot start a PostgreSQL server of the case's own"
+		cat pg_start.log
+		return 1
+	fi
+}
+
 # src PSQL-ARGS...: psql on the source database, quiet and unaligned,
 # stopping at the first error.
 src() {
@@ -221,21 +237,10 @@ cdc() {
 	sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'
 }
 
-# own_source_server: for a case whose source settings would disturb the
-# other cases' slots, a PostgreSQL server of its own, stopped when the case
-# ends, in a folder of /tmp (under root the server's user must reach it):
-# pg_dir (its server.log is there) and SRC_PG, exported, reaching a new
-# database src on it.
+# own_source_server: own_pg_server, and a new database src on it as the
+# source: SRC_PG, exported, reaches it.
 own_source_server() {
-	local server dsn
-	server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
-	pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
-	# shellcheck disable=SC2064 # the names are fixed now
-	trap "'$server' stop '$pg_dir'; rm -rf '$pg_dir'" EXIT
-	if ! dsn=$("$server" start "$pg_dir" 2>pg_start.log); then
-		echo "cannot start a PostgreSQL server of the case's own"
-		cat pg_start.log
-	fi
-	psql "$dsn" -qAt -c "CREATE DATABASE src" >/dev/null
-	export SRC_PG="$dsn dbname=src"
+	own_pg_server || return 1
+	psql "$pg_dsn" -qAt -c "CREATE DATABASE src" >/dev/null
+	export SRC_PG="$pg_dsn dbname=src"
 }

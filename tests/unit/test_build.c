@@ -822,6 +822,40 @@ static void test_state_models(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* One model's row alone, of its environment: what a run reads again after
+ * it waited for another process's build of that model. */
+static void test_state_one_row(void **state)
+{
+	struct fixture_db *f = *state;
+	struct state_model row = { .name = "silver.orders", .hash = "abc", .materialized = "table",
+				   .inputs = "in1", .build_count = 3, .data_version = 9 };
+	struct state_model one;
+	bool found;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(record(f, "", &row, false), 0);
+	row.hash = "other-env";
+	assert_int_equal(record(f, "dev", &row, false), 0);
+	row.name = "gold.revenue";
+	assert_int_equal(record(f, "", &row, false), 0);
+
+	assert_int_equal(state_model_load(f->w, f->a, "", "silver.orders", &one, &found, &f->err),
+			 0);
+	assert_true(found);
+	assert_string_equal(one.name, "silver.orders");
+	assert_string_equal(one.hash, "abc");
+	assert_string_equal(one.inputs, "in1");
+	assert_int_equal(one.build_count, 3);
+	assert_int_equal(one.data_version, 9);
+	assert_int_equal(state_model_load(f->w, f->a, "dev", "silver.orders", &one, &found,
+					  &f->err), 0);
+	assert_true(found);
+	assert_string_equal(one.hash, "other-env");
+	assert_int_equal(state_model_load(f->w, f->a, "dev", "gold.revenue", &one, &found, &f->err),
+			 0);
+	assert_false(found);
+}
+
 /* The cache reads the rows once, then takes each build's row as its own
  * copy. */
 static void test_state_cache(void **state)
@@ -938,6 +972,7 @@ int main(void)
 		T(test_state_upgrades_to_cdc_relations),
 		T(test_state_upgrades_to_checks),
 		T(test_state_models),
+		T(test_state_one_row),
 		T(test_state_cache),
 		T(test_state_runs),
 		T(test_units_format_ts),

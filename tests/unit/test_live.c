@@ -370,7 +370,7 @@ static void test_sources_ensure(void **state)
 	/* the CDC landing convention */
 	assert_string_equal(columns_of(f, "landing", "customers"),
 			    "op VARCHAR, lsn BIGINT, xid BIGINT, received_at TIMESTAMP, payload JSON, "
-			    "_sluice_seq BIGINT");
+			    "_sluice_seq BIGINT, _sluice_pos BIGINT");
 	cols = columns_of(f, "landing", "clicks");
 	assert_non_null(strstr(cols, "payload JSON"));
 	assert_non_null(strstr(cols, "_sluice_seq BIGINT"));
@@ -383,6 +383,12 @@ static void test_sources_ensure(void **state)
 	exec(f->w, "INSERT INTO landing.orders (order_id, amount) VALUES (1, 2)");
 	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
+	/* a CDC landing table from before positions gets the column, rows kept */
+	exec(f->w, "ALTER TABLE landing.customers DROP COLUMN _sluice_pos; INSERT INTO "
+		   "landing.customers (op) VALUES ('c')");
+	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
+	assert_non_null(strstr(columns_of(f, "landing", "customers"), ", _sluice_pos BIGINT"));
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.customers"), 1);
 	/* and the tables take advances straight away */
 	assert_int_equal(advance(f, "orders").rows, 1);
 }

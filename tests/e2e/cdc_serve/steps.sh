@@ -2,7 +2,9 @@
 # live runner: a change committed in the source database reaches a live
 # CDC model without any command; the status shows the slot; when the
 # source ends the replication connection the consumer comes back on its
-# own and lands what was committed meanwhile, once.
+# own and lands what was committed meanwhile, once. The slot's wal_status
+# and safe_wal_size come from the source server (no limit on the test
+# server's slots: safe_wal_size null).
 [ -n "${SLUICE_TEST_PG:-}" ] || echo "SLUICE_TEST_PG is not set: tests/run.sh starts the server"
 slot=e2e_cdc_serve
 src() { PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAtX -v ON_ERROR_STOP=1 "$@"; }
@@ -32,8 +34,13 @@ for i in $(seq 200); do
 	[ "$(status | jq -r '.cdc[0].state')" = streaming ] && break
 	sleep 0.05
 done
-status | jq -c '.cdc[] | {slot, sources, state, failures}'
-"$SLUICE_BIN" live status | grep -A1 "^SLOT" | awk '{ print $1, $2 }'
+# the probe asks the source server of the slot as streaming starts
+for i in $(seq 200); do
+	[ "$(status | jq -r '.cdc[0].wal_status')" != null ] && break
+	sleep 0.05
+done
+status | jq -c '.cdc[] | {slot, sources, state, failures, wal_status, safe_wal_size}'
+"$SLUICE_BIN" live status | grep -A1 "^SLOT" | awk 'NR == 1 { print $1, $2, $7, $8, $9 } NR == 2 { print $1, $2, $6, $7 }'
 
 note changes committed in the source reach the live model with no command
 src -c "INSERT INTO orders VALUES (1, 'ann', 10.50), (2, 'bob', 20)"

@@ -1,16 +1,39 @@
 # A slot the server invalidated (wal_status lost: it removed WAL the slot
 # still needed) is a loud failure naming the slot and --resnapshot, never
-# made again in silence; --resnapshot then lands the table anew. The case
-# runs a PostgreSQL server of its own: losing a slot takes a small
-# max_slot_wal_keep_size, which would threaten the shared server's slots.
+# made again in silence, and sluice serve's status says it is lost;
+# --resnapshot then lands the table anew. The case runs a PostgreSQL
+# server of its own: losing a slot takes a small max_slot_wal_keep_size,
+# which would threaten the shared server's slots.
 own_source_server
 src -c "CREATE TABLE events (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO events (v) VALUES ('first')"
 
 note the slot is made and its snapshot lands
 cdc events --once
 
-note the server removes WAL the slot still needs while no consumer runs
+status() { curl -s "http://127.0.0.1:$serve_port/api/live/status"; }
+# serve_until STATE: sluice serve until its slot is in that state and the
+# server was asked of it, at most 10 s
+serve_until() {
+	local i
+	serve_start
+	for i in $(seq 200); do
+		status | jq -e --arg s "$1" '.cdc[0] | .state == $s and .wal_status != null' >/dev/null && return 0
+		sleep 0.05
+	done
+	echo "the slot did not become $1"
+}
+serve_stop() {
+	kill -TERM $serve_pid
+	wait $serve_pid
+}
+
+note with a limit on the WAL a slot keeps, the status says how much may still be written
 src -c "ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'" -c "SELECT pg_reload_conf()" >/dev/null
+serve_until streaming
+status | jq -c '.cdc[] | {state, wal_status, safe_wal_size: (.safe_wal_size | type)}'
+serve_stop
+
+note the server removes WAL the slot still needs while no consumer runs
 for i in 1 2 3; do
 	src -c "INSERT INTO events (v) SELECT md5(g::text) FROM generate_series(1, 20000) g" \
 		-c "SELECT pg_switch_wal()" -c "CHECKPOINT" >/dev/null
@@ -18,6 +41,13 @@ done
 src -c "SELECT slot_name, wal_status FROM pg_replication_slots"
 cdc events --once
 q "SELECT count(*) AS landed FROM landing.events"
+
+note sluice serve says the slot is lost, in its status and its table
+serve_until lost
+status | jq -c '.cdc[] | {state, wal_status, safe_wal_size, failing: (.failures > 0), last_error}'
+"$SLUICE_BIN" live status | grep -A1 "^SLOT" | awk 'NR == 1 { print $1, $2, $7, $8, $9 } NR == 2 { print $1, $2, $6, $7 }'
+serve_stop
+grep -q "slot e2e_cdc_slot_lost: replication slot 'e2e_cdc_slot_lost' is lost" serve.log && echo "the failure is logged"
 
 note --resnapshot drops it, makes it again and lands the table anew
 src -c "ALTER SYSTEM RESET max_slot_wal_keep_size" -c "SELECT pg_reload_conf()" >/dev/null

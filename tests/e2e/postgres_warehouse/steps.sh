@@ -63,3 +63,20 @@ curl -s -w ' %{http_code}\n' -X POST -d '{"id": 5, "note": "listed", "tags": [1,
 echo
 kill -TERM "$serve_pid" && wait "$serve_pid"
 q "SELECT id, replace(replace(note, chr(9), '<tab>'), chr(10), '<nl>') AS note, tags, tags[2] AS second FROM landing.events ORDER BY id"
+
+note two runs at once: the one that waits while the other builds a model reads its row again and finds it up to date
+printf -- '-- takes a second to build\n@config materialized=table\nSELECT 1 AS x FROM pg_sleep(1)\n' >models/silver/pause.sql
+"$SLUICE_BIN" run -s silver.pause >/dev/null 2>&1
+sed -i 's/SELECT 1 AS x/SELECT 2 AS x/' models/silver/pause.sql
+"$SLUICE_BIN" run -s silver.pause >first.out 2>&1 &
+first=$!
+sleep 0.3
+t0=$(date +%s%N)
+"$SLUICE_BIN" run -s silver.pause >second.out 2>&1
+echo "second run exit $?"
+[ $((($(date +%s%N) - t0) / 1000000)) -ge 500 ] && echo "the second run waited for the first"
+wait $first
+echo "first run exit $?"
+grep -h "silver.pause" first.out second.out | normalize | sed -E 's/ +/ /g' | sort
+q "SELECT x FROM silver.pause"
+q "SELECT build_count FROM _sluice.models WHERE name = 'silver.pause'"

@@ -1,0 +1,116 @@
+/*
+ * Trying a postgres_cdc consumer again (pgcdc_retry.c): the backoff
+ * doubles from 1 s to 60 s, each failure and the recovery after them are
+ * logged once, the attempts' figures add up without an LSN going back,
+ * and only connection trouble is worth another attempt.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/err.h"
+#include "core/units.h"
+#include "ingest/pgcdc_retry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_backoff_doubles_to_a_minute(void **state)
+{
+	static const int64_t want[] = { 1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000 };
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(pgcdc_retry_backoff_ms(i + 1), want[i]);
+	assert_int_equal(pgcdc_retry_backoff_ms(1000), 60000);
+}
+
+static void test_failures_and_recovery_logged(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct pgcdc_retry r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *log = open_memstream(&text, &len);
+	int64_t before = units_mono_ms();
+
+	(void)state;
+	pgcdc_retry_init(&r, "shop", log);
+	pgcdc_retry_streaming(&r); /* nothing failed: nothing to say */
+	sl_err_set(&err, SL_E_IO, "source database: cannot connect: refused");
+	pgcdc_retry_failed(&r, err.code, &err);
+	assert_int_equal(r.failures, 1);
+	assert_string_equal(r.last_error, "source database: cannot connect: refused");
+	assert_true(r.next_attempt_ms >= before + 1000);
+	assert_true(r.next_attempt_ms <= units_mono_ms() + 1000);
+	/* 0: the server ended the stream without an error */
+	pgcdc_retry_failed(&r, 0, NULL);
+	assert_int_equal(r.failures, 2);
+	assert_string_equal(r.last_error, "the server ended the replication stream");
+	pgcdc_retry_streaming(&r);
+	assert_int_equal(r.failures, 0);
+	/* the last error stays for the status to show */
+	assert_string_equal(r.last_error, "the server ended the replication stream");
+	pgcdc_retry_streaming(&r);
+	fclose(log);
+	assert_string_equal(text, "slot shop: source database: cannot connect: refused (attempt 1; "
+				  "again in 1000 ms)\n"
+				  "slot shop: the server ended the replication stream (attempt 2; "
+				  "again in 2000 ms)\n"
+				  "slot shop: streaming again\n");
+	free(text);
+}
+
+static void test_attempts_add_up(void **state)
+{
+	struct pgcdc_retry r;
+	struct pgcdc_stats first = { .txns = 3, .rows = 7, .skipped = 1, .landed_lsn = 500,
+				     .confirmed_lsn = 600, .snapshot_rows = 40 };
+	/* failed before it read the stored LSNs */
+	struct pgcdc_stats early = { .snapshot_rows = -1 };
+	struct pgcdc_stats later = { .txns = 2, .rows = 2, .skipped = 2, .landed_lsn = 900,
+				     .confirmed_lsn = 950, .snapshot_rows = -1 };
+
+	(void)state;
+	pgcdc_retry_init(&r, "shop", NULL);
+	assert_int_equal(r.total.snapshot_rows, -1);
+	pgcdc_retry_ended(&r, &first);
+	pgcdc_retry_ended(&r, &early);
+	assert_int_equal(r.total.landed_lsn, 500);
+	assert_int_equal(r.total.confirmed_lsn, 600);
+	pgcdc_retry_ended(&r, &later);
+	assert_int_equal(r.total.txns, 5);
+	assert_int_equal(r.total.rows, 9);
+	assert_int_equal(r.total.skipped, 3);
+	assert_int_equal(r.total.landed_lsn, 900);
+	assert_int_equal(r.total.confirmed_lsn, 950);
+	assert_int_equal(r.total.snapshot_rows, 40);
+}
+
+static void test_only_connection_trouble_mends(void **state)
+{
+	(void)state;
+	assert_true(pgcdc_retry_mends(0));
+	assert_true(pgcdc_retry_mends(SL_E_IO));
+	assert_false(pgcdc_retry_mends(SL_E_CONFIG));
+	assert_false(pgcdc_retry_mends(SL_E_USAGE));
+	assert_false(pgcdc_retry_mends(SL_E_NOTFOUND));
+	assert_false(pgcdc_retry_mends(SL_E_INVALID));
+	assert_false(pgcdc_retry_mends(SL_E_PARSE));
+	assert_false(pgcdc_retry_mends(SL_E_SQL));
+	assert_false(pgcdc_retry_mends(SL_E_SUSPECT));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_backoff_doubles_to_a_minute),
+		cmocka_unit_test(test_failures_and_recovery_logged),
+		cmocka_unit_test(test_attempts_add_up),
+		cmocka_unit_test(test_only_connection_trouble_mends),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
