@@ -109,7 +109,7 @@ int cli_cdc(struct cli_args *args)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = pgcdc_cfg_of(s.arena, &s.project->cfg, src, &c, &err);
+	rc = pgcdc_cfg_of(s.arena, s.project, src, &c, &err);
 	pgcdc_retry_init(&retry, src->slot, stderr);
 	if (!rc)
 		rc = state_ensure(s.wh, &err);

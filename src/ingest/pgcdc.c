@@ -35,6 +35,10 @@
  * transaction of any size lands in bounded memory. */
 #define HOLD_ROWS 4096
 #define HOLD_BYTES (8u << 20)
+/* Through the landing gate: how long landed transactions may wait,
+ * uncommitted, for a cycle to let go of it before the commit waits. */
+#define GROUP_MAX_US (200 * 1000LL)
+#define PENDING_POLL_MS 5
 
 /* A table's new shape, from the change at pos of its transaction on. */
 struct shape_note {
@@ -55,6 +59,12 @@ struct stream {
 	size_t held_bytes;
 	struct pgcdc_batch batch;
 	bool in_txn, skip, done, batch_open;
+	/* source transactions ended in the batch, not committed yet (the
+	 * gate was held): since when, the last one's LSNs and sequence, and
+	 * what they add up to */
+	bool pending;
+	int64_t pending_since_us, pending_seq, pending_txns, pending_rows;
+	uint64_t pending_landed, pending_end;
 	/* each table's latest shape as recorded (in shape_a), and the new
 	 * shapes the transaction records when it lands (in batch_a) */
 	struct arena *shape_a;
@@ -548,37 +558,6 @@ static int on_relation(struct stream *s, const struct pgoutput_relation *rel)
 	return 0;
 }
 
-/* The held changes and the new shapes into the batch, and its commit. */
-static int land_txn(struct stream *s, struct sl_err *err)
-{
-	int rc = flush_held(s, err);
-
-	for (size_t i = 0; !rc && i < s->nnotes; i++) {
-		rc = pgcdc_shape_store(s->w, s->c->slot, s->notes[i].relation, s->txn.commit_lsn,
-				       s->notes[i].pos, s->notes[i].columns, err);
-		if (rc)
-			wh_rollback(s->w);
-	}
-	if (!rc)
-		rc = pgcdc_batch_finish(s->w, s->c, &s->batch, s->txn.end_lsn, err);
-	s->batch_open = false;
-	s->notes = NULL;
-	s->nnotes = s->notes_cap = 0;
-	arena_reset(s->batch_a);
-	return rc;
-}
-
-static int on_truncate(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
-{
-	for (uint32_t i = 0; !s->skip && i < m->truncate.nrels; i++) {
-		int table = table_of(s->c, m->truncate.rels[i]);
-
-		if (table >= 0)
-			push_row(s, table, 't', "{}", 2);
-	}
-	return maybe_flush(s, err);
-}
-
 static uint64_t max_lsn(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
@@ -594,31 +573,116 @@ static void tell(struct stream *s, int64_t seq)
 	s->o->progress(s->o->ctx, s->st, s->server_end, seq);
 }
 
+/* The held changes and the new shapes into the batch, and the end of its
+ * source transaction there: pending until the batch commits. */
+static int end_txn(struct stream *s, struct sl_err *err)
+{
+	int rc = flush_held(s, err);
+
+	for (size_t i = 0; !rc && i < s->nnotes; i++) {
+		rc = pgcdc_shape_store(s->w, s->c->slot, s->notes[i].relation, s->txn.commit_lsn,
+				       s->notes[i].pos, s->notes[i].columns, err);
+		if (rc)
+			wh_rollback(s->w);
+	}
+	if (!rc)
+		rc = pgcdc_batch_end(s->w, s->c, &s->batch, s->txn.end_lsn, err);
+	s->notes = NULL;
+	s->nnotes = s->notes_cap = 0;
+	if (rc) {
+		/* rolled back, the pending ones too: the server sends them again */
+		s->batch_open = s->pending = false;
+		return rc;
+	}
+	if (!s->pending)
+		s->pending_since_us = units_mono_us();
+	s->pending = true;
+	s->pending_seq = s->batch.seq;
+	s->pending_landed = s->txn.commit_lsn;
+	s->pending_end = s->txn.end_lsn;
+	s->pending_txns++;
+	s->pending_rows += s->batch.pos;
+	return 0;
+}
+
+/* Commits the pending transactions: at once without the gate; through it
+ * when free, or (force, or pending too long) once it is. Then the server
+ * is told. */
+static int commit_pending(struct stream *s, bool force, struct sl_err *err)
+{
+	bool wait, done = false;
+	int rc;
+
+	if (!s->pending)
+		return 0;
+	wait = force || units_mono_us() - s->pending_since_us >= GROUP_MAX_US;
+	rc = pgcdc_batch_commit(s->w, s->c, wait, &done, err);
+	if (!rc && !done)
+		return 0;
+	s->pending = s->batch_open = false;
+	arena_reset(s->batch_a);
+	if (!rc) {
+		s->landed = s->pending_landed;
+		s->confirmed = max_lsn(s->confirmed, s->pending_end);
+		s->st->txns += s->pending_txns;
+		s->st->rows += s->pending_rows;
+		rc = send_status(s, false, err);
+		tell(s, s->pending_seq);
+	}
+	s->pending_txns = s->pending_rows = 0;
+	return rc;
+}
+
+static int on_truncate(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
+{
+	for (uint32_t i = 0; !s->skip && i < m->truncate.nrels; i++) {
+		int table = table_of(s->c, m->truncate.rels[i]);
+
+		if (table >= 0)
+			push_row(s, table, 't', "{}", 2);
+	}
+	return maybe_flush(s, err);
+}
+
 static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
 {
-	int64_t seq;
 	int rc = 0;
 
 	s->txn.end_lsn = m->commit.end_lsn;
-	if (s->skip) {
+	if (s->skip)
 		s->st->skipped++;
-	} else if (s->batch_open || s->txn.nrows || s->nnotes) {
-		/* a transaction that needed no batch yet lands whole */
-		rc = land_txn(s, err);
-		if (!rc) {
-			seq = s->batch.seq;
-			s->landed = s->txn.commit_lsn;
-			s->confirmed = max_lsn(s->confirmed, s->txn.end_lsn);
-			s->st->txns++;
-			s->st->rows += s->batch.pos;
-			rc = send_status(s, false, err);
-			tell(s, seq);
-		}
-	}
+	else if (s->batch_open || s->txn.nrows || s->nnotes)
+		rc = end_txn(s, err);
+	if (!rc)
+		rc = commit_pending(s, false, err);
 	s->in_txn = false;
 	pgoutput_cache_forget(s->cache);
 	if (s->o->once && s->txn.end_lsn >= s->st->target_lsn)
 		s->done = true;
+	return rc;
+}
+
+/* A transaction begins: skipped when it landed before; while others wait
+ * to commit, it joins their batch. */
+static int on_begin(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
+{
+	uint64_t landed = s->pending ? s->pending_landed : s->landed;
+	int rc = 0;
+
+	s->in_txn = true;
+	s->skip = m->begin.final_lsn <= landed;
+	arena_reset(s->txn_a);
+	s->txn = (struct pgcdc_txn){ .commit_lsn = m->begin.final_lsn, .xid = m->begin.xid };
+	s->held_bytes = 0;
+	/* committed after --once started: not this run's */
+	if (s->o->once && !s->skip && m->begin.final_lsn >= s->st->target_lsn)
+		s->done = true;
+	if (s->pending && !s->skip && !s->done) {
+		rc = pgcdc_batch_next(s->w, s->c, &s->batch, m->begin.final_lsn, m->begin.xid,
+				      units_now_ms(), err);
+		if (rc)
+			s->pending = s->batch_open = false;
+	}
 	return rc;
 }
 
@@ -631,14 +695,7 @@ static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct s
 		return rc;
 	switch (m.kind) {
 	case PGOUTPUT_BEGIN:
-		s->in_txn = true;
-		s->skip = m.begin.final_lsn <= s->landed;
-		arena_reset(s->txn_a);
-		s->txn = (struct pgcdc_txn){ .commit_lsn = m.begin.final_lsn, .xid = m.begin.xid };
-		s->held_bytes = 0;
-		/* committed after --once started: not this run's */
-		if (s->o->once && !s->skip && m.begin.final_lsn >= s->st->target_lsn)
-			s->done = true;
+		rc = on_begin(s, &m, err);
 		break;
 	case PGOUTPUT_INSERT:
 	case PGOUTPUT_UPDATE:
@@ -669,7 +726,7 @@ static int confirm_idle(struct stream *s, bool now, struct sl_err *err)
 {
 	int rc;
 
-	if (s->in_txn || s->server_end <= s->confirmed ||
+	if (s->in_txn || s->pending || s->server_end <= s->confirmed ||
 	    (!now && units_mono_us() - s->last_idle_us < IDLE_CONFIRM_EVERY_US))
 		return 0;
 	rc = pgcdc_confirm_store(s->w, s->c->slot, s->server_end, err);
@@ -701,14 +758,15 @@ static int on_copy(struct stream *s, const char *buf, int len, struct sl_err *er
 	return rc;
 }
 
-/* Nothing came for a while: an idle slot's WAL end a keepalive gave too
- * soon after the last is confirmed now, and --once asks the server where
- * it is (it answers with a keepalive). */
+/* Nothing came for a while: pending transactions try the gate again; an
+ * idle slot's WAL end a keepalive gave too soon after the last is
+ * confirmed now; --once asks the server where it is (it answers with a
+ * keepalive). */
 static int on_quiet(struct stream *s, struct sl_err *err)
 {
-	int rc = confirm_idle(s, false, err);
+	int rc = s->pending ? commit_pending(s, false, err) : confirm_idle(s, false, err);
 
-	if (!rc && s->o->once && !s->in_txn)
+	if (!rc && s->o->once && !s->in_txn && !s->pending)
 		rc = send_status(s, true, err);
 	return rc;
 }
@@ -772,7 +830,7 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 			rc = stream_failed(s, n == -1, err);
 			break;
 		}
-		n = poll(&pfd, 1, s->o->once ? PING_AFTER_MS : 1000);
+		n = poll(&pfd, 1, s->pending ? PENDING_POLL_MS : s->o->once ? PING_AFTER_MS : 1000);
 		if (n < 0 && errno != EINTR)
 			rc = sl_err_set(err, SL_E_IO, "source database: poll: %s", strerror(errno));
 		else if (n == 0)
@@ -780,6 +838,8 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 		if (!rc && n > 0)
 			rc = consume(s, err);
 	}
+	if (!rc)
+		rc = commit_pending(s, true, err);
 	if (!rc)
 		rc = confirm_idle(s, true, err);
 	return rc;

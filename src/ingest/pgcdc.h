@@ -51,6 +51,9 @@ struct pgcdc_cfg {
 	bool snapshot;
 	/* how often a quiet stream sends a status update, in ms */
 	int64_t status_interval_ms;
+	/* commit through the landing gate (live/gate.h): a live model reads
+	 * two tables of the slot through two of its inputs */
+	bool gate;
 	/* in landing-name order: a transaction locks its tables in this order */
 	const struct pgcdc_table *tables;
 	size_t ntables;
@@ -58,13 +61,14 @@ struct pgcdc_cfg {
 
 /* ---- settings (pgcdc_cfg.c) ---- */
 
+struct project;
 struct project_cfg;
 struct source_cfg;
 
-/* The consumer of src's slot: every postgres_cdc source of cfg that names
+/* The consumer of src's slot: every postgres_cdc source of p that names
  * it, in landing-name order, in arena a; SL_E_CONFIG when src's dsn_env is
  * not set. */
-int pgcdc_cfg_of(struct arena *a, const struct project_cfg *cfg, const struct source_cfg *src,
+int pgcdc_cfg_of(struct arena *a, const struct project *p, const struct source_cfg *src,
 		 struct pgcdc_cfg *out, struct sl_err *err);
 bool pgcdc_source(const struct source_cfg *s);
 /* Whether sources[i] is the first postgres_cdc source of its slot: a
@@ -129,11 +133,25 @@ int pgcdc_batch_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, 
 int pgcdc_batch_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
 		    struct pgcdc_batch *b, const struct pgcdc_row *rows, size_t nrows,
 		    struct sl_err *err);
-/* The advance of each landing table the batch touched (a snapshot: each
- * one), the slot's row (a transaction: landed_lsn its commit LSN,
- * confirmed_lsn raised to end_lsn, which the caller sends after this
- * returns 0; a snapshot: landed and confirmed its consistent point, done),
- * then the commit. */
+/* The end of the batch's source transaction, in its warehouse
+ * transaction: the advance of each landing table it touched (a snapshot:
+ * each one) and the slot's row (a transaction: landed_lsn its commit LSN,
+ * confirmed_lsn raised to end_lsn, which the caller sends once this
+ * commits; a snapshot: landed and confirmed its consistent point, done). */
+int pgcdc_batch_end(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		    uint64_t end_lsn, struct sl_err *err);
+/* The next source transaction (commit LSN lsn, xid) in the same warehouse
+ * transaction, after pgcdc_batch_end: a sequence of its own, its places
+ * from 1 again. While a landing waits for the gate its transactions so
+ * add up, each still whole and in commit order. */
+int pgcdc_batch_next(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b, uint64_t lsn,
+		     uint32_t xid, int64_t now_ms, struct sl_err *err);
+/* Commits the warehouse transaction, through the landing gate when c asks
+ * for it: waiting for it, or (not wait) only when no cycle holds it, *done
+ * saying whether it committed. */
+int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, bool wait, bool *done,
+		       struct sl_err *err);
+/* pgcdc_batch_end, then the commit (waiting for the gate). */
 int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
 		       uint64_t end_lsn, struct sl_err *err);
 

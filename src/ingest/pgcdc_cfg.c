@@ -7,8 +7,10 @@
 
 #include "core/arena.h"
 #include "core/err.h"
+#include "live/gate.h"
 #include "project/config.h"
 #include "project/inputs.h"
+#include "project/project.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +21,10 @@ static int by_landing(const void *a, const void *b)
 		      ((const struct pgcdc_table *)b)->landing);
 }
 
-int pgcdc_cfg_of(struct arena *a, const struct project_cfg *cfg, const struct source_cfg *src,
+int pgcdc_cfg_of(struct arena *a, const struct project *p, const struct source_cfg *src,
 		 struct pgcdc_cfg *out, struct sl_err *err)
 {
+	const struct project_cfg *cfg = &p->cfg;
 	struct pgcdc_table *tables = arena_alloc(a, (cfg->nsources + 1) * sizeof(*tables));
 	const char *dsn = getenv(src->dsn_env);
 	size_t n = 0;
@@ -52,6 +55,7 @@ int pgcdc_cfg_of(struct arena *a, const struct project_cfg *cfg, const struct so
 		.create = src->create,
 		.snapshot = !src->snapshot || strcmp(src->snapshot, "never") != 0,
 		.status_interval_ms = src->status_interval_ms > 0 ? src->status_interval_ms : 10000,
+		.gate = live_gate_wanted(p, src->slot),
 		.tables = tables,
 		.ntables = n,
 	};

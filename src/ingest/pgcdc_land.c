@@ -13,6 +13,7 @@
 #include "ingest/jsontext.h"
 #include "ingest/pgoutput.h"
 #include "live/advance.h"
+#include "live/gate.h"
 #include "warehouse/wh.h"
 
 #include <inttypes.h>
@@ -236,8 +237,8 @@ int pgcdc_batch_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
 	return rc;
 }
 
-int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
-		       uint64_t end_lsn, struct sl_err *err)
+int pgcdc_batch_end(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		    uint64_t end_lsn, struct sl_err *err)
 {
 	int rc = 0;
 
@@ -251,11 +252,49 @@ int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_bat
 	if (!rc)
 		rc = b->snapshot ? slot_replace(w, c->slot, b->lsn, "done", err)
 				 : slot_store(w, c->slot, b->lsn, end_lsn, err);
-	if (!rc)
-		rc = wh_commit(w, err);
 	if (rc)
 		wh_rollback(w);
 	return rc;
+}
+
+int pgcdc_batch_next(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b, uint64_t lsn,
+		     uint32_t xid, int64_t now_ms, struct sl_err *err)
+{
+	int rc = live_next_seq(w, &b->seq, err);
+
+	b->lsn = lsn;
+	b->xid = xid;
+	b->now_ms = now_ms;
+	b->pos = 0;
+	memset(b->rows, 0, (c->ntables ? c->ntables : 1) * sizeof(*b->rows));
+	snprintf(b->seqtext, sizeof(b->seqtext), "%lld", (long long)b->seq);
+	units_format_ts(now_ms, b->now, sizeof(b->now));
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}
+
+int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, bool wait, bool *done,
+		       struct sl_err *err)
+{
+	int rc;
+
+	*done = true;
+	if (c->gate)
+		return wait ? live_gate_commit(w, err) : live_gate_try_commit(w, done, err);
+	rc = wh_commit(w, err);
+	if (rc)
+		wh_rollback(w);
+	return rc;
+}
+
+int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		       uint64_t end_lsn, struct sl_err *err)
+{
+	bool done;
+	int rc = pgcdc_batch_end(w, c, b, end_lsn, err);
+
+	return rc ? rc : pgcdc_batch_commit(w, c, true, &done, err);
 }
 
 int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,

@@ -17,6 +17,7 @@
 #include "ingest/pgcdc_pg.h"
 #include "ingest/pgcdc_retry.h"
 #include "project/config.h"
+#include "project/project.h"
 #include "warehouse/wh.h"
 
 #include <signal.h>
@@ -188,10 +189,11 @@ static void *probe_run(void *arg)
 	return NULL;
 }
 
-int pgcdc_thread_start(const struct project_cfg *cfg, const struct source_cfg *src,
+int pgcdc_thread_start(const struct project *p, const struct source_cfg *src,
 		       struct wh *w, FILE *log, pgcdc_landed_fn landed, void *ctx,
 		       struct pgcdc_thread **out, struct sl_err *err)
 {
+	const struct project_cfg *cfg = &p->cfg;
 	struct pgcdc_thread *t = calloc(1, sizeof(*t));
 	char *names;
 	size_t len = 0;
@@ -200,7 +202,7 @@ int pgcdc_thread_start(const struct project_cfg *cfg, const struct source_cfg *s
 	if (!t)
 		abort();
 	t->a = arena_new(NULL);
-	rc = pgcdc_cfg_of(t->a, cfg, src, &t->cfg, err);
+	rc = pgcdc_cfg_of(t->a, p, src, &t->cfg, err);
 	if (rc) {
 		arena_free(t->a);
 		free(t);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 struct arena;
+struct project;
 struct project_cfg;
 struct source_cfg;
 struct sl_err;
@@ -26,7 +27,7 @@ typedef void (*pgcdc_landed_fn)(void *ctx);
 /* The consumer of src's slot (cfg's postgres_cdc sources that name it) on
  * connection w, which it owns from now on; log gets a line per failure
  * and recovery (may be NULL). */
-int pgcdc_thread_start(const struct project_cfg *cfg, const struct source_cfg *src,
+int pgcdc_thread_start(const struct project *p, const struct source_cfg *src,
 		       struct wh *w, FILE *log, pgcdc_landed_fn landed, void *ctx,
 		       struct pgcdc_thread **out, struct sl_err *err);
 /* Stops between transactions (within a second) and joins; the status

@@ -14,6 +14,7 @@
 #include "live/advance.h"
 #include "live/alert.h"
 #include "live/claims.h"
+#include "live/gate.h"
 #include "live/ledger.h"
 #include "live/profile.h"
 #include "live/watermark.h"
@@ -53,6 +54,8 @@ struct live_runner {
 	struct state_cache cache;
 	int64_t last_assert_ms, last_checkpoint_ms;
 	bool prepared; /* state schema and landing tables made sure of */
+	/* each cycle holds the landing gate (gate.h), decided once */
+	bool gate, gate_known;
 	/* the catalog as the last cycle left it; read again after a cycle
 	 * that created or replaced a relation */
 	struct arena *catalog;
@@ -585,7 +588,19 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	opts.kinds = r->kinds;
 	opts.cache = &r->cache;
 	opts.book = live_books_hooks(&r->books);
+	if (!r->gate_known) {
+		r->gate = live_gate_any(r->p);
+		r->gate_known = true;
+	}
+	rc = r->gate ? live_gate_enter(w, err) : 0;
+	if (rc)
+		return rc;
 	rc = build_run(r->cycle, r->p, w, r->relations, r->nrelations, &opts, &rep, err);
+	if (r->gate) {
+		int left = live_gate_leave(w, rc ? NULL : err);
+
+		rc = rc ? rc : left;
+	}
 	if (rc)
 		return rc;
 	run_report_free(&rep);

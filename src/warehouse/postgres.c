@@ -866,9 +866,13 @@ static void pg_index(struct wh *w, struct buf *sql, const char *schema, const ch
 static int pg_lock(struct wh *w, int64_t key, enum wh_lock_how how, bool lock, bool *got,
 		   struct sl_err *err)
 {
-	const char *fn = !lock		      ? "pg_advisory_unlock"
+	bool shared = how == WH_LOCK_SHARED;
+	const char *fn = !lock && shared  ? "pg_advisory_unlock_shared"
+			 : !lock	      ? "pg_advisory_unlock"
+			 : shared	      ? "pg_advisory_lock_shared"
 			 : how == WH_LOCK_TRY ? "pg_try_advisory_lock"
 			 : how == WH_LOCK_TXN ? "pg_advisory_xact_lock"
+			 : how == WH_LOCK_TXN_TRY ? "pg_try_advisory_xact_lock"
 					      : "pg_advisory_lock";
 	char sql[96];
 	PGresult *res;
@@ -877,7 +881,8 @@ static int pg_lock(struct wh *w, int64_t key, enum wh_lock_how how, bool lock, b
 	snprintf(sql, sizeof(sql), "SELECT %s(%lld)", fn, (long long)key);
 	rc = run(pg(w), sql, &res, err);
 	if (!rc && got)
-		*got = how != WH_LOCK_TRY || strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		*got = (how != WH_LOCK_TRY && how != WH_LOCK_TXN_TRY) ||
+		       strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);
 	return rc;
 }

@@ -367,6 +367,11 @@ int wh_unlock(struct wh *w, const char *key, struct sl_err *err)
 	return w->ops->lock ? w->ops->lock(w, lock_key(key), WH_LOCK_WAIT, false, NULL, err) : 0;
 }
 
+int wh_unlock_shared(struct wh *w, const char *key, struct sl_err *err)
+{
+	return w->ops->lock ? w->ops->lock(w, lock_key(key), WH_LOCK_SHARED, false, NULL, err) : 0;
+}
+
 int wh_ensure_index(struct wh *w, const char *schema, const char *table, const char *const *cols,
 		    size_t n, bool fresh, struct sl_err *err)
 {

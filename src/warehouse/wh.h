@@ -166,9 +166,13 @@ bool wh_shared(const struct wh *w);
  * and holds the lock until the open transaction ends. Keys are hashed to
  * 64 bits: two keys that collide only make one wait for the other. On a
  * warehouse that is not shared there is no other process: always got. */
-enum wh_lock_how { WH_LOCK_TRY, WH_LOCK_WAIT, WH_LOCK_TXN };
+enum wh_lock_how { WH_LOCK_TRY, WH_LOCK_WAIT, WH_LOCK_TXN, WH_LOCK_TXN_TRY, WH_LOCK_SHARED };
 int wh_lock(struct wh *w, const char *key, enum wh_lock_how how, bool *got, struct sl_err *err);
 int wh_unlock(struct wh *w, const char *key, struct sl_err *err);
+/* WH_LOCK_TXN_TRY takes it for the open transaction if it is free (*got).
+ * WH_LOCK_SHARED waits while another holds the key alone, and is held by
+ * many at once; wh_unlock_shared lets go of it. */
+int wh_unlock_shared(struct wh *w, const char *key, struct sl_err *err);
 
 /* Makes sure table has an index on cols, the columns refreshes look its
  * rows up by (a sequence column, a unique key), once per process and

@@ -16,6 +16,7 @@
 #include "fixture_wh.h"
 
 #include "ingest/pgcdc.h"
+#include "live/gate.h"
 #include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
@@ -170,6 +171,61 @@ static void test_batch_in_parts(void **state)
 	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 3000);
 	assert_int_equal(st.confirmed, 3040);
+}
+
+/* Source transactions that wait for the gate add up in one batch, each
+ * with its own sequence, LSN, xid, places and advances, in commit order;
+ * the slot's row says the last. */
+static void test_batch_groups(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgcdc_row one[] = { { 1, 'c', "{\"id\":1}" }, { 0, 'c', "{\"order_id\":1}" } };
+	struct pgcdc_row two[] = { { 1, 'u', "{\"id\":1}" } };
+	struct pgcdc_batch b;
+	struct pgcdc_slot_state st;
+	bool done = false;
+
+	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 3000, 9, 0, false, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, one, 2, &f->err), 0);
+	assert_int_equal(pgcdc_batch_end(f->w, &cfg, &b, 3040, &f->err), 0);
+	assert_int_equal(pgcdc_batch_next(f->w, &cfg, &b, 4000, 10, 0, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, two, 1, &f->err), 0);
+	assert_int_equal(pgcdc_batch_end(f->w, &cfg, &b, 4040, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &cfg, false, &done, &f->err), 0);
+	assert_true(done);
+	assert_string_equal(query_text(f, "SELECT string_agg(op || lsn || '/' || xid || '/' || "
+					  "_sluice_pos, ',' ORDER BY _sluice_seq) FROM landing.orders"),
+			    "c3000/9/1,u4000/10/1");
+	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT _sluice_seq) FROM (SELECT "
+					 "_sluice_seq FROM landing.orders UNION ALL SELECT "
+					 "_sluice_seq FROM landing.items)"),
+			 2);
+	assert_string_equal(query_text(f, "SELECT string_agg(source || ':' || rows, ',' ORDER BY "
+					  "seq, source) FROM _sluice.live_advances"),
+			    "landing.items:1,landing.orders:1,landing.orders:1");
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.landed, 4000);
+	assert_int_equal(st.confirmed, 4040);
+}
+
+/* While a cycle holds the gate a landing through it does not commit, and
+ * does once it is let go. */
+static void test_gate_try_commit(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgcdc_cfg gated = cfg;
+	bool done = true;
+
+	gated.gate = true;
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	exec(f->w, "INSERT INTO landing.orders (op) VALUES ('c')");
+	assert_int_equal(live_gate_enter(f->w, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &gated, false, &done, &f->err), 0);
+	assert_false(done);
+	assert_int_equal(live_gate_leave(f->w, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &gated, false, &done, &f->err), 0);
+	assert_true(done);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
 }
 
 /* A table's shapes: the text a Relation message makes, and the latest of
@@ -368,6 +424,8 @@ int main(void)
 						fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_in_parts, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_shapes, setup, fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_batch_groups, setup, fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_gate_try_commit, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_replaces, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_failure_changes_nothing, setup,
 						fixture_db_teardown),

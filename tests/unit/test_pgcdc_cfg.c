@@ -14,6 +14,7 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "ingest/pgcdc.h"
+#include "live/gate.h"
 #include "project/project.h"
 
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static void test_sources_of_a_slot(void **state)
 	struct pgcdc_cfg c;
 
 	setenv("SHOP_SRC", "host=/nowhere dbname=shop", 1);
-	assert_int_equal(pgcdc_cfg_of(f->a, cfg, &cfg->sources[0], &c, &err), 0);
+	assert_int_equal(pgcdc_cfg_of(f->a, f->p, &cfg->sources[0], &c, &err), 0);
 	assert_string_equal(c.slot, "a");
 	assert_string_equal(c.publication, "p");
 	assert_string_equal(c.dsn, "host=/nowhere dbname=shop");
@@ -62,6 +63,38 @@ static void test_sources_of_a_slot(void **state)
 	assert_true(pgcdc_first_of_slot(cfg, 3));
 }
 
+/* The gate is wanted where a live model reads two tables of one slot
+ * through two of its inputs: here gold.check joins silver.o and silver.i,
+ * over the tables of slot a; slot b has one table. */
+static void test_gate_wanted(void **state)
+{
+	struct fixture_project *f = *state;
+	const char *live = "@config materialized=incremental, live=true, "
+			   "incremental_filter=WHERE _sluice_seq > {watermark}\n";
+	struct project *p;
+
+	assert_false(live_gate_wanted(f->p, "a"));
+	fixture_put(f->root, "models/silver/o.sql",
+		    arena_sprintf(f->a, "%sSELECT payload, _sluice_seq FROM landing.orders\n", live));
+	fixture_put(f->root, "models/silver/i.sql",
+		    arena_sprintf(f->a, "%sSELECT payload, _sluice_seq FROM landing.items\n", live));
+	fixture_put(f->root, "models/silver/u.sql",
+		    arena_sprintf(f->a, "%sSELECT payload, _sluice_seq FROM landing.users\n", live));
+	p = fixture_load_valid(f->a, f->root);
+	assert_false(live_gate_wanted(p, "a"));
+	assert_false(live_gate_any(p));
+	fixture_put(f->root, "models/gold/check.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=append, "
+		    "incremental_filter=WHERE o._sluice_seq > {watermark:silver.o}\n"
+		    "SELECT o.payload, o._sluice_seq FROM silver.o AS o JOIN silver.i AS i ON "
+		    "i._sluice_seq = o._sluice_seq JOIN silver.u AS u ON u._sluice_seq = "
+		    "o._sluice_seq\n");
+	p = fixture_load_valid(f->a, f->root);
+	assert_true(live_gate_wanted(p, "a"));
+	assert_false(live_gate_wanted(p, "b"));
+	assert_true(live_gate_any(p));
+}
+
 static void test_unset_dsn_is_named(void **state)
 {
 	struct fixture_project *f = *state;
@@ -70,13 +103,14 @@ static void test_unset_dsn_is_named(void **state)
 	struct pgcdc_cfg c;
 
 	unsetenv("SHOP_SRC");
-	assert_int_equal(pgcdc_cfg_of(f->a, cfg, &cfg->sources[3], &c, &err), SL_E_CONFIG);
+	assert_int_equal(pgcdc_cfg_of(f->a, f->p, &cfg->sources[3], &c, &err), SL_E_CONFIG);
 	assert_non_null(strstr(err.msg, "SHOP_SRC is not set (sources.users.dsn_env names it)"));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_gate_wanted, setup, fixture_project_teardown),
 		cmocka_unit_test_setup_teardown(test_sources_of_a_slot, setup,
 						fixture_project_teardown),
 		cmocka_unit_test_setup_teardown(test_unset_dsn_is_named, setup,

@@ -1,0 +1,38 @@
+/*
+ * The landing gate: a live runner's cycle and the commit of a source
+ * transaction that lands in several landing tables at once exclude each
+ * other, so that every model one cycle refreshes reads the same landed
+ * transactions. Two live models over two tables of one postgres_cdc slot,
+ * and a model joining them, then never show half of a source transaction.
+ * Taken only where that can happen: a live model reading, through two of
+ * its inputs, two tables of one slot.
+ */
+#ifndef SL_LIVE_GATE_H
+#define SL_LIVE_GATE_H
+
+#include <stdbool.h>
+
+struct project;
+struct sl_err;
+struct wh;
+
+/* Whether a live model of p reads, through two of its inputs, two of the
+ * landing tables of slot's sources. */
+bool live_gate_wanted(const struct project *p, const char *slot);
+/* Whether that holds for any postgres_cdc slot of p: a runner's cycles
+ * then take the gate. */
+bool live_gate_any(const struct project *p);
+
+/* A cycle's side, shared by every runner: in the process, and on a
+ * shared warehouse between processes too. */
+int live_gate_enter(struct wh *w, struct sl_err *err);
+int live_gate_leave(struct wh *w, struct sl_err *err);
+
+/* A landing's side: commits the open transaction with the gate held
+ * alone, once no cycle holds it. Rolls back on error. */
+int live_gate_commit(struct wh *w, struct sl_err *err);
+/* The same, only when no cycle holds the gate now: *done says whether it
+ * committed (when not, the transaction stays open). */
+int live_gate_try_commit(struct wh *w, bool *done, struct sl_err *err);
+
+#endif
