@@ -7,7 +7,9 @@
 # Needs only bash, coreutils, cc and the DuckDB C library in .deps/duckdb;
 # the PostgreSQL benchmarks also need the PostgreSQL 15 server, psql and
 # libpq's headers (scripts/bootstrap.sh installs them), and start a
-# throwaway server of their own (tests/pg_server.sh), stopped on exit.
+# throwaway server of their own (tests/pg_server.sh), stopped on exit; the
+# postgres_cdc ones also pg_recvlogical and build/release/bench/cdc_latency
+# (make bench builds it).
 # Everything it writes goes to bench/out/ (git-ignored).
 #
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
@@ -46,6 +48,19 @@
 #   BENCH_PG_LIVE_SECONDS=10
 #                           seconds of the PostgreSQL live chain a round (at
 #                           BENCH_LIVE_RATE)
+#   BENCH_ONLY=pgcdc|pgcdc-land|pgcdc-latency
+#                           the postgres_cdc consumer's benchmarks (both, or one)
+#   BENCH_PGCDC_ROUNDS=3 BENCH_PGCDC_CHANGES=200000
+#   BENCH_PGCDC_SIZES="1, 2, 5, 10, 20, 50, 100, 200, 500, 1000" BENCH_PGCDC_LARGE=1
+#                           landing rate: rounds, changes, the transaction
+#                           sizes they cycle through, and (0: not) the point
+#                           in transactions of 1000 for scale
+#   BENCH_PGCDC_LATENCY_SECONDS=20 BENCH_PGCDC_RATE=10000 BENCH_PGCDC_TXN=100
+#   BENCH_PGCDC_LATENCY_WAREHOUSES=duckdb BENCH_PGCDC_SCALE_TXN=1000
+#   BENCH_PGCDC_SCALE_SECONDS=10
+#                           latency: seconds, changes/s, changes a transaction,
+#                           the warehouses of the sluice cdc runs ("duckdb
+#                           postgres"), and the serve run for scale (0: none)
 #   DEPS=.deps              where scripts/bootstrap.sh put DuckDB
 set -uo pipefail
 
@@ -1292,7 +1307,7 @@ pgcdc_land_rounds() {
 	local tag=$1 r i side
 	shift
 	local sides=("$@")
-	for side in "${sides[@]}"; do
+	for side in "${sides[@]}" engine; do
 		declare -ga "land_rate_$side=()"
 	done
 	for ((r = 1; r <= pgcdc_rounds; r++)); do
@@ -1303,9 +1318,17 @@ pgcdc_land_rounds() {
 			rates+=("$(per_sec "$work_changes" "$elapsed")")
 			unset -n rates
 			src_sql -c "SELECT pg_drop_replication_slot('${tag}_${side}_$r')" >/dev/null
+			[[ $side == duckdb ]] || continue
+			# the engine alone lands what sluice landed, the same way
+			"$out/raw_cdc_land" "$out/pgcdc_land_duckdb/warehouse.duckdb" \
+				"$out/pgcdc_land_engine.duckdb" >"$out/last.log" 2>&1 || {
+				show_failure "raw_cdc_land failed"
+				return 1
+			}
+			land_rate_engine+=("$(sed -n 's/.* \([0-9]*\) changes\/s.*/\1/p' "$out/last.log")")
 		done
 	done
-	for side in "${sides[@]}"; do
+	for side in "${sides[@]}" engine; do
 		local -n rates=land_rate_$side
 		printf '   %-28s %s\n' "$side runs (changes/s):" "${rates[*]}"
 		unset -n rates
@@ -1314,7 +1337,7 @@ pgcdc_land_rounds() {
 
 bench_pgcdc_land() {
 	local changes=${BENCH_PGCDC_CHANGES:-200000} sizes=${BENCH_PGCDC_SIZES:-1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
-	local large=${BENCH_PGCDC_LARGE:-1} r side slots med_d med_p med_r ok what
+	local large=${BENCH_PGCDC_LARGE:-1} r side slots med_d med_p med_r med_e ok what
 	echo
 	echo "== postgres_cdc landing rate: sluice cdc --once into DuckDB and into PostgreSQL vs pg_recvlogical (pgoutput, to /dev/null), the same WAL from slots made at the same point"
 	pg_start || return
@@ -1323,6 +1346,8 @@ bench_pgcdc_land() {
 		failed=1
 		return
 	}
+	cc -std=c11 -O2 -Wall -Wextra -I"$duckdb/include" bench/raw_cdc_land.c -L"$duckdb/lib" \
+		-Wl,-rpath,"$duckdb/lib" -lduckdb -o "$out/raw_cdc_land" || die "cannot build bench/raw_cdc_land.c"
 	pgcdc_source bench_pgcdc_src || return
 	src_sql -c "CREATE TABLE orders (id bigint PRIMARY KEY, customer text NOT NULL,
 			amount numeric(12,2), status text, note text, updated_at timestamptz)" \
@@ -1342,8 +1367,8 @@ bench_pgcdc_land() {
 	echo "   source: database bench_pgcdc_src, tables orders and order_items; $work_changes changes in $work_txns transactions of $sizes changes in turn (inserts, updates, deletes), committed in $work_secs s before the runs, up to LSN $endpos; $pgcdc_rounds rounds, each side from a slot of its own; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	pgcdc_land_rounds land duckdb postgres raw || return
 	med_d=$(median "${land_rate_duckdb[@]}") med_p=$(median "${land_rate_postgres[@]}")
-	med_r=$(median "${land_rate_raw[@]}")
-	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	med_r=$(median "${land_rate_raw[@]}") med_e=$(median "${land_rate_engine[@]}")
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg); the engine alone (bench/raw_cdc_land.c) landed the rows sluice landed into DuckDB again, one source transaction per commit: $med_e changes/s, which sluice takes $(ratio "$med_e" "$med_d")x the time of"
 	what="$work_changes changes in $work_txns source transactions of $sizes changes"
 	ok=$((med_d * 100 >= med_r * 80 && med_d >= 50000))
 	echo "postgres_cdc landing, $what: sluice cdc --once into DuckDB $med_d changes/s vs pg_recvlogical $med_r changes/s = $(ratio "$med_d" "$med_r")x its rate (target >= 0.80x and >= 50000 changes/s)$(verdict $ok)"
@@ -1360,7 +1385,7 @@ bench_pgcdc_land() {
 	endpos=$(src_sql -c "SELECT pg_current_wal_lsn()")
 	echo "   for scale, once: $work_changes changes in $work_txns transactions of 1000 (committed in $work_secs s)"
 	pgcdc_land_rounds big duckdb raw || return
-	echo "postgres_cdc landing, $work_changes changes in transactions of 1000 (for scale): sluice cdc --once into DuckDB ${land_rate_duckdb[0]} changes/s vs pg_recvlogical ${land_rate_raw[0]} changes/s = $(ratio "${land_rate_duckdb[0]}" "${land_rate_raw[0]}")x its rate"
+	echo "postgres_cdc landing, $work_changes changes in transactions of 1000 (for scale): sluice cdc --once into DuckDB ${land_rate_duckdb[0]} changes/s vs pg_recvlogical ${land_rate_raw[0]} changes/s = $(ratio "${land_rate_duckdb[0]}" "${land_rate_raw[0]}")x its rate; the engine alone landing the same: ${land_rate_engine[0]} changes/s"
 	src_drop_slots
 }
 
@@ -1430,7 +1455,7 @@ pgcdc_latency_run() {
 	done
 	timed "$tool" --dsn "$src_dsn" --table lat --slot lat_sluice --raw-slot lat_raw \
 		--publication bench_lat --seconds "$lat_secs" --rate "$lat_rate" --txn "$lat_txn" \
-		--dump "$out/pgcdc_latency_$mode-$wh.txt" "${args[@]}"
+		--dump "$out/pgcdc_latency_$mode-$wh-$lat_txn.txt" "${args[@]}"
 	i=$?
 	cp "$out/last.log" "$out/pgcdc_latency.log"
 	kill -TERM "$cdc_pid" 2>/dev/null
@@ -1461,6 +1486,7 @@ lat_field() { sed -n "s|^cdc_latency: $1: .*\\b$2 \\([0-9.]*\\) ms.*|\\1|p" "$ou
 bench_pgcdc_latency() {
 	local lat_secs=${BENCH_PGCDC_LATENCY_SECONDS:-20} lat_rate=${BENCH_PGCDC_RATE:-10000}
 	local lat_txn=${BENCH_PGCDC_TXN:-100} whs=${BENCH_PGCDC_LATENCY_WAREHOUSES:-duckdb}
+	local scale_txn=${BENCH_PGCDC_SCALE_TXN:-1000} scale_secs=${BENCH_PGCDC_SCALE_SECONDS:-10}
 	local wh p50 p99 raw50 raw99 m50 m99 ok
 	echo
 	echo "== postgres_cdc latency: $lat_rate changes/s in transactions of $lat_txn for $lat_secs s, committed by bench/cdc_latency.c, from each COMMIT to landed (its slot confirmed), against a bare pgoutput receiver on a second slot; then under sluice serve to a live CDC model"
@@ -1488,6 +1514,13 @@ bench_pgcdc_latency() {
 	ok=0
 	le "${m99:-1e9}" 300 && ok=1
 	echo "postgres_cdc latency at $lat_rate changes/s in transactions of $lat_txn, sluice serve into duckdb: commit to the live CDC model covering it p50 $m50 ms, p99 $m99 ms (target <= debounce 50 ms + 250 ms); the engine alone: p99 $raw99 ms = $(fratio "$m99" "$raw99")x its p99$(verdict $ok)"
+	if ((scale_txn)); then
+		# for scale: the same rate in a tenth of the transactions
+		lat_txn=$scale_txn lat_secs=$scale_secs
+		echo "   for scale, sluice serve at $lat_rate changes/s in transactions of $lat_txn for $lat_secs s (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+		pgcdc_latency_run serve || return
+		echo "postgres_cdc latency at $lat_rate changes/s in transactions of $lat_txn (for scale), sluice serve into duckdb: commit to landed p50 $(lat_field "commit to landed" p50) ms, p99 $(lat_field "commit to landed" p99) ms; to the live CDC model p50 $(lat_field "commit to covered" p50) ms, p99 $(lat_field "commit to covered" p99) ms; the engine alone: p99 $(lat_field "the engine alone, commit to confirmed" p99) ms"
+	fi
 	src_drop_slots
 }
 
