@@ -82,7 +82,14 @@ unit: deps $(BIN) $(UNIT_BIN)
 test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(FAULTFS)
 	@tests/run.sh $(BUILD)
 
-bench: deps all $(BUILD)/tools/post_load
+# the benchmarks' tools that stand alone (the others run.sh builds itself)
+BENCH_BIN := $(BUILD)/bench/cdc_latency
+
+$(BUILD)/bench/cdc_latency: bench/cdc_latency.c bench/raw_pg.h | $(DUCKDB)/STAMP
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpq -lcurl -ljansson -lpthread
+
+bench: deps all $(BUILD)/tools/post_load $(BENCH_BIN)
 	@bench/run.sh ./sluice
 
 clean:

@@ -7,7 +7,9 @@
 # Needs only bash, coreutils, cc and the DuckDB C library in .deps/duckdb;
 # the PostgreSQL benchmarks also need the PostgreSQL 15 server, psql and
 # libpq's headers (scripts/bootstrap.sh installs them), and start a
-# throwaway server of their own (tests/pg_server.sh), stopped on exit.
+# throwaway server of their own (tests/pg_server.sh), stopped on exit; the
+# postgres_cdc ones also pg_recvlogical and build/release/bench/cdc_latency
+# (make bench builds it).
 # Everything it writes goes to bench/out/ (git-ignored).
 #
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
@@ -46,6 +48,19 @@
 #   BENCH_PG_LIVE_SECONDS=10
 #                           seconds of the PostgreSQL live chain a round (at
 #                           BENCH_LIVE_RATE)
+#   BENCH_ONLY=pgcdc|pgcdc-land|pgcdc-latency
+#                           the postgres_cdc consumer's benchmarks (both, or one)
+#   BENCH_PGCDC_ROUNDS=3 BENCH_PGCDC_CHANGES=200000
+#   BENCH_PGCDC_SIZES="1, 2, 5, 10, 20, 50, 100, 200, 500, 1000" BENCH_PGCDC_LARGE=1
+#                           landing rate: rounds, changes, the transaction
+#                           sizes they cycle through, and (0: not) the point
+#                           in transactions of 1000 for scale
+#   BENCH_PGCDC_LATENCY_SECONDS=20 BENCH_PGCDC_RATE=10000 BENCH_PGCDC_TXN=100
+#   BENCH_PGCDC_LATENCY_WAREHOUSES=duckdb BENCH_PGCDC_SCALE_TXN=1000
+#   BENCH_PGCDC_SCALE_SECONDS=10
+#                           latency: seconds, changes/s, changes a transaction,
+#                           the warehouses of the sluice cdc runs ("duckdb
+#                           postgres"), and the serve run for scale (0: none)
 #   DEPS=.deps              where scripts/bootstrap.sh put DuckDB
 set -uo pipefail
 
@@ -799,9 +814,15 @@ bench_ingest() {
 # runs, gives each benchmark databases of its own, and stops the server
 # when it exits, however it exits.
 
-pg_dir= pg_dsn=
+pg_dir= pg_dsn= cdc_pid=
 
 pg_stop() {
+	# a postgres_cdc consumer still running (the script was interrupted)
+	if [[ -n $cdc_pid ]]; then
+		kill -TERM "$cdc_pid" 2>/dev/null
+		wait "$cdc_pid" 2>/dev/null
+		cdc_pid=
+	fi
 	[[ -n $pg_dir ]] || return 0
 	"$root/tests/pg_server.sh" stop "$pg_dir"
 	rm -rf "$pg_dir"
@@ -1124,6 +1145,385 @@ bench_pg_live() {
 	echo "PostgreSQL: live chain at $rate events/s in batches of 100: p99 lag $m_p99 ms (target <= debounce 50 ms + 400 ms), p50 $(fmedian "${p50s[@]}") ms; libpq alone, the chain's statements back to back: p99 $m_raw ms = $(fratio "$m_p99" "$m_raw")x$(verdict $ok)"
 }
 
+# ------------------------------------------------ postgres_cdc consumer
+#
+# sluice's logical-replication consumer against PostgreSQL's own client
+# (pg_recvlogical) and a bare pgoutput receiver (in bench/cdc_latency.c),
+# each reading the same WAL from a slot of its own made at the same point.
+# The source database is on the throwaway server of the PostgreSQL
+# benchmarks (tests/pg_server.sh runs it with wal_level logical).
+
+pgcdc_rounds=${BENCH_PGCDC_ROUNDS:-3}
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+
+# src_sql ARGS...: psql on the source database $src_dsn
+src_sql() { PGOPTIONS="-c client_min_messages=warning" psql "$src_dsn" -qAtX -v ON_ERROR_STOP=1 "$@"; }
+
+# src_slots NAME...: pgoutput slots made now on the source database
+src_slots() {
+	local n
+	for n; do
+		src_sql -c "SELECT 1 FROM pg_create_logical_replication_slot('$n', 'pgoutput')" \
+			>"$out/last.log" 2>&1 || {
+			show_failure "cannot make the slot $n"
+			return 1
+		}
+	done
+}
+
+# src_drop_slots: every slot of the source database dropped (none in use)
+src_drop_slots() {
+	src_sql -c "SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots
+		WHERE database = current_database()" >/dev/null
+}
+
+# pgcdc_source NAME: the database NAME made afresh as the source, its
+# connection string in $src_dsn and $SLUICE_BENCH_CDC_SRC
+pgcdc_source() {
+	src_dsn="$pg_dsn dbname=$1"
+	[[ -n $(psql "$pg_dsn" -qAtX -c "SELECT 1 FROM pg_database WHERE datname = '$1'") ]] &&
+		src_drop_slots
+	pg_db "$1" || return 1
+	export SLUICE_BENCH_CDC_SRC=$src_dsn
+}
+
+# pgcdc_workload CHANGES SIZES: at least CHANGES changes committed into
+# public.orders and public.order_items, in transactions whose sizes cycle
+# through SIZES ("1, 2, 5"); of a transaction of n changes, n/5 delete the
+# oldest orders (and their items), n/4 update the orders after those, the
+# rest insert new orders and an item for every second one. Sets
+# $work_changes and $work_txns (counted with ROW_COUNT) and $work_secs.
+pgcdc_workload() {
+	local line
+	timed src_sql -c "DO \$\$
+DECLARE
+	sizes int[] := ARRAY[$2];
+	total bigint := 0; txns int := 0; n int; ins int; upd int; del int; c bigint;
+	next_id bigint := 1; low bigint := 1;
+BEGIN
+	WHILE total < $1 LOOP
+		n := sizes[1 + txns % array_length(sizes, 1)];
+		del := n / 5; upd := n / 4;
+		IF next_id - low < 2 * (del + upd) THEN del := 0; upd := 0; END IF;
+		ins := n - del - upd;
+		INSERT INTO orders SELECT next_id + g, 'customer ' || ((next_id + g) % 997),
+			((next_id + g) % 100000) / 100.0, 'new', 'order ' || (next_id + g), now()
+		FROM generate_series(0, (ins + 1) / 2 - 1) g;
+		GET DIAGNOSTICS c = ROW_COUNT; total := total + c;
+		INSERT INTO order_items SELECT next_id + g, 1, 'sku-' || ((next_id + g) % 5000),
+			1 + g % 7, ((next_id + g) % 10000) / 100.0
+		FROM generate_series(0, ins / 2 - 1) g;
+		GET DIAGNOSTICS c = ROW_COUNT; total := total + c;
+		next_id := next_id + (ins + 1) / 2;
+		UPDATE orders SET status = 'paid', amount = amount + 1, updated_at = now()
+		WHERE id >= low + del AND id < low + del + upd;
+		GET DIAGNOSTICS c = ROW_COUNT; total := total + c;
+		DELETE FROM order_items WHERE order_id >= low AND order_id < low + del;
+		GET DIAGNOSTICS c = ROW_COUNT; total := total + c;
+		DELETE FROM orders WHERE id >= low AND id < low + del;
+		GET DIAGNOSTICS c = ROW_COUNT; total := total + c;
+		low := low + del;
+		txns := txns + 1;
+		COMMIT;
+	END LOOP;
+	RAISE WARNING 'workload: % changes in % transactions', total, txns;
+END \$\$" || {
+		show_failure "the workload failed"
+		return 1
+	}
+	line=$(sed -n 's/.*workload: \([0-9]*\) changes in \([0-9]*\) transactions.*/\1 \2/p' "$out/last.log")
+	read -r work_changes work_txns <<<"$line"
+	work_secs=$(secs "$elapsed")
+	[[ -n $work_txns ]] || {
+		show_failure "the workload did not say what it made"
+		return 1
+	}
+}
+
+write_pgcdc_land_project() { # write_pgcdc_land_project DIR SLOT
+	rm -rf "$1"
+	mkdir -p "$1/models/silver"
+	cat >"$1/sluice.yml" <<YML
+name: cdcland
+sources:
+  orders: {kind: postgres_cdc, dsn_env: SLUICE_BENCH_CDC_SRC, slot: $2, publication: bench_land, snapshot: never}
+  items: {kind: postgres_cdc, dsn_env: SLUICE_BENCH_CDC_SRC, slot: $2, publication: bench_land, snapshot: never, table: public.order_items}
+YML
+	# a project needs a model; a view costs the consumer nothing
+	cat >"$1/models/silver/orders.sql" <<'SQL'
+@config materialized=view
+SELECT op, lsn, payload FROM landing.orders
+SQL
+}
+
+# pgcdc_land_run SIDE SLOT: one timed run ($elapsed) from SLOT of SIDE:
+# duckdb or postgres (sluice cdc orders --once into that warehouse, which
+# must land exactly the workload) or raw (pg_recvlogical up to $endpos)
+pgcdc_land_run() {
+	local side=$1 slot=$2 dir=$out/pgcdc_land_$1 want
+	if [[ $side == raw ]]; then
+		timed "$pgbin/pg_recvlogical" -d "$src_dsn" -S "$slot" --start -o proto_version=1 \
+			-o publication_names=bench_land -f /dev/null --endpos="$endpos" || {
+			show_failure "pg_recvlogical failed"
+			return 1
+		}
+		[[ $(src_sql -c "SELECT confirmed_flush_lsn >= '$endpos' FROM pg_replication_slots
+			WHERE slot_name = '$slot'") == t ]] || {
+			show_failure "pg_recvlogical stopped before $endpos"
+			return 1
+		}
+		return 0
+	fi
+	write_pgcdc_land_project "$dir" "$slot"
+	if [[ $side == postgres ]]; then
+		pg_project "$dir"
+		pg_db bench_pgcdc_wh || return 1
+		export SLUICE_BENCH_PG=$db_dsn
+	fi
+	# the warehouse is made first, untimed: _sluice and the landing tables
+	"$sluice" run --project "$dir" >"$out/last.log" 2>&1 || {
+		show_failure "sluice run failed"
+		return 1
+	}
+	timed "$sluice" cdc orders --once --project "$dir" || {
+		show_failure "sluice cdc orders --once failed"
+		return 1
+	}
+	want="$work_txns transactions landed ($work_changes changes), 0 skipped"
+	grep -q ": $want" "$out/last.log" || {
+		show_failure "sluice cdc did not say: $want"
+		return 1
+	}
+}
+
+# per_sec N NS: N changes in NS nanoseconds, as changes a second
+per_sec() { echo $((($1 * 1000000000 + $2 / 2) / $2)); }
+
+# pgcdc_land_rounds TAG SIDES...: $pgcdc_rounds rounds over the workload
+# just committed, each run of a side from a slot of its own made before the
+# workload (TAG_SIDE_ROUND), the order of the sides turning each round; the
+# rates (changes/s) in land_rate_SIDE, printed
+pgcdc_land_rounds() {
+	local tag=$1 r i side
+	shift
+	local sides=("$@")
+	for side in "${sides[@]}" engine; do
+		declare -ga "land_rate_$side=()"
+	done
+	for ((r = 1; r <= pgcdc_rounds; r++)); do
+		for ((i = 0; i < ${#sides[@]}; i++)); do
+			side=${sides[(i + r - 1) % ${#sides[@]}]}
+			local -n rates=land_rate_$side
+			pgcdc_land_run "$side" "${tag}_${side}_$r" || return 1
+			rates+=("$(per_sec "$work_changes" "$elapsed")")
+			unset -n rates
+			src_sql -c "SELECT pg_drop_replication_slot('${tag}_${side}_$r')" >/dev/null
+			[[ $side == duckdb ]] || continue
+			# the engine alone lands what sluice landed, the same way
+			"$out/raw_cdc_land" "$out/pgcdc_land_duckdb/warehouse.duckdb" \
+				"$out/pgcdc_land_engine.duckdb" >"$out/last.log" 2>&1 || {
+				show_failure "raw_cdc_land failed"
+				return 1
+			}
+			land_rate_engine+=("$(sed -n 's/.* \([0-9]*\) changes\/s.*/\1/p' "$out/last.log")")
+		done
+	done
+	for side in "${sides[@]}" engine; do
+		local -n rates=land_rate_$side
+		printf '   %-28s %s\n' "$side runs (changes/s):" "${rates[*]}"
+		unset -n rates
+	done
+}
+
+bench_pgcdc_land() {
+	local changes=${BENCH_PGCDC_CHANGES:-200000} sizes=${BENCH_PGCDC_SIZES:-1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
+	local large=${BENCH_PGCDC_LARGE:-1} r side slots med_d med_p med_r med_e ok what
+	echo
+	echo "== postgres_cdc landing rate: sluice cdc --once into DuckDB and into PostgreSQL vs pg_recvlogical (pgoutput, to /dev/null), the same WAL from slots made at the same point"
+	pg_start || return
+	[[ -x $pgbin/pg_recvlogical ]] || {
+		echo "  FAILED: no pg_recvlogical in $pgbin"
+		failed=1
+		return
+	}
+	cc -std=c11 -O2 -Wall -Wextra -I"$duckdb/include" bench/raw_cdc_land.c -L"$duckdb/lib" \
+		-Wl,-rpath,"$duckdb/lib" -lduckdb -o "$out/raw_cdc_land" || die "cannot build bench/raw_cdc_land.c"
+	pgcdc_source bench_pgcdc_src || return
+	src_sql -c "CREATE TABLE orders (id bigint PRIMARY KEY, customer text NOT NULL,
+			amount numeric(12,2), status text, note text, updated_at timestamptz)" \
+		-c "CREATE TABLE order_items (order_id bigint, line int, sku text, qty int,
+			price numeric(10,2), PRIMARY KEY (order_id, line))" \
+		-c "CREATE PUBLICATION bench_land FOR TABLE orders, order_items" >"$out/last.log" 2>&1 || {
+		show_failure "cannot make the source tables"
+		return
+	}
+	slots=()
+	for ((r = 1; r <= pgcdc_rounds; r++)); do
+		for side in duckdb postgres raw; do slots+=("land_${side}_$r"); done
+	done
+	src_slots "${slots[@]}" || return
+	pgcdc_workload "$changes" "$sizes" || return
+	endpos=$(src_sql -c "SELECT pg_current_wal_lsn()")
+	echo "   source: database bench_pgcdc_src, tables orders and order_items; $work_changes changes in $work_txns transactions of $sizes changes in turn (inserts, updates, deletes), committed in $work_secs s before the runs, up to LSN $endpos; $pgcdc_rounds rounds, each side from a slot of its own; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	pgcdc_land_rounds land duckdb postgres raw || return
+	med_d=$(median "${land_rate_duckdb[@]}") med_p=$(median "${land_rate_postgres[@]}")
+	med_r=$(median "${land_rate_raw[@]}") med_e=$(median "${land_rate_engine[@]}")
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg); the engine alone (bench/raw_cdc_land.c) landed the rows sluice landed into DuckDB again, one source transaction per commit: $med_e changes/s, which sluice takes $(ratio "$med_e" "$med_d")x the time of"
+	what="$work_changes changes in $work_txns source transactions of $sizes changes"
+	ok=$((med_d * 100 >= med_r * 80 && med_d >= 50000))
+	echo "postgres_cdc landing, $what: sluice cdc --once into DuckDB $med_d changes/s vs pg_recvlogical $med_r changes/s = $(ratio "$med_d" "$med_r")x its rate (target >= 0.80x and >= 50000 changes/s)$(verdict $ok)"
+	ok=$((med_p * 100 >= med_r * 80 && med_p >= 50000))
+	echo "postgres_cdc landing, $what: sluice cdc --once into PostgreSQL $med_p changes/s vs pg_recvlogical $med_r changes/s = $(ratio "$med_p" "$med_r")x its rate (target >= 0.80x and >= 50000 changes/s)$(verdict $ok)"
+
+	((large)) || return 0
+	# for scale: the per-change cost alone, in transactions of 1000
+	src_drop_slots
+	src_sql -c "TRUNCATE orders, order_items" >/dev/null || return
+	local pgcdc_rounds=1
+	src_slots big_duckdb_1 big_raw_1 || return
+	pgcdc_workload "$changes" 1000 || return
+	endpos=$(src_sql -c "SELECT pg_current_wal_lsn()")
+	echo "   for scale, once: $work_changes changes in $work_txns transactions of 1000 (committed in $work_secs s)"
+	pgcdc_land_rounds big duckdb raw || return
+	echo "postgres_cdc landing, $work_changes changes in transactions of 1000 (for scale): sluice cdc --once into DuckDB ${land_rate_duckdb[0]} changes/s vs pg_recvlogical ${land_rate_raw[0]} changes/s = $(ratio "${land_rate_duckdb[0]}" "${land_rate_raw[0]}")x its rate; the engine alone landing the same: ${land_rate_engine[0]} changes/s"
+	src_drop_slots
+}
+
+# ---------------------------------------------------- postgres_cdc latency
+
+write_pgcdc_latency_project() { # write_pgcdc_latency_project DIR SLOT
+	rm -rf "$1"
+	mkdir -p "$1/models/silver"
+	cat >"$1/sluice.yml" <<YML
+name: cdclatency
+sources:
+  lat: {kind: postgres_cdc, dsn_env: SLUICE_BENCH_CDC_SRC, slot: $2, publication: bench_lat, snapshot: never}
+live: {debounce: 50ms, max_latency: 100ms, min_interval: 0}
+YML
+	cat >"$1/models/silver/lat.sql" <<'SQL'
+-- the source table, kept live by applying its change events
+@config materialized=incremental, live=true, incremental_strategy=merge, unique_key=id,
+        cdc_op=op, cdc_seq=lsn, incremental_filter=WHERE _sluice_seq > {watermark}
+SELECT CAST(payload->>'id' AS BIGINT) AS id, CAST(payload->>'txn' AS BIGINT) AS txn,
+       CAST(payload->>'amount' AS BIGINT) AS amount, op, lsn, _sluice_seq
+FROM landing.lat
+SQL
+}
+
+# pgcdc_latency_run MODE [postgres]: the table, its publication and two
+# slots made afresh, then the consumer (MODE cdc: sluice cdc lat; serve:
+# sluice serve, whose live model silver.lat cdc_latency watches) against
+# the generator; its lines in $out/last.log and printed
+pgcdc_latency_run() {
+	local mode=$1 wh=${2:-duckdb} dir=$out/pgcdc_latency tool=$root/build/release/bench/cdc_latency
+	local url args=() i base check
+	src_drop_slots
+	src_sql -c "DROP TABLE IF EXISTS lat" -c "DROP PUBLICATION IF EXISTS bench_lat" \
+		-c "CREATE TABLE lat (id bigint PRIMARY KEY, txn bigint, amount bigint, note text)" \
+		-c "CREATE PUBLICATION bench_lat FOR TABLE lat" >"$out/last.log" 2>&1 || {
+		show_failure "cannot make the source table"
+		return 1
+	}
+	src_slots lat_sluice lat_raw || return 1
+	write_pgcdc_latency_project "$dir" lat_sluice
+	if [[ $wh == postgres ]]; then
+		pg_project "$dir"
+		pg_db bench_pgcdc_lat_wh || return 1
+		export SLUICE_BENCH_PG=$db_dsn
+	fi
+	"$sluice" run --project "$dir" >"$out/last.log" 2>&1 || {
+		show_failure "sluice run failed"
+		return 1
+	}
+	if [[ $mode == serve ]]; then
+		serve_start "$dir" || {
+			cp "$dir/serve.log" "$out/last.log"
+			show_failure "sluice serve did not start"
+			return 1
+		}
+		cdc_pid=$serve_pid
+		url=$(sed -n 's/.*"url": "\([^"]*\)".*/\1/p' "$dir/.sluice/server.json")
+		args=(--status "$url" --model silver.lat)
+	else
+		"$sluice" cdc lat --project "$dir" >"$dir/cdc.log" 2>&1 &
+		cdc_pid=$!
+	fi
+	# the consumer streams once the server shows its slot in use
+	for i in $(seq 400); do
+		[[ $(src_sql -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'lat_sluice'") == t ]] && break
+		sleep 0.025
+	done
+	timed "$tool" --dsn "$src_dsn" --table lat --slot lat_sluice --raw-slot lat_raw \
+		--publication bench_lat --seconds "$lat_secs" --rate "$lat_rate" --txn "$lat_txn" \
+		--dump "$out/pgcdc_latency_$mode-$wh-$lat_txn.txt" "${args[@]}"
+	i=$?
+	cp "$out/last.log" "$out/pgcdc_latency.log"
+	kill -TERM "$cdc_pid" 2>/dev/null
+	wait "$cdc_pid" 2>/dev/null
+	cdc_pid=
+	cp "$out/pgcdc_latency.log" "$out/last.log"
+	if ((i)); then
+		show_failure "cdc_latency failed"
+		return 1
+	fi
+	sed 's/^cdc_latency: /   /' "$out/last.log"
+	[[ $mode == serve ]] || return 0
+	# each source transaction landed with one sequence, the warm-up's + k
+	base=$(sed -n 's/.*sequence base \([0-9]*\).*/\1/p' "$out/last.log")
+	check=$("$sluice" sql "SELECT count(DISTINCT _sluice_seq - CAST(payload->>'txn' AS BIGINT)) || '/' || min(_sluice_seq - CAST(payload->>'txn' AS BIGINT)) AS d FROM landing.lat WHERE op IN ('c', 'u')" --project "$dir" 2>&1 | tail -1 | tr -d ' ')
+	if [[ $check != "1/$base" ]]; then
+		echo "  FAILED: the transactions did not land with the sequences taken for them (base $base): '$check'"
+		failed=1
+		return 1
+	fi
+	cp "$out/pgcdc_latency.log" "$out/last.log"
+}
+
+# lat_field MEASURE NAME: a figure (p50, p99, max) of a cdc_latency line in
+# $out/last.log ("commit to landed", "the engine alone, commit to confirmed")
+lat_field() { sed -n "s|^cdc_latency: $1: .*\\b$2 \\([0-9.]*\\) ms.*|\\1|p" "$out/last.log"; }
+
+bench_pgcdc_latency() {
+	local lat_secs=${BENCH_PGCDC_LATENCY_SECONDS:-20} lat_rate=${BENCH_PGCDC_RATE:-10000}
+	local lat_txn=${BENCH_PGCDC_TXN:-100} whs=${BENCH_PGCDC_LATENCY_WAREHOUSES:-duckdb}
+	local scale_txn=${BENCH_PGCDC_SCALE_TXN:-1000} scale_secs=${BENCH_PGCDC_SCALE_SECONDS:-10}
+	local wh p50 p99 raw50 raw99 m50 m99 ok
+	echo
+	echo "== postgres_cdc latency: $lat_rate changes/s in transactions of $lat_txn for $lat_secs s, committed by bench/cdc_latency.c, from each COMMIT to landed (its slot confirmed), against a bare pgoutput receiver on a second slot; then under sluice serve to a live CDC model"
+	[[ -x $root/build/release/bench/cdc_latency ]] || die "no build/release/bench/cdc_latency (run make bench)"
+	pg_start || return
+	pgcdc_source bench_pgcdc_lat_src || return
+	for wh in $whs; do
+		echo "   sluice cdc lat into $wh (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+		pgcdc_latency_run cdc "$wh" || return
+		p50=$(lat_field "commit to landed" p50) p99=$(lat_field "commit to landed" p99)
+		raw50=$(lat_field "the engine alone, commit to confirmed" p50)
+		raw99=$(lat_field "the engine alone, commit to confirmed" p99)
+		ok=0
+		le "${p99:-1e9}" 100 && ok=1
+		echo "postgres_cdc latency at $lat_rate changes/s in transactions of $lat_txn, sluice cdc into $wh: commit to landed p50 $p50 ms, p99 $p99 ms (target <= 100 ms); the engine alone, a bare receiver's confirmation: p50 $raw50 ms, p99 $raw99 ms = $(fratio "$p99" "$raw99")x its p99$(verdict $ok)"
+	done
+	echo "   sluice serve (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+	pgcdc_latency_run serve || return
+	p50=$(lat_field "commit to landed" p50) p99=$(lat_field "commit to landed" p99)
+	raw99=$(lat_field "the engine alone, commit to confirmed" p99)
+	m50=$(lat_field "commit to covered" p50) m99=$(lat_field "commit to covered" p99)
+	ok=0
+	le "${p99:-1e9}" 100 && ok=1
+	echo "postgres_cdc latency at $lat_rate changes/s in transactions of $lat_txn, sluice serve into duckdb: commit to landed p50 $p50 ms, p99 $p99 ms (target <= 100 ms); the engine alone: p99 $raw99 ms = $(fratio "$p99" "$raw99")x its p99$(verdict $ok)"
+	ok=0
+	le "${m99:-1e9}" 300 && ok=1
+	echo "postgres_cdc latency at $lat_rate changes/s in transactions of $lat_txn, sluice serve into duckdb: commit to the live CDC model covering it p50 $m50 ms, p99 $m99 ms (target <= debounce 50 ms + 250 ms); the engine alone: p99 $raw99 ms = $(fratio "$m99" "$raw99")x its p99$(verdict $ok)"
+	if ((scale_txn)); then
+		# for scale: the same rate in a tenth of the transactions
+		lat_txn=$scale_txn lat_secs=$scale_secs
+		echo "   for scale, sluice serve at $lat_rate changes/s in transactions of $lat_txn for $lat_secs s (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+		pgcdc_latency_run serve || return
+		echo "postgres_cdc latency at $lat_rate changes/s in transactions of $lat_txn (for scale), sluice serve into duckdb: commit to landed p50 $(lat_field "commit to landed" p50) ms, p99 $(lat_field "commit to landed" p99) ms; to the live CDC model p50 $(lat_field "commit to covered" p50) ms, p99 $(lat_field "commit to covered" p99) ms; the engine alone: p99 $(lat_field "the engine alone, commit to confirmed" p99) ms"
+	fi
+	src_drop_slots
+}
+
 [[ -z $only || $only == plan ]] && bench_plan
 [[ -z $only || $only == chain ]] && bench_chain
 [[ -z $only || $only == live ]] && bench_live
@@ -1132,4 +1532,6 @@ bench_pg_live() {
 [[ -z $only || $only == pg || $only == pg-chain ]] && bench_pg_chain
 [[ -z $only || $only == pg || $only == pg-ingest ]] && bench_pg_ingest
 [[ -z $only || $only == pg || $only == pg-live ]] && bench_pg_live
+[[ -z $only || $only == pgcdc || $only == pgcdc-land ]] && bench_pgcdc_land
+[[ -z $only || $only == pgcdc || $only == pgcdc-latency ]] && bench_pgcdc_latency
 exit $failed
