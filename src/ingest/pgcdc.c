@@ -35,9 +35,11 @@
  * transaction of any size lands in bounded memory. */
 #define HOLD_ROWS 4096
 #define HOLD_BYTES (8u << 20)
-/* Through the landing gate: how long landed transactions may wait,
- * uncommitted, for a cycle to let go of it before the commit waits. */
-#define GROUP_MAX_US (200 * 1000LL)
+/* Ended transactions are committed once the stream has nothing more
+ * ready, so a backlog lands several per warehouse commit; they wait no
+ * longer than this (nor, through the landing gate, for a cycle to let go
+ * of it) before the commit is made, or waited for. */
+#define GROUP_MAX_US (100 * 1000LL)
 #define PENDING_POLL_MS 5
 
 /* A table's new shape, from the change at pos of its transaction on. */
@@ -68,6 +70,7 @@ struct stream {
 	/* each table's latest shape as recorded (in shape_a), and the new
 	 * shapes the transaction records when it lands (in batch_a) */
 	struct arena *shape_a;
+	struct pgcdc_columns *cols; /* the landing tables', per table, in shape_a */
 	struct pgcdc_shape *shapes;
 	size_t nshapes, shapes_cap;
 	struct shape_note *notes;
@@ -471,6 +474,8 @@ static int flush_held(struct stream *s, struct sl_err *err)
 		rc = pgcdc_batch_begin(s->w, s->batch_a, s->c, s->txn.commit_lsn, s->txn.xid,
 				       units_now_ms(), false, &s->batch, err);
 		s->batch_open = !rc;
+		s->batch.cols = s->cols;
+		s->batch.cols_a = s->shape_a;
 	}
 	if (!rc)
 		rc = pgcdc_batch_add(s->w, s->land_a, s->c, &s->batch, s->txn.rows, s->txn.nrows, err);
@@ -586,7 +591,7 @@ static int end_txn(struct stream *s, struct sl_err *err)
 			wh_rollback(s->w);
 	}
 	if (!rc)
-		rc = pgcdc_batch_end(s->w, s->c, &s->batch, s->txn.end_lsn, err);
+		rc = pgcdc_batch_end(s->w, s->c, &s->batch, err);
 	s->notes = NULL;
 	s->nnotes = s->notes_cap = 0;
 	if (rc) {
@@ -616,7 +621,7 @@ static int commit_pending(struct stream *s, bool force, struct sl_err *err)
 	if (!s->pending)
 		return 0;
 	wait = force || units_mono_us() - s->pending_since_us >= GROUP_MAX_US;
-	rc = pgcdc_batch_commit(s->w, s->c, wait, &done, err);
+	rc = pgcdc_batch_commit(s->w, s->c, &s->batch, s->pending_end, wait, &done, err);
 	if (!rc && !done)
 		return 0;
 	s->pending = s->batch_open = false;
@@ -653,8 +658,9 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 		s->st->skipped++;
 	else if (s->batch_open || s->txn.nrows || s->nnotes)
 		rc = end_txn(s, err);
-	if (!rc)
-		rc = commit_pending(s, false, err);
+	/* a backlog that never lets up still commits now and then */
+	if (!rc && s->pending && units_mono_us() - s->pending_since_us >= GROUP_MAX_US)
+		rc = commit_pending(s, true, err);
 	s->in_txn = false;
 	pgoutput_cache_forget(s->cache);
 	if (s->o->once && s->txn.end_lsn >= s->st->target_lsn)
@@ -812,6 +818,16 @@ static int consume(struct stream *s, struct sl_err *err)
 	return ok ? 0 : stream_failed(s, false, err);
 }
 
+/* Whether the socket has more of the stream ready now; if so, it is
+ * read. */
+static int more_ready(struct stream *s, bool *more, struct sl_err *err)
+{
+	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+
+	*more = poll(&pfd, 1, 0) > 0;
+	return *more ? consume(s, err) : 0;
+}
+
 static int stream_loop(struct stream *s, struct sl_err *err)
 {
 	int rc = 0;
@@ -829,6 +845,17 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 		if (n < 0) {
 			rc = stream_failed(s, n == -1, err);
 			break;
+		}
+		if (s->pending) {
+			bool more = false;
+
+			rc = more_ready(s, &more, err);
+			if (!rc && !more)
+				rc = commit_pending(s, false, err);
+			if (rc)
+				break;
+			if (more || !s->pending)
+				continue;
 		}
 		n = poll(&pfd, 1, s->pending ? PENDING_POLL_MS : s->o->once ? PING_AFTER_MS : 1000);
 		if (n < 0 && errno != EINTR)
@@ -908,6 +935,8 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 		rc = pgcdc_ticker_start(&s.tick, s.repl, s.confirmed, c->status_interval_ms, err);
 		s.ticking = !rc;
 	}
+	s.cols = arena_alloc(s.shape_a, (c->ntables + 1) * sizeof(*s.cols));
+	memset(s.cols, 0, (c->ntables + 1) * sizeof(*s.cols));
 	if (!rc)
 		rc = pgcdc_shapes_read(w, s.shape_a, c->slot, &s.shapes, &s.nshapes, err);
 	s.shapes_cap = s.nshapes;

@@ -32,6 +32,7 @@
 struct arena;
 struct sl_err;
 struct wh;
+struct wh_column;
 
 /* A source of the slot: the table read ("public.orders") and the landing
  * table it lands in ("landing.orders"). */
@@ -118,6 +119,17 @@ struct pgcdc_batch {
 	int64_t pos;   /* rows added so far */
 	int64_t *rows; /* per table of the slot */
 	char seqtext[32], now[32];
+	/* the landing tables' columns, per table, read once into cols_a and
+	 * kept there by the caller from batch to batch (NULL: read at each
+	 * append) */
+	struct pgcdc_columns *cols;
+	struct arena *cols_a;
+};
+
+/* A landing table's columns as read (n 0: not read yet). */
+struct pgcdc_columns {
+	struct wh_column *cols;
+	size_t n;
 };
 
 /* Begins the transaction: the slot's landing tables locked (shared
@@ -135,22 +147,23 @@ int pgcdc_batch_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
 		    struct sl_err *err);
 /* The end of the batch's source transaction, in its warehouse
  * transaction: the advance of each landing table it touched (a snapshot:
- * each one) and the slot's row (a transaction: landed_lsn its commit LSN,
- * confirmed_lsn raised to end_lsn, which the caller sends once this
- * commits; a snapshot: landed and confirmed its consistent point, done). */
+ * each one). */
 int pgcdc_batch_end(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
-		    uint64_t end_lsn, struct sl_err *err);
+		    struct sl_err *err);
 /* The next source transaction (commit LSN lsn, xid) in the same warehouse
  * transaction, after pgcdc_batch_end: a sequence of its own, its places
- * from 1 again. While a landing waits for the gate its transactions so
- * add up, each still whole and in commit order. */
+ * from 1 again. Transactions that wait to commit so add up, each whole
+ * and in commit order. */
 int pgcdc_batch_next(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b, uint64_t lsn,
 		     uint32_t xid, int64_t now_ms, struct sl_err *err);
-/* Commits the warehouse transaction, through the landing gate when c asks
- * for it: waiting for it, or (not wait) only when no cycle holds it, *done
- * saying whether it committed. */
-int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, bool wait, bool *done,
-		       struct sl_err *err);
+/* The slot's row (a transaction: landed_lsn the last one's commit LSN,
+ * confirmed_lsn raised to end_lsn, its end, which the caller sends once
+ * this committed; a snapshot: landed and confirmed its consistent point,
+ * done), then the commit, through the landing gate when c asks for it:
+ * waiting for it, or (not wait) only when no cycle holds it, *done saying
+ * whether it committed (when not, the transaction stays open). */
+int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		       uint64_t end_lsn, bool wait, bool *done, struct sl_err *err);
 /* pgcdc_batch_end, then the commit (waiting for the gate). */
 int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
 		       uint64_t end_lsn, struct sl_err *err);

@@ -53,27 +53,30 @@ int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out
 static int slot_store(struct wh *w, const char *slot, uint64_t landed, uint64_t confirmed,
 		      struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
+	const struct wh_arg args[] = { WH_INT((int64_t)landed), WH_INT((int64_t)confirmed),
+				       WH_TEXT(slot) };
+	const char *update = "UPDATE _sluice.cdc_slots SET landed_lsn = CASE WHEN $1::BIGINT > 0 "
+			     "THEN $1::BIGINT ELSE landed_lsn END, confirmed_lsn = "
+			     "greatest(confirmed_lsn, $2::BIGINT) WHERE slot = $3::VARCHAR";
 	int64_t changed = 0;
-	int rc;
+	int rc = wh_exec_args(w, update, args, 3, &changed, err);
 
-	buf_adds(&sql, "UPDATE _sluice.cdc_slots SET ");
-	if (landed)
-		buf_addf(&sql, "landed_lsn = %" PRIu64 ", ", landed);
-	buf_addf(&sql, "confirmed_lsn = greatest(confirmed_lsn, %" PRIu64 ") WHERE slot = ",
-		 confirmed);
-	buf_add_sql_str(&sql, slot);
-	rc = wh_exec_count(w, sql.buf, &changed, err);
+	/* planned anew: the kept plan may date from before the row existed */
 	if (!rc && !changed) {
-		buf_reset(&sql);
-		buf_adds(&sql, "INSERT INTO _sluice.cdc_slots (slot, landed_lsn, confirmed_lsn) "
-			       "VALUES (");
-		buf_add_sql_str(&sql, slot);
-		buf_addf(&sql, ", %" PRIu64 ", %" PRIu64 ")", landed,
-			 confirmed > landed ? confirmed : landed);
-		rc = wh_exec(w, sql.buf, err);
+		wh_forget_statement(w, update);
+		rc = wh_exec_args(w, update, args, 3, &changed, err);
 	}
-	buf_release(&sql);
+	if (!rc && !changed) {
+		const struct wh_arg row[] = { WH_TEXT(slot), WH_INT((int64_t)landed),
+					      WH_INT((int64_t)(confirmed > landed ? confirmed
+										  : landed)) };
+
+		wh_forget_statement(w, update);
+		rc = wh_exec_args(w,
+				  "INSERT INTO _sluice.cdc_slots (slot, landed_lsn, confirmed_lsn) "
+				  "VALUES ($1::VARCHAR, $2::BIGINT, $3::BIGINT)",
+				  row, 3, NULL, err);
+	}
 	return rc;
 }
 
@@ -120,7 +123,16 @@ static int append_table(struct wh *w, struct arena *a, const struct pgcdc_table 
 	if (!dot || (size_t)(dot - tab->landing) >= sizeof(schema))
 		return sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", tab->landing);
 	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - tab->landing), tab->landing);
-	rc = wh_table_columns(w, a, schema, dot + 1, &cols, &ncols, err);
+	if (b->cols && b->cols[ti].n) {
+		cols = b->cols[ti].cols;
+		ncols = b->cols[ti].n;
+		rc = 0;
+	} else {
+		rc = wh_table_columns(w, b->cols ? b->cols_a : a, schema, dot + 1, &cols, &ncols,
+				      err);
+		if (!rc && b->cols)
+			b->cols[ti] = (struct pgcdc_columns){ .cols = cols, .n = ncols };
+	}
 	if (!rc && !ncols)
 		rc = sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", tab->landing);
 	if (!rc)
@@ -238,7 +250,7 @@ int pgcdc_batch_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
 }
 
 int pgcdc_batch_end(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
-		    uint64_t end_lsn, struct sl_err *err)
+		    struct sl_err *err)
 {
 	int rc = 0;
 
@@ -249,9 +261,6 @@ int pgcdc_batch_end(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch 
 		if (b->snapshot || b->rows[i])
 			rc = live_advance_record(w, c->tables[i].landing, &adv, b->now_ms, err);
 	}
-	if (!rc)
-		rc = b->snapshot ? slot_replace(w, c->slot, b->lsn, "done", err)
-				 : slot_store(w, c->slot, b->lsn, end_lsn, err);
 	if (rc)
 		wh_rollback(w);
 	return rc;
@@ -274,11 +283,17 @@ int pgcdc_batch_next(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch
 	return rc;
 }
 
-int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, bool wait, bool *done,
-		       struct sl_err *err)
+int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		       uint64_t end_lsn, bool wait, bool *done, struct sl_err *err)
 {
-	int rc;
+	int rc = b->snapshot ? slot_replace(w, c->slot, b->lsn, "done", err)
+			     : slot_store(w, c->slot, b->lsn, end_lsn, err);
 
+	*done = false;
+	if (rc) {
+		wh_rollback(w);
+		return rc;
+	}
 	*done = true;
 	if (c->gate)
 		return wait ? live_gate_commit(w, err) : live_gate_try_commit(w, done, err);
@@ -292,9 +307,9 @@ int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_bat
 		       uint64_t end_lsn, struct sl_err *err)
 {
 	bool done;
-	int rc = pgcdc_batch_end(w, c, b, end_lsn, err);
+	int rc = pgcdc_batch_end(w, c, b, err);
 
-	return rc ? rc : pgcdc_batch_commit(w, c, true, &done, err);
+	return rc ? rc : pgcdc_batch_commit(w, c, b, end_lsn, true, &done, err);
 }
 
 int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,

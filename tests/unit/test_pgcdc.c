@@ -187,11 +187,11 @@ static void test_batch_groups(void **state)
 
 	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 3000, 9, 0, false, &b, &f->err), 0);
 	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, one, 2, &f->err), 0);
-	assert_int_equal(pgcdc_batch_end(f->w, &cfg, &b, 3040, &f->err), 0);
+	assert_int_equal(pgcdc_batch_end(f->w, &cfg, &b, &f->err), 0);
 	assert_int_equal(pgcdc_batch_next(f->w, &cfg, &b, 4000, 10, 0, &f->err), 0);
 	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, two, 1, &f->err), 0);
-	assert_int_equal(pgcdc_batch_end(f->w, &cfg, &b, 4040, &f->err), 0);
-	assert_int_equal(pgcdc_batch_commit(f->w, &cfg, false, &done, &f->err), 0);
+	assert_int_equal(pgcdc_batch_end(f->w, &cfg, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &cfg, &b, 4040, false, &done, &f->err), 0);
 	assert_true(done);
 	assert_string_equal(query_text(f, "SELECT string_agg(op || lsn || '/' || xid || '/' || "
 					  "_sluice_pos, ',' ORDER BY _sluice_seq) FROM landing.orders"),
@@ -214,18 +214,25 @@ static void test_gate_try_commit(void **state)
 {
 	struct fixture_db *f = *state;
 	struct pgcdc_cfg gated = cfg;
+	struct pgcdc_row row[] = { { 1, 'c', "{\"id\":1}" } };
+	struct pgcdc_batch b;
+	struct pgcdc_slot_state st;
 	bool done = true;
 
 	gated.gate = true;
-	assert_int_equal(wh_begin(f->w, &f->err), 0);
-	exec(f->w, "INSERT INTO landing.orders (op) VALUES ('c')");
+	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &gated, 500, 3, 0, false, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, f->a, &gated, &b, row, 1, &f->err), 0);
+	assert_int_equal(pgcdc_batch_end(f->w, &gated, &b, &f->err), 0);
 	assert_int_equal(live_gate_enter(f->w, &f->err), 0);
-	assert_int_equal(pgcdc_batch_commit(f->w, &gated, false, &done, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &gated, &b, 540, false, &done, &f->err), 0);
 	assert_false(done);
 	assert_int_equal(live_gate_leave(f->w, &f->err), 0);
-	assert_int_equal(pgcdc_batch_commit(f->w, &gated, false, &done, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &gated, &b, 540, false, &done, &f->err), 0);
 	assert_true(done);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.landed, 500);
+	assert_int_equal(st.confirmed, 540);
 }
 
 /* A table's shapes: the text a Relation message makes, and the latest of
