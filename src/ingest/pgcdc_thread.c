@@ -94,17 +94,21 @@ static void server_at(struct pgcdc_thread *t, uint64_t lsn)
 static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_end, int64_t seq)
 {
 	struct pgcdc_thread *t = ctx;
+	struct pgcdc_landed landed = { .slot = t->cfg.slot, .seq = seq };
 
 	pthread_mutex_lock(&t->wk.mu);
 	if (!t->streaming)
 		probe_ask(t);
+	/* what this commit added: st counts the attempt's */
+	landed.txns = st->txns - t->st.txns;
+	landed.changes = st->rows - t->st.rows;
 	t->streaming = true;
 	t->st = *st;
 	server_at(t, wal_end);
 	pgcdc_retry_streaming(&t->retry);
 	pthread_mutex_unlock(&t->wk.mu);
 	if (seq && t->landed)
-		t->landed(t->ctx);
+		t->landed(t->ctx, &landed);
 }
 
 static void *run(void *arg)

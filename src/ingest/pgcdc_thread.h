@@ -11,6 +11,7 @@
 #define SL_INGEST_PGCDC_THREAD_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct arena;
@@ -21,8 +22,15 @@ struct sl_err;
 struct wh;
 struct pgcdc_thread;
 
-/* Told on the consumer's thread after a transaction with rows landed. */
-typedef void (*pgcdc_landed_fn)(void *ctx);
+/* A commit of the consumer: its slot, the sequence of its last source
+ * transaction, and how many transactions and changes it landed. */
+struct pgcdc_landed {
+	const char *slot;
+	int64_t seq, txns, changes;
+};
+
+/* Told on the consumer's thread after each commit with rows. */
+typedef void (*pgcdc_landed_fn)(void *ctx, const struct pgcdc_landed *landed);
 
 /* The consumer of src's slot (cfg's postgres_cdc sources that name it) on
  * connection w, which it owns from now on; log gets a line per failure

@@ -194,15 +194,22 @@ static void stop_live(struct server *s)
  * the writer), a consumer per postgres_cdc slot (landing on its own), each
  * on a warehouse connection it owns once started ---- */
 
-/* A source transaction landed: the runner reads the advances anew. */
-static void on_cdc_landed(void *ctx)
+/* Source transactions landed: the runner reads the advances anew, and
+ * the watchers hear of it. */
+static void on_cdc_landed(void *ctx, const struct pgcdc_landed *landed)
 {
 	struct server *s = ctx;
+	json_t *o = json_object();
 
 	pthread_rwlock_rdlock(&s->lock);
 	if (s->live)
 		live_thread_notify(s->live);
 	pthread_rwlock_unlock(&s->lock);
+	json_object_set_new(o, "slot", json_string(landed->slot));
+	json_object_set_new(o, "seq", json_integer(landed->seq));
+	json_object_set_new(o, "transactions", json_integer(landed->txns));
+	json_object_set_new(o, "changes", json_integer(landed->changes));
+	emit(s, "landed", o);
 }
 
 /* Listed before it starts, so that one that fails to start is freed. */

@@ -42,10 +42,16 @@ done
 status | jq -c '.cdc[] | {slot, sources, state, failures, wal_status, safe_wal_size}'
 "$SLUICE_BIN" live status | grep -A1 "^SLOT" | awk 'NR == 1 { print $1, $2, $7, $8, $9 } NR == 2 { print $1, $2, $6, $7 }'
 
-note changes committed in the source reach the live model with no command
+note changes committed in the source reach the live model with no command, and the watchers hear of each landing
+curl -sN --max-time 20 "http://127.0.0.1:$serve_port/api/live/events" >events.txt 2>/dev/null &
+events_pid=$!
+sleep 0.5
 src -c "INSERT INTO orders VALUES (1, 'ann', 10.50), (2, 'bob', 20)"
 src -c "UPDATE orders SET amount = 21.25 WHERE id = 2"
 wait_caught_up 2
+kill $events_pid 2>/dev/null
+wait $events_pid 2>/dev/null
+grep -A1 '^event: landed' events.txt | sed -n 's/^data: //p' | jq -s -c '{landings: (length > 0), transactions: (map(.transactions) | add), changes: (map(.changes) | add), slot: (.[0].slot)}'
 status | jq -c '.cdc[] | {state, transactions, changes, caught_up: (.lag_bytes < 1000000)}'
 note the log file has the refreshes while the server runs
 grep -q '^refreshed silver.orders' serve.log && echo "refreshes logged: yes" || echo "refreshes logged: no"
