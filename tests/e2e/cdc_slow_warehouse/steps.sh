@@ -12,6 +12,8 @@ cdc t --once
 src -c "ALTER SYSTEM SET wal_sender_timeout = '1s'" -c "SELECT pg_reload_conf()" >/dev/null
 
 note the consumer runs on a warehouse whose syncs take 3 s each while three transactions commit
+# the shim is loaded ahead of the sanitizer runtime of a SAN build
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 LD_PRELOAD="$SLUICE_TOOLS/faultfs.so" FAULTFS_MATCH=warehouse.duckdb FAULTFS_AFTER=1000000000000 \
 	FAULTFS_SLOW_MS=3000 FAULTFS_SLOW_AFTER_MS=500 "$SLUICE_BIN" cdc t >cdc.out 2>cdc.err &
 pid=$!
