@@ -432,26 +432,31 @@ ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 	return n < 0 ? -1 : real_pwritev(fd, part, clip(iov, cnt, n, part), off);
 }
 
-/* A slow disk's sync: it waits, then goes on. */
-static void slow_sync(int fd)
+/* A slow disk's sync: it waits, then goes on (noted in the log). */
+static void slow_sync(int fd, const char *call)
 {
 	struct timespec ts = { .tv_sec = slow_ms / 1000, .tv_nsec = slow_ms % 1000 * 1000000L };
 
 	setup();
-	if (slow_ms > 0 && watched(fd) && now_ms() >= slow_from_ms)
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
+	if (slow_ms <= 0 || !watched(fd) || now_ms() < slow_from_ms)
+		return;
+	pthread_mutex_lock(&mu);
+	if (paths[fd])
+		note("faultfs: %s %s slow by %lld ms", call, paths[fd], slow_ms);
+	pthread_mutex_unlock(&mu);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
 int fsync(int fd)
 {
-	slow_sync(fd);
+	slow_sync(fd, "fsync");
 	return gate(fd, "fsync", false) ? -1 : real_fsync(fd);
 }
 
 int fdatasync(int fd)
 {
-	slow_sync(fd);
+	slow_sync(fd, "fdatasync");
 	return gate(fd, "fdatasync", false) ? -1 : real_fdatasync(fd);
 }
 

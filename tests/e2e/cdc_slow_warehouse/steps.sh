@@ -15,7 +15,8 @@ note the consumer runs on a warehouse whose syncs take 3 s each while three tran
 # the shim is loaded ahead of the sanitizer runtime of a SAN build
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 LD_PRELOAD="$SLUICE_TOOLS/faultfs.so" FAULTFS_MATCH=warehouse.duckdb FAULTFS_AFTER=1000000000000 \
-	FAULTFS_SLOW_MS=3000 FAULTFS_SLOW_AFTER_MS=500 "$SLUICE_BIN" cdc t >cdc.out 2>cdc.err &
+	FAULTFS_SLOW_MS=3000 FAULTFS_SLOW_AFTER_MS=500 FAULTFS_LOG="$PWD/faults.log" \
+	"$SLUICE_BIN" cdc t >cdc.out 2>cdc.err &
 pid=$!
 walsender() { src -c "SELECT pid FROM pg_stat_replication"; }
 for _ in $(seq 100); do [ -n "$(walsender)" ] && break; sleep 0.1; done
@@ -36,5 +37,7 @@ wait $pid
 echo "exit $?"
 echo "one replication connection throughout: $([ -n "$first" ] && [ "$first" = "$last" ] && echo yes || echo no)"
 grep -c 'replication timeout' "$pg_dir/server.log" | sed 's/^/server timeouts: /'
+[ "$(grep -c 'slow by 3000 ms' faults.log 2>/dev/null)" -ge 3 ] && echo "slow syncs: 3 or more" ||
+	echo "slow syncs: $(grep -c 'slow by' faults.log 2>/dev/null)"
 cat cdc.err
 q "SELECT op, count(*) AS changes FROM landing.t GROUP BY op ORDER BY op"
