@@ -85,7 +85,7 @@ test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(FAULTFS)
 # the benchmarks' tools that stand alone (the others run.sh builds itself)
 BENCH_BIN := $(BUILD)/bench/cdc_latency
 
-$(BUILD)/bench/cdc_latency: bench/cdc_latency.c bench/raw_pg.h | $(DUCKDB)/STAMP
+$(BUILD)/bench/cdc_latency: bench/cdc_latency.c bench/raw_pg.h tests/tools/live_status.h | $(DUCKDB)/STAMP
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpq -lcurl -ljansson -lpthread
 

@@ -71,6 +71,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "../tests/tools/live_status.h"
 
 /* PostgreSQL's epoch (2000-01-01) in unix microseconds */
 #define PG_EPOCH_US 946684800000000LL
@@ -333,22 +334,6 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 	b->len += size * n;
 	b->buf[b->len] = '\0';
 	return size * n;
-}
-
-/* The model's covered sequence in a status document, or -1. */
-static int64_t covered_of(const char *text, const char *model)
-{
-	json_t *doc = json_loads(text, 0, NULL), *m;
-	int64_t covered = -1;
-	size_t i;
-
-	json_array_foreach(json_object_get(doc, "models"), i, m)
-		if (json_is_string(json_object_get(m, "model")) &&
-		    strcmp(json_string_value(json_object_get(m, "model")), model) == 0 &&
-		    json_is_integer(json_object_get(m, "covered")))
-			covered = json_integer_value(json_object_get(m, "covered"));
-	json_decref(doc);
-	return covered;
 }
 
 /* The status is read when GET /api/live/events says the model refreshed

@@ -77,6 +77,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "live_status.h"
 
 #define RECONNECT_US 10000      /* first wait after a refused or broken connection */
 #define RECONNECT_MAX_US 160000 /* the wait doubles up to this while refused */
@@ -733,22 +734,6 @@ fail:
 	close(*fd);
 	*fd = -1;
 	return -1;
-}
-
-/* The model's covered sequence in a status document, or -1. */
-static int64_t covered_of(const char *text, const char *model)
-{
-	json_t *doc = json_loads(text, 0, NULL), *m;
-	int64_t covered = -1;
-	size_t i;
-
-	json_array_foreach(json_object_get(doc, "models"), i, m)
-		if (json_is_string(json_object_get(m, "model")) &&
-		    strcmp(json_string_value(json_object_get(m, "model")), model) == 0 &&
-		    json_is_integer(json_object_get(m, "covered")))
-			covered = json_integer_value(json_object_get(m, "covered"));
-	json_decref(doc);
-	return covered;
 }
 
 /* Polls the status every lag_poll_ms. A request acknowledged with seq S is
