@@ -2,7 +2,8 @@
 # a replication connection silent for 1 s (wal_sender_timeout): the
 # consumer's status updates go on from a thread of their own while a
 # commit waits on the disk, so the connection lives through every slow
-# commit and each change lands once. The case runs a PostgreSQL server of
+# commit and each change lands once. Then a disk that fills mid-landing:
+# nothing of the transaction lands, and the next run lands it once. The case runs a PostgreSQL server of
 # its own: its wal_sender_timeout would end other cases' connections.
 own_source_server
 src -c "CREATE TABLE t (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO t (v) VALUES ('first')"
@@ -41,3 +42,13 @@ grep -c 'replication timeout' "$pg_dir/server.log" | sed 's/^/server timeouts: /
 	echo "slow syncs: $(grep -c 'slow by' faults.log 2>/dev/null)"
 cat cdc.err
 q "SELECT op, count(*) AS changes FROM landing.t GROUP BY op ORDER BY op"
+
+note a disk that fills while a transaction lands: a clear error, nothing of it lands, and the next run lands it once
+src -c "INSERT INTO t (v) SELECT repeat('x', 200) FROM generate_series(1, 5000)"
+for n in 20000 400000; do
+	LD_PRELOAD="$SLUICE_TOOLS/faultfs.so" FAULTFS_MATCH=warehouse.duckdb FAULTFS_AFTER=$n \
+		"$SLUICE_BIN" cdc t --once 2>&1 | sed -n 1p | sed -E 's/Error: .*(No space left on device).*/Error: ... \1/'
+	q "SELECT count(*) AS landed FROM landing.t WHERE op = 'c'"
+done
+cdc t --once
+q "SELECT op, count(*) AS changes, count(DISTINCT _sluice_seq) AS sequences FROM landing.t GROUP BY op ORDER BY op"
