@@ -3,8 +3,9 @@
 # consumer's status updates go on from a thread of their own while a
 # commit waits on the disk, so the connection lives through every slow
 # commit and each change lands once. Then a disk that fills mid-landing:
-# nothing of the transaction lands, and the next run lands it once. The case runs a PostgreSQL server of
-# its own: its wal_sender_timeout would end other cases' connections.
+# nothing of the transaction lands, and the next run lands it once. The
+# case runs a PostgreSQL server of its own: its wal_sender_timeout would
+# end other cases' connections.
 own_source_server
 src -c "CREATE TABLE t (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO t (v) VALUES ('first')"
 
