@@ -61,6 +61,10 @@ struct stream {
 	size_t held_bytes;
 	struct pgcdc_batch batch;
 	bool in_txn, skip, done, batch_open;
+	/* the open batch's current transaction is this one (it holds some of
+	 * its changes): until then the batch holds only ended ones, which may
+	 * commit */
+	bool joined;
 	/* source transactions ended in the batch, not committed yet (the
 	 * gate was held): since when, the last one's LSNs and sequence, and
 	 * what they add up to */
@@ -464,8 +468,8 @@ static void push_row(struct stream *s, int table, char op, const char *payload, 
 	s->held_bytes += len;
 }
 
-/* The changes held so far appended to the transaction's batch (begun on
- * the first call), and let go. */
+/* The changes held so far appended to the transaction's batch (begun, or
+ * joined after the ended ones it holds, on the first call), and let go. */
 static int flush_held(struct stream *s, struct sl_err *err)
 {
 	int rc = 0;
@@ -476,11 +480,16 @@ static int flush_held(struct stream *s, struct sl_err *err)
 		s->batch_open = !rc;
 		s->batch.cols = s->cols;
 		s->batch.cols_a = s->shape_a;
+	} else if (!s->joined) {
+		rc = pgcdc_batch_next(s->w, s->c, &s->batch, s->txn.commit_lsn, s->txn.xid,
+				      units_now_ms(), err);
 	}
+	s->joined = !rc;
 	if (!rc)
 		rc = pgcdc_batch_add(s->w, s->land_a, s->c, &s->batch, s->txn.rows, s->txn.nrows, err);
+	/* rolled back, the pending ones too: the server sends them again */
 	if (rc)
-		s->batch_open = false;
+		s->batch_open = s->pending = false;
 	arena_reset(s->land_a);
 	arena_reset(s->txn_a);
 	s->txn.rows = NULL;
@@ -555,10 +564,12 @@ static int on_relation(struct stream *s, const struct pgoutput_relation *rel)
 		known->relation = name;
 	}
 	known->columns = arena_strdup(s->shape_a, text.buf);
-	n = ARENA_PUSH(s->batch_a, &s->notes, &s->nnotes, &s->notes_cap);
+	/* in shape_a: a commit of the ended transactions before this one
+	 * resets batch_a */
+	n = ARENA_PUSH(s->shape_a, &s->notes, &s->nnotes, &s->notes_cap);
 	n->relation = name;
 	n->columns = known->columns;
-	n->pos = (s->batch_open ? s->batch.pos : 0) + (int64_t)s->txn.nrows + 1;
+	n->pos = (s->joined ? s->batch.pos : 0) + (int64_t)s->txn.nrows + 1;
 	buf_release(&text);
 	return 0;
 }
@@ -594,6 +605,7 @@ static int end_txn(struct stream *s, struct sl_err *err)
 		rc = pgcdc_batch_end(s->w, s->c, &s->batch, err);
 	s->notes = NULL;
 	s->nnotes = s->notes_cap = 0;
+	s->joined = false;
 	if (rc) {
 		/* rolled back, the pending ones too: the server sends them again */
 		s->batch_open = s->pending = false;
@@ -618,7 +630,7 @@ static int commit_pending(struct stream *s, bool force, struct sl_err *err)
 	bool wait, done = false;
 	int rc;
 
-	if (!s->pending)
+	if (!s->pending || s->joined)
 		return 0;
 	wait = force || units_mono_us() - s->pending_since_us >= GROUP_MAX_US;
 	rc = pgcdc_batch_commit(s->w, s->c, &s->batch, s->pending_end, wait, &done, err);
@@ -656,7 +668,7 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	s->txn.end_lsn = m->commit.end_lsn;
 	if (s->skip)
 		s->st->skipped++;
-	else if (s->batch_open || s->txn.nrows || s->nnotes)
+	else if (s->joined || s->txn.nrows || s->nnotes)
 		rc = end_txn(s, err);
 	/* a backlog that never lets up still commits now and then */
 	if (!rc && s->pending && units_mono_us() - s->pending_since_us >= GROUP_MAX_US)
@@ -668,12 +680,11 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	return rc;
 }
 
-/* A transaction begins: skipped when it landed before; while others wait
- * to commit, it joins their batch. */
-static int on_begin(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
+/* A transaction begins: skipped when it landed before. While others wait
+ * to commit, it joins their batch with its first changes (flush_held). */
+static void on_begin(struct stream *s, const struct pgoutput_msg *m)
 {
 	uint64_t landed = s->pending ? s->pending_landed : s->landed;
-	int rc = 0;
 
 	s->in_txn = true;
 	s->skip = m->begin.final_lsn <= landed;
@@ -683,13 +694,6 @@ static int on_begin(struct stream *s, const struct pgoutput_msg *m, struct sl_er
 	/* committed after --once started: not this run's */
 	if (s->o->once && !s->skip && m->begin.final_lsn >= s->st->target_lsn)
 		s->done = true;
-	if (s->pending && !s->skip && !s->done) {
-		rc = pgcdc_batch_next(s->w, s->c, &s->batch, m->begin.final_lsn, m->begin.xid,
-				      units_now_ms(), err);
-		if (rc)
-			s->pending = s->batch_open = false;
-	}
-	return rc;
 }
 
 static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct sl_err *err)
@@ -701,7 +705,7 @@ static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct s
 		return rc;
 	switch (m.kind) {
 	case PGOUTPUT_BEGIN:
-		rc = on_begin(s, &m, err);
+		on_begin(s, &m);
 		break;
 	case PGOUTPUT_INSERT:
 	case PGOUTPUT_UPDATE:
