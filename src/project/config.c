@@ -738,6 +738,8 @@ static void cfg_cdc_check(struct cfg_loader *ld, yaml_node_t *map, struct source
 			  "invalid table '%s' for '%s.table'", src->table, path);
 	else if (!src->table)
 		src->table = arena_sprintf(ld->a, "public.%s", src->name);
+	else if (!strchr(src->table, '.'))
+		src->table = arena_sprintf(ld->a, "public.%s", src->table);
 	if (!src->snapshot)
 		src->snapshot = "initial";
 	if (src->status_interval_ms < 0)

@@ -489,6 +489,13 @@ static void test_cdc_keys(void **state)
 				 "status_interval: 2s}\n"),
 			 0);
 	assert_int_equal(f->cfg.sources[0].status_interval_ms, 2000);
+	/* a table without its schema is in public */
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  a: {kind: postgres_cdc, dsn_env: D, slot: s, publication: p, "
+				 "table: line_items}\n"),
+			 0);
+	assert_string_equal(f->cfg.sources[0].table, "public.line_items");
 	assert_int_equal(load(f, "name: shop\n"
 				 "sources:\n"
 				 "  a: {kind: postgres_cdc, dsn_env: D, slot: s, publication: p, "
