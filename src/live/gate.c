@@ -49,22 +49,42 @@ static bool of_slot(const struct project *p, const char *slot, const char *name)
 	return false;
 }
 
-/* The first landing table of slot that input reaches, or NULL. */
-static const char *reaches(struct arena *a, const struct project *p, const char *slot,
-			   const struct model_input *in)
+/* A landing table of slot that an input of a model reaches, and which
+ * input. */
+struct reach {
+	const char *table;
+	size_t input;
+};
+
+/* Adds to *r every landing table of slot that input k reaches. */
+static void reaches(struct arena *a, const struct project *p, const char *slot,
+		    const struct model_input *in, size_t k, struct reach **r, size_t *n,
+		    size_t *cap)
 {
 	struct model_inputs behind = { 0 };
 
-	if (in->kind == INPUT_SOURCE)
-		return of_slot(p, slot, in->name) ? in->name : NULL;
+	if (in->kind == INPUT_SOURCE) {
+		if (of_slot(p, slot, in->name))
+			*ARENA_PUSH(a, r, n, cap) = (struct reach){ in->name, k };
+		return;
+	}
 	inputs_find(a, in->model, &behind);
 	for (size_t i = 0; i < behind.nsources; i++)
 		if (of_slot(p, slot, behind.sources[i]))
-			return behind.sources[i];
+			*ARENA_PUSH(a, r, n, cap) = (struct reach){ behind.sources[i], k };
 	for (size_t i = 0; i < behind.n; i++)
 		if (behind.items[i].kind == INPUT_SOURCE && of_slot(p, slot, behind.items[i].name))
-			return behind.items[i].name;
-	return NULL;
+			*ARENA_PUSH(a, r, n, cap) = (struct reach){ behind.items[i].name, k };
+}
+
+/* Whether two inputs reach two different tables. */
+static bool split(const struct reach *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (r[i].input != r[j].input && strcmp(r[i].table, r[j].table))
+				return true;
+	return false;
 }
 
 bool live_gate_wanted(const struct project *p, const char *slot)
@@ -74,19 +94,15 @@ bool live_gate_wanted(const struct project *p, const char *slot)
 
 	for (size_t i = 0; i < p->nmodels && !wanted; i++) {
 		struct model_inputs in = { 0 };
-		const char *first = NULL;
+		struct reach *r = NULL;
+		size_t n = 0, cap = 0;
 
 		if (!inputs_refreshes(p->models[i]))
 			continue;
 		inputs_find(a, p->models[i], &in);
-		for (size_t k = 0; k < in.n && !wanted; k++) {
-			const char *t = reaches(a, p, slot, &in.items[k]);
-
-			if (t && !first)
-				first = t;
-			else if (t && strcmp(t, first))
-				wanted = true;
-		}
+		for (size_t k = 0; k < in.n; k++)
+			reaches(a, p, slot, &in.items[k], k, &r, &n, &cap);
+		wanted = split(r, n);
 	}
 	arena_free(a);
 	return wanted;

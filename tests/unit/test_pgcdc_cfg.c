@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int setup(void **state)
 {
@@ -93,6 +94,21 @@ static void test_gate_wanted(void **state)
 	assert_true(live_gate_wanted(p, "a"));
 	assert_false(live_gate_wanted(p, "b"));
 	assert_true(live_gate_any(p));
+
+	/* one input reaching both tables (a view over them) beside another
+	 * reaching one of them */
+	unlink(arena_sprintf(f->a, "%s/models/gold/check.sql", f->root));
+	fixture_put(f->root, "models/silver/both.sql",
+		    "@config materialized=view\n"
+		    "SELECT o.payload, o._sluice_seq FROM landing.orders AS o JOIN landing.items AS i "
+		    "ON i._sluice_seq = o._sluice_seq\n");
+	fixture_put(f->root, "models/gold/check.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=append, "
+		    "incremental_filter=WHERE o._sluice_seq > {watermark:silver.o}\n"
+		    "SELECT o.payload, o._sluice_seq FROM silver.o AS o JOIN silver.both AS b ON "
+		    "b._sluice_seq = o._sluice_seq\n");
+	p = fixture_load_valid(f->a, f->root);
+	assert_true(live_gate_wanted(p, "a"));
 }
 
 static void test_unset_dsn_is_named(void **state)
