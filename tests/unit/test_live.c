@@ -383,11 +383,13 @@ static void test_sources_ensure(void **state)
 	exec(f->w, "INSERT INTO landing.orders (order_id, amount) VALUES (1, 2)");
 	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
-	/* a CDC landing table from before positions gets the column, rows kept */
-	exec(f->w, "ALTER TABLE landing.customers DROP COLUMN _sluice_pos; INSERT INTO "
-		   "landing.customers (op) VALUES ('c')");
+	/* a CDC landing table from before xid and positions gets the
+	 * columns, rows kept */
+	exec(f->w, "ALTER TABLE landing.customers DROP COLUMN _sluice_pos; ALTER TABLE "
+		   "landing.customers DROP COLUMN xid; INSERT INTO landing.customers (op) VALUES ('c')");
 	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
 	assert_non_null(strstr(columns_of(f, "landing", "customers"), ", _sluice_pos BIGINT"));
+	assert_non_null(strstr(columns_of(f, "landing", "customers"), "xid BIGINT"));
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.customers"), 1);
 	/* and the tables take advances straight away */
 	assert_int_equal(advance(f, "orders").rows, 1);
