@@ -55,7 +55,6 @@ void pgcdc_retry_failed(struct pgcdc_retry *r, int rc, const struct sl_err *err)
 	wait = pgcdc_retry_backoff_ms(r->failures);
 	snprintf(r->last_error, sizeof(r->last_error), "%.500s",
 		 rc && err ? err->msg : "the server ended the replication stream");
-	r->last_error_ms = units_now_ms();
 	r->next_attempt_ms = units_mono_ms() + wait;
 	if (r->log) {
 		fprintf(r->log, "slot %s: %s (attempt %d; again in %lld ms)\n", r->slot,

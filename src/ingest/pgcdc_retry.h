@@ -23,7 +23,6 @@ struct pgcdc_retry {
 	FILE *log;	  /* a line per failure and recovery (may be NULL) */
 	int failures;	  /* in a row; 0 once streaming again */
 	char last_error[512];
-	int64_t last_error_ms;	 /* wall clock */
 	int64_t next_attempt_ms; /* monotonic (units_mono_ms) */
 	/* the attempts that ended: transactions, changes and skipped added
 	 * up, the highest landed and confirmed LSNs, the snapshot's rows

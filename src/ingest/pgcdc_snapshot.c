@@ -155,6 +155,12 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 	if (!rc)
 		rc = pgcdc_batch_begin(w, a, c, lsn, 0, units_now_ms(), true, &snap, err);
 	open = !rc;
+	/* each batch of rows appends to the same tables: their columns once */
+	if (open) {
+		snap.cols = arena_alloc(a, (c->ntables + 1) * sizeof(*snap.cols));
+		memset(snap.cols, 0, (c->ntables + 1) * sizeof(*snap.cols));
+		snap.cols_a = a;
+	}
 	for (size_t i = 0; !rc && i < c->ntables; i++)
 		rc = snapshot_table(conn, w, c, i, &snap, a, batch_a, err);
 	if (rc && open)
