@@ -7,6 +7,7 @@
  */
 #include "ingest/isotime.h"
 
+#include "core/civil.h"
 #include "core/err.h"
 
 #include <math.h>
@@ -133,59 +134,19 @@ static bool read_timestamp(const char **p, struct stamp *t)
 	return read_clock(p, t) && read_zone(p, t);
 }
 
-static bool leap(int y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-static int month_days(int y, int m)
-{
-	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-
-	return m == 2 && leap(y) ? 29 : days[m - 1];
-}
-
 /* A hint for the first field out of range, or NULL. */
 static const char *check_fields(const struct stamp *t)
 {
 	if (t->year < 1)
 		return "out of range (years 0001 to 9999)";
-	if (t->month < 1 || t->month > 12 || t->day < 1 || t->day > month_days(t->year, t->month))
+	if (t->month < 1 || t->month > 12 || t->day < 1 ||
+	    t->day > civil_month_days(t->year, t->month))
 		return "no such date";
 	if (t->hour > 23 || t->minute > 59 || t->second > 59)
 		return "no such time";
 	if (t->offset_bad)
 		return "offset out of range";
 	return NULL;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
- * days_from_civil), and back. */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int *y, int *m, int *d)
-{
-	int64_t era, doe, yoe, doy, mp;
-
-	z += 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = z - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = (int)(yoe + era * 400 + (*m <= 2));
 }
 
 static int invalid(const char **why, const char *hint)
@@ -198,8 +159,8 @@ static int invalid(const char **why, const char *hint)
 static int write_instant(enum isotime_kind kind, int64_t secs, const char *frac, int nfrac,
 			 char out[ISOTIME_MAX], const char **why)
 {
-	int64_t days, rem;
-	int y, m, d;
+	int64_t days, rem, y;
+	int m, d;
 
 	if (secs < FIRST_SECOND || secs > LAST_SECOND)
 		return invalid(why, "out of range (years 0001 to 9999)");
@@ -209,8 +170,8 @@ static int write_instant(enum isotime_kind kind, int64_t secs, const char *frac,
 		rem += 86400;
 		days--;
 	}
-	civil_from_days(days, &y, &m, &d);
-	snprintf(out, ISOTIME_MAX, "%04d-%02d-%02d %02d:%02d:%02d%s%.*s%s", y, m, d,
+	civil_date(days, &y, &m, &d);
+	snprintf(out, ISOTIME_MAX, "%04d-%02d-%02d %02d:%02d:%02d%s%.*s%s", (int)y, m, d,
 		 (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60), nfrac ? "." : "", nfrac,
 		 nfrac ? frac : "", kind == ISOTIME_TIMESTAMPTZ ? "+00" : "");
 	return 0;
@@ -258,7 +219,7 @@ int isotime_parse(enum isotime_kind kind, const char *s, char out[ISOTIME_MAX], 
 		}
 		return 0;
 	default:
-		secs = days_from_civil(t.year, t.month, t.day) * 86400 + t.hour * 3600 +
+		secs = civil_days(t.year, t.month, t.day) * 86400 + t.hour * 3600 +
 		       t.minute * 60 + t.second - (int64_t)t.offset_min * 60;
 		return write_instant(kind, secs, t.frac, t.nfrac, out, why);
 	}

@@ -9,6 +9,7 @@
 #include "warehouse/wh_impl.h"
 
 #include "core/buf.h"
+#include "core/civil.h"
 #include "core/err.h"
 #include "warehouse/duckdb_sql.h"
 #include "warehouse/duckdb_text.h"
@@ -781,8 +782,7 @@ static int digits(const char *s, int n)
  * cast. */
 static bool plain_timestamp(const char *s, duckdb_timestamp *out)
 {
-	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int y, m, d, hh, mm, ss, leap;
+	int y, m, d, hh, mm, ss;
 	int64_t micros = 0, scale = 100000, days;
 	const char *f;
 
@@ -793,8 +793,7 @@ static bool plain_timestamp(const char *s, duckdb_timestamp *out)
 	hh = digits(s + 11, 2);
 	mm = digits(s + 14, 2);
 	ss = digits(s + 17, 2);
-	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1] + (m == 2 && leap) || hh < 0 ||
+	if (m < 1 || m > 12 || d < 1 || d > civil_month_days(y, m) || hh < 0 ||
 	    hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59)
 		return false;
 	f = s + 19;
@@ -806,14 +805,7 @@ static bool plain_timestamp(const char *s, duckdb_timestamp *out)
 	}
 	if (*f)
 		return false;
-	/* days from the civil date (the proleptic Gregorian calendar) */
-	{
-		int yy = y - (m <= 2), era = yy / 400, yoe = yy - era * 400;
-		int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-		int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-		days = (int64_t)era * 146097 + doe - 719468;
-	}
+	days = civil_days(y, m, d);
 	out->micros = ((days * 24 + hh) * 60 + mm) * 60 * 1000000LL + ss * 1000000LL + micros;
 	return true;
 }

@@ -12,6 +12,8 @@
 
 #include "warehouse/wh_impl.h"
 
+#include "core/civil.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,35 +207,20 @@ static size_t put_real(char *out, duckdb_value v)
 	return n;
 }
 
-/* Days since 1970-01-01 as a date of the proleptic Gregorian calendar
- * (Howard Hinnant's civil_from_days). */
-static void civil_date(int64_t days, int64_t *y, unsigned *m, unsigned *d)
-{
-	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
-	unsigned doe = (unsigned)(z - era * 146097);
-	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	unsigned mp = (5 * doy + 2) / 153;
-
-	*d = doy - (153 * mp + 2) / 5 + 1;
-	*m = mp < 10 ? mp + 3 : mp - 9;
-	*y = (int64_t)yoe + era * 400 + (*m <= 2);
-}
-
 /* "2024-01-02"; a year before 1 is written as DuckDB does, counted back
  * from 1 BC: "0044-03-15 (BC)". */
 static size_t put_date(char *out, int64_t days)
 {
 	int64_t y;
-	unsigned m, d;
+	int m, d;
 	size_t len;
 
 	civil_date(days, &y, &m, &d);
 	len = put_padded(out, (uint64_t)(y > 0 ? y : 1 - y), 4);
 	out[len++] = '-';
-	len += put_padded(out + len, m, 2);
+	len += put_padded(out + len, (uint64_t)m, 2);
 	out[len++] = '-';
-	len += put_padded(out + len, d, 2);
+	len += put_padded(out + len, (uint64_t)d, 2);
 	if (y <= 0)
 		len += put(out + len, " (BC)");
 	return len;
