@@ -41,9 +41,18 @@ void win_set_gaps(const struct win_set *s, int64_t since, int64_t until, struct 
 size_t win_set_find(const struct win_set *s, int64_t t);
 void win_set_free(struct win_set *s);
 
+/* The first of n ascending keys that is after t (strict) or at least t
+ * (n if none), the keys being the int64_t at first, then every stride
+ * bytes on: the one binary search that a set's islands and a contract
+ * index's rows (src/windows/contract.c) both use. first may be NULL when
+ * n is 0. */
+size_t win_search(const int64_t *first, size_t n, size_t stride, int64_t t, bool strict);
+
 /* Cuts [since, until) at every multiple of chunk seconds from the epoch
  * (chunk > 0), appending the pieces to *out in order: a flexible model's
- * run slices each gap so. */
+ * run slices each gap so. The pieces touch, so *out holds them as a list,
+ * outside the set invariant: read it in order; win_set_add would merge
+ * them back into one island. */
 void win_slice(int64_t since, int64_t until, int64_t chunk, struct win_set *out);
 
 #endif
