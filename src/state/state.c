@@ -77,6 +77,13 @@ static const char *const migrations[] = {
 	"CREATE TABLE _sluice.cdc_relations (slot VARCHAR NOT NULL, relation VARCHAR NOT NULL, "
 	"lsn BIGINT NOT NULL, pos BIGINT NOT NULL, columns VARCHAR NOT NULL, PRIMARY KEY (slot, "
 	"relation, lsn, pos));\n",
+	/* 10: windows: per temporal model one row per grid window (or, for a
+	 * flexible one, per coverage island), per other model one existence
+	 * row (since and until NULL); times are UTC */
+	"CREATE TABLE _sluice.windows (model VARCHAR NOT NULL, env VARCHAR NOT NULL, since "
+	"TIMESTAMP, until TIMESTAMP, status VARCHAR NOT NULL, applied_at TIMESTAMP, oldest_at "
+	"TIMESTAMP, blocked_reason VARCHAR, attempts INTEGER NOT NULL, error VARCHAR, grain "
+	"VARCHAR);\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

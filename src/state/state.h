@@ -16,7 +16,7 @@ struct buf;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 9
+#define STATE_VERSION 10
 
 /* The lock (wh_lock) under which the processes that share a warehouse
  * change its catalog: the state schema, landing tables. */

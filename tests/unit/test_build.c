@@ -16,6 +16,7 @@
 #include "exec/assert.h"
 #include "exec/materialize.h"
 #include "state/state.h"
+#include "state/windows.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/diag.h"
@@ -625,7 +626,8 @@ static void test_state_refuses_newer(void **state)
 
 /* What layouts before 9 lack: the CDC table shapes; before 7: the CDC
  * slots; before 6: the runners' claims. */
-#define DROP_CDC_RELATIONS "DROP TABLE _sluice.cdc_relations;"
+#define DROP_WINDOWS "DROP TABLE _sluice.windows;"
+#define DROP_CDC_RELATIONS DROP_WINDOWS "DROP TABLE _sluice.cdc_relations;"
 #define DROP_CDC_SLOTS DROP_CDC_RELATIONS "DROP TABLE _sluice.cdc_slots;"
 #define DROP_CLAIMS DROP_CDC_SLOTS "DROP TABLE _sluice.live_runners; DROP TABLE _sluice.live_claims;"
 
@@ -759,6 +761,82 @@ static void test_state_upgrades_to_cdc_relations(void **state)
 			 STATE_VERSION);
 	assert_string_equal(kind_of(f, "_sluice", "cdc_relations"), "table");
 	assert_int_equal(query_int(f->w, "SELECT landed_lsn FROM _sluice.cdc_slots"), 10);
+}
+
+/* A warehouse of the layout before windows gains their table and keeps
+ * its models. */
+static void test_state_upgrades_to_windows(void **state)
+{
+	struct fixture_db *f = *state;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	exec(f->w, DROP_WINDOWS
+	     "INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', NULL, 3, 7, NULL);"
+	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (9, 'old', NULL)");
+	assert_null(kind_of(f, "_sluice", "windows"));
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT max(version) FROM _sluice.version"),
+			 STATE_VERSION);
+	assert_string_equal(kind_of(f, "_sluice", "windows"), "table");
+	assert_int_equal(query_int(f->w, "SELECT build_count FROM _sluice.models"), 3);
+}
+
+/* Window rows go in as UTC instants and come back the same, one row per
+ * model, env and since: writing a window again replaces its row. */
+static void test_state_windows(void **state)
+{
+	struct fixture_db *f = *state;
+	struct state_window rows_in[] = {
+		{ .model = "gold.daily", .since = 1793491200, .until = 1793577600,
+		  .status = WINDOW_APPLIED, .applied_at = 1793836800, .attempts = 1, .grain = "1d" },
+		{ .model = "gold.daily", .since = 1793577600, .until = 1793664000,
+		  .status = WINDOW_BLOCKED, .reason = "silver.x (encapsulate)", .grain = "1d" },
+		{ .model = "gold.it's", .timeless = true, .status = WINDOW_APPLIED,
+		  .applied_at = 1793836801, .attempts = 2 },
+	};
+	struct state_window again = rows_in[1];
+	struct state_window *rows = NULL;
+	const char *one[] = { "gold.daily" };
+	struct buf sql = BUF_INIT;
+	size_t n = 0;
+
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	for (size_t i = 0; i < 3; i++)
+		state_sql_window(&sql, "", &rows_in[i]);
+	again.status = WINDOW_FAILED;
+	again.reason = NULL;
+	again.error = "boom";
+	again.attempts = 4;
+	state_sql_window(&sql, "", &again);
+	state_sql_window(&sql, "pr1", &rows_in[0]);
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
+	assert_int_equal(state_windows_load(f->w, f->a, "", NULL, 0, &rows, &n, &f->err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(rows[0].model, "gold.daily");
+	assert_int_equal(rows[0].since, 1793491200);
+	assert_int_equal(rows[0].until, 1793577600);
+	assert_int_equal(rows[0].applied_at, 1793836800);
+	assert_int_equal(rows[0].status, WINDOW_APPLIED);
+	assert_string_equal(rows[0].grain, "1d");
+	assert_int_equal(rows[1].status, WINDOW_FAILED);
+	assert_string_equal(rows[1].error, "boom");
+	assert_null(rows[1].reason);
+	assert_int_equal(rows[1].attempts, 4);
+	assert_string_equal(rows[2].model, "gold.it's");
+	assert_true(rows[2].timeless);
+	assert_int_equal(rows[2].applied_at, 1793836801);
+	assert_int_equal(state_windows_load(f->w, f->a, "", one, 1, &rows, &n, &f->err), 0);
+	assert_int_equal(n, 2);
+	/* a range clears only the windows inside it, and only of its env */
+	buf_reset(&sql);
+	state_sql_windows_drop(&sql, "", "gold.daily", 1793577600, 1793664000, false);
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
+	assert_int_equal(state_windows_load(f->w, f->a, "", one, 1, &rows, &n, &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].since, 1793491200);
+	assert_int_equal(state_windows_load(f->w, f->a, "pr1", NULL, 0, &rows, &n, &f->err), 0);
+	assert_int_equal(n, 1);
+	buf_release(&sql);
 }
 
 static int record(struct fixture_db *f, const char *env, const struct state_model *row, bool exists)
@@ -970,6 +1048,8 @@ int main(void)
 		T(test_state_upgrades_to_claims),
 		T(test_state_upgrades_to_cdc_slots),
 		T(test_state_upgrades_to_cdc_relations),
+		T(test_state_upgrades_to_windows),
+		T(test_state_windows),
 		T(test_state_upgrades_to_checks),
 		T(test_state_models),
 		T(test_state_one_row),

@@ -1,0 +1,55 @@
+/*
+ * The rows of `_sluice.windows`: per temporal model and environment one
+ * row per window of its grid (a flexible model: per coverage island), per
+ * other model one existence row. A row's status is pending, applied,
+ * blocked (blocked_reason names what it waits for) or failed (error, and
+ * attempts counts the tries). Writes go into the caller's transaction, so
+ * a window's data and its row commit together.
+ */
+#ifndef SL_STATE_WINDOWS_H
+#define SL_STATE_WINDOWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+struct buf;
+struct sl_err;
+struct wh;
+
+enum state_win_status { WINDOW_PENDING, WINDOW_APPLIED, WINDOW_BLOCKED, WINDOW_FAILED };
+
+struct state_window {
+	const char *model; /* "schema.name" */
+	/* UTC seconds; an existence row has neither (timeless) */
+	int64_t since, until;
+	int64_t applied_at, oldest_at; /* UTC seconds, 0: never applied */
+	const char *reason;            /* blocked: what it waits for, or NULL */
+	const char *error;             /* failed: the last error, or NULL */
+	int32_t attempts;
+	enum state_win_status status;
+	bool timeless;
+	const char *grain; /* the grid's grain ("1h"), NULL for islands and existence rows */
+};
+
+const char *state_win_status_name(enum state_win_status s);
+/* "applied" -> WINDOW_APPLIED; -1 for an unknown name. */
+int state_win_status_parse(const char *s);
+
+/* The rows of env, of the models named (all when models is NULL), ordered
+ * by model and since; strings in a. */
+int state_windows_load(struct wh *w, struct arena *a, const char *env, const char *const *models,
+		       size_t nmodels, struct state_window **rows, size_t *n, struct sl_err *err);
+
+/* Appends the statements that make row the one row of its model at its
+ * since (for an existence row: the model's one row). */
+void state_sql_window(struct buf *sql, const char *env, const struct state_window *row);
+/* Appends the statement that removes the rows of model in env that
+ * overlap [since, until) and, with touching, the applied ones that only
+ * touch it (a flexible model's islands coalesce so); every row of the
+ * model when since >= until. */
+void state_sql_windows_drop(struct buf *sql, const char *env, const char *model, int64_t since,
+			    int64_t until, bool touching);
+
+#endif
