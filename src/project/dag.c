@@ -108,6 +108,22 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 	}
 }
 
+/* An @upstream that names a model of the project orders the build after
+ * it, whether it gates or not; what a contract may name is validate.c's
+ * to check. */
+static void resolve_upstreams(struct project *p, struct model *m)
+{
+	for (size_t i = 0; i < m->nupstreams; i++) {
+		struct model_upstream *u = &m->upstreams[i];
+
+		u->target = *u->name && strcmp(u->type, "model") == 0
+				    ? dag_model_named(p, u->name, NULL)
+				    : NULL;
+		if (u->target && u->target != m)
+			add_edge(p, m, u->target);
+	}
+}
+
 static int cmp_model_name(const void *x, const void *y)
 {
 	return strcmp((*(struct model *const *)x)->fqn, (*(struct model *const *)y)->fqn);
@@ -163,8 +179,10 @@ int dag_build(struct project *p, const char *const *relations, size_t nrelations
 		abort();
 	if (n > 1)
 		qsort(p->models, n, sizeof(*p->models), cmp_model_name);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		resolve_refs(p, p->models[i], relations, nrelations, names);
+		resolve_upstreams(p, p->models[i]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		p->models[i]->order = i;
 		indeg[i] = p->models[i]->ndeps;

@@ -290,6 +290,24 @@ static void upstream_check(struct hdr *h, const struct directive *d, size_t off,
 		       value);
 }
 
+/* Fills u's typed field for a valid option; an invalid one was reported
+ * and leaves the field as it was. */
+static void upstream_type(struct model_upstream *u, const char *key, const char *value)
+{
+	int64_t ms;
+
+	if (strcmp(key, "contract") == 0)
+		u->level = header_choice_index(contract_names, value);
+	else if (strcmp(key, "freshness_scope") == 0)
+		u->fresh_all = strcmp(value, "all") == 0;
+	else if (strcmp(key, "deactivate_for_dev") == 0)
+		u->deactivate_for_dev = strcmp(value, "true") == 0;
+	else if (strcmp(key, "type") == 0 && header_choice_index(type_names, value) >= 0)
+		u->type = value;
+	else if (strcmp(key, "freshness") == 0 && units_parse_duration(value, &ms) == 0)
+		u->fresh_s = ms > 0 && ms < 1000 ? 1 : ms / 1000;
+}
+
 /* The index just past the whitespace-separated token at s[i]; quoted parts
  * may hold spaces. */
 static size_t upstream_token_end(const char *s, size_t i)
@@ -316,6 +334,8 @@ static void parse_upstream(struct hdr *h, const struct directive *d)
 	u = ARENA_PUSH(h->a, &h->m->upstreams, &h->m->nupstreams, &h->m->upstreams_cap);
 	memset(u, 0, sizeof(*u));
 	u->line = d->line;
+	u->level = -1;
+	u->type = "model";
 	u->name = arena_strndup(h->a, s + i, end - i);
 	if (!*u->name || strchr(u->name, '=')) {
 		report(h, d, i, "write @upstream schema.name [key=value ...]",
@@ -358,6 +378,7 @@ static void parse_upstream(struct hdr *h, const struct directive *d)
 			upstream_check(h, d, eq + 1, key, value);
 		*ARENA_PUSH(h->a, &u->keys, &nkeys, &keys_cap) = key;
 		*ARENA_PUSH(h->a, &u->values, &nvalues, &values_cap) = value;
+		upstream_type(u, key, value);
 	}
 	u->nopts = nkeys;
 }

@@ -8,6 +8,7 @@
 
 #include "core/diag.h"
 #include "project/config.h"
+#include "windows/grid.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,6 +88,15 @@ struct model_upstream {
 	const char **keys, **values; /* key=value options, in order */
 	size_t nopts;
 	int line;
+	/* typed options: the contract (an enum win_level, or -1: ungated),
+	 * freshness in seconds (0: none) and its scope, the input's type
+	 * ("model" unless set) */
+	int level;
+	int64_t fresh_s;
+	bool fresh_all;
+	bool deactivate_for_dev;
+	const char *type;
+	struct model *target; /* the project's model of that name, or NULL */
 };
 
 struct model {
@@ -127,10 +137,23 @@ struct model {
 	 * whether a delete keeps the row, flagged _sluice_deleted */
 	const char *cdc_op, *cdc_seq;
 	bool cdc_soft;
+	/* a temporal model's grid: built window by window at grain from start
+	 * (a UTC instant on the grid) up to end (INT64_MAX: open), the newest
+	 * lookback windows again on every run; flex keeps coverage islands
+	 * instead of grid rows */
+	bool temporal;
+	bool flex;
+	enum win_grain grain;
+	int64_t start, end;
+	int lookback;
+	const char *time_column;
 
 	struct model_ref *refs;
 	size_t nrefs, refs_cap;
 	bool filter_reads_self; /* the filter names the model itself, like {this} */
+	/* what makes its result depend on how rows are cut into windows
+	 * ("GROUP BY", "sum", "a window function"), or NULL */
+	const char *aggregates;
 	/* whether the model's table has a _sluice_seq column: 0 not known yet,
 	 * 1 yes, -1 no; forgotten when the model is built from scratch */
 	int seq_column;

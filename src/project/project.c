@@ -307,7 +307,8 @@ static void hash_str(EVP_MD_CTX *ctx, const char *tag, const char *s)
 /* Settings that change how a model is refreshed or described, not its data */
 static bool hash_ignores(const char *key)
 {
-	static const char *const keys[] = { "live", "live_interval", "tags", "description", NULL };
+	static const char *const keys[] = { "live", "live_interval", "tags", "description",
+					     "end", "lookback", NULL };
 
 	for (size_t i = 0; keys[i]; i++)
 		if (strcmp(key, keys[i]) == 0)

@@ -18,15 +18,18 @@
 #include "project/directive.h"
 #include "project/header.h"
 #include "project/model.h"
+#include "windows/grid.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 const char *const header_config_keys[] = {
 	"materialized", "incremental_strategy", "unique_key", "incremental_filter",
 	"live", "live_interval", "cdc_op", "cdc_seq", "cdc_deletes", "temporality",
-	"time_column", "grain", "start", "flexibility", "replay_anchor", "replay_on_change",
+	"time_column", "grain", "start", "end", "lookback", "flexibility", "replay_anchor",
+	"replay_on_change",
 	"bounded_replay_fallback", "tags", "description", "check_cols", NULL,
 };
 
@@ -228,7 +231,7 @@ static void check_single_values(struct apply *c)
 	/* free-form keys that still take one value; replay_on_change is a
 	 * policy that the replay module reads and checks */
 	static const char *const single[] = { "live_interval", "cdc_op", "cdc_seq", "time_column",
-					      "start", "description", NULL };
+					      "start", "end", "lookback", "description", NULL };
 
 	for (size_t i = 0; single[i]; i++) {
 		const struct model_setting *st = model_setting_get(c->m, single[i]);
@@ -397,6 +400,97 @@ static void check_cdc(struct apply *c, bool mat_ok, enum model_strategy strat, b
 	}
 }
 
+/* A bound of a temporal model's grid: a UTC instant on the grid of grain g
+ * (when g is known). Returns false after reporting one that is not. */
+static bool grid_bound(struct apply *c, const struct model_setting *st, const enum win_grain *g,
+		       int64_t *t)
+{
+	char on[WIN_TIME_MAX];
+
+	if (win_time_parse(st->value, t) != 0) {
+		apply_error(c, st, "a UTC date or time such as 2026-01-01 or '2026-01-01 06:00'",
+			    "invalid %s '%s'", st->key, st->value);
+		return false;
+	}
+	if (!g || win_floor(*g, *t) == *t)
+		return true;
+	win_time_format(win_floor(*g, *t), on);
+	apply_error(c, st, arena_sprintf(c->a, "windows of %s start at %s", win_grain_name(*g), on),
+		    "%s '%s' is not on the %s grid", st->key, st->value, win_grain_name(*g));
+	return false;
+}
+
+/* A temporal model is built window by window: the grid comes from grain
+ * and start (and end), each window's rows from time_column. The keys of
+ * the grid mean nothing on a timeless model. */
+static void check_temporal(struct apply *c, bool mat_ok)
+{
+	static const char *const grid_keys[] = { "grain", "start", "end", "lookback",
+						 "flexibility", NULL };
+	struct model *m = c->m;
+	const struct model_setting *s_temp = model_setting_get(m, "temporality");
+	const struct model_setting *s_grain = model_setting_get(m, "grain");
+	const struct model_setting *s_start = model_setting_get(m, "start");
+	const struct model_setting *s_end = model_setting_get(m, "end");
+	const struct model_setting *s_look = model_setting_get(m, "lookback");
+	const struct model_setting *s_flex = model_setting_get(m, "flexibility");
+	const struct model_setting *s_time = model_setting_get(m, "time_column");
+	bool grain_ok;
+	char *endp;
+
+	m->temporal = s_temp && !s_temp->is_list && strcmp(s_temp->value, "temporal") == 0;
+	m->end = INT64_MAX;
+	if (!m->temporal) {
+		/* an invalid temporality was reported: its grid keys may be meant */
+		bool invalid = s_temp && (s_temp->is_list ||
+					  header_choice_index(temporality_names, s_temp->value) < 0);
+
+		for (size_t i = 0; grid_keys[i] && !invalid; i++) {
+			const struct model_setting *st = model_setting_get(m, grid_keys[i]);
+
+			if (st)
+				apply_error(c, st, "set temporality=temporal, or remove it",
+					    "%s on a timeless model", st->key);
+		}
+		return;
+	}
+	m->flex = s_flex && !s_flex->is_list && strcmp(s_flex->value, "flex") == 0;
+	m->time_column = s_time && !s_time->is_list ? s_time->value : NULL;
+	if (mat_ok && m->mat != MAT_INCREMENTAL)
+		apply_error(c, s_temp,
+			    "a temporal model replaces one window of its table at a time: set "
+			    "materialized=incremental",
+			    "a temporal model cannot be materialized as %s", model_mat_name(m->mat));
+	if (!s_time)
+		apply_error(c, s_temp, "time_column names the column each row's window is taken from",
+			    "a temporal model needs time_column");
+	if (!s_grain || !s_start)
+		apply_error(c, s_temp, "e.g. grain=1d, start='2026-01-01'",
+			    "a temporal model needs %s", !s_grain && !s_start ? "grain and start"
+							 : !s_grain		? "grain"
+										: "start");
+	grain_ok = s_grain && !s_grain->is_list && win_grain_parse(s_grain->value, &m->grain) == 0;
+	if (s_start && !s_start->is_list)
+		grid_bound(c, s_start, grain_ok ? &m->grain : NULL, &m->start);
+	if (s_end && !s_end->is_list && grid_bound(c, s_end, grain_ok ? &m->grain : NULL, &m->end) &&
+	    s_start && m->end <= m->start)
+		apply_error(c, s_end, "end is the until of the last window, after start",
+			    "end '%s' is not after start '%s'", s_end->value, s_start->value);
+	if (s_look && !s_look->is_list) {
+		long v = strtol(s_look->value, &endp, 10);
+
+		if (!*s_look->value || *endp || v < 0 || v > 10000)
+			apply_error(c, s_look, "a number of windows from 0 to 10000",
+				    "invalid lookback '%s'", s_look->value);
+		else
+			m->lookback = (int)v;
+	}
+	if (m->live)
+		apply_error(c, model_setting_get(m, "live"),
+			    "a temporal model builds its windows in batch runs; read it from a live model instead",
+			    "a live model cannot be temporal");
+}
+
 int header_apply_settings(struct arena *a, struct model *m, const struct kv_list *defaults,
 			  const char *pipeline_path, struct diag_list *diags)
 {
@@ -427,8 +521,11 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 
 	st = model_setting_get(m, "incremental_strategy");
 	strat_ok = !st || check_choice(&c, st, strategy_names, &strat_i) >= 0;
+	st = model_setting_get(m, "temporality");
 	if (strat_i >= 0)
 		strat = (enum model_strategy)(STRAT_APPEND + strat_i);
+	else if (st && !st->is_list && strcmp(st->value, "temporal") == 0)
+		strat = STRAT_MICROBATCH; /* a window is replaced whole */
 	else
 		strat = m->nunique_key ? STRAT_MERGE : STRAT_APPEND;
 	m->strategy = m->mat == MAT_INCREMENTAL ? strat : STRAT_NONE;
@@ -451,5 +548,6 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	check_column_names(&c);
 	check_combinations(&c, mat_ok, strat, strat_ok, live_ok);
 	check_cdc(&c, mat_ok, strat, strat_ok);
+	check_temporal(&c, mat_ok);
 	return diag_count(diags, DIAG_ERROR) > before ? SL_E_CONFIG : 0;
 }

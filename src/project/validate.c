@@ -6,18 +6,13 @@
 
 #include "core/arena.h"
 #include "core/err.h"
+#include "core/suggest.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/project.h"
+#include "windows/contract.h"
 
 #include <string.h>
-
-static bool is_temporal(const struct model *m)
-{
-	const struct model_setting *s = model_setting_get(m, "temporality");
-
-	return s && strcmp(s->value, "temporal") == 0;
-}
 
 static void check_placeholders(struct project *p, const struct model *m)
 {
@@ -25,7 +20,7 @@ static void check_placeholders(struct project *p, const struct model *m)
 		const struct model_placeholder *ph = &m->placeholders[i];
 		int line, col;
 
-		if ((ph->kind == PH_SINCE || ph->kind == PH_UNTIL) && !is_temporal(m)) {
+		if ((ph->kind == PH_SINCE || ph->kind == PH_UNTIL) && !m->temporal) {
 			model_span_position(m, ph->span.part, ph->span.offset, &line, &col);
 			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
 				 "set temporality=temporal, time_column and grain in @config",
@@ -40,28 +35,55 @@ static void check_placeholders(struct project *p, const struct model *m)
 	}
 }
 
-/* A microbatch model replaces one window at a time: it needs the windows'
- * grid (grain, start) and must read only its window. */
-static void check_microbatch(struct project *p, const struct model *m)
+/* A flexible model promises that its result for [a, c) is that of [a, b)
+ * and [b, c) together, so that its work may be cut anywhere: a query that
+ * aggregates breaks the promise, and writes that are not a window's
+ * replacement risk doubles or an order-dependent result. */
+static void check_flexible(struct project *p, const struct model *m)
 {
-	bool since = false, until = false;
-	const struct model_setting *st = model_setting_get(m, "incremental_strategy");
+	const struct model_setting *st = model_setting_get(m, "flexibility");
 	int line = st ? st->line : 1;
 
-	if (m->mat != MAT_INCREMENTAL || m->strategy != STRAT_MICROBATCH)
+	if (!m->flex)
 		return;
-	if (!model_setting_get(m, "grain") || !model_setting_get(m, "start"))
+	if (m->aggregates)
 		diag_add(&p->diags, DIAG_ERROR, m->path, line, 0,
-			 "e.g. grain=1d, start='2026-01-01'",
-			 "incremental_strategy 'microbatch' needs grain and start");
+			 "an aggregate's numbers change with how the range is cut: keep it "
+			 "flexibility=fix",
+			 "flexible model '%s' aggregates (%s%s)", m->fqn, m->aggregates,
+			 strchr(m->aggregates, ' ') ? "" : "()");
+	if (m->strategy == STRAT_APPEND)
+		diag_add(&p->diags, DIAG_WARNING, m->path, line, 0,
+			 "append has no key to overwrite: every range covered again adds its rows "
+			 "again; use the default window replacement",
+			 "flexible model '%s' appends", m->fqn);
+	else if (m->strategy == STRAT_MERGE || m->strategy == STRAT_DELETE_INSERT)
+		diag_add(&p->diags, DIAG_WARNING, m->path, line, 0,
+			 "the last write of a key wins, and which one is last depends on how the "
+			 "range is cut unless ties break on a column of the data",
+			 "flexible model '%s' %s on unique_key", m->fqn,
+			 m->strategy == STRAT_MERGE ? "merges" : "deletes and inserts");
+}
+
+/* A temporal model's query is rendered once per window: it must read
+ * only its window, or each window would write the rows of all of them. */
+static void check_windowed(struct project *p, const struct model *m)
+{
+	bool since = false, until = false;
+	const struct model_setting *st = model_setting_get(m, "temporality");
+
+	if (!m->temporal)
+		return;
 	for (size_t i = 0; i < m->nplaceholders; i++) {
 		since |= m->placeholders[i].kind == PH_SINCE;
 		until |= m->placeholders[i].kind == PH_UNTIL;
 	}
+	check_flexible(p, m);
 	if (!since || !until)
-		diag_add(&p->diags, DIAG_ERROR, m->path, line, 0,
-			 "filter the query's time column: WHERE ts >= {since} AND ts < {until}",
-			 "a microbatch model must read only its window with {since} and {until}");
+		diag_add(&p->diags, DIAG_ERROR, m->path, st ? st->line : 1, 0,
+			 "filter the rows the query reads to the window: WHERE ts >= {since} AND "
+			 "ts < {until}",
+			 "a temporal model must read only its window with {since} and {until}");
 }
 
 /* A live model's inputs: a batch model it reads will not trigger it, and
@@ -106,6 +128,61 @@ static void check_live_inputs(struct project *p, const struct model *m)
 	}
 }
 
+/* The contract rules the definitions alone decide (the reference's
+ * definition-time errors), and warnings for the contracts a gate will
+ * refuse because of the upstream's shape. */
+static void check_upstreams(struct project *p, const struct model *m)
+{
+	for (size_t i = 0; i < m->nupstreams; i++) {
+		const struct model_upstream *u = &m->upstreams[i];
+		const char *level = u->level >= 0 ? win_level_name((enum win_level)u->level) : NULL;
+		const struct model *t = u->target;
+
+		if (!*u->name)
+			continue;
+		if (level && strcmp(u->type, "model") != 0)
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+				 "only a model's windows are recorded: remove contract, or read a model",
+				 "contract on %s input '%s', which nothing gates on", u->type, u->name);
+		if (u->fresh_s && !level)
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+				 "freshness is checked on the rows a contract selects: add contract=…",
+				 "freshness on '%s' without a contract", u->name);
+		else if (u->fresh_s && u->level == WIN_EXISTS)
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+				 "exists looks at no rows: use contract=whole or encapsulate",
+				 "freshness on '%s' with contract exists", u->name);
+		if (level && strcmp(u->type, "model") == 0 && !t) {
+			const char *near = suggest_nearest(u->name, project_model_names(p));
+
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+				 near ? arena_sprintf(p->arena, "did you mean '%s'?", near)
+				      : "a contract gates on a model of the project; without one the "
+					"input is read ungated",
+				 "gated upstream '%s' is not a model of the project", u->name);
+		}
+		if (t == m)
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0, NULL,
+				 "model '%s' names itself as its upstream", m->fqn);
+		if (!level || !t || t == m || u->level == WIN_EXISTS || u->level == WIN_WHOLE)
+			continue;
+		if (!m->temporal)
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+				 "a timeless model has no window: gate it whole or exists",
+				 "contract %s on '%s' from timeless model '%s'", level, t->fqn, m->fqn);
+		else if (!t->temporal)
+			diag_add(&p->diags, DIAG_WARNING, m->path, u->line, 0,
+				 "a timeless upstream has no windows: gate it whole or exists",
+				 "contract %s on timeless upstream '%s' will fail every window", level,
+				 t->fqn);
+		else if (t->flex && u->level == WIN_EXACT)
+			diag_add(&p->diags, DIAG_WARNING, m->path, u->line, 0,
+				 "a flexible upstream keeps coverage, not windows: use encapsulate",
+				 "contract exact on flexible upstream '%s' will fail every window",
+				 t->fqn);
+	}
+}
+
 int project_validate(struct project *p, const char *const *relations, size_t nrelations)
 {
 	dag_build(p, relations, nrelations);
@@ -113,7 +190,8 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		project_model_hash_inlined(p->models[i]);
 		check_placeholders(p, p->models[i]);
 		check_live_inputs(p, p->models[i]);
-		check_microbatch(p, p->models[i]);
+		check_windowed(p, p->models[i]);
+		check_upstreams(p, p->models[i]);
 	}
 	diag_sort(&p->diags);
 	return diag_has_errors(&p->diags) ? SL_E_INVALID : 0;

@@ -217,14 +217,14 @@ static void test_quoted_values(void **state)
 {
 	struct fx *f = *state;
 
-	assert_int_equal(parse(f, "@config description='orders, by region', start='it''s 2024',\n"
+	assert_int_equal(parse(f, "@config description='orders, by region', replay_on_change='it''s 2024',\n"
 				  "  live_interval=10s, live=false, time_column = op\n"
 				  "SELECT 1"),
 			 0);
 	expect_clean(f);
 	assert_int_equal(f->m.nsettings, 5);
 	assert_string_equal(setting(f, "description")->value, "orders, by region");
-	assert_string_equal(setting(f, "start")->value, "it's 2024");
+	assert_string_equal(setting(f, "replay_on_change")->value, "it's 2024");
 	assert_string_equal(setting(f, "time_column")->value, "op");
 	assert_int_equal(apply(f), 0);
 	assert_string_equal(f->m.description, "orders, by region");
@@ -934,7 +934,7 @@ static void test_column_names_refused(void **state)
 	f->m.path = PATH;
 	assert_int_equal(parse(f, "@config materialized=incremental, unique_key=[id, o.region],\n"
 				  "  cdc_op='op code', cdc_seq=\"Seq\",\n"
-				  "  temporality=temporal, time_column=1ts\n"
+				  "  time_column=1ts\n"
 				  "@assert not_null(o.id)\n"
 				  "@assert unique(id, lower(region))\n"
 				  "@assert accepted_values(\"Status\", [a])\n"
@@ -1113,7 +1113,7 @@ static void test_config_keys_table(void **state)
 	(void)state;
 	while (header_config_keys[n])
 		n++;
-	assert_int_equal(n, 20);
+	assert_int_equal(n, 22);
 	assert_string_equal(header_config_keys[0], "materialized");
 }
 
