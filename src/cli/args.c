@@ -26,6 +26,11 @@ static const struct flag_spec flags[] = {
 	{ "once", 0, CLI_F_ONCE, false },
 	{ "listen", 0, CLI_F_LISTEN, true },
 	{ "resnapshot", 0, CLI_F_RESNAPSHOT, false },
+	{ "since", 0, CLI_F_WINDOW, true },
+	{ "until", 0, CLI_F_WINDOW, true },
+	{ "mode", 0, CLI_F_MODE, true },
+	{ "chunk", 0, CLI_F_MODE, true },
+	{ "status", 0, CLI_F_STATUS, true },
 	{ NULL, 0, 0, false },
 };
 
@@ -82,6 +87,15 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 		break;
 	case CLI_F_RESNAPSHOT:
 		out->resnapshot = true;
+		break;
+	case CLI_F_WINDOW:
+		*(strcmp(f->long_name, "since") == 0 ? &out->since : &out->until) = value;
+		break;
+	case CLI_F_MODE:
+		*(strcmp(f->long_name, "mode") == 0 ? &out->mode : &out->chunk) = value;
+		break;
+	case CLI_F_STATUS:
+		out->status = value;
 		break;
 	}
 }

@@ -7,6 +7,7 @@
 #define SL_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -28,12 +29,16 @@ enum cli_flag {
 	CLI_F_ONCE = 1 << 5,
 	CLI_F_LISTEN = 1 << 6,
 	CLI_F_RESNAPSHOT = 1 << 7,
+	CLI_F_WINDOW = 1 << 8, /* --since, --until */
+	CLI_F_MODE = 1 << 9,   /* --mode, --chunk */
+	CLI_F_STATUS = 1 << 10,
 };
 
 struct cli_args {
 	const char *command;
 	const char *project, *select, *listen;
 	bool full_refresh, json, dot, once, resnapshot;
+	const char *since, *until, *mode, *chunk, *status;
 	const char **pos; /* positional arguments */
 	int npos;
 };
@@ -102,6 +107,10 @@ const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const ch
 					 const char *kind, const char *hint);
 /* Prints an error value as "sluice: message" (with its context lines). */
 void cli_print_err(const struct sl_err *err);
+/* The time windows are decided at, in UTC seconds: now, or SLUICE_NOW
+ * when set (a UTC time, for reproducible runs); -1 after printing why
+ * SLUICE_NOW is not a time. */
+int64_t cli_window_clock(const char *cmd);
 /* Prints a result as an aligned text table. */
 void cli_print_table(FILE *out, const struct wh_result *r, const char *indent);
 

@@ -14,6 +14,7 @@ int cli_plan(struct cli_args *args);
 int cli_test(struct cli_args *args);
 int cli_validate(struct cli_args *args);
 int cli_compile(struct cli_args *args);
+int cli_windows(struct cli_args *args);
 int cli_ls(struct cli_args *args);
 int cli_dag(struct cli_args *args);
 int cli_sql(struct cli_args *args);

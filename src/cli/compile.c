@@ -10,38 +10,14 @@
 #include "project/dag.h"
 #include "project/model.h"
 
+#include "windows/grid.h"
+
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-/* A temporal model compiles for its first window: since = start, until =
- * start + one grain. Returns false when the model has no start or grain. */
-static bool first_window(const struct model *m, char *since, char *until, size_t len)
-{
-	const struct model_setting *start = model_setting_get(m, "start");
-	const struct model_setting *grain = model_setting_get(m, "grain");
-	struct tm tm = { 0 };
-	time_t t;
-
-	if (!start || !grain || !strptime(start->value, "%Y-%m-%d", &tm))
-		return false;
-	sscanf(start->value + 10, " %d:%d:%d", &tm.tm_hour, &tm.tm_min, &tm.tm_sec);
-	t = timegm(&tm);
-	strftime(since, len, "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
-	if (strcmp(grain->value, "1mo") == 0)
-		tm.tm_mon++;
-	else
-		tm.tm_sec += strcmp(grain->value, "1h") == 0   ? 3600
-			     : strcmp(grain->value, "1d") == 0 ? 86400
-							       : 7 * 86400;
-	t = timegm(&tm);
-	strftime(until, len, "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
-	return true;
-}
 
 int cli_compile(struct cli_args *args)
 {
-	char since[32], until[32];
+	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
 	struct cli_session s;
 	struct render_ctx ctx = { .env = "" };
 	struct sl_err err = SL_ERR_INIT;
@@ -67,7 +43,10 @@ int cli_compile(struct cli_args *args)
 		cli_session_close(&s);
 		return CLI_OK;
 	}
-	if (first_window(m, since, until, sizeof(since))) {
+	/* a temporal model compiles for its first window */
+	if (m->temporal) {
+		win_time_format(m->start, since);
+		win_time_format(win_add(m->grain, m->start, 1), until);
 		ctx.since = since;
 		ctx.until = until;
 		printf("-- the first window: [%s, %s)\n", since, until);

@@ -9,10 +9,14 @@
 #include "core/units.h"
 #include "exec/run.h"
 #include "live/batch.h"
+#include "project/dag.h"
 #include "project/model.h"
 #include "warehouse/wh.h"
+#include "windows/grid.h"
+#include "windows/schedule.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,8 +38,9 @@ static void print_start(void *ctx, const struct run_item *item, size_t index, si
 static void print_done(void *ctx, const struct run_item *item, size_t index, size_t total)
 {
 	struct printer *pr = ctx;
-	static const char *const label[] = { "OK", "WARN", "FAIL", "SKIP", "SKIP", "PLAN", "HOLD" };
-	char dur[32], rows[48] = "";
+	static const char *const label[] = { "OK",   "WARN", "FAIL", "SKIP",
+					     "SKIP", "PLAN", "HOLD", "WAIT" };
+	char dur[32], rows[48] = "", action[48] = "";
 	int width = total >= 100 ? 3 : total >= 10 ? 2 : 1;
 
 	if (pr->json)
@@ -50,13 +55,21 @@ static void print_done(void *ctx, const struct run_item *item, size_t index, siz
 		else if (item->m->mat != MAT_VIEW)
 			snprintf(rows, sizeof(rows), "%lld row%s", (long long)item->rows,
 				 item->rows == 1 ? "" : "s");
+		if (item->m->temporal && !item->checks_only)
+			snprintf(action, sizeof(action), "%lld window%s", (long long)item->windows,
+				 item->windows == 1 ? "" : "s");
 		printf("  %*zu/%zu  %-4s  %-32s %-12s %-14s %12s  %s\n", width, index, total,
 		       label[item->status], item->m->fqn, model_mat_name(item->m->mat),
-		       item->action ? item->action : "", rows, dur);
+		       *action ? action : item->action ? item->action : "", rows, dur);
 	} else if (item->status == RUN_PLANNED) {
-		printf("  %*zu/%zu  %-4s  %-32s %-12s %s (%s)\n", width, index, total, "PLAN",
+		printf("  %*zu/%zu  %-4s  %-32s %-12s %s (%s)%s%s\n", width, index, total, "PLAN",
 		       item->m->fqn, model_mat_name(item->m->mat),
-		       item->checks_only ? "check" : "build", item->reason);
+		       item->checks_only ? "check" : "build", item->reason,
+		       item->waits ? ": " : "", item->waits ? item->waits : "");
+	} else if (item->status == RUN_BLOCKED) {
+		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "WAIT",
+		       item->m->fqn, model_mat_name(item->m->mat),
+		       item->waits ? item->waits : item->reason);
 	} else if (item->status == RUN_FAILED) {
 		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "FAIL",
 		       item->m->fqn, model_mat_name(item->m->mat), "see below");
@@ -104,6 +117,10 @@ static void print_summary(const struct run_report *rep, enum run_mode mode)
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct run_item *item = &rep->items[i];
 
+		if (item->waits && item->status != RUN_BLOCKED) {
+			printf("%sWAITING %s: %s\n", header ? "" : "\n", item->m->fqn, item->waits);
+			header = true;
+		}
 		if (item->status != RUN_FAILED && item->status != RUN_WARN)
 			continue;
 		if (!header) {
@@ -124,7 +141,10 @@ static void print_summary(const struct run_report *rep, enum run_mode mode)
 		printf("\nPlanned in %s: %zu to build", dur, rep->planned - rep->checked);
 		if (rep->checked)
 			printf(", %zu to check", rep->checked);
-		printf(", %zu up to date\n", rep->skipped);
+		printf(", %zu up to date", rep->skipped);
+		if (rep->waiting)
+			printf(", %zu waiting", rep->waiting);
+		printf("\n");
 		return;
 	}
 	if (mode == MODE_TEST) {
@@ -139,7 +159,10 @@ static void print_summary(const struct run_report *rep, enum run_mode mode)
 		printf(" (%zu with warnings)", rep->warned);
 	if (rep->checked)
 		printf(", %zu checked", rep->checked);
-	printf(", %zu failed, %zu skipped\n", rep->failed, rep->skipped);
+	printf(", %zu failed, %zu skipped", rep->failed, rep->skipped);
+	if (rep->waiting)
+		printf(", %zu waiting", rep->waiting);
+	printf("\n");
 }
 
 /* Whether the item has a row count: a view holds no rows of its own, a
@@ -174,6 +197,13 @@ static void print_json(const struct run_report *rep)
 		json_object_set_new(o, "rows", wrote_rows(item) ? json_integer(item->rows)
 							      : json_null());
 		json_object_set_new(o, "duration_ms", json_integer(item->ms));
+		if (item->m->temporal) {
+			json_object_set_new(o, "windows", json_integer(item->windows));
+			json_object_set_new(o, "windows_blocked", json_integer(item->blocked));
+			json_object_set_new(o, "windows_failed", json_integer(item->failed_windows));
+			json_object_set_new(o, "waits", item->waits ? json_string(item->waits)
+								   : json_null());
+		}
 		json_object_set_new(o, "message", item->message ? json_string(item->message)
 								 : json_null());
 		for (size_t k = 0; k < item->nasserts; k++) {
@@ -197,9 +227,79 @@ static void print_json(const struct run_report *rep)
 	json_object_set_new(root, "warned", json_integer((json_int_t)rep->warned));
 	json_object_set_new(root, "skipped", json_integer((json_int_t)rep->skipped));
 	json_object_set_new(root, "planned", json_integer((json_int_t)rep->planned));
+	json_object_set_new(root, "waiting", json_integer((json_int_t)rep->waiting));
 	json_dumpf(root, stdout, JSON_INDENT(2));
 	printf("\n");
 	json_decref(root);
+}
+
+/* --since, --until, --mode and --chunk as the run's window ask; a usage
+ * error names the flag. */
+static int window_ask(const struct cli_args *args, const char *cmd, struct win_ask *ask)
+{
+	int64_t ms;
+	int mode;
+
+	*ask = (struct win_ask){ .mode = WIN_DISCOVER };
+	if (!args->since != !args->until) {
+		fprintf(stderr, "sluice %s: --since and --until go together\n"
+				"  hint: e.g. --since 2026-01-01 --until 2026-02-01\n", cmd);
+		return CLI_USAGE;
+	}
+	if (args->since) {
+		bool bad_since = win_time_parse(args->since, &ask->since) != 0;
+
+		if (bad_since || win_time_parse(args->until, &ask->until) != 0) {
+			fprintf(stderr, "sluice %s: invalid --%s '%s'\n"
+					"  hint: a UTC date or time such as 2026-01-01 or '2026-01-01 06:00'\n",
+				cmd, bad_since ? "since" : "until", bad_since ? args->since : args->until);
+			return CLI_USAGE;
+		}
+		if (ask->until <= ask->since) {
+			fprintf(stderr, "sluice %s: --until '%s' is not after --since '%s'\n", cmd,
+				args->until, args->since);
+			return CLI_USAGE;
+		}
+		ask->ranged = true;
+		ask->mode = WIN_BULLDOZER;
+	}
+	if (args->mode) {
+		mode = win_mode_parse(args->mode);
+		if (mode < 0) {
+			fprintf(stderr, "sluice %s: invalid --mode '%s'\n"
+					"  hint: discover, bulldozer or torch\n", cmd, args->mode);
+			return CLI_USAGE;
+		}
+		ask->mode = (enum win_mode)mode;
+	}
+	if (args->chunk) {
+		if (units_parse_duration(args->chunk, &ms) || ms < 1000 || ms % 1000) {
+			fprintf(stderr, "sluice %s: invalid --chunk '%s'\n"
+					"  hint: a duration of whole seconds such as 6h or 2d\n", cmd,
+				args->chunk);
+			return CLI_USAGE;
+		}
+		ask->chunk = ms / 1000;
+	}
+	return CLI_OK;
+}
+
+/* --chunk slices flexible models; a fixed model's grain is its identity. */
+static void warn_chunk_ignored(const struct cli_session *s, const struct cli_args *args)
+{
+	bool *picked = calloc(s->project->nmodels + 1, sizeof(bool));
+
+	if (!picked)
+		abort();
+	if (args->chunk && dag_select(s->project, args->select, picked, NULL) == 0)
+		for (size_t i = 0; i < s->project->nmodels; i++)
+			if (picked[i] && s->project->models[i]->temporal && !s->project->models[i]->flex)
+				fprintf(stderr,
+					"warning: --chunk is ignored on fixed model '%s': its windows are its "
+					"grain (%s)\n  hint: change a fixed model's grain with --mode torch\n",
+					s->project->models[i]->fqn,
+					win_grain_name(s->project->models[i]->grain));
+	free(picked);
 }
 
 static int run_common(struct cli_args *args, enum run_mode mode)
@@ -223,10 +323,17 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 	struct run_report rep;
 	struct sl_err err = SL_ERR_INIT;
 	bool reads = mode == MODE_PLAN || mode == MODE_TEST;
-	int rc = cli_session_open(&s, args, reads ? CLI_OPEN_READ : CLI_OPEN_WRITE, true);
+	int rc = window_ask(args, names[mode], &opts.windows);
 
 	if (rc)
 		return rc;
+	opts.windows.now = cli_window_clock(names[mode]);
+	if (opts.windows.now < 0)
+		return CLI_USAGE;
+	rc = cli_session_open(&s, args, reads ? CLI_OPEN_READ : CLI_OPEN_WRITE, true);
+	if (rc)
+		return rc;
+	warn_chunk_ignored(&s, args);
 	if (!pr.json)
 		printf("sluice %s · project %s · warehouse %s\n", names[mode], s.project->cfg.name,
 		       s.warehouse_path);

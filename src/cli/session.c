@@ -8,6 +8,7 @@
 #include "core/diag.h"
 #include "core/err.h"
 #include "core/suggest.h"
+#include "core/units.h"
 #include "live/advance.h"
 #include "project/dag.h"
 #include "project/inputs.h"
@@ -16,7 +17,9 @@
 #include "warehouse/open.h"
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
+#include "windows/grid.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,4 +309,18 @@ const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const ch
 	}
 	free(names);
 	return found;
+}
+
+int64_t cli_window_clock(const char *cmd)
+{
+	const char *fixed = getenv("SLUICE_NOW");
+	int64_t t;
+
+	if (!fixed || !*fixed)
+		return units_now_ms() / 1000;
+	if (win_time_parse(fixed, &t) == 0)
+		return t;
+	fprintf(stderr, "sluice %s: invalid SLUICE_NOW '%s'\n"
+			"  hint: a UTC time such as '2026-01-01 06:00', or unset it\n", cmd, fixed);
+	return -1;
 }

@@ -347,139 +347,32 @@ static int write_increment(struct wh *w, struct arena *a, const struct model *m,
 	return rc;
 }
 
-struct grain {
-	const char *name, *interval, *unit;
-};
-
-static const struct grain grains[] = {
-	{ "1h", "INTERVAL '1 hour'", "hour" },
-	{ "1d", "INTERVAL '1 day'", "day" },
-	{ "1w", "INTERVAL '7 days'", "week" },
-	{ "1mo", "INTERVAL '1 month'", "month" },
-	{ NULL, NULL, NULL },
-};
-
-static const struct grain *model_grain(const struct model *m)
+/* One window of a temporal model, its table there already: the rows of
+ * [since, until) on time_column are replaced by the query's, so a window
+ * run again never doubles its rows. */
+static int write_window(struct wh *w, struct arena *a, const struct model *m,
+			const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
 {
-	const struct model_setting *g = model_setting_get(m, "grain");
-
-	for (size_t i = 0; g && grains[i].name; i++)
-		if (strcmp(g->value, grains[i].name) == 0)
-			return &grains[i];
-	return NULL;
-}
-
-/* The windows [since, until) a microbatch run covers: from the model's start
- * on a full build, else from the window holding the newest row already
- * built (it may have been partial), up to the window holding the run time. */
-static int microbatch_windows(struct wh *w, const struct model *m, const struct mat_plan *plan,
-			      const struct grain *g, struct wh_result **out, struct sl_err *err)
-{
-	const struct model_setting *start = model_setting_get(m, "start");
-	const struct model_setting *tcol = model_setting_get(m, "time_column");
-	struct buf sql = BUF_INIT;
+	struct buf sql = BUF_INIT, query = BUF_INIT;
 	int rc;
 
-	buf_addf(&sql, "SELECT CAST(w AS VARCHAR), CAST(w + %s AS VARCHAR) FROM "
-		       "generate_series(date_trunc('%s', ",
-		 g->interval, g->unit);
-	if (plan->full) {
-		buf_adds(&sql, "CAST(");
-		buf_add_sql_str(&sql, start->value);
-		buf_adds(&sql, " AS TIMESTAMP)");
-	} else {
-		buf_adds(&sql, "coalesce((SELECT max(");
-		wh_sql_ident(&sql, tcol->value);
-		buf_adds(&sql, ") FROM ");
-		qualified(m, &sql);
-		buf_adds(&sql, "), CAST(");
-		buf_add_sql_str(&sql, start->value);
-		buf_adds(&sql, " AS TIMESTAMP))");
-	}
-	buf_adds(&sql, "), TIMESTAMP ");
-	buf_add_sql_str(&sql, plan->run_ts);
-	buf_addf(&sql, ", %s) AS t(w) ORDER BY w", g->interval);
-	rc = wh_query(w, sql.buf, out, err);
+	buf_adds(&sql, "DELETE FROM ");
+	qualified(m, &sql);
+	buf_adds(&sql, " WHERE ");
+	wh_sql_ident(&sql, m->time_column);
+	buf_addf(&sql, " >= TIMESTAMP '%s' AND ", plan->ctx.since);
+	wh_sql_ident(&sql, m->time_column);
+	buf_addf(&sql, " < TIMESTAMP '%s'", plan->ctx.until);
+	rc = run(w, &sql, err);
+	if (!rc)
+		rc = render_model(m, &plan->ctx, false, &query, err);
+	if (!rc)
+		rc = wh_sql_insert_by_name(w, a, &sql, m->schema, m->name, query.buf, err);
+	if (!rc)
+		rc = run_counted(w, &sql, &out->rows, err);
+	out->action = "window";
+	set_relation(out, m->schema, m->name);
 	buf_release(&sql);
-	return rc;
-}
-
-/* One delete-and-insert statement pair per window, so a window is always
- * replaced whole and a re-run of a window never doubles its rows. A full
- * build fills a staging table the same way. */
-static int write_microbatch(struct wh *w, struct arena *a, const struct model *m,
-			    const struct mat_plan *plan, struct mat_outcome *out,
-			    struct sl_err *err)
-{
-	const struct grain *g = model_grain(m);
-	const char *tcol = model_setting_get(m, "time_column")->value;
-	struct wh_result *win = NULL;
-	struct buf sql = BUF_INIT, target = BUF_INIT, query = BUF_INIT;
-	char staging[300];
-	const char *table = plan->full ? staging : m->name;
-	int rc;
-
-	if (!g || !model_setting_get(m, "start"))
-		return sl_err_set(err, SL_E_INVALID, "microbatch model '%s' needs grain and start",
-				  m->fqn);
-	rc = microbatch_windows(w, m, plan, g, &win, err);
-	if (rc)
-		return rc;
-	side_name(m, STAGING_SUFFIX, staging, sizeof(staging));
-	wh_sql_qualified(&target, m->schema, table);
-	out->rows = 0;
-	for (size_t i = 0; i < wh_result_nrows(win) && !rc; i++) {
-		struct mat_plan window = *plan;
-		int64_t n = 0;
-
-		window.ctx.since = wh_result_value(win, i, 0);
-		window.ctx.until = wh_result_value(win, i, 1);
-		if (plan->full && i == 0) {
-			buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-			wh_sql_ident(&sql, m->schema);
-			buf_addf(&sql, ";\nDROP TABLE IF EXISTS %s;\nCREATE TABLE %s AS\n", target.buf,
-				 target.buf);
-			rc = render_model(m, &window.ctx, false, &sql, err);
-			if (!rc)
-				rc = run(w, &sql, err);
-			if (!rc) {
-				buf_addf(&sql, "SELECT count(*) FROM %s", target.buf);
-				rc = wh_query_int(w, sql.buf, &n, err);
-				buf_reset(&sql);
-			}
-		} else {
-			buf_addf(&sql, "DELETE FROM %s WHERE ", target.buf);
-			wh_sql_ident(&sql, tcol);
-			buf_addf(&sql, " >= TIMESTAMP '%s' AND ", window.ctx.since);
-			wh_sql_ident(&sql, tcol);
-			buf_addf(&sql, " < TIMESTAMP '%s'", window.ctx.until);
-			rc = run(w, &sql, err);
-			if (!rc)
-				rc = render_model(m, &window.ctx, false, &query, err);
-			if (!rc)
-				rc = wh_sql_insert_by_name(w, a, &sql, m->schema, table, query.buf,
-							   err);
-			if (!rc)
-				rc = run_counted(w, &sql, &n, err);
-			buf_reset(&query);
-		}
-		out->rows += n;
-	}
-	if (!rc && plan->full && wh_result_nrows(win) == 0)
-		rc = sl_err_set(err, SL_E_INVALID,
-				"microbatch model '%s' has no window: its start lies after the run time",
-				m->fqn);
-	if (plan->full) {
-		set_relation(out, m->schema, staging);
-		out->staged = true;
-		out->action = out->old_kind ? "replaced" : "created";
-	} else {
-		set_relation(out, m->schema, m->name);
-		out->action = "windows";
-	}
-	wh_result_free(win);
-	buf_release(&sql);
-	buf_release(&target);
 	buf_release(&query);
 	return rc;
 }
@@ -587,10 +480,10 @@ int materialize_write(struct wh *w, const struct model *m, const struct mat_plan
 			break;
 		case MAT_INCREMENTAL:
 		case MAT_SNAPSHOT:
-			if (m->strategy == STRAT_MICROBATCH)
-				rc = write_microbatch(w, a, m, plan, out, err);
-			else if (plan->full || !out->old_kind || strcmp(out->old_kind, "table") != 0)
+			if (plan->full || !out->old_kind || strcmp(out->old_kind, "table") != 0)
 				rc = write_staging(w, m, plan, out, err);
+			else if (m->strategy == STRAT_MICROBATCH)
+				rc = write_window(w, a, m, plan, out, err);
 			else if (m->mat == MAT_SNAPSHOT)
 				rc = write_snapshot(w, a, m, plan, out, err);
 			else

@@ -12,11 +12,14 @@
 #include "exec/lock.h"
 #include "exec/materialize.h"
 #include "exec/render.h"
+#include "exec/windows.h"
 #include "plan/plan.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "state/state.h"
+#include "state/windows.h"
 #include "warehouse/wh.h"
+#include "windows/grid.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,12 +42,20 @@ struct run {
 	int64_t *version;       /* per model order: version of its data now */
 	enum run_status *status; /* per model order, for models built this run */
 	bool *built;
+	/* per model order: a temporal model that failed some windows only,
+	 * whose readers gate on what it holds instead of being skipped */
+	bool *windows_failed;
+	struct run_windows wins;
+	int64_t now; /* the run's time in UTC seconds, for windows */
+	/* per model order: a contract of some model names it */
+	bool *gating;
+	bool windowed; /* the project has temporal models or contracts */
 };
 
 const char *run_status_name(enum run_status s)
 {
 	static const char *const names[] = { "ok", "warn", "failed", "up to date",
-					     "upstream failed", "planned", "held" };
+					     "upstream failed", "planned", "held", "blocked" };
 	return names[s];
 }
 
@@ -279,8 +290,56 @@ static int describe(struct wh *w, const struct model *m, struct sl_err *err)
  * warehouse is in doubt (SL_E_SUSPECT, into run_err): then nothing more
  * is written, not even the failure. A build that another process's commit
  * undid (SL_E_BUSY) is rolled back and left to the caller, unrecorded. */
+/* Where the checks of a window's build look: the window's rows alone. */
+static const char *window_rows(struct run *r, const struct model *m, const char *relation,
+			       const struct render_ctx *ctx)
+{
+	struct buf b = BUF_INIT;
+	const char *with;
+
+	buf_addf(&b, "_sluice_window AS (SELECT * FROM %s WHERE ", relation);
+	wh_sql_ident(&b, m->time_column);
+	buf_addf(&b, " >= TIMESTAMP '%s' AND ", ctx->since);
+	wh_sql_ident(&b, m->time_column);
+	buf_addf(&b, " < TIMESTAMP '%s')", ctx->until);
+	with = arena_strdup(r->a, b.buf);
+	buf_release(&b);
+	return with;
+}
+
+/* The state row a build records beside its data: its window applied, or
+ * a timeless model's existence row. */
+static struct state_window applied_row(const struct run *r, const struct model *m,
+				       const struct win_range *win)
+{
+	const struct state_window *old = win ? run_windows_at(&r->wins, m, win->since) : NULL;
+
+	return (struct state_window){
+		.model = m->fqn,
+		.since = win ? win->since : 0,
+		.until = win ? win->until : 0,
+		.timeless = !win,
+		.status = WINDOW_APPLIED,
+		.applied_at = r->now,
+		.attempts = (old ? old->attempts : 0) + 1,
+		.grain = win && !m->flex ? win_grain_name(m->grain) : NULL,
+	};
+}
+
+/* Whether a build records its window row: every window, and a timeless
+ * model's existence row but on live refreshes, which are many and quick,
+ * of a model no contract names. */
+static bool records_window(const struct run *r, const struct model *m,
+			   const struct win_range *win)
+{
+	return win || (m->mat != MAT_EPHEMERAL && (!r->opts->live || r->gating[m->order]));
+}
+
+/* One build in its own transaction: the whole model, or with win one
+ * window of a temporal model (full: the table made anew from it, every
+ * window row of the model dropped). */
 static int build_model(struct run *r, struct run_item *item, bool full, const char *sig,
-		       struct sl_err *run_err)
+		       const struct win_range *win, struct sl_err *run_err)
 {
 	struct model *m = item->m;
 	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
@@ -294,17 +353,33 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	void *entry = NULL;
 	bool silent = false;
 	struct state_model row = { 0 };
+	struct state_window wrow = applied_row(r, m, win);
+	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
 	int rc;
 
 	plan.ctx.env = r->opts->env;
+	if (win) {
+		/* after the run's first window of the model its table is there */
+		if (!full) {
+			plan.old_kind_known = true;
+			plan.old_kind = "table";
+		}
+		win_time_format(win->since, since);
+		win_time_format(win->until, until);
+		plan.ctx.since = since;
+		plan.ctx.until = until;
+	}
 	rc = wh_begin_snapshot(r->w, &err);
 	if (!rc && book)
 		rc = book->open(book->ctx, r->w, r->a, m, full, &plan.ctx, &entry, &err);
 	if (!rc)
 		rc = materialize_write(r->w, m, &plan, &out, &err);
 	if (!rc && m->checks_hash[0] && !r->opts->skip_asserts)
-		rc = run_checks(r, item, &(struct checked){ .relation = out.relation }, &plan.ctx,
-				&err);
+		rc = run_checks(r, item,
+				win ? &(struct checked){ .with = window_rows(r, m, out.relation, &plan.ctx),
+							 .relation = "_sluice_window" }
+				    : &(struct checked){ .relation = out.relation },
+				&plan.ctx, &err);
 	if (!rc && assert_errors(item->asserts, item->nasserts)) {
 		rc = SL_E_ASSERT;
 		item->message = format_assert_failures(r, item);
@@ -314,7 +389,9 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	if (!rc && m->description)
 		rc = describe(r->w, m, &err);
 	if (!rc) {
-		bool changed = full || out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE;
+		/* a window replaced may hold fewer rows than before, or none */
+		bool changed = full || out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE ||
+			       win;
 
 		silent = book && quiet(r, m, st, sig, changed);
 		rc = silent ? 0 : need_run_id(r, &err);
@@ -334,13 +411,24 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			item->message = NULL;
 		item->status = item->message ? RUN_WARN : RUN_OK;
 	}
-	if (!rc && !silent)
+	if (!rc && !silent) {
 		state_sql_model(&sql, r->opts->env, &row, st != NULL);
+		if (full && win)
+			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, false);
+		if (win && m->flex) {
+			wrow = run_windows_island(&r->wins, m, &wrow);
+			state_sql_windows_drop(&sql, r->opts->env, m->fqn, wrow.since, wrow.until,
+					       true);
+		}
+		if (records_window(r, m, win))
+			state_sql_window(&sql, r->opts->env, &wrow);
+	}
 	if (!rc && book)
 		rc = book->close(book->ctx, r->w, m, entry, out.rows, full, silent ? NULL : &sql,
 				 &err);
-	/* live refreshes are logged in aggregate by the runner */
-	if (!rc && !silent && !r->opts->live) {
+	/* live refreshes are logged in aggregate by the runner, windows by
+	 * their model's run */
+	if (!rc && !silent && !r->opts->live && !win) {
 		rc = wh_exec(r->w, sql.buf, &err);
 		buf_reset(&sql);
 		if (!rc)
@@ -357,6 +445,12 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			book->saved(book->ctx, m);
 		if (!silent)
 			remember(r, &row);
+		if (full && win)
+			run_windows_clear(&r->wins, m);
+		if (win && m->flex)
+			run_windows_put_island(&r->wins, m, &wrow);
+		else if (!silent && records_window(r, m, win))
+			run_windows_put(&r->wins, m, &wrow);
 	}
 	item->rows = out.rows;
 	item->action = out.action;
@@ -379,7 +473,8 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		item->had_previous = relation_exists(r, m->fqn);
 		if (!item->message)
 			item->message = arena_strdup(r->a, err.msg);
-		log_failure(r, item, started);
+		if (!win)
+			log_failure(r, item, started);
 	}
 	return 0;
 }
@@ -459,13 +554,297 @@ static bool upstream_failed(const struct run *r, const struct model *m)
 	for (size_t i = 0; i < m->ndeps; i++) {
 		const struct model *d = m->deps[i];
 
-		if (r->built[d->order] &&
+		if (r->built[d->order] && !r->windows_failed[d->order] &&
 		    (r->status[d->order] == RUN_FAILED || r->status[d->order] == RUN_UPSTREAM_FAILED))
 			return true;
 		if (d->mat == MAT_EPHEMERAL && upstream_failed(r, d))
 			return true;
 	}
 	return false;
+}
+
+/* What the blocked windows of a model wait for, one group per reason:
+ * "3 windows wait for a.b (encapsulate); 1 for c.d (whole)". */
+struct waits {
+	const char **reason;
+	int64_t *count;
+	size_t n;
+};
+
+static void waits_add(struct run *r, struct waits *w, const char *reason, size_t cap)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		if (strcmp(w->reason[i], reason) == 0) {
+			w->count[i]++;
+			return;
+		}
+	}
+	if (!w->reason) {
+		w->reason = arena_alloc(r->a, (cap + 1) * sizeof(*w->reason));
+		w->count = arena_alloc(r->a, (cap + 1) * sizeof(*w->count));
+	}
+	w->reason[w->n] = reason;
+	w->count[w->n++] = 1;
+}
+
+static const char *waits_text(struct run *r, const struct waits *w)
+{
+	struct buf b = BUF_INIT;
+	const char *s;
+
+	for (size_t i = 0; i < w->n; i++)
+		buf_addf(&b, "%s%lld %s for %s", i ? "; " : "", (long long)w->count[i],
+			 i ? "" : w->count[i] == 1 ? "window waits" : "windows wait", w->reason[i]);
+	s = b.len ? arena_strdup(r->a, b.buf) : NULL;
+	buf_release(&b);
+	return s;
+}
+
+/* The row of a window that did not build: blocked with what it waits for,
+ * or failed with its error (one more attempt). */
+static struct state_window unbuilt_row(const struct run *r, const struct model *m,
+				       const struct win_range *win, const char *reason,
+				       const char *error)
+{
+	const struct state_window *old = run_windows_at(&r->wins, m, win->since);
+
+	return (struct state_window){
+		.model = m->fqn,
+		.since = win->since,
+		.until = win->until,
+		.status = error ? WINDOW_FAILED : WINDOW_BLOCKED,
+		.reason = reason,
+		.error = error,
+		.attempts = (old ? old->attempts : 0) + (error != NULL),
+		.grain = m->flex ? NULL : win_grain_name(m->grain),
+	};
+}
+
+/* The rows of the windows that did not build and the model's run-log row,
+ * in one transaction after its windows; when the model was to be built
+ * anew and no window was, its old window rows go too. */
+static int record_unbuilt(struct run *r, struct run_item *item, const struct state_window *rows,
+			  size_t n, bool clear, int64_t started, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	if (clear)
+		state_sql_windows_drop(&sql, r->opts->env, item->m->fqn, 0, 0, false);
+	for (size_t i = 0; i < n; i++)
+		state_sql_window(&sql, r->opts->env, &rows[i]);
+	rc = need_run_id(r, err);
+	if (!rc)
+		rc = wh_begin(r->w, err);
+	if (!rc && sql.len)
+		rc = wh_exec(r->w, sql.buf, err);
+	if (!rc && item->status == RUN_FAILED)
+		rc = state_run_log(r->w,
+				   &(struct state_run_row){ .run_id = r->run_id, .model = item->m->fqn,
+							   .env = r->opts->env, .run_type = "batch",
+							   .status = "failed", .message = item->message,
+							   .rows = item->rows, .started_ms = started,
+							   .finished_ms = units_now_ms() },
+				   err);
+	else if (!rc && item->windows)
+		rc = log_done(r, item, item->rows, started, err);
+	if (!rc)
+		rc = wh_commit(r->w, err);
+	else
+		wh_rollback(r->w);
+	buf_release(&sql);
+	for (size_t i = 0; !rc && i < n; i++)
+		run_windows_put(&r->wins, item->m, &rows[i]);
+	return rc;
+}
+
+/* One window that its gates let through, built in its own transaction.
+ * A failure (an error, a failing check, another process's commit undoing
+ * it) fills *failed with the window's failed row; else its status is
+ * left pending. */
+static int build_window(struct run *r, struct run_item *item, const char *sig,
+			const struct win_range *win, bool fresh, struct state_window *failed,
+			struct sl_err *run_err)
+{
+	struct run_item one = { .m = item->m };
+	int rc = build_model(r, &one, fresh, sig, win, run_err);
+	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
+
+	failed->status = WINDOW_PENDING;
+	if (rc == SL_E_BUSY) {
+		rc = 0;
+		one.status = RUN_FAILED;
+		one.message = "changed by another process meanwhile";
+	}
+	if (!rc && one.status == RUN_FAILED) {
+		const char *msg = arena_strdup(r->a, one.message ? one.message : "failed");
+
+		*failed = unbuilt_row(r, item->m, win, NULL, msg);
+		win_time_format(win->since, since);
+		win_time_format(win->until, until);
+		if (!item->failed_windows++)
+			item->message = arena_sprintf(r->a, "window [%s, %s): %s", since, until, msg);
+	} else if (!rc) {
+		item->windows++;
+		item->rows += one.rows;
+		if (one.status == RUN_WARN && !item->message)
+			item->message = arena_strdup(r->a, one.message);
+	}
+	assert_results_free(one.asserts, one.nasserts);
+	return rc;
+}
+
+/* What a run forgets of m's windows before it schedules them: torch
+ * every one, bulldozer a flexible model's coverage of the run window
+ * (uncover). A build from scratch forgets them with its first window, so
+ * that until then the old ones stand. A dry run forgets in memory only. */
+static int forget_windows(struct run *r, const struct model *m, bool full, bool clear,
+			  const struct win_ask *uncover, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct state_window *pieces;
+	size_t npieces = 0;
+	int rc = 0;
+
+	if (uncover) {
+		state_sql_windows_drop(&sql, r->opts->env, m->fqn, uncover->since, uncover->until,
+				       false);
+		run_windows_uncover(&r->wins, m, uncover->since, uncover->until, &pieces, &npieces);
+		for (size_t i = 0; i < npieces; i++)
+			state_sql_window(&sql, r->opts->env, &pieces[i]);
+	} else if (clear) {
+		if (!full)
+			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, false);
+		run_windows_clear(&r->wins, m);
+	}
+	if (sql.len && !r->opts->dry_run)
+		rc = wh_exec_atomic(r->w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
+/*
+ * A temporal model: the windows the run's mode and window make due, each
+ * gated on every upstream contract and, when met, built in a transaction
+ * of its own (data, checks, window row, model row). A failed window leaves
+ * its previous data and is tried again by the next run; the others go on.
+ * A dry run decides the same and counts, taking the windows it would build
+ * as applied for the models after it.
+ */
+static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
+			  struct run_item *item, struct sl_err *run_err)
+{
+	struct model *m = pi->m;
+	struct win_ask ask = r->opts->windows;
+	const char *old_grain = run_windows_old_grain(&r->wins, m);
+	bool fresh = pi->full, clear = pi->full || ask.mode == WIN_TORCH;
+	bool uncover = !clear && m->flex && ask.ranged && ask.mode == WIN_BULLDOZER;
+	struct win_list due = { 0 };
+	struct run_gates gates;
+	struct waits waits = { 0 };
+	struct state_window *unbuilt;
+	size_t nunbuilt = 0;
+	struct sl_err err = SL_ERR_INIT;
+	int64_t started = units_now_ms();
+	int rc = 0;
+
+	ask.now = r->now;
+	item->action = "windows";
+	if (old_grain && ask.mode != WIN_TORCH) {
+		item->status = RUN_FAILED;
+		item->message = arena_sprintf(r->a, "grain changed from %s to %s: rerun with --mode torch",
+					      old_grain, win_grain_name(m->grain));
+		if (!r->opts->dry_run)
+			log_failure(r, item, started);
+		return 0;
+	}
+	rc = forget_windows(r, m, pi->full, clear, uncover ? &ask : NULL, &err);
+	if (rc && wh_suspect(r->w, run_err))
+		return SL_E_SUSPECT;
+	if (rc) {
+		item->status = RUN_FAILED;
+		item->message = arena_strdup(r->a, err.msg);
+		return 0;
+	}
+	run_windows_due(&r->wins, m, &ask, &due);
+	unbuilt = arena_alloc(r->a, (due.n + 1) * sizeof(*unbuilt));
+	run_gates_open(&r->wins, m, r->now, &gates);
+	for (size_t i = 0; i < due.n && !rc; i++) {
+		const struct win_range *win = &due.r[i];
+		const char *reason;
+		int gate = run_gates_check(&gates, win->since, win->until, &reason, &err);
+
+		if (gate == SL_E_INVALID) {
+			item->status = RUN_FAILED;
+			item->message = arena_strdup(r->a, err.msg);
+			break;
+		}
+		if (gate == SL_E_BLOCKED) {
+			unbuilt[nunbuilt] = unbuilt_row(r, m, win, reason, NULL);
+			/* what a dry run's later models gate on: the run records
+			 * the rows once its windows are done */
+			if (r->opts->dry_run)
+				run_windows_put(&r->wins, m, &unbuilt[nunbuilt]);
+			nunbuilt++;
+			waits_add(r, &waits, reason, due.n);
+			item->blocked++;
+			continue;
+		}
+		if (r->opts->dry_run) {
+			struct state_window row = applied_row(r, m, win);
+
+			if (m->flex) {
+				row = run_windows_island(&r->wins, m, &row);
+				run_windows_put_island(&r->wins, m, &row);
+			} else
+				run_windows_put(&r->wins, m, &row);
+			item->windows++;
+			continue;
+		}
+		rc = build_window(r, item, sig, win, fresh, &unbuilt[nunbuilt], run_err);
+		if (!rc && unbuilt[nunbuilt].status == WINDOW_FAILED)
+			nunbuilt++;
+		else if (!rc)
+			fresh = false;
+	}
+	run_gates_free(&gates);
+	free(due.r);
+	item->waits = waits_text(r, &waits);
+	item->reason = !due.n ? "no window due"
+		       : arena_sprintf(r->a, "%zu window%s due%s", due.n, due.n == 1 ? "" : "s",
+				       item->blocked ? arena_sprintf(r->a, ", %lld blocked",
+								     (long long)item->blocked)
+						     : "");
+	if (rc)
+		return rc;
+	if (item->failed_windows > 1)
+		item->message = arena_sprintf(r->a, "%s\n(%lld windows failed)", item->message,
+					      (long long)item->failed_windows);
+	if (item->status == RUN_FAILED) { /* a contract that can never be met */
+		if (!r->opts->dry_run)
+			log_failure(r, item, started);
+		return 0;
+	}
+	item->status = r->opts->dry_run ? (item->windows ? RUN_PLANNED : RUN_BLOCKED)
+		       : item->failed_windows ? RUN_FAILED
+		       : item->windows	      ? (item->message ? RUN_WARN : RUN_OK)
+		       : item->blocked	      ? RUN_BLOCKED
+					      : RUN_UP_TO_DATE;
+	if (!due.n)
+		item->status = RUN_UP_TO_DATE;
+	r->windows_failed[m->order] = item->failed_windows > 0;
+	if (r->opts->dry_run || (!nunbuilt && !item->windows && !fresh))
+		return 0;
+	rc = record_unbuilt(r, item, unbuilt, nunbuilt, fresh, started, &err);
+	if (rc && wh_suspect(r->w, run_err)) {
+		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
+		return SL_E_SUSPECT;
+	}
+	if (rc) {
+		item->status = RUN_FAILED;
+		item->message = arena_strdup(r->a, err.msg);
+	}
+	return 0;
 }
 
 /* row (its strings in r->a), another process's build of its model, in
@@ -541,15 +920,19 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 		rc = decide_again(r, pi, sig, err);
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
-	if (!rc && pi->what == PLAN_UP_TO_DATE)
+	if (!rc && pi->m->temporal && pi->what != PLAN_CHECK) {
+		rc = build_temporal(r, pi, sig, item, err);
+		pi->what = PLAN_UP_TO_DATE; /* done: no build loop below */
+	} else if (!rc && pi->what == PLAN_UP_TO_DATE) {
 		item->status = RUN_UP_TO_DATE;
-	else if (!rc && pi->what == PLAN_CHECK)
+	} else if (!rc && pi->what == PLAN_CHECK) {
 		rc = check_model(r, item, sig, err);
+	}
 	/* a batch build tries again what another process undid; the runner
 	 * holds the model back until its next cycle */
 	for (int attempt = 0; !rc && pi->what != PLAN_UP_TO_DATE && pi->what != PLAN_CHECK;
 	     attempt++) {
-		rc = build_model(r, item, pi->full, sig, err);
+		rc = build_model(r, item, pi->full, sig, NULL, err);
 		if (rc != SL_E_BUSY)
 			break;
 		rc = 0;
@@ -562,6 +945,24 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 	}
 	unlocked = build_unlock(r->w, m->fqn, rc ? NULL : err);
 	return rc ? rc : unlocked;
+}
+
+/* Whether a timeless model waits for its upstreams' contracts (whole,
+ * exists); says for what in item. A contract that can never be met fails
+ * it when it builds. */
+static bool gated(struct run *r, const struct model *m, struct run_item *item)
+{
+	struct run_gates gates;
+	const char *reason = NULL;
+	int rc;
+
+	run_gates_open(&r->wins, m, r->now, &gates);
+	rc = gates.n ? run_gates_check(&gates, 0, 0, &reason, NULL) : 0;
+	run_gates_free(&gates);
+	if (rc != SL_E_BLOCKED)
+		return false;
+	item->reason = arena_sprintf(r->a, "waits for %s", reason);
+	return true;
 }
 
 /* One item of the plan, its inputs being at sig now. A decision that
@@ -585,16 +986,38 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 	}
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
-	if (pi->what == PLAN_HELD) {
+	if (pi->what == PLAN_BUILD && !m->temporal && gated(r, m, item)) {
+		item->status = RUN_BLOCKED;
+	} else if (pi->what == PLAN_HELD) {
 		item->status = RUN_HELD;
 	} else if (pi->what == PLAN_UP_TO_DATE) {
 		item->status = RUN_UP_TO_DATE;
+	} else if (r->opts->dry_run && m->temporal && pi->what == PLAN_BUILD) {
+		rc = build_temporal(r, pi, sig, item, err);
 	} else if (r->opts->dry_run) {
 		item->status = RUN_PLANNED;
 	} else {
 		rc = locked_build(r, pi, sig, item, err);
 	}
 	return rc;
+}
+
+/* Whether temporal model m has windows this run would build, its
+ * contracts aside. */
+static bool windows_due(void *ctx, const struct model *m)
+{
+	struct run *r = ctx;
+	struct win_ask ask = r->opts->windows;
+	struct win_list due = { 0 };
+	bool any;
+
+	ask.now = r->now;
+	if (ask.mode == WIN_TORCH)
+		return true;
+	run_windows_due(&r->wins, m, &ask, &due);
+	any = due.n > 0;
+	free(due.r);
+	return any;
 }
 
 /* A build of a model that keeps watermarks records them, so a run that
@@ -640,13 +1063,21 @@ static int open_state(struct run *r, struct sl_err *err)
 		} else if (!rc) {
 			rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 		}
+		if (!rc)
+			rc = run_windows_load(&r->wins, r->a, r->p, r->windowed ? r->w : NULL, env,
+					      err);
 		/* a batch run reports its id even when everything is up to date */
 		return rc || r->opts->live ? rc : need_run_id(r, err);
 	}
 	r->run_id = INT64_MAX;
 	if (!r->w || !relation_exists(r, "_sluice.models"))
-		return 0;
-	return state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
+		return run_windows_load(&r->wins, r->a, r->p, NULL, env, err);
+	rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
+	return rc ? rc
+		  : run_windows_load(&r->wins, r->a, r->p,
+				     r->windowed && relation_exists(r, "_sluice.windows") ? r->w
+											 : NULL,
+				     env, err);
 }
 
 int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
@@ -659,6 +1090,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	int64_t t0 = units_mono_ms();
 	struct plan plan = { 0 };
 	size_t total = 0, idx = 0, next = 0;
+	int64_t now_ms;
 	int rc;
 
 	memset(report, 0, sizeof(*report));
@@ -671,13 +1103,28 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 			selected[i] = false;
 		total += selected[i] && (m->mat != MAT_EPHEMERAL || opts->test);
 	}
+	r.gating = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
+	memset(r.gating, 0, (p->nmodels + 1) * sizeof(bool));
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+
+		r.windowed |= m->temporal;
+		for (size_t k = 0; k < m->nupstreams; k++) {
+			if (m->upstreams[k].level >= 0 && m->upstreams[k].target) {
+				r.gating[m->upstreams[k].target->order] = true;
+				r.windowed = true;
+			}
+		}
+	}
 	if (!rc)
 		rc = need_book(&r, selected, err);
 	if (!rc)
 		rc = open_state(&r, err);
 	if (rc)
 		return rc;
-	units_format_ts(units_now_ms(), r.run_ts, sizeof(r.run_ts));
+	now_ms = units_now_ms();
+	r.now = opts->windows.now ? opts->windows.now : now_ms / 1000;
+	units_format_ts(now_ms, r.run_ts, sizeof(r.run_ts));
 	r.facts = (struct plan_facts){
 		.p = p,
 		.state = r.state,
@@ -690,12 +1137,16 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		.behind_ctx = r.book ? r.book->ctx : NULL,
 		.hold = opts->hold,
 		.hold_ctx = opts->ctx,
+		.windows_due = windows_due,
+		.windows_ctx = &r,
 	};
 	if (!opts->test)
 		plan_make(a, &r.facts, selected, &plan);
 	r.version = plan_versions(a, &r.facts);
 	r.status = arena_alloc(a, (p->nmodels + 1) * sizeof(enum run_status));
 	r.built = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
+	r.windows_failed = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
+	memset(r.windows_failed, 0, (p->nmodels + 1) * sizeof(bool));
 	report->items = calloc(total + 1, sizeof(*report->items));
 	if (!report->items)
 		abort();
@@ -750,6 +1201,9 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		case RUN_PLANNED:
 			report->planned++;
 			report->checked += item->checks_only;
+			break;
+		case RUN_BLOCKED:
+			report->waiting++;
 			break;
 		default:
 			report->skipped++;

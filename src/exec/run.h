@@ -9,6 +9,7 @@
 
 #include "exec/assert.h"
 #include "project/model.h"
+#include "windows/schedule.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@ enum run_status {
 	RUN_UPSTREAM_FAILED,
 	RUN_PLANNED, /* a dry run would build it */
 	RUN_HELD,    /* the caller held it back (paused, backing off, waiting) */
+	RUN_BLOCKED, /* every window due waits for its upstreams' contracts */
 };
 
 struct run_item {
@@ -39,6 +41,11 @@ struct run_item {
 	int64_t rows, ms;
 	bool had_previous; /* a failed build left an earlier version in place */
 	bool checks_only;  /* its data was up to date: only its checks ran (or would) */
+	/* a temporal model: windows built (or planned), blocked and failed,
+	 * and what the blocked ones wait for, grouped ("3 windows wait for
+	 * a.b (encapsulate)"), or NULL */
+	int64_t windows, blocked, failed_windows;
+	const char *waits;
 	struct assert_result *asserts; /* freed by run_report_free */
 	size_t nasserts;
 };
@@ -48,6 +55,7 @@ struct run_report {
 	struct run_item *items; /* selected models, in build order */
 	size_t n;
 	size_t ok, warned, failed, skipped, planned;
+	size_t waiting; /* blocked on their upstreams' contracts (not in skipped) */
 	/* of ok, warned and planned, the models whose checks alone ran (or would) */
 	size_t checked;
 };
@@ -96,6 +104,9 @@ struct run_opts {
 	 * else the run reads its own */
 	struct state_cache *cache;
 	const char *env;
+	/* the windows of temporal models: the run window and mode (now is the
+	 * run's own time, filled by the run) */
+	struct win_ask windows;
 	/* called before and after each model, for live output; may be NULL */
 	void (*on_start)(void *ctx, const struct run_item *item, size_t index, size_t total);
 	void (*on_done)(void *ctx, const struct run_item *item, size_t index, size_t total);

@@ -146,6 +146,12 @@ void plan_decide(const struct plan_facts *f, struct model *m, const char *sig,
 		/* a snapshot keeps its history through definition changes */
 		build(item, m->mat != MAT_SNAPSHOT,
 		      m->mat == MAT_SEED ? "file changed" : "definition changed");
+	else if (m->temporal)
+		/* its windows come due with time, whatever its inputs did */
+		if (f->windows_due && f->windows_due(f->windows_ctx, m))
+			build(item, false, "windows due");
+		else
+			up_to_date(f, m, st, sig, "no window due", item);
 	else if (m->mat == MAT_VIEW || m->mat == MAT_SEED)
 		up_to_date(f, m, st, sig, "up to date", item);
 	else if (reads_external(m))

@@ -46,6 +46,10 @@ struct plan_facts {
 	void *behind_ctx;
 	const char *(*hold)(void *ctx, const struct model *m);
 	void *hold_ctx;
+	/* whether temporal model m has windows the run would build (blocked
+	 * ones too); NULL: none has */
+	bool (*windows_due)(void *ctx, const struct model *m);
+	void *windows_ctx;
 };
 
 struct plan {

@@ -1,0 +1,153 @@
+/*
+ * `sluice windows MODEL`: a model's window state. A fixed model's grid
+ * from its start to the newest closed window (a window without a row is
+ * pending), a flexible model's coverage islands, a timeless model's
+ * existence row; each with its status, when it was applied, its attempts
+ * and what it waits for or failed with. Reads only.
+ */
+#include "cli/commands.h"
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "project/dag.h"
+#include "project/model.h"
+#include "state/windows.h"
+#include "warehouse/wh.h"
+#include "windows/grid.h"
+#include "windows/schedule.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+struct shown {
+	bool json;
+	int status; /* only this status, or -1 */
+	json_t *list;
+	size_t n;
+};
+
+static void show(struct shown *sh, const struct state_window *w)
+{
+	char since[WIN_TIME_MAX] = "", until[WIN_TIME_MAX] = "", at[WIN_TIME_MAX] = "";
+	const char *why = w->status == WINDOW_FAILED ? w->error : w->reason;
+
+	if (sh->status >= 0 && (int)w->status != sh->status)
+		return;
+	sh->n++;
+	if (!w->timeless) {
+		win_time_format(w->since, since);
+		win_time_format(w->until, until);
+	}
+	if (w->applied_at)
+		win_time_format(w->applied_at, at);
+	if (sh->json) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "since", w->timeless ? json_null() : json_string(since));
+		json_object_set_new(o, "until", w->timeless ? json_null() : json_string(until));
+		json_object_set_new(o, "status", json_string(state_win_status_name(w->status)));
+		json_object_set_new(o, "applied_at", *at ? json_string(at) : json_null());
+		json_object_set_new(o, "attempts", json_integer(w->attempts));
+		json_object_set_new(o, "blocked_reason", w->reason ? json_string(w->reason) : json_null());
+		json_object_set_new(o, "error", w->error ? json_string(w->error) : json_null());
+		json_array_append_new(sh->list, o);
+		return;
+	}
+	printf("%-19s  %-19s  %-8s  %-19s  %8lld  %s\n", w->timeless ? "-" : since,
+	       w->timeless ? "-" : until, state_win_status_name(w->status), *at ? at : "-",
+	       (long long)w->attempts, why ? why : "");
+}
+
+/* The grid windows of [lo, hi) in order, rows where there are some. */
+static void show_grid(struct shown *sh, const struct model *m, const struct state_window *rows,
+		      size_t n, int64_t lo, int64_t hi)
+{
+	size_t i = 0;
+
+	while (i < n && rows[i].until <= lo)
+		i++;
+	for (int64_t t = win_floor(m->grain, lo); t < hi; t = win_add(m->grain, t, 1)) {
+		struct state_window pending = { .model = m->fqn, .since = t,
+						.until = win_add(m->grain, t, 1) };
+
+		while (i < n && rows[i].since < t)
+			i++;
+		show(sh, i < n && rows[i].since == t ? &rows[i] : &pending);
+	}
+}
+
+int cli_windows(struct cli_args *args)
+{
+	struct cli_session s;
+	struct sl_err err = SL_ERR_INIT;
+	struct shown sh = { .json = args->json, .status = -1 };
+	struct state_window *rows = NULL;
+	size_t n = 0;
+	const struct model *m;
+	int64_t lo = 0, hi = 0, now;
+	int rc;
+
+	if (args->npos != 1) {
+		fprintf(stderr, "usage: sluice windows MODEL [--since T --until T] [--status S] [--json]\n");
+		return CLI_USAGE;
+	}
+	if (args->status && (sh.status = state_win_status_parse(args->status)) < 0) {
+		fprintf(stderr, "sluice windows: invalid --status '%s'\n"
+				"  hint: pending, applied, blocked or failed\n", args->status);
+		return CLI_USAGE;
+	}
+	if ((args->since && win_time_parse(args->since, &lo)) ||
+	    (args->until && win_time_parse(args->until, &hi))) {
+		fprintf(stderr, "sluice windows: invalid --%s\n"
+				"  hint: a UTC date or time such as 2026-01-01 or '2026-01-01 06:00'\n",
+			args->since && win_time_parse(args->since, &lo) ? "since" : "until");
+		return CLI_USAGE;
+	}
+	now = cli_window_clock("windows");
+	if (now < 0)
+		return CLI_USAGE;
+	rc = cli_session_open(&s, args, CLI_OPEN_READ, true);
+	if (rc)
+		return rc;
+	m = dag_model_named(s.project, args->pos[0], &err);
+	if (m && m->mat == MAT_EPHEMERAL) {
+		sl_err_set(&err, SL_E_USAGE, "'%s' is ephemeral: it has no windows", m->fqn);
+		m = NULL;
+	}
+	rc = !m ? SL_E_NOTFOUND
+		: !s.wh || !dag_relation_exists(s.relations, s.nrelations, "_sluice.windows")
+		? 0
+		: state_windows_load(s.wh, s.arena, "", &m->fqn, 1, &rows, &n, &err);
+	if (rc) {
+		cli_print_err(&err);
+		cli_session_close(&s);
+		return CLI_FAILED;
+	}
+	if (sh.json)
+		sh.list = json_array();
+	else
+		printf("%-19s  %-19s  %-8s  %-19s  %8s  %s\n", "since", "until", "status", "applied_at",
+		       "attempts", "reason");
+	if (m->temporal && !m->flex) {
+		struct win_grid g = { .grain = m->grain, .start = m->start, .end = m->end };
+
+		lo = args->since ? lo : m->start;
+		hi = args->until ? hi : win_grid_closed(&g, now);
+		show_grid(&sh, m, rows, n, lo < m->start ? m->start : lo, hi);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].timeless || ((!args->until || rows[i].since < hi) &&
+						 (!args->since || rows[i].until > lo)))
+				show(&sh, &rows[i]);
+	}
+	if (sh.json) {
+		json_dumpf(sh.list, stdout, JSON_INDENT(2));
+		printf("\n");
+		json_decref(sh.list);
+	} else if (!sh.n) {
+		printf("(no windows)\n");
+	}
+	cli_session_close(&s);
+	return CLI_OK;
+}

@@ -1,0 +1,320 @@
+/*
+ * This file implements a run's window state: the rows read once, kept per
+ * model in since order as windows are built (or, in a dry run, would be),
+ * the schedule of a temporal model's windows on its applied coverage, and
+ * the gate check of one window against every gated upstream. It must
+ * never write the warehouse: run.c records each window in its own
+ * transaction.
+ */
+#include "exec/windows.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "windows/contract.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct model_rows *rows_of(const struct run_windows *rw, const struct model *m)
+{
+	return &rw->by_model[m->order];
+}
+
+/* The index of the first row of mr whose since is not before since. */
+static size_t lower_bound(const struct model_rows *mr, int64_t since)
+{
+	size_t lo = 0, hi = mr->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (mr->rows[mid].since < since)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void push_row(struct run_windows *rw, struct model_rows *mr, size_t at,
+		     const struct state_window *row)
+{
+	if (mr->n == mr->cap) {
+		size_t cap = mr->cap ? 2 * mr->cap : 16;
+		struct state_window *rows = arena_alloc(rw->a, cap * sizeof(*rows));
+
+		if (mr->n)
+			memcpy(rows, mr->rows, mr->n * sizeof(*rows));
+		mr->rows = rows;
+		mr->cap = cap;
+	}
+	memmove(mr->rows + at + 1, mr->rows + at, (mr->n - at) * sizeof(*mr->rows));
+	mr->rows[at] = *row;
+	mr->n++;
+}
+
+int run_windows_load(struct run_windows *rw, struct arena *a, struct project *p, struct wh *w,
+		     const char *env, struct sl_err *err)
+{
+	struct state_window *rows = NULL;
+	size_t n = 0;
+	int rc = w ? state_windows_load(w, a, env, NULL, 0, &rows, &n, err) : 0;
+
+	rw->p = p;
+	rw->a = a;
+	rw->env = env;
+	rw->by_model = arena_alloc(a, (p->nmodels + 1) * sizeof(*rw->by_model));
+	memset(rw->by_model, 0, (p->nmodels + 1) * sizeof(*rw->by_model));
+	if (rc)
+		return rc;
+	/* the rows come ordered by model and since: each model's are a run */
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		struct model *m = project_find_model(p, rows[i].model);
+
+		while (j < n && strcmp(rows[j].model, rows[i].model) == 0)
+			j++;
+		if (m) {
+			struct model_rows *mr = rows_of(rw, m);
+
+			mr->rows = rows + i;
+			mr->n = mr->cap = j - i;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+void run_windows_put(struct run_windows *rw, const struct model *m,
+		     const struct state_window *row)
+{
+	struct model_rows *mr = rows_of(rw, m);
+	size_t at = row->timeless ? 0 : lower_bound(mr, row->since);
+
+	if (at < mr->n && (row->timeless || mr->rows[at].since == row->since)) {
+		/* the loaded rows share the arena's memory: copy on write is
+		 * not needed, each model's run of rows is its own */
+		mr->rows[at] = *row;
+		return;
+	}
+	push_row(rw, mr, at, row);
+}
+
+/* Drops the rows of mr that gone() says go, in place. */
+static void drop_rows(struct model_rows *mr, bool (*gone)(const struct state_window *, int64_t,
+							  int64_t),
+		      int64_t since, int64_t until)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < mr->n; i++)
+		if (!gone(&mr->rows[i], since, until))
+			mr->rows[k++] = mr->rows[i];
+	mr->n = k;
+}
+
+static bool overlaps(const struct state_window *w, int64_t since, int64_t until)
+{
+	return w->since < until && w->until > since;
+}
+
+static bool merges(const struct state_window *w, int64_t since, int64_t until)
+{
+	return overlaps(w, since, until) ||
+	       (w->status == WINDOW_APPLIED && w->since <= until && w->until >= since);
+}
+
+struct state_window run_windows_island(const struct run_windows *rw, const struct model *m,
+				       const struct state_window *row)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+	struct state_window island = *row;
+
+	island.oldest_at = row->applied_at;
+	for (size_t i = 0; i < mr->n; i++) {
+		const struct state_window *w = &mr->rows[i];
+		int64_t oldest = w->oldest_at ? w->oldest_at : w->applied_at;
+
+		if (w->status != WINDOW_APPLIED || !merges(w, row->since, row->until))
+			continue;
+		if (w->since < island.since)
+			island.since = w->since;
+		if (w->until > island.until)
+			island.until = w->until;
+		if (oldest && oldest < island.oldest_at)
+			island.oldest_at = oldest;
+	}
+	return island;
+}
+
+void run_windows_put_island(struct run_windows *rw, const struct model *m,
+			    const struct state_window *island)
+{
+	struct model_rows *mr = rows_of(rw, m);
+
+	drop_rows(mr, merges, island->since, island->until);
+	push_row(rw, mr, lower_bound(mr, island->since), island);
+}
+
+void run_windows_uncover(struct run_windows *rw, const struct model *m, int64_t since,
+			 int64_t until, struct state_window **pieces, size_t *n)
+{
+	struct model_rows *mr = rows_of(rw, m);
+
+	*n = 0;
+	*pieces = arena_alloc(rw->a, (2 * mr->n + 1) * sizeof(**pieces));
+	for (size_t i = 0; i < mr->n; i++) {
+		const struct state_window *w = &mr->rows[i];
+
+		if (w->status != WINDOW_APPLIED || !overlaps(w, since, until))
+			continue;
+		if (w->since < since) {
+			(*pieces)[*n] = *w;
+			(*pieces)[(*n)++].until = since;
+		}
+		if (w->until > until) {
+			(*pieces)[*n] = *w;
+			(*pieces)[(*n)++].since = until;
+		}
+	}
+	drop_rows(mr, overlaps, since, until);
+	for (size_t i = 0; i < *n; i++)
+		push_row(rw, mr, lower_bound(mr, (*pieces)[i].since), &(*pieces)[i]);
+}
+
+void run_windows_clear(struct run_windows *rw, const struct model *m)
+{
+	rows_of(rw, m)->n = 0;
+}
+
+const struct state_window *run_windows_at(const struct run_windows *rw, const struct model *m,
+					  int64_t since)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+	size_t at = lower_bound(mr, since);
+
+	return at < mr->n && mr->rows[at].since == since ? &mr->rows[at] : NULL;
+}
+
+const char *run_windows_old_grain(const struct run_windows *rw, const struct model *m)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+	const char *now = win_grain_name(m->grain);
+
+	for (size_t i = 0; m->temporal && !m->flex && i < mr->n; i++)
+		if (mr->rows[i].grain && strcmp(mr->rows[i].grain, now) != 0)
+			return mr->rows[i].grain;
+	return NULL;
+}
+
+/* The applied rows of m as the contracts see them. */
+static size_t applied_rows(const struct run_windows *rw, const struct model *m,
+			   struct win_row *out)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+	size_t n = 0;
+
+	for (size_t i = 0; i < mr->n; i++) {
+		const struct state_window *s = &mr->rows[i];
+
+		if (s->status != WINDOW_APPLIED || (m->temporal && s->timeless))
+			continue;
+		out[n++] = (struct win_row){ s->since, s->until, s->applied_at,
+					     s->oldest_at ? s->oldest_at : s->applied_at };
+	}
+	return n;
+}
+
+static struct win_grid grid_of(const struct model *m)
+{
+	return (struct win_grid){ .grain = m->grain, .start = m->start, .end = m->end,
+				  .lookback = m->lookback, .flex = m->flex };
+}
+
+void run_windows_due(const struct run_windows *rw, const struct model *m,
+		     const struct win_ask *ask, struct win_list *out)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+	struct win_row *rows = malloc((mr->n + 1) * sizeof(*rows));
+	struct win_set applied = { 0 };
+	struct win_grid g = grid_of(m);
+	size_t n;
+
+	if (!rows)
+		abort();
+	n = applied_rows(rw, m, rows);
+	for (size_t i = 0; i < n; i++)
+		win_set_add(&applied, rows[i].since, rows[i].until);
+	win_schedule(&g, ask, &applied, out);
+	win_set_free(&applied);
+	free(rows);
+}
+
+void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t now,
+		    struct run_gates *out)
+{
+	*out = (struct run_gates){ .m = m, .a = rw->a, .now = now };
+	out->g = calloc(m->nupstreams + 1, sizeof(*out->g));
+	if (!out->g)
+		abort();
+	for (size_t i = 0; i < m->nupstreams; i++) {
+		const struct model_upstream *u = &m->upstreams[i];
+		const struct model *t = u->target;
+		struct run_gate *g;
+		struct win_row *rows;
+		struct win_grid grid;
+		size_t n;
+
+		/* ungated, or trusted as it is outside the main environment */
+		if (u->level < 0 || !t || t == m || (u->deactivate_for_dev && rw->env && *rw->env))
+			continue;
+		g = &out->g[out->n++];
+		g->u = u;
+		rows = malloc((rows_of(rw, t)->n + 1) * sizeof(*rows));
+		if (!rows)
+			abort();
+		n = applied_rows(rw, t, rows);
+		grid = grid_of(t);
+		win_index_build(&g->ix, !t->temporal ? WIN_TIMELESS : t->flex ? WIN_FLEX : WIN_FIXED,
+				t->start, t->temporal ? win_grid_closed(&grid, now) : 0, rows, n);
+		free(rows);
+	}
+}
+
+int run_gates_check(const struct run_gates *gs, int64_t since, int64_t until,
+		    const char **reason, struct sl_err *err)
+{
+	struct buf why = BUF_INIT;
+	int rc = 0;
+
+	*reason = NULL;
+	for (size_t i = 0; i < gs->n && !rc; i++) {
+		const struct model_upstream *u = gs->g[i].u;
+		struct win_contract c = { .level = (enum win_level)u->level, .fresh = u->fresh_s,
+					  .fresh_all = u->fresh_all };
+		const char *refused = NULL;
+		enum win_verdict v = win_gate(&gs->g[i].ix, &c, since, until, gs->now, &refused);
+
+		if (v == WIN_REFUSED)
+			rc = sl_err_set(err, SL_E_INVALID, "contract %s on '%s' can never be met: %s",
+					win_level_name(c.level), u->target->fqn, refused);
+		else if (v != WIN_MET)
+			buf_addf(&why, "%s%s (%s%s)", why.len ? ", " : "", u->target->fqn,
+				 win_level_name(c.level), v == WIN_STALE ? ", stale" : "");
+	}
+	if (!rc && why.len) {
+		*reason = arena_strdup(gs->a, why.buf);
+		rc = SL_E_BLOCKED;
+	}
+	buf_release(&why);
+	return rc;
+}
+
+void run_gates_free(struct run_gates *gs)
+{
+	for (size_t i = 0; i < gs->n; i++)
+		win_index_free(&gs->g[i].ix);
+	free(gs->g);
+	memset(gs, 0, sizeof(*gs));
+}

@@ -1,0 +1,94 @@
+/*
+ * The window state of a run: every `_sluice.windows` row of the run's
+ * environment, read once and kept per model as the run builds, so that
+ * each model's windows are gated on what its upstreams hold by the time
+ * its turn comes (a dry run: on what they would hold). It schedules a
+ * temporal model's windows and checks each window's contracts.
+ */
+#ifndef SL_EXEC_WINDOWS_H
+#define SL_EXEC_WINDOWS_H
+
+#include "project/model.h"
+#include "state/windows.h"
+#include "windows/contract.h"
+#include "windows/schedule.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+struct sl_err;
+struct wh;
+
+/* Per model order, its rows sorted by since. */
+struct run_windows {
+	struct project *p;
+	struct arena *a;
+	const char *env;
+	struct model_rows {
+		struct state_window *rows;
+		size_t n, cap;
+	} *by_model;
+};
+
+/* Reads env's rows (none when the warehouse has no state yet: w NULL). */
+int run_windows_load(struct run_windows *rw, struct arena *a, struct project *p, struct wh *w,
+		     const char *env, struct sl_err *err);
+/* Makes row the model's row at its since (its existence row); strings must
+ * outlive the run. */
+void run_windows_put(struct run_windows *rw, const struct model *m,
+		     const struct state_window *row);
+/* A flexible model's window row, applied, as the island it makes with
+ * every applied row it overlaps or touches (applied_at its own, oldest_at
+ * the oldest of them). */
+struct state_window run_windows_island(const struct run_windows *rw, const struct model *m,
+				       const struct state_window *row);
+/* Makes island a row of m, in place of every row it overlaps and of the
+ * applied ones it touches. */
+void run_windows_put_island(struct run_windows *rw, const struct model *m,
+			    const struct state_window *island);
+/* Uncovers [since, until) of a flexible model: each applied island it
+ * cuts keeps what lies outside, each other row inside goes. The pieces
+ * left of cut islands are written to *pieces (n of them, at most two per
+ * island; in rw's arena). */
+void run_windows_uncover(struct run_windows *rw, const struct model *m, int64_t since,
+			 int64_t until, struct state_window **pieces, size_t *n);
+/* Forgets every row of m (a build from scratch). */
+void run_windows_clear(struct run_windows *rw, const struct model *m);
+/* m's row at since, or NULL. */
+const struct state_window *run_windows_at(const struct run_windows *rw, const struct model *m,
+					  int64_t since);
+/* The grain m's grid rows were built at when it is not m's own grain now,
+ * else NULL. */
+const char *run_windows_old_grain(const struct run_windows *rw, const struct model *m);
+
+/* The windows of temporal model m this run builds, in order. */
+void run_windows_due(const struct run_windows *rw, const struct model *m,
+		     const struct win_ask *ask, struct win_list *out);
+
+/* The gates of m's upstreams, indexed once for all of its windows as the
+ * upstreams stand now. Free with run_gates_free. */
+struct run_gates {
+	const struct model *m;
+	struct arena *a;
+	int64_t now;
+	struct run_gate {
+		const struct model_upstream *u;
+		struct win_index ix;
+	} *g;
+	size_t n;
+};
+
+void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t now,
+		    struct run_gates *out);
+/* Checks every gate for one window (a timeless model: since == until),
+ * none skipped. Returns 0 when every one is met, SL_E_BLOCKED with
+ * *reason naming each upstream that is not ("a.b (encapsulate), c.d
+ * (whole, stale)"), or SL_E_INVALID with err saying which contract can
+ * never be met. *reason lives in the run's arena. */
+int run_gates_check(const struct run_gates *gs, int64_t since, int64_t until,
+		    const char **reason, struct sl_err *err);
+void run_gates_free(struct run_gates *gs);
+
+#endif

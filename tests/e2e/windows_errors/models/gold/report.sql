@@ -1,0 +1,3 @@
+@config materialized=table, grain=1d
+@upstream silver.hourly contract=through
+SELECT count(*) AS n FROM silver.hourly

@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT 1 AS id

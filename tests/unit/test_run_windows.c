@@ -1,0 +1,149 @@
+/*
+ * Unit tests for a run's window state (src/exec/windows.c): a flexible
+ * model's islands coalesce as windows are applied and split when a range
+ * is uncovered, keeping their applied times; a fixed model's rows stay one
+ * per window; gates name every upstream that is not met.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "exec/windows.h"
+#include "project/model.h"
+
+#include <string.h>
+
+#define H 3600
+
+struct fx {
+	struct arena *a;
+	struct model m[3];
+	struct model *ptrs[3];
+	struct project p;
+	struct run_windows rw;
+};
+
+static int setup(void **state)
+{
+	static struct fx f;
+	static const char *const names[] = { "s.flex", "s.fixed", "s.down" };
+
+	memset(&f, 0, sizeof(f));
+	f.a = arena_new(NULL);
+	for (int i = 0; i < 3; i++) {
+		f.m[i].fqn = names[i];
+		f.m[i].order = (size_t)i;
+		f.m[i].temporal = true;
+		f.m[i].grain = WIN_HOUR;
+		f.m[i].end = INT64_MAX;
+		f.ptrs[i] = &f.m[i];
+	}
+	f.m[0].flex = true;
+	f.p.models = f.ptrs;
+	f.p.nmodels = 3;
+	f.p.arena = f.a;
+	if (run_windows_load(&f.rw, f.a, &f.p, NULL, "", NULL))
+		return -1;
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	arena_free(((struct fx *)*state)->a);
+	return 0;
+}
+
+static void apply(struct fx *f, int64_t since, int64_t until, int64_t at)
+{
+	struct state_window row = { .model = "s.flex", .since = since, .until = until,
+				    .status = WINDOW_APPLIED, .applied_at = at };
+
+	row = run_windows_island(&f->rw, &f->m[0], &row);
+	run_windows_put_island(&f->rw, &f->m[0], &row);
+}
+
+static void islands(void **state)
+{
+	struct fx *f = *state;
+	const struct model_rows *mr = &f->rw.by_model[0];
+	struct state_window *pieces;
+	size_t n;
+
+	apply(f, 0, 2 * H, 100);
+	apply(f, 5 * H, 6 * H, 200);
+	assert_int_equal(mr->n, 2);
+	/* a window that touches both joins them into one island */
+	apply(f, 2 * H, 5 * H, 300);
+	assert_int_equal(mr->n, 1);
+	assert_int_equal(mr->rows[0].since, 0);
+	assert_int_equal(mr->rows[0].until, 6 * H);
+	assert_int_equal(mr->rows[0].applied_at, 300);
+	assert_int_equal(mr->rows[0].oldest_at, 100);
+	/* uncovering the middle leaves two pieces with the island's times */
+	run_windows_uncover(&f->rw, &f->m[0], H, 3 * H, &pieces, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(mr->n, 2);
+	assert_int_equal(mr->rows[0].until, H);
+	assert_int_equal(mr->rows[1].since, 3 * H);
+	assert_int_equal(mr->rows[1].oldest_at, 100);
+	/* a failed chunk inside a gap stays apart, and goes once covered */
+	run_windows_put(&f->rw, &f->m[0],
+			&(struct state_window){ .model = "s.flex", .since = H, .until = 2 * H,
+						.status = WINDOW_FAILED, .error = "x" });
+	assert_int_equal(mr->n, 3);
+	apply(f, H, 3 * H, 400);
+	assert_int_equal(mr->n, 1);
+	assert_int_equal(mr->rows[0].until, 6 * H);
+}
+
+static void gates_name_each_upstream(void **state)
+{
+	struct fx *f = *state;
+	struct model_upstream ups[2] = {
+		{ .name = "s.fixed", .level = WIN_ENCAPSULATE, .type = "model", .target = &f->m[1] },
+		{ .name = "s.flex", .level = WIN_THROUGH, .type = "model", .target = &f->m[0],
+		  .fresh_s = 50 },
+	};
+	struct run_gates g;
+	const char *reason;
+	struct sl_err err = SL_ERR_INIT;
+
+	f->m[2].upstreams = ups;
+	f->m[2].nupstreams = 2;
+	run_windows_clear(&f->rw, &f->m[0]);
+	apply(f, 0, 4 * H, 1000);
+	run_windows_put(&f->rw, &f->m[1],
+			&(struct state_window){ .model = "s.fixed", .since = 0, .until = H,
+						.status = WINDOW_APPLIED, .applied_at = 1000 });
+	run_gates_open(&f->rw, &f->m[2], 1020, &g);
+	assert_int_equal(run_gates_check(&g, 0, H, &reason, &err), 0);
+	assert_int_equal(run_gates_check(&g, H, 2 * H, &reason, &err), SL_E_BLOCKED);
+	assert_string_equal(reason, "s.fixed (encapsulate)");
+	run_gates_free(&g);
+	/* later, the flexible upstream is stale too: both are named */
+	run_gates_open(&f->rw, &f->m[2], 2000, &g);
+	assert_int_equal(run_gates_check(&g, H, 2 * H, &reason, &err), SL_E_BLOCKED);
+	assert_string_equal(reason, "s.fixed (encapsulate), s.flex (through, stale)");
+	run_gates_free(&g);
+	/* exact on a flexible upstream can never be met */
+	ups[1].level = WIN_EXACT;
+	run_gates_open(&f->rw, &f->m[2], 1020, &g);
+	assert_int_equal(run_gates_check(&g, 0, H, &reason, &err), SL_E_INVALID);
+	assert_non_null(strstr(err.msg, "contract exact on 's.flex' can never be met"));
+	run_gates_free(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(islands),
+		cmocka_unit_test(gates_name_each_upstream),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
