@@ -1105,14 +1105,16 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	}
 	r.gating = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	memset(r.gating, 0, (p->nmodels + 1) * sizeof(bool));
+	/* the window rows are read when a selected model has windows or
+	 * gates: a live runner's cycles, say, need none */
 	for (size_t i = 0; i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 
-		r.windowed |= m->temporal;
+		r.windowed |= selected[i] && m->temporal;
 		for (size_t k = 0; k < m->nupstreams; k++) {
 			if (m->upstreams[k].level >= 0 && m->upstreams[k].target) {
 				r.gating[m->upstreams[k].target->order] = true;
-				r.windowed = true;
+				r.windowed |= selected[i];
 			}
 		}
 	}
