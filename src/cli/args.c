@@ -31,6 +31,7 @@ static const struct flag_spec flags[] = {
 	{ "mode", 0, CLI_F_MODE, true },
 	{ "chunk", 0, CLI_F_MODE, true },
 	{ "status", 0, CLI_F_STATUS, true },
+	{ "env", 0, CLI_F_ENV, true },
 	{ NULL, 0, 0, false },
 };
 
@@ -97,6 +98,9 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 	case CLI_F_STATUS:
 		out->status = value;
 		break;
+	case CLI_F_ENV:
+		out->env = value;
+		break;
 	}
 }
 
@@ -123,6 +127,8 @@ int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct 
 {
 	memset(out, 0, sizeof(*out));
 	out->command = cmd->name;
+	if (cmd->flags & CLI_F_ENV && getenv("SLUICE_ENV") && *getenv("SLUICE_ENV"))
+		out->env = getenv("SLUICE_ENV");
 	out->pos = calloc((size_t)argc + 1, sizeof(char *));
 	if (!out->pos)
 		abort();

@@ -32,6 +32,7 @@ enum cli_flag {
 	CLI_F_WINDOW = 1 << 8, /* --since, --until */
 	CLI_F_MODE = 1 << 9,   /* --mode, --chunk */
 	CLI_F_STATUS = 1 << 10,
+	CLI_F_ENV = 1 << 11, /* --env, else SLUICE_ENV */
 };
 
 struct cli_args {
@@ -39,6 +40,7 @@ struct cli_args {
 	const char *project, *select, *listen;
 	bool full_refresh, json, dot, once, resnapshot;
 	const char *since, *until, *mode, *chunk, *status;
+	const char *env; /* an environment to build into, or NULL */
 	const char **pos; /* positional arguments */
 	int npos;
 };

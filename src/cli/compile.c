@@ -32,6 +32,7 @@ int cli_compile(struct cli_args *args)
 	rc = cli_session_open(&s, args, CLI_OPEN_NONE, true);
 	if (rc)
 		return rc;
+	ctx.env = args->env ? args->env : "";
 	m = dag_model_named(s.project, args->pos[0], &err);
 	if (!m) {
 		cli_print_err(&err);

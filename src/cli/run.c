@@ -315,7 +315,7 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 		.seeds_only = mode == MODE_SEED,
 		.dry_run = mode == MODE_PLAN,
 		.test = mode == MODE_TEST,
-		.env = "",
+		.env = args->env ? args->env : "",
 		.on_start = print_start,
 		.on_done = print_done,
 		.ctx = &pr,
@@ -335,8 +335,9 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 		return rc;
 	warn_chunk_ignored(&s, args);
 	if (!pr.json)
-		printf("sluice %s · project %s · warehouse %s\n", names[mode], s.project->cfg.name,
-		       s.warehouse_path);
+		printf("sluice %s · project %s · warehouse %s%s%s\n", names[mode],
+		       s.project->cfg.name, s.warehouse_path, args->env ? " · env " : "",
+		       args->env ? args->env : "");
 	rc = live_batch_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep,
 			    &err);
 	if (rc && s.wh && (err.code == SL_E_SUSPECT || wh_suspect(s.wh, &err)))

@@ -165,6 +165,8 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		}
 		if (args->select && check_selector(s, args->select, &err))
 			return fail(s, &err);
+		if (args->env && project_use_env(s->project, args->env, &err))
+			return fail(s, &err);
 	}
 	if (mode == CLI_OPEN_WRITE && !s->wh && cli_session_connect(s, &err))
 		return fail(s, &err);

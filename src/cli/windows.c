@@ -118,7 +118,8 @@ int cli_windows(struct cli_args *args)
 	rc = !m ? SL_E_NOTFOUND
 		: !s.wh || !dag_relation_exists(s.relations, s.nrelations, "_sluice.windows")
 		? 0
-		: state_windows_load(s.wh, s.arena, "", &m->fqn, 1, &rows, &n, &err);
+		: state_windows_load(s.wh, s.arena, args->env ? args->env : "", &m->fqn, 1,
+					     &rows, &n, &err);
 	if (rc) {
 		cli_print_err(&err);
 		cli_session_close(&s);

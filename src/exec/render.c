@@ -135,6 +135,21 @@ static int placeholder_value(const struct model *m, const struct model_placehold
 	return 0;
 }
 
+/* In an environment a reference to a managed model reads the env's copy,
+ * unless an @upstream of m trusts the project's own table there
+ * (deactivate_for_dev=true): then it stays as written. */
+static bool reads_env_copy(const struct model *m, const struct model *target,
+			   const struct render_ctx *ctx)
+{
+	if (!ctx->env || !*ctx->env || !target->home_schema ||
+	    strcmp(target->schema, target->home_schema) == 0)
+		return false;
+	for (size_t i = 0; i < m->nupstreams; i++)
+		if (m->upstreams[i].target == target && m->upstreams[i].deactivate_for_dev)
+			return false;
+	return true;
+}
+
 /* Collects the edits of one part; records the ephemerals it reads. */
 static int part_edits(const struct model *m, enum model_part part, const struct render_ctx *ctx,
 		      struct edits *e, const struct model ***ephs, size_t *nephs,
@@ -162,6 +177,12 @@ static int part_edits(const struct model *m, enum model_part part, const struct 
 		struct buf *b;
 		size_t k;
 
+		if (r->span.part == part && r->target && r->target->mat != MAT_EPHEMERAL &&
+		    reads_env_copy(m, r->target, ctx)) {
+			wh_sql_qualified(edit_add(e, r->span.offset, r->span.len), r->target->schema,
+					 r->target->name);
+			continue;
+		}
 		if (r->span.part != part || !r->target || r->target->mat != MAT_EPHEMERAL)
 			continue;
 		b = edit_add(e, r->span.offset, r->span.len);

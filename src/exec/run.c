@@ -344,7 +344,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	struct model *m = item->m;
 	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
 	struct mat_plan plan = { .full = full, .run_ts = r->run_ts, .old_kind_known = r->kinds != NULL,
-				 .old_kind = relation_kind(r, m->fqn) };
+				 .old_kind = relation_kind(r, model_relation(m)) };
 	struct mat_outcome out = { 0 };
 	struct sl_err err = SL_ERR_INIT;
 	struct buf sql = BUF_INIT;
@@ -470,7 +470,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		return SL_E_BUSY;
 	if (rc) {
 		item->status = RUN_FAILED;
-		item->had_previous = relation_exists(r, m->fqn);
+		item->had_previous = relation_exists(r, model_relation(m));
 		if (!item->message)
 			item->message = arena_strdup(r->a, err.msg);
 		if (!win)
@@ -1172,7 +1172,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		if (opts->on_start)
 			opts->on_start(opts->ctx, item, idx, total);
 		t = units_mono_ms();
-		if (opts->test && m->mat != MAT_EPHEMERAL && !relation_exists(&r, m->fqn)) {
+		if (opts->test && m->mat != MAT_EPHEMERAL && !relation_exists(&r, model_relation(m))) {
 			item->status = RUN_UP_TO_DATE;
 			item->reason = "not built";
 		} else if (opts->test) {

@@ -137,7 +137,7 @@ void plan_decide(const struct plan_facts *f, struct model *m, const char *sig,
 	const struct state_model *st = state_models_find(f->state, f->nstate, m->fqn);
 
 	item->full = false;
-	if (!st || !dag_relation_exists(f->relations, f->nrelations, m->fqn))
+	if (!st || !dag_relation_exists(f->relations, f->nrelations, model_relation(m)))
 		build(item, true, st ? "missing from the warehouse" : "new");
 	else if (f->full_refresh && m->mat != MAT_SNAPSHOT)
 		build(item, true, "full refresh");

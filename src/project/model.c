@@ -25,6 +25,11 @@ const char **project_model_names(const struct project *p)
 	return names;
 }
 
+const char *model_relation(const struct model *m)
+{
+	return m->relation ? m->relation : m->fqn;
+}
+
 const struct model_setting *model_setting_get(const struct model *m, const char *key)
 {
 	for (size_t i = 0; i < m->nsettings; i++)

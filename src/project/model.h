@@ -102,6 +102,11 @@ struct model_upstream {
 struct model {
 	const char *schema, *name;
 	const char *fqn;   /* "schema.name", lowercase */
+	/* where its table lives: fqn, or in an environment its copy's
+	 * "schema_env.name" (schema then names the copy's schema, home_schema
+	 * the one the project gives it) */
+	const char *relation;
+	const char *home_schema;
 	const char *path;  /* relative to the project root */
 	const char *abspath;
 
@@ -189,6 +194,9 @@ struct model *project_find_model(const struct project *p, const char *fqn);
 const char **project_model_names(const struct project *p);
 /* The value of a setting, or NULL when the model does not set it. */
 const struct model_setting *model_setting_get(const struct model *m, const char *key);
+/* "schema.name" of the model's table where this run builds it (relation,
+ * or fqn for a model made outside project_load). */
+const char *model_relation(const struct model *m);
 /* Converts a byte offset of a part into a 1-based file line and column. */
 void model_span_position(const struct model *m, enum model_part part, size_t offset, int *line,
 			 int *col);

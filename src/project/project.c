@@ -157,6 +157,8 @@ static struct model *add_model(struct project *p, const char *schema, const char
 	m->schema = lowercase(p->arena, schema);
 	m->name = lowercase(p->arena, name);
 	m->fqn = arena_sprintf(p->arena, "%s.%s", m->schema, m->name);
+	m->relation = m->fqn;
+	m->home_schema = m->schema;
 	m->path = arena_strdup(p->arena, relpath);
 	m->abspath = arena_sprintf(p->arena, "%s/%s", p->root, relpath);
 	if (!valid_name(schema) || !valid_name(name))
@@ -407,4 +409,22 @@ void project_model_hash(struct model *m)
 		free(sorted);
 	}
 	hex_digest(ctx, m->hash);
+}
+
+int project_use_env(struct project *p, const char *env, struct sl_err *err)
+{
+	size_t n = strlen(env);
+
+	if (!n || n > 40 || strspn(env, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
+		return sl_err_set(err, SL_E_USAGE,
+				  "invalid environment name '%s'\n"
+				  "  hint: lowercase letters, digits and underscores, at most 40, such as pr123",
+				  env);
+	for (size_t i = 0; i < p->nmodels; i++) {
+		struct model *m = p->models[i];
+
+		m->schema = arena_sprintf(p->arena, "%s_%s", m->home_schema, env);
+		m->relation = arena_sprintf(p->arena, "%s.%s", m->schema, m->name);
+	}
+	return 0;
 }

@@ -26,6 +26,12 @@ int project_load(struct arena *a, const char *root, struct sqlparse *parser,
 
 /* Computes m->hash over everything that changes the model's data. */
 void project_model_hash(struct model *m);
+/* Points every model at its copy in environment env: schema_env.name, so
+ * that builds write there and readers of managed models read there (a
+ * validated project; names and state rows keep the project's names).
+ * SL_E_USAGE for a name that is not lowercase letters, digits and
+ * underscores. */
+int project_use_env(struct project *p, const char *env, struct sl_err *err);
 /* Folds the hashes of the ephemeral models m inlines into m->hash (their
  * SQL is part of m's) and computes m->checks_hash (their checks run with
  * m's). Call in dependency order, after the graph is built. */
