@@ -15,7 +15,7 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|chain|live|cdc|ingest  run one benchmark
+#   BENCH_ONLY=plan|chain|windows|live|cdc|ingest  run one benchmark
 #   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live
 #                           the PostgreSQL benchmarks (all three, or one)
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
@@ -346,6 +346,15 @@ bench_live() {
 	write_live_project "$dir"
 	"$bin" "$dir" "${BENCH_LIVE_SECONDS:-10}" "${BENCH_LIVE_RATE:-10000}" 100 ||
 		show_failure "live_chain failed"
+}
+
+# ------------------------------------------------------- windows gate
+
+bench_windows() {
+	echo
+	echo "== upstream contract gates: 100000 windows against a 5-year hourly upstream (bench/windows_gate.c); the ENCAPSULATE ones against DuckDB answering them in one query"
+	build_program windows_gate
+	"$out/windows_gate" "$runs" || show_failure "windows_gate failed"
 }
 
 # ------------------------------------------------------------ CDC apply
@@ -1526,6 +1535,7 @@ bench_pgcdc_latency() {
 
 [[ -z $only || $only == plan ]] && bench_plan
 [[ -z $only || $only == chain ]] && bench_chain
+[[ -z $only || $only == windows ]] && bench_windows
 [[ -z $only || $only == live ]] && bench_live
 [[ -z $only || $only == cdc ]] && bench_cdc
 [[ -z $only || $only == ingest ]] && bench_ingest
