@@ -355,6 +355,9 @@ bench_windows() {
 	echo "== upstream contract gates: 100000 windows against a 5-year hourly upstream (bench/windows_gate.c); the ENCAPSULATE ones against DuckDB answering them in one query"
 	build_program windows_gate
 	"$out/windows_gate" "$runs" || show_failure "windows_gate failed"
+	echo
+	echo "== windows at scale: sluice plan of 20 hourly models over 5 years beside the DuckDB C API reading the same rows; state rows after 12 restatements (bench/windows_plan.sh)"
+	BENCH_RUNS=$runs bench/windows_plan.sh "$sluice" "$out" || show_failure "windows_plan failed"
 }
 
 # ------------------------------------------------------------ CDC apply
