@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Data flows one way (DESIGN.md §9): a folder of src/ includes only folders
 # below it in this order. Prints each include that points up and fails.
+# windows/ is the time grid, coverage algebra, contracts and schedule: pure
+# modules on core alone, which the state rows, the project's checks, the
+# plan and the executor all reason with, so it sits just above core.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-order=(core warehouse state project plan exec live windows replay ingest server cli)
+order=(core windows warehouse state project plan exec live replay ingest server cli)
 declare -A rank
 for i in "${!order[@]}"; do rank[${order[$i]}]=$i; done
 bad=0
