@@ -84,7 +84,8 @@ static void write_project(const char *root)
 	    "@config materialized=table\n"
 	    "SELECT count(*) AS n, {watermark:landing.orders} AS w FROM {this}\n");
 	fixture_put(root, "models/silver/win.sql",
-	    "@config materialized=table, temporality=temporal, time_column=ts, grain=1d\n"
+	    "@config materialized=incremental, temporality=temporal, time_column=ts, grain=1d,\n"
+	    "        start='2026-01-01'\n"
 	    "SELECT * FROM landing.events\n"
 	    "WHERE ts >= {since} AND ts < {until} AND note <> 'from {since} to {until}'\n");
 }
