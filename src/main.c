@@ -27,9 +27,10 @@ const struct cli_command cli_commands[] = {
 	  "[-s SELECTOR] [--full-refresh] [--since T --until T] [--mode M] [--chunk DUR] [--env E] "
 	  "[--json]",
 	  "show what a run would build and why, building nothing" },
-	{ "seed", cli_seed, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON, 0,
-	  "[-s SELECTOR] [--full-refresh] [--json]", "load the CSV files in seeds/" },
-	{ "test", cli_test, COMMON | CLI_F_SELECT | CLI_F_JSON, 0, "[-s SELECTOR] [--json]",
+	{ "seed", cli_seed, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON | CLI_F_ENV, 0,
+	  "[-s SELECTOR] [--full-refresh] [--env E] [--json]", "load the CSV files in seeds/" },
+	{ "test", cli_test, COMMON | CLI_F_SELECT | CLI_F_JSON | CLI_F_ENV, 0,
+	  "[-s SELECTOR] [--env E] [--json]",
 	  "run the checks of the selected built models on their data as it is, building nothing" },
 	{ "validate", cli_validate, COMMON, 0, "", "check the whole project and report every problem" },
 	{ "compile", cli_compile, COMMON | CLI_F_ENV, 1, "MODEL [--env E]",

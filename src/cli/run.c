@@ -272,6 +272,12 @@ static int window_ask(const struct cli_args *args, const char *cmd, struct win_a
 		}
 		ask->mode = (enum win_mode)mode;
 	}
+	if (ask->mode == WIN_BULLDOZER && !ask->ranged) {
+		fprintf(stderr, "sluice %s: --mode bulldozer builds a run window again: give --since "
+				"and --until\n"
+				"  hint: --mode torch rebuilds everything\n", cmd);
+		return CLI_USAGE;
+	}
 	if (args->chunk) {
 		if (units_parse_duration(args->chunk, &ms) || ms < 1000 || ms % 1000) {
 			fprintf(stderr, "sluice %s: invalid --chunk '%s'\n"

@@ -321,7 +321,8 @@ static struct state_window applied_row(const struct run *r, const struct model *
 		.timeless = !win,
 		.status = WINDOW_APPLIED,
 		.applied_at = r->now,
-		.attempts = (old ? old->attempts : 0) + 1,
+		/* the tries it took: a window applied before starts again */
+		.attempts = (old && old->status == WINDOW_FAILED ? old->attempts : 0) + 1,
 		.grain = win && !m->flex ? win_grain_name(m->grain) : NULL,
 	};
 }
@@ -620,6 +621,22 @@ static struct state_window unbuilt_row(const struct run *r, const struct model *
 	};
 }
 
+/* Whether the row of a window that did not build says something new: a
+ * flexible model's window inside its applied coverage keeps its data and
+ * the island stays as it is; a window blocked for the same reason as
+ * before needs no new row. */
+static bool worth_recording(const struct run *r, const struct model *m,
+			    const struct state_window *row)
+{
+	const struct state_window *old = run_windows_at(&r->wins, m, row->since);
+
+	if (m->flex && run_windows_covered(&r->wins, m, row->since, row->until))
+		return false;
+	return !old || old->status != row->status || old->until != row->until ||
+	       row->status == WINDOW_FAILED || !old->reason || !row->reason ||
+	       strcmp(old->reason, row->reason) != 0;
+}
+
 /* The rows of the windows that did not build and the model's run-log row,
  * in one transaction after its windows; when the model was to be built
  * anew and no window was, its old window rows go too. */
@@ -783,9 +800,9 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 			unbuilt[nunbuilt] = unbuilt_row(r, m, win, reason, NULL);
 			/* what a dry run's later models gate on: the run records
 			 * the rows once its windows are done */
-			if (r->opts->dry_run)
+			if (r->opts->dry_run && worth_recording(r, m, &unbuilt[nunbuilt]))
 				run_windows_put(&r->wins, m, &unbuilt[nunbuilt]);
-			nunbuilt++;
+			nunbuilt += worth_recording(r, m, &unbuilt[nunbuilt]);
 			waits_add(r, &waits, reason, due.n);
 			item->blocked++;
 			continue;
@@ -803,7 +820,7 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 		}
 		rc = build_window(r, item, sig, win, fresh, &unbuilt[nunbuilt], run_err);
 		if (!rc && unbuilt[nunbuilt].status == WINDOW_FAILED)
-			nunbuilt++;
+			nunbuilt += worth_recording(r, m, &unbuilt[nunbuilt]);
 		else if (!rc)
 			fresh = false;
 	}
@@ -906,8 +923,8 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 	const struct model *m = pi->m;
 	bool got = true, waited = false;
 	int unlocked;
-	int rc = r->opts->live ? build_lock_try(r->w, m->fqn, &got, err)
-			       : build_lock(r->w, m->fqn, &waited, err);
+	int rc = r->opts->live ? build_lock_try(r->w, model_relation(m), &got, err)
+			       : build_lock(r->w, model_relation(m), &waited, err);
 
 	if (rc)
 		return rc;
@@ -943,7 +960,7 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 			break;
 		}
 	}
-	unlocked = build_unlock(r->w, m->fqn, rc ? NULL : err);
+	unlocked = build_unlock(r->w, model_relation(m), rc ? NULL : err);
 	return rc ? rc : unlocked;
 }
 
@@ -995,6 +1012,12 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 	} else if (r->opts->dry_run && m->temporal && pi->what == PLAN_BUILD) {
 		rc = build_temporal(r, pi, sig, item, err);
 	} else if (r->opts->dry_run) {
+		/* what the models after it gate on: the run records its row */
+		if (pi->what == PLAN_BUILD && records_window(r, m, NULL)) {
+			struct state_window row = applied_row(r, m, NULL);
+
+			run_windows_put(&r->wins, m, &row);
+		}
 		item->status = RUN_PLANNED;
 	} else {
 		rc = locked_build(r, pi, sig, item, err);
@@ -1024,6 +1047,15 @@ static bool windows_due(void *ctx, const struct model *m)
  * may build one must have been given the bookkeeping. */
 static int need_book(const struct run *r, const bool *selected, struct sl_err *err)
 {
+	/* the watermarks a model consumed are the main tables' own: an
+	 * environment that shared them would make the main run skip rows */
+	for (size_t i = 0; r->opts->env && *r->opts->env && i < r->p->nmodels; i++)
+		if (selected[i] && inputs_tracks(r->p->models[i]))
+			return sl_err_set(err, SL_E_USAGE,
+					  "model %s keeps watermarks of live inputs, which an "
+					  "environment does not keep apart yet\n"
+					  "  hint: leave it out of the selection of the env run (-s)",
+					  r->p->models[i]->fqn);
 	if (r->book || r->opts->dry_run || r->opts->test)
 		return 0;
 	for (size_t i = 0; i < r->p->nmodels; i++)

@@ -92,9 +92,10 @@ void run_windows_put(struct run_windows *rw, const struct model *m,
 	struct model_rows *mr = rows_of(rw, m);
 	size_t at = row->timeless ? 0 : lower_bound(mr, row->since);
 
-	if (at < mr->n && (row->timeless || mr->rows[at].since == row->since)) {
-		/* the loaded rows share the arena's memory: copy on write is
-		 * not needed, each model's run of rows is its own */
+	/* a model's existence row is its one row, as the statement makes it */
+	if (row->timeless)
+		mr->n = 0;
+	if (at < mr->n && mr->rows[at].since == row->since) {
 		mr->rows[at] = *row;
 		return;
 	}
@@ -181,6 +182,18 @@ void run_windows_uncover(struct run_windows *rw, const struct model *m, int64_t 
 	drop_rows(mr, overlaps, since, until);
 	for (size_t i = 0; i < *n; i++)
 		push_row(rw, mr, lower_bound(mr, (*pieces)[i].since), &(*pieces)[i]);
+}
+
+bool run_windows_covered(const struct run_windows *rw, const struct model *m, int64_t since,
+			 int64_t until)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+
+	for (size_t i = 0; i < mr->n; i++)
+		if (mr->rows[i].status == WINDOW_APPLIED && !mr->rows[i].timeless &&
+		    mr->rows[i].since <= since && mr->rows[i].until >= until)
+			return true;
+	return false;
 }
 
 void run_windows_clear(struct run_windows *rw, const struct model *m)
@@ -276,6 +289,9 @@ void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t
 			abort();
 		n = applied_rows(rw, t, rows);
 		grid = grid_of(t);
+		/* what whole asks of a flexible upstream is its grain's closed
+		 * windows: its own runs end its coverage at their own time */
+		grid.flex = false;
 		win_index_build(&g->ix, !t->temporal ? WIN_TIMELESS : t->flex ? WIN_FLEX : WIN_FIXED,
 				t->start, t->temporal ? win_grid_closed(&grid, now) : 0, rows, n);
 		free(rows);

@@ -54,6 +54,9 @@ void run_windows_put_island(struct run_windows *rw, const struct model *m,
  * island; in rw's arena). */
 void run_windows_uncover(struct run_windows *rw, const struct model *m, int64_t since,
 			 int64_t until, struct state_window **pieces, size_t *n);
+/* Whether an applied row of m covers [since, until). */
+bool run_windows_covered(const struct run_windows *rw, const struct model *m, int64_t since,
+			 int64_t until);
 /* Forgets every row of m (a build from scratch). */
 void run_windows_clear(struct run_windows *rw, const struct model *m);
 /* m's row at since, or NULL. */

@@ -296,6 +296,31 @@ static const char *aggregation(json_t *j)
 	return NULL;
 }
 
+/* The first aggregation anywhere in the query but inside a subquery
+ * expression (WHERE x IN (SELECT ... GROUP BY ...) filters rows, it does
+ * not aggregate them); FROM subqueries and CTEs count. */
+static const char *find_aggregation(json_t *j)
+{
+	const char *found = NULL, *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			if ((found = find_aggregation(v)))
+				return found;
+		return NULL;
+	}
+	if (!json_is_object(j) || strcmp(jstr(j, "class"), "SUBQUERY") == 0)
+		return NULL;
+	if ((found = aggregation(j)))
+		return found;
+	json_object_foreach(j, key, v)
+		if ((found = find_aggregation(v)))
+			return found;
+	return NULL;
+}
+
 static void push_cte(struct walk *w, const char *name)
 {
 	*ARENA_PUSH(w->a, &w->ctes, &w->nctes, &w->ctes_cap) = name;
@@ -341,8 +366,6 @@ static void walk_json(struct walk *w, json_t *j)
 		add_base_table(w, j);
 		return;
 	}
-	if (!w->m->aggregates)
-		w->m->aggregates = aggregation(j);
 	map = json_object_get(json_object_get(j, "cte_map"), "map");
 	if (json_is_array(map))
 		walk_ctes(w, map);
@@ -401,6 +424,7 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 		rc = SL_E_PARSE;
 	} else {
 		walk_json(&w, stmts);
+		m->aggregates = find_aggregation(stmts);
 	}
 	json_decref(root);
 	free(text);

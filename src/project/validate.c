@@ -164,6 +164,10 @@ static void check_upstreams(struct project *p, const struct model *m)
 		if (t == m)
 			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0, NULL,
 				 "model '%s' names itself as its upstream", m->fqn);
+		if (level && t && t->mat == MAT_EPHEMERAL)
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+				 "an ephemeral model is inlined, never built: gate on what it reads",
+				 "contract on ephemeral model '%s', which records nothing", t->fqn);
 		if (!level || !t || t == m || u->level == WIN_EXISTS || u->level == WIN_WHOLE)
 			continue;
 		if (!m->temporal)

@@ -83,7 +83,11 @@ static const char *const migrations[] = {
 	"CREATE TABLE _sluice.windows (model VARCHAR NOT NULL, env VARCHAR NOT NULL, since "
 	"TIMESTAMP, until TIMESTAMP, status VARCHAR NOT NULL, applied_at TIMESTAMP, oldest_at "
 	"TIMESTAMP, blocked_reason VARCHAR, attempts INTEGER NOT NULL, error VARCHAR, grain "
-	"VARCHAR);\n",
+	"VARCHAR);\n"
+	/* the models built before stand as their existence rows, so that a
+	 * contract on one that is up to date is met without a rebuild */
+	"INSERT INTO _sluice.windows (model, env, status, applied_at, attempts) SELECT name, env, "
+	"'applied', last_built_at, 1 FROM _sluice.models WHERE last_built_at IS NOT NULL;\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

@@ -87,7 +87,11 @@ void win_schedule(const struct win_grid *g, const struct win_ask *ask,
 			win_set_gaps(applied, lo, hi, &todo);
 		else
 			win_set_add(&todo, lo, hi);
-		if (!ask->ranged && ask->mode == WIN_DISCOVER && g->lookback > 0) {
+		/* lookback is for rows still arriving: past end it would build
+		 * the last windows again forever */
+		if (!ask->ranged && ask->mode == WIN_DISCOVER && g->lookback > 0 &&
+		    (g->end == INT64_MAX || g->flex ||
+		     ask->now < win_add(g->grain, g->end, g->lookback))) {
 			int64_t back = g->flex ? hi - (int64_t)g->lookback *
 							  (ask->chunk ? ask->chunk
 								      : win_add(g->grain, 0, 1))

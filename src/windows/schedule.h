@@ -13,7 +13,8 @@
  *              window: the whole range)
  *
  * A run without a run window discovers, and builds its newest lookback
- * windows again. Pure: the caller passes the time and the coverage.
+ * windows again (a grid with an end: until lookback windows after it).
+ * Pure: the caller passes the time and the coverage.
  */
 #ifndef SL_WINDOWS_SCHEDULE_H
 #define SL_WINDOWS_SCHEDULE_H

@@ -771,7 +771,8 @@ static void test_state_upgrades_to_windows(void **state)
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	exec(f->w, DROP_WINDOWS
-	     "INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', NULL, 3, 7, NULL);"
+	     "INSERT INTO _sluice.models VALUES ('s.kept', '', 'h', 'table', '', "
+	     "TIMESTAMP '2026-11-05 10:00', 3, 7, NULL);"
 	     "DELETE FROM _sluice.version; INSERT INTO _sluice.version VALUES (9, 'old', NULL)");
 	assert_null(kind_of(f, "_sluice", "windows"));
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
@@ -779,6 +780,11 @@ static void test_state_upgrades_to_windows(void **state)
 			 STATE_VERSION);
 	assert_string_equal(kind_of(f, "_sluice", "windows"), "table");
 	assert_int_equal(query_int(f->w, "SELECT build_count FROM _sluice.models"), 3);
+	/* a model built before stands as its existence row, applied then */
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.windows WHERE model = "
+					 "'s.kept' AND status = 'applied' AND since IS NULL AND "
+					 "applied_at = TIMESTAMP '2026-11-05 10:00'"),
+			 1);
 }
 
 /* Window rows go in as UTC instants and come back the same, one row per

@@ -72,6 +72,14 @@ static void discover_fixed(void **state)
 	/* lookback builds the newest windows again, applied or not */
 	g.lookback = 2;
 	assert_string_equal(scheduled(&g, &ask, &applied), "0-1,2-3,3-4");
+	/* past end (and lookback windows after it) nothing is built again */
+	g.end = T0 + 3 * H;
+	ask.now = T0 + 4 * H + 30;
+	assert_string_equal(scheduled(&g, &ask, &applied), "0-1,1-2,2-3");
+	ask.now = T0 + 5 * H;
+	assert_string_equal(scheduled(&g, &ask, &applied), "0-1");
+	g.end = INT64_MAX;
+	ask.now = T0 + 4 * H + 30;
 	/* a run window limits discover to it */
 	ask.ranged = true;
 	ask.since = T0;

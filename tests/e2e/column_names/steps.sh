@@ -2,6 +2,8 @@
 # From) or in mixed case (CustomerId) work wherever sluice writes them into
 # SQL: merge keys, snapshot columns, a microbatch's time column, checks. A
 # name that is not one is refused before anything runs.
+# windows are decided at a fixed time, so that the output stays the same
+export SLUICE_NOW='2026-11-15 12:00'
 show() {
 	echo "--- $1"
 	cat -n "$1"

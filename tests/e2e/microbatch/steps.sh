@@ -1,6 +1,8 @@
 # A microbatch model builds window by window; later runs build its newest
 # window again (lookback=1: late rows land there), and a run window rebuilds
 # older ones.
+# windows are decided at a fixed time, so that the output stays the same
+export SLUICE_NOW='2026-12-01 12:00'
 "$SLUICE_BIN" sql "CREATE SCHEMA raw; CREATE TABLE raw.ev (ts TIMESTAMP, v INTEGER); INSERT INTO raw.ev VALUES ('2026-08-31 23:00', 100), ('2026-09-03 10:00', 1), ('2026-09-20 10:00', 2), ('2026-10-01 00:00', 3), ('2026-11-02 12:00', 4)" >/dev/null
 sl compile gold.monthly
 sl run

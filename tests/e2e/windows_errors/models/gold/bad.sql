@@ -6,4 +6,5 @@
 @upstream silver.dimz contract=whole
 @upstream silver.dims freshness=1d
 @upstream silver.hourly contract=exists freshness=2h
+@upstream silver.eph contract=whole
 SELECT CAST({since} AS TIMESTAMP) AS day FROM silver.hourly

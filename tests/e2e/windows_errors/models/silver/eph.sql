@@ -1,0 +1,2 @@
+@config materialized=ephemeral
+SELECT 1 AS id
