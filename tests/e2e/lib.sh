@@ -23,6 +23,15 @@ q() {
 	"$SLUICE_BIN" sql "$1" 2>&1 | normalize
 }
 
+# win ARGS...: `sluice windows ARGS` as printed, times and all: a case
+# fixes the clock with SLUICE_NOW, so window bounds and applied_at are the
+# same on every run.
+win() {
+	echo "\$ sluice windows $*"
+	"$SLUICE_BIN" windows "$@" 2>&1
+	echo "[exit $?]"
+}
+
 # note TEXT: a heading in the output, so expected files read like a story.
 note() {
 	echo

@@ -2,11 +2,6 @@
 # a running total (through) and a report (whole, with freshness). The
 # clock is fixed with SLUICE_NOW so windows and applied_at are the same on
 # every run.
-win() {
-	echo "\$ sluice windows $*"
-	"$SLUICE_BIN" windows "$@" 2>&1
-	echo "[exit $?]"
-}
 if is_postgres; then
 	hours="generate_series(0, 71) AS t(i)" hour="i * INTERVAL '1 hour'"
 else

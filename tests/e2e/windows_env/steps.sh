@@ -2,11 +2,6 @@
 # own; references to managed models read the env's copy, but for an
 # upstream trusted with deactivate_for_dev=true, which reads the main table
 # and is not gated; outside tables stay as written.
-win() {
-	echo "\$ sluice windows $*"
-	"$SLUICE_BIN" windows "$@" 2>&1
-	echo "[exit $?]"
-}
 if is_postgres; then
 	hours="generate_series(0, 23) AS t(i)" hour="i * INTERVAL '1 hour'"
 else

@@ -1,10 +1,5 @@
 # A flexible model keeps its coverage as islands, one row each, whatever
 # the chunks its runs were cut in; a fixed model downstream gates on it.
-win() {
-	echo "\$ sluice windows $*"
-	"$SLUICE_BIN" windows "$@" 2>&1
-	echo "[exit $?]"
-}
 if is_postgres; then
 	"$SLUICE_BIN" sql "CREATE SCHEMA raw; CREATE TABLE raw.clicks AS SELECT TIMESTAMP '2026-11-01' + i * INTERVAL '10 minutes' AS ts,
 		CASE WHEN i % 5 = 0 THEN 'health' ELSE 'home' END AS page FROM generate_series(0, 287) AS t(i)" >/dev/null
