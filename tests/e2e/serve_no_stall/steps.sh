@@ -42,8 +42,11 @@ load() {
 	sed -nE 's/.* ([0-9]+) events\/s.*/\1/p' "load$1.out" | head -1
 }
 # flood ROUND: ingest at 2000 events/s with and without 1000 status
-# requests at once, three times, beside it; sets alone, flooded, threads, rss
+# requests at once, three times, beside it; sets alone and flooded, and
+# the round's peak threads and memory growth (threads, before, rss)
 flood() {
+	threads=0 rss=0
+	before=$(awk '/^VmRSS:/ { print $2 }' /proc/$serve_pid/status)
 	alone=$(load $(($1 * 100000 + 1000)))
 	load $(($1 * 100000 + 10000)) >with_flood.rate &
 	loading=$!
@@ -61,12 +64,11 @@ flood() {
 	wait $loading
 	flooded=$(cat with_flood.rate)
 }
-threads=0 rss=0
-before=$(awk '/^VmRSS:/ { print $2 }' /proc/$serve_pid/status)
 flood 1
 rounds=1
 # the other cases running beside this one can slow either half of a round:
 # a shortfall is measured once more, and only the second round counts
+# (its rate, threads and memory)
 if [ $((${flooded:-0} * 100)) -lt $((${alone:-1} * 80)) ]; then
 	flood 2
 	rounds=2
