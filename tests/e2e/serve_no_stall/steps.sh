@@ -43,14 +43,14 @@ load() {
 }
 # flood ROUND: ingest at 2000 events/s with and without 1000 status
 # requests at once, three times, beside it; sets alone and flooded, and
-# the round's peak threads and memory growth (threads, before, rss)
+# the flood's peak threads and the memory it added (threads, before, rss)
 flood() {
 	threads=0 rss=0
-	before=$(awk '/^VmRSS:/ { print $2 }' /proc/$serve_pid/status)
 	alone=$(load $(($1 * 100000 + 1000)))
 	load $(($1 * 100000 + 10000)) >with_flood.rate &
 	loading=$!
 	sleep 1
+	before=$(awk '/^VmRSS:/ { print $2 }' /proc/$serve_pid/status)
 	"$SLUICE_TOOLS/conn_flood" --url "$url" --mode burst --conns 1000 --rounds 3 --path /api/live/status \
 		>flood.out 2>&1 &
 	flood=$!
