@@ -15,10 +15,10 @@ const struct cli_command cli_commands[] = {
 	{ "init", cli_init, 0, 1, "DIR", "create a starter project in DIR" },
 	{ "run", cli_run,
 	  COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON | CLI_F_WINDOW | CLI_F_MODE |
-		  CLI_F_ENV,
+		  CLI_F_ENV | CLI_F_WORKERS,
 	  0,
 	  "[-s SELECTOR] [--full-refresh] [--since T --until T] [--mode M] [--chunk DUR] [--env E] "
-	  "[--json]",
+	  "[--workers N] [--json]",
 	  "build the selected models in dependency order" },
 	{ "plan", cli_plan,
 	  COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON | CLI_F_WINDOW | CLI_F_MODE |

@@ -32,6 +32,7 @@ static const struct flag_spec flags[] = {
 	{ "chunk", 0, CLI_F_MODE, true },
 	{ "status", 0, CLI_F_STATUS, true },
 	{ "env", 0, CLI_F_ENV, true },
+	{ "workers", 0, CLI_F_WORKERS, true },
 	{ NULL, 0, 0, false },
 };
 
@@ -100,6 +101,9 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 		break;
 	case CLI_F_ENV:
 		out->env = value;
+		break;
+	case CLI_F_WORKERS:
+		out->workers = value;
 		break;
 	}
 }

@@ -33,6 +33,7 @@ enum cli_flag {
 	CLI_F_MODE = 1 << 9,   /* --mode, --chunk */
 	CLI_F_STATUS = 1 << 10,
 	CLI_F_ENV = 1 << 11, /* --env, else SLUICE_ENV */
+	CLI_F_WORKERS = 1 << 12,
 };
 
 struct cli_args {
@@ -41,6 +42,7 @@ struct cli_args {
 	bool full_refresh, json, dot, once, resnapshot;
 	const char *since, *until, *mode, *chunk, *status;
 	const char *env; /* an environment to build into, or NULL */
+	const char *workers;
 	const char **pos; /* positional arguments */
 	int npos;
 };

@@ -308,6 +308,29 @@ static void warn_chunk_ignored(const struct cli_session *s, const struct cli_arg
 	free(picked);
 }
 
+/* How many windows of a temporal model build at once: more than the
+ * warehouse serves at once only queue. */
+#define WORKERS_MAX 64
+
+/* --workers N as the run's workers; a usage error says the range. */
+static int workers_of(const struct cli_args *args, const char *cmd, size_t *out)
+{
+	char *end;
+	long n;
+
+	*out = 1;
+	if (!args->workers)
+		return CLI_OK;
+	n = strtol(args->workers, &end, 10);
+	if (end == args->workers || *end || n < 1 || n > WORKERS_MAX) {
+		fprintf(stderr, "sluice %s: invalid --workers '%s'\n"
+				"  hint: a whole number from 1 to %d\n", cmd, args->workers, WORKERS_MAX);
+		return CLI_USAGE;
+	}
+	*out = (size_t)n;
+	return CLI_OK;
+}
+
 static int run_common(struct cli_args *args, enum run_mode mode)
 {
 	static const char *const names[] = { "run", "seed", "plan", "test" };
@@ -331,6 +354,8 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 	bool reads = mode == MODE_PLAN || mode == MODE_TEST;
 	int rc = window_ask(args, names[mode], &opts.windows);
 
+	if (!rc)
+		rc = workers_of(args, names[mode], &opts.workers);
 	if (rc)
 		return rc;
 	opts.windows.now = cli_window_clock(names[mode]);

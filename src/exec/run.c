@@ -8,6 +8,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/parfor.h"
 #include "core/units.h"
 #include "exec/lock.h"
 #include "exec/materialize.h"
@@ -21,9 +22,17 @@
 #include "warehouse/wh.h"
 #include "windows/grid.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What one of the workers that build windows at once works with: its own
+ * connection and arena, kept for the rest of the run. */
+struct run_slot {
+	struct wh *w;
+	struct arena *a;
+};
 
 struct run {
 	struct arena *a;
@@ -50,6 +59,13 @@ struct run {
 	/* per model order: a contract of some model names it */
 	bool *gating;
 	bool windowed; /* the project has temporal models or contracts */
+	/* wins and the rows' writes are under it while workers build */
+	pthread_mutex_t *rows_mu;
+	/* a worker's copy of the run: its windows leave the model's row
+	 * (which they would all write) to the model's last transaction */
+	bool pooled;
+	struct run_slot *slots; /* opts->workers of them once opened */
+	size_t nslots;
 };
 
 const char *run_status_name(enum run_status s)
@@ -336,6 +352,53 @@ static bool records_window(const struct run *r, const struct model *m,
 	return win || (m->mat != MAT_EPHEMERAL && (!r->opts->live || r->gating[m->order]));
 }
 
+/* The model's row after a build of it (changed: its data changed). */
+static struct state_model model_row(const struct run *r, const struct model *m,
+				    const struct state_model *st, const char *sig, bool changed)
+{
+	return (struct state_model){
+		.name = m->fqn,
+		.hash = m->hash,
+		.materialized = model_mat_name(m->mat),
+		.inputs = sig,
+		.last_built_at = r->run_ts,
+		.build_count = (st ? st->build_count : 0) + 1,
+		.data_version = changed ? r->run_id : (st ? st->data_version : r->run_id),
+		/* data the checks did not see is not known to pass them */
+		.checks = r->opts->skip_asserts && m->checks_hash[0] ? NULL : m->checks_hash,
+	};
+}
+
+/*
+ * A flexible model's window, committed applied, joined with the applied
+ * rows it overlaps or touches into one island row, in a transaction of
+ * its own: inside the window's, the islands of windows other workers
+ * commit meanwhile would be undone by it. The rows say the same coverage
+ * before it as after, so a crash in between leaves more rows, never less
+ * coverage, and a failure of it only leaves the next island to join them.
+ * Called with rows_mu held, right after the window's commit.
+ */
+static int coalesce(struct run *r, const struct model *m, const struct state_window *wrow,
+		    struct sl_err *run_err)
+{
+	struct state_window island = run_windows_island(&r->wins, m, wrow);
+	struct sl_err err = SL_ERR_INIT;
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	state_sql_windows_drop(&sql, r->opts->env, m->fqn, island.since, island.until,
+			       STATE_DROP_TOUCHING);
+	state_sql_window(&sql, r->opts->env, &island);
+	rc = wh_exec_atomic(r->w, sql.buf, &err);
+	buf_release(&sql);
+	run_windows_put_island(&r->wins, m, &island);
+	if (rc && wh_suspect(r->w, run_err)) {
+		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
+		return SL_E_SUSPECT;
+	}
+	return 0;
+}
+
 /* One build in its own transaction: the whole model, or with win one
  * window of a temporal model (full: the table made anew from it, every
  * window row of the model dropped). */
@@ -354,10 +417,13 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	void *entry = NULL;
 	bool silent = false;
 	struct state_model row = { 0 };
-	struct state_window wrow = applied_row(r, m, win);
+	struct state_window wrow;
 	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
-	int rc;
+	int rc, joined = 0;
 
+	pthread_mutex_lock(r->rows_mu);
+	wrow = applied_row(r, m, win);
+	pthread_mutex_unlock(r->rows_mu);
 	plan.ctx.env = r->opts->env;
 	if (win) {
 		/* after the run's first window of the model its table is there */
@@ -396,31 +462,22 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 
 		silent = book && quiet(r, m, st, sig, changed);
 		rc = silent ? 0 : need_run_id(r, &err);
-		row = (struct state_model){
-			.name = m->fqn,
-			.hash = m->hash,
-			.materialized = model_mat_name(m->mat),
-			.inputs = sig,
-			.last_built_at = r->run_ts,
-			.build_count = (st ? st->build_count : 0) + 1,
-			.data_version = changed ? r->run_id : (st ? st->data_version : r->run_id),
-			/* data the checks did not see is not known to pass them */
-			.checks = r->opts->skip_asserts && m->checks_hash[0] ? NULL : m->checks_hash,
-		};
+		row = model_row(r, m, st, sig, changed);
 		item->message = format_assert_failures(r, item);
 		if (!*item->message)
 			item->message = NULL;
 		item->status = item->message ? RUN_WARN : RUN_OK;
 	}
 	if (!rc && !silent) {
-		state_sql_model(&sql, r->opts->env, &row, st != NULL);
+		if (!r->pooled)
+			state_sql_model(&sql, r->opts->env, &row, st != NULL);
 		if (full && win)
-			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, false);
-		if (win && m->flex) {
-			wrow = run_windows_island(&r->wins, m, &wrow);
+			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
+		/* the island it makes with its neighbours is written after: in
+		 * here the other workers' windows would be undone by it */
+		if (win && m->flex)
 			state_sql_windows_drop(&sql, r->opts->env, m->fqn, wrow.since, wrow.until,
-					       true);
-		}
+					       STATE_DROP_INSIDE);
 		if (records_window(r, m, win))
 			state_sql_window(&sql, r->opts->env, &wrow);
 	}
@@ -437,22 +494,31 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	}
 	if (!rc && sql.len)
 		rc = wh_exec(r->w, sql.buf, &err);
+	buf_release(&sql);
+	/* a commit and what the run then knows of the rows go together, so
+	 * that an island joins every window committed before it */
+	pthread_mutex_lock(r->rows_mu);
 	if (!rc)
 		rc = wh_commit(r->w, &err);
-	buf_release(&sql);
 	if (!rc) {
+		if (full && win)
+			run_windows_clear(&r->wins, m);
+		if (win && m->flex)
+			joined = coalesce(r, m, &wrow, run_err);
+		else if (!silent && records_window(r, m, win))
+			run_windows_put(&r->wins, m, &wrow);
+	}
+	pthread_mutex_unlock(r->rows_mu);
+	if (joined)
+		return joined;
+	if (!rc && !r->pooled) {
 		r->version[m->order] = row.data_version;
 		if (book && !silent)
 			book->saved(book->ctx, m);
 		if (!silent)
 			remember(r, &row);
-		if (full && win)
-			run_windows_clear(&r->wins, m);
-		if (win && m->flex)
-			run_windows_put_island(&r->wins, m, &wrow);
-		else if (!silent && records_window(r, m, win))
-			run_windows_put(&r->wins, m, &wrow);
 	}
+
 	item->rows = out.rows;
 	item->action = out.action;
 	if (rc && wh_suspect(r->w, run_err)) {
@@ -638,16 +704,21 @@ static bool worth_recording(const struct run *r, const struct model *m,
 }
 
 /* The rows of the windows that did not build and the model's run-log row,
- * in one transaction after its windows; when the model was to be built
- * anew and no window was, its old window rows go too. */
+ * in one transaction after its windows, with the model's row when workers
+ * built them (row); when the model was to be built anew and no window
+ * was, its old window rows go too. */
 static int record_unbuilt(struct run *r, struct run_item *item, const struct state_window *rows,
-			  size_t n, bool clear, int64_t started, struct sl_err *err)
+			  size_t n, bool clear, const struct state_model *row, int64_t started,
+			  struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	int rc;
 
+	if (row)
+		state_sql_model(&sql, r->opts->env, row,
+				state_models_find(r->state, r->nstate, row->name) != NULL);
 	if (clear)
-		state_sql_windows_drop(&sql, r->opts->env, item->m->fqn, 0, 0, false);
+		state_sql_windows_drop(&sql, r->opts->env, item->m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
 	for (size_t i = 0; i < n; i++)
 		state_sql_window(&sql, r->opts->env, &rows[i]);
 	rc = need_run_id(r, err);
@@ -672,42 +743,186 @@ static int record_unbuilt(struct run *r, struct run_item *item, const struct sta
 	buf_release(&sql);
 	for (size_t i = 0; !rc && i < n; i++)
 		run_windows_put(&r->wins, item->m, &rows[i]);
+	if (!rc && row) {
+		r->version[item->m->order] = row->data_version;
+		remember(r, row);
+	}
 	return rc;
 }
 
+/* What the build of one window came to, taken in by its model's run in
+ * window order whichever worker built it. */
+struct window_built {
+	struct state_window failed; /* status failed: it failed, this its row */
+	int64_t rows;
+	const char *warning; /* of a failed warn-severity check */
+	int rc;              /* SL_E_SUSPECT: the run stops there, err says why */
+	struct sl_err err;
+};
+
 /* One window that its gates let through, built in its own transaction.
  * A failure (an error, a failing check, another process's commit undoing
- * it) fills *failed with the window's failed row; else its status is
- * left pending. */
-static int build_window(struct run *r, struct run_item *item, const char *sig,
-			const struct win_range *win, bool fresh, struct state_window *failed,
-			struct sl_err *run_err)
+ * it) makes its failed row; else its status is left pending. */
+static void build_window(struct run *r, struct model *m, const char *sig,
+			 const struct win_range *win, bool fresh, struct window_built *out)
 {
-	struct run_item one = { .m = item->m };
-	int rc = build_model(r, &one, fresh, sig, win, run_err);
-	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
+	struct run_item one = { .m = m };
 
-	failed->status = WINDOW_PENDING;
-	if (rc == SL_E_BUSY) {
-		rc = 0;
+	memset(out, 0, sizeof(*out));
+	out->failed.status = WINDOW_PENDING;
+	out->rc = build_model(r, &one, fresh, sig, win, &out->err);
+	if (out->rc == SL_E_BUSY) {
+		out->rc = 0;
 		one.status = RUN_FAILED;
 		one.message = "changed by another process meanwhile";
 	}
-	if (!rc && one.status == RUN_FAILED) {
+	if (!out->rc && one.status == RUN_FAILED) {
 		const char *msg = arena_strdup(r->a, one.message ? one.message : "failed");
 
-		*failed = unbuilt_row(r, item->m, win, NULL, msg);
+		pthread_mutex_lock(r->rows_mu);
+		out->failed = unbuilt_row(r, m, win, NULL, msg);
+		pthread_mutex_unlock(r->rows_mu);
+	} else if (!out->rc) {
+		out->rows = one.rows;
+		if (one.status == RUN_WARN)
+			out->warning = arena_strdup(r->a, one.message);
+	}
+	assert_results_free(one.asserts, one.nasserts);
+}
+
+/* Takes a built window in: counted, or its failed row kept for the
+ * model's last transaction. */
+static void take_window(struct run *r, struct run_item *item, const struct win_range *win,
+			const struct window_built *b, struct state_window *unbuilt, size_t *nunbuilt)
+{
+	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
+
+	if (b->failed.status == WINDOW_FAILED) {
 		win_time_format(win->since, since);
 		win_time_format(win->until, until);
 		if (!item->failed_windows++)
-			item->message = arena_sprintf(r->a, "window [%s, %s): %s", since, until, msg);
-	} else if (!rc) {
-		item->windows++;
-		item->rows += one.rows;
-		if (one.status == RUN_WARN && !item->message)
-			item->message = arena_strdup(r->a, one.message);
+			item->message = arena_sprintf(r->a, "window [%s, %s): %s", since, until,
+						      b->failed.error);
+		unbuilt[*nunbuilt] = b->failed;
+		*nunbuilt += worth_recording(r, item->m, &unbuilt[*nunbuilt]);
+		return;
 	}
-	assert_results_free(one.asserts, one.nasserts);
+	item->windows++;
+	item->rows += b->rows;
+	if (b->warning && !item->message)
+		item->message = b->warning;
+}
+
+/* The run's workers, opened on first need: up to want of them, as many as
+ * connect (the first works on the run's own connection). */
+static size_t open_slots(struct run *r, size_t want)
+{
+	if (!r->slots)
+		r->slots = arena_alloc(r->a, r->opts->workers * sizeof(*r->slots));
+	while (r->nslots < want) {
+		struct run_slot *s = &r->slots[r->nslots];
+		struct sl_err err = SL_ERR_INIT;
+
+		s->w = r->w;
+		/* a server out of connections leaves the run fewer workers */
+		if (r->nslots && wh_connect(r->w, &s->w, &err))
+			break;
+		s->a = arena_new(r->a);
+		r->nslots++;
+	}
+	return r->nslots < want ? r->nslots : want;
+}
+
+static void close_slots(struct run *r)
+{
+	for (size_t i = 1; i < r->nslots; i++)
+		wh_close(r->slots[i].w);
+}
+
+struct window_pool {
+	struct run *runs; /* per worker, the run on its connection */
+	struct model *m;
+	const char *sig;
+	const struct win_range *go;
+	struct window_built *built;
+};
+
+static bool pool_build(void *ctx, size_t slot, size_t i)
+{
+	struct window_pool *p = ctx;
+
+	build_window(&p->runs[slot], p->m, p->sig, &p->go[i], false, &p->built[i]);
+	return p->built[i].rc == 0;
+}
+
+/* Builds n windows of m that are not fresh, shared out among the run's
+ * workers; *pooled says whether they were (their model row is then for
+ * the model's last transaction). A model whose builds keep watermarks
+ * builds its windows one after the other. */
+static int share_windows(struct run *r, struct model *m, const char *sig,
+			 const struct win_range *go, size_t n, struct window_built *built,
+			 bool *pooled, struct sl_err *err)
+{
+	struct window_pool p = { .m = m, .sig = sig, .go = go, .built = built };
+	size_t nslots = r->opts->workers < n ? r->opts->workers : n;
+	int rc = 0;
+
+	*pooled = false;
+	if (nslots > 1 && !(inputs_tracks(m) && r->book)) {
+		rc = need_run_id(r, err);
+		nslots = rc ? 0 : open_slots(r, nslots);
+	}
+	if (rc || nslots <= 1) {
+		for (size_t i = 0; !rc && i < n; i++) {
+			build_window(r, m, sig, &go[i], false, &built[i]);
+			rc = built[i].rc;
+		}
+		return 0;
+	}
+	p.runs = arena_alloc(r->a, nslots * sizeof(*p.runs));
+	for (size_t s = 0; s < nslots; s++) {
+		p.runs[s] = *r;
+		p.runs[s].w = r->slots[s].w;
+		p.runs[s].a = r->slots[s].a;
+		p.runs[s].pooled = true;
+	}
+	parfor(nslots, n, pool_build, &p);
+	*pooled = true;
+	return 0;
+}
+
+/* Builds the windows m's gates let through (n of them, in order) and takes
+ * them in, in window order. A fresh build makes the table anew with the
+ * first window that builds, alone; the windows after it are shared out
+ * among the workers. */
+static int build_windows(struct run *r, struct run_item *item, const char *sig,
+			 const struct win_range *go, size_t n, bool *fresh,
+			 struct state_window *unbuilt, size_t *nunbuilt, bool *pooled,
+			 struct sl_err *run_err)
+{
+	struct window_built *built = arena_alloc(r->a, (n + 1) * sizeof(*built));
+	size_t first = 0;
+	int rc = 0;
+
+	/* the take-in stops at the first that stopped the run: those after it
+	 * may not have been started */
+	memset(built, 0, (n + 1) * sizeof(*built));
+	*pooled = false;
+	for (; first < n && *fresh && !rc; first++) {
+		build_window(r, item->m, sig, &go[first], true, &built[first]);
+		rc = built[first].rc;
+		*fresh = built[first].failed.status == WINDOW_FAILED;
+	}
+	if (!rc && first < n)
+		rc = share_windows(r, item->m, sig, go + first, n - first, built + first, pooled,
+				   run_err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = built[i].rc;
+		if (rc)
+			*run_err = built[i].err;
+		else
+			take_window(r, item, &go[i], &built[i], unbuilt, nunbuilt);
+	}
 	return rc;
 }
 
@@ -725,13 +940,13 @@ static int forget_windows(struct run *r, const struct model *m, bool full, bool 
 
 	if (uncover) {
 		state_sql_windows_drop(&sql, r->opts->env, m->fqn, uncover->since, uncover->until,
-				       false);
+				       STATE_DROP_OVERLAPPING);
 		run_windows_uncover(&r->wins, m, uncover->since, uncover->until, &pieces, &npieces);
 		for (size_t i = 0; i < npieces; i++)
 			state_sql_window(&sql, r->opts->env, &pieces[i]);
 	} else if (clear) {
 		if (!full)
-			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, false);
+			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
 		run_windows_clear(&r->wins, m);
 	}
 	if (sql.len && !r->opts->dry_run)
@@ -760,7 +975,10 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	struct run_gates gates;
 	struct waits waits = { 0 };
 	struct state_window *unbuilt;
-	size_t nunbuilt = 0;
+	struct win_range *go;
+	size_t nunbuilt = 0, ngo = 0;
+	struct state_model row;
+	bool pooled = false;
 	struct sl_err err = SL_ERR_INIT;
 	int64_t started = units_now_ms();
 	int rc = 0;
@@ -785,6 +1003,7 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	}
 	run_windows_due(&r->wins, m, &ask, &due);
 	unbuilt = arena_alloc(r->a, (due.n + 1) * sizeof(*unbuilt));
+	go = arena_alloc(r->a, (due.n + 1) * sizeof(*go));
 	run_gates_open(&r->wins, m, r->now, &gates);
 	for (size_t i = 0; i < due.n && !rc; i++) {
 		const struct win_range *win = &due.r[i];
@@ -818,14 +1037,14 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 			item->windows++;
 			continue;
 		}
-		rc = build_window(r, item, sig, win, fresh, &unbuilt[nunbuilt], run_err);
-		if (!rc && unbuilt[nunbuilt].status == WINDOW_FAILED)
-			nunbuilt += worth_recording(r, m, &unbuilt[nunbuilt]);
-		else if (!rc)
-			fresh = false;
+		go[ngo++] = *win;
 	}
 	run_gates_free(&gates);
 	free(due.r);
+	/* a contract that can never be met builds none */
+	if (item->status != RUN_FAILED && ngo)
+		rc = build_windows(r, item, sig, go, ngo, &fresh, unbuilt, &nunbuilt, &pooled,
+				   run_err);
 	item->waits = waits_text(r, &waits);
 	item->reason = !due.n ? "no window due"
 		       : arena_sprintf(r->a, "%zu window%s due%s", due.n, due.n == 1 ? "" : "s",
@@ -852,7 +1071,11 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	r->windows_failed[m->order] = item->failed_windows > 0;
 	if (r->opts->dry_run || (!nunbuilt && !item->windows && !fresh))
 		return 0;
-	rc = record_unbuilt(r, item, unbuilt, nunbuilt, fresh, started, &err);
+	pooled &= item->windows > 0;
+	if (pooled)
+		row = model_row(r, m, state_models_find(r->state, r->nstate, m->fqn), sig, true);
+	rc = record_unbuilt(r, item, unbuilt, nunbuilt, fresh, pooled ? &row : NULL, started,
+			    &err);
 	if (rc && wh_suspect(r->w, run_err)) {
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
@@ -1116,8 +1339,9 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	      size_t nrelations, const struct run_opts *opts, struct run_report *report,
 	      struct sl_err *err)
 {
+	pthread_mutex_t rows_mu = PTHREAD_MUTEX_INITIALIZER;
 	struct run r = { .a = a, .p = p, .w = w, .opts = opts, .relations = relations,
-			 .nrelations = nrelations, .book = opts->book };
+			 .nrelations = nrelations, .book = opts->book, .rows_mu = &rows_mu };
 	bool *selected = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	int64_t t0 = units_mono_ms();
 	struct plan plan = { 0 };
@@ -1245,6 +1469,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		if (opts->on_done)
 			opts->on_done(opts->ctx, item, idx, total);
 	}
+	close_slots(&r);
 	report->ms = units_mono_ms() - t0;
 	report->run_id = r.run_id;
 	if (rc)

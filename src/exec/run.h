@@ -107,6 +107,9 @@ struct run_opts {
 	/* the windows of temporal models: the run window and mode (now is the
 	 * run's own time, filled by the run) */
 	struct win_ask windows;
+	/* how many windows of one temporal model build at once, each worker
+	 * on a connection of its own (0 or 1: one after the other) */
+	size_t workers;
 	/* called before and after each model, for live output; may be NULL */
 	void (*on_start)(void *ctx, const struct run_item *item, size_t index, size_t total);
 	void (*on_done)(void *ctx, const struct run_item *item, size_t index, size_t total);

@@ -159,17 +159,22 @@ void state_sql_window(struct buf *sql, const char *env, const struct state_windo
 }
 
 void state_sql_windows_drop(struct buf *sql, const char *env, const char *model, int64_t since,
-			    int64_t until, bool touching)
+			    int64_t until, enum state_drop reach)
 {
 	buf_adds(sql, "DELETE FROM _sluice.windows");
 	where_model(sql, env, model);
-	if (since < until) {
+	if (since < until && reach == STATE_DROP_INSIDE) {
+		buf_adds(sql, " AND since >= ");
+		add_time(sql, since, true);
+		buf_adds(sql, " AND until <= ");
+		add_time(sql, until, true);
+	} else if (since < until) {
 		buf_adds(sql, " AND ((since < ");
 		add_time(sql, until, true);
 		buf_adds(sql, " AND until > ");
 		add_time(sql, since, true);
 		buf_adds(sql, ")");
-		if (touching) {
+		if (reach == STATE_DROP_TOUCHING) {
 			buf_adds(sql, " OR (status = 'applied' AND since <= ");
 			add_time(sql, until, true);
 			buf_adds(sql, " AND until >= ");

@@ -45,11 +45,16 @@ int state_windows_load(struct wh *w, struct arena *a, const char *env, const cha
 /* Appends the statements that make row the one row of its model at its
  * since (for an existence row: the model's one row). */
 void state_sql_window(struct buf *sql, const char *env, const struct state_window *row);
-/* Appends the statement that removes the rows of model in env that
- * overlap [since, until) and, with touching, the applied ones that only
- * touch it (a flexible model's islands coalesce so); every row of the
- * model when since >= until. */
+/* Which rows of a model state_sql_windows_drop reaches within [since,
+ * until): those wholly inside it (a window's own rows, which no other
+ * window of a run shares), those that overlap it, or those and the
+ * applied ones that only touch it (a flexible model's islands coalesce
+ * so). */
+enum state_drop { STATE_DROP_INSIDE, STATE_DROP_OVERLAPPING, STATE_DROP_TOUCHING };
+
+/* Appends the statement that deletes env's rows of model that reach
+ * [since, until); every row of the model when since >= until. */
 void state_sql_windows_drop(struct buf *sql, const char *env, const char *model, int64_t since,
-			    int64_t until, bool touching);
+			    int64_t until, enum state_drop reach);
 
 #endif

@@ -835,7 +835,7 @@ static void test_state_windows(void **state)
 	assert_int_equal(n, 2);
 	/* a range clears only the windows inside it, and only of its env */
 	buf_reset(&sql);
-	state_sql_windows_drop(&sql, "", "gold.daily", 1793577600, 1793664000, false);
+	state_sql_windows_drop(&sql, "", "gold.daily", 1793577600, 1793664000, STATE_DROP_OVERLAPPING);
 	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
 	assert_int_equal(state_windows_load(f->w, f->a, "", one, 1, &rows, &n, &f->err), 0);
 	assert_int_equal(n, 1);
