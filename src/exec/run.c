@@ -660,8 +660,8 @@ static const char *waits_text(struct run *r, const struct waits *w)
 	const char *s;
 
 	for (size_t i = 0; i < w->n; i++)
-		buf_addf(&b, "%s%lld %s for %s", i ? "; " : "", (long long)w->count[i],
-			 i ? "" : w->count[i] == 1 ? "window waits" : "windows wait", w->reason[i]);
+		buf_addf(&b, "%s%lld%s for %s", i ? "; " : "", (long long)w->count[i],
+			 i ? "" : w->count[i] == 1 ? " window waits" : " windows wait", w->reason[i]);
 	s = b.len ? arena_strdup(r->a, b.buf) : NULL;
 	buf_release(&b);
 	return s;
@@ -1368,16 +1368,19 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 
 		r.windowed |= selected[i] && m->temporal;
 		for (size_t k = 0; k < m->nupstreams; k++) {
-			if (m->upstreams[k].level >= 0 && m->upstreams[k].target) {
+			if (m->upstreams[k].level >= 0 && m->upstreams[k].target)
 				r.gating[m->upstreams[k].target->order] = true;
+			if (m->upstreams[k].level >= 0 &&
+			    (m->upstreams[k].target || m->upstreams[k].source))
 				r.windowed |= selected[i];
-			}
 		}
 	}
 	if (!rc)
 		rc = need_book(&r, selected, err);
 	if (!rc)
 		rc = open_state(&r, err);
+	if (!rc && r.windowed)
+		rc = run_windows_load_sources(&r.wins, r.w, selected, err);
 	if (rc)
 		return rc;
 	now_ms = units_now_ms();

@@ -11,10 +11,12 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "warehouse/wh.h"
 #include "windows/contract.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static struct model_rows *rows_of(const struct run_windows *rw, const struct model *m)
 {
@@ -84,6 +86,124 @@ int run_windows_load(struct run_windows *rw, struct arena *a, struct project *p,
 		i = j;
 	}
 	return 0;
+}
+
+/* The expression of a source's event time in its table: its column of
+ * that name, else the field of its payload. */
+static void event_time_expr(struct wh *w, struct buf *sql, const struct source_cfg *s,
+			    const struct wh_column *cols, size_t ncols, bool *payload)
+{
+	struct buf field = BUF_INIT;
+
+	*payload = true;
+	for (size_t i = 0; i < ncols; i++) {
+		if (strcasecmp(cols[i].name, s->event_time) == 0) {
+			*payload = false;
+			wh_sql_ident(sql, cols[i].name);
+			return;
+		}
+	}
+	buf_adds(&field, "payload->>");
+	buf_add_sql_str(&field, s->event_time);
+	wh_sql_try_cast(w, sql, field.buf, "TIMESTAMP");
+	buf_release(&field);
+}
+
+/* The column that says when a row landed: sluice's own landing time, the
+ * time a change was received, or none (an adopted table). */
+static const char *landed_column(const struct wh_column *cols, size_t ncols)
+{
+	for (size_t i = 0; i < ncols; i++)
+		if (strcmp(cols[i].name, "_sluice_landed_at") == 0 ||
+		    strcmp(cols[i].name, "received_at") == 0)
+			return cols[i].name;
+	return NULL;
+}
+
+/* One source's coverage from its table (cover->known false when it has
+ * no table or no event yet). */
+static int load_source(struct run_windows *rw, struct wh *w, const struct source_cfg *s,
+		       const char *relation, struct source_cover *cover, struct sl_err *err)
+{
+	const char *dot = strchr(relation, '.');
+	char *schema = arena_strndup(rw->a, relation, (size_t)(dot - relation));
+	struct wh_column *cols = NULL;
+	struct wh_result *res = NULL;
+	struct buf sql = BUF_INIT, ev = BUF_INIT;
+	const char *landed;
+	size_t ncols = 0;
+	bool payload;
+	int rc = wh_table_columns(w, rw->a, schema, dot + 1, &cols, &ncols, err);
+
+	if (rc || !ncols)
+		return rc;
+	event_time_expr(w, &ev, s, cols, ncols, &payload);
+	landed = landed_column(cols, ncols);
+	buf_adds(&sql, "SELECT ");
+	wh_sql_epoch_ms(w, &sql, arena_sprintf(rw->a, "max(%s)", ev.buf));
+	buf_adds(&sql, ", ");
+	if (landed) {
+		struct buf col = BUF_INIT;
+
+		wh_sql_ident(&col, landed);
+		wh_sql_epoch_ms(w, &sql, arena_sprintf(rw->a, "max(%s)", col.buf));
+		buf_release(&col);
+	} else {
+		buf_adds(&sql, "NULL");
+	}
+	buf_adds(&sql, " FROM ");
+	wh_sql_qualified(&sql, schema, dot + 1);
+	rc = wh_query(w, sql.buf, &res, err);
+	if (!rc && wh_result_nrows(res) && wh_result_value(res, 0, 0)) {
+		const char *at = wh_result_value(res, 0, 1);
+
+		cover->known = true;
+		cover->until = (strtoll(wh_result_value(res, 0, 0), NULL, 10) - s->lateness_ms) /
+			       1000;
+		/* a table that does not say when its rows landed is as fresh as
+		 * its newest event */
+		cover->landed_at = (at ? strtoll(at, NULL, 10) : cover->until * 1000) / 1000;
+	}
+	if (rc)
+		sl_err_context(err, "reading the coverage of source '%s' (event_time %s%s)", s->name,
+			       s->event_time, payload ? ", a field of its payload" : "");
+	wh_result_free(res);
+	buf_release(&sql);
+	buf_release(&ev);
+	return rc;
+}
+
+/* The index of a declared source in the project's config. */
+static size_t source_index(const struct run_windows *rw, const struct source_cfg *s)
+{
+	return (size_t)(s - rw->p->cfg.sources);
+}
+
+int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *selected,
+			     struct sl_err *err)
+{
+	const struct project *p = rw->p;
+	bool *done = arena_alloc(rw->a, (p->cfg.nsources + 1) * sizeof(bool));
+	int rc = 0;
+
+	rw->sources = arena_alloc(rw->a, (p->cfg.nsources + 1) * sizeof(*rw->sources));
+	memset(rw->sources, 0, (p->cfg.nsources + 1) * sizeof(*rw->sources));
+	memset(done, 0, (p->cfg.nsources + 1) * sizeof(bool));
+	for (size_t i = 0; !rc && w && i < p->nmodels; i++) {
+		for (size_t k = 0; !rc && selected[i] && k < p->models[i]->nupstreams; k++) {
+			const struct model_upstream *u = &p->models[i]->upstreams[k];
+			size_t at;
+
+			if (u->level < 0 || !u->source || !u->source->event_time)
+				continue;
+			at = source_index(rw, u->source);
+			if (!done[at])
+				rc = load_source(rw, w, u->source, u->source_relation,
+						 &rw->sources[at], err);
+			done[at] = true;
+		}
+	}
+	return rc;
 }
 
 void run_windows_put(struct run_windows *rw, const struct model *m,
@@ -264,6 +384,28 @@ void run_windows_due(const struct run_windows *rw, const struct model *m,
 	free(rows);
 }
 
+/* A source's gate: its coverage as one island from m's start, so that
+ * THROUGH asks what ENCAPSULATE does, that the stream has passed m's
+ * window. */
+static void open_source_gate(const struct run_windows *rw, const struct model *m,
+			     const struct model_upstream *u, struct win_index *ix)
+{
+	const struct source_cover *c =
+		rw->sources ? &rw->sources[source_index(rw, u->source)] : NULL;
+	int64_t start = m->temporal ? m->start : 0;
+	struct win_row row = { 0 };
+	bool covers = c && c->known && c->until > start;
+
+	if (covers)
+		row = (struct win_row){ start, c->until, c->landed_at, c->landed_at };
+	/* a timeless model may gate only exists, which a declared source
+	 * meets as it does a model: by being there */
+	if (!m->temporal && c && c->known)
+		row = (struct win_row){ 0, 0, c->landed_at, c->landed_at };
+	win_index_build(ix, m->temporal ? WIN_FLEX : WIN_TIMELESS, start, 0, &row,
+			covers || (!m->temporal && c && c->known));
+}
+
 void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t now,
 		    struct run_gates *out)
 {
@@ -280,10 +422,15 @@ void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t
 		size_t n;
 
 		/* ungated, or trusted as it is outside the main environment */
-		if (u->level < 0 || !t || t == m || (u->deactivate_for_dev && rw->env && *rw->env))
+		if (u->level < 0 || (!t && !u->source) || t == m ||
+		    (u->deactivate_for_dev && rw->env && *rw->env))
 			continue;
 		g = &out->g[out->n++];
 		g->u = u;
+		if (u->source) {
+			open_source_gate(rw, m, u, &g->ix);
+			continue;
+		}
 		rows = malloc((rows_of(rw, t)->n + 1) * sizeof(*rows));
 		if (!rows)
 			abort();
@@ -312,11 +459,13 @@ int run_gates_check(const struct run_gates *gs, int64_t since, int64_t until,
 		const char *refused = NULL;
 		enum win_verdict v = win_gate(&gs->g[i].ix, &c, since, until, gs->now, &refused);
 
+		const char *name = u->target ? u->target->fqn : u->source_relation;
+
 		if (v == WIN_REFUSED)
 			rc = sl_err_set(err, SL_E_INVALID, "contract %s on '%s' can never be met: %s",
-					win_level_name(c.level), u->target->fqn, refused);
+					win_level_name(c.level), name, refused);
 		else if (v != WIN_MET)
-			buf_addf(&why, "%s%s (%s%s)", why.len ? ", " : "", u->target->fqn,
+			buf_addf(&why, "%s%s (%s%s)", why.len ? ", " : "", name,
 				 win_level_name(c.level), v == WIN_STALE ? ", stale" : "");
 	}
 	if (!rc && why.len) {

@@ -30,11 +30,24 @@ struct run_windows {
 		struct state_window *rows;
 		size_t n, cap;
 	} *by_model;
+	/* per declared source (config order) that a contract names, the
+	 * coverage its event_time publishes: before its newest event less its
+	 * lateness, applied at its newest landing; known false while it has
+	 * landed no event */
+	struct source_cover {
+		bool known;
+		int64_t until, landed_at;
+	} *sources;
 };
 
 /* Reads env's rows (none when the warehouse has no state yet: w NULL). */
 int run_windows_load(struct run_windows *rw, struct arena *a, struct project *p, struct wh *w,
 		     const char *env, struct sl_err *err);
+/* Reads the coverage of every declared source a contract of a selected
+ * model names (selected: per model order), from its landing table as it
+ * stands: a source not landed yet covers nothing. */
+int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *selected,
+			     struct sl_err *err);
 /* Makes row the model's row at its since (its existence row); strings must
  * outlive the run. */
 void run_windows_put(struct run_windows *rw, const struct model *m,

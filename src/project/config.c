@@ -848,6 +848,9 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 				  src->name);
 		}
 	}
+	if (src->lateness_ms && !src->event_time)
+		cfg_error(ld, key, "add event_time: COLUMN, the time lateness counts back from",
+			  "lateness without event_time for source '%s'", src->name);
 }
 
 static void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg)

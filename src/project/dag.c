@@ -108,9 +108,27 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 	}
 }
 
+/* The declared source an @upstream names, by its name or its table's,
+ * with that table; NULL when none. */
+static const struct source_cfg *source_named(const struct project *p, const char *name,
+					     const char **relation)
+{
+	for (size_t i = 0; i < p->cfg.nsources; i++) {
+		const struct source_cfg *s = &p->cfg.sources[i];
+		bool adopted = s->kind && strcmp(s->kind, "adopted") == 0 && s->table;
+		const char *table = adopted ? s->table : arena_sprintf(p->arena, "landing.%s", s->name);
+
+		if (strcasecmp(name, s->name) == 0 || strcasecmp(name, table) == 0) {
+			*relation = table;
+			return s;
+		}
+	}
+	return NULL;
+}
+
 /* An @upstream that names a model of the project orders the build after
- * it, whether it gates or not; what a contract may name is validate.c's
- * to check. */
+ * it, whether it gates or not; one that names a declared source is that
+ * source. What a contract may name is validate.c's to check. */
 static void resolve_upstreams(struct project *p, struct model *m)
 {
 	for (size_t i = 0; i < m->nupstreams; i++) {
@@ -119,6 +137,9 @@ static void resolve_upstreams(struct project *p, struct model *m)
 		u->target = *u->name && strcmp(u->type, "model") == 0
 				    ? dag_model_named(p, u->name, NULL)
 				    : NULL;
+		u->source = NULL;
+		if (!u->target && *u->name && strcmp(u->type, "model") == 0)
+			u->source = source_named(p, u->name, &u->source_relation);
 		if (u->target && u->target != m)
 			add_edge(p, m, u->target);
 	}

@@ -97,6 +97,11 @@ struct model_upstream {
 	bool deactivate_for_dev;
 	const char *type;
 	struct model *target; /* the project's model of that name, or NULL */
+	/* else the declared source of that name (its own, or its landing
+	 * table's "landing.NAME"; an adopted source's table), whose coverage
+	 * its event_time publishes, with the relation that names it */
+	const struct source_cfg *source;
+	const char *source_relation;
 };
 
 struct model {

@@ -131,6 +131,49 @@ static void check_live_inputs(struct project *p, const struct model *m)
 /* The contract rules the definitions alone decide (the reference's
  * definition-time errors), and warnings for the contracts a gate will
  * refuse because of the upstream's shape. */
+/* Freshness is measured on the rows a contract selects. */
+static void check_freshness(struct project *p, const struct model *m,
+			    const struct model_upstream *u, const char *level)
+{
+	if (u->fresh_s && !level)
+		diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+			 "freshness is checked on the rows a contract selects: add contract=…",
+			 "freshness on '%s' without a contract", u->name);
+	else if (u->fresh_s && u->level == WIN_EXISTS)
+		diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+			 "exists looks at no rows: use contract=whole or encapsulate",
+			 "freshness on '%s' with contract exists", u->name);
+}
+
+/* A contract on a declared source gates on the coverage its event_time
+ * publishes: everything before its newest event less its lateness. That
+ * is a coverage without windows of a grain and without an end. */
+static void check_source_gate(struct project *p, const struct model *m,
+			      const struct model_upstream *u, const char *level)
+{
+	const struct source_cfg *s = u->source;
+
+	check_freshness(p, m, u, level);
+	if (!level)
+		return;
+	if (!s->event_time)
+		diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+			 arena_sprintf(p->arena,
+				       "give source '%s' event_time: COLUMN (and lateness: DURATION) "
+				       "in sluice.yml, or remove contract",
+				       s->name),
+			 "contract on source '%s', which publishes no coverage without event_time",
+			 s->name);
+	else if (u->level == WIN_EXACT || u->level == WIN_WHOLE)
+		diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+			 "a stream's coverage has no windows and no end: use encapsulate or through",
+			 "contract %s on source '%s' can never be met", level, s->name);
+	else if (!m->temporal && u->level != WIN_EXISTS)
+		diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+			 "a timeless model has no window: gate it exists, or read the source ungated",
+			 "contract %s on source '%s' from timeless model '%s'", level, s->name, m->fqn);
+}
+
 static void check_upstreams(struct project *p, const struct model *m)
 {
 	for (size_t i = 0; i < m->nupstreams; i++) {
@@ -140,18 +183,15 @@ static void check_upstreams(struct project *p, const struct model *m)
 
 		if (!*u->name)
 			continue;
+		if (u->source) {
+			check_source_gate(p, m, u, level);
+			continue;
+		}
 		if (level && strcmp(u->type, "model") != 0)
 			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
 				 "only a model's windows are recorded: remove contract, or read a model",
 				 "contract on %s input '%s', which nothing gates on", u->type, u->name);
-		if (u->fresh_s && !level)
-			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
-				 "freshness is checked on the rows a contract selects: add contract=…",
-				 "freshness on '%s' without a contract", u->name);
-		else if (u->fresh_s && u->level == WIN_EXISTS)
-			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
-				 "exists looks at no rows: use contract=whole or encapsulate",
-				 "freshness on '%s' with contract exists", u->name);
+		check_freshness(p, m, u, level);
 		if (level && strcmp(u->type, "model") == 0 && !t) {
 			const char *near = suggest_nearest(u->name, project_model_names(p));
 

@@ -452,9 +452,12 @@ static void test_source_requirements(void **state)
 				 "  c: {kind: postgres_cdc, publication: pub}\n"
 				 "  ad: {kind: adopted, cursor: id}\n"
 				 "  ok: {kind: kafka, brokers: b, topic: t}\n"
-				 "  bad-name: {kind: webhook}\n"),
+				 "  bad-name: {kind: webhook}\n"
+				 "  late: {kind: webhook, lateness: 5m}\n"),
 			 SL_E_CONFIG);
-	assert_int_equal(f->diags.n, 7);
+	assert_int_equal(f->diags.n, 8);
+	diag_expect(f, "lateness without event_time for source 'late'", 9, 3,
+		    "add event_time: COLUMN, the time lateness counts back from");
 	diag_expect(f, "missing 'url' for poll source 'p'", 3, 3, NULL);
 	diag_expect(f, "missing 'brokers' for kafka source 'k'", 4, 3, NULL);
 	diag_expect(f, "missing 'topic' for kafka source 'k'", 4, 3, NULL);
@@ -463,7 +466,7 @@ static void test_source_requirements(void **state)
 	diag_expect(f, "missing 'table' for adopted source 'ad'", 6, 3, NULL);
 	diag_expect(f, "invalid source name 'bad-name'", 8, 3,
 		    "use letters, digits and '_', not starting with a digit");
-	assert_int_equal(f->cfg.nsources, 5);
+	assert_int_equal(f->cfg.nsources, 6);
 }
 
 static void test_cdc_keys(void **state)

@@ -2,7 +2,10 @@
  * Unit tests for a run's window state (src/exec/windows.c): a flexible
  * model's islands coalesce as windows are applied and split when a range
  * is uncovered, keeping their applied times; a fixed model's rows stay one
- * per window; gates name every upstream that is not met.
+ * per window; gates name every upstream that is not met. A declared
+ * source's coverage is read from its landing table (its event time a
+ * column or a payload field, less its lateness; fresh as its newest
+ * landing) and gates windows as a flexible upstream would.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 #include "core/err.h"
 #include "exec/windows.h"
 #include "project/model.h"
+#include "warehouse/wh.h"
 
 #include <string.h>
 
@@ -138,11 +142,105 @@ static void gates_name_each_upstream(void **state)
 	run_gates_free(&g);
 }
 
+static void must(struct wh *w, const char *sql)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	if (wh_exec(w, sql, &err))
+		fail_msg("%s: %s", sql, err.msg);
+}
+
+/* 2026-11-01 00:00 UTC */
+#define NOV1 1793491200LL
+
+static void sources_publish_coverage(void **state)
+{
+	struct fx *f = *state;
+	struct source_cfg src[3] = {
+		{ .name = "orders", .kind = "webhook", .event_time = "created_at",
+		  .lateness_ms = 600000 },
+		{ .name = "clicks", .kind = "webhook", .event_time = "ts" },
+		{ .name = "quiet", .kind = "webhook", .event_time = "ts" },
+	};
+	struct model_upstream ups[3] = {
+		{ .name = "orders", .level = WIN_THROUGH, .type = "model", .source = &src[0],
+		  .source_relation = "landing.orders", .fresh_s = 3600 },
+		{ .name = "landing.clicks", .level = WIN_ENCAPSULATE, .type = "model",
+		  .source = &src[1], .source_relation = "landing.clicks" },
+		{ .name = "quiet", .level = WIN_ENCAPSULATE, .type = "model", .source = &src[2],
+		  .source_relation = "landing.quiet" },
+	};
+	bool selected[3] = { false, false, true };
+	struct sl_err err = SL_ERR_INIT;
+	struct run_gates g;
+	const char *reason;
+	struct wh *w;
+
+	(void)state;
+	if (wh_open_duckdb(":memory:", false, &w, &err))
+		fail_msg("%s", err.msg);
+	must(w, "CREATE SCHEMA landing; CREATE TABLE landing.orders (created_at TIMESTAMP, "
+		"payload JSON, _sluice_landed_at TIMESTAMP, _sluice_seq BIGINT);"
+		"INSERT INTO landing.orders VALUES ('2026-11-01 00:30', NULL, '2026-11-01 04:00', 1),"
+		" ('2026-11-01 02:15', NULL, '2026-11-01 04:30', 2), (NULL, NULL, NULL, 3);"
+		"CREATE TABLE landing.clicks (payload JSON, _sluice_landed_at TIMESTAMP, "
+		"_sluice_seq BIGINT);"
+		"INSERT INTO landing.clicks VALUES ('{\"ts\": \"2026-11-01 03:00:00\"}', "
+		"'2026-11-01 04:10', 1), ('{\"ts\": \"not a time\"}', '2026-11-01 04:20', 2);");
+	f->p.cfg.sources = src;
+	f->p.cfg.nsources = 3;
+	f->m[0].start = NOV1;
+	f->m[1].start = NOV1;
+	f->m[2].start = NOV1;
+	f->m[2].upstreams = ups;
+	f->m[2].nupstreams = 3;
+	/* quiet has no table: it covers nothing, and says so */
+	assert_int_equal(run_windows_load_sources(&f->rw, w, selected, &err), 0);
+	assert_true(f->rw.sources[0].known);
+	/* the newest event less ten minutes, landed at the newest landing */
+	assert_int_equal(f->rw.sources[0].until, NOV1 + 2 * H + 5 * 60);
+	assert_int_equal(f->rw.sources[0].landed_at, NOV1 + 4 * H + 30 * 60);
+	/* a payload field, its unreadable values passed over */
+	assert_true(f->rw.sources[1].known);
+	assert_int_equal(f->rw.sources[1].until, NOV1 + 3 * H);
+	assert_int_equal(f->rw.sources[1].landed_at, NOV1 + 4 * H + 20 * 60);
+	assert_false(f->rw.sources[2].known);
+
+	ups[2].level = -1; /* quiet aside for now */
+	run_gates_open(&f->rw, &f->m[2], NOV1 + 5 * H, &g);
+	assert_int_equal(run_gates_check(&g, NOV1, NOV1 + H, &reason, &err), 0);
+	assert_int_equal(run_gates_check(&g, NOV1 + H, NOV1 + 2 * H, &reason, &err), 0);
+	/* orders passed 02:05 only; clicks passed 03:00 */
+	assert_int_equal(run_gates_check(&g, NOV1 + 2 * H, NOV1 + 3 * H, &reason, &err),
+			 SL_E_BLOCKED);
+	assert_string_equal(reason, "landing.orders (through)");
+	assert_int_equal(run_gates_check(&g, NOV1 + 3 * H, NOV1 + 4 * H, &reason, &err),
+			 SL_E_BLOCKED);
+	assert_string_equal(reason, "landing.orders (through), landing.clicks (encapsulate)");
+	run_gates_free(&g);
+	/* two hours after the newest landing, orders is stale */
+	run_gates_open(&f->rw, &f->m[2], NOV1 + 6 * H + 31 * 60, &g);
+	assert_int_equal(run_gates_check(&g, NOV1, NOV1 + H, &reason, &err), SL_E_BLOCKED);
+	assert_string_equal(reason, "landing.orders (through, stale)");
+	run_gates_free(&g);
+	ups[2].level = WIN_ENCAPSULATE;
+	run_gates_open(&f->rw, &f->m[2], NOV1 + 5 * H, &g);
+	assert_int_equal(run_gates_check(&g, NOV1, NOV1 + H, &reason, &err), SL_E_BLOCKED);
+	assert_string_equal(reason, "landing.quiet (encapsulate)");
+	run_gates_free(&g);
+	f->m[2].upstreams = NULL;
+	f->m[2].nupstreams = 0;
+	f->p.cfg.sources = NULL;
+	f->p.cfg.nsources = 0;
+	wh_close(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(islands),
 		cmocka_unit_test(gates_name_each_upstream),
+		cmocka_unit_test(sources_publish_coverage),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
