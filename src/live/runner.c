@@ -18,6 +18,7 @@
 #include "live/ledger.h"
 #include "live/profile.h"
 #include "live/watermark.h"
+#include "live/windows.h"
 #include "project/inputs.h"
 #include "project/model.h"
 #include "state/state.h"
@@ -66,6 +67,7 @@ struct live_runner {
 	const struct model *only; /* a refresh asked for one model */
 	live_event_fn watch;
 	void *watch_ctx;
+	struct live_windows *windows; /* NULL: no model gates on a stream */
 };
 
 void live_runner_share(struct live_runner *r)
@@ -100,6 +102,7 @@ struct live_runner *live_runner_new(struct project *p, FILE *out)
 	r->catalog_stale = true;
 	r->ledger = live_ledger_new(p);
 	live_books_over(&r->books, p, r->ledger);
+	r->windows = live_windows_new(p);
 	r->last_checkpoint_ms = units_mono_ms();
 	if (!r->rt)
 		abort();
@@ -116,6 +119,7 @@ void live_runner_free(struct live_runner *r)
 	arena_free(r->catalog);
 	live_ledger_free(r->ledger);
 	live_claims_free(r->claims);
+	live_windows_free(r->windows);
 	state_cache_free(&r->cache);
 	free(r->rt);
 	free(r);
@@ -537,6 +541,19 @@ static bool work_waiting(struct live_runner *r)
 	return count_behind(r) > 0;
 }
 
+/* The windows the streams passed since the last look, built after the
+ * live models (a refresh asked for one model builds none). */
+static int stream_windows(struct live_runner *r, struct wh *w, struct sl_err *err)
+{
+	bool built = false;
+	int rc = r->windows && !r->only ? live_windows_pass(r->windows, r->ledger, r->cycle, w,
+							    r->out, &built, err)
+					: 0;
+
+	r->catalog_stale |= built;
+	return rc;
+}
+
 int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *out,
 		      struct sl_err *err)
 {
@@ -571,8 +588,10 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	rc = hold_ledger(r, w, &fresh, err);
 	if (rc)
 		return rc;
-	if (!work_waiting(r))
-		return housekeeping(r, w, err);
+	if (!work_waiting(r)) {
+		rc = stream_windows(r, w, err);
+		return rc ? rc : housekeeping(r, w, err);
+	}
 	/* checks run on every refresh, or at most every assertion_interval */
 	opts.skip_asserts = cfg->assertion_interval_ms &&
 			    units_mono_ms() - r->last_assert_ms < cfg->assertion_interval_ms;
@@ -605,5 +624,6 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		return rc;
 	run_report_free(&rep);
 	out->behind = count_behind(r);
-	return housekeeping(r, w, err);
+	rc = stream_windows(r, w, err);
+	return rc ? rc : housekeeping(r, w, err);
 }

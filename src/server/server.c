@@ -21,6 +21,7 @@
 #include "live/runner.h"
 #include "live/status.h"
 #include "live/thread.h"
+#include "live/windows.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/model.h"
@@ -136,12 +137,13 @@ static int watch_job(struct live_runner *r, struct wh *w, void *arg, struct sl_e
 	return 0;
 }
 
+/* Live models to refresh, or windows to build as streams pass them. */
 static bool has_live_models(const struct project *p)
 {
 	for (size_t i = 0; i < p->nmodels; i++)
 		if (inputs_refreshes(p->models[i]))
 			return true;
-	return false;
+	return live_windows_any(p);
 }
 
 static void on_advance(void *ctx, const char *source, const struct live_advance *adv)

@@ -5,8 +5,10 @@
  * the chain, paused and backing-off models are held along with their
  * readers, alerts go out once per failure and recovery, refreshes are
  * logged in aggregate, covered advances are pruned, the thread wakes on
- * a notify instead of the poll; and, on a file whose disk is full, a
- * failed write stops the runner instead of backing off.
+ * a notify instead of the poll; on a file whose disk is full, a failed
+ * write stops the runner instead of backing off; and a temporal model
+ * gated on a stream builds its windows in the cycle after the stream
+ * passes them, and is not run while the stream stands still.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -305,6 +307,64 @@ static void test_runner_moves_the_chain_in_one_cycle(void **state)
 	assert_int_equal(c.behind, 0);
 	assert_int_equal(c.events, 0);
 	assert_string_equal(lines, "");
+}
+
+/* ---- windows of a stream ---- */
+
+static void land_at(struct fx *f, const char *values)
+{
+	struct live_advance adv;
+
+	exec(f->w, arena_sprintf(f->a, "INSERT INTO landing.ev (id, ts) VALUES %s", values));
+	if (live_advance_source(f->w, "ev", &adv, &f->err))
+		fail_msg("advance: %s", f->err.msg);
+	live_runner_advanced(f->r, "landing.ev", &adv);
+}
+
+static void test_runner_builds_windows_as_the_stream_passes(void **state)
+{
+	struct fx *f = *state;
+	const char *lines;
+
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  ev: {kind: webhook, columns: {id: BIGINT, ts: TIMESTAMP}, event_time: ts,\n"
+		    "       lateness: 10m}\n");
+	fixture_put(f->root, "models/silver/hourly.sql",
+		    "@config materialized=incremental, temporality=temporal, time_column=hour,\n"
+		    "        grain=1h, start='2026-11-03', end='2026-11-04'\n"
+		    "@upstream ev contract=through\n"
+		    "SELECT CAST({since} AS TIMESTAMP) AS hour, count(*) AS n FROM landing.ev\n"
+		    "WHERE ts >= {since} AND ts < {until}\n");
+	f->p = fixture_load_valid(f->a, f->root);
+	f->r = live_runner_new(f->p, f->out);
+	/* the first cycle looks once: nothing landed, every hour waits */
+	cycle_lines(f, &lines);
+	assert_string_equal(lines, "");
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT CAST(count(*) AS VARCHAR) FROM _sluice.windows WHERE "
+				      "model = 'silver.hourly' AND status = 'blocked'"),
+			    "24");
+	land_at(f, "(1, '2026-11-03 00:30'), (2, '2026-11-03 02:15')");
+	cycle_lines(f, &lines);
+	assert_string_equal(lines, "built 2 windows of silver.hourly: 2 rows; 22 windows wait "
+				   "for landing.ev (through)\n");
+	/* nothing landed: no run at all */
+	cycle_lines(f, &lines);
+	assert_string_equal(lines, "");
+	/* a late event passes no new hour: a run, and nothing to say */
+	land_at(f, "(3, '2026-11-03 01:00')");
+	cycle_lines(f, &lines);
+	assert_string_equal(lines, "");
+	land_at(f, "(4, '2026-11-03 23:50'), (5, '2026-11-04 00:30')");
+	cycle_lines(f, &lines);
+	assert_string_equal(lines, "built 22 windows of silver.hourly: 22 rows\n");
+	/* the late event's hour was built before it came; the last event is
+	 * past the model's end */
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT CAST(sum(n) AS VARCHAR) FROM silver.hourly"),
+			    "3");
 }
 
 static void test_runner_holds_a_paused_model(void **state)
@@ -753,6 +813,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_runner_moves_the_chain_in_one_cycle),
+		T(test_runner_builds_windows_as_the_stream_passes),
 		T(test_runner_holds_a_paused_model),
 		T(test_runner_live_interval),
 		T(test_runner_failure_backoff_and_recovery),
