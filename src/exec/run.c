@@ -58,6 +58,9 @@ struct run {
 	int64_t now; /* the run's time in UTC seconds, for windows */
 	/* per model order: a contract of some model names it */
 	bool *gating;
+	/* per model order: its window rows are read, being selected or named
+	 * by a contract of a selected model */
+	bool *wanted;
 	bool windowed; /* the project has temporal models or contracts */
 	/* wins and the rows' writes are under it while workers build */
 	pthread_mutex_t *rows_mu;
@@ -1156,8 +1159,11 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 		item->reason = "being built by another run";
 		return 0;
 	}
+	/* the windows it may have built are read again with its row */
 	if (waited && wh_shared(r->w))
 		rc = decide_again(r, pi, sig, err);
+	if (!rc && waited && wh_shared(r->w) && m->temporal && r->windowed)
+		rc = run_windows_reload(&r->wins, r->w, m, err);
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
 	if (!rc && pi->m->temporal && pi->what != PLAN_CHECK) {
@@ -1320,19 +1326,19 @@ static int open_state(struct run *r, struct sl_err *err)
 		}
 		if (!rc)
 			rc = run_windows_load(&r->wins, r->a, r->p, r->windowed ? r->w : NULL, env,
-					      err);
+					      r->wanted, err);
 		/* a batch run reports its id even when everything is up to date */
 		return rc || r->opts->live ? rc : need_run_id(r, err);
 	}
 	r->run_id = INT64_MAX;
 	if (!r->w || !relation_exists(r, "_sluice.models"))
-		return run_windows_load(&r->wins, r->a, r->p, NULL, env, err);
+		return run_windows_load(&r->wins, r->a, r->p, NULL, env, NULL, err);
 	rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 	return rc ? rc
 		  : run_windows_load(&r->wins, r->a, r->p,
 				     r->windowed && relation_exists(r, "_sluice.windows") ? r->w
 											 : NULL,
-				     env, err);
+				     env, r->wanted, err);
 }
 
 int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
@@ -1361,6 +1367,8 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	}
 	r.gating = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	memset(r.gating, 0, (p->nmodels + 1) * sizeof(bool));
+	r.wanted = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
+	memcpy(r.wanted, selected, p->nmodels * sizeof(bool));
 	/* the window rows are read when a selected model has windows or
 	 * gates: a live runner's cycles, say, need none */
 	for (size_t i = 0; i < p->nmodels; i++) {
@@ -1368,8 +1376,10 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 
 		r.windowed |= selected[i] && m->temporal;
 		for (size_t k = 0; k < m->nupstreams; k++) {
-			if (m->upstreams[k].level >= 0 && m->upstreams[k].target)
+			if (m->upstreams[k].level >= 0 && m->upstreams[k].target) {
 				r.gating[m->upstreams[k].target->order] = true;
+				r.wanted[m->upstreams[k].target->order] |= selected[i];
+			}
 			if (m->upstreams[k].level >= 0 &&
 			    (m->upstreams[k].target || m->upstreams[k].source))
 				r.windowed |= selected[i];

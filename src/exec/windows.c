@@ -56,12 +56,26 @@ static void push_row(struct run_windows *rw, struct model_rows *mr, size_t at,
 	mr->n++;
 }
 
+/* The names of the models wanted, or NULL when that is all of them. */
+static const char *const *wanted_names(struct arena *a, const struct project *p,
+				       const bool *wanted, size_t *n)
+{
+	const char **names = arena_alloc(a, (p->nmodels + 1) * sizeof(*names));
+
+	*n = 0;
+	for (size_t i = 0; wanted && i < p->nmodels; i++)
+		if (wanted[i])
+			names[(*n)++] = p->models[i]->fqn;
+	return wanted && *n < p->nmodels ? names : NULL;
+}
+
 int run_windows_load(struct run_windows *rw, struct arena *a, struct project *p, struct wh *w,
-		     const char *env, struct sl_err *err)
+		     const char *env, const bool *wanted, struct sl_err *err)
 {
 	struct state_window *rows = NULL;
-	size_t n = 0;
-	int rc = w ? state_windows_load(w, a, env, NULL, 0, &rows, &n, err) : 0;
+	size_t n = 0, nnames;
+	const char *const *names = wanted_names(a, p, wanted, &nnames);
+	int rc = w ? state_windows_load(w, a, env, names, nnames, &rows, &n, err) : 0;
 
 	rw->p = p;
 	rw->a = a;
@@ -202,6 +216,21 @@ int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *s
 						 &rw->sources[at], err);
 			done[at] = true;
 		}
+	}
+	return rc;
+}
+
+int run_windows_reload(struct run_windows *rw, struct wh *w, const struct model *m,
+		       struct sl_err *err)
+{
+	struct model_rows *mr = rows_of(rw, m);
+	struct state_window *rows;
+	size_t n;
+	int rc = state_windows_load(w, rw->a, rw->env, &m->fqn, 1, &rows, &n, err);
+
+	if (!rc) {
+		mr->rows = rows;
+		mr->n = mr->cap = n;
 	}
 	return rc;
 }

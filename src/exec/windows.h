@@ -40,9 +40,13 @@ struct run_windows {
 	} *sources;
 };
 
-/* Reads env's rows (none when the warehouse has no state yet: w NULL). */
+/* Reads env's rows of the models wanted (per model order; NULL: every
+ * model), none when the warehouse has no state yet (w NULL). */
 int run_windows_load(struct run_windows *rw, struct arena *a, struct project *p, struct wh *w,
-		     const char *env, struct sl_err *err);
+		     const char *env, const bool *wanted, struct sl_err *err);
+/* Reads m's rows again, as another process may have written them. */
+int run_windows_reload(struct run_windows *rw, struct wh *w, const struct model *m,
+		       struct sl_err *err);
 /* Reads the coverage of every declared source a contract of a selected
  * model names (selected: per model order), from its landing table as it
  * stands: a source not landed yet covers nothing. */

@@ -50,7 +50,7 @@ static int setup(void **state)
 	f.p.models = f.ptrs;
 	f.p.nmodels = 3;
 	f.p.arena = f.a;
-	if (run_windows_load(&f.rw, f.a, &f.p, NULL, "", NULL))
+	if (run_windows_load(&f.rw, f.a, &f.p, NULL, "", NULL, NULL))
 		return -1;
 	*state = &f;
 	return 0;

@@ -41,6 +41,24 @@ win silver.clicks
 q "SELECT count(*) AS n FROM silver.clicks"
 sl run -s gold.daily --workers 2
 q "SELECT CAST(day AS DATE) AS day, clicks FROM gold.daily ORDER BY day"
+if is_postgres; then
+	note two runs at once on a shared warehouse build each window once: the one that waited reads the windows again
+	"$SLUICE_BIN" sql "DELETE FROM _sluice.windows WHERE model = 'silver.ev' AND since >= TIMESTAMP '2026-10-10';
+		DELETE FROM silver.ev WHERE ts >= TIMESTAMP '2026-10-10';
+		DELETE FROM _sluice.windows WHERE model = 'silver.clicks';
+		DELETE FROM silver.clicks WHERE ts >= TIMESTAMP '2026-11-02'" >/dev/null
+	"$SLUICE_BIN" run -s silver.ev,silver.clicks --chunk 1h --workers 2 >a.out 2>&1 &
+	first=$!
+	"$SLUICE_BIN" run -s silver.ev,silver.clicks --chunk 1h --workers 2 >b.out 2>&1
+	wait $first
+	for m in silver.ev silver.clicks; do
+		echo "windows of $m built by the two runs: $(cat a.out b.out | awk -v m="$m" '$3 == m { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^windows?$/) s += $i } END { print s + 0 }')"
+	done
+	windows
+	q "SELECT count(*) AS n, sum(v) AS total FROM silver.ev"
+	win silver.clicks
+	q "SELECT count(*) AS n FROM silver.clicks"
+fi
 note --workers takes a whole number from 1 to 64
 sl run --workers 0
 sl run --workers 65
