@@ -3,12 +3,14 @@
  * from its start to the newest closed window (a window without a row is
  * pending), a flexible model's coverage islands, a timeless model's
  * existence row; each with its status, when it was applied, its attempts
- * and what it waits for or failed with. Reads only.
+ * and what it waits for or failed with. `sluice windows SOURCE`: the
+ * coverage a source's event_time publishes, as one island. Reads only.
  */
 #include "cli/commands.h"
 
 #include "core/arena.h"
 #include "core/err.h"
+#include "exec/windows.h"
 #include "project/dag.h"
 #include "project/model.h"
 #include "state/windows.h"
@@ -27,36 +29,45 @@ struct shown {
 	size_t n;
 };
 
+/* One row, text or JSON; since and until NULL where there is no bound. */
+static void emit(struct shown *sh, const char *since, const char *until,
+		 enum state_win_status status, const char *at, int64_t attempts, const char *reason,
+		 const char *error)
+{
+	const char *why = status == WINDOW_FAILED ? error : reason;
+
+	sh->n++;
+	if (sh->json) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "since", since ? json_string(since) : json_null());
+		json_object_set_new(o, "until", until ? json_string(until) : json_null());
+		json_object_set_new(o, "status", json_string(state_win_status_name(status)));
+		json_object_set_new(o, "applied_at", *at ? json_string(at) : json_null());
+		json_object_set_new(o, "attempts", json_integer(attempts));
+		json_object_set_new(o, "blocked_reason", reason ? json_string(reason) : json_null());
+		json_object_set_new(o, "error", error ? json_string(error) : json_null());
+		json_array_append_new(sh->list, o);
+		return;
+	}
+	printf("%-19s  %-19s  %-8s  %-19s  %8lld  %s\n", since ? since : "-", until ? until : "-",
+	       state_win_status_name(status), *at ? at : "-", (long long)attempts, why ? why : "");
+}
+
 static void show(struct shown *sh, const struct state_window *w)
 {
 	char since[WIN_TIME_MAX] = "", until[WIN_TIME_MAX] = "", at[WIN_TIME_MAX] = "";
-	const char *why = w->status == WINDOW_FAILED ? w->error : w->reason;
 
 	if (sh->status >= 0 && (int)w->status != sh->status)
 		return;
-	sh->n++;
 	if (!w->timeless) {
 		win_time_format(w->since, since);
 		win_time_format(w->until, until);
 	}
 	if (w->applied_at)
 		win_time_format(w->applied_at, at);
-	if (sh->json) {
-		json_t *o = json_object();
-
-		json_object_set_new(o, "since", w->timeless ? json_null() : json_string(since));
-		json_object_set_new(o, "until", w->timeless ? json_null() : json_string(until));
-		json_object_set_new(o, "status", json_string(state_win_status_name(w->status)));
-		json_object_set_new(o, "applied_at", *at ? json_string(at) : json_null());
-		json_object_set_new(o, "attempts", json_integer(w->attempts));
-		json_object_set_new(o, "blocked_reason", w->reason ? json_string(w->reason) : json_null());
-		json_object_set_new(o, "error", w->error ? json_string(w->error) : json_null());
-		json_array_append_new(sh->list, o);
-		return;
-	}
-	printf("%-19s  %-19s  %-8s  %-19s  %8lld  %s\n", w->timeless ? "-" : since,
-	       w->timeless ? "-" : until, state_win_status_name(w->status), *at ? at : "-",
-	       (long long)w->attempts, why ? why : "");
+	emit(sh, w->timeless ? NULL : since, w->timeless ? NULL : until, w->status, at,
+	     w->attempts, w->reason, w->error);
 }
 
 /* The grid windows of [lo, hi) in order, rows where there are some. */
@@ -77,6 +88,28 @@ static void show_grid(struct shown *sh, const struct model *m, const struct stat
 	}
 }
 
+/* A source's coverage as the island a gate sees: everything before its
+ * newest event less its lateness, applied at its newest landing. */
+static int show_source(struct shown *sh, struct cli_session *s, const struct source_cfg *src,
+		       const char *relation, struct sl_err *err)
+{
+	struct source_cover c = { 0 };
+	char until[WIN_TIME_MAX] = "", at[WIN_TIME_MAX] = "";
+	int rc = 0;
+
+	if (s->wh)
+		rc = run_windows_source_cover(s->wh, s->arena, src, relation, &c, err);
+	if (rc)
+		return rc;
+	if (c.known) {
+		win_time_format(c.until, until);
+		win_time_format(c.landed_at, at);
+	}
+	emit(sh, NULL, c.known ? until : NULL, c.known ? WINDOW_APPLIED : WINDOW_PENDING, at, 0,
+	     c.known ? NULL : "nothing landed yet", NULL);
+	return 0;
+}
+
 int cli_windows(struct cli_args *args)
 {
 	struct cli_session s;
@@ -85,11 +118,13 @@ int cli_windows(struct cli_args *args)
 	struct state_window *rows = NULL;
 	size_t n = 0;
 	const struct model *m;
+	const struct source_cfg *src;
+	const char *relation = NULL;
 	int64_t lo = 0, hi = 0, now;
 	int rc;
 
 	if (args->npos != 1) {
-		fprintf(stderr, "usage: sluice windows MODEL [--since T --until T] [--status S] [--json]\n");
+		fprintf(stderr, "usage: sluice windows MODEL|SOURCE [--since T --until T] [--status S] [--json]\n");
 		return CLI_USAGE;
 	}
 	if (args->status && (sh.status = state_win_status_parse(args->status)) < 0) {
@@ -110,12 +145,22 @@ int cli_windows(struct cli_args *args)
 	rc = cli_session_open(&s, args, CLI_OPEN_READ, true);
 	if (rc)
 		return rc;
-	m = dag_model_named(s.project, args->pos[0], &err);
+	src = dag_model_named(s.project, args->pos[0], NULL)
+		      ? NULL
+		      : dag_source_named(s.project, args->pos[0], &relation);
+	m = src ? NULL : dag_model_named(s.project, args->pos[0], &err);
 	if (m && m->mat == MAT_EPHEMERAL) {
 		sl_err_set(&err, SL_E_USAGE, "'%s' is ephemeral: it has no windows", m->fqn);
 		m = NULL;
 	}
-	rc = !m ? SL_E_NOTFOUND
+	rc = src && !src->event_time
+		     ? sl_err_set(&err, SL_E_USAGE,
+				  "source '%s' has no event_time: it publishes no coverage\n"
+				  "  hint: give it event_time: COLUMN (and lateness: DURATION) in "
+				  "sluice.yml",
+				  src->name)
+	     : src ? 0
+	     : !m  ? SL_E_NOTFOUND
 		: !s.wh || !dag_relation_exists(s.relations, s.nrelations, "_sluice.windows")
 		? 0
 		: state_windows_load(s.wh, s.arena, args->env ? args->env : "", &m->fqn, 1,
@@ -130,7 +175,9 @@ int cli_windows(struct cli_args *args)
 	else
 		printf("%-19s  %-19s  %-8s  %-19s  %8s  %s\n", "since", "until", "status", "applied_at",
 		       "attempts", "reason");
-	if (m->temporal && !m->flex) {
+	if (src) {
+		rc = show_source(&sh, &s, src, relation, &err);
+	} else if (m->temporal && !m->flex) {
 		struct win_grid g = { .grain = m->grain, .start = m->start, .end = m->end };
 
 		lo = args->since ? lo : m->start;
@@ -141,6 +188,13 @@ int cli_windows(struct cli_args *args)
 			if (rows[i].timeless || ((!args->until || rows[i].since < hi) &&
 						 (!args->since || rows[i].until > lo)))
 				show(&sh, &rows[i]);
+	}
+	if (rc) {
+		if (sh.json)
+			json_decref(sh.list);
+		cli_print_err(&err);
+		cli_session_close(&s);
+		return CLI_FAILED;
 	}
 	if (sh.json) {
 		json_dumpf(sh.list, stdout, JSON_INDENT(2));

@@ -134,33 +134,33 @@ static const char *landed_column(const struct wh_column *cols, size_t ncols)
 	return NULL;
 }
 
-/* One source's coverage from its table (cover->known false when it has
- * no table or no event yet). */
-static int load_source(struct run_windows *rw, struct wh *w, const struct source_cfg *s,
-		       const char *relation, struct source_cover *cover, struct sl_err *err)
+/* cover->known is false when the source has no table or no event yet. */
+int run_windows_source_cover(struct wh *w, struct arena *a, const struct source_cfg *s,
+			     const char *relation, struct source_cover *cover, struct sl_err *err)
 {
 	const char *dot = strchr(relation, '.');
-	char *schema = arena_strndup(rw->a, relation, (size_t)(dot - relation));
+	char *schema = arena_strndup(a, relation, (size_t)(dot - relation));
 	struct wh_column *cols = NULL;
 	struct wh_result *res = NULL;
 	struct buf sql = BUF_INIT, ev = BUF_INIT;
 	const char *landed;
 	size_t ncols = 0;
 	bool payload;
-	int rc = wh_table_columns(w, rw->a, schema, dot + 1, &cols, &ncols, err);
+	int rc = wh_table_columns(w, a, schema, dot + 1, &cols, &ncols, err);
 
+	*cover = (struct source_cover){ 0 };
 	if (rc || !ncols)
 		return rc;
 	event_time_expr(w, &ev, s, cols, ncols, &payload);
 	landed = landed_column(cols, ncols);
 	buf_adds(&sql, "SELECT ");
-	wh_sql_epoch_ms(w, &sql, arena_sprintf(rw->a, "max(%s)", ev.buf));
+	wh_sql_epoch_ms(w, &sql, arena_sprintf(a, "max(%s)", ev.buf));
 	buf_adds(&sql, ", ");
 	if (landed) {
 		struct buf col = BUF_INIT;
 
 		wh_sql_ident(&col, landed);
-		wh_sql_epoch_ms(w, &sql, arena_sprintf(rw->a, "max(%s)", col.buf));
+		wh_sql_epoch_ms(w, &sql, arena_sprintf(a, "max(%s)", col.buf));
 		buf_release(&col);
 	} else {
 		buf_adds(&sql, "NULL");
@@ -212,8 +212,9 @@ int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *s
 				continue;
 			at = source_index(rw, u->source);
 			if (!done[at])
-				rc = load_source(rw, w, u->source, u->source_relation,
-						 &rw->sources[at], err);
+				rc = run_windows_source_cover(w, rw->a, u->source,
+							      u->source_relation, &rw->sources[at],
+							      err);
 			done[at] = true;
 		}
 	}

@@ -47,6 +47,9 @@ int run_windows_load(struct run_windows *rw, struct arena *a, struct project *p,
 /* Reads m's rows again, as another process may have written them. */
 int run_windows_reload(struct run_windows *rw, struct wh *w, const struct model *m,
 		       struct sl_err *err);
+/* Reads one source's coverage from its table (relation), strings in a. */
+int run_windows_source_cover(struct wh *w, struct arena *a, const struct source_cfg *s,
+			     const char *relation, struct source_cover *out, struct sl_err *err);
 /* Reads the coverage of every declared source a contract of a selected
  * model names (selected: per model order), from its landing table as it
  * stands: a source not landed yet covers nothing. */

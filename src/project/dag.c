@@ -108,10 +108,8 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 	}
 }
 
-/* The declared source an @upstream names, by its name or its table's,
- * with that table; NULL when none. */
-static const struct source_cfg *source_named(const struct project *p, const char *name,
-					     const char **relation)
+const struct source_cfg *dag_source_named(const struct project *p, const char *name,
+					  const char **relation)
 {
 	for (size_t i = 0; i < p->cfg.nsources; i++) {
 		const struct source_cfg *s = &p->cfg.sources[i];
@@ -139,7 +137,7 @@ static void resolve_upstreams(struct project *p, struct model *m)
 				    : NULL;
 		u->source = NULL;
 		if (!u->target && *u->name && strcmp(u->type, "model") == 0)
-			u->source = source_named(p, u->name, &u->source_relation);
+			u->source = dag_source_named(p, u->name, &u->source_relation);
 		if (u->target && u->target != m)
 			add_edge(p, m, u->target);
 	}

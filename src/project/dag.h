@@ -28,6 +28,11 @@ bool dag_relation_exists(const char *const *relations, size_t n, const char *fqn
  * saying so (SL_E_NOTFOUND with the nearest name as a hint; SL_E_USAGE
  * listing the models a shared bare name could mean). */
 struct model *dag_model_named(const struct project *p, const char *name, struct sl_err *err);
+/* The declared source named so, by its name or its table's ("landing.NAME",
+ * an adopted source's table), with that table in *relation (p's arena);
+ * NULL when none. */
+const struct source_cfg *dag_source_named(const struct project *p, const char *name,
+					  const char **relation);
 
 /* Marks the models a selector picks in selected[] (indexed by m->order).
  * A NULL selector picks everything; an empty one is an error. A term that

@@ -6,6 +6,9 @@ sl validate
 rm -r models/bad
 sl live --once
 export SLUICE_NOW='2026-11-01 05:00'
+note the coverage of a source: none yet, and none at all without event_time
+win orders
+win plain
 note nothing has landed: every hour waits for the streams, while exists only names a source
 sl run
 "$SLUICE_BIN" sql "INSERT INTO landing.orders (order_id, amount, created_at, _sluice_landed_at, _sluice_seq) VALUES
@@ -15,6 +18,8 @@ sl run
 	('{\"ts\": \"2026-11-01 00:20:00\"}', '2026-11-01 04:30', 4), ('{\"ts\": \"2026-11-01 03:00:00\"}', '2026-11-01 04:30', 5)" >/dev/null
 note orders up to 02:15 less 10 minutes of lateness cover two hours, clicks up to 03:00 three
 sl run
+win orders
+win landing.clicks --json
 win silver.orders_hourly
 win silver.clicks_hourly
 q "SELECT hour, orders, amount FROM silver.orders_hourly ORDER BY hour"
