@@ -105,6 +105,8 @@ static int show_source(struct shown *sh, struct cli_session *s, const struct sou
 		win_time_format(c.until, until);
 		win_time_format(c.landed_at, at);
 	}
+	if (sh->status >= 0 && sh->status != (c.known ? WINDOW_APPLIED : WINDOW_PENDING))
+		return 0;
 	emit(sh, NULL, c.known ? until : NULL, c.known ? WINDOW_APPLIED : WINDOW_PENDING, at, 0,
 	     c.known ? NULL : "nothing landed yet", NULL);
 	return 0;

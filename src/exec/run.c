@@ -373,33 +373,30 @@ static struct state_model model_row(const struct run *r, const struct model *m,
 }
 
 /*
- * A flexible model's window, committed applied, joined with the applied
- * rows it overlaps or touches into one island row, in a transaction of
- * its own: inside the window's, the islands of windows other workers
- * commit meanwhile would be undone by it. The rows say the same coverage
- * before it as after, so a crash in between leaves more rows, never less
- * coverage, and a failure of it only leaves the next island to join them.
- * Called with rows_mu held, right after the window's commit.
+ * A flexible model's window, its data committed, recorded as covered: the
+ * island it makes with every applied row it reaches, in a transaction of
+ * its own, the only one that writes the model's rows while its windows
+ * build. In the window's, the rows of islands the other workers record
+ * meanwhile would be taken twice (a deadlock on PostgreSQL, a conflict on
+ * DuckDB). A crash in between leaves the window's data without its
+ * coverage, which the next run builds again. Called with rows_mu held,
+ * which orders the islands.
  */
 static int coalesce(struct run *r, const struct model *m, const struct state_window *wrow,
-		    struct sl_err *run_err)
+		    struct sl_err *err)
 {
 	struct state_window island = run_windows_island(&r->wins, m, wrow);
-	struct sl_err err = SL_ERR_INIT;
 	struct buf sql = BUF_INIT;
 	int rc;
 
 	state_sql_windows_drop(&sql, r->opts->env, m->fqn, island.since, island.until,
 			       STATE_DROP_TOUCHING);
 	state_sql_window(&sql, r->opts->env, &island);
-	rc = wh_exec_atomic(r->w, sql.buf, &err);
+	rc = wh_exec_atomic(r->w, sql.buf, err);
 	buf_release(&sql);
-	run_windows_put_island(&r->wins, m, &island);
-	if (rc && wh_suspect(r->w, run_err)) {
-		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
-		return SL_E_SUSPECT;
-	}
-	return 0;
+	if (!rc)
+		run_windows_put_island(&r->wins, m, &island);
+	return rc;
 }
 
 /* One build in its own transaction: the whole model, or with win one
@@ -422,7 +419,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	struct state_model row = { 0 };
 	struct state_window wrow;
 	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
-	int rc, joined = 0;
+	int rc, uncovered = 0;
 
 	pthread_mutex_lock(r->rows_mu);
 	wrow = applied_row(r, m, win);
@@ -456,7 +453,9 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	}
 	if (!rc)
 		rc = materialize_publish(r->w, m, &out, &err);
-	if (!rc && m->description)
+	/* a temporal model's comment is written once, after its windows: in
+	 * each window's transaction the workers' would conflict */
+	if (!rc && m->description && !win)
 		rc = describe(r->w, m, &err);
 	if (!rc) {
 		/* a window replaced may hold fewer rows than before, or none */
@@ -476,12 +475,8 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			state_sql_model(&sql, r->opts->env, &row, st != NULL);
 		if (full && win)
 			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
-		/* the island it makes with its neighbours is written after: in
-		 * here the other workers' windows would be undone by it */
-		if (win && m->flex)
-			state_sql_windows_drop(&sql, r->opts->env, m->fqn, wrow.since, wrow.until,
-					       STATE_DROP_INSIDE);
-		if (records_window(r, m, win))
+		/* a flexible window's row is its island's, written after it */
+		if (records_window(r, m, win) && !(win && m->flex))
 			state_sql_window(&sql, r->opts->env, &wrow);
 	}
 	if (!rc && book)
@@ -498,22 +493,28 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	if (!rc && sql.len)
 		rc = wh_exec(r->w, sql.buf, &err);
 	buf_release(&sql);
-	/* a commit and what the run then knows of the rows go together, so
-	 * that an island joins every window committed before it */
-	pthread_mutex_lock(r->rows_mu);
 	if (!rc)
 		rc = wh_commit(r->w, &err);
 	if (!rc) {
+		pthread_mutex_lock(r->rows_mu);
 		if (full && win)
 			run_windows_clear(&r->wins, m);
 		if (win && m->flex)
-			joined = coalesce(r, m, &wrow, run_err);
+			uncovered = coalesce(r, m, &wrow, &err);
 		else if (!silent && records_window(r, m, win))
 			run_windows_put(&r->wins, m, &wrow);
+		pthread_mutex_unlock(r->rows_mu);
 	}
-	pthread_mutex_unlock(r->rows_mu);
-	if (joined)
-		return joined;
+	if (uncovered && wh_suspect(r->w, run_err)) {
+		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
+		return SL_E_SUSPECT;
+	}
+	/* its data stands, uncovered: the next run builds it again */
+	if (uncovered) {
+		item->status = RUN_FAILED;
+		item->message = arena_sprintf(r->a, "recording its coverage: %s", err.msg);
+		return 0;
+	}
 	if (!rc && !r->pooled) {
 		r->version[m->order] = row.data_version;
 		if (book && !silent)
@@ -706,20 +707,16 @@ static bool worth_recording(const struct run *r, const struct model *m,
 	       strcmp(old->reason, row->reason) != 0;
 }
 
-/* The rows of the windows that did not build and the model's run-log row,
- * in one transaction after its windows, with the model's row when workers
- * built them (row); when the model was to be built anew and no window
- * was, its old window rows go too. */
+/* The rows of the windows that did not build, the model's comment when
+ * some did, and its run-log row, in one transaction after its windows;
+ * when the model was to be built anew and no window was, its old window
+ * rows go too. */
 static int record_unbuilt(struct run *r, struct run_item *item, const struct state_window *rows,
-			  size_t n, bool clear, const struct state_model *row, int64_t started,
-			  struct sl_err *err)
+			  size_t n, bool clear, int64_t started, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	int rc;
 
-	if (row)
-		state_sql_model(&sql, r->opts->env, row,
-				state_models_find(r->state, r->nstate, row->name) != NULL);
 	if (clear)
 		state_sql_windows_drop(&sql, r->opts->env, item->m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
 	for (size_t i = 0; i < n; i++)
@@ -729,6 +726,8 @@ static int record_unbuilt(struct run *r, struct run_item *item, const struct sta
 		rc = wh_begin(r->w, err);
 	if (!rc && sql.len)
 		rc = wh_exec(r->w, sql.buf, err);
+	if (!rc && item->windows && item->m->description)
+		rc = describe(r->w, item->m, err);
 	if (!rc && item->status == RUN_FAILED)
 		rc = state_run_log(r->w,
 				   &(struct state_run_row){ .run_id = r->run_id, .model = item->m->fqn,
@@ -746,10 +745,6 @@ static int record_unbuilt(struct run *r, struct run_item *item, const struct sta
 	buf_release(&sql);
 	for (size_t i = 0; !rc && i < n; i++)
 		run_windows_put(&r->wins, item->m, &rows[i]);
-	if (!rc && row) {
-		r->version[item->m->order] = row->data_version;
-		remember(r, row);
-	}
 	return rc;
 }
 
@@ -858,24 +853,49 @@ static bool pool_build(void *ctx, size_t slot, size_t i)
 	return p->built[i].rc == 0;
 }
 
+/* The model's row before its windows are shared out, as a window's
+ * transaction writes it when they build one after another: the workers'
+ * would all write that one row. Written first, so that a run stopped
+ * after some windows leaves it saying what they changed. */
+static int record_model(struct run *r, const struct model *m, const char *sig,
+			struct sl_err *err)
+{
+	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
+	struct state_model row = model_row(r, m, st, sig, true);
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	state_sql_model(&sql, r->opts->env, &row, st != NULL);
+	rc = wh_exec_atomic(r->w, sql.buf, err);
+	buf_release(&sql);
+	if (!rc) {
+		r->version[m->order] = row.data_version;
+		remember(r, &row);
+	}
+	return rc;
+}
+
 /* Builds n windows of m that are not fresh, shared out among the run's
- * workers; *pooled says whether they were (their model row is then for
- * the model's last transaction). A model whose builds keep watermarks
- * builds its windows one after the other. */
+ * workers, the model's row written before them. A model whose builds keep
+ * watermarks builds its windows one after the other. Fails only when the
+ * model's row could not be written (nothing built). */
 static int share_windows(struct run *r, struct model *m, const char *sig,
 			 const struct win_range *go, size_t n, struct window_built *built,
-			 bool *pooled, struct sl_err *err)
+			 struct sl_err *err)
 {
 	struct window_pool p = { .m = m, .sig = sig, .go = go, .built = built };
 	size_t nslots = r->opts->workers < n ? r->opts->workers : n;
 	int rc = 0;
 
-	*pooled = false;
 	if (nslots > 1 && !(inputs_tracks(m) && r->book)) {
 		rc = need_run_id(r, err);
 		nslots = rc ? 0 : open_slots(r, nslots);
 	}
-	if (rc || nslots <= 1) {
+	if (!rc && nslots > 1)
+		rc = record_model(r, m, sig, err);
+	if (rc)
+		return rc;
+	if (nslots <= 1) {
 		for (size_t i = 0; !rc && i < n; i++) {
 			build_window(r, m, sig, &go[i], false, &built[i]);
 			rc = built[i].rc;
@@ -890,7 +910,6 @@ static int share_windows(struct run *r, struct model *m, const char *sig,
 		p.runs[s].pooled = true;
 	}
 	parfor(nslots, n, pool_build, &p);
-	*pooled = true;
 	return 0;
 }
 
@@ -900,9 +919,9 @@ static int share_windows(struct run *r, struct model *m, const char *sig,
  * among the workers. */
 static int build_windows(struct run *r, struct run_item *item, const char *sig,
 			 const struct win_range *go, size_t n, bool *fresh,
-			 struct state_window *unbuilt, size_t *nunbuilt, bool *pooled,
-			 struct sl_err *run_err)
+			 struct state_window *unbuilt, size_t *nunbuilt, struct sl_err *run_err)
 {
+	struct sl_err err = SL_ERR_INIT;
 	struct window_built *built = arena_alloc(r->a, (n + 1) * sizeof(*built));
 	size_t first = 0;
 	int rc = 0;
@@ -910,15 +929,19 @@ static int build_windows(struct run *r, struct run_item *item, const char *sig,
 	/* the take-in stops at the first that stopped the run: those after it
 	 * may not have been started */
 	memset(built, 0, (n + 1) * sizeof(*built));
-	*pooled = false;
 	for (; first < n && *fresh && !rc; first++) {
 		build_window(r, item->m, sig, &go[first], true, &built[first]);
 		rc = built[first].rc;
 		*fresh = built[first].failed.status == WINDOW_FAILED;
 	}
-	if (!rc && first < n)
-		rc = share_windows(r, item->m, sig, go + first, n - first, built + first, pooled,
-				   run_err);
+	if (!rc && first < n && share_windows(r, item->m, sig, go + first, n - first,
+					      built + first, &err)) {
+		if (wh_suspect(r->w, run_err))
+			return SL_E_SUSPECT;
+		item->status = RUN_FAILED;
+		item->message = arena_strdup(r->a, err.msg);
+		n = first;
+	}
 	for (size_t i = 0; !rc && i < n; i++) {
 		rc = built[i].rc;
 		if (rc)
@@ -980,8 +1003,6 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	struct state_window *unbuilt;
 	struct win_range *go;
 	size_t nunbuilt = 0, ngo = 0;
-	struct state_model row;
-	bool pooled = false;
 	struct sl_err err = SL_ERR_INIT;
 	int64_t started = units_now_ms();
 	int rc = 0;
@@ -1046,8 +1067,7 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	free(due.r);
 	/* a contract that can never be met builds none */
 	if (item->status != RUN_FAILED && ngo)
-		rc = build_windows(r, item, sig, go, ngo, &fresh, unbuilt, &nunbuilt, &pooled,
-				   run_err);
+		rc = build_windows(r, item, sig, go, ngo, &fresh, unbuilt, &nunbuilt, run_err);
 	item->waits = waits_text(r, &waits);
 	item->reason = !due.n ? "no window due"
 		       : arena_sprintf(r->a, "%zu window%s due%s", due.n, due.n == 1 ? "" : "s",
@@ -1074,11 +1094,7 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	r->windows_failed[m->order] = item->failed_windows > 0;
 	if (r->opts->dry_run || (!nunbuilt && !item->windows && !fresh))
 		return 0;
-	pooled &= item->windows > 0;
-	if (pooled)
-		row = model_row(r, m, state_models_find(r->state, r->nstate, m->fqn), sig, true);
-	rc = record_unbuilt(r, item, unbuilt, nunbuilt, fresh, pooled ? &row : NULL, started,
-			    &err);
+	rc = record_unbuilt(r, item, unbuilt, nunbuilt, fresh, started, &err);
 	if (rc && wh_suspect(r->w, run_err)) {
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
@@ -1149,8 +1165,9 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 	const struct model *m = pi->m;
 	bool got = true, waited = false;
 	int unlocked;
-	int rc = r->opts->live ? build_lock_try(r->w, model_relation(m), &got, err)
-			       : build_lock(r->w, model_relation(m), &waited, err);
+	int rc = r->opts->live || r->opts->no_wait
+			 ? build_lock_try(r->w, model_relation(m), &got, err)
+			 : build_lock(r->w, model_relation(m), &waited, err);
 
 	if (rc)
 		return rc;
@@ -1159,10 +1176,11 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 		item->reason = "being built by another run";
 		return 0;
 	}
-	/* the windows it may have built are read again with its row */
 	if (waited && wh_shared(r->w))
 		rc = decide_again(r, pi, sig, err);
-	if (!rc && waited && wh_shared(r->w) && m->temporal && r->windowed)
+	/* on a shared warehouse another process may have built windows since
+	 * the run read them, whether this one waited for it or not */
+	if (!rc && wh_shared(r->w) && m->temporal && r->windowed)
 		rc = run_windows_reload(&r->wins, r->w, m, err);
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
@@ -1381,7 +1399,8 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 				r.wanted[m->upstreams[k].target->order] |= selected[i];
 			}
 			if (m->upstreams[k].level >= 0 &&
-			    (m->upstreams[k].target || m->upstreams[k].source))
+			    (m->upstreams[k].target ||
+			     (m->upstreams[k].source && m->upstreams[k].level != WIN_EXISTS)))
 				r.windowed |= selected[i];
 		}
 	}

@@ -93,6 +93,9 @@ struct run_opts {
 	 * some, on its data as it is; nothing is built or written */
 	bool test;
 	bool live;    /* refreshes by the live runner: no run-log row per build */
+	/* a model another build holds is held back, not waited for (the
+	 * runner's batch runs); live runs never wait */
+	bool no_wait;
 	bool skip_asserts; /* the runner spaces checks out (live.assertion_interval) */
 	bool state_ready;  /* the caller made sure of the state schema */
 	/* the relations' kinds, matching the relations passed in, when the

@@ -139,16 +139,20 @@ int run_windows_source_cover(struct wh *w, struct arena *a, const struct source_
 			     const char *relation, struct source_cover *cover, struct sl_err *err)
 {
 	const char *dot = strchr(relation, '.');
-	char *schema = arena_strndup(a, relation, (size_t)(dot - relation));
+	char *schema;
 	struct wh_column *cols = NULL;
 	struct wh_result *res = NULL;
 	struct buf sql = BUF_INIT, ev = BUF_INIT;
 	const char *landed;
 	size_t ncols = 0;
 	bool payload;
-	int rc = wh_table_columns(w, a, schema, dot + 1, &cols, &ncols, err);
+	int rc;
 
 	*cover = (struct source_cover){ 0 };
+	if (!dot)
+		return sl_err_set(err, SL_E_INTERNAL, "source table '%s' has no schema", relation);
+	schema = arena_strndup(a, relation, (size_t)(dot - relation));
+	rc = wh_table_columns(w, a, schema, dot + 1, &cols, &ncols, err);
 	if (rc || !ncols)
 		return rc;
 	event_time_expr(w, &ev, s, cols, ncols, &payload);
@@ -170,13 +174,17 @@ int run_windows_source_cover(struct wh *w, struct arena *a, const struct source_
 	rc = wh_query(w, sql.buf, &res, err);
 	if (!rc && wh_result_nrows(res) && wh_result_value(res, 0, 0)) {
 		const char *at = wh_result_value(res, 0, 1);
+		int64_t newest = strtoll(wh_result_value(res, 0, 0), NULL, 10);
 
 		cover->known = true;
-		cover->until = (strtoll(wh_result_value(res, 0, 0), NULL, 10) - s->lateness_ms) /
-			       1000;
 		/* a table that does not say when its rows landed is as fresh as
 		 * its newest event */
-		cover->landed_at = (at ? strtoll(at, NULL, 10) : cover->until * 1000) / 1000;
+		cover->landed_at = (at ? strtoll(at, NULL, 10) : newest) / 1000;
+		cover->until = (newest - s->lateness_ms) / 1000;
+		/* a stream has not passed what had not happened when it last
+		 * landed: one event stamped far ahead opens no gate */
+		if (at && cover->until > cover->landed_at)
+			cover->until = cover->landed_at;
 	}
 	if (rc)
 		sl_err_context(err, "reading the coverage of source '%s' (event_time %s%s)", s->name,
@@ -208,7 +216,9 @@ int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *s
 			const struct model_upstream *u = &p->models[i]->upstreams[k];
 			size_t at;
 
-			if (u->level < 0 || !u->source || !u->source->event_time)
+			/* exists asks nothing of a source's coverage */
+			if (u->level < 0 || u->level == WIN_EXISTS || !u->source ||
+			    !u->source->event_time)
 				continue;
 			at = source_index(rw, u->source);
 			if (!done[at])
@@ -282,19 +292,27 @@ struct state_window run_windows_island(const struct run_windows *rw, const struc
 	const struct model_rows *mr = rows_of(rw, m);
 	struct state_window island = *row;
 
-	island.oldest_at = row->applied_at;
-	for (size_t i = 0; i < mr->n; i++) {
-		const struct state_window *w = &mr->rows[i];
-		int64_t oldest = w->oldest_at ? w->oldest_at : w->applied_at;
+	bool grew = true;
 
-		if (w->status != WINDOW_APPLIED || !merges(w, row->since, row->until))
-			continue;
-		if (w->since < island.since)
-			island.since = w->since;
-		if (w->until > island.until)
-			island.until = w->until;
-		if (oldest && oldest < island.oldest_at)
-			island.oldest_at = oldest;
+	island.oldest_at = row->applied_at;
+	/* until no row is left that reaches it: a row it took in may reach
+	 * one the window did not (rows left apart by a crash) */
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < mr->n; i++) {
+			const struct state_window *w = &mr->rows[i];
+			int64_t oldest = w->oldest_at ? w->oldest_at : w->applied_at;
+
+			if (w->status != WINDOW_APPLIED || !merges(w, island.since, island.until))
+				continue;
+			grew |= w->since < island.since || w->until > island.until;
+			if (w->since < island.since)
+				island.since = w->since;
+			if (w->until > island.until)
+				island.until = w->until;
+			if (oldest && oldest < island.oldest_at)
+				island.oldest_at = oldest;
+		}
 	}
 	return island;
 }

@@ -542,15 +542,20 @@ static bool work_waiting(struct live_runner *r)
 }
 
 /* The windows the streams passed since the last look, built after the
- * live models (a refresh asked for one model builds none). */
-static int stream_windows(struct live_runner *r, struct wh *w, struct sl_err *err)
+ * live models (a refresh asked for one model builds none); a model that
+ * another build held counts as behind, so that a cycle comes back to it. */
+static int stream_windows(struct live_runner *r, struct wh *w, struct live_cycle *out,
+			  struct sl_err *err)
 {
 	bool built = false;
-	int rc = r->windows && !r->only ? live_windows_pass(r->windows, r->ledger, r->cycle, w,
-							    r->out, &built, err)
-					: 0;
+	size_t held = 0;
+	int rc = r->windows && !r->only
+			 ? live_windows_pass(r->windows, r->ledger, live_books_hooks(&r->books),
+					     r->cycle, w, r->out, &built, &held, err)
+			 : 0;
 
 	r->catalog_stale |= built;
+	out->behind += held;
 	return rc;
 }
 
@@ -589,7 +594,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	if (rc)
 		return rc;
 	if (!work_waiting(r)) {
-		rc = stream_windows(r, w, err);
+		rc = stream_windows(r, w, out, err);
 		return rc ? rc : housekeeping(r, w, err);
 	}
 	/* checks run on every refresh, or at most every assertion_interval */
@@ -624,6 +629,6 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		return rc;
 	run_report_free(&rep);
 	out->behind = count_behind(r);
-	rc = stream_windows(r, w, err);
+	rc = stream_windows(r, w, out, err);
 	return rc ? rc : housekeeping(r, w, err);
 }

@@ -110,18 +110,20 @@ static void report(FILE *out, const struct run_report *rep)
 		fflush(out);
 }
 
-int live_windows_pass(struct live_windows *lw, struct live_ledger *ledger, struct arena *a,
-		      struct wh *w, FILE *out, bool *built, struct sl_err *err)
+int live_windows_pass(struct live_windows *lw, struct live_ledger *ledger,
+		      const struct run_book *book, struct arena *a, struct wh *w, FILE *out,
+		      bool *built, size_t *held, struct sl_err *err)
 {
 	const struct project *p = lw->p;
-	struct run_opts opts = { .env = "", .state_ready = true, .pick = pick_due, .ctx = lw,
-				 .windows = { .mode = WIN_DISCOVER } };
+	struct run_opts opts = { .env = "", .state_ready = true, .no_wait = true, .book = book,
+				 .pick = pick_due, .ctx = lw, .windows = { .mode = WIN_DISCOVER } };
 	struct run_report rep;
 	int64_t *marks;
 	bool any = false;
 	int rc;
 
 	*built = false;
+	*held = 0;
 	marks = arena_alloc(a, (p->nmodels + 1) * sizeof(*marks));
 	for (size_t i = 0; i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
@@ -138,13 +140,17 @@ int live_windows_pass(struct live_windows *lw, struct live_ledger *ledger, struc
 	rc = build_run(a, (struct project *)p, w, NULL, 0, &opts, &rep, err);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < rep.n; i++)
-		*built |= rep.items[i].windows > 0;
 	report(out, &rep);
-	/* a model that failed is looked at again with the stream's next rows */
-	for (size_t i = 0; i < p->nmodels; i++)
-		if (lw->due[i])
-			lw->mark[i] = marks[i];
+	/* a model that failed is looked at again with the stream's next rows,
+	 * one held by another build next pass */
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct run_item *it = &rep.items[i];
+
+		*built |= it->windows > 0;
+		if (it->status != RUN_HELD)
+			lw->mark[it->m->order] = marks[it->m->order];
+		*held += it->status == RUN_HELD;
+	}
 	run_report_free(&rep);
 	return 0;
 }

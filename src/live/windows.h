@@ -8,10 +8,12 @@
 #define SL_LIVE_WINDOWS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct arena;
 struct live_ledger;
+struct run_book;
 struct project;
 struct sl_err;
 struct wh;
@@ -27,11 +29,14 @@ void live_windows_free(struct live_windows *lw);
 
 /* Builds the windows of the models whose streams moved (the ledger's
  * landing watermarks) since the last pass, or all on the first; the
- * runner's schedule spaces the passes out. out gets a line
- * per model that built or failed windows (may be NULL). *built says
- * whether a window was built, so that the caller reads the catalog
- * again. */
-int live_windows_pass(struct live_windows *lw, struct live_ledger *ledger, struct arena *a,
-		      struct wh *w, FILE *out, bool *built, struct sl_err *err);
+ * runner's schedule spaces the passes out, and a model another build
+ * holds is looked at again next pass. book keeps the watermarks of the
+ * models that read theirs. out gets a line per model that built or failed
+ * windows (may be NULL). *built says whether a window was built, so that
+ * the caller reads the catalog again; *held how many models another build
+ * held, for which the caller comes back. */
+int live_windows_pass(struct live_windows *lw, struct live_ledger *ledger,
+		      const struct run_book *book, struct arena *a, struct wh *w, FILE *out,
+		      bool *built, size_t *held, struct sl_err *err);
 
 #endif

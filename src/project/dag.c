@@ -9,6 +9,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/suggest.h"
+#include "project/inputs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,11 +114,12 @@ const struct source_cfg *dag_source_named(const struct project *p, const char *n
 {
 	for (size_t i = 0; i < p->cfg.nsources; i++) {
 		const struct source_cfg *s = &p->cfg.sources[i];
-		bool adopted = s->kind && strcmp(s->kind, "adopted") == 0 && s->table;
-		const char *table = adopted ? s->table : arena_sprintf(p->arena, "landing.%s", s->name);
+		char table[512];
 
+		/* the name every other part of sluice gives the table */
+		inputs_source_table(s, table, sizeof(table));
 		if (strcasecmp(name, s->name) == 0 || strcasecmp(name, table) == 0) {
-			*relation = table;
+			*relation = arena_strdup(p->arena, table);
 			return s;
 		}
 	}

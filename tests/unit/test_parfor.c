@@ -115,7 +115,7 @@ static void test_items_run_at_once(void **state)
 	/* never more at once than the slots asked for */
 	m.most = 0;
 	m.want = 3;
-	m.wait_ms = 50;
+	m.wait_ms = 200;
 	parfor(2, 6, meet_up, &m);
 	assert_int_equal(m.most, 2);
 }
@@ -134,7 +134,7 @@ static bool stop_at(void *ctx, size_t slot, size_t i)
 	/* slow after the stop, so that the other threads cannot run through
 	 * the rest while the one that stops comes back */
 	if (i > s->stop_at)
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
 	return i != s->stop_at;
 }
 

@@ -30,6 +30,15 @@ q "SELECT CAST(day AS DATE) AS day, clicks FROM gold.daily ORDER BY day"
 q "SELECT count(*) AS n FROM _sluice.windows WHERE model = 'silver.clicks'"
 note --chunk on a fixed model is ignored, with a warning
 sl run -s gold.daily --chunk 2h
+note rows left apart, as a crash between a window and its island leaves them, join into one island
+"$SLUICE_BIN" sql "DELETE FROM _sluice.windows WHERE model = 'silver.clicks';
+	INSERT INTO _sluice.windows (model, env, since, until, status, applied_at, attempts) VALUES
+	('silver.clicks', '', TIMESTAMP '2026-11-01 00:00', TIMESTAMP '2026-11-02 00:00', 'applied', TIMESTAMP '2026-11-05 00:00', 1),
+	('silver.clicks', '', TIMESTAMP '2026-11-02 00:00', TIMESTAMP '2026-11-02 01:00', 'applied', TIMESTAMP '2026-11-05 00:00', 1);
+	DELETE FROM silver.clicks WHERE ts >= TIMESTAMP '2026-11-02 01:00'" >/dev/null
+sl run -s silver.clicks --chunk 1h
+win silver.clicks
+q "SELECT count(*) AS n FROM silver.clicks"
 note a flexible model that aggregates is refused, and append is a risk
 cat > models/silver/agg.sql <<'SQL'
 @config materialized=incremental, temporality=temporal, flexibility=flex, time_column=h,

@@ -28,10 +28,10 @@ note later orders, landed 40 minutes after the last: the hours they pass build
 	(4, 1, '2026-11-01 03:20', '2026-11-01 05:10', 6), (5, 2, '2026-11-01 05:00', '2026-11-01 05:10', 7)" >/dev/null
 SLUICE_NOW='2026-11-01 05:30' sl run -s silver.orders_hourly
 win silver.orders_hourly --since '2026-11-01 02:00' --until '2026-11-01 06:00'
-note an hour more, and nothing lands for over an hour: the stream is stale
+note one more order, then nothing lands for over an hour: the stream is stale
 "$SLUICE_BIN" sql "INSERT INTO landing.orders (order_id, amount, created_at, _sluice_landed_at, _sluice_seq) VALUES
-	(6, 3, '2026-11-01 06:30', '2026-11-01 05:20', 8)" >/dev/null
-SLUICE_NOW='2026-11-01 07:00' sl run -s silver.orders_hourly
+	(6, 3, '2026-11-01 06:30', '2026-11-01 06:40', 8)" >/dev/null
+SLUICE_NOW='2026-11-01 07:50' sl run -s silver.orders_hourly
 win silver.orders_hourly --since '2026-11-01 05:00' --until '2026-11-01 07:00'
 note a day of hours passed: the daily rollup builds
 "$SLUICE_BIN" sql "INSERT INTO landing.orders (order_id, amount, created_at, _sluice_landed_at, _sluice_seq) VALUES

@@ -20,6 +20,12 @@ sl run -s silver.ev --workers 4
 windows
 q "SELECT count(*) AS n, sum(v) AS total FROM silver.ev"
 q "SELECT hash IS NOT NULL AS recorded, data_version > 0 AS versioned FROM _sluice.models WHERE name = 'silver.ev'"
+# the comment is written once, after the windows: in theirs it would conflict
+if is_postgres; then
+	q "SELECT obj_description('silver.ev'::regclass) AS comment"
+else
+	q "SELECT comment FROM duckdb_tables() WHERE schema_name = 'silver' AND table_name = 'ev'"
+fi
 note the failed window is tried again, and builds once its data passes
 sl run -s silver.ev --workers 4
 windows
