@@ -60,8 +60,8 @@ int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *s
 void run_windows_put(struct run_windows *rw, const struct model *m,
 		     const struct state_window *row);
 /* A flexible model's window row, applied, as the island it makes with
- * every applied row it overlaps or touches (applied_at its own, oldest_at
- * the oldest of them). */
+ * every applied row it reaches, overlapping or touching, through the
+ * others (applied_at its own, oldest_at the oldest of them). */
 struct state_window run_windows_island(const struct run_windows *rw, const struct model *m,
 				       const struct state_window *row);
 /* Makes island a row of m, in place of every row it overlaps and of the
