@@ -401,9 +401,11 @@ static int coalesce(struct run *r, const struct model *m, const struct state_win
 
 /* One build in its own transaction: the whole model, or with win one
  * window of a temporal model (full: the table made anew from it, every
- * window row of the model dropped). */
+ * window row of the model dropped). *made (may be NULL) says whether its
+ * data committed, as it may have when the build still failed: a window
+ * whose coverage could not be recorded. */
 static int build_model(struct run *r, struct run_item *item, bool full, const char *sig,
-		       const struct win_range *win, struct sl_err *run_err)
+		       const struct win_range *win, bool *made, struct sl_err *run_err)
 {
 	struct model *m = item->m;
 	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
@@ -453,9 +455,10 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	}
 	if (!rc)
 		rc = materialize_publish(r->w, m, &out, &err);
-	/* a temporal model's comment is written once, after its windows: in
-	 * each window's transaction the workers' would conflict */
-	if (!rc && m->description && !win)
+	/* a temporal model's comment is written with the window that makes
+	 * its table, alone, and after its windows: in each window's
+	 * transaction the workers' would conflict */
+	if (!rc && m->description && (!win || full))
 		rc = describe(r->w, m, &err);
 	if (!rc) {
 		/* a window replaced may hold fewer rows than before, or none */
@@ -505,6 +508,17 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			run_windows_put(&r->wins, m, &wrow);
 		pthread_mutex_unlock(r->rows_mu);
 	}
+	if (!rc && !r->pooled) {
+		r->version[m->order] = row.data_version;
+		if (book && !silent)
+			book->saved(book->ctx, m);
+		if (!silent)
+			remember(r, &row);
+	}
+	if (made)
+		*made = !rc;
+	item->rows = out.rows;
+	item->action = out.action;
 	if (uncovered && wh_suspect(r->w, run_err)) {
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
@@ -515,16 +529,6 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		item->message = arena_sprintf(r->a, "recording its coverage: %s", err.msg);
 		return 0;
 	}
-	if (!rc && !r->pooled) {
-		r->version[m->order] = row.data_version;
-		if (book && !silent)
-			book->saved(book->ctx, m);
-		if (!silent)
-			remember(r, &row);
-	}
-
-	item->rows = out.rows;
-	item->action = out.action;
 	if (rc && wh_suspect(r->w, run_err)) {
 		if (entry)
 			book->abort(book->ctx, entry);
@@ -752,6 +756,7 @@ static int record_unbuilt(struct run *r, struct run_item *item, const struct sta
  * window order whichever worker built it. */
 struct window_built {
 	struct state_window failed; /* status failed: it failed, this its row */
+	bool made;                  /* its data committed, failed or not */
 	int64_t rows;
 	const char *warning; /* of a failed warn-severity check */
 	int rc;              /* SL_E_SUSPECT: the run stops there, err says why */
@@ -768,7 +773,7 @@ static void build_window(struct run *r, struct model *m, const char *sig,
 
 	memset(out, 0, sizeof(*out));
 	out->failed.status = WINDOW_PENDING;
-	out->rc = build_model(r, &one, fresh, sig, win, &out->err);
+	out->rc = build_model(r, &one, fresh, sig, win, &out->made, &out->err);
 	if (out->rc == SL_E_BUSY) {
 		out->rc = 0;
 		one.status = RUN_FAILED;
@@ -887,7 +892,9 @@ static int share_windows(struct run *r, struct model *m, const char *sig,
 	size_t nslots = r->opts->workers < n ? r->opts->workers : n;
 	int rc = 0;
 
-	if (nslots > 1 && !(inputs_tracks(m) && r->book)) {
+	if (inputs_tracks(m) && r->book)
+		nslots = 1;
+	if (nslots > 1) {
 		rc = need_run_id(r, err);
 		nslots = rc ? 0 : open_slots(r, nslots);
 	}
@@ -932,15 +939,19 @@ static int build_windows(struct run *r, struct run_item *item, const char *sig,
 	for (; first < n && *fresh && !rc; first++) {
 		build_window(r, item->m, sig, &go[first], true, &built[first]);
 		rc = built[first].rc;
-		*fresh = built[first].failed.status == WINDOW_FAILED;
+		/* the table is made once a window's data committed */
+		*fresh = !built[first].made;
 	}
+	/* the model's row not written, none of the others is built: each
+	 * fails with why, and the next run tries them again */
 	if (!rc && first < n && share_windows(r, item->m, sig, go + first, n - first,
 					      built + first, &err)) {
+		const char *msg = arena_sprintf(r->a, "recording the model's row: %s", err.msg);
+
 		if (wh_suspect(r->w, run_err))
 			return SL_E_SUSPECT;
-		item->status = RUN_FAILED;
-		item->message = arena_strdup(r->a, err.msg);
-		n = first;
+		for (size_t i = first; i < n; i++)
+			built[i].failed = unbuilt_row(r, item->m, &go[i], NULL, msg);
 	}
 	for (size_t i = 0; !rc && i < n; i++) {
 		rc = built[i].rc;
@@ -1196,7 +1207,7 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 	 * holds the model back until its next cycle */
 	for (int attempt = 0; !rc && pi->what != PLAN_UP_TO_DATE && pi->what != PLAN_CHECK;
 	     attempt++) {
-		rc = build_model(r, item, pi->full, sig, NULL, err);
+		rc = build_model(r, item, pi->full, sig, NULL, NULL, err);
 		if (rc != SL_E_BUSY)
 			break;
 		rc = 0;

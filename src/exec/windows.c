@@ -175,16 +175,15 @@ int run_windows_source_cover(struct wh *w, struct arena *a, const struct source_
 	if (!rc && wh_result_nrows(res) && wh_result_value(res, 0, 0)) {
 		const char *at = wh_result_value(res, 0, 1);
 		int64_t newest = strtoll(wh_result_value(res, 0, 0), NULL, 10);
-
-		cover->known = true;
 		/* a table that does not say when its rows landed is as fresh as
 		 * its newest event */
-		cover->landed_at = (at ? strtoll(at, NULL, 10) : newest) / 1000;
-		cover->until = (newest - s->lateness_ms) / 1000;
+		int64_t landed = at ? strtoll(at, NULL, 10) : newest;
+
+		cover->known = true;
+		cover->landed_at = landed / 1000;
 		/* a stream has not passed what had not happened when it last
 		 * landed: one event stamped far ahead opens no gate */
-		if (at && cover->until > cover->landed_at)
-			cover->until = cover->landed_at;
+		cover->until = ((newest < landed ? newest : landed) - s->lateness_ms) / 1000;
 	}
 	if (rc)
 		sl_err_context(err, "reading the coverage of source '%s' (event_time %s%s)", s->name,

@@ -39,3 +39,13 @@ note a day of hours passed: the daily rollup builds
 SLUICE_NOW='2026-11-02 01:30' sl run -s silver.orders_hourly,gold.daily
 q "SELECT day, orders FROM gold.daily ORDER BY day"
 q "SELECT count(*) AS applied FROM _sluice.windows WHERE model = 'silver.orders_hourly' AND status = 'applied'"
+note a model that keeps watermarks builds its windows one after another, whatever --workers says
+cat > models/silver/orders_tracked.sql <<'SQL'
+@config materialized=incremental, temporality=temporal, time_column=created_at, grain=1h,
+        start='2026-11-01', end='2026-11-02'
+@upstream orders contract=through
+SELECT order_id, amount, created_at FROM landing.orders
+WHERE created_at >= {since} AND created_at < {until} AND _sluice_seq > {watermark}
+SQL
+SLUICE_NOW='2026-11-02 01:30' sl run -s silver.orders_tracked --workers 3
+q "SELECT count(*) AS orders, sum(amount) AS amount FROM silver.orders_tracked"
