@@ -62,3 +62,11 @@ const char *suggest_nearest(const char *word, const char *const *candidates)
 	}
 	return best_d <= limit ? best : NULL;
 }
+
+int suggest_index(const char *word, const char *const *candidates)
+{
+	for (int i = 0; word && candidates[i]; i++)
+		if (strcmp(word, candidates[i]) == 0)
+			return i;
+	return -1;
+}

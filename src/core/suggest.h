@@ -12,5 +12,8 @@ size_t suggest_distance(const char *a, const char *b);
  * else NULL. candidates ends with a NULL entry. Returns one of the
  * candidates (not a copy). */
 const char *suggest_nearest(const char *word, const char *const *candidates);
+/* The index of word in candidates (ending with NULL), spelt exactly, or -1;
+ * a NULL word is in none. */
+int suggest_index(const char *word, const char *const *candidates);
 
 #endif

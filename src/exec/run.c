@@ -1410,8 +1410,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 				r.wanted[m->upstreams[k].target->order] |= selected[i];
 			}
 			if (m->upstreams[k].level >= 0 &&
-			    (m->upstreams[k].target ||
-			     (m->upstreams[k].source && m->upstreams[k].level != WIN_EXISTS)))
+			    (m->upstreams[k].target || model_upstream_streams(&m->upstreams[k])))
 				r.windowed |= selected[i];
 		}
 	}

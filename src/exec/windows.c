@@ -215,9 +215,7 @@ int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *s
 			const struct model_upstream *u = &p->models[i]->upstreams[k];
 			size_t at;
 
-			/* exists asks nothing of a source's coverage */
-			if (u->level < 0 || u->level == WIN_EXISTS || !u->source ||
-			    !u->source->event_time)
+			if (!model_upstream_streams(u))
 				continue;
 			at = source_index(rw, u->source);
 			if (!done[at])
@@ -440,17 +438,13 @@ static void open_source_gate(const struct run_windows *rw, const struct model *m
 	const struct source_cover *c =
 		rw->sources ? &rw->sources[source_index(rw, u->source)] : NULL;
 	int64_t start = m->temporal ? m->start : 0;
-	struct win_row row = { 0 };
-	bool covers = c && c->known && c->until > start;
+	bool covers = m->temporal && c && c->known && c->until > start;
+	struct win_row row = { start, covers ? c->until : start, covers ? c->landed_at : 0,
+			       covers ? c->landed_at : 0 };
 
-	if (covers)
-		row = (struct win_row){ start, c->until, c->landed_at, c->landed_at };
-	/* a timeless model may gate only exists, which a declared source
-	 * meets as it does a model: by being there */
-	if (!m->temporal && c && c->known)
-		row = (struct win_row){ 0, 0, c->landed_at, c->landed_at };
-	win_index_build(ix, m->temporal ? WIN_FLEX : WIN_TIMELESS, start, 0, &row,
-			covers || (!m->temporal && c && c->known));
+	/* a timeless model gates a source with exists alone, which reads no
+	 * rows */
+	win_index_build(ix, m->temporal ? WIN_FLEX : WIN_TIMELESS, start, 0, &row, covers);
 }
 
 void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t now,

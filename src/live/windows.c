@@ -21,12 +21,9 @@ struct live_windows {
 /* Whether m is a temporal model with a contract on a stream. */
 static bool streamed(const struct model *m)
 {
-	for (size_t i = 0; m->temporal && !m->live && i < m->nupstreams; i++) {
-		const struct model_upstream *u = &m->upstreams[i];
-
-		if (u->level >= 0 && u->source && u->source->event_time)
+	for (size_t i = 0; m->temporal && !m->live && i < m->nupstreams; i++)
+		if (model_upstream_streams(&m->upstreams[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -77,7 +74,7 @@ static int64_t streams_mark(struct live_ledger *ledger, const struct model *m)
 		const struct model_upstream *u = &m->upstreams[i];
 		struct model_input in = { .kind = INPUT_SOURCE, .name = u->source_relation };
 
-		if (u->level >= 0 && u->source && u->source->event_time)
+		if (model_upstream_streams(u))
 			sum += live_ledger_input_mark(ledger, &in);
 	}
 	return sum;

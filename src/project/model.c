@@ -4,6 +4,7 @@
 #include "project/model.h"
 
 #include "core/arena.h"
+#include "windows/contract.h"
 
 #include <string.h>
 #include <strings.h>
@@ -28,6 +29,11 @@ const char **project_model_names(const struct project *p)
 const char *model_relation(const struct model *m)
 {
 	return m->relation ? m->relation : m->fqn;
+}
+
+bool model_upstream_streams(const struct model_upstream *u)
+{
+	return u->level > WIN_EXISTS && u->source && u->source->event_time;
 }
 
 const struct model_setting *model_setting_get(const struct model *m, const char *key)

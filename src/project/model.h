@@ -202,6 +202,9 @@ const struct model_setting *model_setting_get(const struct model *m, const char 
 /* "schema.name" of the model's table where this run builds it (relation,
  * or fqn for a model made outside project_load). */
 const char *model_relation(const struct model *m);
+/* Whether the upstream gates on a stream's coverage: a contract that looks
+ * at rows (not exists, which only names it) on a source with event_time. */
+bool model_upstream_streams(const struct model_upstream *u);
 /* Converts a byte offset of a part into a 1-based file line and column. */
 void model_span_position(const struct model *m, enum model_part part, size_t offset, int *line,
 			 int *col);

@@ -9,6 +9,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/suggest.h"
 #include "warehouse/wh.h"
 #include "windows/grid.h"
 
@@ -24,10 +25,7 @@ const char *state_win_status_name(enum state_win_status s)
 
 int state_win_status_parse(const char *s)
 {
-	for (int i = 0; s && status_names[i]; i++)
-		if (strcmp(s, status_names[i]) == 0)
-			return i;
-	return -1;
+	return suggest_index(s, status_names);
 }
 
 static int64_t secs_of_ms(const char *v)

@@ -8,6 +8,8 @@
  */
 #include "windows/contract.h"
 
+#include "core/suggest.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,7 @@ static const char *const level_names[] = {
 	[WIN_ENCAPSULATE] = "encapsulate",
 	[WIN_THROUGH] = "through",
 	[WIN_WHOLE] = "whole",
+	NULL,
 };
 
 const char *win_level_name(enum win_level l)
@@ -26,10 +29,7 @@ const char *win_level_name(enum win_level l)
 
 int win_level_parse(const char *s)
 {
-	for (int i = WIN_EXISTS; i <= WIN_WHOLE; i++)
-		if (!strcmp(s, level_names[i]))
-			return i;
-	return -1;
+	return suggest_index(s, level_names);
 }
 
 static void *copy_of(const void *src, size_t size)

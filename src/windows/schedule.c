@@ -5,6 +5,8 @@
  */
 #include "windows/schedule.h"
 
+#include "core/suggest.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,10 +19,7 @@ const char *win_mode_name(enum win_mode m)
 
 int win_mode_parse(const char *s)
 {
-	for (int i = 0; s && mode_names[i]; i++)
-		if (strcmp(s, mode_names[i]) == 0)
-			return i;
-	return -1;
+	return suggest_index(s, mode_names);
 }
 
 int64_t win_grid_closed(const struct win_grid *g, int64_t now)

@@ -125,9 +125,24 @@ static void test_nearest_ties_and_empty(void **state)
 	assert_null(suggest_nearest("anything", none));
 }
 
+/* An exact spelling only: a near one is a suggestion, not a match. */
+static void test_index(void **state)
+{
+	static const char *const words[] = { "discover", "bulldozer", "torch", NULL };
+
+	(void)state;
+	assert_int_equal(suggest_index("discover", words), 0);
+	assert_int_equal(suggest_index("torch", words), 2);
+	assert_int_equal(suggest_index("Torch", words), -1);
+	assert_int_equal(suggest_index("torc", words), -1);
+	assert_int_equal(suggest_index("", words), -1);
+	assert_int_equal(suggest_index(NULL, words), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_distance_basics),
 		cmocka_unit_test(test_distance_transposition),
 		cmocka_unit_test(test_distance_symmetric),
