@@ -12,8 +12,9 @@
  *     the Commit and when the source showed it confirmed, polled as above;
  *   - covered (with --status): GET /api/live/status of `sluice serve`, read
  *     after each `refresh` event of the model on GET /api/live/events,
- *     shows its covered sequence at or past the transaction's landing
- *     sequence.
+ *     gives the model's covered sequence; --timeline writes when it
+ *     reached what, for bench/run.sh to set against each transaction's
+ *     landing sequence once the warehouse can be read.
  *
  * No sluice code: libpq, libcurl and jansson only. It writes only into the
  * table it is given, never reads a warehouse and never creates a slot.
@@ -21,7 +22,7 @@
  *   cdc_latency --dsn DSN --table NAME --slot SLOT [--raw-slot SLOT
  *               --publication PUB] [--status URL --model NAME]
  *               [--seconds 20] [--rate 10000] [--txn 100] [--poll-ms 2]
- *               [--wait 30] [--dump FILE]
+ *               [--wait 30] [--dump FILE] [--timeline FILE]
  *
  * The table is (id BIGINT PRIMARY KEY, txn BIGINT, amount BIGINT, note
  * TEXT), empty, in the publications of both slots, and the slots exist
@@ -29,11 +30,10 @@
  * half of its changes as new ids carrying txn = k, updates three tenths
  * (ids of transaction k-1) and deletes the rest (ids of transaction k-2
  * that no update touched): no key changes twice in one transaction. A
- * warm-up transaction (txn 0) goes first and is waited for on every side;
- * with --status its covered sequence is the base, and transaction k is
- * taken to land with sequence base + k (each source transaction lands
- * with one sequence; bench/run.sh checks it in the landing table after
- * the run). Its LSN is pg_current_wal_lsn() right after the COMMIT, in the
+ * warm-up transaction (txn 0) goes first and is waited for on every side
+ * (with --status, until the model's covered sequence stays put), and so
+ * is the last one at the end. A transaction's LSN is pg_current_wal_lsn()
+ * right after the COMMIT, in the
  * same round trip: the commit's end when nothing else writes WAL at that
  * moment, later otherwise (then a transaction counts as landed with a
  * later one).
@@ -44,8 +44,10 @@
  * a transaction not there by then counts as lagging until then. Exits 0
  * unless it cannot run (a statement or a connection failed). --dump
  * writes a line per transaction: its number, its commit (ms since the
- * first), its changes, and its landed, received, confirmed and covered
- * latencies (ms, -1 for none or not measured).
+ * first), its changes, and its landed, received and confirmed latencies
+ * (ms, -1 for none or not measured); --timeline a line per status read
+ * that saw the covered sequence rise: the time (ms since the first
+ * commit) and the sequence.
  *
  * Built by `make bench` (the Makefile's bench rule).
  */
@@ -77,7 +79,7 @@
 #define PG_EPOCH_US 946684800000000LL
 
 struct opts {
-	const char *dsn, *table, *slot, *raw_slot, *publication, *status, *model, *dump;
+	const char *dsn, *table, *slot, *raw_slot, *publication, *status, *model, *dump, *timeline;
 	double seconds;
 	int rate, txn, poll_ms, wait_s;
 };
@@ -516,15 +518,15 @@ static int cmp64(const void *a, const void *b)
 }
 
 /* The latency of each transaction to the first time tl reached its LSN
- * (or, by_seq, base + its number) into v; one that never did counts as
- * lagging until stop. Returns how many never did. */
-static long collect(struct timeline *tl, const struct txn *txns, long ntx, bool by_seq,
-		    int64_t base, int64_t stop, int64_t *v)
+ * into v; one that never did counts as lagging until stop. Returns how
+ * many never did. */
+static long collect(struct timeline *tl, const struct txn *txns, long ntx, int64_t stop,
+		    int64_t *v)
 {
 	long missing = 0;
 
 	for (long k = 1; k <= ntx; k++) {
-		int64_t t = timeline_reached(tl, by_seq ? base + k : txns[k].lsn);
+		int64_t t = timeline_reached(tl, txns[k].lsn);
 
 		if (t < 0) {
 			t = stop;
@@ -556,7 +558,8 @@ static void usage(void)
 			"--publication PUB]\n"
 			"                   [--status URL --model NAME] [--seconds S] [--rate "
 			"CHANGES/S] [--txn CHANGES]\n"
-			"                   [--poll-ms MS] [--wait S] [--dump FILE]\n");
+			"                   [--poll-ms MS] [--wait S] [--dump FILE] [--timeline "
+			"FILE]\n");
 	exit(2);
 }
 
@@ -576,6 +579,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "poll-ms", required_argument, NULL, 'P' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "dump", required_argument, NULL, 'D' },
+		{ "timeline", required_argument, NULL, 'L' },
 		{ 0 },
 	};
 	int c;
@@ -597,11 +601,12 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'P': o->poll_ms = atoi(optarg); break;
 		case 'W': o->wait_s = atoi(optarg); break;
 		case 'D': o->dump = optarg; break;
+		case 'L': o->timeline = optarg; break;
 		default: usage();
 		}
 	}
 	if (!o->dsn || !o->table || !o->slot || (!o->raw_slot != !o->publication) ||
-	    (!o->status != !o->model) || o->seconds <= 0 || o->rate < 1 || o->txn < 4 ||
+	    (!o->status != !o->model) || (o->timeline && !o->status) || o->seconds <= 0 || o->rate < 1 || o->txn < 4 ||
 	    o->poll_ms < 1 || optind != argc)
 		usage();
 }
@@ -614,8 +619,7 @@ static double lat_ms(struct timeline *tl, int64_t v, int64_t since)
 }
 
 static void dump(const struct opts *o, const struct txn *txns, long ntx, int64_t t0,
-		 struct slots_poll *sp, struct receiver *rv, struct status_poll *st,
-		 int64_t base)
+		 struct slots_poll *sp, struct receiver *rv)
 {
 	FILE *f = fopen(o->dump, "w");
 
@@ -624,13 +628,46 @@ static void dump(const struct opts *o, const struct txn *txns, long ntx, int64_t
 	for (long k = 1; k <= ntx; k++) {
 		const struct txn *t = &txns[k];
 
-		fprintf(f, "%ld %.1f %ld %.1f %.1f %.1f %.1f\n", k, (t->commit_us - t0) / 1000.0,
+		fprintf(f, "%ld %.1f %ld %.1f %.1f %.1f\n", k, (t->commit_us - t0) / 1000.0,
 			t->changes, lat_ms(&sp->landed, t->lsn, t->commit_us),
 			o->raw_slot ? lat_ms(&rv->received, t->lsn, t->commit_us) : -1,
-			o->raw_slot ? lat_ms(&sp->raw_confirmed, t->lsn, t->commit_us) : -1,
-			o->status ? lat_ms(&st->covered, base + k, t->commit_us) : -1);
+			o->raw_slot ? lat_ms(&sp->raw_confirmed, t->lsn, t->commit_us) : -1);
 	}
 	fclose(f);
+}
+
+static void write_timeline(const char *path, struct timeline *tl, int64_t t0)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		die("cannot write", path);
+	pthread_mutex_lock(&tl->mu);
+	for (size_t i = 0; i < tl->n; i++)
+		fprintf(f, "%.1f %" PRId64 "\n", (tl->t[i] - t0) / 1000.0, tl->v[i]);
+	pthread_mutex_unlock(&tl->mu);
+	fclose(f);
+}
+
+/* Waits until the model's covered sequence has stayed put for a second
+ * (above 0), or the deadline; returns it. Read by a GET on curl, or (NULL)
+ * as the events thread last saw it. */
+static int64_t covered_settles(struct status_poll *st, CURL *curl, int64_t deadline)
+{
+	int64_t seen = -1, since = 0;
+
+	while (now_us() < deadline) {
+		int64_t c = curl ? status_covered(curl, st->o->model) : timeline_last(&st->covered);
+
+		if (c != seen) {
+			seen = c;
+			since = now_us();
+		} else if (c > 0 && now_us() - since > 1000000) {
+			break;
+		}
+		usleep(50000);
+	}
+	return seen;
 }
 
 /* Waits until every timeline reached its value, or the deadline. */
@@ -659,7 +696,7 @@ int main(int argc, char **argv)
 	PGconn *conn;
 	struct txn *txns;
 	long ntx, changes = 0, k, missing;
-	int64_t period_us, t0, t_end, t_stop, base = 0, warm_lsn = 0, *late, *lat;
+	int64_t period_us, t0, t_end, t_stop, warm_lsn = 0, *late, *lat;
 	bool all;
 	char extra[256];
 
@@ -687,7 +724,7 @@ int main(int argc, char **argv)
 	    (o.status && pthread_create(&t_status, NULL, events_run, &st)))
 		die("cannot start a thread", NULL);
 
-	/* the warm-up: every side streams, and the base sequence is known */
+	/* the warm-up: every side streams, and the model covered it */
 	conn = connect_pg(o.dsn);
 	commit_txn(conn, &o, 0, &warm_lsn);
 	{
@@ -700,22 +737,10 @@ int main(int argc, char **argv)
 	if (o.status) {
 		/* the model covers the warm-up once covered stays put */
 		CURL *curl = status_handle(&o, "/api/live/status");
-		int64_t deadline = now_us() + o.wait_s * 1000000LL, seen = -1, since = 0;
+		int64_t seen = covered_settles(&st, curl, now_us() + o.wait_s * 1000000LL);
 
-		while (now_us() < deadline) {
-			int64_t c = status_covered(curl, o.model);
-
-			if (c != seen) {
-				seen = c;
-				since = now_us();
-			} else if (c > 0 && now_us() - since > 1000000) {
-				break;
-			}
-			usleep(50000);
-		}
 		curl_easy_cleanup(curl);
-		base = seen;
-		if (base <= 0)
+		if (seen <= 0)
 			die("the model never covered the warm-up transaction", o.model);
 	}
 
@@ -735,11 +760,14 @@ int main(int argc, char **argv)
 
 	{
 		struct timeline *tls[] = { &sp.landed, o.raw_slot ? &rv.received : NULL,
-					   o.raw_slot ? &sp.raw_confirmed : NULL,
-					   o.status ? &st.covered : NULL };
-		int64_t want[] = { txns[ntx].lsn, txns[ntx].lsn, txns[ntx].lsn, base + ntx };
+					   o.raw_slot ? &sp.raw_confirmed : NULL };
+		int64_t want[] = { txns[ntx].lsn, txns[ntx].lsn, txns[ntx].lsn };
+		int64_t deadline = now_us() + o.wait_s * 1000000LL;
 
-		all = wait_for(tls, want, 4, now_us() + o.wait_s * 1000000LL);
+		all = wait_for(tls, want, 3, deadline);
+		/* the model refreshes once more after the last landing */
+		if (o.status)
+			covered_settles(&st, NULL, deadline);
 	}
 	t_stop = now_us();
 	atomic_store(&stopping, true);
@@ -759,27 +787,26 @@ int main(int argc, char **argv)
 
 	snprintf(extra, sizeof(extra), " (slot %s, polled every %d ms: %ld polls of %.2f ms)",
 		 o.slot, o.poll_ms, sp.polls, sp.polls ? sp.poll_us / 1000.0 / sp.polls : 0);
-	missing = collect(&sp.landed, txns, ntx, false, 0, t_stop, lat);
+	missing = collect(&sp.landed, txns, ntx, t_stop, lat);
 	print_lat("commit to landed", lat, ntx, missing, extra);
 	if (o.raw_slot) {
 		snprintf(extra, sizeof(extra), " (slot %s, read by its thread)", o.raw_slot);
-		missing = collect(&rv.received, txns, ntx, false, 0, t_stop, lat);
+		missing = collect(&rv.received, txns, ntx, t_stop, lat);
 		print_lat("the engine alone, commit to received", lat, ntx, missing, extra);
 		snprintf(extra, sizeof(extra), " (slot %s, polled as above)", o.raw_slot);
-		missing = collect(&sp.raw_confirmed, txns, ntx, false, 0, t_stop, lat);
+		missing = collect(&sp.raw_confirmed, txns, ntx, t_stop, lat);
 		print_lat("the engine alone, commit to confirmed", lat, ntx, missing, extra);
 	}
-	if (o.status) {
-		snprintf(extra, sizeof(extra),
-			 " (%s, status read after each of its %ld refresh events: reads of %.1f "
-			 "ms, %ld failed; sequence base %" PRId64 ")",
-			 o.model, st.events, st.polls ? st.poll_us / 1000.0 / st.polls : 0,
-			 st.failed, base);
-		missing = collect(&st.covered, txns, ntx, true, base, t_stop, lat);
-		print_lat("commit to covered", lat, ntx, missing, extra);
-	}
+	if (o.status)
+		printf(RAW_NAME ": status of %s read after each of its %ld refresh events: reads of "
+		       "%.1f ms, %ld failed; last covered %" PRId64 ", %.1f ms after the first "
+		       "commit\n",
+		       o.model, st.events, st.polls ? st.poll_us / 1000.0 / st.polls : 0, st.failed,
+		       timeline_last(&st.covered), (t_stop - t0) / 1000.0);
 	if (o.dump)
-		dump(&o, txns, ntx, t0, &sp, &rv, &st, base);
+		dump(&o, txns, ntx, t0, &sp, &rv);
+	if (o.timeline)
+		write_timeline(o.timeline, &st.covered, t0);
 	if (o.raw_slot)
 		PQfinish(rv.conn);
 	curl_global_cleanup();

@@ -1,9 +1,9 @@
 /*
  * The floor of the postgres_cdc landing benchmark on DuckDB: the rows that
  * `sluice cdc --once` landed, landed again straight through the DuckDB C
- * API, one source transaction per commit as sluice lands them, with no
- * replication stream, no decoding and no bookkeeping around them. It never
- * writes the warehouse it reads.
+ * API, commit by commit (sequence by sequence) as sluice landed them,
+ * with no replication stream, no decoding and no bookkeeping around them.
+ * It never writes the warehouse it reads.
  *
  *   raw_cdc_land FROM_DB TO_DB
  *       Reads landing.orders and landing.items of FROM_DB (untimed), makes

@@ -53,10 +53,22 @@ static void set_relation(struct mat_outcome *out, const char *schema, const char
 	buf_release(&b);
 }
 
+int materialize_seq_columns(struct wh *w, const char *schema, const char *name, int *out,
+			    struct sl_err *err)
+{
+	static const char *const cols[] = { "_sluice_seq", "_sluice_pos" };
+	bool has[2];
+	int rc = wh_has_columns(w, schema, name, cols, 2, has, err);
+
+	*out = rc || !has[0] ? -1 : has[1] ? 2 : 1;
+	return rc;
+}
+
 /* The latest landing of each key among the rows of from, as merging batch
- * after batch keeps it. */
+ * after batch keeps it: by sequence, then (seq_column 2) by place, for
+ * the changes of several source transactions that landed together. */
 static void add_latest_per_key(struct wh *w, const struct model *m, const char *from,
-			       struct buf *sql)
+			       int seq_column, struct buf *sql)
 {
 	struct buf keys = BUF_INIT;
 
@@ -65,7 +77,9 @@ static void add_latest_per_key(struct wh *w, const struct model *m, const char *
 			buf_adds(&keys, ", ");
 		wh_sql_ident(&keys, m->unique_key[i]);
 	}
-	wh_sql_first_per_key(w, sql, from, keys.buf, "_sluice_seq DESC");
+	wh_sql_first_per_key(w, sql, from, keys.buf,
+			     seq_column == 2 ? "_sluice_seq DESC, _sluice_pos DESC"
+					     : "_sluice_seq DESC");
 	buf_release(&keys);
 }
 
@@ -78,17 +92,17 @@ static int keep_latest_per_key(struct wh *w, const struct model *m, const char *
 {
 	struct buf sql = BUF_INIT, from = BUF_INIT;
 	char latest[300];
-	bool seq;
-	int rc = wh_has_column(w, m->schema, staging, "_sluice_seq", &seq, err);
+	int seq;
+	int rc = materialize_seq_columns(w, m->schema, staging, &seq, err);
 
-	if (rc || !seq)
+	if (rc || seq < 0)
 		return rc;
 	side_name(m, LATEST_SUFFIX, latest, sizeof(latest));
 	wh_sql_qualified(&from, m->schema, staging);
 	buf_adds(&sql, "CREATE TABLE ");
 	wh_sql_qualified(&sql, m->schema, latest);
 	buf_adds(&sql, " AS ");
-	add_latest_per_key(w, m, from.buf, &sql);
+	add_latest_per_key(w, m, from.buf, seq, &sql);
 	buf_adds(&sql, ";\n");
 	wh_sql_swap_in(w, &sql, m->schema, latest, staging, "table");
 	rc = wh_exec(w, sql.buf, err);
@@ -281,22 +295,18 @@ static int write_merge(struct wh *w, struct arena *a, const struct model *m,
 		       const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, query = BUF_INIT, from = BUF_INIT, rows = BUF_INIT;
-	bool seq;
-	int rc = 0;
+	int seq = m->seq_column;
+	int rc = seq ? 0 : materialize_seq_columns(w, m->schema, m->name, &seq, err);
 
-	if (m->seq_column)
-		seq = m->seq_column > 0;
-	else
-		rc = wh_has_column(w, m->schema, m->name, "_sluice_seq", &seq, err);
 	if (!rc)
 		rc = render_model(m, &plan->ctx, true, &query, err);
 	if (rc)
 		goto out;
 	/* a key that arrived several times in this batch: its latest landing
 	 * wins, as if the batches had been applied one by one */
-	if (seq) {
+	if (seq > 0) {
 		buf_addf(&from, "(\n%s\n) AS " BATCH_TABLE, query.buf);
-		add_latest_per_key(w, m, from.buf, &rows);
+		add_latest_per_key(w, m, from.buf, seq, &rows);
 	} else {
 		buf_add(&rows, query.buf, query.len);
 	}

@@ -40,5 +40,10 @@ int materialize_write(struct wh *w, const struct model *m, const struct mat_plan
 		      struct mat_outcome *out, struct sl_err *err);
 int materialize_publish(struct wh *w, const struct model *m, const struct mat_outcome *out,
 			struct sl_err *err);
+/* Whether schema.name has the landing order's columns, as a model's
+ * seq_column says it: -1 no _sluice_seq, 1 _sluice_seq, 2 _sluice_pos
+ * too. */
+int materialize_seq_columns(struct wh *w, const char *schema, const char *name, int *out,
+			    struct sl_err *err);
 
 #endif

@@ -35,12 +35,13 @@
  * transaction of any size lands in bounded memory. */
 #define HOLD_ROWS 4096
 #define HOLD_BYTES (8u << 20)
-/* Ended transactions are committed once the stream has nothing more
- * ready, so a backlog lands several per warehouse commit; they wait no
- * longer than this (nor, through the landing gate, for a cycle to let go
- * of it) before the commit is made, or waited for. */
+/* Ended transactions are committed once the stream has had nothing more
+ * for GROUP_LINGER_MS, so a backlog lands several per warehouse commit;
+ * they wait no longer than GROUP_MAX_US (nor, through the landing gate,
+ * for a cycle to let go of it) before the commit is made, or waited for. */
 #define GROUP_MAX_US (100 * 1000LL)
 #define PENDING_POLL_MS 5
+#define GROUP_LINGER_MS 2
 
 /* A table's new shape, from the change at pos of its transaction on. */
 struct shape_note {
@@ -65,14 +66,15 @@ struct stream {
 	 * its changes): until then the batch holds only ended ones, which may
 	 * commit */
 	bool joined;
+	int64_t txn_start; /* the batch's place where the joined one began */
 	/* source transactions ended in the batch, not committed yet (the
 	 * gate was held): since when, the last one's LSNs and sequence, and
 	 * what they add up to */
 	bool pending;
 	int64_t pending_since_us, pending_seq, pending_txns, pending_rows;
 	uint64_t pending_landed, pending_end;
-	/* each table's latest shape as recorded (in shape_a), and the new
-	 * shapes the transaction records when it lands (in batch_a) */
+	/* each table's latest shape as recorded, and the new shapes the
+	 * transaction records when it lands (in shape_a) */
 	struct arena *shape_a;
 	struct pgcdc_columns *cols; /* the landing tables', per table, in shape_a */
 	struct pgcdc_shape *shapes;
@@ -475,22 +477,23 @@ static int flush_held(struct stream *s, struct sl_err *err)
 	int rc = 0;
 
 	if (!s->batch_open) {
+		arena_reset(s->batch_a);
 		rc = pgcdc_batch_begin(s->w, s->batch_a, s->c, s->txn.commit_lsn, s->txn.xid,
 				       units_now_ms(), false, &s->batch, err);
 		s->batch_open = !rc;
 		s->batch.cols = s->cols;
 		s->batch.cols_a = s->shape_a;
+		s->txn_start = 0;
 	} else if (!s->joined) {
-		rc = pgcdc_batch_next(s->w, s->c, &s->batch, s->txn.commit_lsn, s->txn.xid,
-				      units_now_ms(), err);
+		pgcdc_batch_next(&s->batch, s->txn.commit_lsn, s->txn.xid, units_now_ms());
+		s->txn_start = s->batch.pos;
 	}
 	s->joined = !rc;
 	if (!rc)
-		rc = pgcdc_batch_add(s->w, s->land_a, s->c, &s->batch, s->txn.rows, s->txn.nrows, err);
+		rc = pgcdc_batch_add(s->w, s->c, &s->batch, s->txn.rows, s->txn.nrows, err);
 	/* rolled back, the pending ones too: the server sends them again */
 	if (rc)
 		s->batch_open = s->pending = false;
-	arena_reset(s->land_a);
 	arena_reset(s->txn_a);
 	s->txn.rows = NULL;
 	s->txn.nrows = s->txn.cap = 0;
@@ -524,10 +527,15 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	buf_reset(&s->payload);
 	/* unchanged TOAST values: from the old row when it is whole, else from
 	 * the row of the key before */
-	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old))
-		rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel, &t, &s->payload,
-				      err);
-	else
+	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old)) {
+		/* the batch's earlier rows of the key are read back too */
+		rc = s->batch_open ? pgcdc_batch_flush(s->w, &s->batch, err) : 0;
+		if (rc)
+			s->batch_open = s->pending = false;
+		else
+			rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel, &t,
+					      &s->payload, err);
+	} else
 		rc = pgoutput_tuple_json(&s->payload, rel, &t, NULL, NULL, err);
 	if (rc) {
 		sl_err_context(err, "a change of %s.%s", rel->nspname, rel->relname);
@@ -569,7 +577,9 @@ static int on_relation(struct stream *s, const struct pgoutput_relation *rel)
 	n = ARENA_PUSH(s->shape_a, &s->notes, &s->nnotes, &s->notes_cap);
 	n->relation = name;
 	n->columns = known->columns;
-	n->pos = (s->joined ? s->batch.pos : 0) + (int64_t)s->txn.nrows + 1;
+	/* in the transaction: where it lands in the batch is known once
+	 * it has joined one */
+	n->pos = (s->joined ? s->batch.pos - s->txn_start : 0) + (int64_t)s->txn.nrows + 1;
 	buf_release(&text);
 	return 0;
 }
@@ -597,12 +607,10 @@ static int end_txn(struct stream *s, struct sl_err *err)
 
 	for (size_t i = 0; !rc && i < s->nnotes; i++) {
 		rc = pgcdc_shape_store(s->w, s->c->slot, s->notes[i].relation, s->txn.commit_lsn,
-				       s->notes[i].pos, s->notes[i].columns, err);
+				       s->txn_start + s->notes[i].pos, s->notes[i].columns, err);
 		if (rc)
-			wh_rollback(s->w);
+			pgcdc_batch_abandon(s->w, &s->batch);
 	}
-	if (!rc)
-		rc = pgcdc_batch_end(s->w, s->c, &s->batch, err);
 	s->notes = NULL;
 	s->nnotes = s->notes_cap = 0;
 	s->joined = false;
@@ -618,7 +626,7 @@ static int end_txn(struct stream *s, struct sl_err *err)
 	s->pending_landed = s->txn.commit_lsn;
 	s->pending_end = s->txn.end_lsn;
 	s->pending_txns++;
-	s->pending_rows += s->batch.pos;
+	s->pending_rows += s->batch.pos - s->txn_start;
 	return 0;
 }
 
@@ -822,14 +830,23 @@ static int consume(struct stream *s, struct sl_err *err)
 	return ok ? 0 : stream_failed(s, false, err);
 }
 
-/* Whether the socket has more of the stream ready now; if so, it is
- * read. */
-static int more_ready(struct stream *s, bool *more, struct sl_err *err)
+/* Whether the socket has more of the stream ready within wait_ms; if so,
+ * it is read. */
+static int more_ready(struct stream *s, int wait_ms, bool *more, struct sl_err *err)
 {
 	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
 
-	*more = poll(&pfd, 1, 0) > 0;
+	*more = poll(&pfd, 1, wait_ms) > 0;
 	return *more ? consume(s, err) : 0;
+}
+
+/* How long pending transactions wait for more before they commit: while
+ * the batch is young, a little. */
+static int linger_ms(const struct stream *s)
+{
+	return units_mono_us() - s->pending_since_us < GROUP_MAX_US - GROUP_LINGER_MS * 1000
+		       ? GROUP_LINGER_MS
+		       : 0;
 }
 
 static int stream_loop(struct stream *s, struct sl_err *err)
@@ -853,7 +870,10 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 		if (s->pending) {
 			bool more = false;
 
-			rc = more_ready(s, &more, err);
+			/* a backlog comes in bursts between the server's
+			 * sends: a moment's wait joins the next to this
+			 * commit, which costs the same for one or many */
+			rc = more_ready(s, linger_ms(s), &more, err);
 			if (!rc && !more)
 				rc = commit_pending(s, false, err);
 			if (rc)
@@ -949,7 +969,7 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	/* a transaction cut off mid-way leaves nothing: the server sends it
 	 * again */
 	if (s.batch_open)
-		wh_rollback(w);
+		pgcdc_batch_abandon(w, &s.batch);
 	st->landed_lsn = s.landed;
 	st->confirmed_lsn = s.confirmed;
 	if (s.ticking)

@@ -7,7 +7,9 @@
  * - One source transaction lands in one warehouse transaction with one
  *   sequence, across every landing table it touches, together with the
  *   advance of each of them and the slot's row in _sluice.cdc_slots
- *   (landed_lsn: its commit LSN).
+ *   (landed_lsn: its commit LSN). Transactions that follow it may share
+ *   that warehouse transaction and its sequence, whole and in commit
+ *   order, their places (_sluice_pos) counting on.
  * - The server is told an LSN is flushed only after the warehouse stored
  *   it: a landed transaction's end after its commit, an idle slot's WAL end
  *   after confirmed_lsn holds it. A crash at any point loses nothing: the
@@ -106,11 +108,23 @@ struct pgcdc_slot_state {
 int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out,
 		    struct sl_err *err);
 
-/* A landing in progress: one warehouse transaction from begin to finish,
- * its rows all stamped with one sequence, the LSN (a transaction's commit
- * LSN, a snapshot's consistent point), the xid (0: none, a snapshot's)
- * and each row's position in it (_sluice_pos, from 1), so that the rows
- * of a large transaction are appended as they come. */
+/* A landing in progress: one warehouse transaction from begin to commit,
+ * its rows all stamped with one sequence. It holds one source transaction
+ * or several that follow one another (a backlog), each whole and in
+ * commit order: the LSN and xid are the current one's (its commit LSN, a
+ * snapshot's consistent point; xid 0: none, a snapshot's), and each row's
+ * place (_sluice_pos, from 1) counts on across them, so that (sequence,
+ * place) orders every change of the commit. Rows go to one appender per
+ * landing table, kept open until the commit and flushed when they add up
+ * (bounded memory) or when the batch must read them (pgcdc_batch_flush). */
+/* A landing table's columns as read (n 0: not read yet). */
+struct pgcdc_columns {
+	struct wh_column *cols;
+	size_t n;
+};
+
+struct pgcdc_sink;
+
 struct pgcdc_batch {
 	uint64_t lsn;
 	uint32_t xid;
@@ -121,52 +135,50 @@ struct pgcdc_batch {
 	char seqtext[32], now[32];
 	/* the landing tables' columns, per table, read once into cols_a and
 	 * kept there by the caller from batch to batch (NULL: read at each
-	 * append) */
+	 * commit's first row of a table) */
 	struct pgcdc_columns *cols;
 	struct arena *cols_a;
-};
-
-/* A landing table's columns as read (n 0: not read yet). */
-struct pgcdc_columns {
-	struct wh_column *cols;
-	size_t n;
+	struct pgcdc_sink *sinks; /* per table; in a */
+	size_t nsinks;
+	struct arena *a;
+	size_t unflushed; /* payload bytes appended since the last flush */
 };
 
 /* Begins the transaction: the slot's landing tables locked (shared
  * warehouses), the sequence taken, and for a snapshot every row the
  * landing tables held deleted: a snapshot is their whole history from now
- * on. b->rows lives in a. Each pgcdc_batch_* call rolls back on error. */
+ * on. The batch's state lives in a until it commits or is abandoned. Each
+ * pgcdc_batch_* call that fails abandons the batch. */
 int pgcdc_batch_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, uint64_t lsn,
 		      uint32_t xid, int64_t now_ms, bool snapshot, struct pgcdc_batch *b,
 		      struct sl_err *err);
-/* Appends rows, the next of the transaction in their order; the columns
- * of the landing tables are read into a, which the caller may reset
- * after. */
-int pgcdc_batch_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
-		    struct pgcdc_batch *b, const struct pgcdc_row *rows, size_t nrows,
-		    struct sl_err *err);
-/* The end of the batch's source transaction, in its warehouse
- * transaction: the advance of each landing table it touched (a snapshot:
- * each one). */
-int pgcdc_batch_end(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
-		    struct sl_err *err);
+/* Appends rows, the next of the current source transaction in their
+ * order. */
+int pgcdc_batch_add(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		    const struct pgcdc_row *rows, size_t nrows, struct sl_err *err);
+/* Every row appended so far made visible to the transaction's own reads. */
+int pgcdc_batch_flush(struct wh *w, struct pgcdc_batch *b, struct sl_err *err);
 /* The next source transaction (commit LSN lsn, xid) in the same warehouse
- * transaction, after pgcdc_batch_end: a sequence of its own, its places
- * from 1 again. Transactions that wait to commit so add up, each whole
- * and in commit order. */
-int pgcdc_batch_next(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b, uint64_t lsn,
-		     uint32_t xid, int64_t now_ms, struct sl_err *err);
-/* The slot's row (a transaction: landed_lsn the last one's commit LSN,
- * confirmed_lsn raised to end_lsn, its end, which the caller sends once
- * this committed; a snapshot: landed and confirmed its consistent point,
- * done), then the commit, through the landing gate when c asks for it:
- * waiting for it, or (not wait) only when no cycle holds it, *done saying
- * whether it committed (when not, the transaction stays open). */
+ * transaction, after the current one ended: same sequence, places
+ * counting on. */
+void pgcdc_batch_next(struct pgcdc_batch *b, uint64_t lsn, uint32_t xid, int64_t now_ms);
+/* The rows flushed, the advance of each landing table they went to (a
+ * snapshot: of each one), the slot's row (a transaction: landed_lsn the
+ * last one's commit LSN, confirmed_lsn raised to end_lsn, its end, which
+ * the caller sends once this committed; a snapshot: landed and confirmed
+ * its consistent point, done), then the commit, through the landing gate
+ * when c asks for it: waiting for it, or (not wait) only when no cycle
+ * holds it, *done saying whether it committed (when not, nothing was
+ * written and the batch stays open for more). */
 int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
 		       uint64_t end_lsn, bool wait, bool *done, struct sl_err *err);
-/* pgcdc_batch_end, then the commit (waiting for the gate). */
-int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
-		       uint64_t end_lsn, struct sl_err *err);
+/* Rolls the batch's transaction back, its appenders closed. */
+void pgcdc_batch_abandon(struct wh *w, struct pgcdc_batch *b);
+
+/* "landing.orders" split: its schema into schema (n bytes), *table
+ * pointing at its name; SL_E_USAGE without a dot. */
+int pgcdc_landing_split(const char *landing, char *schema, size_t n, const char **table,
+			struct sl_err *err);
 
 /* Lands t whole in one batch of its own; *seq gets its sequence (0 on
  * error). */
@@ -222,8 +234,8 @@ struct pgcdc_opts {
 	bool once;
 	/* set by a signal handler: stop between transactions */
 	volatile sig_atomic_t *stop;
-	/* told after each landed transaction (seq: its sequence, 0 when it
-	 * had no rows) and each keepalive (seq 0): st as it stands, wal_end
+	/* told after each warehouse commit of transactions (seq: its
+	 * sequence, 0 when they had no rows) and each keepalive (seq 0): st as it stands, wal_end
 	 * the server's WAL position as it last said; on the consumer's thread
 	 * (may be NULL) */
 	void (*progress)(void *ctx, const struct pgcdc_stats *st, uint64_t wal_end, int64_t seq);

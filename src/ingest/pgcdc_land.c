@@ -105,80 +105,96 @@ static int slot_replace(struct wh *w, const char *slot, uint64_t lsn, const char
 	return rc;
 }
 
-/* One landing table's rows among rows, through an appender: each column
- * by its name, typed columns of the source (none for postgres_cdc) NULL;
- * row i's position is b->pos + i + 1, its order in its transaction. */
-static int append_table(struct wh *w, struct arena *a, const struct pgcdc_table *tab, size_t ti,
-			struct pgcdc_batch *b, const struct pgcdc_row *rows, size_t nrows,
-			struct sl_err *err)
-{
-	const char *dot = strchr(tab->landing, '.');
-	char schema[128], lsn[32], xid[16], pos[32], op[2] = { 0 };
-	struct wh_column *cols;
-	struct wh_appender *ap = NULL;
+/* Appended payload bytes past which a batch's appenders are flushed: a
+ * PostgreSQL appender holds its rows until then. */
+#define FLUSH_BYTES (8u << 20)
+
+/* What a landing table's column holds, found by its name once a batch. */
+enum role { R_NULL, R_OP, R_LSN, R_XID, R_RECEIVED, R_PAYLOAD, R_SEQ, R_POS };
+
+/* One landing table's appender in a batch: open from its first row to
+ * the commit. */
+struct pgcdc_sink {
+	const char *landing;
+	struct wh_appender *ap;
+	unsigned char *roles;
 	const char **values;
 	size_t ncols;
-	int rc;
+};
 
-	if (!dot || (size_t)(dot - tab->landing) >= sizeof(schema))
-		return sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", tab->landing);
-	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - tab->landing), tab->landing);
-	if (b->cols && b->cols[ti].n) {
-		cols = b->cols[ti].cols;
-		ncols = b->cols[ti].n;
-		rc = 0;
-	} else {
-		rc = wh_table_columns(w, b->cols ? b->cols_a : a, schema, dot + 1, &cols, &ncols,
-				      err);
-		if (!rc && b->cols)
-			b->cols[ti] = (struct pgcdc_columns){ .cols = cols, .n = ncols };
-	}
-	if (!rc && !ncols)
-		rc = sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", tab->landing);
-	if (!rc)
-		rc = wh_appender_open(w, schema, dot + 1, &ap, err);
-	if (rc)
-		return rc;
-	snprintf(lsn, sizeof(lsn), "%" PRIu64, b->lsn);
-	snprintf(xid, sizeof(xid), "%" PRIu32, b->xid);
-	/* xid 0 (InvalidTransactionId): a snapshot's row, of no transaction */
-	values = arena_alloc(a, ncols * sizeof(*values));
-	for (size_t i = 0; !rc && i < nrows; i++) {
-		const struct pgcdc_row *row = &rows[i];
+int pgcdc_landing_split(const char *landing, char *schema, size_t n, const char **table,
+			struct sl_err *err)
+{
+	const char *dot = strchr(landing, '.');
 
-		if (row->table != ti)
-			continue;
-		op[0] = row->op;
-		snprintf(pos, sizeof(pos), "%" PRId64, b->pos + (int64_t)i + 1);
-		for (size_t j = 0; j < ncols; j++) {
-			const char *name = cols[j].name;
-
-			values[j] = !strcmp(name, "op")		 ? op
-				    : !strcmp(name, "lsn")	 ? lsn
-				    : !strcmp(name, "xid")	 ? (b->xid ? xid : NULL)
-				    : !strcmp(name, "received_at") ? b->now
-				    : !strcmp(name, "payload")	 ? row->payload
-				    : !strcmp(name, "_sluice_seq") ? b->seqtext
-				    : !strcmp(name, "_sluice_pos") ? pos
-								   : NULL;
-		}
-		rc = wh_appender_row(ap, values, ncols, err);
-		b->rows[ti]++;
-	}
-	if (!rc)
-		rc = wh_appender_flush(ap, err);
-	wh_appender_close(ap);
-	if (rc)
-		sl_err_context(err, "landing %s", tab->landing);
-	return rc;
+	if (!dot || (size_t)(dot - landing) >= n)
+		return sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", landing);
+	snprintf(schema, n, "%.*s", (int)(dot - landing), landing);
+	*table = dot + 1;
+	return 0;
 }
 
-static bool touches(const struct pgcdc_row *rows, size_t nrows, size_t ti)
+static unsigned char role_of(const char *name)
 {
-	for (size_t i = 0; i < nrows; i++)
-		if (rows[i].table == ti)
-			return true;
-	return false;
+	static const char *const names[] = { [R_OP] = "op",
+					     [R_LSN] = "lsn",
+					     [R_XID] = "xid",
+					     [R_RECEIVED] = "received_at",
+					     [R_PAYLOAD] = "payload",
+					     [R_SEQ] = "_sluice_seq",
+					     [R_POS] = "_sluice_pos" };
+
+	for (unsigned char i = R_OP; i <= R_POS; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return R_NULL;
+}
+
+/* Table ti's sink, opened on its first row: each column by its name,
+ * typed columns of the source (none for postgres_cdc) NULL. */
+static int open_sink(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b, size_t ti,
+		     struct pgcdc_sink **out, struct sl_err *err)
+{
+	struct pgcdc_sink *k = &b->sinks[ti];
+	const char *landing = c->tables[ti].landing, *table;
+	struct wh_column *cols;
+	char schema[128];
+	int rc;
+
+	*out = k;
+	if (k->ap)
+		return 0;
+	rc = pgcdc_landing_split(landing, schema, sizeof(schema), &table, err);
+	if (!rc && b->cols && b->cols[ti].n) {
+		cols = b->cols[ti].cols;
+		k->ncols = b->cols[ti].n;
+	} else if (!rc) {
+		rc = wh_table_columns(w, b->cols ? b->cols_a : b->a, schema, table, &cols, &k->ncols,
+				      err);
+		if (!rc && b->cols)
+			b->cols[ti] = (struct pgcdc_columns){ .cols = cols, .n = k->ncols };
+	}
+	if (!rc && !k->ncols)
+		rc = sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", landing);
+	if (!rc)
+		rc = wh_appender_open(w, schema, table, &k->ap, err);
+	if (rc)
+		return rc;
+	k->landing = landing;
+	k->roles = arena_alloc(b->a, k->ncols);
+	k->values = arena_alloc(b->a, k->ncols * sizeof(*k->values));
+	for (size_t j = 0; j < k->ncols; j++)
+		k->roles[j] = role_of(cols[j].name);
+	return 0;
+}
+
+static void close_sinks(struct pgcdc_batch *b)
+{
+	for (size_t i = 0; i < b->nsinks; i++) {
+		if (b->sinks[i].ap)
+			wh_appender_close(b->sinks[i].ap);
+		b->sinks[i].ap = NULL;
+	}
 }
 
 /* Every row the slot's landing tables hold, deleted: a snapshot is their
@@ -189,25 +205,29 @@ static int clear_tables(struct wh *w, const struct pgcdc_cfg *c, struct sl_err *
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < c->ntables; i++) {
-		const char *name = c->tables[i].landing, *dot = strchr(name, '.');
+		const char *table;
 		char schema[128];
 
-		if (!dot || (size_t)(dot - name) >= sizeof(schema)) {
-			rc = sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", name);
+		rc = pgcdc_landing_split(c->tables[i].landing, schema, sizeof(schema), &table, err);
+		if (rc)
 			break;
-		}
-		snprintf(schema, sizeof(schema), "%.*s", (int)(dot - name), name);
 		buf_reset(&sql);
 		buf_adds(&sql, "DELETE FROM ");
-		buf_add_sql_ident(&sql, schema);
-		buf_addch(&sql, '.');
-		buf_add_sql_ident(&sql, dot + 1);
+		wh_sql_qualified(&sql, schema, table);
 		rc = wh_exec(w, sql.buf, err);
 		if (rc)
 			sl_err_context(err, "replacing the rows of %s", c->tables[i].landing);
 	}
 	buf_release(&sql);
 	return rc;
+}
+
+static void stamp_txn(struct pgcdc_batch *b, uint64_t lsn, uint32_t xid, int64_t now_ms)
+{
+	b->lsn = lsn;
+	b->xid = xid;
+	b->now_ms = now_ms;
+	units_format_ts(now_ms, b->now, sizeof(b->now));
 }
 
 int pgcdc_batch_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, uint64_t lsn,
@@ -217,9 +237,13 @@ int pgcdc_batch_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, 
 	size_t n = c->ntables ? c->ntables : 1;
 	int rc = wh_begin(w, err);
 
-	*b = (struct pgcdc_batch){ .lsn = lsn, .xid = xid, .now_ms = now_ms, .snapshot = snapshot };
+	*b = (struct pgcdc_batch){ .snapshot = snapshot, .a = a };
+	stamp_txn(b, lsn, xid, now_ms);
 	b->rows = arena_alloc(a, n * sizeof(*b->rows));
 	memset(b->rows, 0, n * sizeof(*b->rows));
+	b->sinks = arena_alloc(a, n * sizeof(*b->sinks));
+	memset(b->sinks, 0, n * sizeof(*b->sinks));
+	b->nsinks = c->ntables;
 	/* in name order: two writers sharing tables never wait in a circle */
 	for (size_t i = 0; !rc && wh_shared(w) && i < c->ntables; i++)
 		rc = live_advance_lock(w, c->tables[i].landing, err);
@@ -228,100 +252,174 @@ int pgcdc_batch_begin(struct wh *w, struct arena *a, const struct pgcdc_cfg *c, 
 	if (!rc && snapshot)
 		rc = clear_tables(w, c, err);
 	snprintf(b->seqtext, sizeof(b->seqtext), "%lld", (long long)b->seq);
-	units_format_ts(now_ms, b->now, sizeof(b->now));
 	if (rc)
 		wh_rollback(w);
 	return rc;
 }
 
-int pgcdc_batch_add(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
-		    struct pgcdc_batch *b, const struct pgcdc_row *rows, size_t nrows,
-		    struct sl_err *err)
+void pgcdc_batch_abandon(struct wh *w, struct pgcdc_batch *b)
 {
-	int rc = 0;
+	close_sinks(b);
+	wh_rollback(w);
+}
 
-	for (size_t i = 0; !rc && i < c->ntables; i++)
-		if (touches(rows, nrows, i))
-			rc = append_table(w, a, &c->tables[i], i, b, rows, nrows, err);
-	b->pos += (int64_t)nrows;
+static int append_row(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		      const struct pgcdc_row *row, const char *lsn, const char *xid,
+		      struct sl_err *err)
+{
+	char pos[32], op[2] = { row->op, 0 };
+	struct pgcdc_sink *k;
+	int rc = open_sink(w, c, b, row->table, &k, err);
+
 	if (rc)
-		wh_rollback(w);
+		return rc;
+	snprintf(pos, sizeof(pos), "%" PRId64, ++b->pos);
+	for (size_t j = 0; j < k->ncols; j++) {
+		switch (k->roles[j]) {
+		case R_OP:
+			k->values[j] = op;
+			break;
+		case R_LSN:
+			k->values[j] = lsn;
+			break;
+		case R_XID:
+			/* 0 (InvalidTransactionId): a snapshot's row, of no transaction */
+			k->values[j] = b->xid ? xid : NULL;
+			break;
+		case R_RECEIVED:
+			k->values[j] = b->now;
+			break;
+		case R_PAYLOAD:
+			k->values[j] = row->payload;
+			break;
+		case R_SEQ:
+			k->values[j] = b->seqtext;
+			break;
+		case R_POS:
+			k->values[j] = pos;
+			break;
+		default:
+			k->values[j] = NULL;
+		}
+	}
+	rc = wh_appender_row(k->ap, k->values, k->ncols, err);
+	b->rows[row->table]++;
+	b->unflushed += strlen(row->payload);
 	return rc;
 }
 
-int pgcdc_batch_end(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
-		    struct sl_err *err)
+int pgcdc_batch_add(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		    const struct pgcdc_row *rows, size_t nrows, struct sl_err *err)
+{
+	char lsn[32], xid[16];
+	int rc = 0;
+
+	snprintf(lsn, sizeof(lsn), "%" PRIu64, b->lsn);
+	snprintf(xid, sizeof(xid), "%" PRIu32, b->xid);
+	for (size_t i = 0; !rc && i < nrows; i++) {
+		rc = append_row(w, c, b, &rows[i], lsn, xid, err);
+		if (rc)
+			sl_err_context(err, "landing %s", c->tables[rows[i].table].landing);
+	}
+	if (!rc && b->unflushed >= FLUSH_BYTES)
+		return pgcdc_batch_flush(w, b, err);
+	if (rc)
+		pgcdc_batch_abandon(w, b);
+	return rc;
+}
+
+static int flush_sinks(struct pgcdc_batch *b, struct sl_err *err)
 {
 	int rc = 0;
 
-	/* a snapshot's advance says each table was replaced, rows or not */
+	for (size_t i = 0; !rc && i < b->nsinks; i++)
+		if (b->sinks[i].ap) {
+			rc = wh_appender_flush(b->sinks[i].ap, err);
+			if (rc)
+				sl_err_context(err, "landing %s", b->sinks[i].landing);
+		}
+	b->unflushed = 0;
+	return rc;
+}
+
+int pgcdc_batch_flush(struct wh *w, struct pgcdc_batch *b, struct sl_err *err)
+{
+	int rc = flush_sinks(b, err);
+
+	if (rc)
+		pgcdc_batch_abandon(w, b);
+	return rc;
+}
+
+void pgcdc_batch_next(struct pgcdc_batch *b, uint64_t lsn, uint32_t xid, int64_t now_ms)
+{
+	stamp_txn(b, lsn, xid, now_ms);
+}
+
+/* What the commit writes besides the rows: each landing table's advance
+ * (a snapshot's says each table was replaced, rows or not) and the slot's
+ * row. */
+static int record(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
+		  uint64_t end_lsn, struct sl_err *err)
+{
+	int rc = 0;
+
 	for (size_t i = 0; !rc && i < c->ntables; i++) {
 		struct live_advance adv = { .seq = b->seq, .rows = b->rows[i] };
 
 		if (b->snapshot || b->rows[i])
 			rc = live_advance_record(w, c->tables[i].landing, &adv, b->now_ms, err);
 	}
-	if (rc)
-		wh_rollback(w);
-	return rc;
-}
-
-int pgcdc_batch_next(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b, uint64_t lsn,
-		     uint32_t xid, int64_t now_ms, struct sl_err *err)
-{
-	int rc = live_next_seq(w, &b->seq, err);
-
-	b->lsn = lsn;
-	b->xid = xid;
-	b->now_ms = now_ms;
-	b->pos = 0;
-	memset(b->rows, 0, (c->ntables ? c->ntables : 1) * sizeof(*b->rows));
-	snprintf(b->seqtext, sizeof(b->seqtext), "%lld", (long long)b->seq);
-	units_format_ts(now_ms, b->now, sizeof(b->now));
-	if (rc)
-		wh_rollback(w);
+	if (!rc)
+		rc = b->snapshot ? slot_replace(w, c->slot, b->lsn, "done", err)
+				 : slot_store(w, c->slot, b->lsn, end_lsn, err);
 	return rc;
 }
 
 int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
 		       uint64_t end_lsn, bool wait, bool *done, struct sl_err *err)
 {
-	int rc = b->snapshot ? slot_replace(w, c->slot, b->lsn, "done", err)
-			     : slot_store(w, c->slot, b->lsn, end_lsn, err);
+	bool got = true;
+	int rc = 0;
 
 	*done = false;
+	/* flushed first: the gate is held for the bookkeeping alone */
+	rc = pgcdc_batch_flush(w, b, err);
+	if (!rc && c->gate)
+		rc = live_gate_take(w, wait, &got, err);
 	if (rc) {
-		wh_rollback(w);
+		close_sinks(b);
 		return rc;
 	}
-	*done = true;
-	if (c->gate)
-		return wait ? live_gate_commit(w, err) : live_gate_try_commit(w, done, err);
-	rc = wh_commit(w, err);
-	if (rc)
+	if (!got)
+		return 0;
+	rc = record(w, c, b, end_lsn, err);
+	close_sinks(b);
+	if (rc) {
+		if (c->gate)
+			live_gate_abandon(w);
+		else
+			wh_rollback(w);
+		return rc;
+	}
+	rc = c->gate ? live_gate_commit(w, err) : wh_commit(w, err);
+	if (rc && !c->gate)
 		wh_rollback(w);
+	*done = !rc;
 	return rc;
-}
-
-int pgcdc_batch_finish(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b,
-		       uint64_t end_lsn, struct sl_err *err)
-{
-	bool done;
-	int rc = pgcdc_batch_end(w, c, b, err);
-
-	return rc ? rc : pgcdc_batch_commit(w, c, b, end_lsn, true, &done, err);
 }
 
 int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
 	       const struct pgcdc_txn *t, int64_t now_ms, int64_t *seq, struct sl_err *err)
 {
 	struct pgcdc_batch b;
+	bool done;
 	int rc = pgcdc_batch_begin(w, a, c, t->commit_lsn, t->xid, now_ms, false, &b, err);
 
 	if (!rc)
-		rc = pgcdc_batch_add(w, a, c, &b, t->rows, t->nrows, err);
+		rc = pgcdc_batch_add(w, c, &b, t->rows, t->nrows, err);
 	if (!rc)
-		rc = pgcdc_batch_finish(w, c, &b, t->end_lsn, err);
+		rc = pgcdc_batch_commit(w, c, &b, t->end_lsn, true, &done, err);
 	*seq = rc ? 0 : b.seq;
 	return rc;
 }

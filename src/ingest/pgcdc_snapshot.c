@@ -117,7 +117,7 @@ static int snapshot_table(PGconn *conn, struct wh *w, const struct pgcdc_cfg *c,
 		PQclear(r);
 		r = NULL;
 		if (!rc)
-			rc = pgcdc_batch_add(w, batch_a, c, snap, rows, (size_t)n, err);
+			rc = pgcdc_batch_add(w, c, snap, rows, (size_t)n, err);
 		arena_reset(batch_a);
 	}
 	if (r)
@@ -136,6 +136,7 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 {
 	struct pgcdc_batch snap;
 	struct buf sql = BUF_INIT;
+	bool done;
 	PGconn *conn = NULL;
 	bool open = false;
 	int rc = pgcdc_pg_connect(c->dsn, false, &conn, err);
@@ -164,9 +165,9 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 	for (size_t i = 0; !rc && i < c->ntables; i++)
 		rc = snapshot_table(conn, w, c, i, &snap, a, batch_a, err);
 	if (rc && open)
-		wh_rollback(w);
+		pgcdc_batch_abandon(w, &snap);
 	if (!rc)
-		rc = pgcdc_batch_finish(w, c, &snap, lsn, err);
+		rc = pgcdc_batch_commit(w, c, &snap, lsn, true, &done, err);
 	for (size_t i = 0; !rc && i < c->ntables; i++)
 		*rows += snap.rows[i];
 	if (conn)

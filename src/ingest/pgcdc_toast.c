@@ -68,15 +68,17 @@ static bool same_key(const struct toast *k, const char *payload, size_t len)
  * first that same_key finds exactly is the row. */
 static int look_landed(struct toast *k, struct sl_err *err)
 {
-	const char *landing = k->c->tables[k->table].landing, *dot = strchr(landing, '.');
 	struct buf sql = BUF_INIT, pat = BUF_INIT;
+	const char *table;
 	char schema[128];
 	bool first = true;
-	int rc;
+	int rc = pgcdc_landing_split(k->c->tables[k->table].landing, schema, sizeof(schema),
+				     &table, err);
 
-	snprintf(schema, sizeof(schema), "%.*s", dot ? (int)(dot - landing) : 0, landing);
+	if (rc)
+		return rc;
 	buf_adds(&sql, "SELECT CAST(payload AS VARCHAR) FROM ");
-	wh_sql_qualified(&sql, schema, dot ? dot + 1 : landing);
+	wh_sql_qualified(&sql, schema, table);
 	for (uint16_t i = 0; i < k->rel->ncols; i++) {
 		const char *name = k->rel->cols[i].name, *v;
 		size_t n;

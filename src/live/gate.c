@@ -141,37 +141,40 @@ int live_gate_leave(struct wh *w, struct sl_err *err)
 	return rc;
 }
 
+int live_gate_take(struct wh *w, bool wait, bool *got, struct sl_err *err)
+{
+	int rc = 0;
+
+	*got = false;
+	pthread_once(&gate_once, gate_init);
+	if (!wait && pthread_rwlock_trywrlock(&gate))
+		return 0;
+	if (wait)
+		pthread_rwlock_wrlock(&gate);
+	*got = true;
+	if (wh_shared(w))
+		rc = wh_lock(w, GATE_KEY, wait ? WH_LOCK_TXN : WH_LOCK_TXN_TRY, got, err);
+	if (rc || !*got) {
+		pthread_rwlock_unlock(&gate);
+		if (rc)
+			wh_rollback(w);
+		*got = false;
+	}
+	return rc;
+}
+
 int live_gate_commit(struct wh *w, struct sl_err *err)
 {
-	int rc;
+	int rc = wh_commit(w, err);
 
-	pthread_once(&gate_once, gate_init);
-	pthread_rwlock_wrlock(&gate);
-	rc = wh_shared(w) ? wh_lock(w, GATE_KEY, WH_LOCK_TXN, NULL, err) : 0;
-	if (!rc)
-		rc = wh_commit(w, err);
 	pthread_rwlock_unlock(&gate);
 	if (rc)
 		wh_rollback(w);
 	return rc;
 }
 
-int live_gate_try_commit(struct wh *w, bool *done, struct sl_err *err)
+void live_gate_abandon(struct wh *w)
 {
-	bool got = true;
-	int rc = 0;
-
-	*done = false;
-	pthread_once(&gate_once, gate_init);
-	if (pthread_rwlock_trywrlock(&gate))
-		return 0;
-	if (wh_shared(w))
-		rc = wh_lock(w, GATE_KEY, WH_LOCK_TXN_TRY, &got, err);
-	if (!rc && got)
-		rc = wh_commit(w, err);
+	wh_rollback(w);
 	pthread_rwlock_unlock(&gate);
-	if (rc)
-		wh_rollback(w);
-	*done = !rc && got;
-	return rc;
 }

@@ -28,11 +28,15 @@ bool live_gate_any(const struct project *p);
 int live_gate_enter(struct wh *w, struct sl_err *err);
 int live_gate_leave(struct wh *w, struct sl_err *err);
 
-/* A landing's side: commits the open transaction with the gate held
- * alone, once no cycle holds it. Rolls back on error. */
+/* A landing's side, around the writes that must be made under it: takes
+ * the gate alone for the open transaction once no cycle holds it (wait),
+ * or only when none holds it now (*got says whether it did; when not,
+ * nothing changed and the transaction stays open). Rolls back on error. */
+int live_gate_take(struct wh *w, bool wait, bool *got, struct sl_err *err);
+/* Commits the open transaction and lets the taken gate go. Rolls back on
+ * error. */
 int live_gate_commit(struct wh *w, struct sl_err *err);
-/* The same, only when no cycle holds the gate now: *done says whether it
- * committed (when not, the transaction stays open). */
-int live_gate_try_commit(struct wh *w, bool *done, struct sl_err *err);
+/* Rolls the open transaction back and lets the taken gate go. */
+void live_gate_abandon(struct wh *w);
 
 #endif

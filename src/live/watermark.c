@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "exec/materialize.h"
 #include "exec/render.h"
 #include "project/inputs.h"
 #include "project/project.h"
@@ -163,9 +164,8 @@ static int has_seq_column(struct wh *w, struct model *m, bool full, bool *has, s
 		*has = m->seq_column > 0;
 		return 0;
 	}
-	rc = wh_has_column(w, m->schema, m->name, "_sluice_seq", has, err);
-	if (!rc)
-		m->seq_column = *has ? 1 : -1;
+	rc = materialize_seq_columns(w, m->schema, m->name, &m->seq_column, err);
+	*has = m->seq_column > 0;
 	return rc;
 }
 

@@ -165,7 +165,8 @@ struct model {
 	 * ("GROUP BY", "sum", "a window function"), or NULL */
 	const char *aggregates;
 	/* whether the model's table has a _sluice_seq column: 0 not known yet,
-	 * 1 yes, -1 no; forgotten when the model is built from scratch */
+	 * 1 yes, 2 yes and a _sluice_pos column too, -1 no; forgotten when the
+	 * model is built from scratch */
 	int seq_column;
 	struct model_placeholder *placeholders;
 	size_t nplaceholders, placeholders_cap;

@@ -865,9 +865,17 @@ static int duck_appender_flush(struct wh_appender *ap, struct sl_err *err)
 static void duck_appender_close(struct wh_appender *ap)
 {
 	struct duck_appender *a = (struct duck_appender *)ap;
+	struct wh *w = a->base.w;
+	/* rows not flushed are dropped with the appender, as the caller rolls
+	 * back; DuckDB's destroy flushes them, which outside a transaction
+	 * (the caller's already rolled back) would commit them */
+	bool contain = !dd(w)->in_txn && !atomic_load(&dd(w)->shared->suspect);
 
-	/* rows not flushed are dropped with the appender: the caller rolls back */
+	if (contain)
+		contain = wh_exec(w, "BEGIN", NULL) == 0;
 	duckdb_appender_destroy(&a->ap);
+	if (contain)
+		wh_rollback(w);
 	free(a->types);
 	free(a);
 }

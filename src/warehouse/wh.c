@@ -500,19 +500,27 @@ int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const ch
 	return 0;
 }
 
-int wh_has_column(struct wh *w, const char *schema, const char *table, const char *column,
-		  bool *has, struct sl_err *err)
+int wh_has_columns(struct wh *w, const char *schema, const char *table,
+		   const char *const *columns, size_t ncolumns, bool *has, struct sl_err *err)
 {
 	struct arena *a = arena_new(NULL);
 	struct wh_column *cols;
 	size_t n;
 	int rc = wh_table_columns(w, a, schema, table, &cols, &n, err);
 
-	*has = false;
-	for (size_t i = 0; !rc && i < n; i++)
-		*has |= strcasecmp(cols[i].name, column) == 0;
+	for (size_t k = 0; k < ncolumns; k++) {
+		has[k] = false;
+		for (size_t i = 0; !rc && i < n; i++)
+			has[k] |= strcasecmp(cols[i].name, columns[k]) == 0;
+	}
 	arena_free(a);
 	return rc;
+}
+
+int wh_has_column(struct wh *w, const char *schema, const char *table, const char *column,
+		  bool *has, struct sl_err *err)
+{
+	return wh_has_columns(w, schema, table, &column, 1, has, err);
 }
 
 void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,

@@ -216,6 +216,9 @@ int wh_query_columns(struct wh *w, struct arena *a, const char *query, struct wh
 /* Whether schema.table has the column (names compare case-insensitively). */
 int wh_has_column(struct wh *w, const char *schema, const char *table, const char *column,
 		  bool *has, struct sl_err *err);
+/* The same for several columns at once: has[i] for columns[i]. */
+int wh_has_columns(struct wh *w, const char *schema, const char *table,
+		   const char *const *columns, size_t ncolumns, bool *has, struct sl_err *err);
 
 /* Facts this process has made sure of in the database ("the landing table
  * has its sequence column"), shared by all its connections, so a hot path

@@ -1,7 +1,8 @@
 /*
  * The postgres_cdc consumer's landing (pgcdc_land.c) on an in-memory
- * DuckDB warehouse: one source transaction is one warehouse transaction
- * with one sequence across the slot's tables, the slot's LSNs go with it,
+ * DuckDB warehouse: one warehouse transaction, of one source transaction
+ * or several in commit order, has one sequence across the slot's tables,
+ * the slot's LSNs go with it,
  * a failure leaves nothing behind, and a confirmed LSN never goes back;
  * a snapshot replaces what its tables held in one transaction with the
  * slot's row, or changes nothing; an unchanged TOAST value comes from the
@@ -136,9 +137,8 @@ static void test_failure_lands_nothing(void **state)
 }
 
 /* A transaction appended in parts lands as one: one sequence, its rows
- * numbered in their order across the slot's tables and the parts, nothing
- * visible before the finish, and a TOAST value taken from the latest
- * appended row of its key. */
+ * numbered in their order across the slot's tables and the parts, and
+ * visible to the transaction's own reads once flushed. */
 static void test_batch_in_parts(void **state)
 {
 	struct fixture_db *f = *state;
@@ -152,17 +152,20 @@ static void test_batch_in_parts(void **state)
 	};
 	struct pgcdc_batch b;
 	struct pgcdc_slot_state st;
+	bool done = false;
 
 	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 3000, 9, 0, false, &b, &f->err), 0);
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, first, 2, &f->err), 0);
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, second, 2, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &b, first, 2, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &b, second, 2, &f->err), 0);
+	assert_int_equal(pgcdc_batch_flush(f->w, &b, &f->err), 0);
 	assert_string_equal(query_text(f, "SELECT string_agg(op || _sluice_pos, ',' ORDER BY "
 					  "_sluice_pos) FROM landing.orders"),
 			    "c1,u3,t4");
 	assert_string_equal(query_text(f, "SELECT string_agg(op || _sluice_pos, ',') FROM "
 					  "landing.items"),
 			    "c2");
-	assert_int_equal(pgcdc_batch_finish(f->w, &cfg, &b, 3040, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &cfg, &b, 3040, true, &done, &f->err), 0);
+	assert_true(done);
 	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT _sluice_seq) FROM (SELECT "
 					 "_sluice_seq FROM landing.orders UNION ALL SELECT "
 					 "_sluice_seq FROM landing.items)"),
@@ -173,9 +176,10 @@ static void test_batch_in_parts(void **state)
 	assert_int_equal(st.confirmed, 3040);
 }
 
-/* Source transactions that wait for the gate add up in one batch, each
- * with its own sequence, LSN, xid, places and advances, in commit order;
- * the slot's row says the last. */
+/* Source transactions that follow one another add up in one commit: one
+ * sequence, each row with its own transaction's LSN and xid, places
+ * counting on across them in commit order, one advance per table with
+ * the rows it took, and the slot's row saying the last. */
 static void test_batch_groups(void **state)
 {
 	struct fixture_db *f = *state;
@@ -186,53 +190,63 @@ static void test_batch_groups(void **state)
 	bool done = false;
 
 	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 3000, 9, 0, false, &b, &f->err), 0);
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, one, 2, &f->err), 0);
-	assert_int_equal(pgcdc_batch_end(f->w, &cfg, &b, &f->err), 0);
-	assert_int_equal(pgcdc_batch_next(f->w, &cfg, &b, 4000, 10, 0, &f->err), 0);
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &b, two, 1, &f->err), 0);
-	assert_int_equal(pgcdc_batch_end(f->w, &cfg, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &b, one, 2, &f->err), 0);
+	pgcdc_batch_next(&b, 4000, 10, 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &b, two, 1, &f->err), 0);
 	assert_int_equal(pgcdc_batch_commit(f->w, &cfg, &b, 4040, false, &done, &f->err), 0);
 	assert_true(done);
 	assert_string_equal(query_text(f, "SELECT string_agg(op || lsn || '/' || xid || '/' || "
-					  "_sluice_pos, ',' ORDER BY _sluice_seq) FROM landing.orders"),
-			    "c3000/9/1,u4000/10/1");
+					  "_sluice_pos, ',' ORDER BY _sluice_pos) FROM "
+					  "landing.orders"),
+			    "c3000/9/1,u4000/10/3");
+	assert_string_equal(query_text(f, "SELECT string_agg(op || lsn || '/' || _sluice_pos, ',') "
+					  "FROM landing.items"),
+			    "c3000/2");
 	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT _sluice_seq) FROM (SELECT "
 					 "_sluice_seq FROM landing.orders UNION ALL SELECT "
 					 "_sluice_seq FROM landing.items)"),
-			 2);
+			 1);
 	assert_string_equal(query_text(f, "SELECT string_agg(source || ':' || rows, ',' ORDER BY "
 					  "seq, source) FROM _sluice.live_advances"),
-			    "landing.items:1,landing.orders:1,landing.orders:1");
+			    "landing.items:1,landing.orders:2");
 	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 4000);
 	assert_int_equal(st.confirmed, 4040);
 }
 
-/* While a cycle holds the gate a landing through it does not commit, and
- * does once it is let go. */
+/* While a cycle holds the gate a landing through it writes nothing and
+ * stays open, takes the next source transaction, and commits both once
+ * the gate is let go. */
 static void test_gate_try_commit(void **state)
 {
 	struct fixture_db *f = *state;
 	struct pgcdc_cfg gated = cfg;
 	struct pgcdc_row row[] = { { 1, 'c', "{\"id\":1}" } };
+	struct pgcdc_row more[] = { { 1, 'u', "{\"id\":1}" } };
 	struct pgcdc_batch b;
 	struct pgcdc_slot_state st;
 	bool done = true;
 
 	gated.gate = true;
 	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &gated, 500, 3, 0, false, &b, &f->err), 0);
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &gated, &b, row, 1, &f->err), 0);
-	assert_int_equal(pgcdc_batch_end(f->w, &gated, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &gated, &b, row, 1, &f->err), 0);
 	assert_int_equal(live_gate_enter(f->w, &f->err), 0);
 	assert_int_equal(pgcdc_batch_commit(f->w, &gated, &b, 540, false, &done, &f->err), 0);
 	assert_false(done);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.cdc_slots"), 0);
 	assert_int_equal(live_gate_leave(f->w, &f->err), 0);
-	assert_int_equal(pgcdc_batch_commit(f->w, &gated, &b, 540, false, &done, &f->err), 0);
+	pgcdc_batch_next(&b, 600, 4, 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &gated, &b, more, 1, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &gated, &b, 640, false, &done, &f->err), 0);
 	assert_true(done);
-	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
+	assert_string_equal(query_text(f, "SELECT string_agg(op || lsn || '/' || _sluice_pos, ',' "
+					  "ORDER BY _sluice_pos) FROM landing.orders"),
+			    "c500/1,u600/2");
+	assert_int_equal(query_int(f->w, "SELECT sum(rows) FROM _sluice.live_advances"), 2);
 	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
-	assert_int_equal(st.landed, 500);
-	assert_int_equal(st.confirmed, 540);
+	assert_int_equal(st.landed, 600);
+	assert_int_equal(st.confirmed, 640);
 }
 
 /* A table's shapes: the text a Relation message makes, and the latest of
@@ -283,6 +297,7 @@ static void test_snapshot_replaces(void **state)
 	};
 	struct pgcdc_batch snap;
 	struct pgcdc_slot_state st;
+	bool done = false;
 	int64_t seq;
 
 	assert_int_equal(pgcdc_land(f->w, f->a, &cfg, &t, 0, &seq, &f->err), 0);
@@ -294,9 +309,10 @@ static void test_snapshot_replaces(void **state)
 
 	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 2000, 0, 0, true, &snap, &f->err), 0);
 	/* two batches */
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &snap, rows, 2, &f->err), 0);
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &snap, rows + 2, 1, &f->err), 0);
-	assert_int_equal(pgcdc_batch_finish(f->w, &cfg, &snap, 0, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &snap, rows, 2, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &snap, rows + 2, 1, &f->err), 0);
+	assert_int_equal(pgcdc_batch_commit(f->w, &cfg, &snap, 0, true, &done, &f->err), 0);
+	assert_true(done);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders WHERE op = 'r' AND "
 					 "lsn = 2000 AND xid IS NULL"),
 			 2);
@@ -336,8 +352,8 @@ static void test_snapshot_failure_changes_nothing(void **state)
 	assert_int_not_equal(pgcdc_batch_begin(f->w, f->a, &c, 2000, 0, 0, true, &snap, &f->err), 0);
 	/* and a failing batch after a good one, which rolls it all back */
 	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 2000, 0, 0, true, &snap, &f->err), 0);
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &cfg, &snap, rows, 1, &f->err), 0);
-	assert_int_equal(pgcdc_batch_add(f->w, f->a, &c, &snap, rows + 1, 1, &f->err),
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &snap, rows, 1, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &c, &snap, rows + 1, 1, &f->err),
 			 SL_E_NOTFOUND);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders WHERE op = 'c'"), 1);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
@@ -400,6 +416,30 @@ static void test_toast_from_landed_row(void **state)
 	buf_release(&out);
 }
 
+/* An earlier source transaction of the commit still open, once flushed,
+ * is where an unchanged value comes from. */
+static void test_toast_from_open_batch(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgcdc_row old[] = { { 1, 'c', "{\"id\":1,\"body\":\"landed\"}" } };
+	struct pgcdc_txn t = { .commit_lsn = 500, .end_lsn = 540, .xid = 3, .rows = old,
+			       .nrows = 1 };
+	struct pgcdc_row rows[] = { { 1, 'u', "{\"id\":1,\"body\":\"in the commit\"}" } };
+	struct pgcdc_batch b;
+	struct buf out = BUF_INIT;
+	int64_t seq;
+
+	assert_int_equal(pgcdc_land(f->w, f->a, &cfg, &t, 0, &seq, &f->err), 0);
+	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 3000, 9, 0, false, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &b, rows, 1, &f->err), 0);
+	assert_int_equal(pgcdc_batch_flush(f->w, &b, &f->err), 0);
+	assert_int_equal(toast_update(f, "1", NULL, &out), 0);
+	assert_string_equal(out.buf, "{\"id\":1,\"body\":\"in the commit\"}");
+	pgcdc_batch_abandon(f->w, &b);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
+	buf_release(&out);
+}
+
 static void test_toast_refused(void **state)
 {
 	struct fixture_db *f = *state;
@@ -437,6 +477,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot_failure_changes_nothing, setup,
 						fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_toast_from_landed_row, setup,
+						fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_toast_from_open_batch, setup,
 						fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_toast_refused, setup, fixture_db_teardown),
 	};

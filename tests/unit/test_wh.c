@@ -722,6 +722,17 @@ static void test_appender(void **state)
 	wh_appender_close(ap);
 	wh_rollback(f->w);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 2);
+	/* rows never flushed are dropped, also when the transaction rolled
+	 * back before the close, or outside one */
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, good, 4, &f->err), 0);
+	wh_rollback(f->w);
+	wh_appender_close(ap);
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, good, 4, &f->err), 0);
+	wh_appender_close(ap);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 2);
 	/* a value that does not convert, a row of the wrong width, a missing table */
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
 	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);

@@ -12,8 +12,13 @@ name=e2e_cdc_alter$(is_postgres && echo _pg)
 cdc_source "${name}_src" "$name"
 src -c "CREATE TABLE items (id integer PRIMARY KEY, name text, qty integer, price numeric(8,2))" \
 	-c "INSERT INTO items VALUES (1, 'one', 1, 1.10), (2, 'two', 2, 2.20)"
+# landed: the changes of the last consumer run, numbered by transaction,
+# in landing order (a snapshot's rows by payload)
 landed() {
-	q "SELECT _sluice_seq, op, payload FROM landing.items WHERE _sluice_seq > $1 ORDER BY _sluice_seq, CAST(payload AS VARCHAR)"
+	q "SELECT dense_rank() OVER (ORDER BY lsn) AS txn, op, payload FROM landing.items WHERE _sluice_seq > $1 ORDER BY _sluice_seq, CASE WHEN op = 'r' THEN CAST(payload AS VARCHAR) END, _sluice_pos"
+}
+last_seq() {
+	"$SLUICE_BIN" sql "SELECT max(_sluice_seq) FROM landing.items" | tail -1
 }
 # same_as_source: builds the model, prints its rows in the columns the
 # source table has now and says whether they are the source's rows
@@ -57,9 +62,10 @@ src -c "BEGIN" \
 	-c "UPDATE items SET name = 'three, after' WHERE id = 3" \
 	-c "COMMIT"
 
+seen=$(last_seq)
 cdc items --once
-landed 10
-q "SELECT count(DISTINCT _sluice_seq) AS sequences, count(DISTINCT lsn) AS lsns, bool_and(lsn > 0) AS lsns_set FROM landing.items WHERE op <> 'r'"
-q "SELECT count(*) AS out_of_order FROM landing.items a JOIN landing.items b ON a._sluice_seq < b._sluice_seq AND a.lsn >= b.lsn"
+landed "$seen"
+q "SELECT count(DISTINCT lsn) AS lsns, max(seqs) AS sequences_per_lsn, bool_and(lsns_set) AS lsns_set FROM (SELECT lsn, count(DISTINCT _sluice_seq) AS seqs, bool_and(lsn > 0) AS lsns_set FROM landing.items WHERE op <> 'r' GROUP BY lsn) AS g"
+q "SELECT count(*) AS out_of_order FROM landing.items a JOIN landing.items b ON (a._sluice_seq < b._sluice_seq OR (a._sluice_seq = b._sluice_seq AND a._sluice_pos < b._sluice_pos)) AND a.lsn > b.lsn"
 
 same_as_source

@@ -75,7 +75,7 @@ note a clean stop, then every change landed once and the model equals the source
 kill -TERM $serve_pid
 wait $serve_pid
 echo "server exit $?"
-q "SELECT op, payload FROM landing.orders ORDER BY _sluice_seq, payload"
+q "SELECT op, payload FROM landing.orders ORDER BY _sluice_seq, _sluice_pos"
 q "SELECT count(*) = count(DISTINCT (lsn, payload)) AS none_twice FROM landing.orders"
 src -c "SELECT id, customer, amount FROM orders ORDER BY id" >source.txt
 "$SLUICE_BIN" sql "SELECT id || '|' || customer || '|' || amount FROM silver.orders WHERE op <> 'd' ORDER BY id" | tail -n +2 >model.txt

@@ -60,7 +60,7 @@ wait $serve_pid
 echo "server exit $?"
 
 note one sequence per source transaction across both landing tables
-q "SELECT count(*) AS sequences, count(*) FILTER (WHERE tables = 2) AS in_both, max(lsns) AS lsns_per_sequence FROM (SELECT _sluice_seq, count(DISTINCT t) AS tables, count(DISTINCT lsn) AS lsns FROM (SELECT 'o' AS t, _sluice_seq, lsn FROM landing.orders UNION ALL SELECT 'i', _sluice_seq, lsn FROM landing.items) AS u GROUP BY _sluice_seq) AS g"
+q "SELECT count(*) AS transactions, count(*) FILTER (WHERE tables = 2) AS in_both, max(seqs) AS sequences_per_transaction FROM (SELECT lsn, count(DISTINCT t) AS tables, count(DISTINCT _sluice_seq) AS seqs FROM (SELECT 'o' AS t, _sluice_seq, lsn FROM landing.orders UNION ALL SELECT 'i', _sluice_seq, lsn FROM landing.items) AS u GROUP BY lsn) AS g"
 
 note no version of an order gold.order_check held breaks the rule
 q "SELECT count(*) > $gen AS versions_beyond_one_per_order, count(DISTINCT _sluice_seq) > 1 AS refreshed_many_times, count(*) FILTER (WHERE total <> lines_total) AS broken FROM gold.order_history"

@@ -46,7 +46,7 @@ src -c "INSERT INTO kinds VALUES (${kinds/#1,/2,})" -c "UPDATE orders SET amount
 cdc orders --once
 q "SELECT op, payload FROM landing.kinds ORDER BY op DESC"
 q "SELECT count(DISTINCT replace(replace(CAST(payload AS VARCHAR), '{\"id\":1,', '{'), '{\"id\":2,', '{')) AS distinct_payloads FROM landing.kinds"
-q "SELECT op, payload FROM landing.orders WHERE op <> 'r' ORDER BY _sluice_seq, op"
+q "SELECT op, payload FROM landing.orders WHERE op <> 'r' ORDER BY _sluice_seq, _sluice_pos"
 
 note a snapshot that never landed starts over from a new slot, replacing what was there
 "$SLUICE_BIN" sql "UPDATE _sluice.cdc_slots SET snapshot = 'pending' WHERE slot = '$slot'" >/dev/null

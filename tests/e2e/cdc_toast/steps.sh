@@ -24,7 +24,7 @@ cdc docs --once
 src -c "UPDATE docs SET status = 'seen' WHERE id = 1" -c "UPDATE pairs SET status = 'seen'"
 cdc docs --once
 q "SELECT op, payload->>'status' AS status, length(payload->>'body') AS body_length, md5(payload->>'body') = (SELECT md5(payload->>'body') FROM landing.docs d WHERE op = 'r' AND CAST(d.payload->>'id' AS INTEGER) = 1) AS same_body FROM landing.docs WHERE CAST(payload->>'id' AS INTEGER) = 1 ORDER BY _sluice_seq"
-q "SELECT op, payload->>'status' AS status, length(payload->>'body') AS body_length FROM landing.pairs ORDER BY _sluice_seq"
+q "SELECT op, payload->>'status' AS status, length(payload->>'body') AS body_length FROM landing.pairs ORDER BY _sluice_seq, _sluice_pos"
 
 note in one transaction: a new value, then updates that leave it alone take it from the change before
 src -c "BEGIN" -c "UPDATE docs SET body = $(big three) WHERE id = 2" -c "UPDATE docs SET status = 'one' WHERE id = 2" \
@@ -32,7 +32,7 @@ src -c "BEGIN" -c "UPDATE docs SET body = $(big three) WHERE id = 2" -c "UPDATE 
 	-c "UPDATE docs SET status = 'three' WHERE id = 3" -c "COMMIT"
 src -c "UPDATE docs SET status = 'later' WHERE id = 2" -c "UPDATE docs SET status = 'settled' WHERE id = 3"
 cdc docs --once
-q "SELECT op, payload->>'status' AS status, md5(payload->>'body') AS body FROM landing.docs WHERE CAST(payload->>'id' AS INTEGER) IN (2, 3) ORDER BY _sluice_seq, status"
+q "SELECT op, payload->>'status' AS status, md5(payload->>'body') AS body FROM landing.docs WHERE CAST(payload->>'id' AS INTEGER) IN (2, 3) ORDER BY _sluice_seq, _sluice_pos"
 src -c "SELECT id, md5(body) FROM docs WHERE id IN (2, 3) ORDER BY id" | tr '|' ' '
 
 note under REPLICA IDENTITY FULL the old row brings the value
@@ -56,7 +56,7 @@ note --resnapshot lands the table anew, and the consumer goes on
 cdc docs --once --resnapshot
 src -c "UPDATE docs SET status = 'found' WHERE id = 3"
 cdc docs --once
-q "SELECT op, payload->>'status' AS status, length(payload->>'body') AS body_length FROM landing.docs WHERE CAST(payload->>'id' AS INTEGER) = 3 ORDER BY _sluice_seq"
+q "SELECT op, payload->>'status' AS status, length(payload->>'body') AS body_length FROM landing.docs WHERE CAST(payload->>'id' AS INTEGER) = 3 ORDER BY _sluice_seq, _sluice_pos"
 
 note rows of one transaction that differ on the value: the later by position in it wins
 src -c "BEGIN" -c "UPDATE docs SET status = 'a' WHERE id = 1" -c "UPDATE docs SET body = $(big five) WHERE id = 1" -c "COMMIT"

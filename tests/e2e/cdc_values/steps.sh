@@ -41,7 +41,7 @@ note an update and a delete, then the model applies every change
 src -c "UPDATE vals SET (i8, n, f8, jb, t) = (-1, 0.000000000000000000000000000001, 'NaN', '[[[]]]', 'changed') WHERE id = 101" \
 	-c "DELETE FROM vals WHERE id = 105"
 cdc vals --once
-q "SELECT op, payload FROM landing.vals WHERE op IN ('u', 'd') ORDER BY _sluice_seq, op"
+q "SELECT op, payload FROM landing.vals WHERE op IN ('u', 'd') ORDER BY _sluice_seq, _sluice_pos"
 sl run | grep -v '^  '
 
 note every column of the model equals the source value
