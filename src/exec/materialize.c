@@ -60,7 +60,8 @@ int materialize_seq_columns(struct wh *w, const char *schema, const char *name, 
 	bool has[2];
 	int rc = wh_has_columns(w, schema, name, cols, 2, has, err);
 
-	*out = rc || !has[0] ? -1 : has[1] ? 2 : 1;
+	if (!rc)
+		*out = !has[0] ? -1 : has[1] ? 2 : 1;
 	return rc;
 }
 
@@ -78,7 +79,7 @@ static void add_latest_per_key(struct wh *w, const struct model *m, const char *
 		wh_sql_ident(&keys, m->unique_key[i]);
 	}
 	wh_sql_first_per_key(w, sql, from, keys.buf,
-			     seq_column == 2 ? "_sluice_seq DESC, _sluice_pos DESC"
+			     seq_column == 2 ? "_sluice_seq DESC, _sluice_pos DESC NULLS LAST"
 					     : "_sluice_seq DESC");
 	buf_release(&keys);
 }

@@ -42,7 +42,7 @@ int materialize_publish(struct wh *w, const struct model *m, const struct mat_ou
 			struct sl_err *err);
 /* Whether schema.name has the landing order's columns, as a model's
  * seq_column says it: -1 no _sluice_seq, 1 _sluice_seq, 2 _sluice_pos
- * too. */
+ * too. *out is left as it was on error. */
 int materialize_seq_columns(struct wh *w, const char *schema, const char *name, int *out,
 			    struct sl_err *err);
 

@@ -155,13 +155,18 @@ static unsigned char role_of(const char *name)
 static int open_sink(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b, size_t ti,
 		     struct pgcdc_sink **out, struct sl_err *err)
 {
-	struct pgcdc_sink *k = &b->sinks[ti];
-	const char *landing = c->tables[ti].landing, *table;
+	struct pgcdc_sink *k;
+	const char *landing, *table;
 	struct wh_column *cols;
 	char schema[128];
 	int rc;
 
-	*out = k;
+	*out = NULL;
+	if (ti >= b->nsinks)
+		return sl_err_set(err, SL_E_INTERNAL, "a row of table %zu in a batch of %zu tables", ti,
+				  b->nsinks);
+	k = *out = &b->sinks[ti];
+	landing = c->tables[ti].landing;
 	if (k->ap)
 		return 0;
 	rc = pgcdc_landing_split(landing, schema, sizeof(schema), &table, err);

@@ -865,17 +865,16 @@ static int duck_appender_flush(struct wh_appender *ap, struct sl_err *err)
 static void duck_appender_close(struct wh_appender *ap)
 {
 	struct duck_appender *a = (struct duck_appender *)ap;
-	struct wh *w = a->base.w;
+	struct wh_duckdb *d = dd(a->base.w);
 	/* rows not flushed are dropped with the appender, as the caller rolls
 	 * back; DuckDB's destroy flushes them, which outside a transaction
-	 * (the caller's already rolled back) would commit them */
-	bool contain = !dd(w)->in_txn && !atomic_load(&dd(w)->shared->suspect);
+	 * (the caller's already rolled back) would commit them, also to a
+	 * database in doubt */
+	bool contain = !d->in_txn && duckdb_query(d->conn, "BEGIN", NULL) == DuckDBSuccess;
 
-	if (contain)
-		contain = wh_exec(w, "BEGIN", NULL) == 0;
 	duckdb_appender_destroy(&a->ap);
 	if (contain)
-		wh_rollback(w);
+		duckdb_query(d->conn, "ROLLBACK", NULL);
 	free(a->types);
 	free(a);
 }
