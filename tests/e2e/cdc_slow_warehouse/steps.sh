@@ -52,4 +52,4 @@ for n in 20000 400000; do
 	q "SELECT count(*) AS landed FROM landing.t WHERE op = 'c'"
 done
 cdc t --once
-q "SELECT op, count(*) AS changes, count(DISTINCT _sluice_seq) AS sequences FROM landing.t GROUP BY op ORDER BY op"
+q "SELECT op, count(*) AS changes, count(DISTINCT lsn) AS transactions, count(DISTINCT (lsn, _sluice_seq)) AS transaction_sequences FROM landing.t GROUP BY op ORDER BY op"
