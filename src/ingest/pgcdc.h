@@ -175,11 +175,6 @@ int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_bat
 /* Rolls the batch's transaction back, its appenders closed. */
 void pgcdc_batch_abandon(struct wh *w, struct pgcdc_batch *b);
 
-/* "landing.orders" split: its schema into schema (n bytes), *table
- * pointing at its name; SL_E_USAGE without a dot. */
-int pgcdc_landing_split(const char *landing, char *schema, size_t n, const char **table,
-			struct sl_err *err);
-
 /* Lands t whole in one batch of its own; *seq gets its sequence (0 on
  * error). */
 int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
@@ -235,9 +230,9 @@ struct pgcdc_opts {
 	/* set by a signal handler: stop between transactions */
 	volatile sig_atomic_t *stop;
 	/* told after each warehouse commit of transactions (seq: its
-	 * sequence, 0 when they had no rows) and each keepalive (seq 0): st as it stands, wal_end
-	 * the server's WAL position as it last said; on the consumer's thread
-	 * (may be NULL) */
+	 * sequence, 0 when they had no rows) and each keepalive (seq 0): st
+	 * as it stands, wal_end the server's WAL position as it last said; on
+	 * the consumer's thread (may be NULL) */
 	void (*progress)(void *ctx, const struct pgcdc_stats *st, uint64_t wal_end, int64_t seq);
 	void *ctx;
 	/* drop the slot and start over from a new snapshot, replacing every

@@ -11,6 +11,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "ingest/jsontext.h"
+#include "ingest/pgcdc_pg.h"
 #include "ingest/pgoutput.h"
 #include "live/advance.h"
 #include "live/gate.h"
@@ -122,16 +123,12 @@ struct pgcdc_sink {
 	size_t ncols;
 };
 
-int pgcdc_landing_split(const char *landing, char *schema, size_t n, const char **table,
+int pgcdc_split_landing(const char *landing, char *schema, size_t n, const char **table,
 			struct sl_err *err)
 {
-	const char *dot = strchr(landing, '.');
-
-	if (!dot || (size_t)(dot - landing) >= n)
-		return sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", landing);
-	snprintf(schema, n, "%.*s", (int)(dot - landing), landing);
-	*table = dot + 1;
-	return 0;
+	return wh_split_qualified(landing, schema, n, table)
+		       ? 0
+		       : sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", landing);
 }
 
 static unsigned char role_of(const char *name)
@@ -169,7 +166,7 @@ static int open_sink(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch
 	landing = c->tables[ti].landing;
 	if (k->ap)
 		return 0;
-	rc = pgcdc_landing_split(landing, schema, sizeof(schema), &table, err);
+	rc = pgcdc_split_landing(landing, schema, sizeof(schema), &table, err);
 	if (!rc && b->cols && b->cols[ti].n) {
 		cols = b->cols[ti].cols;
 		k->ncols = b->cols[ti].n;
@@ -213,7 +210,7 @@ static int clear_tables(struct wh *w, const struct pgcdc_cfg *c, struct sl_err *
 		const char *table;
 		char schema[128];
 
-		rc = pgcdc_landing_split(c->tables[i].landing, schema, sizeof(schema), &table, err);
+		rc = pgcdc_split_landing(c->tables[i].landing, schema, sizeof(schema), &table, err);
 		if (rc)
 			break;
 		buf_reset(&sql);
@@ -388,16 +385,17 @@ int pgcdc_batch_commit(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_bat
 	int rc = 0;
 
 	*done = false;
-	/* flushed first: the gate is held for the bookkeeping alone */
+	/* flushed first (abandoned if that fails): the gate is held for the
+	 * bookkeeping alone */
 	rc = pgcdc_batch_flush(w, b, err);
 	if (!rc && c->gate)
 		rc = live_gate_take(w, wait, &got, err);
-	if (rc) {
-		close_sinks(b);
+	if (rc || !got) {
+		/* a failed take rolled back */
+		if (rc)
+			close_sinks(b);
 		return rc;
 	}
-	if (!got)
-		return 0;
 	rc = record(w, c, b, end_lsn, err);
 	close_sinks(b);
 	if (rc) {

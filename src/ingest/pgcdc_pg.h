@@ -25,6 +25,11 @@ struct pgoutput_tuple;
 struct sl_err;
 struct wh;
 
+/* A landing table's schema into schema (n bytes), *table its name;
+ * SL_E_USAGE naming it without a dot (pgcdc_land.c). */
+int pgcdc_split_landing(const char *landing, char *schema, size_t n, const char **table,
+			struct sl_err *err);
+
 /* SL_E_IO naming what failed and the server's message. */
 int pgcdc_pg_failed(PGconn *conn, const char *what, struct sl_err *err);
 

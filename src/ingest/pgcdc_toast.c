@@ -72,7 +72,7 @@ static int look_landed(struct toast *k, struct sl_err *err)
 	const char *table;
 	char schema[128];
 	bool first = true;
-	int rc = pgcdc_landing_split(k->c->tables[k->table].landing, schema, sizeof(schema),
+	int rc = pgcdc_split_landing(k->c->tables[k->table].landing, schema, sizeof(schema),
 				     &table, err);
 
 	if (rc)

@@ -78,18 +78,17 @@ struct ingest_writer {
 
 static struct table *table_of(struct ingest_writer *wr, const char *fqn, struct sl_err *err)
 {
-	const char *dot = strchr(fqn, '.');
+	const char *name;
 	struct table *t;
 	char schema[128];
 
 	for (size_t i = 0; i < wr->ntables; i++)
 		if (strcmp(wr->tables[i].fqn, fqn) == 0)
 			return &wr->tables[i];
-	if (!dot || (size_t)(dot - fqn) >= sizeof(schema)) {
+	if (!wh_split_qualified(fqn, schema, sizeof(schema), &name)) {
 		sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", fqn);
 		return NULL;
 	}
-	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - fqn), fqn);
 	wr->tables = realloc(wr->tables, (wr->ntables + 1) * sizeof(*wr->tables));
 	if (!wr->tables)
 		abort();
@@ -97,7 +96,7 @@ static struct table *table_of(struct ingest_writer *wr, const char *fqn, struct 
 	*t = (struct table){ .fqn = strdup(fqn), .a = arena_new(NULL) };
 	if (!t->fqn)
 		abort();
-	if (wh_table_columns(wr->w, t->a, schema, dot + 1, &t->cols, &t->ncols, err) || !t->ncols) {
+	if (wh_table_columns(wr->w, t->a, schema, name, &t->cols, &t->ncols, err) || !t->ncols) {
 		if (!t->ncols)
 			sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", fqn);
 		arena_free(t->a);
@@ -289,7 +288,6 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 	struct table *t = table_of(wr, source, err);
 	struct wh_appender *ap = NULL;
 	char seq[32], now[32];
-	const char *dot = strchr(source, '.');
 	const char *cursor = NULL;
 	int64_t now_ms = units_now_ms();
 	bool any = false;
@@ -306,10 +304,12 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 		return 0;
 	rc = live_next_seq(wr->w, &adv->seq, err);
 	if (!rc) {
+		const char *name;
 		char schema[128];
 
-		snprintf(schema, sizeof(schema), "%.*s", (int)(dot - source), source);
-		rc = wh_appender_open(wr->w, schema, dot + 1, &ap, err);
+		/* table_of took the name apart already */
+		wh_split_qualified(source, schema, sizeof(schema), &name);
+		rc = wh_appender_open(wr->w, schema, name, &ap, err);
 	}
 	snprintf(seq, sizeof(seq), "%lld", (long long)adv->seq);
 	units_format_ts(now_ms, now, sizeof(now));

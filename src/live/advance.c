@@ -259,13 +259,11 @@ int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *er
 
 static int split_name(const char *fqn, char *schema, char *name, size_t len)
 {
-	const char *dot = strchr(fqn, '.');
+	const char *table;
 
-	if (!dot || (size_t)(dot - fqn) >= len || strlen(dot + 1) >= len)
+	if (!wh_split_qualified(fqn, schema, len, &table) || strlen(table) >= len)
 		return SL_E_USAGE;
-	memcpy(schema, fqn, (size_t)(dot - fqn));
-	schema[dot - fqn] = '\0';
-	strcpy(name, dot + 1);
+	strcpy(name, table);
 	return 0;
 }
 

@@ -500,6 +500,17 @@ int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const ch
 	return 0;
 }
 
+bool wh_split_qualified(const char *qualified, char *schema, size_t n, const char **name)
+{
+	const char *dot = strchr(qualified, '.');
+
+	if (!dot || (size_t)(dot - qualified) >= n)
+		return false;
+	snprintf(schema, n, "%.*s", (int)(dot - qualified), qualified);
+	*name = dot + 1;
+	return true;
+}
+
 int wh_has_columns(struct wh *w, const char *schema, const char *table,
 		   const char *const *columns, size_t ncolumns, bool *has, struct sl_err *err)
 {

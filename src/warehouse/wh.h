@@ -213,6 +213,10 @@ int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const ch
 int wh_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
 		     size_t *n, struct sl_err *err);
 
+/* "schema.name" split: the schema into schema (n bytes), *name pointing
+ * at what follows the dot; false without a dot or with a schema too long. */
+bool wh_split_qualified(const char *qualified, char *schema, size_t n, const char **name);
+
 /* Whether schema.table has the column (names compare case-insensitively). */
 int wh_has_column(struct wh *w, const char *schema, const char *table, const char *column,
 		  bool *has, struct sl_err *err);
