@@ -4,9 +4,9 @@
  * returns for a build is an event: an upsert or a delete of its unique_key,
  * ordered among the events of that key by cdc_seq. Per build:
  *
- *   1. the events go to a temporary table and are checked: a NULL key, an
- *      unknown op, a NULL, unreadable or mixed sequence fails the build
- *      before anything is written;
+ *   1. the events are checked: a NULL key, an unknown op, a NULL,
+ *      unreadable or mixed sequence fails the build before anything is
+ *      written;
  *   2. a truncate becomes a delete of every key known, at its sequence;
  *   3. per key the newest event wins (by cdc_seq, then _sluice_pos when the
  *      events have it; a delete wins a tie), and it is joined with what
@@ -17,6 +17,11 @@
  *      their commit LSN); anything else is a replay or a duplicate;
  *   5. the rows of the keys that apply are deleted and the new ones
  *      inserted; the tombstones follow.
+ *
+ * The events go to a temporary table for steps 1 and 2, except in the
+ * usual case: an increment with integer or time sequences and hard
+ * deletes, whose events a quick look at the model's query finds to be
+ * plain upserts and deletes, picks its winners straight from the query.
  *
  * Step 3 joins the batch with the whole table. When every event of a batch
  * is newer than anything stored (a stream applied in order, the usual
@@ -46,10 +51,12 @@
 #include "warehouse/wh.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define EVENTS "_sluice_cdc_events"
+#define WINNERS "_sluice_cdc_winners"
 #define UPSERTS "_sluice_cdc_upserts"
 #define APPLY "_sluice_cdc_apply"
 #define ROWS "_sluice_cdc_rows"
@@ -93,6 +100,16 @@ struct cdc_run {
 	/* the apply table says per key whether it applies and whether a row
 	 * is stored (else every winner applies, replacing a row or not) */
 	bool decided;
+	const char *apply; /* the apply table: APPLY, or WINNERS when not decided */
+	const char *temps[6]; /* the temporary tables made, to drop at the end */
+	size_t ntemps;
+};
+
+/* What the table WINNERS holds: how many, and the oldest one's cdc_seq as
+ * text (NULL when none). */
+struct cdc_winners {
+	int64_t n;
+	const char *oldest;
 };
 
 bool cdc_model(const struct model *m)
@@ -127,6 +144,12 @@ static int run(struct cdc_run *c, struct buf *sql, struct sl_err *err)
 static int run_temp(struct cdc_run *c, const char *name, struct buf *query, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
+	size_t i = 0;
+
+	while (i < c->ntemps && strcmp(c->temps[i], name) != 0)
+		i++;
+	if (i == c->ntemps && i < sizeof(c->temps) / sizeof(c->temps[0]))
+		c->temps[c->ntemps++] = name;
 
 	wh_sql_replace_as(c->w, &sql, WH_TEMP_TABLE, NULL, name, query->buf);
 	buf_release(query);
@@ -340,12 +363,15 @@ static int missing_column(const struct cdc_run *c, const char *what, const char 
 	return rc;
 }
 
-/* Finds the configured columns among the events' and how cdc_seq compares. */
-static int read_columns(struct cdc_run *c, struct sl_err *err)
+/* Finds the configured columns among those of the events (the rows of
+ * query) and how cdc_seq compares. */
+static int read_columns(struct cdc_run *c, const char *query, struct sl_err *err)
 {
 	const char *type = NULL;
 	enum wh_seq_kind kind;
-	int rc = wh_query_columns(c->w, c->a, "SELECT * FROM " EVENTS, &c->cols, &c->ncols, err);
+	int rc = wh_query_columns(c->w, c->a,
+				  arena_sprintf(c->a, "SELECT * FROM (\n%s\n) AS _sluice_cdc_q", query),
+				  &c->cols, &c->ncols, err);
 
 	if (rc)
 		return rc;
@@ -394,18 +420,43 @@ static void add_null_key(const struct cdc_run *c, struct buf *sql)
 	buf_adds(sql, ", false))");
 }
 
-/* Whether an event has a NULL key or sequence or an unknown op: a quick
- * look (each distinct op is judged once) before the search for the first
- * bad event, which judges every event. Text sequences are judged per event
+/* The winners' count and the oldest winner's sequence, as two columns. */
+static void add_winners_read(const struct cdc_run *c, struct buf *sql)
+{
+	buf_adds(sql, "(SELECT count(*) FROM " WINNERS "), (SELECT CAST(min(");
+	add_col(sql, NULL, c->seq);
+	buf_adds(sql, ") AS VARCHAR) FROM " WINNERS ")");
+}
+
+/* The two columns of add_winners_read from column col of r: the count,
+ * and the sequence (NULL when there is no winner). */
+static void take_winners(struct cdc_run *c, struct wh_result *r, size_t col,
+			 struct cdc_winners *wn)
+{
+	const char *oldest = wh_result_value(r, 0, col + 1);
+
+	wn->n = strtoll(wh_result_value(r, 0, col), NULL, 10);
+	wn->oldest = oldest ? arena_strdup(c->a, oldest) : NULL;
+}
+
+/*
+ * Whether an event of rel (the events' table, or the model's query as a
+ * relation) has a NULL key or sequence or an unknown op: a quick look
+ * (each distinct op is judged once) before the search for the first bad
+ * event, which judges every event. Text sequences are judged per event
  * anyway, so they take the search at once. The same look at the ops finds
- * whether any event is a truncate (c->truncates). */
-static int maybe_bad(struct cdc_run *c, bool *bad, struct sl_err *err)
+ * whether any event is a truncate (c->truncates) and, given wn, reads
+ * what read_winners does.
+ */
+static int maybe_bad(struct cdc_run *c, const char *rel, bool *bad, struct cdc_winners *wn,
+		     struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
+	const char *bad_v, *truncates_v;
 	int rc;
 
-	buf_adds(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM " EVENTS " WHERE ");
+	buf_addf(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM %s WHERE ", rel);
 	add_null_key(c, &sql);
 	buf_adds(&sql, " OR ");
 	add_col(&sql, NULL, c->seq);
@@ -413,17 +464,27 @@ static int maybe_bad(struct cdc_run *c, bool *bad, struct sl_err *err)
 	add_op_kind(c, &sql, NULL);
 	buf_adds(&sql, ") IS NULL) AS INTEGER), CAST(bool_or(coalesce(");
 	add_is_truncate(c, &sql, NULL);
-	buf_adds(&sql, ", false)) AS INTEGER) FROM (SELECT ");
+	buf_adds(&sql, ", false)) AS INTEGER)");
+	if (wn) {
+		buf_adds(&sql, ", ");
+		add_winners_read(c, &sql);
+	}
+	buf_adds(&sql, " FROM (SELECT ");
 	add_col(&sql, NULL, c->op);
-	buf_adds(&sql, " FROM " EVENTS " GROUP BY ");
+	buf_addf(&sql, " FROM %s GROUP BY ", rel);
 	add_col(&sql, NULL, c->op);
 	buf_adds(&sql, ") AS o");
 	rc = wh_query(c->w, sql.buf, &r, err);
 	buf_release(&sql);
 	if (rc)
 		return rc;
-	*bad = c->text_seq || strcmp(wh_result_value(r, 0, 0), "0") != 0;
-	c->truncates = strcmp(wh_result_value(r, 0, 1), "0") != 0;
+	/* NULL: there are no events */
+	bad_v = wh_result_value(r, 0, 0);
+	truncates_v = wh_result_value(r, 0, 1);
+	*bad = c->text_seq || (bad_v && strcmp(bad_v, "0") != 0);
+	c->truncates = truncates_v && strcmp(truncates_v, "0") != 0;
+	if (wn)
+		take_winners(c, r, 2, wn);
 	wh_result_free(r);
 	return 0;
 }
@@ -435,7 +496,7 @@ static int check_events(struct cdc_run *c, struct sl_err *err)
 	struct wh_result *r = NULL;
 	const char *m = c->m->fqn, *key, *op, *seq;
 	bool bad;
-	int rc = maybe_bad(c, &bad, err);
+	int rc = maybe_bad(c, EVENTS, &bad, NULL, err);
 
 	if (rc || !bad)
 		return rc;
@@ -625,21 +686,88 @@ static void add_unreadable(const struct cdc_run *c, struct buf *sql, const char 
 	buf_adds(sql, " AS VARCHAR)");
 }
 
-/* The newest event of each key in the batch, as the CTE w; with the
- * sequence as it compares when it is to be compared with what is stored. */
-static void add_winners(const struct cdc_run *c, struct buf *sql)
+/* What a winner carries beside the event's columns: whether it is a
+ * delete and, for a text sequence, the sequence as it compares. */
+static void add_winner_columns(const struct cdc_run *c, struct buf *sql)
 {
-	buf_adds(sql, "WITH w AS (SELECT *, ");
+	buf_adds(sql, ", ");
 	add_is_delete(c, sql, NULL);
 	buf_adds(sql, " AS _sluice_cdc_del");
-	if (c->decided) {
+	if (c->text_seq) {
 		buf_adds(sql, ", ");
 		add_seq_value(c, sql, NULL, c->seq);
 		buf_adds(sql, " AS _sluice_cdc_seq");
 	}
-	buf_adds(sql, " FROM (\n");
-	add_newest(c, sql, EVENTS, true);
-	buf_adds(sql, ") AS e)\n");
+}
+
+/* A winner's sequence as it compares with what is stored. */
+static void add_winner_seq(const struct cdc_run *c, struct buf *sql)
+{
+	if (c->text_seq)
+		buf_adds(sql, "_sluice_cdc_seq");
+	else
+		add_col(sql, NULL, c->seq);
+}
+
+/* The newest event of each key, as the table WINNERS: from the events'
+ * table or, given the model's query, straight from it, read once as a
+ * common table expression (which the warehouse materializes, as it is read
+ * several times). */
+static int write_winners(struct cdc_run *c, const char *query, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+
+	if (query)
+		buf_addf(&sql, "WITH _sluice_cdc_q AS (\n%s\n)\n", query);
+	buf_adds(&sql, "SELECT *");
+	add_winner_columns(c, &sql);
+	buf_adds(&sql, " FROM (\n");
+	add_newest(c, &sql, query ? "_sluice_cdc_q" : EVENTS, true);
+	buf_adds(&sql, ") AS e");
+	return run_temp(c, WINNERS, &sql, err);
+}
+
+/* What WINNERS holds. */
+static int read_winners(struct cdc_run *c, struct cdc_winners *wn, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_adds(&sql, "SELECT ");
+	add_winners_read(c, &sql);
+	rc = wh_query(c->w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	take_winners(c, r, 0, wn);
+	wh_result_free(r);
+	return 0;
+}
+
+/*
+ * The winners straight from the model's query, without the events' own
+ * table, when the batch allows (*plain): an increment with an integer or
+ * time sequence and hard deletes whose events, at a quick look, are all
+ * upserts and deletes of a key with a sequence. Anything else (a bad
+ * event, whose error the search over the table names, or a truncate, which
+ * expand_truncates needs the table for) takes the table.
+ */
+static int winners_from_query(struct cdc_run *c, const char *query, bool *plain,
+			      struct cdc_winners *wn, struct sl_err *err)
+{
+	bool bad;
+	int rc;
+
+	*plain = false;
+	if (c->full || c->m->cdc_soft || c->text_seq)
+		return 0;
+	rc = write_winners(c, query, err);
+	if (!rc)
+		rc = maybe_bad(c, arena_sprintf(c->a, "(\n%s\n) AS _sluice_cdc_q", query), &bad, wn,
+			       err);
+	*plain = !rc && !bad && !c->truncates;
+	return rc;
 }
 
 /* The column of a soft model's stored row, beside the event's own. */
@@ -660,15 +788,16 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 	struct buf sql = BUF_INIT;
 	bool soft = c->m->cdc_soft;
 
-	add_winners(c, &sql);
 	buf_adds(&sql, "SELECT *");
 	if (soft)
 		buf_adds(&sql, ", NOT _sluice_cdc_apply AND _sluice_cdc_was_deleted AND "
 			       "_sluice_cdc_useq IS NOT NULL AND (_sluice_cdc_vseq IS NULL OR "
 			       "_sluice_cdc_useq > _sluice_cdc_vseq) AS _sluice_cdc_values");
-	buf_adds(&sql, " FROM (SELECT *, _sluice_cdc_stored IS NULL OR _sluice_cdc_seq > "
-		       "_sluice_cdc_stored OR (_sluice_cdc_del AND _sluice_cdc_seq = "
-		       "_sluice_cdc_stored AND _sluice_cdc_live) AS _sluice_cdc_apply FROM (\n"
+	buf_adds(&sql, " FROM (SELECT *, _sluice_cdc_stored IS NULL OR ");
+	add_winner_seq(c, &sql);
+	buf_adds(&sql, " > _sluice_cdc_stored OR (_sluice_cdc_del AND ");
+	add_winner_seq(c, &sql);
+	buf_adds(&sql, " = _sluice_cdc_stored AND _sluice_cdc_live) AS _sluice_cdc_apply FROM (\n"
 		       "SELECT w.*, ");
 	add_col(&sql, "t", c->keys[0]);
 	buf_adds(&sql, " IS NOT NULL AS _sluice_cdc_row, ");
@@ -706,7 +835,7 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 			add_unreadable(c, &sql, "tb", "_sluice_values_seq");
 		buf_adds(&sql, " END AS _sluice_cdc_bad");
 	}
-	buf_adds(&sql, "\nFROM w LEFT JOIN ");
+	buf_adds(&sql, "\nFROM " WINNERS " AS w LEFT JOIN ");
 	add_target(c, &sql);
 	buf_adds(&sql, " AS t ON ");
 	add_key_match(c, &sql, "w", "t");
@@ -723,37 +852,25 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 }
 
 /*
- * Whether every event is newer than anything the table and the tombstones
- * hold, as when a stream is applied in order: then the newest event of each
- * key applies and what is stored need not be looked up, which saves a join
- * with the whole table. Hard deletes with a sequence that compares as it is
- * only; anything else, or a replay, takes the general path. The oldest
- * event's sequence goes into the question as a constant, so that DuckDB
- * answers it from each row group's min/max without reading the rows.
+ * Whether every winner is newer than anything the table and the tombstones
+ * hold, as when a stream is applied in order: then every winner applies
+ * and what is stored need not be looked up, which saves a join with the
+ * whole table. Hard deletes with a sequence that compares as it is only;
+ * anything else, or a replay, takes the general path. The oldest winner's
+ * sequence goes into the question as a constant, so that DuckDB answers it
+ * from each row group's min/max without reading the rows.
  */
-static int all_newer(struct cdc_run *c, bool *newer, struct sl_err *err)
+static int all_newer(struct cdc_run *c, const char *oldest, bool *newer, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	struct wh_result *r;
-	const char *type = NULL, *oldest;
+	const char *type = NULL;
 	int64_t stored = 1;
 	int rc;
 
 	*newer = false;
-	if (c->full || c->text_seq || c->m->cdc_soft)
+	if (c->full || c->text_seq || c->m->cdc_soft || !oldest)
 		return 0;
 	event_column(c, c->seq, &type);
-	buf_adds(&sql, "SELECT CAST(min(");
-	add_col(&sql, NULL, c->seq);
-	buf_adds(&sql, ") AS VARCHAR) FROM " EVENTS);
-	rc = wh_query(c->w, sql.buf, &r, err);
-	buf_reset(&sql);
-	if (rc)
-		goto out;
-	oldest = arena_strdup(c->a, wh_result_value(r, 0, 0));
-	wh_result_free(r);
-	if (!oldest)
-		goto out;
 	buf_adds(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM ");
 	add_target(c, &sql);
 	buf_adds(&sql, " WHERE ");
@@ -769,20 +886,8 @@ static int all_newer(struct cdc_run *c, bool *newer, struct sl_err *err)
 	buf_addf(&sql, " AS %s)) AS INTEGER)", type);
 	rc = wh_query_int(c->w, sql.buf, &stored, err);
 	*newer = !rc && stored == 0;
-out:
 	buf_release(&sql);
 	return rc;
-}
-
-/* The decisions for a batch whose events are all newer than what is
- * stored: every winner applies, replacing the row its key may have. */
-static int write_apply_newer(struct cdc_run *c, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-
-	add_winners(c, &sql);
-	buf_adds(&sql, "SELECT * FROM w");
-	return run_temp(c, APPLY, &sql, err);
 }
 
 static int check_stored(struct cdc_run *c, struct sl_err *err)
@@ -897,7 +1002,7 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		add_target(c, &sql);
 		buf_adds(&sql, " AS t USING (SELECT ");
 		add_keys(c, &sql, NULL);
-		buf_adds(&sql, " FROM " APPLY " WHERE ");
+		buf_addf(&sql, " FROM %s WHERE ", c->apply);
 		add_changes(c, &sql);
 		if (c->decided)
 			buf_adds(&sql, " AND _sluice_cdc_row");
@@ -907,7 +1012,7 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		cdc_sql_tombstones(&sql, c->m);
 		buf_adds(&sql, " AS tb USING (SELECT ");
 		add_keys(c, &sql, NULL);
-		buf_adds(&sql, " FROM " APPLY " WHERE ");
+		buf_addf(&sql, " FROM %s WHERE ", c->apply);
 		add_changes(c, &sql);
 		buf_adds(&sql, ") AS k WHERE ");
 		add_key_match(c, &sql, "tb", "k");
@@ -927,7 +1032,7 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 	if (c->m->cdc_soft) {
 		buf_adds(&sql, ROWS);
 	} else {
-		buf_adds(&sql, APPLY " WHERE ");
+		buf_addf(&sql, "%s WHERE ", c->apply);
 		add_applies(c, &sql);
 		buf_adds(&sql, " AND NOT _sluice_cdc_del");
 	}
@@ -937,7 +1042,7 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 	if (c->m->cdc_soft) {
 		buf_adds(&sql, ROWS " WHERE _sluice_deleted");
 	} else {
-		buf_adds(&sql, APPLY " WHERE ");
+		buf_addf(&sql, "%s WHERE ", c->apply);
 		add_applies(c, &sql);
 		buf_adds(&sql, " AND _sluice_cdc_del");
 	}
@@ -953,9 +1058,9 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
  * after it keeps its newer event, one stored newer than it stays, and a
  * replay older than it stays out. Keys that only the tombstones know get
  * theirs raised, so that the result does not depend on whether the key's
- * delete came in this batch or an earlier one. *n gets the events' count.
+ * delete came in this batch or an earlier one.
  */
-static int expand_truncates(struct cdc_run *c, int64_t *n, struct sl_err *err)
+static int expand_truncates(struct cdc_run *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, keys = BUF_INIT;
 	int rc;
@@ -990,62 +1095,88 @@ static int expand_truncates(struct cdc_run *c, int64_t *n, struct sl_err *err)
 	cdc_sql_tombstones(&sql, c->m);
 	buf_adds(&sql, ") AS k");
 	buf_release(&keys);
-	rc = run(c, &sql, err);
-	return rc ? rc : wh_query_int(c->w, "SELECT count(*) FROM " EVENTS, n, err);
+	return run(c, &sql, err);
 }
 
-static int apply_events(struct cdc_run *c, int64_t *changed, struct sl_err *err)
+static int apply_events(struct cdc_run *c, const struct cdc_winners *wn, int64_t *changed,
+			struct sl_err *err)
 {
 	bool newer = false;
-	int rc = c->m->cdc_soft ? write_upserts(c, err) : all_newer(c, &newer, err);
+	int rc = c->m->cdc_soft ? write_upserts(c, err) : all_newer(c, wn->oldest, &newer, err);
 
 	c->decided = !newer;
-	if (!rc)
-		rc = newer ? write_apply_newer(c, err) : write_apply(c, err);
+	c->apply = newer ? WINNERS : APPLY;
+	if (!rc && c->decided)
+		rc = write_apply(c, err);
 	if (!rc && c->text_seq && !c->full)
 		rc = check_stored(c, err);
 	if (!rc && c->m->cdc_soft)
 		rc = write_soft_rows(c, err);
 	if (!rc)
 		rc = write_changes(c, err);
-	if (!rc)
+	*changed = wn->n;
+	if (!rc && c->decided)
 		rc = wh_query_int(c->w,
-				  c->m->cdc_soft   ? "SELECT count(*) FROM " ROWS
-				  : c->decided ? "SELECT count(*) FROM " APPLY " WHERE _sluice_cdc_apply"
-					       : "SELECT count(*) FROM " APPLY,
+				  c->m->cdc_soft ? "SELECT count(*) FROM " ROWS
+						 : "SELECT count(*) FROM " APPLY " WHERE _sluice_cdc_apply",
 				  changed, err);
 	return rc;
+}
+
+/* The events of query in a table of their own, checked and their truncates
+ * expanded, then their winners. */
+static int stage_events(struct cdc_run *c, const char *query, struct cdc_winners *wn,
+			struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t n = 0;
+	int rc;
+
+	buf_adds(&sql, query);
+	rc = run_temp(c, EVENTS, &sql, err);
+	if (!rc)
+		rc = wh_query_int(c->w, "SELECT count(*) FROM " EVENTS, &n, err);
+	if (!rc && n)
+		rc = check_events(c, err);
+	if (!rc && c->full)
+		rc = create_tables(c, err);
+	if (!rc && n)
+		rc = expand_truncates(c, err);
+	if (!rc && n)
+		rc = write_winners(c, NULL, err);
+	if (!rc && n)
+		rc = read_winners(c, wn, err);
+	return rc;
+}
+
+/* Drops the temporary tables the apply made. */
+static int drop_temps(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+
+	for (size_t i = 0; i < c->ntemps; i++)
+		buf_addf(&sql, "%sDROP TABLE IF EXISTS %s", i ? "; " : "", c->temps[i]);
+	return c->ntemps ? run(c, &sql, err) : 0;
 }
 
 int cdc_apply(struct wh *w, const struct model *m, const char *events, const char *table,
 	      bool full, int64_t *changed, struct sl_err *err)
 {
 	struct cdc_run c = { .w = w, .m = m, .a = arena_new(NULL), .table = table, .full = full };
-	struct buf sql = BUF_INIT;
-	int64_t n = 0;
+	struct cdc_winners wn = { 0 };
+	bool plain = false;
 	int rc;
 
 	*changed = 0;
-	wh_sql_replace_as(w, &sql, WH_TEMP_TABLE, NULL, EVENTS, events);
-	rc = run(&c, &sql, err);
+	rc = read_columns(&c, events, err);
 	if (!rc)
-		rc = read_columns(&c, err);
+		rc = winners_from_query(&c, events, &plain, &wn, err);
+	if (!rc && !plain)
+		rc = stage_events(&c, events, &wn, err);
+	if (!rc && wn.n)
+		rc = apply_events(&c, &wn, changed, err);
 	if (!rc)
-		rc = wh_query_int(w, "SELECT count(*) FROM " EVENTS, &n, err);
-	if (!rc && n)
-		rc = check_events(&c, err);
-	if (!rc && full)
-		rc = create_tables(&c, err);
-	if (!rc && n)
-		rc = expand_truncates(&c, &n, err);
-	if (!rc && n)
-		rc = apply_events(&c, changed, err);
-	if (!rc)
-		rc = wh_exec(w,
-			     "DROP TABLE IF EXISTS " EVENTS "; DROP TABLE IF EXISTS " UPSERTS
-			     "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF EXISTS " ROWS
-			     "; DROP TABLE IF EXISTS " TRUNCATES,
-			     err);
+		rc = drop_temps(&c, err);
 	arena_free(c.a);
 	return rc;
 }

@@ -24,7 +24,9 @@ void cdc_sql_tombstones(struct buf *sql, const struct model *m);
 
 /*
  * Applies the change events that the query `events` returns to the table
- * m->schema.table, inside the caller's transaction. With `full` the table
+ * m->schema.table, inside the caller's transaction, which must be of one
+ * snapshot (wh_begin_snapshot): the query may be read more than once, and
+ * every read must see the same events. With `full` the table
  * must not exist: it is created from the events alone (and m's tombstones
  * table is recreated empty); otherwise the events are applied to the
  * table and tombstones the previous builds left. *changed gets the number

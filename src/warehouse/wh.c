@@ -162,16 +162,18 @@ bool wh_suspect(struct wh *w, struct sl_err *err)
 	return w->ops->suspect(w, err);
 }
 
-/* SLUICE_TRACE_SQL=1 prints every statement with its time to stderr: the
- * way to see where a build or a refresh spends its time. */
-static bool tracing(void)
+/* SLUICE_TRACE_SQL=1 prints every statement's first line with its time to
+ * stderr: the way to see where a build or a refresh spends its time;
+ * SLUICE_TRACE_SQL=full prints the whole statements, to run them again by
+ * hand. */
+static int tracing(void)
 {
 	static int on = -1;
 
 	if (on < 0) {
 		const char *v = getenv("SLUICE_TRACE_SQL");
 
-		on = v && *v && strcmp(v, "0") != 0;
+		on = !v || !*v || strcmp(v, "0") == 0 ? 0 : strcmp(v, "full") == 0 ? 2 : 1;
 	}
 	return on;
 }
@@ -179,6 +181,12 @@ static bool tracing(void)
 static void trace(const char *sql, int64_t started_us, int rc)
 {
 	int len = (int)strcspn(sql, "\n");
+
+	if (tracing() == 2) {
+		fprintf(stderr, "sql %8.3f ms%s:\n%s\n", (units_mono_us() - started_us) / 1000.0,
+			rc ? " (failed)" : "", sql);
+		return;
+	}
 
 	fprintf(stderr, "sql %8.3f ms%s: %.*s%s\n", (units_mono_us() - started_us) / 1000.0,
 		rc ? " (failed)" : "", len > 160 ? 160 : len, sql,

@@ -327,6 +327,41 @@ static void test_unknown_op(void **state)
 			 0);
 }
 
+/* A bad event fails the batch also when a newer event of its key would win
+ * over it, as it does when alone; on hard and soft models alike. */
+static void test_bad_event_behind_winner(void **state)
+{
+	struct fixture_db *f = *state;
+
+	make_events(f, "BIGINT");
+	for (int soft = 0; soft <= 1; soft++) {
+		const char *name = soft ? "s" : "h";
+		struct model *m = cdc_model_new(f, name, EV_BODY, "id", soft);
+
+		exec(f->w, "DELETE FROM landing.ev");
+		exec(f->w, "INSERT INTO landing.ev VALUES (0, 1, 'i', 1, 'a'), (0, 2, 'i', 1, 'a')");
+		build_ok(f, m, 0);
+		exec(f->w, "INSERT INTO landing.ev VALUES (1, 1, 'x', 2, 'b'), (1, 1, 'u', 9, 'c'), "
+			   "(1, 2, 'u', 3, 'b')");
+		assert_int_equal(build(f, m, 1, NULL), SL_E_INVALID);
+		assert_non_null(strstr(f->err.msg, "unknown cdc_op value 'x' for key id=1"));
+		exec(f->w, "INSERT INTO landing.ev VALUES (2, 2, 'u', NULL, 'b'), (2, 2, 'u', 9, 'c')");
+		assert_int_equal(build(f, m, 2, NULL), SL_E_INVALID);
+		assert_non_null(strstr(f->err.msg, "cdc_seq is NULL for key id=2"));
+		exec(f->w, "INSERT INTO landing.ev VALUES (3, NULL, 'u', 4, 'b'), (3, 1, 'u', 9, 'c')");
+		assert_int_equal(build(f, m, 3, NULL), SL_E_INVALID);
+		assert_non_null(strstr(f->err.msg, "a change event has a NULL unique_key"));
+		assert_string_equal(
+			rows(f, arena_sprintf(f->a, "SELECT id, v FROM silver.%s ORDER BY id", name)),
+			"1|a;2|a");
+		exec(f->w, "INSERT INTO landing.ev VALUES (4, 1, 'u', 9, 'c'), (4, 1, 'd', 5, NULL)");
+		build_ok(f, m, 4);
+		assert_string_equal(
+			rows(f, arena_sprintf(f->a, "SELECT id, v FROM silver.%s ORDER BY id", name)),
+			"1|c;2|a");
+	}
+}
+
 static void test_seq_errors(void **state)
 {
 	struct fixture_db *f = *state;
@@ -799,6 +834,7 @@ int main(void)
 		T(test_soft_deletes),
 		T(test_op_spellings),
 		T(test_unknown_op),
+		T(test_bad_event_behind_winner),
 		T(test_seq_errors),
 		T(test_missing_columns),
 		T(test_composite_key),
