@@ -46,6 +46,9 @@ struct pgcdc_thread {
 	int64_t behind_since_ms; /* wall clock: since the server was ahead; 0 caught up */
 	bool probed; /* slot holds what the server said at the last probe */
 	struct pgcdc_probe slot;
+	/* counts the starts of streaming: a probe begun before the last one
+	 * may have asked before the consumer made the slot, and is not kept */
+	uint64_t probe_epoch;
 	/* the probe's thread; probe_now (under probe.mu): ask again at once */
 	struct worker probe;
 	bool probe_now;
@@ -97,8 +100,11 @@ static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_en
 	struct pgcdc_landed landed = { .slot = t->cfg.slot, .seq = seq };
 
 	pthread_mutex_lock(&t->wk.mu);
-	if (!t->streaming)
+	if (!t->streaming) {
+		t->probe_epoch++;
+		t->probed = false;
 		probe_ask(t);
+	}
 	/* what this commit added: st counts the attempt's */
 	landed.txns = st->txns - t->st.txns;
 	landed.changes = st->rows - t->st.rows;
@@ -149,12 +155,19 @@ static void *run(void *arg)
 
 /* One probe, on *conn (connected first when NULL, closed after a failure);
  * what it found goes under wk.mu, or nothing when the server did not
- * answer: then the status shows the slot's figures as unknown. */
+ * answer: then the status shows the slot's figures as unknown. A probe
+ * overtaken by the start of streaming is dropped: it may have asked
+ * before the consumer made the slot, and would show it missing. */
 static void probe_once(struct pgcdc_thread *t, PGconn **conn)
 {
 	struct pgcdc_probe p;
-	int rc = *conn ? 0 : pgcdc_pg_connect(t->cfg.dsn, false, conn, NULL);
+	uint64_t epoch;
+	int rc;
 
+	pthread_mutex_lock(&t->wk.mu);
+	epoch = t->probe_epoch;
+	pthread_mutex_unlock(&t->wk.mu);
+	rc = *conn ? 0 : pgcdc_pg_connect(t->cfg.dsn, false, conn, NULL);
 	if (!rc)
 		rc = pgcdc_probe_read(*conn, t->cfg.slot, &p, NULL);
 	if (rc && *conn) {
@@ -162,10 +175,12 @@ static void probe_once(struct pgcdc_thread *t, PGconn **conn)
 		*conn = NULL;
 	}
 	pthread_mutex_lock(&t->wk.mu);
-	t->probed = !rc;
-	if (!rc) {
-		t->slot = p;
-		server_at(t, p.server_lsn);
+	if (epoch == t->probe_epoch) {
+		t->probed = !rc;
+		if (!rc) {
+			t->slot = p;
+			server_at(t, p.server_lsn);
+		}
 	}
 	pthread_mutex_unlock(&t->wk.mu);
 }
