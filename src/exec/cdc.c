@@ -603,25 +603,27 @@ static int create_tables(struct cdc_run *c, struct sl_err *err)
 	return run(c, &sql, err);
 }
 
-/* The events of rel whose key has one event among them (cmp "=") or
- * several (">"); keys is the list of the key columns. */
-static void add_by_count(struct buf *sql, const char *rel, const char *keys, const char *cmp)
+/* The events of rel (with the alias r) whose key has one event among
+ * them (cmp "=") or several (">"), as _sluice_cdc_k counted them. */
+static void add_by_count(const struct cdc_run *c, struct buf *sql, const char *rel,
+			 const char *cmp)
 {
-	buf_addf(sql,
-		 "SELECT * FROM %s WHERE (%s) IN (SELECT %s FROM %s GROUP BY %s HAVING count(*) %s 1)",
-		 rel, keys, keys, rel, keys, cmp);
+	buf_addf(sql, "SELECT r.* FROM %s JOIN _sluice_cdc_k AS k ON ", rel);
+	add_key_match(c, sql, "r", "k");
+	buf_addf(sql, " WHERE k._sluice_cdc_n %s 1", cmp);
 }
 
 /*
- * The newest event of each key among the events rel (a relation with an
- * alias): the highest sequence, then the latest change of its source
+ * The newest event of each key among the events rel (a relation with the
+ * alias r): the highest sequence, then the latest change of its source
  * transaction (_sluice_pos), then (deletes_first) a delete before an
  * upsert, then the one that landed first, as it would have when applied
  * alone. Most keys of a batch have one event, which is their newest as it
  * is: only the events of keys with several are sorted, a fraction of
- * sorting the batch. The sorted part is a subquery of its own, so that no
- * warehouse's way of taking the first row reaches the other side of the
- * UNION.
+ * sorting the batch. The events per key are counted once, in a common
+ * table expression that both sides read. The sorted part is a subquery of
+ * its own, so that no warehouse's way of taking the first row reaches the
+ * other side of the UNION.
  */
 static void add_newest(const struct cdc_run *c, struct buf *sql, const char *rel,
 		       bool deletes_first)
@@ -643,9 +645,12 @@ static void add_newest(const struct cdc_run *c, struct buf *sql, const char *rel
 	}
 	if (c->landing_seq)
 		buf_adds(&order, ", _sluice_seq");
-	add_by_count(sql, rel, keys.buf, "=");
+	buf_addf(sql,
+		 "WITH _sluice_cdc_k AS (SELECT %s, count(*) AS _sluice_cdc_n FROM %s GROUP BY %s)\n",
+		 keys.buf, rel, keys.buf);
+	add_by_count(c, sql, rel, "=");
 	buf_adds(&several, "(");
-	add_by_count(&several, rel, keys.buf, ">");
+	add_by_count(c, &several, rel, ">");
 	buf_adds(&several, ") AS several");
 	buf_adds(sql, "\nUNION ALL\nSELECT * FROM (");
 	wh_sql_first_per_key(c->w, sql, several.buf, keys.buf, order.buf);
@@ -722,7 +727,7 @@ static int write_winners(struct cdc_run *c, const char *query, struct sl_err *er
 	buf_adds(&sql, "SELECT *");
 	add_winner_columns(c, &sql);
 	buf_adds(&sql, " FROM (\n");
-	add_newest(c, &sql, query ? "_sluice_cdc_q" : EVENTS, true);
+	add_newest(c, &sql, query ? "_sluice_cdc_q AS r" : EVENTS " AS r", true);
 	buf_adds(&sql, ") AS e");
 	return run_temp(c, WINNERS, &sql, err);
 }
