@@ -12,10 +12,13 @@ name=e2e_cdc_alter$(is_postgres && echo _pg)
 cdc_source "${name}_src" "$name"
 src -c "CREATE TABLE items (id integer PRIMARY KEY, name text, qty integer, price numeric(8,2))" \
 	-c "INSERT INTO items VALUES (1, 'one', 1, 1.10), (2, 'two', 2, 2.20)"
-# landed: the changes of the last consumer run, numbered by transaction,
-# in landing order (a snapshot's rows by payload)
+# landed SEQ WHAT: the changes landed after sequence SEQ, numbered by
+# transaction, in landing order (a snapshot's rows by payload). How many
+# landing commits a run makes depends on timing, so the output names the
+# rows by WHAT instead of by SEQ.
 landed() {
-	q "SELECT dense_rank() OVER (ORDER BY lsn) AS txn, op, payload FROM landing.items WHERE _sluice_seq > $1 ORDER BY _sluice_seq, CASE WHEN op = 'r' THEN CAST(payload AS VARCHAR) END, _sluice_pos"
+	echo "\$ sql: landing.items, $2"
+	"$SLUICE_BIN" sql "SELECT dense_rank() OVER (ORDER BY lsn) AS txn, op, payload FROM landing.items WHERE _sluice_seq > $1 ORDER BY _sluice_seq, CASE WHEN op = 'r' THEN CAST(payload AS VARCHAR) END, _sluice_pos" 2>&1 | normalize
 }
 last_seq() {
 	"$SLUICE_BIN" sql "SELECT max(_sluice_seq) FROM landing.items" | tail -1
@@ -47,7 +50,7 @@ src -c "INSERT INTO items VALUES (6, 'six', 9000000000, 'big')" -c "UPDATE items
 src -c "ALTER TABLE items ALTER COLUMN qty TYPE text"
 src -c "UPDATE items SET name = 'two, text qty' WHERE id = 2"
 cdc items --once
-landed 0
+landed 0 "every row"
 same_as_source
 
 note one transaction: a change, ADD COLUMN, a change, a type change, changes, DROP COLUMN, a change
@@ -64,7 +67,7 @@ src -c "BEGIN" \
 
 seen=$(last_seq)
 cdc items --once
-landed "$seen"
+landed "$seen" "the rows of the last consumer run"
 q "SELECT count(DISTINCT lsn) AS lsns, max(seqs) AS sequences_per_lsn, bool_and(lsns_set) AS lsns_set FROM (SELECT lsn, count(DISTINCT _sluice_seq) AS seqs, bool_and(lsn > 0) AS lsns_set FROM landing.items WHERE op <> 'r' GROUP BY lsn) AS g"
 q "SELECT count(*) AS out_of_order FROM landing.items a JOIN landing.items b ON (a._sluice_seq < b._sluice_seq OR (a._sluice_seq = b._sluice_seq AND a._sluice_pos < b._sluice_pos)) AND a.lsn > b.lsn"
 
