@@ -364,13 +364,12 @@ static int missing_column(const struct cdc_run *c, const char *what, const char 
 }
 
 /* Finds the configured columns among those of the events (the rows of
- * query) and how cdc_seq compares. */
-static int read_columns(struct cdc_run *c, const char *query, struct sl_err *err)
+ * the subquery from) and how cdc_seq compares. */
+static int read_columns(struct cdc_run *c, const char *from, struct sl_err *err)
 {
 	const char *type = NULL;
 	enum wh_seq_kind kind;
-	int rc = wh_query_columns(c->w, c->a,
-				  arena_sprintf(c->a, "SELECT * FROM (\n%s\n) AS _sluice_cdc_q", query),
+	int rc = wh_query_columns(c->w, c->a, arena_sprintf(c->a, "SELECT * FROM %s", from),
 				  &c->cols, &c->ncols, err);
 
 	if (rc)
@@ -758,8 +757,8 @@ static int read_winners(struct cdc_run *c, struct cdc_winners *wn, struct sl_err
  * event, whose error the search over the table names, or a truncate, which
  * expand_truncates needs the table for) takes the table.
  */
-static int winners_from_query(struct cdc_run *c, const char *query, bool *plain,
-			      struct cdc_winners *wn, struct sl_err *err)
+static int winners_from_query(struct cdc_run *c, const char *query, const char *from,
+			      bool *plain, struct cdc_winners *wn, struct sl_err *err)
 {
 	bool bad;
 	int rc;
@@ -769,8 +768,7 @@ static int winners_from_query(struct cdc_run *c, const char *query, bool *plain,
 		return 0;
 	rc = write_winners(c, query, err);
 	if (!rc)
-		rc = maybe_bad(c, arena_sprintf(c->a, "(\n%s\n) AS _sluice_cdc_q", query), &bad, wn,
-			       err);
+		rc = maybe_bad(c, from, &bad, wn, err);
 	*plain = !rc && !bad && !c->truncates;
 	return rc;
 }
@@ -1170,12 +1168,16 @@ int cdc_apply(struct wh *w, const struct model *m, const char *events, const cha
 	struct cdc_run c = { .w = w, .m = m, .a = arena_new(NULL), .table = table, .full = full };
 	struct cdc_winners wn = { 0 };
 	bool plain = false;
+	const char *from;
 	int rc;
 
 	*changed = 0;
-	rc = read_columns(&c, events, err);
+	/* the model's query as a subquery, for the statements that read it
+	 * once */
+	from = arena_sprintf(c.a, "(\n%s\n) AS _sluice_cdc_q", events);
+	rc = read_columns(&c, from, err);
 	if (!rc)
-		rc = winners_from_query(&c, events, &plain, &wn, err);
+		rc = winners_from_query(&c, events, from, &plain, &wn, err);
 	if (!rc && !plain)
 		rc = stage_events(&c, events, &wn, err);
 	if (!rc && wn.n)
