@@ -13,6 +13,7 @@
 #include "windows/contract.h"
 
 #include <string.h>
+#include <strings.h>
 
 static void check_placeholders(struct project *p, const struct model *m)
 {
@@ -227,6 +228,40 @@ static void check_upstreams(struct project *p, const struct model *m)
 	}
 }
 
+/* A postgres_cdc landing stamps every source transaction of one landing
+ * commit with the same _sluice_seq; only _sluice_pos, which counts on
+ * across them, tells their changes apart. A model that orders by the
+ * sequence without reading the position (nor every column) picks an
+ * arbitrary winner among a key's changes of one commit. */
+static void check_cdc_order(struct project *p, const struct model *m)
+{
+	const struct model_setting *set = model_setting_get(m, "cdc_seq");
+
+	if (!m->cdc_seq || strcasecmp(m->cdc_seq, "_sluice_seq") != 0 ||
+	    strcasestr(m->body, "_sluice_pos") || strchr(m->body, '*'))
+		return;
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model_ref *r = &m->refs[i];
+		const struct source_cfg *s;
+		const char *relation;
+
+		if (r->target || !r->schema_given)
+			continue;
+		s = dag_source_named(p, arena_sprintf(p->arena, "%s.%s", r->schema, r->name),
+				     &relation);
+		if (s && strcmp(s->kind, "postgres_cdc") == 0) {
+			diag_add(&p->diags, DIAG_WARNING, m->path, set ? set->line : 0, 0,
+				 "order by the source's commit with cdc_seq=lsn, and select "
+				 "_sluice_pos so the last change of a key wins",
+				 "cdc_seq=_sluice_seq on postgres_cdc landing '%s' orders the changes "
+				 "of one landing commit arbitrarily: several source transactions "
+				 "share its sequence",
+				 relation);
+			return;
+		}
+	}
+}
+
 int project_validate(struct project *p, const char *const *relations, size_t nrelations)
 {
 	dag_build(p, relations, nrelations);
@@ -236,6 +271,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		check_live_inputs(p, p->models[i]);
 		check_windowed(p, p->models[i]);
 		check_upstreams(p, p->models[i]);
+		check_cdc_order(p, p->models[i]);
 	}
 	diag_sort(&p->diags);
 	return diag_has_errors(&p->diags) ? SL_E_INVALID : 0;

@@ -521,6 +521,63 @@ static void test_hash_includes_inlined_ephemerals(void **state)
 	free(base);
 }
 
+/* The warnings validation gives a CDC model over a postgres_cdc landing
+ * whose query is text. */
+static size_t cdc_order_warnings(struct fixture_project *f, const char *query)
+{
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  pg_orders: {kind: postgres_cdc, dsn_env: SRC_DSN, publication: p, slot: s}\n"
+		    "  orders: {kind: webhook}\n");
+	fixture_put(f->root, "models/silver/orders.sql", query);
+	load(f);
+	expect_clean(f);
+	assert_int_equal(project_validate(f->p, NULL, 0), 0);
+	return diag_count(&f->p->diags, DIAG_WARNING);
+}
+
+static void test_cdc_order_by_landing_sequence_warned(void **state)
+{
+	struct fixture_project *f = *state;
+	const char *head = "@config materialized=incremental, unique_key=id, cdc_op=op,\n"
+			   "        cdc_seq=_sluice_seq\n";
+	const struct diag *d;
+
+	/* the sequence alone, over a postgres_cdc landing */
+	assert_int_equal(cdc_order_warnings(f, arena_sprintf(f->a, "%sSELECT payload->>'id' AS id, "
+							      "op, _sluice_seq FROM landing.pg_orders\n",
+							      head)),
+			 1);
+	d = &f->p->diags.items[0];
+	assert_string_equal(d->file, "models/silver/orders.sql");
+	assert_int_equal(d->line, 2);
+	assert_non_null(strstr(d->msg, "landing.pg_orders"));
+	assert_non_null(strstr(d->hint, "cdc_seq=lsn"));
+	/* with the position beside it, the order is whole */
+	assert_int_equal(cdc_order_warnings(f, arena_sprintf(f->a, "%sSELECT payload->>'id' AS id, "
+							      "op, _sluice_seq, _sluice_pos FROM "
+							      "landing.pg_orders\n",
+							      head)),
+			 0);
+	/* every column takes the position too */
+	assert_int_equal(cdc_order_warnings(f, arena_sprintf(f->a, "%sSELECT * FROM "
+							      "landing.pg_orders\n",
+							      head)),
+			 0);
+	/* a webhook landing gives each batch its own sequence */
+	assert_int_equal(cdc_order_warnings(f, arena_sprintf(f->a, "%sSELECT payload->>'id' AS id, "
+							      "op, _sluice_seq FROM landing.orders\n",
+							      head)),
+			 0);
+	/* the commit LSN orders the source's transactions */
+	assert_int_equal(cdc_order_warnings(f, "@config materialized=incremental, unique_key=id, "
+					       "cdc_op=op, cdc_seq=lsn\n"
+					       "SELECT payload->>'id' AS id, op, lsn FROM "
+					       "landing.pg_orders\n"),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +597,7 @@ int main(void)
 		T(test_no_sluice_yml),
 		T(test_invalid_name),
 		T(test_model_problems_reported),
+		T(test_cdc_order_by_landing_sequence_warned),
 		T(test_hash_data_changes),
 		T(test_hash_ignores_refresh_and_description),
 		T(test_hash_from_pipeline),

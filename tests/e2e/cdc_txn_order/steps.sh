@@ -64,3 +64,12 @@ src -c "BEGIN" -c "INSERT INTO items VALUES (9, 'before')" -c "ALTER TABLE items
 step
 q "SELECT payload, _sluice_pos FROM landing.items WHERE _sluice_seq = (SELECT max(_sluice_seq) FROM landing.items) ORDER BY _sluice_pos"
 q "SELECT relation, lsn = (SELECT max(lsn) FROM landing.items) AS last_txn, pos, columns FROM _sluice.cdc_relations ORDER BY lsn, pos"
+
+note a model that orders by the landing sequence alone is warned: several source transactions share one
+cat > models/silver/by_seq.sql <<'SQL'
+@config materialized=incremental, incremental_strategy=merge, unique_key=id,
+        cdc_op=op, cdc_seq=_sluice_seq
+SELECT CAST(payload->>'id' AS INTEGER) AS id, op, _sluice_seq FROM landing.items
+SQL
+sl validate
+rm models/silver/by_seq.sql
