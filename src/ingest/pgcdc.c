@@ -335,9 +335,9 @@ static int plan_start(const struct pgcdc_cfg *c, const struct pgcdc_opts *o,
 				  c->slot, name, c->setting);
 	if (landed && slot->confirmed > stored->confirmed)
 		return sl_err_set(err, SL_E_INVALID,
-				  "replication slot '%s' was read by someone else: the server has "
-				  "confirmed LSN %X/%X, beyond the %X/%X sluice stored, so the changes "
-				  "between never landed\n"
+				  "replication slot '%s' was read by someone else, or made again: the "
+				  "server has confirmed LSN %X/%X, beyond the %X/%X sluice stored, so "
+				  "the changes between never landed\n"
 				  "  hint: give each consumer a slot of its own; sluice cdc %s "
 				  "--resnapshot starts over from a new snapshot",
 				  c->slot, (unsigned)(slot->confirmed >> 32), (unsigned)slot->confirmed,
@@ -436,6 +436,32 @@ static int start_stream(struct stream *s, enum start_plan plan, struct sl_err *e
 		rc = pgcdc_pg_run(s->repl, sql.buf, NULL, PGRES_COPY_BOTH, NULL, err);
 	}
 	buf_release(&sql);
+	return rc;
+}
+
+/*
+ * The slot once START_REPLICATION holds it, when nothing can drop or
+ * replace it any more: one dropped and made again between the first look
+ * and the start would stream from its own position, past changes that
+ * never landed. It must still be the slot the stream left, at no newer
+ * position than the one it resumes from.
+ */
+static int check_held_slot(const struct stream *s, struct sl_err *err)
+{
+	const struct pgcdc_opts held = { 0 };
+	const struct pgcdc_slot_state now = { .stored = true, .landed = s->landed,
+					      .confirmed = s->confirmed, .snapshot = 'd' };
+	struct slot_info slot;
+	enum start_plan plan;
+	PGconn *conn = NULL;
+	int rc = pgcdc_pg_connect(s->c->dsn, false, &conn, err);
+
+	if (!rc)
+		rc = find_slot(conn, s->c, &slot, err);
+	if (!rc)
+		rc = plan_start(s->c, &held, &slot, &now, &plan, err);
+	if (conn)
+		PQfinish(conn);
 	return rc;
 }
 
@@ -954,6 +980,9 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.shape_a = arena_new(NULL);
 	s.last_idle_us = units_mono_us();
 	rc = start_stream(&s, plan, err);
+	/* a slot made on this connection a moment ago has landed nothing */
+	if (!rc && plan != PLAN_MAKE)
+		rc = check_held_slot(&s, err);
 	if (!rc) {
 		s.fd = PQsocket(s.repl);
 		rc = pgcdc_ticker_start(&s.tick, s.repl, s.confirmed, c->status_interval_ms, err);
