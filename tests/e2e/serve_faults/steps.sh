@@ -32,7 +32,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 # FILES N ERRNO CALLS per loop: FILES is wal, db or both, CALLS all or sync
 plan=(
 	"wal 0 ENOSPC all" "wal 9001 EIO all" "wal 60013 ENOSPC all" "wal 30011 EIO sync"
-	"db 0 EIO all" "db 700001 ENOSPC all" "db 2400007 EIO all" "db 1000003 EIO sync"
+	"db 0 EIO all" "db 300007 ENOSPC all" "db 600011 EIO all" "db 1000003 EIO sync"
 	"both 150011 ENOSPC all" "both 4100009 EIO all"
 )
 fixed=${#plan[@]}
