@@ -15,6 +15,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "ingest/pgcdc_pg.h"
+#include "ingest/pgcdc_retry.h"
 #include "ingest/pgoutput.h"
 #include "warehouse/wh.h"
 
@@ -826,6 +827,25 @@ static int get_copy(struct stream *s, char **buf)
 	return n;
 }
 
+/* An error the server raised on the stream. One it raises at the same
+ * change on every attempt (a publication dropped: it reads the catalog as
+ * of the change, so making it again does not help) cannot be mended by
+ * trying again. */
+static int server_refused(struct stream *s, const char *sqlstate, struct sl_err *err)
+{
+	const char *name = s->c->name ? s->c->name : s->c->slot;
+	struct sl_err pg = SL_ERR_INIT;
+
+	pgcdc_pg_failed(s->repl, "replication stream", &pg);
+	if (pgcdc_retry_stream_code(sqlstate) == SL_E_IO)
+		return sl_err_set(err, SL_E_IO, "%s", pg.msg);
+	return sl_err_set(err, SL_E_INVALID,
+			  "%.2000s\n  hint: the server fails at this change each time it sends it, "
+			  "so slot '%s' cannot stream past it; sluice cdc %s --resnapshot starts "
+			  "over from a new snapshot",
+			  pg.msg, s->c->slot, name);
+}
+
 static int stream_failed(struct stream *s, bool ended, struct sl_err *err)
 {
 	int rc;
@@ -834,10 +854,11 @@ static int stream_failed(struct stream *s, bool ended, struct sl_err *err)
 	if (ended) {
 		PGresult *r = PQgetResult(s->repl);
 
-		rc = PQresultStatus(r) == PGRES_COMMAND_OK
-			     ? sl_err_set(err, SL_E_IO,
-					  "source database: the server ended the replication stream")
-			     : pgcdc_pg_failed(s->repl, "replication stream", err);
+		if (PQresultStatus(r) == PGRES_COMMAND_OK)
+			rc = sl_err_set(err, SL_E_IO,
+					"source database: the server ended the replication stream");
+		else
+			rc = server_refused(s, PQresultErrorField(r, PG_DIAG_SQLSTATE), err);
 		PQclear(r);
 	} else {
 		rc = pgcdc_pg_failed(s->repl, "replication stream", err);

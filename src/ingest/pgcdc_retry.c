@@ -13,6 +13,7 @@
 
 #define BACKOFF_BASE_MS 1000
 #define BACKOFF_MAX_MS 60000
+#define STEADY_MS 5000
 
 void pgcdc_retry_init(struct pgcdc_retry *r, const char *slot, FILE *log)
 {
@@ -63,9 +64,15 @@ void pgcdc_retry_failed(struct pgcdc_retry *r, int rc, const struct sl_err *err)
 	}
 }
 
-void pgcdc_retry_streaming(struct pgcdc_retry *r)
+void pgcdc_retry_progress(struct pgcdc_retry *r, const struct pgcdc_stats *st, int64_t now_ms)
 {
-	if (r->failures && r->log) {
+	/* the attempt began once it was due */
+	bool steady = now_ms - r->next_attempt_ms >= STEADY_MS;
+
+	if (!r->failures || !(steady || st->landed_lsn > r->total.landed_lsn ||
+			      st->confirmed_lsn > r->total.confirmed_lsn))
+		return;
+	if (r->log) {
 		fprintf(r->log, "slot %s: streaming again\n", r->slot);
 		fflush(r->log);
 	}
@@ -75,4 +82,11 @@ void pgcdc_retry_streaming(struct pgcdc_retry *r)
 bool pgcdc_retry_mends(int rc)
 {
 	return rc == 0 || rc == SL_E_IO;
+}
+
+int pgcdc_retry_stream_code(const char *sqlstate)
+{
+	if (sqlstate && (!strncmp(sqlstate, "42", 2) || !strncmp(sqlstate, "55", 2)))
+		return SL_E_INVALID;
+	return SL_E_IO;
 }

@@ -40,9 +40,13 @@ void pgcdc_retry_ended(struct pgcdc_retry *r, const struct pgcdc_stats *st);
  * counts the failure, sets when the next attempt is due and logs it. */
 void pgcdc_retry_failed(struct pgcdc_retry *r, int rc, const struct sl_err *err);
 
-/* The consumer streams: after failures, logs that it recovered and counts
- * from 0 again. */
-void pgcdc_retry_streaming(struct pgcdc_retry *r);
+/* The attempt running streams, with the figures st as they stand, at
+ * now_ms (units_mono_ms). After failures it counts from 0 again, and logs
+ * that it recovered, once the attempt shows it really streams: it landed
+ * or confirmed beyond what the attempts before had, or it stayed up 5 s.
+ * A keepalive alone is not enough: a server that fails at a change sends
+ * one first on every attempt, and the backoff would never grow. */
+void pgcdc_retry_progress(struct pgcdc_retry *r, const struct pgcdc_stats *st, int64_t now_ms);
 
 /* The wait before attempt failures + 1: 1 s doubling, at most 60 s. */
 int64_t pgcdc_retry_backoff_ms(int failures);
@@ -54,5 +58,12 @@ int64_t pgcdc_retry_backoff_ms(int failures);
  * followed without a gap (SL_E_NOTFOUND, SL_E_INVALID: lost, read by
  * someone else), nor anything else the same attempt would meet again. */
 bool pgcdc_retry_mends(int rc);
+
+/* The code of an error the source database raised with sqlstate (NULL
+ * when it gave none) on the replication stream: SL_E_INVALID for what the
+ * server would raise at the same change on every attempt (class 42, a
+ * publication dropped or a table's shape it cannot read; class 55, a slot
+ * invalidated), SL_E_IO for the rest. */
+int pgcdc_retry_stream_code(const char *sqlstate);
 
 #endif

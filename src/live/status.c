@@ -281,15 +281,18 @@ static void threads_print(const json_t *rows, const struct column *cols, size_t 
 		fprintf(out, "%*s ", cols[k].width, cols[k].heading);
 	fprintf(out, " LAST ERROR\n");
 	json_array_foreach(rows, i, o) {
+		const char *error;
 		char cell[64];
 
 		for (size_t k = 0; k < ncols; k++) {
 			cell_text(o, &cols[k], cell, sizeof(cell));
 			fprintf(out, "%*s ", cols[k].width, cell);
 		}
-		fprintf(out, " %s\n", json_integer_value(json_object_get(o, "failures"))
-					      ? text(o, "last_error", "")
-					      : "");
+		/* its first line: a hint below it would break the table */
+		error = json_integer_value(json_object_get(o, "failures"))
+				? text(o, "last_error", "")
+				: "";
+		fprintf(out, " %.*s\n", (int)strcspn(error, "\n"), error);
 	}
 }
 

@@ -30,7 +30,7 @@ static const char doc_text[] =
 	"   \"safe_wal_size\": null, \"transactions\": 42, \"failures\": 0, \"last_error\": \"gone\"},"
 	"  {\"slot\": \"old\", \"state\": \"lost\", \"landed_lsn\": \"0/0\", \"server_lsn\": \"1/0\","
 	"   \"lag_bytes\": 0, \"wal_status\": \"lost\", \"safe_wal_size\": 1048576, \"transactions\": 0,"
-	"   \"failures\": 3, \"last_error\": \"replication slot 'old' is lost\"},"
+	"   \"failures\": 3, \"last_error\": \"replication slot 'old' is lost\\n  hint: --resnapshot\"},"
 	"  {\"slot\": \"new\", \"state\": \"starting\", \"landed_lsn\": \"0/0\", \"server_lsn\": \"0/0\","
 	"   \"lag_bytes\": 0, \"wal_status\": null, \"safe_wal_size\": null, \"transactions\": 0,"
 	"   \"failures\": 0, \"last_error\": null}]}";

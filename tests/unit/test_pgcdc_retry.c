@@ -1,8 +1,9 @@
 /*
  * Trying a postgres_cdc consumer again (pgcdc_retry.c): the backoff
  * doubles from 1 s to 60 s, each failure and the recovery after them are
- * logged once, the attempts' figures add up without an LSN going back,
- * and only connection trouble is worth another attempt.
+ * logged once, a recovery takes progress or 5 s up, the attempts' figures
+ * add up without an LSN going back, and only connection trouble is worth
+ * another attempt.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,6 +32,7 @@ static void test_failures_and_recovery_logged(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct pgcdc_retry r;
+	struct pgcdc_stats st = { .snapshot_rows = -1 };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *log = open_memstream(&text, &len);
@@ -38,7 +40,7 @@ static void test_failures_and_recovery_logged(void **state)
 
 	(void)state;
 	pgcdc_retry_init(&r, "shop", log);
-	pgcdc_retry_streaming(&r); /* nothing failed: nothing to say */
+	pgcdc_retry_progress(&r, &st, before); /* nothing failed: nothing to say */
 	sl_err_set(&err, SL_E_IO, "source database: cannot connect: refused");
 	pgcdc_retry_failed(&r, err.code, &err);
 	assert_int_equal(r.failures, 1);
@@ -49,11 +51,12 @@ static void test_failures_and_recovery_logged(void **state)
 	pgcdc_retry_failed(&r, 0, NULL);
 	assert_int_equal(r.failures, 2);
 	assert_string_equal(r.last_error, "the server ended the replication stream");
-	pgcdc_retry_streaming(&r);
+	st.landed_lsn = 10;
+	pgcdc_retry_progress(&r, &st, r.next_attempt_ms);
 	assert_int_equal(r.failures, 0);
 	/* the last error stays for the status to show */
 	assert_string_equal(r.last_error, "the server ended the replication stream");
-	pgcdc_retry_streaming(&r);
+	pgcdc_retry_progress(&r, &st, r.next_attempt_ms);
 	fclose(log);
 	assert_string_equal(text, "slot shop: source database: cannot connect: refused (attempt 1; "
 				  "again in 1000 ms)\n"
@@ -61,6 +64,44 @@ static void test_failures_and_recovery_logged(void **state)
 				  "again in 2000 ms)\n"
 				  "slot shop: streaming again\n");
 	free(text);
+}
+
+/* An attempt that reached the server and heard from it (a keepalive)
+ * before it failed at the same change again is no recovery: the backoff
+ * grows. Landing, confirming further or staying up 5 s is. */
+static void test_recovery_takes_progress_or_time(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct pgcdc_stats ended = { .landed_lsn = 500, .confirmed_lsn = 600, .snapshot_rows = -1 };
+	struct pgcdc_stats st = ended;
+	struct pgcdc_retry r;
+	int64_t due;
+
+	(void)state;
+	pgcdc_retry_init(&r, "shop", NULL);
+	pgcdc_retry_ended(&r, &ended);
+	sl_err_set(&err, SL_E_IO, "source database: replication stream: ERROR: out of memory");
+	for (int i = 1; i <= 4; i++) {
+		pgcdc_retry_failed(&r, err.code, &err);
+		pgcdc_retry_ended(&r, &ended);
+		pgcdc_retry_progress(&r, &st, r.next_attempt_ms + 4999);
+		assert_int_equal(r.failures, i);
+	}
+	assert_true(r.next_attempt_ms - units_mono_ms() > 4000);
+	due = r.next_attempt_ms;
+	pgcdc_retry_progress(&r, &st, due + 5000);
+	assert_int_equal(r.failures, 0);
+
+	pgcdc_retry_failed(&r, err.code, &err);
+	st.confirmed_lsn = 601;
+	pgcdc_retry_progress(&r, &st, r.next_attempt_ms);
+	assert_int_equal(r.failures, 0);
+
+	pgcdc_retry_failed(&r, err.code, &err);
+	st.confirmed_lsn = 600;
+	st.landed_lsn = 501;
+	pgcdc_retry_progress(&r, &st, r.next_attempt_ms);
+	assert_int_equal(r.failures, 0);
 }
 
 static void test_attempts_add_up(void **state)
@@ -103,13 +144,33 @@ static void test_only_connection_trouble_mends(void **state)
 	assert_false(pgcdc_retry_mends(SL_E_SUSPECT));
 }
 
+/* What the server raises on the stream: a missing publication (42704),
+ * a slot invalidated (55000) come again at the same change; the server
+ * going down, out of memory or a lost connection may not. */
+static void test_stream_errors_that_come_again(void **state)
+{
+	(void)state;
+	assert_int_equal(pgcdc_retry_stream_code("42704"), SL_E_INVALID);
+	assert_int_equal(pgcdc_retry_stream_code("42501"), SL_E_INVALID);
+	assert_int_equal(pgcdc_retry_stream_code("55000"), SL_E_INVALID);
+	assert_int_equal(pgcdc_retry_stream_code("57P01"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code("53200"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code("08006"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code("XX000"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code("4"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code(""), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code(NULL), SL_E_IO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_backoff_doubles_to_a_minute),
 		cmocka_unit_test(test_failures_and_recovery_logged),
+		cmocka_unit_test(test_recovery_takes_progress_or_time),
 		cmocka_unit_test(test_attempts_add_up),
 		cmocka_unit_test(test_only_connection_trouble_mends),
+		cmocka_unit_test(test_stream_errors_that_come_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

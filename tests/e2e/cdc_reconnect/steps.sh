@@ -84,6 +84,26 @@ src -c "SELECT id || ',' || v FROM events ORDER BY id" >source.txt
 "$SLUICE_BIN" sql "SELECT id || ',' || v AS r FROM silver.events WHERE op <> 'd' ORDER BY id" | tail -n +2 | sed 's/ *$//' >landed.txt
 diff source.txt landed.txt && echo "silver.events, built from the changes, equals the source table"
 
+note a publication dropped under a streaming consumer ends the command, naming --resnapshot
+"$SLUICE_BIN" cdc events >dropped.out 2>dropped.err &
+cdc_pid=$!
+for i in $(seq 400); do
+	[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_reconnect'")" = t ] && break
+	sleep 0.05
+done
+src -c "DROP PUBLICATION e2e_cdc_reconnect" -c "INSERT INTO events VALUES (1000, 'after the drop')"
+# the server says so at the change: trying again meets the same change
+for i in $(seq 400); do
+	kill -0 $cdc_pid 2>/dev/null || break
+	sleep 0.05
+done
+kill -0 $cdc_pid 2>/dev/null && kill -TERM $cdc_pid && echo "the consumer still ran after 20 s"
+wait $cdc_pid
+echo "exit $?"
+grep -c "again in" dropped.err | sed 's/^/attempts logged: /'
+grep -c "streaming again" dropped.err | sed 's/^/recoveries logged: /'
+sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g' dropped.err
+
 note an error trying again cannot mend ends the command at once
 timeout 20 "$SLUICE_BIN" cdc unmade >unmade.out 2>&1
 echo "exit $?"

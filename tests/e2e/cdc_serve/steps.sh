@@ -80,3 +80,24 @@ q "SELECT count(*) = count(DISTINCT (lsn, payload)) AS none_twice FROM landing.o
 src -c "SELECT id, customer, amount FROM orders ORDER BY id" >source.txt
 "$SLUICE_BIN" sql "SELECT id || '|' || customer || '|' || amount FROM silver.orders WHERE op <> 'd' ORDER BY id" | tail -n +2 >model.txt
 cmp -s source.txt model.txt && echo "silver.orders equals the source table ($(wc -l <source.txt) rows)" || diff source.txt model.txt
+
+note a publication dropped under the server: the consumer fails at the same change on each attempt, and waits longer each time
+serve_start
+for i in $(seq 200); do
+	[ "$(status | jq -r '.cdc[0].state')" = streaming ] && break
+	sleep 0.05
+done
+logged=$(wc -l <serve.log)
+src -c "DROP PUBLICATION e2e_cdc_serve" -c "INSERT INTO orders VALUES (4, 'dee', 40)"
+# 1 s, then 2 s: a keepalive before the error is no recovery
+for i in $(seq 200); do
+	grep -q "(attempt 2; again in 2000 ms)$" serve.log && break
+	sleep 0.05
+done
+tail -n +$((logged + 1)) serve.log >dropped.log
+grep -c "again in" dropped.log | sed 's/^/failures logged: /'
+grep -c "streaming again" dropped.log | sed 's/^/recoveries logged: /'
+status | jq -c '.cdc[] | {state, failures, last_error: ((.last_error | test("publication \"e2e_cdc_serve\" does not exist")) and (.last_error | test("--resnapshot")))}'
+kill -TERM $serve_pid
+wait $serve_pid
+echo "server exit $?"
