@@ -444,14 +444,15 @@ static int start_stream(struct stream *s, enum start_plan plan, struct sl_err *e
  * The slot once START_REPLICATION holds it, when nothing can drop or
  * replace it any more: one dropped and made again between the first look
  * and the start would stream from its own position, past changes that
- * never landed. It must still be the slot the stream left, at no newer
- * position than the one it resumes from.
+ * never landed. The same rules as the first look, against the same stored
+ * state, must still say it streams: a slot of which nothing landed yet
+ * (snapshot: never) may stand anywhere, one that changes landed from no
+ * further than they did.
  */
-static int check_held_slot(const struct stream *s, struct sl_err *err)
+static int check_held_slot(const struct stream *s, const struct pgcdc_slot_state *stored,
+			   struct sl_err *err)
 {
 	const struct pgcdc_opts held = { 0 };
-	const struct pgcdc_slot_state now = { .stored = true, .landed = s->landed,
-					      .confirmed = s->confirmed, .snapshot = 'd' };
 	struct slot_info slot;
 	enum start_plan plan;
 	PGconn *conn = NULL;
@@ -460,7 +461,12 @@ static int check_held_slot(const struct stream *s, struct sl_err *err)
 	if (!rc)
 		rc = find_slot(conn, s->c, &slot, err);
 	if (!rc)
-		rc = plan_start(s->c, &held, &slot, &now, &plan, err);
+		rc = plan_start(s->c, &held, &slot, stored, &plan, err);
+	if (!rc && plan != PLAN_STREAM)
+		rc = sl_err_set(err, SL_E_INVALID,
+				"replication slot '%s' changed while the consumer started streaming "
+				"from it",
+				s->c->slot);
 	if (conn)
 		PQfinish(conn);
 	return rc;
@@ -1002,8 +1008,8 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.last_idle_us = units_mono_us();
 	rc = start_stream(&s, plan, err);
 	/* a slot made on this connection a moment ago has landed nothing */
-	if (!rc && plan != PLAN_MAKE)
-		rc = check_held_slot(&s, err);
+	if (!rc && plan == PLAN_STREAM)
+		rc = check_held_slot(&s, &stored, err);
 	if (!rc) {
 		s.fd = PQsocket(s.repl);
 		rc = pgcdc_ticker_start(&s.tick, s.repl, s.confirmed, c->status_interval_ms, err);

@@ -95,3 +95,11 @@ diff source.txt landed.txt && echo "orders: the same $(wc -l <source.txt) rows"
 src -c "SELECT concat_ws(',', order_id, line, sku) FROM order_items ORDER BY 1" >source.txt
 "$SLUICE_BIN" sql "SELECT concat_ws(',', order_id, line, sku) AS r FROM silver.items ORDER BY 1" | tail -n +2 | sed 's/ *$//' >landed.txt
 diff source.txt landed.txt && echo "items: the same $(wc -l <source.txt) rows"
+
+note a slot someone else made, with snapshot: never: its changes are followed from where it stands
+src -c "SELECT 1 FROM pg_create_logical_replication_slot('e2e_cdc_consumer_pre', 'pgoutput')" \
+	-c "CREATE PUBLICATION e2e_cdc_consumer_pre FOR TABLE orders" \
+	-c "INSERT INTO orders VALUES (98, 'premade', 2, NULL)" >/dev/null
+cdc premade --once
+q "SELECT op, payload FROM landing.premade ORDER BY _sluice_pos"
+src -c "SELECT pg_drop_replication_slot('e2e_cdc_consumer_pre')" >/dev/null
