@@ -812,13 +812,17 @@ static int on_copy(struct stream *s, const char *buf, int len, struct sl_err *er
 /* Nothing came for a while: pending transactions try the gate again; an
  * idle slot's WAL end a keepalive gave too soon after the last is
  * confirmed now; --once asks the server where it is (it answers with a
- * keepalive). */
+ * keepalive). The caller hears that the stream is still up: on an idle
+ * source the server's keepalives may be half a wal_sender_timeout apart,
+ * and an attempt counts as recovered after some seconds up. */
 static int on_quiet(struct stream *s, struct sl_err *err)
 {
 	int rc = s->pending ? commit_pending(s, false, err) : confirm_idle(s, false, err);
 
 	if (!rc && s->o->once && !s->in_txn && !s->pending)
 		rc = send_status(s, true, err);
+	if (!rc && !s->pending)
+		tell(s, 0);
 	return rc;
 }
 

@@ -81,12 +81,30 @@ src -c "SELECT id, customer, amount FROM orders ORDER BY id" >source.txt
 "$SLUICE_BIN" sql "SELECT id || '|' || customer || '|' || amount FROM silver.orders WHERE op <> 'd' ORDER BY id" | tail -n +2 >model.txt
 cmp -s source.txt model.txt && echo "silver.orders equals the source table ($(wc -l <source.txt) rows)" || diff source.txt model.txt
 
-note a publication dropped under the server: the consumer fails at the same change on each attempt, and waits longer each time
+note with nothing to land, the consumer the source cut off counts as recovered once it has streamed 5 s
 serve_start
 for i in $(seq 200); do
 	[ "$(status | jq -r '.cdc[0].state')" = streaming ] && break
 	sleep 0.05
 done
+logged=$(wc -l <serve.log)
+src -c "SELECT count(*) FROM (SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '$slot' AND active_pid IS NOT NULL) t" >/dev/null
+for i in $(seq 100); do
+	[ "$(status | jq -r '.cdc[0].failures')" = 1 ] && break
+	sleep 0.05
+done
+status | jq -c '.cdc[] | {state, failures}'
+# within 10 s (1 s before the attempt, 5 s up): well before the server's
+# next keepalive on an idle source, half its wal_sender_timeout away
+cut_at=$(date +%s%N)
+while [ $(($(date +%s%N) - cut_at)) -lt 10000000000 ]; do
+	[ "$(status | jq -r '.cdc[0] | .state + " " + (.failures | tostring)')" = "streaming 0" ] && break
+	sleep 0.05
+done
+status | jq -c '.cdc[] | {state, failures}'
+tail -n +$((logged + 1)) serve.log | grep -c "streaming again" | sed 's/^/recoveries logged: /'
+
+note a publication dropped under the server: the consumer fails at the same change on each attempt, and waits longer each time
 logged=$(wc -l <serve.log)
 src -c "DROP PUBLICATION e2e_cdc_serve" -c "INSERT INTO orders VALUES (4, 'dee', 40)"
 # 1 s, then 2 s: a keepalive before the error is no recovery
