@@ -35,8 +35,7 @@ static void on_signal(int sig)
 static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_end, int64_t seq)
 {
 	(void)wal_end;
-	(void)seq;
-	pgcdc_retry_progress(ctx, st, units_mono_ms());
+	pgcdc_retry_progress(ctx, st, seq > 0, units_mono_ms());
 }
 
 /* Until the next attempt is due, or a signal stops the command. */

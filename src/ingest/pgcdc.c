@@ -63,6 +63,7 @@ struct stream {
 	size_t held_bytes;
 	struct pgcdc_batch batch;
 	bool in_txn, skip, done, batch_open;
+	bool heard; /* the server sent something on this stream */
 	/* the open batch's current transaction is this one (it holds some of
 	 * its changes): until then the batch holds only ended ones, which may
 	 * commit */
@@ -795,6 +796,7 @@ static int on_copy(struct stream *s, const char *buf, int len, struct sl_err *er
 
 	if (rc)
 		return rc;
+	s->heard = true;
 	if (cp.kind == 'w')
 		return on_message(s, &cp, err);
 	s->server_end = max_lsn(s->server_end, cp.wal_end);
@@ -812,16 +814,17 @@ static int on_copy(struct stream *s, const char *buf, int len, struct sl_err *er
 /* Nothing came for a while: pending transactions try the gate again; an
  * idle slot's WAL end a keepalive gave too soon after the last is
  * confirmed now; --once asks the server where it is (it answers with a
- * keepalive). The caller hears that the stream is still up: on an idle
- * source the server's keepalives may be half a wal_sender_timeout apart,
- * and an attempt counts as recovered after some seconds up. */
+ * keepalive). Once the server has sent anything, the caller hears that
+ * the stream is still up: on an idle source its keepalives may be half a
+ * wal_sender_timeout apart, and an attempt counts as recovered after some
+ * seconds of it. */
 static int on_quiet(struct stream *s, struct sl_err *err)
 {
 	int rc = s->pending ? commit_pending(s, false, err) : confirm_idle(s, false, err);
 
 	if (!rc && s->o->once && !s->in_txn && !s->pending)
 		rc = send_status(s, true, err);
-	if (!rc && !s->pending)
+	if (!rc && !s->pending && s->heard)
 		tell(s, 0);
 	return rc;
 }

@@ -53,6 +53,7 @@ void pgcdc_retry_failed(struct pgcdc_retry *r, int rc, const struct sl_err *err)
 	int64_t wait;
 
 	r->failures++;
+	r->heard_ms = 0;
 	wait = pgcdc_retry_backoff_ms(r->failures);
 	snprintf(r->last_error, sizeof(r->last_error), "%.500s",
 		 rc && err ? err->msg : "the server ended the replication stream");
@@ -64,13 +65,16 @@ void pgcdc_retry_failed(struct pgcdc_retry *r, int rc, const struct sl_err *err)
 	}
 }
 
-void pgcdc_retry_progress(struct pgcdc_retry *r, const struct pgcdc_stats *st, int64_t now_ms)
+void pgcdc_retry_progress(struct pgcdc_retry *r, const struct pgcdc_stats *st, bool landed,
+			  int64_t now_ms)
 {
-	/* the attempt began once it was due */
-	bool steady = now_ms - r->next_attempt_ms >= STEADY_MS;
-
-	if (!r->failures || !(steady || st->landed_lsn > r->total.landed_lsn ||
-			      st->confirmed_lsn > r->total.confirmed_lsn))
+	if (!r->failures)
+		return;
+	if (!r->heard_ms) {
+		r->heard_ms = now_ms;
+		r->heard_confirmed = st->confirmed_lsn;
+	}
+	if (!landed && st->confirmed_lsn <= r->heard_confirmed && now_ms - r->heard_ms < STEADY_MS)
 		return;
 	if (r->log) {
 		fprintf(r->log, "slot %s: streaming again\n", r->slot);
@@ -86,7 +90,7 @@ bool pgcdc_retry_mends(int rc)
 
 int pgcdc_retry_stream_code(const char *sqlstate)
 {
-	if (sqlstate && (!strncmp(sqlstate, "42", 2) || !strncmp(sqlstate, "55", 2)))
+	if (sqlstate && !strcmp(sqlstate, "42704"))
 		return SL_E_INVALID;
 	return SL_E_IO;
 }

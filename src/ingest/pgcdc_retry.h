@@ -24,6 +24,10 @@ struct pgcdc_retry {
 	int failures;	  /* in a row; 0 once streaming again */
 	char last_error[512];
 	int64_t next_attempt_ms; /* monotonic (units_mono_ms) */
+	/* the attempt running, after failures: when it was first heard of
+	 * (0: not yet), and its confirmed LSN then */
+	int64_t heard_ms;
+	uint64_t heard_confirmed;
 	/* the attempts that ended: transactions, changes and skipped added
 	 * up, the highest landed and confirmed LSNs, the snapshot's rows
 	 * (-1 when none was taken) */
@@ -41,12 +45,14 @@ void pgcdc_retry_ended(struct pgcdc_retry *r, const struct pgcdc_stats *st);
 void pgcdc_retry_failed(struct pgcdc_retry *r, int rc, const struct sl_err *err);
 
 /* The attempt running streams, with the figures st as they stand, at
- * now_ms (units_mono_ms). After failures it counts from 0 again, and logs
- * that it recovered, once the attempt shows it really streams: it landed
- * or confirmed beyond what the attempts before had, or it stayed up 5 s.
- * A keepalive alone is not enough: a server that fails at a change sends
- * one first on every attempt, and the backoff would never grow. */
-void pgcdc_retry_progress(struct pgcdc_retry *r, const struct pgcdc_stats *st, int64_t now_ms);
+ * now_ms (units_mono_ms); landed: it just committed a landing. After
+ * failures it counts from 0 again, and logs that it recovered, once the
+ * attempt shows it really streams: it lands, confirms beyond where it
+ * stood when first heard of, or has been heard of for 5 s. A keepalive
+ * alone is not enough: a server that fails at a change sends one first
+ * on every attempt, and the backoff would never grow. */
+void pgcdc_retry_progress(struct pgcdc_retry *r, const struct pgcdc_stats *st, bool landed,
+			  int64_t now_ms);
 
 /* The wait before attempt failures + 1: 1 s doubling, at most 60 s. */
 int64_t pgcdc_retry_backoff_ms(int failures);
@@ -61,9 +67,9 @@ bool pgcdc_retry_mends(int rc);
 
 /* The code of an error the source database raised with sqlstate (NULL
  * when it gave none) on the replication stream: SL_E_INVALID for what the
- * server would raise at the same change on every attempt (class 42, a
- * publication dropped or a table's shape it cannot read; class 55, a slot
- * invalidated), SL_E_IO for the rest. */
+ * server raises at the same change on every attempt (42704, an object
+ * missing: a publication dropped), SL_E_IO for the rest, which a lock, a
+ * restart or an administrator may mend. */
 int pgcdc_retry_stream_code(const char *sqlstate);
 
 #endif

@@ -111,7 +111,7 @@ static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_en
 	t->streaming = true;
 	t->st = *st;
 	server_at(t, wal_end);
-	pgcdc_retry_progress(&t->retry, st, units_mono_ms());
+	pgcdc_retry_progress(&t->retry, st, seq > 0, units_mono_ms());
 	pthread_mutex_unlock(&t->wk.mu);
 	if (seq && t->landed)
 		t->landed(t->ctx, &landed);

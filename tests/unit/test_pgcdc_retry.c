@@ -1,9 +1,9 @@
 /*
  * Trying a postgres_cdc consumer again (pgcdc_retry.c): the backoff
  * doubles from 1 s to 60 s, each failure and the recovery after them are
- * logged once, a recovery takes progress or 5 s up, the attempts' figures
- * add up without an LSN going back, and only connection trouble is worth
- * another attempt.
+ * logged once, a recovery takes progress or 5 s of streaming, the
+ * attempts' figures add up without an LSN going back, and only connection
+ * trouble is worth another attempt.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,7 +40,7 @@ static void test_failures_and_recovery_logged(void **state)
 
 	(void)state;
 	pgcdc_retry_init(&r, "shop", log);
-	pgcdc_retry_progress(&r, &st, before); /* nothing failed: nothing to say */
+	pgcdc_retry_progress(&r, &st, true, before); /* nothing failed: nothing to say */
 	sl_err_set(&err, SL_E_IO, "source database: cannot connect: refused");
 	pgcdc_retry_failed(&r, err.code, &err);
 	assert_int_equal(r.failures, 1);
@@ -51,12 +51,11 @@ static void test_failures_and_recovery_logged(void **state)
 	pgcdc_retry_failed(&r, 0, NULL);
 	assert_int_equal(r.failures, 2);
 	assert_string_equal(r.last_error, "the server ended the replication stream");
-	st.landed_lsn = 10;
-	pgcdc_retry_progress(&r, &st, r.next_attempt_ms);
+	pgcdc_retry_progress(&r, &st, true, r.next_attempt_ms);
 	assert_int_equal(r.failures, 0);
 	/* the last error stays for the status to show */
 	assert_string_equal(r.last_error, "the server ended the replication stream");
-	pgcdc_retry_progress(&r, &st, r.next_attempt_ms);
+	pgcdc_retry_progress(&r, &st, true, r.next_attempt_ms);
 	fclose(log);
 	assert_string_equal(text, "slot shop: source database: cannot connect: refused (attempt 1; "
 				  "again in 1000 ms)\n"
@@ -68,40 +67,48 @@ static void test_failures_and_recovery_logged(void **state)
 
 /* An attempt that reached the server and heard from it (a keepalive)
  * before it failed at the same change again is no recovery: the backoff
- * grows. Landing, confirming further or staying up 5 s is. */
+ * grows. Landing, confirming beyond where it stood when first heard of,
+ * or 5 s since then is; the wait before it (or a slow start) does not
+ * count towards the 5 s. */
 static void test_recovery_takes_progress_or_time(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct pgcdc_stats ended = { .landed_lsn = 500, .confirmed_lsn = 600, .snapshot_rows = -1 };
-	struct pgcdc_stats st = ended;
+	struct pgcdc_stats st = { .landed_lsn = 500, .confirmed_lsn = 600, .snapshot_rows = -1 };
 	struct pgcdc_retry r;
-	int64_t due;
+	int64_t heard;
 
 	(void)state;
 	pgcdc_retry_init(&r, "shop", NULL);
-	pgcdc_retry_ended(&r, &ended);
 	sl_err_set(&err, SL_E_IO, "source database: replication stream: ERROR: out of memory");
 	for (int i = 1; i <= 4; i++) {
 		pgcdc_retry_failed(&r, err.code, &err);
-		pgcdc_retry_ended(&r, &ended);
-		pgcdc_retry_progress(&r, &st, r.next_attempt_ms + 4999);
+		heard = r.next_attempt_ms + 30000;
+		pgcdc_retry_progress(&r, &st, false, heard);
+		pgcdc_retry_progress(&r, &st, false, heard + 4999);
 		assert_int_equal(r.failures, i);
 	}
 	assert_true(r.next_attempt_ms - units_mono_ms() > 4000);
-	due = r.next_attempt_ms;
-	pgcdc_retry_progress(&r, &st, due + 5000);
+	pgcdc_retry_progress(&r, &st, false, heard + 5000);
 	assert_int_equal(r.failures, 0);
 
+	/* confirmed beyond where it stood when first heard of */
 	pgcdc_retry_failed(&r, err.code, &err);
+	pgcdc_retry_progress(&r, &st, false, r.next_attempt_ms);
 	st.confirmed_lsn = 601;
-	pgcdc_retry_progress(&r, &st, r.next_attempt_ms);
+	pgcdc_retry_progress(&r, &st, false, r.next_attempt_ms);
 	assert_int_equal(r.failures, 0);
 
+	/* a landing, even in the first word heard */
 	pgcdc_retry_failed(&r, err.code, &err);
-	st.confirmed_lsn = 600;
-	st.landed_lsn = 501;
-	pgcdc_retry_progress(&r, &st, r.next_attempt_ms);
+	pgcdc_retry_progress(&r, &st, true, r.next_attempt_ms);
 	assert_int_equal(r.failures, 0);
+
+	/* each attempt is heard of anew: the last one's time does not carry */
+	pgcdc_retry_failed(&r, err.code, &err);
+	pgcdc_retry_progress(&r, &st, false, r.next_attempt_ms);
+	pgcdc_retry_failed(&r, err.code, &err);
+	pgcdc_retry_progress(&r, &st, false, r.next_attempt_ms + 6000);
+	assert_int_equal(r.failures, 2);
 }
 
 static void test_attempts_add_up(void **state)
@@ -144,20 +151,23 @@ static void test_only_connection_trouble_mends(void **state)
 	assert_false(pgcdc_retry_mends(SL_E_SUSPECT));
 }
 
-/* What the server raises on the stream: a missing publication (42704),
- * a slot invalidated (55000) come again at the same change; the server
- * going down, out of memory or a lost connection may not. */
+/* What the server raises on the stream: a missing publication (42704)
+ * comes again at the same change; a lock not granted (55P03), the server
+ * going down, out of memory, a privilege or a function an administrator
+ * may mend, or a lost connection, may not. */
 static void test_stream_errors_that_come_again(void **state)
 {
 	(void)state;
 	assert_int_equal(pgcdc_retry_stream_code("42704"), SL_E_INVALID);
-	assert_int_equal(pgcdc_retry_stream_code("42501"), SL_E_INVALID);
-	assert_int_equal(pgcdc_retry_stream_code("55000"), SL_E_INVALID);
+	assert_int_equal(pgcdc_retry_stream_code("42501"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code("42883"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code("55P03"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code("55000"), SL_E_IO);
 	assert_int_equal(pgcdc_retry_stream_code("57P01"), SL_E_IO);
 	assert_int_equal(pgcdc_retry_stream_code("53200"), SL_E_IO);
 	assert_int_equal(pgcdc_retry_stream_code("08006"), SL_E_IO);
 	assert_int_equal(pgcdc_retry_stream_code("XX000"), SL_E_IO);
-	assert_int_equal(pgcdc_retry_stream_code("4"), SL_E_IO);
+	assert_int_equal(pgcdc_retry_stream_code("4270"), SL_E_IO);
 	assert_int_equal(pgcdc_retry_stream_code(""), SL_E_IO);
 	assert_int_equal(pgcdc_retry_stream_code(NULL), SL_E_IO);
 }
