@@ -384,16 +384,26 @@ static int make_slot(struct stream *s, bool snapshot, struct sl_err *err)
 				: " LOGICAL pgoutput NOEXPORT_SNAPSHOT");
 	rc = pgcdc_pg_run(s->repl, sql.buf, NULL, PGRES_TUPLES_OK, &r, err);
 	buf_release(&sql);
-	if (rc || !snapshot) {
+	if (rc) {
 		if (r)
 			PQclear(r);
 		return rc;
 	}
 	if (PQntuples(r) != 1 || PQnfields(r) < 3 || lsn_parse(PQgetvalue(r, 0, 1), &cp) ||
-	    PQgetisnull(r, 0, 2))
+	    (snapshot && PQgetisnull(r, 0, 2)))
 		rc = sl_err_set(err, SL_E_PARSE,
-				"source database: CREATE_REPLICATION_SLOT gave no consistent point "
-				"and snapshot");
+				"source database: CREATE_REPLICATION_SLOT gave no consistent point%s",
+				snapshot ? " and snapshot" : "");
+	/* where the new slot stands, stored at once: should the stream end
+	 * before it confirms anything, the next run still knows the slot it
+	 * made, and refuses one read or made again by someone else */
+	if (!rc && !snapshot) {
+		rc = pgcdc_confirm_store(s->w, c->slot, cp, err);
+		if (!rc)
+			s->confirmed = cp;
+		PQclear(r);
+		return rc;
+	}
 	/* no change commits at the consistent point itself: one that has rows
 	 * wrote them after it, so its commit comes later */
 	if (!rc)

@@ -103,3 +103,22 @@ src -c "SELECT 1 FROM pg_create_logical_replication_slot('e2e_cdc_consumer_pre',
 cdc premade --once
 q "SELECT op, payload FROM landing.premade ORDER BY _sluice_pos"
 src -c "SELECT pg_drop_replication_slot('e2e_cdc_consumer_pre')" >/dev/null
+
+note a slot the consumer made is known from then on: read by someone else before anything landed, it is refused
+"$SLUICE_BIN" cdc fresh >fresh.log 2>&1 &
+fresh_pid=$!
+for i in $(seq 400); do
+	[ "$(src -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_consumer_fresh'")" = 1 ] && break
+	sleep 0.01
+done
+kill -9 $fresh_pid
+wait $fresh_pid 2>/dev/null
+# (a slot just made may still be held by the walsender of the killed consumer)
+for i in $(seq 200); do
+	[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_consumer_fresh'")" = f ] && break
+	sleep 0.05
+done
+src -c "INSERT INTO orders VALUES (97, 'taken', 3, NULL)" \
+	-c "SELECT 1 FROM pg_replication_slot_advance('e2e_cdc_consumer_fresh', pg_current_wal_lsn())" >/dev/null
+cdc fresh --once
+src -c "SELECT pg_drop_replication_slot('e2e_cdc_consumer_fresh')" >/dev/null
