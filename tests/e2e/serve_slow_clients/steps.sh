@@ -8,8 +8,21 @@ export SERVE_TOKEN=t0ken
 serve_start
 url=http://127.0.0.1:$serve_port
 
+# settled: until the server holds no connection of 127.0.0.1's from the
+# step before, at most 5 s: it closes them on its own thread, and until
+# it has, each counts against the cap on one client's connections
+settled() {
+	local here i
+	here=$(printf '0100007F:%04X' "$serve_port")
+	for i in $(seq 100); do
+		awk -v l="$here" '$2 == l && $3 ~ /^0100007F:/ && ($4 == "01" || $4 == "08")' \
+			/proc/net/tcp | grep -q . || return 0
+		sleep 0.05
+	done
+}
 # flood ARGS...: conn_flood against the server; its exit code
 flood() {
+	settled
 	"$SLUICE_TOOLS/conn_flood" --url "$url" "$@"
 	echo "[exit $?]"
 }
