@@ -107,12 +107,17 @@ src -c "SELECT pg_drop_replication_slot('e2e_cdc_consumer_pre')" >/dev/null
 note a slot the consumer made is known from then on: read by someone else before anything landed, it is refused
 "$SLUICE_BIN" cdc fresh >fresh.log 2>&1 &
 fresh_pid=$!
-for i in $(seq 400); do
-	[ "$(src -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_consumer_fresh'")" = 1 ] && break
+# killed as soon as it streams from the slot it made, before it confirms
+# anything (the slot is listed already while it is being made)
+for i in $(seq 1000); do
+	[ "$(src -c "SELECT count(*) FROM pg_replication_slots s JOIN pg_stat_replication r ON r.pid = s.active_pid WHERE s.slot_name = 'e2e_cdc_consumer_fresh' AND r.state IN ('catchup', 'streaming')")" = 1 ] && break
 	sleep 0.01
 done
-kill -9 $fresh_pid
-wait $fresh_pid 2>/dev/null
+# (the shell's word of the kill, whenever it reaps the process, unsaid)
+{
+	kill -9 $fresh_pid
+	wait $fresh_pid
+} 2>/dev/null
 # (a slot just made may still be held by the walsender of the killed consumer)
 for i in $(seq 200); do
 	[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_consumer_fresh'")" = f ] && break
