@@ -394,25 +394,22 @@ static int make_slot(struct stream *s, bool snapshot, struct sl_err *err)
 		rc = sl_err_set(err, SL_E_PARSE,
 				"source database: CREATE_REPLICATION_SLOT gave no consistent point%s",
 				snapshot ? " and snapshot" : "");
-	/* where the new slot stands, stored at once: should the stream end
-	 * before it confirms anything, the next run still knows the slot it
-	 * made, and refuses one read or made again by someone else */
-	if (!rc && !snapshot) {
+	/* without a snapshot, where the new slot stands is stored at once:
+	 * should the stream end before it confirms anything, the next run
+	 * still knows the slot it made, and refuses one read or made again
+	 * by someone else. No change commits at the consistent point itself:
+	 * one that has rows wrote them after it, so its commit comes later. */
+	if (!rc && !snapshot)
 		rc = pgcdc_confirm_store(s->w, c->slot, cp, err);
-		if (!rc)
-			s->confirmed = cp;
-		PQclear(r);
-		return rc;
-	}
-	/* no change commits at the consistent point itself: one that has rows
-	 * wrote them after it, so its commit comes later */
-	if (!rc)
+	else if (!rc)
 		rc = pgcdc_snapshot_take(s->w, c, PQgetvalue(r, 0, 2), cp, s->land_a, s->txn_a,
 					 &s->st->snapshot_rows, err);
 	arena_reset(s->land_a);
 	arena_reset(s->txn_a);
 	if (!rc)
-		s->landed = s->confirmed = cp;
+		s->confirmed = cp;
+	if (!rc && snapshot)
+		s->landed = cp;
 	PQclear(r);
 	return rc;
 }

@@ -25,6 +25,15 @@ txn() {
 		(SELECT 'c', count(*) FROM c UNION ALL SELECT 'u', count(*) FROM u
 		 UNION ALL SELECT 'd', count(*) FROM d) t (op, n) WHERE n > 0" >/dev/null 2>&1
 }
+# wait_streaming: until a consumer holds the slot (the snapshot landed,
+# the stream started), at most 20 s
+wait_streaming() {
+	local i
+	for i in $(seq 400); do
+		[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_reconnect'")" = t ] && return 0
+		sleep 0.05
+	done
+}
 # wait_landed: until the slot's confirmed position reaches the server's,
 # which the consumer confirms only after the warehouse stored it
 wait_landed() {
@@ -40,10 +49,7 @@ note the consumer runs in the background, a generator commits, the server restar
 "$SLUICE_BIN" cdc events >cdc.out 2>cdc.err &
 cdc_pid=$!
 # the snapshot landed and the stream started: every transaction from here is a change
-for i in $(seq 400); do
-	[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_reconnect'")" = t ] && break
-	sleep 0.05
-done
+wait_streaming
 (
 	for ((i = 1; i <= 240; i++)); do
 		txn $i || sleep 0.1
@@ -87,10 +93,7 @@ diff source.txt landed.txt && echo "silver.events, built from the changes, equal
 note a publication dropped under a streaming consumer ends the command, naming --resnapshot
 "$SLUICE_BIN" cdc events >dropped.out 2>dropped.err &
 cdc_pid=$!
-for i in $(seq 400); do
-	[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_reconnect'")" = t ] && break
-	sleep 0.05
-done
+wait_streaming
 src -c "DROP PUBLICATION e2e_cdc_reconnect" -c "INSERT INTO events VALUES (1000, 'after the drop')"
 # the server says so at the change: trying again meets the same change
 for i in $(seq 400); do

@@ -28,12 +28,18 @@ wait_caught_up() {
 	echo "silver.orders did not cover $1 transactions"
 }
 
+# wait_streaming: until the server's consumer streams, at most 10 s
+wait_streaming() {
+	local i
+	for i in $(seq 200); do
+		[ "$(status | jq -r '.cdc[0].state')" = streaming ] && return 0
+		sleep 0.05
+	done
+}
+
 serve_start
 note the server made the publication and the slot, and streams from it
-for i in $(seq 200); do
-	[ "$(status | jq -r '.cdc[0].state')" = streaming ] && break
-	sleep 0.05
-done
+wait_streaming
 # the probe asks the source server of the slot as streaming starts
 for i in $(seq 200); do
 	[ "$(status | jq -r '.cdc[0].wal_status')" != null ] && break
@@ -83,10 +89,7 @@ cmp -s source.txt model.txt && echo "silver.orders equals the source table ($(wc
 
 note with nothing to land, the consumer the source cut off counts as recovered once it has streamed 5 s
 serve_start
-for i in $(seq 200); do
-	[ "$(status | jq -r '.cdc[0].state')" = streaming ] && break
-	sleep 0.05
-done
+wait_streaming
 logged=$(wc -l <serve.log)
 src -c "SELECT count(*) FROM (SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '$slot' AND active_pid IS NOT NULL) t" >/dev/null
 for i in $(seq 100); do
