@@ -26,7 +26,7 @@ struct pending {
 	const struct ingest_batch *b;
 	ingest_done_fn done;
 	void *ctx;
-	int64_t queued_ms;
+	int64_t queued_us;
 	struct ingest_result res;
 	const struct pending *first; /* the earlier batch of this flush with its delivery id */
 	struct pending *next;
@@ -597,22 +597,28 @@ static void prune_deliveries(struct ingest_writer *wr)
 }
 
 /*
- * Under wk.mu. Each sender waits for its answer before it sends again, so
- * a commit taken as soon as one batch waits splits the senders into two
- * groups that alternate, each commit carrying half of them. Waiting for as
- * many batches as the last flush carried and found waiting, for at most
- * half that flush's time, lets them meet again: twice the rows a commit,
- * and no answer later than by half a commit. A lone sender is never held:
- * its one batch is all that is expected. Only small flushes wait: once
- * SMALL_FLUSH_ROWS rows wait, a commit's fixed cost is already shared.
+ * Under wk.mu, with a batch waiting. Each sender waits for its answer
+ * before it sends again, so a commit taken as soon as one batch waits
+ * splits the senders into two groups that alternate, each commit carrying
+ * half of them. Waiting for as many batches as the last flush carried and
+ * found waiting, for at most half that flush's time, lets them meet again:
+ * twice the rows a commit, and no answer later than by half a commit. The
+ * wait counts from the end of the last flush or, when none had arrived by
+ * then, from the first arrival: after a flush that carried every sender,
+ * the first answer takes a while to come back (over 1 ms for 64
+ * connections), and a budget spent before it arrives would commit the
+ * first few alone, at a whole commit's cost. A lone sender is never held: its one batch is all that is
+ * expected. Only small flushes wait: once SMALL_FLUSH_ROWS rows wait, a
+ * commit's fixed cost is already shared.
  */
 static void wait_for_senders(struct ingest_writer *wr)
 {
-	int64_t budget = wr->flush_took_us / 2, until;
+	int64_t budget = wr->flush_took_us / 2, from, until;
 
 	if (budget > MAX_SENDER_WAIT_US)
 		budget = MAX_SENDER_WAIT_US;
-	until = wr->flushed_us + budget;
+	from = wr->head->queued_us > wr->flushed_us ? wr->head->queued_us : wr->flushed_us;
+	until = from + budget;
 	while (!wr->wk.stop && wr->nwaiting < wr->expect &&
 	       wr->rows_waiting < SMALL_FLUSH_ROWS && units_mono_us() < until)
 		worker_wait_until_us(&wr->wk, until);
@@ -627,16 +633,17 @@ static void *run(void *arg)
 		struct pending *list;
 		struct sl_err err = SL_ERR_INIT;
 		size_t n;
-		int64_t t0;
+		int64_t t0, linger;
 
 		while ((!wr->head || wr->suspect) && !wr->wk.stop)
 			pthread_cond_wait(&wr->wk.cv, &wr->wk.mu);
 		if (!wr->head || wr->suspect)
 			break;
 		/* company: more batches, until the oldest has waited long enough */
+		linger = wr->head->queued_us + wr->opts.flush_interval_ms * 1000;
 		while (!wr->wk.stop && wr->rows_waiting < wr->opts.flush_rows &&
-		       units_mono_ms() < wr->head->queued_ms + wr->opts.flush_interval_ms)
-			worker_wait_until(&wr->wk, wr->head->queued_ms + wr->opts.flush_interval_ms);
+		       units_mono_us() < linger)
+			worker_wait_until_us(&wr->wk, linger);
 		wait_for_senders(wr);
 		list = wr->head;
 		n = wr->nwaiting;
@@ -705,7 +712,7 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		abort();
-	*p = (struct pending){ .b = b, .done = done, .ctx = ctx, .queued_ms = units_mono_ms() };
+	*p = (struct pending){ .b = b, .done = done, .ctx = ctx, .queued_us = units_mono_us() };
 	if (wr->tail)
 		wr->tail->next = p;
 	else
