@@ -607,9 +607,9 @@ static void prune_deliveries(struct ingest_writer *wr)
  * then, from the first arrival: after a flush that carried every sender,
  * the first answer takes a while to come back (over 1 ms for 64
  * connections), and a budget spent before it arrives would commit the
- * first few alone, at a whole commit's cost. A lone sender is never held: its one batch is all that is
- * expected. Only small flushes wait: once SMALL_FLUSH_ROWS rows wait, a
- * commit's fixed cost is already shared.
+ * first few alone, at a whole commit's cost. A lone sender is never held:
+ * its one batch is all that is expected. Only small flushes wait: once
+ * SMALL_FLUSH_ROWS rows wait, a commit's fixed cost is already shared.
  */
 static void wait_for_senders(struct ingest_writer *wr)
 {

@@ -498,7 +498,7 @@ static void *send_rounds(void *arg)
 						    &res, NULL),
 				 0);
 		assert_int_equal(res.code, 0);
-		if (res.seq > s->slow_after)
+		if (s->think_us && res.seq > s->slow_after)
 			usleep(s->think_us);
 	}
 	return NULL;
