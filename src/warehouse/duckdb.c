@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/civil.h"
 #include "core/err.h"
+#include "warehouse/duckdb_feed.h"
 #include "warehouse/duckdb_sql.h"
 #include "warehouse/duckdb_text.h"
 
@@ -72,6 +73,17 @@ struct duck_wrapped {
 
 #define FEW_REALS 128
 
+/* The feeds of a connection, one per table appended to (past the cap, or
+ * for a table with a column of a type no feed takes, DuckDB's appender). */
+#define FEEDS_MAX 32
+
+struct duck_kept_feed {
+	char *table; /* schema.table, NULL for a free entry */
+	struct duck_feed *feed;
+	bool open; /* an appender holds it; a second one of the table goes
+		    * through DuckDB's */
+};
+
 struct wh_duckdb {
 	struct wh base;
 	struct duck_db *shared;
@@ -81,6 +93,8 @@ struct wh_duckdb {
 	size_t nprepared;
 	struct duck_wrapped wrapped[PREPARED_MAX];
 	size_t nwrapped;
+	struct duck_kept_feed feeds[FEEDS_MAX];
+	size_t nfeeds;
 	bool in_txn; /* a BEGIN ran, and no COMMIT or ROLLBACK since */
 	struct wh_duckdb *next_left; /* on the list of connections left open */
 };
@@ -183,6 +197,10 @@ static void duck_close(struct wh *w)
 		free(d->wrapped[i].sql);
 		free(d->wrapped[i].text);
 	}
+	for (size_t i = 0; i < d->nfeeds; i++) {
+		duck_feed_free(d->feeds[i].feed);
+		free(d->feeds[i].table);
+	}
 	duckdb_disconnect(&d->conn);
 	wh_memo_release(d->base.memo);
 	pthread_mutex_lock(&db->lock);
@@ -216,6 +234,7 @@ static int duck_connect(struct wh *w, struct wh **out, struct sl_err *err)
 	*d = *from;
 	d->nprepared = 0;
 	d->nwrapped = 0;
+	d->nfeeds = 0;
 	d->in_txn = false;
 	if (duckdb_connect(from->shared->db, &d->conn) != DuckDBSuccess) {
 		free(d);
@@ -691,7 +710,8 @@ static int duck_load_csv(struct wh *w, const char *schema, const char *name, con
 
 struct duck_appender {
 	struct wh_appender base;
-	duckdb_appender ap;
+	duckdb_appender ap;	     /* or, with a feed, NULL */
+	struct duck_kept_feed *kept; /* the feed that holds the rows, or NULL */
 	size_t ncols;
 	duckdb_type *types; /* of the table's columns */
 	char table[256];
@@ -711,24 +731,64 @@ static int appender_error(struct duck_appender *a, const char *what, struct sl_e
 	return rc;
 }
 
-static int duck_appender_open(struct wh *w, const char *schema, const char *table,
-			      struct wh_appender **out, struct sl_err *err)
+static int feed_error(struct duck_appender *a, const char *what, const struct duck_feed_error *e,
+		      struct sl_err *err)
 {
-	struct duck_appender *a = calloc(1, sizeof(*a));
+	sl_err_set(err, SL_E_SQL, "%s %s: %s", what, a->table, e->msg);
+	return classify(dd(a->base.w)->shared, e->type, e->msg, err);
+}
 
-	if (!a)
+static struct duck_kept_feed *kept_feed(struct wh_duckdb *d, const char *table)
+{
+	for (size_t i = 0; i < d->nfeeds; i++)
+		if (d->feeds[i].table && strcmp(d->feeds[i].table, table) == 0)
+			return &d->feeds[i];
+	return NULL;
+}
+
+static void drop_feed(struct duck_kept_feed *k)
+{
+	duck_feed_free(k->feed);
+	free(k->table);
+	*k = (struct duck_kept_feed){ 0 };
+}
+
+/* A feed for a's table, kept from now on, when every column type (as the
+ * appender a read them) is one a feed takes; NULL otherwise. */
+static struct duck_kept_feed *new_feed(struct wh_duckdb *d, struct duck_appender *a,
+				       const char *schema, const char *table)
+{
+	struct duck_kept_feed *k = NULL;
+	struct duck_feed *feed;
+
+	for (size_t i = 0; i < a->ncols; i++)
+		if (!duck_feed_takes(a->types[i]))
+			return NULL;
+	for (size_t i = 0; i < d->nfeeds && !k; i++)
+		if (!d->feeds[i].table)
+			k = &d->feeds[i];
+	if (!k && d->nfeeds == FEEDS_MAX)
+		return NULL;
+	feed = duck_feed_new(d->conn, schema, table, a->types, a->ncols);
+	if (!feed)
+		return NULL;
+	if (!k)
+		k = &d->feeds[d->nfeeds++];
+	k->table = strdup(a->table);
+	if (!k->table)
 		abort();
-	if (refused(dd(w), err)) {
-		free(a);
-		return SL_E_SUSPECT;
-	}
-	a->base.w = w;
-	snprintf(a->table, sizeof(a->table), "%s.%s", schema, table);
-	if (duckdb_appender_create(dd(w)->conn, schema, table, &a->ap) != DuckDBSuccess) {
+	k->feed = feed;
+	return k;
+}
+
+/* DuckDB's appender for the table, and the types of its columns. */
+static int open_appender(struct wh_duckdb *d, struct duck_appender *a, const char *schema,
+			 const char *table, struct sl_err *err)
+{
+	if (duckdb_appender_create(d->conn, schema, table, &a->ap) != DuckDBSuccess) {
 		int rc = appender_error(a, "cannot append to", err);
 
 		duckdb_appender_destroy(&a->ap);
-		free(a);
 		return rc;
 	}
 	a->ncols = (size_t)duckdb_appender_column_count(a->ap);
@@ -741,73 +801,47 @@ static int duck_appender_open(struct wh *w, const char *schema, const char *tabl
 		a->types[i] = duckdb_get_type_id(t);
 		duckdb_destroy_logical_type(&t);
 	}
-	*out = &a->base;
 	return 0;
 }
 
-/* Plain decimal digits, optionally negative, as int64: what a cast of the
- * text would give. Anything else (spaces, '+', a fraction, overflow) is
- * left to the warehouse's own cast and its error message. */
-static bool plain_int64(const char *s, int64_t *out)
+/* The table's columns are read every time (a few microseconds): a feed
+ * kept for columns the table no longer has is made anew. */
+static int duck_appender_open(struct wh *w, const char *schema, const char *table,
+			      struct wh_appender **out, struct sl_err *err)
 {
-	const char *p = s + (*s == '-');
-	uint64_t v = 0, limit = *s == '-' ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	struct wh_duckdb *d = dd(w);
+	struct duck_appender *a = calloc(1, sizeof(*a));
+	struct duck_kept_feed *k;
+	int rc;
 
-	if (!*p)
-		return false;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9' || v > (limit - (uint64_t)(*p - '0')) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*p - '0');
+	if (!a)
+		abort();
+	if (refused(d, err)) {
+		free(a);
+		return SL_E_SUSPECT;
 	}
-	*out = *s == '-' ? (int64_t)(0 - v) : (int64_t)v;
-	return true;
-}
-
-/* n digits at s as a number, or -1. */
-static int digits(const char *s, int n)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
+	a->base.w = w;
+	snprintf(a->table, sizeof(a->table), "%s.%s", schema, table);
+	rc = open_appender(d, a, schema, table, err);
+	if (rc) {
+		free(a);
+		return rc;
 	}
-	return v;
-}
-
-/* "YYYY-MM-DD HH:MM:SS[.ffffff]", the form sluice writes its own times in,
- * as microseconds since the epoch; any other text is the warehouse's to
- * cast. */
-static bool plain_timestamp(const char *s, duckdb_timestamp *out)
-{
-	int y, m, d, hh, mm, ss;
-	int64_t micros = 0, scale = 100000, days;
-	const char *f;
-
-	if (strlen(s) < 19 || (y = digits(s, 4)) < 1 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':')
-		return false;
-	m = digits(s + 5, 2);
-	d = digits(s + 8, 2);
-	hh = digits(s + 11, 2);
-	mm = digits(s + 14, 2);
-	ss = digits(s + 17, 2);
-	if (m < 1 || m > 12 || d < 1 || d > civil_month_days(y, m) || hh < 0 ||
-	    hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59)
-		return false;
-	f = s + 19;
-	if (*f == '.') {
-		for (f++; *f >= '0' && *f <= '9' && scale; f++, scale /= 10)
-			micros += (*f - '0') * scale;
-		if (f == s + 20)
-			return false;
+	k = kept_feed(d, a->table);
+	if (k && !k->open && !duck_feed_fits(k->feed, a->types, a->ncols)) {
+		drop_feed(k);
+		k = NULL;
 	}
-	if (*f)
-		return false;
-	days = civil_days(y, m, d);
-	out->micros = ((days * 24 + hh) * 60 + mm) * 60 * 1000000LL + ss * 1000000LL + micros;
-	return true;
+	if (!k)
+		k = new_feed(d, a, schema, table);
+	if (k && !k->open) {
+		/* it holds no rows: destroying it writes nothing */
+		duckdb_appender_destroy(&a->ap);
+		k->open = true;
+		a->kept = k;
+	}
+	*out = &a->base;
+	return 0;
 }
 
 /* One value, typed where the text is plainly of the column's type: the
@@ -820,9 +854,9 @@ static duckdb_state append_value(struct duck_appender *a, size_t col, const char
 
 	if (!v)
 		return duckdb_append_null(a->ap);
-	if (a->types[col] == DUCKDB_TYPE_BIGINT && plain_int64(v, &i))
+	if (a->types[col] == DUCKDB_TYPE_BIGINT && duck_plain_int64(v, &i))
 		return duckdb_append_int64(a->ap, i);
-	if (a->types[col] == DUCKDB_TYPE_TIMESTAMP && plain_timestamp(v, &ts))
+	if (a->types[col] == DUCKDB_TYPE_TIMESTAMP && duck_plain_timestamp(v, &ts.micros))
 		return duckdb_append_timestamp(a->ap, ts);
 	return duckdb_append_varchar(a->ap, v);
 }
@@ -831,10 +865,15 @@ static int duck_appender_row(struct wh_appender *ap, const char *const *values, 
 			     struct sl_err *err)
 {
 	struct duck_appender *a = (struct duck_appender *)ap;
+	struct duck_feed_error e;
 
 	if (n != a->ncols)
 		return sl_err_set(err, SL_E_INTERNAL, "%zu values for the %zu columns of %s", n,
 				  a->ncols, a->table);
+	if (a->kept)
+		return duck_feed_row(a->kept->feed, values, &e)
+			       ? 0
+			       : feed_error(a, "cannot append to", &e, err);
 	for (size_t i = 0; i < n; i++) {
 		duckdb_state st = append_value(a, i, values[i]);
 
@@ -852,12 +891,22 @@ static int duck_appender_flush(struct wh_appender *ap, struct sl_err *err)
 	struct wh_duckdb *d = dd(a->base.w);
 	/* outside a transaction, the flush commits */
 	bool locked = lock_commit(d, "", false);
+	struct duck_feed_error e;
 	int rc = 0;
 
-	if (refused(d, err))
+	if (refused(d, err)) {
 		rc = SL_E_SUSPECT;
-	else if (duckdb_appender_flush(a->ap) != DuckDBSuccess)
+	} else if (a->kept && !duck_feed_insert(a->kept->feed, &e)) {
+		rc = feed_error(a, "cannot write the rows appended to", &e, err);
+		/* the table is not what the INSERT was prepared for: the next
+		 * appender reads it again */
+		if (e.type == DUCKDB_ERROR_BINDER || e.type == DUCKDB_ERROR_CATALOG) {
+			drop_feed(a->kept);
+			a->kept = NULL;
+		}
+	} else if (!a->kept && a->ap && duckdb_appender_flush(a->ap) != DuckDBSuccess) {
 		rc = appender_error(a, "cannot write the rows appended to", err);
+	}
 	unlock_commit(d, locked);
 	return rc;
 }
@@ -866,13 +915,22 @@ static void duck_appender_close(struct wh_appender *ap)
 {
 	struct duck_appender *a = (struct duck_appender *)ap;
 	struct wh_duckdb *d = dd(a->base.w);
+	bool contain;
+
+	if (a->kept) {
+		duck_feed_clear(a->kept->feed);
+		a->kept->open = false;
+		free(a->types);
+		free(a);
+		return;
+	}
 	/* rows not flushed are dropped with the appender, as the caller rolls
 	 * back; DuckDB's destroy flushes them, which outside a transaction
 	 * (the caller's already rolled back) would commit them, also to a
 	 * database in doubt */
-	bool contain = !d->in_txn && duckdb_query(d->conn, "BEGIN", NULL) == DuckDBSuccess;
-
-	duckdb_appender_destroy(&a->ap);
+	contain = a->ap && !d->in_txn && duckdb_query(d->conn, "BEGIN", NULL) == DuckDBSuccess;
+	if (a->ap)
+		duckdb_appender_destroy(&a->ap);
 	if (contain)
 		duckdb_query(d->conn, "ROLLBACK", NULL);
 	free(a->types);

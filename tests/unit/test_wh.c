@@ -750,13 +750,16 @@ static void test_appender(void **state)
 
 /* Text the appender takes as typed values lands exactly as the warehouse's
  * own cast of it would, and text it leaves to that cast fails or lands the
- * same way too: the cast is the oracle. */
+ * same way too: the cast is the oracle, for each type held typed. */
 static void test_appender_typed_values(void **state)
 {
 	static const char *const texts[] = {
 		"0", "42", "-7", "007", "9223372036854775807", "-9223372036854775808",
 		"9223372036854775808", "-9223372036854775809", "99999999999999999999", "+5", " 5",
-		"5 ", "1.5", "1e3", "-", "", "x1",
+		"5 ", "1.5", "1e3", "-", "", "x1", "2147483647", "-2147483648", "2147483648",
+		"-2147483649", "1.5e3", "-0.25", "1E-5", "1e400", "1e-400", "4.9e-324", ".5", "1.",
+		"1e", "1e+", "0x10", "nan", "inf", "-inf", "1_000", "true", "false", "TRUE", "t",
+		"f", "yes", "1", "0.1", "123456789012345678901234567890",
 		"2024-01-02 03:04:05", "2024-01-02 03:04:05.1", "2024-01-02 03:04:05.123",
 		"2024-01-02 03:04:05.123456", "2024-01-02 03:04:05.1234567", "2024-02-29 23:59:59",
 		"2023-02-29 00:00:00", "2024-13-01 00:00:00", "2024-04-31 00:00:00",
@@ -764,40 +767,157 @@ static void test_appender_typed_values(void **state)
 		"1970-01-01 00:00:00", "1969-12-31 23:59:59.999", "0001-01-01 00:00:00",
 		"2024-01-02", "2024-01-02 03:04", "9999-12-31 23:59:59.999999",
 	};
+	static const char *const types[] = { "BIGINT", "TIMESTAMP", "INTEGER", "DOUBLE", "BOOLEAN" };
+	enum { NTYPES = sizeof(types) / sizeof(types[0]) };
 	struct fx *f = *state;
 
 	open_memory(f);
-	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.t (i BIGINT, ts TIMESTAMP, src VARCHAR)");
+	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.t (c0 BIGINT, c1 TIMESTAMP, c2 INTEGER, c3 "
+		   "DOUBLE, c4 BOOLEAN, src VARCHAR)");
 	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
-		for (int col = 0; col < 2; col++) {
-			const char *row[3] = { col ? NULL : texts[k], col ? texts[k] : NULL, texts[k] };
+		for (int col = 0; col < NTYPES; col++) {
+			const char *row[NTYPES + 1] = { NULL };
 			struct wh_appender *ap;
 			struct buf sql = BUF_INIT;
 			int64_t casts;
 			int rc;
 
+			row[col] = texts[k];
+			row[NTYPES] = texts[k];
 			buf_adds(&sql, "SELECT (TRY_CAST(");
 			buf_add_sql_str(&sql, texts[k]);
-			buf_adds(&sql, col ? " AS TIMESTAMP) IS NOT NULL)::INT" : " AS BIGINT) IS NOT NULL)::INT");
+			buf_addf(&sql, " AS %s) IS NOT NULL)::INT", types[col]);
 			casts = query_int(f->w, sql.buf);
 			buf_release(&sql);
 			assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
-			rc = wh_appender_row(ap, row, 3, &f->err);
+			rc = wh_appender_row(ap, row, NTYPES + 1, &f->err);
 			if (!rc)
 				rc = wh_appender_flush(ap, &f->err);
 			wh_appender_close(ap);
 			if ((rc == 0) != (casts == 1))
-				fail_msg("'%s' as %s: appended %s, the cast %s", texts[k],
-					 col ? "TIMESTAMP" : "BIGINT", rc ? "no" : "yes",
+				fail_msg("'%s' as %s: appended %s (%s), the cast %s", texts[k],
+					 types[col], rc ? "no" : "yes", rc ? f->err.msg : "",
 					 casts ? "takes it" : "does not");
+			if (rc)
+				assert_non_null(strstr(f->err.msg, "s.t"));
 		}
 	}
-	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t WHERE i IS DISTINCT FROM "
-					 "TRY_CAST(CASE WHEN i IS NOT NULL THEN src END AS BIGINT) "
-					 "OR ts IS DISTINCT FROM TRY_CAST(CASE WHEN ts IS NOT NULL "
-					 "THEN src END AS TIMESTAMP)"),
+	for (int col = 0; col < NTYPES; col++) {
+		char sql[256];
+
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM s.t WHERE c%d IS NOT NULL AND c%d IS DISTINCT FROM "
+			 "TRY_CAST(src AS %s)",
+			 col, col, types[col]);
+		assert_int_equal(query_int(f->w, sql), 0);
+	}
+	assert_true(query_int(f->w, "SELECT count(*) FROM s.t") >= 100);
+}
+
+/* A table of the types the appender holds typed takes thousands of rows
+ * (several of DuckDB's vectors), NULLs in any column, in one flush. */
+static void test_appender_many_rows(void **state)
+{
+	struct fx *f = *state;
+	struct wh_appender *ap;
+	enum { N = 5000 };
+
+	open_memory(f);
+	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.t (i BIGINT, n INTEGER, d DOUBLE, b BOOLEAN, "
+		   "ts TIMESTAMP, v VARCHAR)");
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	for (int i = 0; i < N; i++) {
+		char is[32], ds[32], ts[32], vs[48];
+		const char *row[6] = { is, is, ds, i % 2 ? "true" : "false", ts, vs };
+
+		snprintf(is, sizeof(is), "%d", i);
+		snprintf(ds, sizeof(ds), "%d.5", i);
+		snprintf(ts, sizeof(ts), "2024-01-01 00:00:%02d", i % 60);
+		snprintf(vs, sizeof(vs), "value number %d, longer than twelve bytes", i);
+		row[i % 7 < 6 ? i % 7 : 0] = i % 7 < 6 ? NULL : row[0];
+		assert_int_equal(wh_appender_row(ap, row, 6, &f->err), 0);
+	}
+	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
+	wh_appender_close(ap);
+	assert_int_equal(wh_commit(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), N);
+	/* row i has column i % 7 NULL (none when i % 7 is 6) */
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t WHERE i IS NULL"), (N + 6) / 7);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t WHERE v IS NULL"), (N + 1) / 7);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t WHERE i IS NOT NULL AND n IS "
+					 "NOT NULL AND (i <> n OR d IS NOT NULL AND d <> i + 0.5 OR "
+					 "b IS NOT NULL AND b <> (i % 2 = 1) OR ts IS NOT NULL AND "
+					 "second(ts) <> i % 60 OR v IS NOT NULL AND v <> 'value "
+					 "number ' || i || ', longer than twelve bytes')"),
 			 0);
-	assert_true(query_int(f->w, "SELECT count(*) FROM s.t") >= 20);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t WHERE b IS NULL"), (N + 4) / 7);
+}
+
+/* The appender follows the table: one dropped and made again with other
+ * columns takes rows of its new columns, and two appenders open on one
+ * table at once both land theirs. */
+static void test_appender_follows_the_table(void **state)
+{
+	struct fx *f = *state;
+	struct wh_appender *ap, *second;
+	const char *old_row[] = { "1", "one" };
+	const char *new_row[] = { "two", "2", "2024-01-01 00:00:00" };
+
+	open_memory(f);
+	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.t (i BIGINT, v VARCHAR)");
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, old_row, 2, &f->err), 0);
+	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
+	wh_appender_close(ap);
+	exec(f->w, "DROP TABLE s.t; CREATE TABLE s.t (v VARCHAR, i BIGINT, ts TIMESTAMP)");
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, old_row, 2, &f->err), SL_E_INTERNAL);
+	assert_int_equal(wh_appender_row(ap, new_row, 3, &f->err), 0);
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &second, &f->err), 0);
+	assert_int_equal(wh_appender_row(second, new_row, 3, &f->err), 0);
+	assert_int_equal(wh_appender_flush(second, &f->err), 0);
+	wh_appender_close(second);
+	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
+	wh_appender_close(ap);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t WHERE v = 'two' AND i = 2 AND "
+					 "ts = '2024-01-01'"),
+			 2);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 2);
+}
+
+/* The function the appender's rows are read through serves only the
+ * connection appending them: another finds nothing to read. */
+static void test_appender_rows_are_private(void **state)
+{
+	struct fx *f = *state;
+	struct wh_appender *ap;
+	struct wh *other;
+	struct wh_result *r;
+	const char *row[] = { "1" };
+	const char *bad[] = { "\xff\xfe" };
+
+	open_memory(f);
+	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.t (v VARCHAR)");
+	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, row, 1, &f->err), 0);
+	assert_int_equal(wh_connect(f->w, &other, &f->err), 0);
+	for (int k = 1; k < 64; k++) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "SELECT * FROM _sluice_feed('%d:s.t')", k);
+		assert_int_equal(wh_query(other, sql, &r, &f->err), SL_E_SQL);
+		assert_non_null(strstr(f->err.msg, "only the rows sluice is inserting"));
+	}
+	wh_close(other);
+	assert_int_equal(wh_query(f->w, "SELECT * FROM _sluice_feed('s.t')", &r, &f->err), SL_E_SQL);
+	/* text that is not UTF-8 is refused, naming the table */
+	assert_int_not_equal(wh_appender_row(ap, bad, 1, &f->err), 0);
+	assert_non_null(strstr(f->err.msg, "s.t"));
+	assert_non_null(strstr(f->err.msg, "UTF-8"));
+	assert_int_equal(wh_appender_flush(ap, &f->err), 0);
+	wh_appender_close(ap);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 1);
 }
 
 /* Facts are shared by every connection of a database, not by another
@@ -1140,6 +1260,9 @@ int main(void)
 		T(test_memo),
 		T(test_appender),
 		T(test_appender_typed_values),
+		T(test_appender_many_rows),
+		T(test_appender_follows_the_table),
+		T(test_appender_rows_are_private),
 		T(test_relation_kind),
 		T(test_relation_list),
 		T(test_table_columns),
