@@ -61,7 +61,13 @@ struct ingest_writer {
 	/* senders of the last flush, answered or already waiting again, and how
 	 * long it took: the next flush waits a little for them */
 	size_t nwaiting, expect;
+	/* the last flush's batches, and those that waited when it ended */
+	size_t last_n, left;
 	int64_t flushed_us, flush_took_us;
+	/* from the end of the last flush that found nothing waiting to the
+	 * first batch after it: how soon answered senders send again */
+	int64_t back_us;
+	bool none_waited; /* nothing waited when the last flush ended */
 	struct table *tables;
 	size_t ntables;
 	int64_t last_prune_ms;
@@ -73,6 +79,7 @@ struct ingest_writer {
 };
 
 #define DELIVERY_KEEP_MS (24LL * 3600 * 1000)
+#define SENDER_JITTER_US 500
 #define MAX_SENDER_WAIT_US 5000
 #define SMALL_FLUSH_ROWS 512
 
@@ -601,24 +608,38 @@ static void prune_deliveries(struct ingest_writer *wr)
  * before it sends again, so a commit taken as soon as one batch waits
  * splits the senders into two groups that alternate, each commit carrying
  * half of them. Waiting for as many batches as the last flush carried and
- * found waiting, for at most half that flush's time, lets them meet again:
- * twice the rows a commit, and no answer later than by half a commit. The
+ * found waiting (and, when it carried just those that waited for the one
+ * before, that one's too: the other group), for at most that flush's time
+ * (and a little), lets them
+ * meet again: twice the rows a commit, and no answer later than by about
+ * one commit, which the one it saves the other group costs anyway. The
  * wait counts from the end of the last flush or, when none had arrived by
  * then, from the first arrival: after a flush that carried every sender,
  * the first answer takes a while to come back (over 1 ms for 64
  * connections), and a budget spent before it arrives would commit the
- * first few alone, at a whole commit's cost. A lone sender is never held:
+ * first few alone, at a whole commit's cost. Batches that arrived during
+ * the flush do not wait when the senders it answered took longer than the
+ * budget to come back last time (they think between requests): they would
+ * wait out the budget and come back later still, the groups never meeting.
+ * A lone sender is never held:
  * its one batch is all that is expected. Only small flushes wait: once
  * SMALL_FLUSH_ROWS rows wait, a commit's fixed cost is already shared.
  */
 static void wait_for_senders(struct ingest_writer *wr)
 {
-	int64_t budget = wr->flush_took_us / 2, from, until;
+	/* groups that fell apart come back a commit apart (the second's answer
+	 * waited for the first's commit): less than a commit would keep them
+	 * apart; the little more is for their threads' scheduling */
+	int64_t budget = wr->flush_took_us + SENDER_JITTER_US, from, until;
 
 	if (budget > MAX_SENDER_WAIT_US)
 		budget = MAX_SENDER_WAIT_US;
 	from = wr->head->queued_us > wr->flushed_us ? wr->head->queued_us : wr->flushed_us;
 	until = from + budget;
+	/* batches that came during the flush wait for no one who cannot be
+	 * back in time: they would only fall further behind */
+	if (from == wr->flushed_us && from + wr->back_us > until)
+		return;
 	while (!wr->wk.stop && wr->nwaiting < wr->expect &&
 	       wr->rows_waiting < SMALL_FLUSH_ROWS && units_mono_us() < until)
 		worker_wait_until_us(&wr->wk, until);
@@ -639,6 +660,9 @@ static void *run(void *arg)
 			pthread_cond_wait(&wr->wk.cv, &wr->wk.mu);
 		if (!wr->head || wr->suspect)
 			break;
+		if (wr->none_waited)
+			wr->back_us = wr->head->queued_us - wr->flushed_us;
+		wr->none_waited = false;
 		/* company: more batches, until the oldest has waited long enough */
 		linger = wr->head->queued_us + wr->opts.flush_interval_ms * 1000;
 		while (!wr->wk.stop && wr->rows_waiting < wr->opts.flush_rows &&
@@ -659,7 +683,12 @@ static void *run(void *arg)
 		pthread_mutex_lock(&wr->wk.mu);
 		wr->flushed_us = units_mono_us();
 		wr->flush_took_us = wr->flushed_us - t0;
-		wr->expect = n + wr->nwaiting;
+		/* a flush of just the batches that waited for the last one is
+		 * the second of two groups: the first comes back too */
+		wr->expect = n + wr->nwaiting + (wr->left && n == wr->left ? wr->last_n : 0);
+		wr->last_n = n;
+		wr->left = wr->nwaiting;
+		wr->none_waited = !wr->nwaiting;
 	}
 	pthread_mutex_unlock(&wr->wk.mu);
 	return NULL;

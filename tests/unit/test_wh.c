@@ -828,7 +828,7 @@ static void test_appender_many_rows(void **state)
 	assert_int_equal(wh_begin(f->w, &f->err), 0);
 	assert_int_equal(wh_appender_open(f->w, "s", "t", &ap, &f->err), 0);
 	for (int i = 0; i < N; i++) {
-		char is[32], ds[32], ts[32], vs[48];
+		char is[32], ds[32], ts[32], vs[64];
 		const char *row[6] = { is, is, ds, i % 2 ? "true" : "false", ts, vs };
 
 		snprintf(is, sizeof(is), "%d", i);
