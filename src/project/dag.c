@@ -285,28 +285,27 @@ static bool has_tag(const struct model *m, const char *tag)
 
 /* What a selector term of the same form could have meant: "tag:x" terms,
  * "schema.*" terms, "schema.name" or bare model names. NULL-terminated, in
- * the arena. */
-static const char **selector_words(const struct project *p, const char *term)
+ * a: a long-running server asks on every lookup that misses, and the
+ * project's arena lives as long as the server. */
+static const char **selector_words(const struct project *p, struct arena *a, const char *term)
 {
 	size_t n = 0, len = strlen(term), cap = p->nmodels + 1;
 	const char **words;
 	bool tag = strncmp(term, "tag:", 4) == 0;
 	bool schema = len > 2 && strcmp(term + len - 2, ".*") == 0;
 
-	if (!tag && !schema && strchr(term, '.'))
-		return project_model_names(p);
 	for (size_t i = 0; i < p->nmodels; i++)
 		cap += p->models[i]->ntags + 1;
-	words = arena_alloc(p->arena, cap * sizeof(char *));
+	words = arena_alloc(a, cap * sizeof(char *));
 	for (size_t i = 0; i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 
 		if (schema)
-			words[n++] = arena_sprintf(p->arena, "%s.*", m->schema);
+			words[n++] = arena_sprintf(a, "%s.*", m->schema);
 		else if (!tag)
-			words[n++] = m->name;
+			words[n++] = strchr(term, '.') ? m->fqn : m->name;
 		for (size_t k = 0; tag && k < m->ntags; k++)
-			words[n++] = arena_sprintf(p->arena, "tag:%s", m->tags[k]);
+			words[n++] = arena_sprintf(a, "tag:%s", m->tags[k]);
 	}
 	words[n] = NULL;
 	return words;
@@ -318,12 +317,23 @@ static int no_match(const char *term, const char *near, struct sl_err *err)
 			  near ? "\n  hint: did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
+/* The miss of a selector term, with the nearest word it could have meant. */
+static int no_match_near(const struct project *p, const char *term, struct sl_err *err)
+{
+	struct arena *scratch = arena_new(NULL);
+	int rc = no_match(term, suggest_nearest(term, selector_words(p, scratch, term)), err);
+
+	arena_free(scratch);
+	return rc;
+}
+
 /* dag_model_named, worded for a selector term or for a model name. */
 static struct model *named(const struct project *p, const char *name, bool term,
 			   struct sl_err *err)
 {
 	struct model *m = strchr(name, '.') ? project_find_model(p, name) : NULL;
 	struct buf all = BUF_INIT;
+	struct arena *scratch;
 	const char *near;
 	size_t hits = 0;
 
@@ -347,14 +357,18 @@ static struct model *named(const struct project *p, const char *name, bool term,
 		return NULL;
 	}
 	buf_release(&all);
-	near = suggest_nearest(name, selector_words(p, name));
-	if (term)
-		no_match(name, near, err);
-	else if (near)
+	if (term) {
+		no_match_near(p, name, err);
+		return NULL;
+	}
+	scratch = arena_new(NULL);
+	near = suggest_nearest(name, selector_words(p, scratch, name));
+	if (near)
 		sl_err_set(err, SL_E_NOTFOUND, "no model '%s'\n  hint: did you mean '%s'?", name, near);
 	else
 		sl_err_set(err, SL_E_NOTFOUND, "no model '%s'\n  hint: 'sluice ls' lists the models",
 			   name);
+	arena_free(scratch);
 	return NULL;
 }
 
@@ -407,7 +421,7 @@ static int select_one(const struct project *p, char *term, bool *selected, struc
 		found = true;
 		mark(m, selected, up, down);
 	}
-	return found ? 0 : no_match(term, suggest_nearest(term, selector_words(p, term)), err);
+	return found ? 0 : no_match_near(p, term, err);
 }
 
 int dag_select(const struct project *p, const char *selector, bool *selected,

@@ -22,6 +22,7 @@
 
 #include <ftw.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,32 @@ static void test_bare_name_shared_by_two_schemas(void **state)
 				     "  hint: 'sluice ls' lists the models");
 }
 
+/* A lookup that misses takes the words it suggests from memory of its own:
+ * a server answering misses for as long as it runs keeps the same memory. */
+static void test_misses_keep_no_memory(void **state)
+{
+	struct fixture_project *f = *state;
+	struct sl_err err = SL_ERR_INIT;
+	const char *const misses[] = { "tag:nothing", "gold.nothing", "nothing", "gold.*x" };
+	size_t before;
+	bool sel[8];
+
+	fixture_put(f->root, "models/silver/orders.sql", "@config tags=daily\nSELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/revenue.sql", "SELECT * FROM silver.orders\n");
+	load(f);
+	assert_int_equal(build(f, NULL, 0), 0);
+	assert_null(dag_model_named(f->p, "revenu", &err));
+	assert_string_equal(err.msg, "no model 'revenu'\n  hint: did you mean 'revenue'?");
+	assert_null(dag_model_named(f->p, "gold.revenu", &err));
+	assert_string_equal(err.msg, "no model 'gold.revenu'\n  hint: did you mean 'gold.revenue'?");
+	before = mallinfo2().uordblks;
+	for (int i = 0; i < 5000; i++) {
+		assert_null(dag_model_named(f->p, misses[i % 4], &err));
+		assert_int_equal(dag_select(f->p, misses[i % 4], sel, &err), SL_E_NOTFOUND);
+	}
+	assert_true(mallinfo2().uordblks < before + 16384);
+}
+
 /* A name without a schema that is a model in some schema gets a hint that
  * names it, at the reference. */
 static void test_unqualified_model_name_hint(void **state)
@@ -439,6 +466,7 @@ int main(void)
 		T(test_select_same_name_in_two_schemas),
 		T(test_bare_name_shared_by_two_schemas),
 		T(test_unqualified_model_name_hint),
+		T(test_misses_keep_no_memory),
 		T(test_select_unknown),
 		T(test_select_bare_name_typo_has_hint),
 #undef T
