@@ -68,6 +68,7 @@ struct ingest_writer {
 	 * first batch after it: how soon answered senders send again */
 	int64_t back_us;
 	bool none_waited; /* nothing waited when the last flush ended */
+	bool rejoin; /* the last flush carried only those that waited for the one before */
 	struct table *tables;
 	size_t ntables;
 	int64_t last_prune_ms;
@@ -608,11 +609,12 @@ static void prune_deliveries(struct ingest_writer *wr)
  * before it sends again, so a commit taken as soon as one batch waits
  * splits the senders into two groups that alternate, each commit carrying
  * half of them. Waiting for as many batches as the last flush carried and
- * found waiting (and, when it carried just those that waited for the one
- * before, that one's too: the other group), for at most that flush's time
- * (and a little), lets them
- * meet again: twice the rows a commit, and no answer later than by about
- * one commit, which the one it saves the other group costs anyway. The
+ * found waiting, for at most half that flush's time (and a little for the
+ * senders' scheduling), lets them meet again: twice the rows a commit, and
+ * no answer later than by about half a commit. When
+ * the last flush carried just the batches that waited for the one before,
+ * the groups have fallen apart and come back a commit apart: the wait is
+ * then for that one's senders too, for a commit's time and a little. The
  * wait counts from the end of the last flush or, when none had arrived by
  * then, from the first arrival: after a flush that carried every sender,
  * the first answer takes a while to come back (over 1 ms for 64
@@ -629,8 +631,10 @@ static void wait_for_senders(struct ingest_writer *wr)
 {
 	/* groups that fell apart come back a commit apart (the second's answer
 	 * waited for the first's commit): less than a commit would keep them
-	 * apart; the little more is for their threads' scheduling */
-	int64_t budget = wr->flush_took_us + SENDER_JITTER_US, from, until;
+	 * apart. Senders answered together come back apart by their threads'
+	 * scheduling, which a commit of a few rows may not outlast. */
+	int64_t budget = (wr->rejoin ? wr->flush_took_us : wr->flush_took_us / 2) + SENDER_JITTER_US;
+	int64_t from, until;
 
 	if (budget > MAX_SENDER_WAIT_US)
 		budget = MAX_SENDER_WAIT_US;
@@ -685,7 +689,8 @@ static void *run(void *arg)
 		wr->flush_took_us = wr->flushed_us - t0;
 		/* a flush of just the batches that waited for the last one is
 		 * the second of two groups: the first comes back too */
-		wr->expect = n + wr->nwaiting + (wr->left && n == wr->left ? wr->last_n : 0);
+		wr->rejoin = wr->left && n == wr->left;
+		wr->expect = n + wr->nwaiting + (wr->rejoin ? wr->last_n : 0);
 		wr->last_n = n;
 		wr->left = wr->nwaiting;
 		wr->none_waited = !wr->nwaiting;
