@@ -36,6 +36,12 @@
  * transaction of any size lands in bounded memory. */
 #define HOLD_ROWS 4096
 #define HOLD_BYTES (8u << 20)
+/* While a commit is under way the transactions that follow are held in
+ * memory, ended or not, up to this much; past it the stream waits for the
+ * commit. A commit that checkpoints the warehouse takes a few hundred ms,
+ * and the stream should not wait for it. */
+#define HOLD_COMMITTING_ROWS (256 * 1024)
+#define HOLD_COMMITTING_BYTES (64u << 20)
 /* Ended transactions are committed once the stream has had nothing more
  * for GROUP_LINGER_MS, so a backlog lands several per warehouse commit;
  * they wait no longer than GROUP_MAX_US (nor, through the landing gate,
@@ -48,6 +54,15 @@
 struct shape_note {
 	const char *relation, *columns;
 	int64_t pos;
+};
+
+/* A source transaction that ended while a commit was under way: its rows
+ * and new shapes, and when it came, until it joins the next batch. */
+struct held_txn {
+	struct pgcdc_txn txn;
+	struct shape_note *notes;
+	size_t nnotes;
+	int64_t now_ms;
 };
 
 struct stream {
@@ -75,6 +90,17 @@ struct stream {
 	bool pending;
 	int64_t pending_since_us, pending_seq, pending_txns, pending_rows;
 	uint64_t pending_landed, pending_end;
+	/* the pending ones being committed on the committer's thread, and
+	 * the transactions that ended meanwhile, in hold_a */
+	struct pgcdc_committer committer;
+	bool committer_up, committing;
+	int64_t committing_seq, committing_txns, committing_rows;
+	uint64_t committing_landed, committing_end;
+	struct arena *hold_a;
+	struct held_txn *held;
+	size_t nheld, held_cap, hold_rows, hold_bytes;
+	/* the commit LSN of the last transaction taken into a batch or held */
+	uint64_t taken;
 	/* each table's latest shape as recorded, and the new shapes the
 	 * transaction records when it lands (in shape_a) */
 	struct arena *shape_a;
@@ -511,39 +537,158 @@ static void push_row(struct stream *s, int table, char op, const char *payload, 
 	s->held_bytes += len;
 }
 
-/* The changes held so far appended to the transaction's batch (begun, or
- * joined after the ended ones it holds, on the first call), and let go. */
-static int flush_held(struct stream *s, struct sl_err *err)
+/* Rows of transaction t, received at now_ms, appended to its batch
+ * (begun, or joined after the ended ones it holds, on t's first call). */
+static int append_txn(struct stream *s, const struct pgcdc_txn *t, int64_t now_ms,
+		      struct sl_err *err)
 {
 	int rc = 0;
 
 	if (!s->batch_open) {
 		arena_reset(s->batch_a);
-		rc = pgcdc_batch_begin(s->w, s->batch_a, s->c, s->txn.commit_lsn, s->txn.xid,
-				       units_now_ms(), false, &s->batch, err);
+		rc = pgcdc_batch_begin(s->w, s->batch_a, s->c, t->commit_lsn, t->xid, now_ms, false,
+				       &s->batch, err);
 		s->batch_open = !rc;
 		s->batch.cols = s->cols;
 		s->batch.cols_a = s->shape_a;
 		s->txn_start = 0;
 	} else if (!s->joined) {
-		pgcdc_batch_next(&s->batch, s->txn.commit_lsn, s->txn.xid, units_now_ms());
+		pgcdc_batch_next(&s->batch, t->commit_lsn, t->xid, now_ms);
 		s->txn_start = s->batch.pos;
 	}
 	s->joined = !rc;
 	if (!rc)
-		rc = pgcdc_batch_add(s->w, s->c, &s->batch, s->txn.rows, s->txn.nrows, err);
+		rc = pgcdc_batch_add(s->w, s->c, &s->batch, t->rows, t->nrows, err);
 	/* rolled back, the pending ones too: the server sends them again */
 	if (rc)
 		s->batch_open = s->pending = false;
+	return rc;
+}
+
+static void release_rows(struct stream *s)
+{
 	arena_reset(s->txn_a);
 	s->txn.rows = NULL;
 	s->txn.nrows = s->txn.cap = 0;
 	s->held_bytes = 0;
+}
+
+/* The changes held so far appended to the transaction's batch, and let
+ * go. */
+static int flush_held(struct stream *s, struct sl_err *err)
+{
+	int rc = append_txn(s, &s->txn, units_now_ms(), err);
+
+	release_rows(s);
 	return rc;
+}
+
+static uint64_t max_lsn(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The caller's progress hook, with the figures as they stand. */
+static void tell(struct stream *s, int64_t seq)
+{
+	if (!s->o->progress)
+		return;
+	s->st->landed_lsn = s->landed;
+	s->st->confirmed_lsn = s->confirmed;
+	s->o->progress(s->o->ctx, s->st, s->server_end, seq);
+}
+
+/* Transaction t, its rows and new shapes, into the batch, and its end
+ * there: pending until the batch commits. */
+static int land_txn(struct stream *s, const struct pgcdc_txn *t, int64_t now_ms,
+		    const struct shape_note *notes, size_t nnotes, struct sl_err *err)
+{
+	int rc = append_txn(s, t, now_ms, err);
+
+	for (size_t i = 0; !rc && i < nnotes; i++) {
+		rc = pgcdc_shape_store(s->w, s->c->slot, notes[i].relation, t->commit_lsn,
+				       s->txn_start + notes[i].pos, notes[i].columns, err);
+		if (rc)
+			pgcdc_batch_abandon(s->w, &s->batch);
+	}
+	s->joined = false;
+	if (rc) {
+		/* rolled back, the pending ones too: the server sends them again */
+		s->batch_open = s->pending = false;
+		return rc;
+	}
+	if (!s->pending)
+		s->pending_since_us = units_mono_us();
+	s->pending = true;
+	s->pending_seq = s->batch.seq;
+	s->pending_landed = t->commit_lsn;
+	s->pending_end = t->end_lsn;
+	s->pending_txns++;
+	s->pending_rows += s->batch.pos - s->txn_start;
+	return 0;
+}
+
+/* The transactions that ended while a commit was under way, into the
+ * batch in their order. */
+static int land_held(struct stream *s, struct sl_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < s->nheld; i++)
+		rc = land_txn(s, &s->held[i].txn, s->held[i].now_ms, s->held[i].notes,
+			      s->held[i].nnotes, err);
+	arena_reset(s->hold_a);
+	s->held = NULL;
+	s->nheld = s->held_cap = s->hold_rows = s->hold_bytes = 0;
+	return rc;
+}
+
+/* The commit under way, once it has ended (with block, when it has): what
+ * it landed is confirmed to the server or, when the gate was held, stays
+ * pending in the open batch; either way what was held meanwhile joins the
+ * batch. Before anything else uses the warehouse or the batch. */
+static int finish_commit(struct stream *s, bool block, struct sl_err *err)
+{
+	bool done;
+	int rc;
+
+	if (!s->committing || !pgcdc_committer_ended(&s->committer, block, &rc, &done, err))
+		return 0;
+	s->committing = false;
+	/* a failed commit rolled back: the server sends it all again */
+	if (rc)
+		return rc;
+	if (!done) {
+		s->batch_open = s->pending = true;
+		s->pending_seq = s->committing_seq;
+		s->pending_landed = s->committing_landed;
+		s->pending_end = s->committing_end;
+		s->pending_txns = s->committing_txns;
+		s->pending_rows = s->committing_rows;
+	} else {
+		arena_reset(s->batch_a);
+		s->landed = s->committing_landed;
+		s->confirmed = max_lsn(s->confirmed, s->committing_end);
+		s->st->txns += s->committing_txns;
+		s->st->rows += s->committing_rows;
+		rc = send_status(s, false, err);
+		tell(s, s->committing_seq);
+	}
+	return rc ? rc : land_held(s, err);
 }
 
 static int maybe_flush(struct stream *s, struct sl_err *err)
 {
+	int rc;
+
+	if (s->committing) {
+		if (s->hold_rows + s->txn.nrows < HOLD_COMMITTING_ROWS &&
+		    s->hold_bytes + s->held_bytes < HOLD_COMMITTING_BYTES)
+			return 0;
+		rc = finish_commit(s, true, err);
+		if (rc)
+			return rc;
+	}
 	if (s->txn.nrows < HOLD_ROWS && s->held_bytes < HOLD_BYTES)
 		return 0;
 	return flush_held(s, err);
@@ -569,11 +714,15 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	/* unchanged TOAST values: from the old row when it is whole, else from
 	 * the row of the key before */
 	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old)) {
-		/* the batch's earlier rows of the key are read back too */
-		rc = s->batch_open ? pgcdc_batch_flush(s->w, &s->batch, err) : 0;
-		if (rc)
-			s->batch_open = s->pending = false;
-		else
+		/* the batch's earlier rows of the key are read back too, those
+		 * held while it committed among them */
+		rc = finish_commit(s, true, err);
+		if (!rc && s->batch_open) {
+			rc = pgcdc_batch_flush(s->w, &s->batch, err);
+			if (rc)
+				s->batch_open = s->pending = false;
+		}
+		if (!rc)
 			rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel, &t,
 					      &s->payload, err);
 	} else
@@ -625,77 +774,72 @@ static int on_relation(struct stream *s, const struct pgoutput_relation *rel)
 	return 0;
 }
 
-static uint64_t max_lsn(uint64_t a, uint64_t b)
+/* The transaction, ended while a commit is under way, kept in hold_a
+ * until that commit has ended. */
+static void hold_txn(struct stream *s)
 {
-	return a > b ? a : b;
+	struct held_txn *h = ARENA_PUSH(s->hold_a, &s->held, &s->nheld, &s->held_cap);
+
+	*h = (struct held_txn){ .txn = s->txn,
+				.notes = s->notes,
+				.nnotes = s->nnotes,
+				.now_ms = units_now_ms() };
+	h->txn.rows = arena_alloc(s->hold_a, (s->txn.nrows + 1) * sizeof(*h->txn.rows));
+	h->txn.cap = s->txn.nrows;
+	for (size_t i = 0; i < s->txn.nrows; i++) {
+		h->txn.rows[i] = s->txn.rows[i];
+		h->txn.rows[i].payload = arena_strdup(s->hold_a, s->txn.rows[i].payload);
+	}
+	s->hold_rows += s->txn.nrows;
+	s->hold_bytes += s->held_bytes;
 }
 
-/* The caller's progress hook, with the figures as they stand. */
-static void tell(struct stream *s, int64_t seq)
-{
-	if (!s->o->progress)
-		return;
-	s->st->landed_lsn = s->landed;
-	s->st->confirmed_lsn = s->confirmed;
-	s->o->progress(s->o->ctx, s->st, s->server_end, seq);
-}
-
-/* The held changes and the new shapes into the batch, and the end of its
- * source transaction there: pending until the batch commits. */
+/* The source transaction ended: into the batch, pending until it commits,
+ * or held while a commit is under way. */
 static int end_txn(struct stream *s, struct sl_err *err)
 {
-	int rc = flush_held(s, err);
+	int rc = 0;
 
-	for (size_t i = 0; !rc && i < s->nnotes; i++) {
-		rc = pgcdc_shape_store(s->w, s->c->slot, s->notes[i].relation, s->txn.commit_lsn,
-				       s->txn_start + s->notes[i].pos, s->notes[i].columns, err);
-		if (rc)
-			pgcdc_batch_abandon(s->w, &s->batch);
-	}
+	s->taken = s->txn.commit_lsn;
+	if (s->committing)
+		hold_txn(s);
+	else
+		rc = land_txn(s, &s->txn, units_now_ms(), s->notes, s->nnotes, err);
+	release_rows(s);
 	s->notes = NULL;
 	s->nnotes = s->notes_cap = 0;
-	s->joined = false;
-	if (rc) {
-		/* rolled back, the pending ones too: the server sends them again */
-		s->batch_open = s->pending = false;
-		return rc;
-	}
-	if (!s->pending)
-		s->pending_since_us = units_mono_us();
-	s->pending = true;
-	s->pending_seq = s->batch.seq;
-	s->pending_landed = s->txn.commit_lsn;
-	s->pending_end = s->txn.end_lsn;
-	s->pending_txns++;
-	s->pending_rows += s->batch.pos - s->txn_start;
-	return 0;
+	return rc;
 }
 
-/* Commits the pending transactions: at once without the gate; through it
- * when free, or (force, or pending too long) once it is. Then the server
- * is told. */
-static int commit_pending(struct stream *s, bool force, struct sl_err *err)
+/* Commits the pending transactions on the committer's thread: at once
+ * without the gate; through it when free, or (force, or pending too long)
+ * once it is. finish_commit tells the server once it has ended. */
+static void commit_pending(struct stream *s, bool force)
 {
-	bool wait, done = false;
-	int rc;
-
-	if (!s->pending || s->joined)
-		return 0;
-	wait = force || units_mono_us() - s->pending_since_us >= GROUP_MAX_US;
-	rc = pgcdc_batch_commit(s->w, s->c, &s->batch, s->pending_end, wait, &done, err);
-	if (!rc && !done)
-		return 0;
+	if (!s->pending || s->joined || s->committing)
+		return;
+	s->committing_seq = s->pending_seq;
+	s->committing_landed = s->pending_landed;
+	s->committing_end = s->pending_end;
+	s->committing_txns = s->pending_txns;
+	s->committing_rows = s->pending_rows;
 	s->pending = s->batch_open = false;
-	arena_reset(s->batch_a);
-	if (!rc) {
-		s->landed = s->pending_landed;
-		s->confirmed = max_lsn(s->confirmed, s->pending_end);
-		s->st->txns += s->pending_txns;
-		s->st->rows += s->pending_rows;
-		rc = send_status(s, false, err);
-		tell(s, s->pending_seq);
-	}
 	s->pending_txns = s->pending_rows = 0;
+	s->committing = true;
+	pgcdc_committer_submit(&s->committer, s->w, s->c, &s->batch, s->committing_end,
+			       force || units_mono_us() - s->pending_since_us >= GROUP_MAX_US);
+}
+
+/* Everything taken committed and told: the commit under way, then what
+ * was held or pending, through the gate however long it is held. */
+static int settle(struct stream *s, struct sl_err *err)
+{
+	int rc = finish_commit(s, true, err);
+
+	while (!rc && s->pending && !s->joined) {
+		commit_pending(s, true);
+		rc = finish_commit(s, true, err);
+	}
 	return rc;
 }
 
@@ -721,7 +865,7 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 		rc = end_txn(s, err);
 	/* a backlog that never lets up still commits now and then */
 	if (!rc && s->pending && units_mono_us() - s->pending_since_us >= GROUP_MAX_US)
-		rc = commit_pending(s, true, err);
+		commit_pending(s, true);
 	s->in_txn = false;
 	pgoutput_cache_forget(s->cache);
 	if (s->o->once && s->txn.end_lsn >= s->st->target_lsn)
@@ -733,10 +877,8 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
  * to commit, it joins their batch with its first changes (flush_held). */
 static void on_begin(struct stream *s, const struct pgoutput_msg *m)
 {
-	uint64_t landed = s->pending ? s->pending_landed : s->landed;
-
 	s->in_txn = true;
-	s->skip = m->begin.final_lsn <= landed;
+	s->skip = m->begin.final_lsn <= max_lsn(s->landed, s->taken);
 	arena_reset(s->txn_a);
 	s->txn = (struct pgcdc_txn){ .commit_lsn = m->begin.final_lsn, .xid = m->begin.xid };
 	s->held_bytes = 0;
@@ -785,7 +927,7 @@ static int confirm_idle(struct stream *s, bool now, struct sl_err *err)
 {
 	int rc;
 
-	if (s->in_txn || s->pending || s->server_end <= s->confirmed ||
+	if (s->in_txn || s->pending || s->committing || s->server_end <= s->confirmed ||
 	    (!now && units_mono_us() - s->last_idle_us < IDLE_CONFIRM_EVERY_US))
 		return 0;
 	rc = pgcdc_confirm_store(s->w, s->c->slot, s->server_end, err);
@@ -827,7 +969,12 @@ static int on_copy(struct stream *s, const char *buf, int len, struct sl_err *er
  * seconds of it. */
 static int on_quiet(struct stream *s, struct sl_err *err)
 {
-	int rc = s->pending ? commit_pending(s, false, err) : confirm_idle(s, false, err);
+	int rc = 0;
+
+	if (s->pending)
+		commit_pending(s, false);
+	else
+		rc = confirm_idle(s, false, err);
 
 	if (!rc && s->o->once && !s->in_txn && !s->pending)
 		rc = send_status(s, true, err);
@@ -923,11 +1070,14 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 	while (!rc && !s->done && !(s->o->stop && *s->o->stop && !s->in_txn)) {
 		char *buf = NULL;
 		int n = get_copy(s, &buf);
-		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		struct pollfd pfd[2] = { { .fd = s->fd, .events = POLLIN },
+					 { .fd = s->committer.fd, .events = POLLIN } };
 
 		if (n > 0) {
 			rc = on_copy(s, buf, n, err);
 			PQfreemem(buf);
+			if (!rc)
+				rc = finish_commit(s, false, err);
 			continue;
 		}
 		if (n < 0) {
@@ -942,22 +1092,26 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 			 * commit, which costs the same for one or many */
 			rc = more_ready(s, linger_ms(s), &more, err);
 			if (!rc && !more)
-				rc = commit_pending(s, false, err);
+				commit_pending(s, false);
 			if (rc)
 				break;
 			if (more || !s->pending)
 				continue;
 		}
-		n = poll(&pfd, 1, s->pending ? PENDING_POLL_MS : s->o->once ? PING_AFTER_MS : 1000);
+		/* the committer's signal too: a commit's end is told at once */
+		n = poll(pfd, s->committing ? 2 : 1,
+			 s->pending ? PENDING_POLL_MS : s->o->once ? PING_AFTER_MS : 1000);
 		if (n < 0 && errno != EINTR)
 			rc = sl_err_set(err, SL_E_IO, "source database: poll: %s", strerror(errno));
 		else if (n == 0)
 			rc = on_quiet(s, err);
-		if (!rc && n > 0)
+		if (!rc && n > 0 && s->committing && pfd[1].revents)
+			rc = finish_commit(s, false, err);
+		if (!rc && n > 0 && pfd[0].revents)
 			rc = consume(s, err);
 	}
 	if (!rc)
-		rc = commit_pending(s, true, err);
+		rc = settle(s, err);
 	if (!rc)
 		rc = confirm_idle(s, true, err);
 	return rc;
@@ -1019,6 +1173,7 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.land_a = arena_new(NULL);
 	s.batch_a = arena_new(NULL);
 	s.shape_a = arena_new(NULL);
+	s.hold_a = arena_new(NULL);
 	s.last_idle_us = units_mono_us();
 	rc = start_stream(&s, plan, err);
 	/* a slot made on this connection a moment ago has landed nothing */
@@ -1034,8 +1189,23 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	if (!rc)
 		rc = pgcdc_shapes_read(w, s.shape_a, c->slot, &s.shapes, &s.nshapes, err);
 	s.shapes_cap = s.nshapes;
+	if (!rc) {
+		rc = pgcdc_committer_start(&s.committer, err);
+		s.committer_up = !rc;
+	}
 	if (!rc)
 		rc = stream_loop(&s, err);
+	if (s.committing) {
+		bool done;
+		int crc;
+
+		/* ended, it is left as it ended: what committed is stored, and
+		 * the server sends the rest again */
+		pgcdc_committer_ended(&s.committer, true, &crc, &done, NULL);
+		s.batch_open = !crc && !done;
+	}
+	if (s.committer_up)
+		pgcdc_committer_stop(&s.committer);
 	/* a transaction cut off mid-way leaves nothing: the server sends it
 	 * again */
 	if (s.batch_open)
@@ -1052,6 +1222,7 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	arena_free(s.land_a);
 	arena_free(s.batch_a);
 	arena_free(s.shape_a);
+	arena_free(s.hold_a);
 	pgoutput_cache_free(s.cache);
 	return rc;
 }

@@ -10,15 +10,18 @@
 #ifndef SL_INGEST_PGCDC_PG_H
 #define SL_INGEST_PGCDC_PG_H
 
+#include "core/err.h"
 #include "core/worker.h"
 
 #include <libpq-fe.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 struct arena;
 struct buf;
 struct pgcdc_cfg;
+struct pgcdc_batch;
 struct pgcdc_txn;
 struct pgoutput_relation;
 struct pgoutput_tuple;
@@ -88,6 +91,37 @@ void pgcdc_ticker_stop(struct pgcdc_ticker *t);
 /* Sends a status update of lsn now (takes the lock); the ticker repeats
  * it from then on. */
 int pgcdc_ticker_send(struct pgcdc_ticker *t, uint64_t lsn, bool reply, struct sl_err *err);
+
+/* A batch's commit (pgcdc_batch_commit) on a thread of its own, so that
+ * the stream is read and decoded while the warehouse commits
+ * (pgcdc_commit.c). One at a time: from the submit until
+ * pgcdc_committer_ended has said so, the warehouse connection and the
+ * batch are the committer's. fd becomes readable when a commit ends. */
+struct pgcdc_committer {
+	struct worker wk;
+	int fd;
+	atomic_bool ended;
+	/* under wk.mu: the commit asked for, and how it ended */
+	bool busy;
+	struct wh *w;
+	const struct pgcdc_cfg *c;
+	struct pgcdc_batch *b;
+	uint64_t end_lsn;
+	bool wait;
+	int rc;
+	bool done;
+	struct sl_err err;
+};
+
+int pgcdc_committer_start(struct pgcdc_committer *k, struct sl_err *err);
+/* Waits for a commit under way, then ends the thread. */
+void pgcdc_committer_stop(struct pgcdc_committer *k);
+void pgcdc_committer_submit(struct pgcdc_committer *k, struct wh *w, const struct pgcdc_cfg *c,
+			    struct pgcdc_batch *b, uint64_t end_lsn, bool wait);
+/* Whether the commit submitted last has ended (with block, once it has):
+ * then *rc, *done and, on failure, err are pgcdc_batch_commit's. */
+bool pgcdc_committer_ended(struct pgcdc_committer *k, bool block, int *rc, bool *done,
+			   struct sl_err *err);
 
 /* What the source server says of a slot (pgcdc_probe.c). */
 struct pgcdc_probe {

@@ -25,6 +25,7 @@
 #include "ingest/pgoutput.h"
 #include "warehouse/wh.h"
 
+#include <poll.h>
 #include <string.h>
 
 static const struct pgcdc_table tables[] = {
@@ -247,6 +248,62 @@ static void test_gate_try_commit(void **state)
 	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 600);
 	assert_int_equal(st.confirmed, 640);
+}
+
+/* A commit on the committer's thread: its end is signalled on the
+ * committer's descriptor once, its result is the commit's, one the gate
+ * refused leaves the batch open for the next try, and a failure comes
+ * back with its message and lands nothing. */
+static void test_committer(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgcdc_cfg gated = cfg;
+	struct pgcdc_row row[] = { { 1, 'c', "{\"id\":1}" } };
+	struct pgcdc_row bad[] = { { 1, 'c', "{\"id\":" } };
+	struct pgcdc_committer k;
+	struct pgcdc_batch b;
+	struct pgcdc_slot_state st;
+	struct pollfd pfd;
+	bool done = true;
+	int rc = -1;
+
+	gated.gate = true;
+	assert_int_equal(pgcdc_committer_start(&k, &f->err), 0);
+	pfd = (struct pollfd){ .fd = k.fd, .events = POLLIN };
+	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &gated, 500, 3, 0, false, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &gated, &b, row, 1, &f->err), 0);
+	assert_int_equal(live_gate_enter(f->w, &f->err), 0);
+	pgcdc_committer_submit(&k, f->w, &gated, &b, 540, false);
+	assert_int_equal(poll(&pfd, 1, 10000), 1);
+	assert_true(pgcdc_committer_ended(&k, false, &rc, &done, &f->err));
+	assert_int_equal(rc, 0);
+	assert_false(done);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_false(pgcdc_committer_ended(&k, false, &rc, &done, &f->err));
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.cdc_slots"), 0);
+	assert_int_equal(live_gate_leave(f->w, &f->err), 0);
+
+	pgcdc_committer_submit(&k, f->w, &gated, &b, 540, false);
+	assert_true(pgcdc_committer_ended(&k, true, &rc, &done, &f->err));
+	assert_int_equal(rc, 0);
+	assert_true(done);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.landed, 500);
+	assert_int_equal(st.confirmed, 540);
+
+	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 600, 4, 0, false, &b, &f->err), 0);
+	assert_int_equal(pgcdc_batch_add(f->w, &cfg, &b, bad, 1, &f->err), 0);
+	pgcdc_committer_submit(&k, f->w, &cfg, &b, 640, true);
+	assert_true(pgcdc_committer_ended(&k, true, &rc, &done, &f->err));
+	assert_int_not_equal(rc, 0);
+	assert_false(done);
+	assert_non_null(strstr(f->err.msg, "landing.orders"));
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
+	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(st.landed, 500);
+	pgcdc_committer_stop(&k);
 }
 
 /* A table's shapes: the text a Relation message makes, and the latest of
@@ -476,6 +533,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shapes, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_batch_groups, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_gate_try_commit, setup, fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_committer, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_replaces, setup, fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_failure_changes_nothing, setup,
 						fixture_db_teardown),

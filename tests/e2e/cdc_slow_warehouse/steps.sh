@@ -5,15 +5,19 @@
 # commit and each change lands once. Then a disk that fills mid-landing:
 # nothing of the transaction lands, and the next run lands it once. The
 # case runs a PostgreSQL server of its own: its wal_sender_timeout would
-# end other cases' connections.
+# end other cases' connections. While a slow commit is under way the
+# transactions after it are held: an update whose TOASTed value did not
+# change takes it from an insert held so, once that has joined the next
+# batch.
 own_source_server
-src -c "CREATE TABLE t (id SERIAL PRIMARY KEY, v TEXT)" -c "INSERT INTO t (v) VALUES ('first')"
+src -c "CREATE TABLE t (id SERIAL PRIMARY KEY, v TEXT, n INT)" \
+	-c "ALTER TABLE t ALTER COLUMN v SET STORAGE EXTERNAL" -c "INSERT INTO t (v) VALUES ('first')"
 
 note the slot is made and its snapshot lands
 cdc t --once
 src -c "ALTER SYSTEM SET wal_sender_timeout = '1s'" -c "SELECT pg_reload_conf()" >/dev/null
 
-note the consumer runs on a warehouse whose syncs take 3 s each while three transactions commit
+note the consumer runs on a warehouse whose syncs take 3 s each while four transactions commit, the last an update of a TOASTed row the one before inserted
 # the shim is loaded ahead of the sanitizer runtime of a SAN build
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 LD_PRELOAD="$SLUICE_TOOLS/faultfs.so" FAULTFS_MATCH=warehouse.duckdb FAULTFS_AFTER=1000000000000 \
@@ -23,10 +27,20 @@ pid=$!
 walsender() { src -c "SELECT pid FROM pg_stat_replication"; }
 for _ in $(seq 100); do [ -n "$(walsender)" ] && break; sleep 0.1; done
 first=$(walsender)
-for v in a b c; do
-	src -c "INSERT INTO t (v) VALUES ('$v')"
-	sleep 0.5
+# once what the server had is confirmed the stream is idle; the last two
+# transactions come while the commit of one of the first two is under way
+idle=$(src -c "SELECT pg_current_wal_lsn()")
+for _ in $(seq 200); do
+	[ "$(src -c "SELECT confirmed_flush_lsn >= '$idle' FROM pg_replication_slots")" = t ] && break
+	sleep 0.1
 done
+src -c "INSERT INTO t (v) VALUES ('a')"
+sleep 1
+src -c "INSERT INTO t (v) VALUES ('c')"
+sleep 0.5
+src -c "INSERT INTO t (v) VALUES (repeat('b', 5000))"
+sleep 0.5
+src -c "UPDATE t SET n = 1 WHERE v LIKE 'b%'"
 target=$(src -c "SELECT pg_current_wal_lsn()")
 for _ in $(seq 600); do
 	[ "$(src -c "SELECT confirmed_flush_lsn >= '$target' FROM pg_replication_slots")" = t ] && break
@@ -43,6 +57,7 @@ grep -c 'replication timeout' "$pg_dir/server.log" | sed 's/^/server timeouts: /
 	echo "slow syncs: $(grep -c 'slow by' faults.log 2>/dev/null)"
 cat cdc.err
 q "SELECT op, count(*) AS changes FROM landing.t GROUP BY op ORDER BY op"
+q "SELECT op, length(payload->>'v') AS v, payload->>'n' AS n FROM landing.t WHERE op <> 'r' ORDER BY _sluice_seq, _sluice_pos"
 
 note a disk that fills while a transaction lands: a clear error, nothing of it lands, and the next run lands it once
 src -c "INSERT INTO t (v) SELECT repeat('x', 200) FROM generate_series(1, 5000)"
