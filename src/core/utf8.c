@@ -1,6 +1,9 @@
 #include "core/utf8.h"
 
 #include <stdint.h>
+#include <string.h>
+
+#define HIGH_BITS 0x8080808080808080ULL
 
 bool utf8_valid(const char *s, size_t len)
 {
@@ -8,8 +11,17 @@ bool utf8_valid(const char *s, size_t len)
 
 	while (p < end) {
 		uint32_t cp;
+		uint64_t word;
 		size_t n;
 
+		/* most text is ASCII: eight bytes a step while it is */
+		if ((size_t)(end - p) >= sizeof(word)) {
+			memcpy(&word, p, sizeof(word));
+			if (!(word & HIGH_BITS)) {
+				p += sizeof(word);
+				continue;
+			}
+		}
 		if (*p < 0x80) {
 			p++;
 			continue;

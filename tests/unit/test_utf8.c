@@ -10,6 +10,7 @@
 
 #include "core/utf8.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static void test_valid(void **state)
@@ -54,11 +55,34 @@ static void test_invalid(void **state)
 			fail_msg("sequence %zu should be invalid", i);
 }
 
+/* A sequence anywhere in a long ASCII text, at every place within and
+ * across the eight-byte steps: judged as it is alone. */
+static void test_in_ascii(void **state)
+{
+	static const char *const seqs[] = { "\xc3\xa9", "\xf0\x90\x80\x80", "\x80", "\xc3",
+					     "\xed\xa0\x80", "\xff" };
+	static const bool valid[] = { true, true, false, false, false, false };
+	char text[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++)
+		for (size_t at = 0; at + strlen(seqs[i]) <= 40; at++) {
+			memset(text, 'a', 40);
+			memcpy(text + at, seqs[i], strlen(seqs[i]));
+			if (utf8_valid(text, 40) != valid[i])
+				fail_msg("sequence %zu at byte %zu judged wrong", i, at);
+			/* cut short at the end of the text */
+			if (strlen(seqs[i]) > 1 && utf8_valid(text, at + 1))
+				fail_msg("sequence %zu cut at byte %zu judged valid", i, at + 1);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_in_ascii),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
