@@ -62,7 +62,7 @@ struct held_txn {
 	struct pgcdc_txn txn;
 	struct shape_note *notes;
 	size_t nnotes;
-	int64_t now_ms;
+	int64_t now_ms, ended_us;
 };
 
 struct stream {
@@ -601,7 +601,8 @@ static void tell(struct stream *s, int64_t seq)
 /* Transaction t, its rows and new shapes, into the batch, and its end
  * there: pending until the batch commits. */
 static int land_txn(struct stream *s, const struct pgcdc_txn *t, int64_t now_ms,
-		    const struct shape_note *notes, size_t nnotes, struct sl_err *err)
+		    int64_t ended_us, const struct shape_note *notes, size_t nnotes,
+		    struct sl_err *err)
 {
 	int rc = append_txn(s, t, now_ms, err);
 
@@ -617,8 +618,9 @@ static int land_txn(struct stream *s, const struct pgcdc_txn *t, int64_t now_ms,
 		s->batch_open = s->pending = false;
 		return rc;
 	}
+	/* a transaction held through a commit has waited since it ended */
 	if (!s->pending)
-		s->pending_since_us = units_mono_us();
+		s->pending_since_us = ended_us;
 	s->pending = true;
 	s->pending_seq = s->batch.seq;
 	s->pending_landed = t->commit_lsn;
@@ -635,8 +637,8 @@ static int land_held(struct stream *s, struct sl_err *err)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < s->nheld; i++)
-		rc = land_txn(s, &s->held[i].txn, s->held[i].now_ms, s->held[i].notes,
-			      s->held[i].nnotes, err);
+		rc = land_txn(s, &s->held[i].txn, s->held[i].now_ms, s->held[i].ended_us,
+			      s->held[i].notes, s->held[i].nnotes, err);
 	arena_reset(s->hold_a);
 	s->held = NULL;
 	s->nheld = s->held_cap = s->hold_rows = s->hold_bytes = 0;
@@ -783,7 +785,8 @@ static void hold_txn(struct stream *s)
 	*h = (struct held_txn){ .txn = s->txn,
 				.notes = s->notes,
 				.nnotes = s->nnotes,
-				.now_ms = units_now_ms() };
+				.now_ms = units_now_ms(),
+				.ended_us = units_mono_us() };
 	h->txn.rows = arena_alloc(s->hold_a, (s->txn.nrows + 1) * sizeof(*h->txn.rows));
 	h->txn.cap = s->txn.nrows;
 	for (size_t i = 0; i < s->txn.nrows; i++) {
@@ -804,7 +807,8 @@ static int end_txn(struct stream *s, struct sl_err *err)
 	if (s->committing)
 		hold_txn(s);
 	else
-		rc = land_txn(s, &s->txn, units_now_ms(), s->notes, s->nnotes, err);
+		rc = land_txn(s, &s->txn, units_now_ms(), units_mono_us(), s->notes, s->nnotes,
+			      err);
 	release_rows(s);
 	s->notes = NULL;
 	s->nnotes = s->notes_cap = 0;

@@ -38,13 +38,14 @@ static void *run(void *arg)
 		k->rc = rc;
 		k->done = done;
 		k->err = err;
-		/* signalled before it is seen ended, so that whoever takes the
-		 * result also takes the signal (a full counter is readable all
-		 * the same) */
-		while (write(k->fd, &one, sizeof(one)) < 0 && errno == EINTR)
-			;
+		/* seen ended before it is signalled: a poll woken by the signal
+		 * always finds the result. Whoever takes it takes the signal
+		 * too, as it takes the lock only once this has let go of it (a
+		 * full counter is readable all the same). */
 		k->busy = false;
 		atomic_store(&k->ended, true);
+		while (write(k->fd, &one, sizeof(one)) < 0 && errno == EINTR)
+			;
 		pthread_cond_broadcast(&k->wk.cv);
 	}
 	pthread_mutex_unlock(&k->wk.mu);
