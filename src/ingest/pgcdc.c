@@ -56,6 +56,13 @@ struct shape_note {
 	int64_t pos;
 };
 
+/* Ended source transactions in one batch: the last one's sequence and
+ * LSNs, and what they add up to. */
+struct txn_group {
+	int64_t seq, txns, rows;
+	uint64_t landed, end;
+};
+
 /* A source transaction that ended while a commit was under way: its rows
  * and new shapes, and when it came, until it joins the next batch. */
 struct held_txn {
@@ -88,14 +95,13 @@ struct stream {
 	 * gate was held): since when, the last one's LSNs and sequence, and
 	 * what they add up to */
 	bool pending;
-	int64_t pending_since_us, pending_seq, pending_txns, pending_rows;
-	uint64_t pending_landed, pending_end;
+	int64_t pending_since_us;
+	struct txn_group pend;
 	/* the pending ones being committed on the committer's thread, and
 	 * the transactions that ended meanwhile, in hold_a */
 	struct pgcdc_committer committer;
 	bool committer_up, committing;
-	int64_t committing_seq, committing_txns, committing_rows;
-	uint64_t committing_landed, committing_end;
+	struct txn_group inflight;
 	struct arena *hold_a;
 	struct held_txn *held;
 	size_t nheld, held_cap, hold_rows, hold_bytes;
@@ -622,11 +628,11 @@ static int land_txn(struct stream *s, const struct pgcdc_txn *t, int64_t now_ms,
 	if (!s->pending)
 		s->pending_since_us = ended_us;
 	s->pending = true;
-	s->pending_seq = s->batch.seq;
-	s->pending_landed = t->commit_lsn;
-	s->pending_end = t->end_lsn;
-	s->pending_txns++;
-	s->pending_rows += s->batch.pos - s->txn_start;
+	s->pend.seq = s->batch.seq;
+	s->pend.landed = t->commit_lsn;
+	s->pend.end = t->end_lsn;
+	s->pend.txns++;
+	s->pend.rows += s->batch.pos - s->txn_start;
 	return 0;
 }
 
@@ -662,19 +668,15 @@ static int finish_commit(struct stream *s, bool block, struct sl_err *err)
 		return rc;
 	if (!done) {
 		s->batch_open = s->pending = true;
-		s->pending_seq = s->committing_seq;
-		s->pending_landed = s->committing_landed;
-		s->pending_end = s->committing_end;
-		s->pending_txns = s->committing_txns;
-		s->pending_rows = s->committing_rows;
+		s->pend = s->inflight;
 	} else {
 		arena_reset(s->batch_a);
-		s->landed = s->committing_landed;
-		s->confirmed = max_lsn(s->confirmed, s->committing_end);
-		s->st->txns += s->committing_txns;
-		s->st->rows += s->committing_rows;
+		s->landed = s->inflight.landed;
+		s->confirmed = max_lsn(s->confirmed, s->inflight.end);
+		s->st->txns += s->inflight.txns;
+		s->st->rows += s->inflight.rows;
 		rc = send_status(s, false, err);
-		tell(s, s->committing_seq);
+		tell(s, s->inflight.seq);
 	}
 	return rc ? rc : land_held(s, err);
 }
@@ -822,15 +824,11 @@ static void commit_pending(struct stream *s, bool force)
 {
 	if (!s->pending || s->joined || s->committing)
 		return;
-	s->committing_seq = s->pending_seq;
-	s->committing_landed = s->pending_landed;
-	s->committing_end = s->pending_end;
-	s->committing_txns = s->pending_txns;
-	s->committing_rows = s->pending_rows;
+	s->inflight = s->pend;
+	s->pend = (struct txn_group){ 0 };
 	s->pending = s->batch_open = false;
-	s->pending_txns = s->pending_rows = 0;
 	s->committing = true;
-	pgcdc_committer_submit(&s->committer, s->w, s->c, &s->batch, s->committing_end,
+	pgcdc_committer_submit(&s->committer, s->w, s->c, &s->batch, s->inflight.end,
 			       force || units_mono_us() - s->pending_since_us >= GROUP_MAX_US);
 }
 
@@ -882,6 +880,8 @@ static int on_commit(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 static void on_begin(struct stream *s, const struct pgoutput_msg *m)
 {
 	s->in_txn = true;
+	/* landed: stored before this stream (sent again after a crash);
+	 * taken: ended in this stream, committed or not */
 	s->skip = m->begin.final_lsn <= max_lsn(s->landed, s->taken);
 	arena_reset(s->txn_a);
 	s->txn = (struct pgcdc_txn){ .commit_lsn = m->begin.final_lsn, .xid = m->begin.xid };
