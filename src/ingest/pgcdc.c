@@ -268,6 +268,7 @@ static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl
 struct slot_info {
 	bool have;
 	bool lost;		 /* wal_status lost: the WAL it needs is gone */
+	long active_pid;	 /* the process streaming from it, 0 when none */
 	uint64_t confirmed;	 /* confirmed_flush_lsn */
 };
 
@@ -279,7 +280,8 @@ static int find_slot(PGconn *conn, const struct pgcdc_cfg *c, struct slot_info *
 	int rc = pgcdc_pg_run(conn,
 			      "SELECT plugin, database = current_database(), coalesce(wal_status, "
 			      "''), coalesce(confirmed_flush_lsn, '0/0')::text, coalesce(database, "
-			      "'no database') FROM pg_replication_slots WHERE slot_name = $1",
+			      "'no database'), coalesce(active_pid, 0) FROM pg_replication_slots "
+			      "WHERE slot_name = $1",
 			      c->slot, PGRES_TUPLES_OK, &r, err);
 
 	*out = (struct slot_info){ 0 };
@@ -304,6 +306,7 @@ static int find_slot(PGconn *conn, const struct pgcdc_cfg *c, struct slot_info *
 				c->slot, c->setting, c->slot);
 	if (!rc && out->have) {
 		out->lost = strcmp(PQgetvalue(r, 0, 2), "lost") == 0;
+		out->active_pid = strtol(PQgetvalue(r, 0, 5), NULL, 10);
 		if (lsn_parse(PQgetvalue(r, 0, 3), &out->confirmed))
 			rc = sl_err_set(err, SL_E_PARSE, "source database: unreadable LSN '%s'",
 					PQgetvalue(r, 0, 3));
@@ -1121,21 +1124,27 @@ static int stream_loop(struct stream *s, struct sl_err *err)
 	return rc;
 }
 
-/* Before a snapshot: the old slot (if any) is dropped, then the slot's
- * row says a snapshot is pending, so that a crash before it landed makes
- * the next run start over. A slot that cannot be dropped (in use) leaves
- * the row alone; a crash between the two leaves a slot gone after
- * changes landed, which the next run refuses, naming --resnapshot. */
+/* Before a snapshot: the slot's row says a snapshot is pending, then
+ * the old slot (if any) is dropped, so that a crash anywhere before the
+ * snapshot lands makes the next run start over, whichever side of the
+ * drop it came. A slot another process streams from is refused before
+ * anything changes; one that still cannot be dropped (taken in between)
+ * leaves the row pending, and the next run tries again. */
 static int prepare_snapshot(PGconn *conn, struct wh *w, const struct pgcdc_cfg *c,
 			    const struct slot_info *slot, struct sl_err *err)
 {
 	int rc = 0;
 
-	if (slot->have)
+	if (slot->active_pid)
+		return sl_err_set(err, SL_E_INVALID,
+				  "replication slot '%s' is in use by process %ld on the source "
+				  "database, so it cannot be dropped for a new snapshot\n"
+				  "  hint: stop the consumer that streams from it, then run again",
+				  c->slot, slot->active_pid);
+	rc = pgcdc_snapshot_pending(w, c->slot, err);
+	if (!rc && slot->have)
 		rc = pgcdc_pg_run(conn, "SELECT pg_drop_replication_slot($1)", c->slot,
 				  PGRES_TUPLES_OK, NULL, err);
-	if (!rc)
-		rc = pgcdc_snapshot_pending(w, c->slot, err);
 	return rc;
 }
 
