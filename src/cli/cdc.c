@@ -113,6 +113,10 @@ int cli_cdc(struct cli_args *args)
 		rc = state_ensure(s.wh, &err);
 	if (!rc)
 		rc = live_sources_ensure(s.wh, s.project, &err);
+	/* the stream reader keeps a core busy; the committer is the
+	 * warehouse's calling thread */
+	if (!rc)
+		rc = wh_leave_cores(s.wh, 1, &err);
 	if (!rc)
 		rc = consume(&s, &c, &opts, &retry, &err);
 	if (st->snapshot_rows >= 0)

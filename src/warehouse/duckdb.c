@@ -18,11 +18,13 @@
 #include <ctype.h>
 #include <duckdb.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* The database is shared by every connection opened on it and closed
  * with the last one. */
@@ -970,6 +972,21 @@ static void duck_appender_close(struct wh_appender *ap)
 	free(a);
 }
 
+/* DuckDB's threads count the calling one: threads = 1 is the caller
+ * alone. The cores are those the process may run on (taskset, cpusets). */
+static int duck_leave_cores(struct wh *w, int cores, struct sl_err *err)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = online > 0 ? (int)online : 1;
+	cpu_set_t set;
+	char sql[64];
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	snprintf(sql, sizeof(sql), "SET threads = %d", n - cores > 1 ? n - cores : 1);
+	return wh_exec(w, sql, err);
+}
+
 static const struct wh_ops duckdb_ops = {
 	.kind = WH_DUCKDB,
 	.close = duck_close,
@@ -997,6 +1014,7 @@ static const struct wh_ops duckdb_ops = {
 	.appender_row = duck_appender_row,
 	.appender_flush = duck_appender_flush,
 	.appender_close = duck_appender_close,
+	.leave_cores = duck_leave_cores,
 };
 
 /* DuckDB reports open failures as free text; these are the ones a user

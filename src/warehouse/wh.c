@@ -162,6 +162,11 @@ bool wh_suspect(struct wh *w, struct sl_err *err)
 	return w->ops->suspect(w, err);
 }
 
+int wh_leave_cores(struct wh *w, int cores, struct sl_err *err)
+{
+	return w->ops->leave_cores ? w->ops->leave_cores(w, cores, err) : 0;
+}
+
 /* SLUICE_TRACE_SQL=1 prints every statement's first line with its time to
  * stderr: the way to see where a build or a refresh spends its time;
  * SLUICE_TRACE_SQL=full prints the whole statements, to run them again by

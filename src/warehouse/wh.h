@@ -91,6 +91,15 @@ const char *wh_version(struct wh *w);
  * SL_E_SUSPECT and the first such failure's message. Any thread. */
 bool wh_suspect(struct wh *w, struct sl_err *err);
 
+/* The warehouse's worker threads, in this process, leave `cores` of the
+ * cores it may run on to the caller's own busy threads (one thread is
+ * always kept): for a process that keeps a core busy besides the
+ * warehouse, as a replication consumer's stream reader does. Workers
+ * beyond the cores left wait for each other's tasks, spinning, and take
+ * the core that thread needs. Whole database, every connection. Nothing
+ * to do on PostgreSQL, whose work runs in its server. */
+int wh_leave_cores(struct wh *w, int cores, struct sl_err *err);
+
 /* Runs one or more statements, discarding results. */
 int wh_exec(struct wh *w, const char *sql, struct sl_err *err);
 /* Like wh_exec, and stores the number of rows the (last) statement changed

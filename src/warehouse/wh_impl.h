@@ -59,6 +59,9 @@ struct wh_ops {
 	/* CREATE INDEX IF NOT EXISTS of table (cols); NULL: indexes not wanted */
 	void (*sql_index)(struct wh *w, struct buf *sql, const char *schema, const char *table,
 			  const char *const *cols, size_t n);
+	/* NULL: the warehouse's work runs in its server, no thread of this
+	 * process's */
+	int (*leave_cores)(struct wh *w, int cores, struct sl_err *err);
 	/* locks between processes (shared warehouses only); unlock when !lock */
 	int (*lock)(struct wh *w, int64_t key, enum wh_lock_how how, bool lock, bool *got,
 		    struct sl_err *err);

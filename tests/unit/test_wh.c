@@ -24,6 +24,7 @@
 #include "warehouse/wh.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,40 @@ static void test_open_memory(void **state)
 	assert_int_equal(wh_exec(other, "SELECT * FROM only_here", &f->err), SL_E_SQL);
 	wh_close(other);
 	wh_close(NULL);
+}
+
+/* DuckDB's threads, the calling one counted, once `cores` are left. */
+static int64_t threads_leaving(struct wh *w, int cores)
+{
+	struct sl_err err = SL_ERR_INIT;
+
+	assert_int_equal(wh_leave_cores(w, cores, &err), 0);
+	return query_int(w, "SELECT current_setting('threads')");
+}
+
+static void test_leave_cores(void **state)
+{
+	struct fx *f = *state;
+	cpu_set_t all, one;
+	int n, first = 0;
+	struct wh *w;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	n = CPU_COUNT(&all);
+	assert_int_equal(wh_open_duckdb(NULL, false, &w, &f->err), 0);
+	assert_int_equal(threads_leaving(w, 0), n);
+	assert_int_equal(threads_leaving(w, 1), n > 1 ? n - 1 : 1);
+	/* never fewer than the calling thread */
+	assert_int_equal(threads_leaving(w, n + 4), 1);
+	/* the cores the process may run on, not the machine's */
+	while (!CPU_ISSET(first, &all))
+		first++;
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_int_equal(threads_leaving(w, 0), 1);
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	wh_close(w);
 }
 
 static void test_exec_and_errors(void **state)
@@ -1242,6 +1277,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_locked_by_another_process),
 		T(test_open_memory),
+		T(test_leave_cores),
 		T(test_exec_and_errors),
 		T(test_query_values),
 		T(test_nested_values_are_not_null),

@@ -127,3 +127,12 @@ src -c "INSERT INTO orders VALUES (97, 'taken', 3, NULL)" \
 	-c "SELECT 1 FROM pg_replication_slot_advance('e2e_cdc_consumer_fresh', pg_current_wal_lsn())" >/dev/null
 cdc fresh --once
 src -c "SELECT pg_drop_replication_slot('e2e_cdc_consumer_fresh')" >/dev/null
+
+note the consumer runs DuckDB on one thread fewer than the cores it may use, at least one: its stream reader keeps a core busy
+threads() {
+	SLUICE_TRACE_SQL=1 "$@" "$SLUICE_BIN" cdc orders --once 2>&1 >/dev/null | grep -o 'SET threads = [0-9]*'
+}
+cores=$(nproc)
+[ "$(threads)" = "SET threads = $((cores > 1 ? cores - 1 : 1))" ] && echo "on every core: one fewer, at least one" ||
+	echo "on $cores cores: $(threads)"
+threads taskset -c 0 | sed 's/$/ (on one core)/'
