@@ -8,6 +8,7 @@
 #include "core/buf.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,21 +43,43 @@ size_t jsontext_integer(json_int_t v, char out[JSONTEXT_INT_MAX])
 	return len;
 }
 
+/* Whether one of the eight bytes at s needs an escape: a control
+ * character, a quote or a backslash. Each test is exact for the word as a
+ * whole (a byte of 0x80 or more never passes for one of them). */
+static bool word_needs_escape(const char *s)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = ones << 7;
+	uint64_t x, quote, backslash;
+
+	memcpy(&x, s, sizeof(x));
+	quote = x ^ (ones * '"');
+	backslash = x ^ (ones * '\\');
+	return (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
+		((backslash - ones) & ~backslash)) &
+	       high;
+}
+
 int jsontext_escape(struct buf *b, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t run = 0;
+	size_t run = 0, i = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < len && !rc; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+	while (i < len && !rc) {
+		unsigned char c;
+		char esc[6] = { '\\', 'u', '0', '0' };
 		size_t n = 2;
 
+		/* text is mostly plain: eight bytes a step until one is not */
+		if (len - i >= 8 && !word_needs_escape(s + i)) {
+			i += 8;
+			continue;
+		}
+		c = (unsigned char)s[i++];
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
-		rc = buf_add(b, s + run, i - run);
-		run = i + 1;
+		rc = buf_add(b, s + run, i - 1 - run);
+		run = i;
 		switch (c) {
 		case '"':
 		case '\\':
@@ -78,6 +101,8 @@ int jsontext_escape(struct buf *b, const char *s, size_t len)
 			esc[1] = 't';
 			break;
 		default:
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
 			n = 6;
 		}
 		if (!rc)

@@ -288,14 +288,15 @@ bool duck_feed_row(struct duck_feed *f, const char *const *values, struct duck_f
 		if (!v)
 			continue;
 		if (c->type == DUCKDB_TYPE_VARCHAR) {
+			size_t len = strlen(v);
 			char *s;
 
-			if (!utf8_valid(v, strlen(v))) {
+			if (!utf8_valid(v, len)) {
 				set_error(e, DUCKDB_ERROR_CONVERSION,
 					  "the value is not valid UTF-8");
 				return false;
 			}
-			s = arena_strdup(f->strings, v);
+			s = arena_strndup(f->strings, v, len);
 			memcpy(at, &s, sizeof(s));
 		} else if (!plain_value(c->type, v, at) && !cast_value(f, c, v, at, e)) {
 			return false;

@@ -1,6 +1,7 @@
 /*
  * JSON text of parsed values (src/ingest/jsontext.c): integers written
- * without printf must read exactly as printf writes them.
+ * without printf must read exactly as printf writes them; strings escaped
+ * eight bytes a step must come out as escaping byte by byte writes them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,11 +59,86 @@ static void test_write_integers(void **state)
 	json_decref(doc);
 }
 
+/* What escaping byte by byte writes. */
+static void escape_bytewise(struct buf *b, const unsigned char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		switch (s[i]) {
+		case '"':
+			buf_adds(b, "\\\"");
+			break;
+		case '\\':
+			buf_adds(b, "\\\\");
+			break;
+		case '\b':
+			buf_adds(b, "\\b");
+			break;
+		case '\f':
+			buf_adds(b, "\\f");
+			break;
+		case '\n':
+			buf_adds(b, "\\n");
+			break;
+		case '\r':
+			buf_adds(b, "\\r");
+			break;
+		case '\t':
+			buf_adds(b, "\\t");
+			break;
+		default:
+			if (s[i] < 0x20)
+				buf_addf(b, "\\u%04x", s[i]);
+			else
+				buf_addch(b, (char)s[i]);
+		}
+	}
+}
+
+/* Every byte value at every place of plain texts of many lengths, and
+ * texts of random bytes: a byte that needs an escape is never missed by
+ * the eight-byte step, wherever it stands, whatever stands beside it. */
+static void test_escape_as_bytewise(void **state)
+{
+	unsigned char s[40];
+	struct buf got = BUF_INIT, want = BUF_INIT;
+	unsigned seed = 11;
+
+	(void)state;
+	for (size_t len = 1; len <= 24; len++)
+		for (size_t at = 0; at < len; at++)
+			for (int c = 1; c < 256; c++) {
+				memset(s, c < 0x80 ? 'a' : 0xc3, len);
+				s[at] = (unsigned char)c;
+				buf_reset(&got);
+				buf_reset(&want);
+				assert_int_equal(jsontext_escape(&got, (const char *)s, len), 0);
+				escape_bytewise(&want, s, len);
+				assert_int_equal(got.len, want.len);
+				assert_memory_equal(got.buf, want.buf, want.len);
+			}
+	for (int k = 0; k < 20000; k++) {
+		size_t len = (size_t)rand_r(&seed) % sizeof(s);
+
+		for (size_t i = 0; i < len; i++)
+			s[i] = (unsigned char)(rand_r(&seed) % 4 ? 0x20 + rand_r(&seed) % 0xe0
+								 : rand_r(&seed) % 0x24);
+		buf_reset(&got);
+		buf_reset(&want);
+		assert_int_equal(jsontext_escape(&got, (const char *)s, len), 0);
+		escape_bytewise(&want, s, len);
+		assert_int_equal(got.len, want.len);
+		assert_memory_equal(got.buf, want.buf, want.len);
+	}
+	buf_release(&got);
+	buf_release(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_integer_as_printf),
 		cmocka_unit_test(test_write_integers),
+		cmocka_unit_test(test_escape_as_bytewise),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
