@@ -654,6 +654,14 @@ static int land_held(struct stream *s, struct sl_err *err)
 	return rc;
 }
 
+/* The committed batch's transactions, in the run's figures. */
+static void count_landed(struct stream *s)
+{
+	s->landed = s->inflight.landed;
+	s->st->txns += s->inflight.txns;
+	s->st->rows += s->inflight.rows;
+}
+
 /* The commit under way, once it has ended (with block, when it has): what
  * it landed is confirmed to the server or, when the gate was held, stays
  * pending in the open batch; either way what was held meanwhile joins the
@@ -674,10 +682,8 @@ static int finish_commit(struct stream *s, bool block, struct sl_err *err)
 		s->pend = s->inflight;
 	} else {
 		arena_reset(s->batch_a);
-		s->landed = s->inflight.landed;
+		count_landed(s);
 		s->confirmed = max_lsn(s->confirmed, s->inflight.end);
-		s->st->txns += s->inflight.txns;
-		s->st->rows += s->inflight.rows;
 		rc = send_status(s, false, err);
 		tell(s, s->inflight.seq);
 	}
@@ -1212,10 +1218,13 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 		bool done;
 		int crc;
 
-		/* ended, it is left as it ended: what committed is stored, and
-		 * the server sends the rest again */
+		/* ended, it is left as it ended: what committed is stored (and
+		 * counted, though the server never heard of it), and the
+		 * server sends the rest again */
 		pgcdc_committer_ended(&s.committer, true, &crc, &done, NULL);
 		s.batch_open = !crc && !done;
+		if (!crc && done)
+			count_landed(&s);
 	}
 	if (s.committer_up)
 		pgcdc_committer_stop(&s.committer);
