@@ -1134,15 +1134,17 @@ static int stream_loop(struct stream *s, struct sl_err *err)
  * the old slot (if any) is dropped, so that a crash anywhere before the
  * snapshot lands makes the next run start over, whichever side of the
  * drop it came. A slot another process streams from is refused before
- * anything changes; one that still cannot be dropped (taken in between)
- * leaves the row pending, and the next run tries again. */
+ * anything changes, as connection trouble (SL_E_IO): the server lets go
+ * of a consumer that is gone only once it notices, so a consumer that
+ * tries again gets it then; one that still cannot be dropped (taken in
+ * between) leaves the row pending, and the next run tries again. */
 static int prepare_snapshot(PGconn *conn, struct wh *w, const struct pgcdc_cfg *c,
 			    const struct slot_info *slot, struct sl_err *err)
 {
 	int rc = 0;
 
 	if (slot->active_pid)
-		return sl_err_set(err, SL_E_INVALID,
+		return sl_err_set(err, SL_E_IO,
 				  "replication slot '%s' is in use by process %ld on the source "
 				  "database, so it cannot be dropped for a new snapshot\n"
 				  "  hint: stop the consumer that streams from it, then run again",

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 /* The database is shared by every connection opened on it and closed
  * with the last one. */
@@ -973,17 +972,23 @@ static void duck_appender_close(struct wh_appender *ap)
 }
 
 /* DuckDB's threads count the calling one: threads = 1 is the caller
- * alone. The cores are those the process may run on (taskset, cpusets). */
+ * alone. The cores are the fewer of DuckDB's own default (which heeds a
+ * cgroup's CPU quota) and those the process may run on (taskset,
+ * cpusets), which that default does not heed. */
 static int duck_leave_cores(struct wh *w, int cores, struct sl_err *err)
 {
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	int n = online > 0 ? (int)online : 1;
+	int64_t n = 0;
 	cpu_set_t set;
 	char sql[64];
+	int rc = wh_exec(w, "RESET threads", err);
 
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+	if (!rc)
+		rc = wh_query_int(w, "SELECT CAST(current_setting('threads') AS BIGINT)", &n, err);
+	if (rc)
+		return rc;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < n)
 		n = CPU_COUNT(&set);
-	snprintf(sql, sizeof(sql), "SET threads = %d", n - cores > 1 ? n - cores : 1);
+	snprintf(sql, sizeof(sql), "SET threads = %lld", n - cores > 1 ? (long long)(n - cores) : 1);
 	return wh_exec(w, sql, err);
 }
 

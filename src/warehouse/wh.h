@@ -92,12 +92,14 @@ const char *wh_version(struct wh *w);
 bool wh_suspect(struct wh *w, struct sl_err *err);
 
 /* The warehouse's worker threads, in this process, leave `cores` of the
- * cores it may run on to the caller's own busy threads (one thread is
- * always kept): for a process that keeps a core busy besides the
- * warehouse, as a replication consumer's stream reader does. Workers
- * beyond the cores left wait for each other's tasks, spinning, and take
- * the core that thread needs. Whole database, every connection. Nothing
- * to do on PostgreSQL, whose work runs in its server. */
+ * cores it may use (the engine's own count, within the process's CPU
+ * affinity) to the caller's own busy threads; one thread is always kept.
+ * For a process that keeps a core busy besides the warehouse, as a
+ * replication consumer's stream reader does: workers beyond the cores
+ * left wait for each other's tasks, spinning, and take the core that
+ * thread needs. Whole database, every connection; a later call counts
+ * from the engine's own count again. Nothing to do on PostgreSQL, whose
+ * work runs in its server. */
 int wh_leave_cores(struct wh *w, int cores, struct sl_err *err);
 
 /* Runs one or more statements, discarding results. */

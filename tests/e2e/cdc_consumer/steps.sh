@@ -132,7 +132,12 @@ note the consumer runs DuckDB on one thread fewer than the cores it may use, at 
 threads() {
 	SLUICE_TRACE_SQL=1 "$@" "$SLUICE_BIN" cdc orders --once 2>&1 >/dev/null | grep -o 'SET threads = [0-9]*'
 }
-cores=$(nproc)
+# DuckDB's own count (a CPU quota may lower it), within the cores the
+# process may run on
+cores=$("$SLUICE_BIN" sql "SELECT current_setting('threads')" | tail -1)
+allowed=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
+[ "$allowed" -lt "$cores" ] && cores=$allowed
 [ "$(threads)" = "SET threads = $((cores > 1 ? cores - 1 : 1))" ] && echo "on every core: one fewer, at least one" ||
 	echo "on $cores cores: $(threads)"
-threads taskset -c 0 | sed 's/$/ (on one core)/'
+first=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+threads taskset -c "$first" | sed 's/$/ (on one core)/'

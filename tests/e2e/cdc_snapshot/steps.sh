@@ -6,7 +6,9 @@
 # never landed starts over; a slot made by someone else, one that was
 # dropped or read by another consumer is refused, naming --resnapshot,
 # which lands the tables anew. Consumers killed (-9) while they take
-# snapshots leave every row landed once after the next run.
+# snapshots leave every row landed once after the next run. A slot
+# another process streams from is refused before anything changes; a
+# consumer without --once tries again until the slot is free.
 [ -n "${SLUICE_TEST_PG:-}" ] || echo "SLUICE_TEST_PG is not set: tests/run.sh starts the server"
 # the run on a PostgreSQL warehouse has a slot and a source database of its own
 ! is_postgres || sed -i 's/e2e_cdc_snapshot/e2e_cdc_snapshot_pg/g' sluice.yml
@@ -161,6 +163,25 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 cdc orders --once --resnapshot | sed -E 's/by process [0-9]+/by process <pid>/'
+[ "$(state)" = "$before" ] && echo "the slot's row and the landing table: as they were"
+
+note without --once the consumer tries again, and takes its snapshot once the other lets go of the slot
+"$SLUICE_BIN" cdc orders --resnapshot >held.out 2>held.err &
+consumer=$!
+for _ in $(seq 200); do
+	grep -q 'in use by process' held.err && break
+	sleep 0.05
+done
 kill $holder
 wait $holder 2>/dev/null
-[ "$(state)" = "$before" ] && echo "the slot's row and the landing table: as they were"
+for _ in $(seq 600); do
+	grep -q 'streaming again' held.err && break
+	sleep 0.05
+done
+kill -TERM $consumer
+wait $consumer
+echo "exit $?"
+sed -E -e 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g' -e "s/, $(src -c "SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM kinds)") rows/, every row of orders and kinds/" held.out
+sed -E -e 's/by process [0-9]+/by process <pid>/' -e 's/again in [0-9]+ ms/again in <n> ms/' held.err | sed -n 1p
+grep -c 'streaming again' held.err | sed 's/^/recovered: /'
+q "SELECT op, count(*) = (SELECT count(DISTINCT CAST(payload->>'id' AS INTEGER)) FROM landing.orders) AS each_row_once FROM landing.orders GROUP BY op"
