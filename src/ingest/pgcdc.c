@@ -67,6 +67,7 @@ struct txn_group {
  * and new shapes, and when it came, until it joins the next batch. */
 struct held_txn {
 	struct pgcdc_txn txn;
+	struct arena *a; /* its rows and payloads: the transaction's arena, taken whole */
 	struct shape_note *notes;
 	size_t nnotes;
 	int64_t now_ms, ended_us;
@@ -98,7 +99,8 @@ struct stream {
 	int64_t pending_since_us;
 	struct txn_group pend;
 	/* the pending ones being committed on the committer's thread, and
-	 * the transactions that ended meanwhile, in hold_a */
+	 * the transactions that ended meanwhile (listed in hold_a, each with
+	 * its own arena) */
 	struct pgcdc_committer committer;
 	bool committer_up, committing;
 	struct txn_group inflight;
@@ -639,6 +641,16 @@ static int land_txn(struct stream *s, const struct pgcdc_txn *t, int64_t now_ms,
 	return 0;
 }
 
+/* Lets go of the held transactions, landed or not. */
+static void drop_held(struct stream *s)
+{
+	for (size_t i = 0; i < s->nheld; i++)
+		arena_free(s->held[i].a);
+	arena_reset(s->hold_a);
+	s->held = NULL;
+	s->nheld = s->held_cap = s->hold_rows = s->hold_bytes = 0;
+}
+
 /* The transactions that ended while a commit was under way, into the
  * batch in their order. */
 static int land_held(struct stream *s, struct sl_err *err)
@@ -648,9 +660,7 @@ static int land_held(struct stream *s, struct sl_err *err)
 	for (size_t i = 0; !rc && i < s->nheld; i++)
 		rc = land_txn(s, &s->held[i].txn, s->held[i].now_ms, s->held[i].ended_us,
 			      s->held[i].notes, s->held[i].nnotes, err);
-	arena_reset(s->hold_a);
-	s->held = NULL;
-	s->nheld = s->held_cap = s->hold_rows = s->hold_bytes = 0;
+	drop_held(s);
 	return rc;
 }
 
@@ -787,23 +797,19 @@ static int on_relation(struct stream *s, const struct pgoutput_relation *rel)
 	return 0;
 }
 
-/* The transaction, ended while a commit is under way, kept in hold_a
- * until that commit has ended. */
+/* The transaction, ended while a commit is under way, kept until that
+ * commit has ended: its arena goes with it, the next one gets a new one. */
 static void hold_txn(struct stream *s)
 {
 	struct held_txn *h = ARENA_PUSH(s->hold_a, &s->held, &s->nheld, &s->held_cap);
 
 	*h = (struct held_txn){ .txn = s->txn,
+				.a = s->txn_a,
 				.notes = s->notes,
 				.nnotes = s->nnotes,
 				.now_ms = units_now_ms(),
 				.ended_us = units_mono_us() };
-	h->txn.rows = arena_alloc(s->hold_a, (s->txn.nrows + 1) * sizeof(*h->txn.rows));
-	h->txn.cap = s->txn.nrows;
-	for (size_t i = 0; i < s->txn.nrows; i++) {
-		h->txn.rows[i] = s->txn.rows[i];
-		h->txn.rows[i].payload = arena_strdup(s->hold_a, s->txn.rows[i].payload);
-	}
+	s->txn_a = arena_new(NULL);
 	s->hold_rows += s->txn.nrows;
 	s->hold_bytes += s->held_bytes;
 }
@@ -1246,6 +1252,7 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	arena_free(s.land_a);
 	arena_free(s.batch_a);
 	arena_free(s.shape_a);
+	drop_held(&s);
 	arena_free(s.hold_a);
 	pgoutput_cache_free(s.cache);
 	return rc;
