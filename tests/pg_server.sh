@@ -2,9 +2,15 @@
 # A PostgreSQL server of the tests' own, in a temporary folder, reachable
 # only through a unix socket in that folder: no port, no password, nothing
 # another program on the machine can reach by accident. Logical decoding is
-# on: the tests replicate from it as an application database too.
+# on: the tests replicate from it as an application database too. Given a
+# PORT (the benchmarks, to read as a consumer on another machine does), it
+# listens on 127.0.0.1 too, where it asks a password.
 #
 #   tests/pg_server.sh start DIR    initdb in DIR, start; prints the DSN
+#   tests/pg_server.sh start DIR PORT  the same, and listening on
+#                                   127.0.0.1:PORT too, where a password is
+#                                   asked (DIR/pgpass holds it); prints the
+#                                   unix socket's DSN, then the TCP one
 #   tests/pg_server.sh stop DIR     stop it (DIR is left for the caller)
 #   tests/pg_server.sh restart DIR  stop it if it runs, start it again on
 #                                   the same data (a source database that
@@ -14,8 +20,9 @@
 # postgres user the Debian package creates, in a folder it owns.
 set -euo pipefail
 
-cmd=${1:?usage: tests/pg_server.sh start|stop|restart DIR}
-dir=${2:?usage: tests/pg_server.sh start|stop|restart DIR}
+cmd=${1:?usage: tests/pg_server.sh start|stop|restart DIR [PORT]}
+dir=${2:?usage: tests/pg_server.sh start|stop|restart DIR [PORT]}
+tcp_port=${3:-}
 
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [[ -x $bindir/pg_ctl ]] || { echo "pg_server: no PostgreSQL server installed (scripts/bootstrap.sh installs it)" >&2; exit 1; }
@@ -31,8 +38,11 @@ as_owner() {
 }
 
 pg_start() {
+	local listen="listen_addresses=''"
+	# a TCP port, once given, is kept across restarts
+	[[ -f $dir/tcp_port ]] && listen="listen_addresses='127.0.0.1' -c port=$(cat "$dir/tcp_port")"
 	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-		-o "-c listen_addresses='' -k $dir -c fsync=off -c max_connections=100 -c wal_level=logical -c max_wal_senders=20 -c max_replication_slots=20" start \
+		-o "-c $listen -k $dir -c fsync=off -c max_connections=100 -c wal_level=logical -c max_wal_senders=20 -c max_replication_slots=64" start \
 		>/dev/null || { cat "$dir/server.log" >&2; exit 1; }
 }
 
@@ -43,11 +53,29 @@ pg_stop() {
 case $cmd in
 start)
 	mkdir -p "$dir/data"
-	[[ $(id -u) -eq 0 ]] && chown -R postgres: "$dir"
-	as_owner "$bindir/initdb" -D "$dir/data" -U sluice -A trust -E UTF8 --locale=C.UTF-8 \
+	auth=(-A trust)
+	if [[ -n $tcp_port ]]; then
+		[[ $tcp_port =~ ^[0-9]+$ ]] || { echo "pg_server: PORT must be a number" >&2; exit 2; }
+		echo "$tcp_port" >"$dir/tcp_port"
+		# the socket's folder is the caller's alone; over TCP any user of
+		# the machine could connect, so there a password is asked
+		password=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+		(umask 077 && echo "$password" >"$dir/password" &&
+			echo "127.0.0.1:$tcp_port:*:sluice:$password" >"$dir/pgpass")
+		auth=(--auth-local=trust --auth-host=scram-sha-256 --pwfile="$dir/password")
+	fi
+	if [[ $(id -u) -eq 0 ]]; then
+		chown -R postgres: "$dir"
+		# read by the clients, who run as the caller
+		[[ -z $tcp_port ]] || chown root: "$dir/pgpass"
+	fi
+	as_owner "$bindir/initdb" -D "$dir/data" -U sluice "${auth[@]}" -E UTF8 --locale=C.UTF-8 \
 		>"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+	rm -f "$dir/password"
 	pg_start
-	echo "host=$dir port=5432 user=sluice dbname=postgres"
+	port=${tcp_port:-5432}
+	echo "host=$dir port=$port user=sluice dbname=postgres"
+	[[ -z $tcp_port ]] || echo "host=127.0.0.1 port=$port user=sluice passfile=$dir/pgpass dbname=postgres"
 	;;
 stop)
 	pg_stop
