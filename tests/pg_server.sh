@@ -85,7 +85,7 @@ restart)
 	pg_start
 	;;
 *)
-	echo "usage: tests/pg_server.sh start|stop|restart DIR" >&2
+	echo "usage: tests/pg_server.sh start|stop|restart DIR [PORT]" >&2
 	exit 2
 	;;
 esac
