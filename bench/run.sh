@@ -842,15 +842,6 @@ pg_stop() {
 	pg_dir=
 }
 
-# free_port: a loopback TCP port nothing listens on now
-free_port() {
-	local p
-	for ((p = 54320; p < 54420; p++)); do
-		(: </dev/tcp/127.0.0.1/$p) 2>/dev/null || break
-	done
-	echo "$p"
-}
-
 # pg_start: the server, once; fails (saying why) when it cannot start
 pg_start() {
 	[[ -n $pg_dsn ]] && return 0
@@ -862,7 +853,7 @@ pg_start() {
 	pg_dir=$(mktemp -d /tmp/sluice-bench-pg-XXXXXX) || die "cannot make a folder for PostgreSQL"
 	trap pg_stop EXIT
 	trap 'exit 130' INT TERM
-	if ! pg_dsn=$("$root/tests/pg_server.sh" start "$pg_dir" "$(free_port)" 2>"$out/last.log"); then
+	if ! pg_dsn=$("$root/tests/pg_server.sh" start "$pg_dir" tcp 2>"$out/last.log"); then
 		pg_dsn=
 		pg_stop
 		show_failure "tests/pg_server.sh could not start PostgreSQL"

@@ -2,15 +2,15 @@
 # A PostgreSQL server of the tests' own, in a temporary folder, reachable
 # only through a unix socket in that folder: no port, no password, nothing
 # another program on the machine can reach by accident. Logical decoding is
-# on: the tests replicate from it as an application database too. Given a
-# PORT (the benchmarks, to read as a consumer on another machine does), it
-# listens on 127.0.0.1 too, where it asks a password.
+# on: the tests replicate from it as an application database too. Asked
+# for tcp (to be reached as a server on another machine is), it listens on
+# a free port of 127.0.0.1 too, where it asks a password.
 #
 #   tests/pg_server.sh start DIR    initdb in DIR, start; prints the DSN
-#   tests/pg_server.sh start DIR PORT  the same, and listening on
-#                                   127.0.0.1:PORT too, where a password is
-#                                   asked (DIR/pgpass holds it); prints the
-#                                   unix socket's DSN, then the TCP one
+#   tests/pg_server.sh start DIR tcp  the same, and listening on a free
+#                                   port of 127.0.0.1 too, where a password
+#                                   is asked (DIR/pgpass holds it); prints
+#                                   the unix socket's DSN, then the TCP one
 #   tests/pg_server.sh stop DIR     stop it (DIR is left for the caller)
 #   tests/pg_server.sh restart DIR  stop it if it runs, start it again on
 #                                   the same data (a source database that
@@ -20,9 +20,10 @@
 # postgres user the Debian package creates, in a folder it owns.
 set -euo pipefail
 
-cmd=${1:?usage: tests/pg_server.sh start|stop|restart DIR [PORT]}
-dir=${2:?usage: tests/pg_server.sh start|stop|restart DIR [PORT]}
-tcp_port=${3:-}
+cmd=${1:?usage: tests/pg_server.sh start|stop|restart DIR [tcp]}
+dir=${2:?usage: tests/pg_server.sh start|stop|restart DIR [tcp]}
+tcp=${3:-}
+tcp_port=
 
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [[ -x $bindir/pg_ctl ]] || { echo "pg_server: no PostgreSQL server installed (scripts/bootstrap.sh installs it)" >&2; exit 1; }
@@ -54,8 +55,11 @@ case $cmd in
 start)
 	mkdir -p "$dir/data"
 	auth=(-A trust)
-	if [[ -n $tcp_port ]]; then
-		[[ $tcp_port =~ ^[0-9]+$ ]] || { echo "pg_server: PORT must be a number" >&2; exit 2; }
+	if [[ -n $tcp ]]; then
+		[[ $tcp == tcp ]] || { echo "usage: tests/pg_server.sh start DIR [tcp]" >&2; exit 2; }
+		for ((tcp_port = 54320; tcp_port < 54420; tcp_port++)); do
+			(: </dev/tcp/127.0.0.1/$tcp_port) 2>/dev/null || break
+		done
 		echo "$tcp_port" >"$dir/tcp_port"
 		# the socket's folder is the caller's alone; over TCP any user of
 		# the machine could connect, so there a password is asked
@@ -85,7 +89,7 @@ restart)
 	pg_start
 	;;
 *)
-	echo "usage: tests/pg_server.sh start|stop|restart DIR [PORT]" >&2
+	echo "usage: tests/pg_server.sh start|stop|restart DIR [tcp]" >&2
 	exit 2
 	;;
 esac

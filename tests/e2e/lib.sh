@@ -219,20 +219,24 @@ cdc_source() {
 	export SRC_PG="$SLUICE_TEST_PG dbname=$db"
 }
 
-# own_pg_server: a PostgreSQL server of the case's own, for a case that
-# changes the server's settings or restarts it, which would disturb the
-# cases sharing the suite's server. In a folder of /tmp (under root the
+# own_pg_server [tcp]: a PostgreSQL server of the case's own, for a case
+# that changes the server's settings or restarts it, which would disturb
+# the cases sharing the suite's server. In a folder of /tmp (under root the
 # server's user must reach it), stopped and removed when the case's shell
-# exits. Sets $pg_server (tests/pg_server.sh), $pg_dir and $pg_dsn.
+# exits. Sets $pg_server (tests/pg_server.sh), $pg_dir and $pg_dsn; with
+# tcp, $pg_tcp_dsn too (loopback, a password from a passfile).
 own_pg_server() {
+	local dsns
 	pg_server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
 	pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
 	trap '"$pg_server" stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
-	if ! pg_dsn=$("$pg_server" start "$pg_dir" 2>pg_start.log); then
+	if ! dsns=$("$pg_server" start "$pg_dir" "$@" 2>pg_start.log); then
 		echo "cannot start a PostgreSQL server of the case's own"
 		cat pg_start.log
 		return 1
 	fi
+	pg_dsn=$(sed -n 1p <<<"$dsns")
+	pg_tcp_dsn=$(sed -n 2p <<<"$dsns")
 }
 
 # src PSQL-ARGS...: psql on the source database, quiet and unaligned,
