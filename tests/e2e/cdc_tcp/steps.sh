@@ -36,7 +36,7 @@ for i in $(seq 400); do
 	[ "$(local_src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_tcp'")" = t ] && break
 	sleep 0.05
 done
-local_src -c "SELECT 'replication from ' || host(client_addr) FROM pg_stat_replication WHERE application_name <> 'walreceiver'"
+local_src -c "SELECT 'replication from ' || host(client_addr) FROM pg_stat_replication"
 local_src -c "UPDATE events SET v = 'changed ' || id WHERE id % 3 = 0" \
 	-c "DELETE FROM events WHERE id % 7 = 0" \
 	-c "INSERT INTO events SELECT g, 'late ' || g FROM generate_series(501, 20000) g"
