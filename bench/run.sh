@@ -1276,6 +1276,8 @@ SQL
 # must land exactly the workload) or raw (pg_recvlogical up to $endpos)
 pgcdc_land_run() {
 	local side=$1 slot=$2 dir=$out/pgcdc_land_$1 want
+	# what the run before wrote reaches the disk now, not during this one's fsyncs
+	sync
 	if [[ $side == raw ]]; then
 		timed "$pgbin/pg_recvlogical" -d "$SLUICE_BENCH_CDC_SRC" -S "$slot" --start -o proto_version=1 \
 			-o publication_names=bench_land -f /dev/null --endpos="$endpos" || {
@@ -1300,6 +1302,7 @@ pgcdc_land_run() {
 		show_failure "sluice run failed"
 		return 1
 	}
+	sync
 	timed "$sluice" cdc orders --once --project "$dir" || {
 		show_failure "sluice cdc orders --once failed"
 		return 1
