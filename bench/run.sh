@@ -822,12 +822,13 @@ bench_ingest() {
 # The same benchmarks on a PostgreSQL 15 warehouse, against the same work
 # sent through libpq (bench/raw_chain_pg.c, bench/raw_ingest_pg.c). The
 # script starts a throwaway server of its own (tests/pg_server.sh: a unix
-# socket in a temporary folder, fsync off, and a loopback TCP port with a
-# password for the consumer's benchmarks) the first time one of them runs,
-# gives each benchmark databases of its own, and stops the server when it
-# exits, however it exits.
+# socket in a temporary folder, fsync off) the first time one of them
+# runs, gives each benchmark databases of its own, and stops the server
+# when it exits, however it exits. The postgres_cdc consumer's benchmarks
+# read from a second one (the source), which also listens on a loopback
+# TCP port with a password.
 
-pg_dir= pg_dsn= pg_tcp_dsn= cdc_pid=
+pg_dir= pg_dsn= src_dir= src_pg_dsn= src_pg_tcp_dsn= cdc_pid=
 
 pg_stop() {
 	# a postgres_cdc consumer still running (the script was interrupted)
@@ -835,6 +836,11 @@ pg_stop() {
 		kill -TERM "$cdc_pid" 2>/dev/null
 		wait "$cdc_pid" 2>/dev/null
 		cdc_pid=
+	fi
+	if [[ -n $src_dir ]]; then
+		"$root/tests/pg_server.sh" stop "$src_dir"
+		rm -rf "$src_dir"
+		src_dir=
 	fi
 	[[ -n $pg_dir ]] || return 0
 	"$root/tests/pg_server.sh" stop "$pg_dir"
@@ -853,14 +859,12 @@ pg_start() {
 	pg_dir=$(mktemp -d /tmp/sluice-bench-pg-XXXXXX) || die "cannot make a folder for PostgreSQL"
 	trap pg_stop EXIT
 	trap 'exit 130' INT TERM
-	if ! pg_dsn=$("$root/tests/pg_server.sh" start "$pg_dir" tcp 2>"$out/last.log"); then
+	if ! pg_dsn=$("$root/tests/pg_server.sh" start "$pg_dir" 2>"$out/last.log"); then
 		pg_dsn=
 		pg_stop
 		show_failure "tests/pg_server.sh could not start PostgreSQL"
 		return 1
 	fi
-	pg_tcp_dsn=$(sed -n 2p <<<"$pg_dsn")
-	pg_dsn=$(sed -n 1p <<<"$pg_dsn")
 	echo "   PostgreSQL: $(psql "$pg_dsn" -qAtc 'SHOW server_version') in ${pg_dir} (tests/pg_server.sh: fsync off, shared_buffers $(psql "$pg_dsn" -qAtc 'SHOW shared_buffers'), work_mem $(psql "$pg_dsn" -qAtc 'SHOW work_mem'))"
 }
 
@@ -1192,13 +1196,37 @@ src_drop_slots() {
 		WHERE database = current_database()" >/dev/null
 }
 
-# pgcdc_source NAME: the database NAME made afresh as the source, its
-# connection string in $src_dsn and $SLUICE_BENCH_CDC_SRC
+# src_server: the source databases' server, once, on a server of its own
+# (started after the warehouse's, stopped with it): nothing a consumer
+# writes into a PostgreSQL warehouse adds to the WAL that every consumer
+# of a slot then reads past. Its TCP connection string (loopback, a
+# password from a passfile) in $src_pg_tcp_dsn.
+src_server() {
+	local dsns
+	[[ -n $src_pg_dsn ]] && return 0
+	src_dir=$(mktemp -d /tmp/sluice-bench-src-XXXXXX) || die "cannot make a folder for PostgreSQL"
+	if ! dsns=$("$root/tests/pg_server.sh" start "$src_dir" tcp 2>"$out/last.log"); then
+		rm -rf "$src_dir"
+		src_dir=
+		show_failure "tests/pg_server.sh could not start the source's PostgreSQL"
+		return 1
+	fi
+	src_pg_dsn=$(sed -n 1p <<<"$dsns")
+	src_pg_tcp_dsn=$(sed -n 2p <<<"$dsns")
+}
+
+# pgcdc_source NAME: the database NAME made afresh on the source's server,
+# its connection string in $src_dsn and $SLUICE_BENCH_CDC_SRC
 pgcdc_source() {
-	src_dsn="$pg_dsn dbname=$1"
-	[[ -n $(psql "$pg_dsn" -qAtX -c "SELECT 1 FROM pg_database WHERE datname = '$1'") ]] &&
+	src_server || return 1
+	src_dsn="$src_pg_dsn dbname=$1"
+	[[ -n $(psql "$src_pg_dsn" -qAtX -c "SELECT 1 FROM pg_database WHERE datname = '$1'") ]] &&
 		src_drop_slots
-	pg_db "$1" || return 1
+	PGOPTIONS="-c client_min_messages=warning" psql "$src_pg_dsn" -qAt -v ON_ERROR_STOP=1 \
+		-c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >"$out/last.log" 2>&1 || {
+		show_failure "cannot make the source database $1"
+		return 1
+	}
 	export SLUICE_BENCH_CDC_SRC=$src_dsn
 }
 
@@ -1276,9 +1304,8 @@ SQL
 # must land exactly the workload) or raw (pg_recvlogical up to $endpos)
 pgcdc_land_run() {
 	local side=$1 slot=$2 dir=$out/pgcdc_land_$1 want
-	# what the run before wrote reaches the disk now, not during this one's fsyncs
-	sync
 	if [[ $side == raw ]]; then
+		sync
 		timed "$pgbin/pg_recvlogical" -d "$SLUICE_BENCH_CDC_SRC" -S "$slot" --start -o proto_version=1 \
 			-o publication_names=bench_land -f /dev/null --endpos="$endpos" || {
 			show_failure "pg_recvlogical failed"
@@ -1302,6 +1329,7 @@ pgcdc_land_run() {
 		show_failure "sluice run failed"
 		return 1
 	}
+	# what the runs before wrote reaches the disk now, not in this one's fsyncs
 	sync
 	timed "$sluice" cdc orders --once --project "$dir" || {
 		show_failure "sluice cdc orders --once failed"
@@ -1339,6 +1367,7 @@ pgcdc_land_rounds() {
 			src_sql -c "SELECT pg_drop_replication_slot('${tag}_${side}_$r')" >/dev/null
 			[[ $side == duckdb ]] || continue
 			# the engine alone lands what sluice landed, the same way
+			sync
 			"$out/raw_cdc_land" "$out/pgcdc_land_duckdb/warehouse.duckdb" \
 				"$out/pgcdc_land_engine.duckdb" >"$out/last.log" 2>&1 || {
 				show_failure "raw_cdc_land failed"
@@ -1396,7 +1425,7 @@ bench_pgcdc_land() {
 			export SLUICE_BENCH_CDC_SRC=$src_dsn
 			echo "   over the server's unix socket:"
 		else
-			export SLUICE_BENCH_CDC_SRC="$pg_tcp_dsn dbname=bench_pgcdc_src"
+			export SLUICE_BENCH_CDC_SRC="$src_pg_tcp_dsn dbname=bench_pgcdc_src"
 			echo "   over loopback TCP (127.0.0.1, scram-sha-256), as a consumer on another machine connects:"
 		fi
 		pgcdc_land_rounds "$via" duckdb postgres raw || return

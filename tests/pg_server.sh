@@ -23,7 +23,6 @@ set -euo pipefail
 cmd=${1:?usage: tests/pg_server.sh start|stop|restart DIR [tcp]}
 dir=${2:?usage: tests/pg_server.sh start|stop|restart DIR [tcp]}
 tcp=${3:-}
-tcp_port=
 
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [[ -x $bindir/pg_ctl ]] || { echo "pg_server: no PostgreSQL server installed (scripts/bootstrap.sh installs it)" >&2; exit 1; }
@@ -38,13 +37,37 @@ as_owner() {
 	fi
 }
 
-pg_start() {
-	local listen="listen_addresses=''"
-	# a TCP port, once given, is kept across restarts
-	[[ -f $dir/tcp_port ]] && listen="listen_addresses='127.0.0.1' -c port=$(cat "$dir/tcp_port")"
+# try_start [LISTEN]: the server started, listening on LISTEN's
+# addresses and port too when given; fails when pg_ctl does
+try_start() {
 	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-		-o "-c $listen -k $dir -c fsync=off -c max_connections=100 -c wal_level=logical -c max_wal_senders=20 -c max_replication_slots=64" start \
-		>/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+		-o "-c listen_addresses='' ${1:-} -k $dir -c fsync=off -c max_connections=100 -c wal_level=logical -c max_wal_senders=20 -c max_replication_slots=64" start \
+		>/dev/null 2>&1
+}
+
+pg_start() {
+	local listen=
+	# a TCP port, once taken, is kept across restarts
+	[[ ! -f $dir/tcp_port ]] || listen="-c listen_addresses=127.0.0.1 -c port=$(cat "$dir/tcp_port")"
+	try_start "$listen" || { cat "$dir/server.log" >&2; exit 1; }
+}
+
+# tcp_start: the server started on the first port from 25432 on that it
+# can bind on 127.0.0.1 (below the kernel's range for outgoing ports, so
+# no client's connection holds it), kept in DIR/tcp_port
+tcp_start() {
+	local port
+	for ((port = 25432; port < 25532; port++)); do
+		(: </dev/tcp/127.0.0.1/$port) 2>/dev/null && continue
+		if try_start "-c listen_addresses=127.0.0.1 -c port=$port"; then
+			echo "$port" >"$dir/tcp_port"
+			return 0
+		fi
+		# taken in between: the next one
+		grep -q "could not bind\|Address already in use" "$dir/server.log" || { cat "$dir/server.log" >&2; exit 1; }
+	done
+	echo "pg_server: no free TCP port in 25432-25531 on 127.0.0.1" >&2
+	exit 1
 }
 
 pg_stop() {
@@ -57,29 +80,31 @@ start)
 	auth=(-A trust)
 	if [[ -n $tcp ]]; then
 		[[ $tcp == tcp ]] || { echo "usage: tests/pg_server.sh start DIR [tcp]" >&2; exit 2; }
-		for ((tcp_port = 54320; tcp_port < 54420; tcp_port++)); do
-			(: </dev/tcp/127.0.0.1/$tcp_port) 2>/dev/null || break
-		done
-		echo "$tcp_port" >"$dir/tcp_port"
-		# the socket's folder is the caller's alone; over TCP any user of
-		# the machine could connect, so there a password is asked
+		# only the folder's owner reaches the socket; over TCP any user
+		# of the machine could connect, so there a password is asked
 		password=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+		trap 'rm -f "$dir/password"' EXIT
 		(umask 077 && echo "$password" >"$dir/password" &&
-			echo "127.0.0.1:$tcp_port:*:sluice:$password" >"$dir/pgpass")
+			echo "127.0.0.1:*:*:sluice:$password" >"$dir/pgpass")
 		auth=(--auth-local=trust --auth-host=scram-sha-256 --pwfile="$dir/password")
 	fi
 	if [[ $(id -u) -eq 0 ]]; then
 		chown -R postgres: "$dir"
 		# read by the clients, who run as the caller
-		[[ -z $tcp_port ]] || chown root: "$dir/pgpass"
+		[[ -z $tcp ]] || chown root: "$dir/pgpass"
 	fi
 	as_owner "$bindir/initdb" -D "$dir/data" -U sluice "${auth[@]}" -E UTF8 --locale=C.UTF-8 \
 		>"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
 	rm -f "$dir/password"
-	pg_start
-	port=${tcp_port:-5432}
-	echo "host=$dir port=$port user=sluice dbname=postgres"
-	[[ -z $tcp_port ]] || echo "host=127.0.0.1 port=$port user=sluice passfile=$dir/pgpass dbname=postgres"
+	if [[ -z $tcp ]]; then
+		pg_start
+		echo "host=$dir port=5432 user=sluice dbname=postgres"
+	else
+		tcp_start
+		port=$(cat "$dir/tcp_port")
+		echo "host=$dir port=$port user=sluice dbname=postgres"
+		echo "host=127.0.0.1 port=$port user=sluice passfile=$dir/pgpass dbname=postgres"
+	fi
 	;;
 stop)
 	pg_stop
