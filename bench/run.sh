@@ -828,7 +828,7 @@ bench_ingest() {
 # read from a second one (the source), which also listens on a loopback
 # TCP port with a password.
 
-pg_dir= pg_dsn= src_dir= src_pg_dsn= src_pg_tcp_dsn= cdc_pid=
+pg_dir= pg_dsn= src_dir= src_pg_dsn= src_pg_tcp_dsn= server_dir= server_dsns= cdc_pid=
 
 pg_stop() {
 	# a postgres_cdc consumer still running (the script was interrupted)
@@ -848,6 +848,20 @@ pg_stop() {
 	pg_dir=
 }
 
+# new_server NAME [tcp]: a throwaway server started in a new folder of
+# /tmp ($server_dir, left empty when it cannot start, saying why), its
+# connection strings in $server_dsns (tests/pg_server.sh's lines)
+new_server() {
+	server_dir=$(mktemp -d "/tmp/sluice-bench-$1-XXXXXX") || die "cannot make a folder for PostgreSQL"
+	if ! server_dsns=$("$root/tests/pg_server.sh" start "$server_dir" "${@:2}" 2>"$out/last.log"); then
+		"$root/tests/pg_server.sh" stop "$server_dir"
+		rm -rf "$server_dir"
+		server_dir=
+		show_failure "tests/pg_server.sh could not start PostgreSQL"
+		return 1
+	fi
+}
+
 # pg_start: the server, once; fails (saying why) when it cannot start
 pg_start() {
 	[[ -n $pg_dsn ]] && return 0
@@ -856,29 +870,27 @@ pg_start() {
 		failed=1
 		return 1
 	}
-	pg_dir=$(mktemp -d /tmp/sluice-bench-pg-XXXXXX) || die "cannot make a folder for PostgreSQL"
 	trap pg_stop EXIT
 	trap 'exit 130' INT TERM
-	if ! pg_dsn=$("$root/tests/pg_server.sh" start "$pg_dir" 2>"$out/last.log"); then
-		pg_dsn=
-		pg_stop
-		show_failure "tests/pg_server.sh could not start PostgreSQL"
-		return 1
-	fi
+	new_server pg || return 1
+	pg_dir=$server_dir pg_dsn=$server_dsns
 	echo "   PostgreSQL: $(psql "$pg_dsn" -qAtc 'SHOW server_version') in ${pg_dir} (tests/pg_server.sh: fsync off, shared_buffers $(psql "$pg_dsn" -qAtc 'SHOW shared_buffers'), work_mem $(psql "$pg_dsn" -qAtc 'SHOW work_mem'))"
 }
 
 # pg_db NAME [TEMPLATE]: the database NAME made afresh (a copy of TEMPLATE
-# when given); its connection string in $db_dsn
-pg_db() {
+# when given) on the benchmarks' server; its connection string in $db_dsn
+pg_db() { db_on "$pg_dsn" "$@"; }
+
+# db_on SERVER_DSN NAME [TEMPLATE]: pg_db on the server SERVER_DSN reaches
+db_on() {
 	local tmpl=
-	[[ -n ${2:-} ]] && tmpl=" TEMPLATE $2 STRATEGY FILE_COPY"
-	PGOPTIONS="-c client_min_messages=warning" psql "$pg_dsn" -qAt -v ON_ERROR_STOP=1 \
-		-c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1$tmpl" >"$out/last.log" 2>&1 || {
-		show_failure "cannot make the database $1"
+	[[ -n ${3:-} ]] && tmpl=" TEMPLATE $3 STRATEGY FILE_COPY"
+	PGOPTIONS="-c client_min_messages=warning" psql "$1" -qAt -v ON_ERROR_STOP=1 \
+		-c "DROP DATABASE IF EXISTS $2" -c "CREATE DATABASE $2$tmpl" >"$out/last.log" 2>&1 || {
+		show_failure "cannot make the database $2"
 		return 1
 	}
-	db_dsn="$pg_dsn dbname=$1"
+	db_dsn="$1 dbname=$2"
 }
 
 # pg_project DIR: DIR's project on the warehouse $SLUICE_BENCH_PG names
@@ -1202,17 +1214,11 @@ src_drop_slots() {
 # of a slot then reads past. Its TCP connection string (loopback, a
 # password from a passfile) in $src_pg_tcp_dsn.
 src_server() {
-	local dsns
 	[[ -n $src_pg_dsn ]] && return 0
-	src_dir=$(mktemp -d /tmp/sluice-bench-src-XXXXXX) || die "cannot make a folder for PostgreSQL"
-	if ! dsns=$("$root/tests/pg_server.sh" start "$src_dir" tcp 2>"$out/last.log"); then
-		rm -rf "$src_dir"
-		src_dir=
-		show_failure "tests/pg_server.sh could not start the source's PostgreSQL"
-		return 1
-	fi
-	src_pg_dsn=$(sed -n 1p <<<"$dsns")
-	src_pg_tcp_dsn=$(sed -n 2p <<<"$dsns")
+	new_server src tcp || return 1
+	src_dir=$server_dir
+	src_pg_dsn=$(sed -n 1p <<<"$server_dsns")
+	src_pg_tcp_dsn=$(sed -n 2p <<<"$server_dsns")
 }
 
 # pgcdc_source NAME: the database NAME made afresh on the source's server,
@@ -1222,11 +1228,7 @@ pgcdc_source() {
 	src_dsn="$src_pg_dsn dbname=$1"
 	[[ -n $(psql "$src_pg_dsn" -qAtX -c "SELECT 1 FROM pg_database WHERE datname = '$1'") ]] &&
 		src_drop_slots
-	PGOPTIONS="-c client_min_messages=warning" psql "$src_pg_dsn" -qAt -v ON_ERROR_STOP=1 \
-		-c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >"$out/last.log" 2>&1 || {
-		show_failure "cannot make the source database $1"
-		return 1
-	}
+	db_on "$src_pg_dsn" "$1" || return 1
 	export SLUICE_BENCH_CDC_SRC=$src_dsn
 }
 

@@ -45,10 +45,13 @@ try_start() {
 		>/dev/null 2>&1
 }
 
+# on_port PORT: the settings that listen on 127.0.0.1:PORT
+on_port() { echo "-c listen_addresses=127.0.0.1 -c port=$1"; }
+
 pg_start() {
 	local listen=
 	# a TCP port, once taken, is kept across restarts
-	[[ ! -f $dir/tcp_port ]] || listen="-c listen_addresses=127.0.0.1 -c port=$(cat "$dir/tcp_port")"
+	[[ ! -f $dir/tcp_port ]] || listen=$(on_port "$(cat "$dir/tcp_port")")
 	try_start "$listen" || { cat "$dir/server.log" >&2; exit 1; }
 }
 
@@ -59,7 +62,7 @@ tcp_start() {
 	local port
 	for ((port = 25432; port < 25532; port++)); do
 		(: </dev/tcp/127.0.0.1/$port) 2>/dev/null && continue
-		if try_start "-c listen_addresses=127.0.0.1 -c port=$port"; then
+		if try_start "$(on_port "$port")"; then
 			echo "$port" >"$dir/tcp_port"
 			return 0
 		fi
@@ -95,16 +98,15 @@ start)
 	fi
 	as_owner "$bindir/initdb" -D "$dir/data" -U sluice "${auth[@]}" -E UTF8 --locale=C.UTF-8 \
 		>"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
-	rm -f "$dir/password"
+	port=5432
 	if [[ -z $tcp ]]; then
 		pg_start
-		echo "host=$dir port=5432 user=sluice dbname=postgres"
 	else
 		tcp_start
 		port=$(cat "$dir/tcp_port")
-		echo "host=$dir port=$port user=sluice dbname=postgres"
-		echo "host=127.0.0.1 port=$port user=sluice passfile=$dir/pgpass dbname=postgres"
 	fi
+	echo "host=$dir port=$port user=sluice dbname=postgres"
+	[[ -z $tcp ]] || echo "host=127.0.0.1 port=$port user=sluice passfile=$dir/pgpass dbname=postgres"
 	;;
 stop)
 	pg_stop
