@@ -61,6 +61,15 @@
 #                           latency: seconds, changes/s, changes a transaction,
 #                           the warehouses of the sluice cdc runs ("duckdb
 #                           postgres"), and the serve run for scale (0: none)
+#   BENCH_PGCDC_SOURCE_DSN="host=H port=P user=U dbname=postgres"
+#                           the postgres_cdc source databases on that server
+#                           (key=value form; PostgreSQL 15 or later,
+#                           wal_level=logical, a role that may make databases
+#                           and replication slots; from the database it names
+#                           it makes bench_pgcdc_* afresh) instead of a
+#                           throwaway one on this machine: on another machine
+#                           it measures the landing rate with the WAL sender
+#                           off the consumer's cores, read the one way in
 #   DEPS=.deps              where scripts/bootstrap.sh put DuckDB
 set -uo pipefail
 
@@ -829,6 +838,7 @@ bench_ingest() {
 # TCP port with a password.
 
 pg_dir= pg_dsn= src_dir= src_pg_dsn= src_pg_tcp_dsn= server_dir= server_dsns= cdc_pid=
+src_dbs=() # the source databases made on BENCH_PGCDC_SOURCE_DSN's server
 
 pg_stop() {
 	# a postgres_cdc consumer still running (the script was interrupted)
@@ -842,6 +852,13 @@ pg_stop() {
 		rm -rf "$src_dir"
 		src_dir=
 	fi
+	# on a server that is not the script's, only what it made goes
+	local db
+	for db in "${src_dbs[@]}"; do
+		src_dsn="$src_pg_dsn dbname=$db" src_drop_slots
+		psql "$src_pg_dsn" -qAtX -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+	done
+	src_dbs=()
 	[[ -n $pg_dir ]] || return 0
 	"$root/tests/pg_server.sh" stop "$pg_dir"
 	rm -rf "$pg_dir"
@@ -1212,9 +1229,14 @@ src_drop_slots() {
 # (started after the warehouse's, stopped with it): nothing a consumer
 # writes into a PostgreSQL warehouse adds to the WAL that every consumer
 # of a slot then reads past. Its TCP connection string (loopback, a
-# password from a passfile) in $src_pg_tcp_dsn.
+# password from a passfile) in $src_pg_tcp_dsn. Or the server
+# BENCH_PGCDC_SOURCE_DSN names, read only the way that names.
 src_server() {
 	[[ -n $src_pg_dsn ]] && return 0
+	if [[ -n ${BENCH_PGCDC_SOURCE_DSN:-} ]]; then
+		src_pg_dsn=$BENCH_PGCDC_SOURCE_DSN
+		return 0
+	fi
 	new_server src tcp || return 1
 	src_dir=$server_dir
 	src_pg_dsn=$(sed -n 1p <<<"$server_dsns")
@@ -1229,6 +1251,7 @@ pgcdc_source() {
 	[[ -n $(psql "$src_pg_dsn" -qAtX -c "SELECT 1 FROM pg_database WHERE datname = '$1'") ]] &&
 		src_drop_slots
 	db_on "$src_pg_dsn" "$1" || return 1
+	[[ -z $src_dir && ! " ${src_dbs[*]} " =~ " $1 " ]] && src_dbs+=("$1")
 	export SLUICE_BENCH_CDC_SRC=$src_dsn
 }
 
@@ -1388,6 +1411,7 @@ pgcdc_land_rounds() {
 bench_pgcdc_land() {
 	local changes=${BENCH_PGCDC_CHANGES:-200000} sizes=${BENCH_PGCDC_SIZES:-1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
 	local large=${BENCH_PGCDC_LARGE:-1} r side via slots med_d med_p med_r med_e ok what
+	local vias=(unix tcp) way
 	echo
 	echo "== postgres_cdc landing rate: sluice cdc --once into DuckDB and into PostgreSQL vs pg_recvlogical (pgoutput, to /dev/null), the same WAL from slots made at the same point"
 	pg_start || return
@@ -1407,8 +1431,9 @@ bench_pgcdc_land() {
 		show_failure "cannot make the source tables"
 		return
 	}
+	[[ -n ${BENCH_PGCDC_SOURCE_DSN:-} ]] && vias=(given)
 	slots=()
-	for via in unix tcp; do
+	for via in "${vias[@]}"; do
 		for ((r = 1; r <= pgcdc_rounds; r++)); do
 			for side in duckdb postgres raw; do slots+=("${via}_${side}_$r"); done
 		done
@@ -1422,22 +1447,28 @@ bench_pgcdc_land() {
 	# decoding alone bounds pg_recvlogical. Over TCP each message it sends
 	# costs it more, and on loopback it also pays the kernel's receiving
 	# of it, as no server on another machine does.
-	for via in unix tcp; do
-		if [[ $via == unix ]]; then
-			export SLUICE_BENCH_CDC_SRC=$src_dsn
-			echo "   over the server's unix socket:"
-		else
+	for via in "${vias[@]}"; do
+		way="over $via"
+		export SLUICE_BENCH_CDC_SRC=$src_dsn
+		case $via in
+		given)
+			way="from BENCH_PGCDC_SOURCE_DSN's server"
+			echo "   from the server BENCH_PGCDC_SOURCE_DSN names:"
+			;;
+		unix) echo "   over the server's unix socket:" ;;
+		tcp)
 			export SLUICE_BENCH_CDC_SRC="$src_pg_tcp_dsn dbname=bench_pgcdc_src"
 			echo "   over loopback TCP (127.0.0.1, scram-sha-256), as a consumer on another machine connects:"
-		fi
+			;;
+		esac
 		pgcdc_land_rounds "$via" duckdb postgres raw || return
 		med_d=$(median "${land_rate_duckdb[@]}") med_p=$(median "${land_rate_postgres[@]}")
 		med_r=$(median "${land_rate_raw[@]}") med_e=$(median "${land_rate_engine[@]}")
 		echo "   load average $(cut -d' ' -f1-3 /proc/loadavg); the engine alone (bench/raw_cdc_land.c) landed the rows sluice landed into DuckDB again, commit by commit as sluice made them: $med_e changes/s, which sluice takes $(ratio "$med_e" "$med_d")x the time of"
 		ok=$((med_d * 100 >= med_r * 80 && med_d >= 50000))
-		echo "postgres_cdc landing over $via, $what: sluice cdc --once into DuckDB $med_d changes/s vs pg_recvlogical $med_r changes/s = $(ratio "$med_d" "$med_r")x its rate (target >= 0.80x and >= 50000 changes/s)$(verdict $ok)"
+		echo "postgres_cdc landing $way, $what: sluice cdc --once into DuckDB $med_d changes/s vs pg_recvlogical $med_r changes/s = $(ratio "$med_d" "$med_r")x its rate (target >= 0.80x and >= 50000 changes/s)$(verdict $ok)"
 		ok=$((med_p * 100 >= med_r * 80 && med_p >= 50000))
-		echo "postgres_cdc landing over $via, $what: sluice cdc --once into PostgreSQL $med_p changes/s vs pg_recvlogical $med_r changes/s = $(ratio "$med_p" "$med_r")x its rate (target >= 0.80x and >= 50000 changes/s)$(verdict $ok)"
+		echo "postgres_cdc landing $way, $what: sluice cdc --once into PostgreSQL $med_p changes/s vs pg_recvlogical $med_r changes/s = $(ratio "$med_p" "$med_r")x its rate (target >= 0.80x and >= 50000 changes/s)$(verdict $ok)"
 	done
 	export SLUICE_BENCH_CDC_SRC=$src_dsn
 
