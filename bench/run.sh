@@ -1251,7 +1251,7 @@ pgcdc_source() {
 	[[ -n $(psql "$src_pg_dsn" -qAtX -c "SELECT 1 FROM pg_database WHERE datname = '$1'") ]] &&
 		src_drop_slots
 	db_on "$src_pg_dsn" "$1" || return 1
-	[[ -z $src_dir && ! " ${src_dbs[*]} " =~ " $1 " ]] && src_dbs+=("$1")
+	[[ -n $src_dir ]] || src_dbs+=("$1")
 	export SLUICE_BENCH_CDC_SRC=$src_dsn
 }
 
