@@ -424,18 +424,53 @@ int64_t live_ledger_input_mark(struct live_ledger *l, const struct model_input *
 	return v;
 }
 
+/* How far the landing table src (NULL: every one behind lm, the least)
+ * has reached lm, or -1 when no input of lm leads to it. Read directly:
+ * what lm consumed of it. Through a live input lm has consumed all of:
+ * what that input has reached, as what it covered since and did not
+ * publish left lm nothing to apply (a refresh that let no row through
+ * publishes nothing). Through one it has not: what lm's last refresh
+ * recorded. The least over all paths, and never less than that record:
+ * an input that publishes again does not take back what was reached. */
+static int64_t reach(struct live_ledger *l, const struct ledger_model *lm, const char *src)
+{
+	int at = src ? source_index(&lm->in, src) : 0;
+	int64_t recorded, least = -1;
+
+	if (at < 0)
+		return -1;
+	recorded = src ? lm->covered_by[at] : lm->covered;
+	for (size_t i = 0; i < lm->in.n; i++) {
+		const struct model_input *in = &lm->in.items[i];
+		const struct ledger_model *up =
+			in->kind == INPUT_MODEL ? live_ledger_model(l, in->model) : NULL;
+		int64_t v;
+
+		if (in->kind == INPUT_SOURCE)
+			v = !src || strcmp(in->name, src) == 0 ? lm->consumed[i] : -1;
+		else if (!up)
+			v = src ? -1 : 0;
+		else if (lm->consumed[i] < up->published)
+			v = src && source_index(&up->in, src) < 0 ? -1 : recorded;
+		else
+			v = reach(l, up, src);
+		if (v >= 0 && (least < 0 || v < least))
+			least = v;
+	}
+	return least > recorded ? least : recorded;
+}
+
+int64_t live_ledger_covers(struct live_ledger *l, const struct model *m, const char *source_name)
+{
+	const struct ledger_model *lm = live_ledger_model(l, m);
+
+	return lm ? reach(l, lm, source_name) : -1;
+}
+
 int64_t live_ledger_input_covers(struct live_ledger *l, const struct model_input *in,
 				 const char *source_name)
 {
-	const struct ledger_model *lm;
-	int at;
-
-	if (in->kind == INPUT_SOURCE)
-		return -1;
-	lm = live_ledger_model(l, in->model);
-	if (!lm || (at = source_index(&lm->in, source_name)) < 0)
-		return -1;
-	return lm->covered_by[at];
+	return in->kind == INPUT_SOURCE ? -1 : live_ledger_covers(l, in->model, source_name);
 }
 
 bool live_ledger_behind(struct live_ledger *l, const struct model *m)
@@ -458,9 +493,10 @@ int64_t live_ledger_lag_ms(struct live_ledger *l, const struct model *m, int64_t
 	pthread_mutex_lock(&l->mu);
 	for (size_t k = 0; k < lm->in.nsources; k++) {
 		const struct ledger_source *s = source(l, lm->in.sources[k], false);
+		int64_t covers = reach(l, lm, lm->in.sources[k]);
 
 		for (size_t j = 0; s && j < s->narrivals; j++) {
-			if (s->arrivals[j].seq <= lm->covered_by[k])
+			if (s->arrivals[j].seq <= covers)
 				continue;
 			if (!oldest || s->arrivals[j].arrived_ms < oldest)
 				oldest = s->arrivals[j].arrived_ms;
@@ -583,8 +619,8 @@ static int64_t covered_by_all(struct live_ledger *l, const char *name)
 			continue;
 		if (!lm->covered_saved[at] || lm->dirty)
 			return 0;
-		if (least < 0 || lm->covered_by[at] < least)
-			least = lm->covered_by[at];
+		if (least < 0 || reach(l, lm, name) < least)
+			least = reach(l, lm, name);
 	}
 	return least < 0 ? 0 : least;
 }

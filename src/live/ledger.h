@@ -70,7 +70,12 @@ void live_ledger_note(struct live_ledger *l, const char *source, const struct li
 struct ledger_model *live_ledger_model(struct live_ledger *l, const struct model *m);
 /* What an input (a landing table or a live model) holds now. */
 int64_t live_ledger_input_mark(struct live_ledger *l, const struct model_input *in);
-/* What an input has covered of the landing table source. */
+/* The landing sequence up to which every arrival on source (NULL: on each
+ * landing table behind m, the least) has reached m: applied, or passed by
+ * an input that published nothing m has not consumed. -1 when m keeps no
+ * watermarks or does not read source. */
+int64_t live_ledger_covers(struct live_ledger *l, const struct model *m, const char *source);
+/* The same of an input: -1 for a landing table. */
 int64_t live_ledger_input_covers(struct live_ledger *l, const struct model_input *in,
 				 const char *source);
 /* Whether an input of m holds more than m consumed. */

@@ -206,6 +206,9 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 		if (!ledger)
 			continue;
 		model_row(rows, m, o, &state);
+		if (strcmp(state, "new") != 0 && live_ledger_covers(ledger, m, NULL) > 0)
+			json_object_set_new(o, "covered",
+					    json_integer(live_ledger_covers(ledger, m, NULL)));
 		lag = live_ledger_lag_ms(ledger, m, now);
 		if (strcmp(state, "live") == 0 && (live_ledger_behind(ledger, m) || lag > 0))
 			state = waits(m, models, a) ? "waiting" : "behind";

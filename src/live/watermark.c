@@ -204,8 +204,8 @@ static int publish(struct wh *w, struct model *m, struct ledger_model *lm, int64
 }
 
 /* How far each landing table behind the model has reached it: read
- * directly, what it now consumed; through a live input, what that input
- * covered; the least over all paths. */
+ * directly, what it now consumed; through a live input, what has reached
+ * that input (it consumed all of it now); the least over all paths. */
 static void cover(struct live_ledger *l, struct ledger_model *lm, const int64_t *target)
 {
 	for (size_t k = 0; k < lm->in.nsources; k++) {
@@ -225,11 +225,11 @@ static void cover(struct live_ledger *l, struct ledger_model *lm, const int64_t 
 	lm->covered = 0;
 	for (size_t i = 0; i < lm->in.n; i++) {
 		const struct model_input *in = &lm->in.items[i];
-		const struct ledger_model *up = in->kind == INPUT_MODEL
-							? live_ledger_model(l, in->model)
-							: NULL;
-		int64_t v = in->kind == INPUT_SOURCE ? target[i] : up ? up->covered : 0;
+		int64_t v = in->kind == INPUT_SOURCE ? target[i]
+						     : live_ledger_input_covers(l, in, NULL);
 
+		if (v < 0)
+			v = 0;
 		if (i == 0 || v < lm->covered)
 			lm->covered = v;
 	}

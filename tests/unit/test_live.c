@@ -23,6 +23,7 @@
 #include "live/advance.h"
 #include "live/batch.h"
 #include "live/ledger.h"
+#include "live/status.h"
 #include "project/inputs.h"
 #include "project/model.h"
 #include "project/project.h"
@@ -1135,6 +1136,86 @@ static void test_lag_of_two_sources_caught_up(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM silver.ab"), 2);
 }
 
+/* The state live status gives fqn. */
+static const char *status_of(struct fx *f, const char *fqn)
+{
+	json_t *doc, *o;
+	size_t i;
+	const char *state = NULL;
+
+	if (live_status_doc(f->p, f->w, &doc, &f->err))
+		fail_msg("status: %s", f->err.msg);
+	json_array_foreach(json_object_get(doc, "models"), i, o)
+		if (strcmp(json_string_value(json_object_get(o, "model")), fqn) == 0)
+			state = arena_strdup(f->a, json_string_value(json_object_get(o, "state")));
+	json_decref(doc);
+	if (!state)
+		fail_msg("'%s' is not in the status", fqn);
+	return state;
+}
+
+/* An upstream refresh that lets nothing through (its new landing row was
+ * deleted before it applied it) publishes nothing: every model downstream,
+ * through any number of hops, has nothing to consume and is caught up,
+ * with no lag, however long ago that row arrived; its advance is
+ * forgotten. */
+static void test_lag_after_an_upstream_refresh_that_published_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct run_opts silver_only = { .env = "", .selector = "silver.orders" };
+	struct run_opts all = { .env = "" };
+	struct live_ledger *l;
+	struct run_report rep;
+	int64_t now;
+
+	fixture_put(f->root, "models/gold/top.sql",
+		    "@config materialized=incremental, live=true, incremental_strategy=merge,\n"
+		    "        unique_key=region\n"
+		    "SELECT region, revenue FROM gold.revenue\n");
+	write_chain_project(f);
+	run_ok(f, false);
+	land(f, "(1, 10, 'eu')");
+	advance(f, "orders");
+	run_ok(f, false);
+	land(f, "(2, -3, 'us')");
+	advance(f, "orders");
+	exec(f->w, "DELETE FROM landing.orders WHERE order_id = 2");
+	exec(f->w, "UPDATE _sluice.live_advances SET arrived_at = arrived_at - INTERVAL 1 MINUTE");
+	rep = run_with(f, &silver_only);
+	assert_int_equal(item(&rep, "silver.orders")->status, RUN_OK);
+	assert_int_equal(item(&rep, "silver.orders")->rows, 0);
+	run_report_free(&rep);
+
+	now = units_now_ms();
+	assert_int_equal(lag(f, "silver.orders", now), 0);
+	assert_int_equal(lag(f, "gold.revenue", now), 0);
+	assert_int_equal(lag(f, "gold.top", now), 0);
+	assert_string_equal(status_of(f, "gold.revenue"), "live");
+	assert_string_equal(status_of(f, "gold.top"), "live");
+	rep = run_with(f, &all);
+	assert_int_equal(item(&rep, "gold.revenue")->status, RUN_UP_TO_DATE);
+	assert_int_equal(item(&rep, "gold.top")->status, RUN_UP_TO_DATE);
+	run_report_free(&rep);
+
+	l = live_ledger_new(f->p);
+	if (live_ledger_load(l, f->w, &f->err) || live_ledger_prune(l, f->w, &f->err))
+		fail_msg("ledger: %s", f->err.msg);
+	live_ledger_free(l);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_advances"), 0);
+
+	/* what lands next is pending downstream again, from its own arrival */
+	land(f, "(3, 4, 'us')");
+	advance(f, "orders");
+	rep = run_with(f, &silver_only);
+	run_report_free(&rep);
+	now = units_now_ms() + 5000;
+	assert_in_range(lag(f, "gold.top", now), 5000, 10000);
+	assert_string_equal(status_of(f, "gold.top"), "behind");
+	run_ok(f, false);
+	assert_int_equal(lag(f, "gold.top", now), 0);
+	assert_int_equal(query_int(f->w, "SELECT revenue FROM gold.top WHERE region = 'us'"), 4);
+}
+
 /* A live model reading landing rows through a view is up to date when no
  * new rows were announced, however often a batch run looks. */
 static void test_view_over_landing_is_tracked(void **state)
@@ -1217,6 +1298,7 @@ int main(void)
 		T(test_lag_through_a_chain),
 		T(test_lag_of_a_model_without_sources),
 		T(test_lag_of_two_sources_caught_up),
+		T(test_lag_after_an_upstream_refresh_that_published_nothing),
 		T(test_view_over_landing_is_tracked),
 		T(test_build_failing_at_begin_reports_nothing_written),
 	};
