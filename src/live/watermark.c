@@ -284,13 +284,15 @@ static bool book_behind(void *ctx, const struct model *m)
 }
 
 /* Unwritten until the checkpoint every poll_interval, which a runner
- * takes: a record younger than that may wait. */
+ * takes: a record younger than that may wait. A recovery may not: the
+ * record says failing, and live status and check read the record. */
 static bool book_may_defer(void *ctx, const struct model *m)
 {
 	struct live_books *b = ctx;
 	const struct ledger_model *lm = live_ledger_model(b->ledger, m);
 
-	return lm->known && units_mono_ms() - lm->saved_mono_ms < b->poll_interval_ms;
+	return lm->known && !lm->failing &&
+	       units_mono_ms() - lm->saved_mono_ms < b->poll_interval_ms;
 }
 
 static int book_open(void *ctx, struct wh *w, struct arena *a, const struct model *m, bool full,

@@ -26,6 +26,7 @@
 #include "exec/lock.h"
 #include "live/advance.h"
 #include "live/runner.h"
+#include "live/status.h"
 #include "live/thread.h"
 #include "project/model.h"
 #include "project/project.h"
@@ -723,6 +724,59 @@ static void test_runner_defers_refreshes_that_change_nothing(void **state)
 	assert_string_equal(state_of(f, "bronze.orders", "refresh_count"), "4");
 }
 
+/* What live status says of fqn: "STATE LAG_MS". */
+static const char *status_of(struct fx *f, const char *fqn)
+{
+	json_t *doc, *o;
+	size_t i;
+	const char *out = NULL;
+
+	if (live_status_doc(f->p, f->w, &doc, &f->err))
+		fail_msg("status: %s", f->err.msg);
+	json_array_foreach(json_object_get(doc, "models"), i, o)
+		if (strcmp(json_string_value(json_object_get(o, "model")), fqn) == 0)
+			out = arena_sprintf(f->a, "%s %lld",
+					    json_string_value(json_object_get(o, "state")),
+					    (long long)json_integer_value(json_object_get(o, "lag_ms")));
+	json_decref(doc);
+	if (!out)
+		fail_msg("'%s' is not in the status", fqn);
+	return out;
+}
+
+/* A model that recovers with a refresh that applies nothing (the bad row
+ * was deleted from landing) is written at once, though such refreshes
+ * otherwise wait for the checkpoint: the warehouse, and so live status,
+ * says at once that it and its readers are live again. */
+static void test_runner_writes_a_recovery_that_applies_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct live_cycle c;
+
+	start_chain_with(f, (struct chain){ .yml = "live: {poll_interval: 1h, backoff_base: 1m}\n",
+					    .bronze = "@assert amount >= 0\n" });
+	land(f, "(1, 10, 'eu')");
+	assert_int_equal(cycle(f).refreshed, 3);
+	land(f, "(2, -1, 'us')");
+	assert_int_equal(cycle(f).failed, 1);
+	assert_non_null(strstr(status_of(f, "bronze.orders"), "failing "));
+	assert_non_null(strstr(status_of(f, "silver.orders"), "waiting "));
+
+	exec(f->w, "DELETE FROM landing.orders WHERE amount < 0");
+	set_state(f, "bronze.orders", "next_retry_at = NULL");
+	c = cycle(f);
+	assert_int_equal(c.refreshed, 1);
+	assert_int_equal(c.events, 0);
+	assert_int_equal(c.failed, 0);
+	assert_int_equal(c.behind, 0);
+	assert_string_equal(state_of(f, "bronze.orders", "status"), "live");
+	assert_string_equal(status_of(f, "bronze.orders"), "live 0");
+	assert_string_equal(status_of(f, "silver.orders"), "live 0");
+	assert_string_equal(status_of(f, "gold.revenue"), "live 0");
+	assert_int_equal(cycle(f).refreshed, 0);
+	assert_string_equal(revenue(f), "EU:1:10.0");
+}
+
 /* ---- the thread ---- */
 
 static int64_t count_silver(struct fx *f)
@@ -841,6 +895,7 @@ int main(void)
 		T(test_runner_logs_in_aggregate),
 		T(test_runner_prunes_covered_advances),
 		T(test_runner_defers_refreshes_that_change_nothing),
+		T(test_runner_writes_a_recovery_that_applies_nothing),
 		T(test_thread_wakes_on_notify),
 		T(test_thread_runs_jobs),
 	};
