@@ -613,14 +613,16 @@ static int64_t covered_by_all(struct live_ledger *l, const char *name)
 
 	for (size_t i = 0; i < l->p->nmodels; i++) {
 		const struct ledger_model *lm = &l->models[i];
+		int64_t v;
 		int at;
 
 		if (!l->tracked[i] || (at = source_index(&lm->in, name)) < 0)
 			continue;
 		if (!lm->covered_saved[at] || lm->dirty)
 			return 0;
-		if (least < 0 || reach(l, lm, name) < least)
-			least = reach(l, lm, name);
+		v = reach(l, lm, name);
+		if (least < 0 || v < least)
+			least = v;
 	}
 	return least < 0 ? 0 : least;
 }
