@@ -1,6 +1,6 @@
 /*
  * The live status document, from the state tables and a ledger read from
- * them (lag and "behind" are the runner's own definitions).
+ * them (lag, coverage and "behind" are the runner's own definitions).
  */
 #include "live/status.h"
 
