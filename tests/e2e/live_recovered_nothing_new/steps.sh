@@ -1,7 +1,7 @@
 # A live model fails on a bad landing row; the row is deleted by hand and
 # the model recovers with a refresh that applies nothing. The model
 # downstream has nothing to consume: it is caught up, not behind, and
-# stays fresh after max_lag (2s). A failing model is never fresh.
+# stays fresh after max_lag (3s). A failing model is never fresh.
 statuses() {
 	"$SLUICE_BIN" live status --json | grep -E '"(model|state|lag_ms|covered)"' | tr -d ' ,' |
 		sed -E 's/"lag_ms":[1-9][0-9]*/"lag_ms":<more than 0>/'
@@ -33,7 +33,7 @@ sl live resume silver.orders
 sl live --once
 grep -o '"alert":"[a-z_]*","model":"[a-z.]*"' alerts.log
 note past max_lag nothing is behind, and every way of asking agrees
-sleep 2.5
+sleep 3.5
 statuses
 table
 sl live --once
