@@ -78,26 +78,42 @@ static bool ok(const PGresult *res)
 	return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY;
 }
 
-/* The rows of a result as a wh_result. */
-static struct wh_result *rows_of(const PGresult *res)
+/* Appends the first nrows rows of res to r; returns their bytes. */
+static size_t add_rows(struct wh_result *r, const PGresult *res, int nrows)
 {
-	int nrows = PQntuples(res), ncols = PQnfields(res);
-	struct wh_result *r = wh_result_new((size_t)ncols);
-	size_t first;
+	int ncols = PQnfields(res);
+	size_t first = wh_result_add_rows(r, (size_t)nrows), bytes = 0;
 
-	for (int c = 0; c < ncols; c++)
-		wh_result_set_colname(r, (size_t)c, PQfname(res, c));
-	first = wh_result_add_rows(r, (size_t)nrows);
 	for (int i = 0; i < nrows; i++) {
 		for (int c = 0; c < ncols; c++) {
 			int len = PQgetlength(res, i, c);
 
+			bytes += (size_t)len + 1;
 			if (PQgetisnull(res, i, c))
 				continue;
 			memcpy(wh_result_set_value(r, first + (size_t)i, (size_t)c, (size_t)len),
 			       PQgetvalue(res, i, c), (size_t)len);
 		}
 	}
+	return bytes;
+}
+
+static struct wh_result *columns_of(const PGresult *res)
+{
+	int ncols = PQnfields(res);
+	struct wh_result *r = wh_result_new((size_t)ncols);
+
+	for (int c = 0; c < ncols; c++)
+		wh_result_set_colname(r, (size_t)c, PQfname(res, c));
+	return r;
+}
+
+/* The rows of a result as a wh_result. */
+static struct wh_result *rows_of(const PGresult *res)
+{
+	struct wh_result *r = columns_of(res);
+
+	add_rows(r, res, PQntuples(res));
 	return r;
 }
 
@@ -170,6 +186,99 @@ static int pg_exec_args(struct wh *w, const char *sql, const struct wh_arg *args
 		*changed = strtoll(PQcmdTuples(res), NULL, 10);
 	PQclear(res);
 	arena_free(a);
+	return rc;
+}
+
+/* ---- a reader's query (wh_query_readonly) ---- */
+
+/* One statement through the extended protocol, which takes no second one. */
+static int run_one(struct wh_pg *p, const char *sql, int n, const char *const *values,
+		   PGresult **res, struct sl_err *err)
+{
+	const char *state;
+	int rc;
+
+	*res = PQexecParams(p->conn, sql, n, NULL, values, NULL, NULL, 0);
+	if (*res && ok(*res))
+		return 0;
+	state = *res ? PQresultErrorField(*res, PG_DIAG_SQLSTATE) : NULL;
+	rc = result_error(p, *res, sql, err);
+	if (state && strcmp(state, "57014") == 0)
+		rc = sl_err_set(err, SL_E_BUSY, "the query ran past its time and was stopped");
+	PQclear(*res);
+	*res = NULL;
+	return rc;
+}
+
+/* Rows fetched from the cursor per round trip. */
+#define READ_BATCH 1000
+
+static int fetch_bounded(struct wh_pg *p, const struct wh_read_limits *lim,
+			 struct wh_result **out, bool *truncated, struct sl_err *err)
+{
+	char fetch[64];
+	size_t bytes = 0;
+	PGresult *res;
+	int rc = 0;
+
+	snprintf(fetch, sizeof(fetch), "FETCH FORWARD %d FROM sluice_read", READ_BATCH);
+	for (;;) {
+		size_t have = *out ? wh_result_nrows(*out) : 0;
+		int n, take;
+
+		rc = run_one(p, fetch, 0, NULL, &res, err);
+		if (rc)
+			break;
+		if (!*out)
+			*out = columns_of(res);
+		n = PQntuples(res);
+		take = (size_t)n > lim->max_rows - have ? (int)(lim->max_rows - have) : n;
+		bytes += add_rows(*out, res, take);
+		PQclear(res);
+		*truncated = take < n || bytes > lim->max_bytes;
+		if (*truncated || n < READ_BATCH)
+			break;
+	}
+	if (rc) {
+		wh_result_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* A cursor takes a SELECT or VALUES only, and no data-modifying WITH; the
+ * transaction is READ ONLY and made so before the query, and its first
+ * statement takes the snapshot, after which nothing makes it read-write. */
+static int pg_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits *lim,
+			     struct wh_result **out, bool *truncated, struct sl_err *err)
+{
+	struct wh_pg *p = pg(w);
+	struct buf declare = BUF_INIT;
+	char timeout[32];
+	const char *values[] = { timeout };
+	PGresult *res;
+	int rc = refused(p, err);
+
+	if (rc)
+		return rc;
+	snprintf(timeout, sizeof(timeout), "%lld", (long long)lim->timeout_ms);
+	buf_addf(&declare, "DECLARE sluice_read NO SCROLL CURSOR FOR %s", sql);
+	rc = run(p, "BEGIN TRANSACTION READ ONLY", &res, err);
+	PQclear(res);
+	if (!rc)
+		rc = run_one(p, "SELECT set_config('statement_timeout', $1, true)", 1, values, &res,
+			     err);
+	if (!rc) {
+		PQclear(res);
+		rc = run_one(p, declare.buf, 0, NULL, &res, err);
+	}
+	if (!rc) {
+		PQclear(res);
+		rc = fetch_bounded(p, lim, out, truncated, err);
+	}
+	buf_release(&declare);
+	res = PQexec(p->conn, "ROLLBACK");
+	PQclear(res);
 	return rc;
 }
 
@@ -899,6 +1008,7 @@ static const struct wh_ops pg_ops = {
 	.suspect = pg_suspect,
 	.exec = pg_exec,
 	.query = pg_query,
+	.query_readonly = pg_query_readonly,
 	.exec_args = pg_exec_args,
 	.forget_statement = pg_forget_statement,
 	.sql_swap_in = pg_swap_in,
