@@ -34,6 +34,8 @@ enum cli_flag {
 	CLI_F_STATUS = 1 << 10,
 	CLI_F_ENV = 1 << 11, /* --env, else SLUICE_ENV */
 	CLI_F_WORKERS = 1 << 12,
+	CLI_F_FILE = 1 << 13,   /* -f FILE */
+	CLI_F_FORMAT = 1 << 14, /* --format, --max-rows */
 };
 
 struct cli_args {
@@ -43,8 +45,11 @@ struct cli_args {
 	const char *since, *until, *mode, *chunk, *status;
 	const char *env; /* an environment to build into, or NULL */
 	const char *workers;
+	const char *file, *format, *max_rows;
 	const char **pos; /* positional arguments */
 	int npos;
+	char **argv; /* the arguments after the command name, as given */
+	int argc;
 };
 
 struct cli_command {
@@ -117,5 +122,14 @@ void cli_print_err(const struct sl_err *err);
 int64_t cli_window_clock(const char *cmd);
 /* Prints a result as an aligned text table. */
 void cli_print_table(FILE *out, const struct wh_result *r, const char *indent);
+/* The same for rows from elsewhere (a server's answer): cell gives row 0's
+ * column names and row i's values (row i - 1 of the rows), NULL for SQL
+ * NULL, with their length in bytes. */
+struct cli_rows {
+	size_t ncols, nrows;
+	const char *(*cell)(const void *src, size_t row, size_t col, size_t *len);
+	const void *src;
+};
+void cli_print_rows(FILE *out, const struct cli_rows *t, const char *indent);
 
 #endif

@@ -210,15 +210,14 @@ static size_t display_width(const char *s)
 }
 
 /* A cell's text and length: a column name, a value, or "NULL". */
-static const char *cell(const struct wh_result *r, size_t row, size_t c, size_t *len)
+static const char *cell(const struct cli_rows *t, size_t row, size_t c, size_t *len)
 {
-	const char *v = row == 0 ? wh_result_colname(r, c) : wh_result_value(r, row - 1, c);
+	const char *v = t->cell(t->src, row, c, len);
 
 	if (!v) {
 		*len = 4;
 		return "NULL";
 	}
-	*len = row == 0 ? strlen(v) : wh_result_value_len(r, row - 1, c);
 	return v;
 }
 
@@ -242,16 +241,16 @@ static size_t put_cell(FILE *out, const char *v, size_t len)
 	}
 }
 
-void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
+void cli_print_rows(FILE *out, const struct cli_rows *t, const char *indent)
 {
-	size_t nc = wh_result_ncols(r), nr = wh_result_nrows(r), len;
+	size_t nc = t->ncols, nr = t->nrows, len;
 	size_t *width = calloc(nc + 1, sizeof(size_t));
 
 	if (!width)
 		abort();
 	for (size_t c = 0; c < nc; c++)
 		for (size_t i = 0; i <= nr; i++) {
-			const char *v = cell(r, i, c, &len);
+			const char *v = cell(t, i, c, &len);
 			size_t w = put_cell(NULL, v, len);
 
 			if (w > width[c])
@@ -260,7 +259,7 @@ void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
 	for (size_t i = 0; i <= nr; i++) {
 		fputs(indent, out);
 		for (size_t c = 0; c < nc; c++) {
-			const char *v = cell(r, i, c, &len);
+			const char *v = cell(t, i, c, &len);
 			size_t w = put_cell(out, v, len);
 
 			if (c + 1 < nc) {
@@ -272,6 +271,24 @@ void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
 		fputc('\n', out);
 	}
 	free(width);
+}
+
+static const char *result_cell(const void *src, size_t row, size_t c, size_t *len)
+{
+	const struct wh_result *r = src;
+	const char *v = row == 0 ? wh_result_colname(r, c) : wh_result_value(r, row - 1, c);
+
+	if (v)
+		*len = row == 0 ? strlen(v) : wh_result_value_len(r, row - 1, c);
+	return v;
+}
+
+void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
+{
+	struct cli_rows t = { .ncols = wh_result_ncols(r), .nrows = wh_result_nrows(r),
+			      .cell = result_cell, .src = r };
+
+	cli_print_rows(out, &t, indent);
 }
 
 const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const char *name,

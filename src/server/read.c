@@ -98,7 +98,7 @@ static void read_run(void *arg)
 		}
 		reply_failure(rc->c, &err);
 	} else {
-		sql_format_write(res, rc->format, truncated, &body);
+		sql_format_write(res, rc->lim.max_rows, rc->format, truncated, &body);
 		http_call_add_header(rc->c, "X-Sluice-Truncated", truncated ? "true" : "false");
 		http_reply(rc->c, 200, sql_format_type(rc->format), body.buf, body.len);
 	}

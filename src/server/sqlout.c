@@ -57,13 +57,13 @@ static void add_json(struct buf *out, json_t *doc, size_t flags)
 	json_decref(doc);
 }
 
-static void write_json(const struct wh_result *r, bool truncated, struct buf *out)
+static void write_json(const struct wh_result *r, size_t n, bool truncated, struct buf *out)
 {
 	json_t *doc = json_object(), *cols = json_array(), *rows = json_array();
 
 	for (size_t c = 0; c < wh_result_ncols(r); c++)
 		json_array_append_new(cols, json_string(wh_result_colname(r, c)));
-	for (size_t i = 0; i < wh_result_nrows(r); i++) {
+	for (size_t i = 0; i < n; i++) {
 		json_t *row = json_array();
 
 		for (size_t c = 0; c < wh_result_ncols(r); c++)
@@ -77,9 +77,9 @@ static void write_json(const struct wh_result *r, bool truncated, struct buf *ou
 	buf_addch(out, '\n');
 }
 
-static void write_ndjson(const struct wh_result *r, struct buf *out)
+static void write_ndjson(const struct wh_result *r, size_t n, struct buf *out)
 {
-	for (size_t i = 0; i < wh_result_nrows(r); i++) {
+	for (size_t i = 0; i < n; i++) {
 		json_t *o = json_object();
 
 		for (size_t c = 0; c < wh_result_ncols(r); c++)
@@ -109,7 +109,7 @@ static void csv_field(struct buf *out, const char *v, size_t len)
 	buf_addch(out, '"');
 }
 
-static void write_csv(const struct wh_result *r, struct buf *out)
+static void write_csv(const struct wh_result *r, size_t n, struct buf *out)
 {
 	size_t nc = wh_result_ncols(r);
 
@@ -121,7 +121,7 @@ static void write_csv(const struct wh_result *r, struct buf *out)
 		csv_field(out, name, strlen(name));
 	}
 	buf_adds(out, "\r\n");
-	for (size_t i = 0; i < wh_result_nrows(r); i++) {
+	for (size_t i = 0; i < n; i++) {
 		for (size_t c = 0; c < nc; c++) {
 			const char *v = wh_result_value(r, i, c);
 
@@ -134,13 +134,16 @@ static void write_csv(const struct wh_result *r, struct buf *out)
 	}
 }
 
-void sql_format_write(const struct wh_result *r, enum sql_format f, bool truncated,
-		      struct buf *out)
+void sql_format_write(const struct wh_result *r, size_t max_rows, enum sql_format f,
+		      bool truncated, struct buf *out)
 {
+	size_t n = wh_result_nrows(r) < max_rows ? wh_result_nrows(r) : max_rows;
+
+	truncated |= n < wh_result_nrows(r);
 	if (f == SQL_FORMAT_CSV)
-		write_csv(r, out);
+		write_csv(r, n, out);
 	else if (f == SQL_FORMAT_NDJSON)
-		write_ndjson(r, out);
+		write_ndjson(r, n, out);
 	else
-		write_json(r, truncated, out);
+		write_json(r, n, truncated, out);
 }

@@ -9,6 +9,7 @@
 #define SL_SERVER_SQLOUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct buf;
 struct wh_result;
@@ -22,9 +23,10 @@ bool sql_format_parse(const char *name, enum sql_format *out);
 enum sql_format sql_format_accept(const char *accept);
 /* Its media type. */
 const char *sql_format_type(enum sql_format f);
-/* Appends r in format f to out; truncated goes into the JSON document (the
- * other formats carry it beside, in a header or a message). */
-void sql_format_write(const struct wh_result *r, enum sql_format f, bool truncated,
-		      struct buf *out);
+/* Appends r's first max_rows rows in format f to out; truncated (or more
+ * rows than that) goes into the JSON document (the other formats carry it
+ * beside, in a header or a message). */
+void sql_format_write(const struct wh_result *r, size_t max_rows, enum sql_format f,
+		      bool truncated, struct buf *out);
 
 #endif
