@@ -191,8 +191,38 @@ static int pg_exec_args(struct wh *w, const char *sql, const struct wh_arg *args
 
 /* ---- a reader's query (wh_query_readonly) ---- */
 
-/* One statement through the extended protocol, which takes no second one. */
-static int run_one(struct wh_pg *p, const char *sql, int n, const char *const *values,
+/* Where the first word of the text at sql is, past blanks and comments. */
+static size_t first_word(const char *sql)
+{
+	const char *p = sql, *end;
+
+	for (;;) {
+		p += strspn(p, " \t\r\n\f");
+		if (strncmp(p, "--", 2) == 0)
+			p += strcspn(p, "\n");
+		else if (strncmp(p, "/*", 2) == 0 && (end = strstr(p + 2, "*/")) != NULL)
+			p = end + 2;
+		else
+			return (size_t)(p - sql);
+	}
+}
+
+/* Whether a cursor declared for the reader's text (which starts at byte
+ * at of sql) does not parse because the text is no query: a syntax error
+ * at its first word (INSERT, COPY...), or several statements, which the
+ * extended protocol does not take (no position). The server's message
+ * stays: it names the word, or says "multiple commands". */
+static bool refused_statement(const PGresult *res, const char *sql, size_t at)
+{
+	const char *pos = PQresultErrorField(res, PG_DIAG_STATEMENT_POSITION);
+
+	/* the position counts characters from 1; the text before at is ASCII */
+	return !pos || strtoll(pos, NULL, 10) == (long long)(at + first_word(sql + at)) + 1;
+}
+
+/* One statement through the extended protocol, which takes no second one.
+ * at: where a reader's text starts in sql (0: sql is sluice's own). */
+static int run_one(struct wh_pg *p, const char *sql, size_t at, int n, const char *const *values,
 		   PGresult **res, struct sl_err *err)
 {
 	const char *state;
@@ -203,8 +233,17 @@ static int run_one(struct wh_pg *p, const char *sql, int n, const char *const *v
 		return 0;
 	state = *res ? PQresultErrorField(*res, PG_DIAG_SQLSTATE) : NULL;
 	rc = result_error(p, *res, sql, err);
+	/* query_canceled: statement_timeout; read_only_sql_transaction: a
+	 * write the READ ONLY transaction stopped (nextval, say) */
 	if (state && strcmp(state, "57014") == 0)
-		rc = sl_err_set(err, SL_E_BUSY, "the query ran past its time and was stopped");
+		rc = SL_E_BUSY;
+	else if (state && strcmp(state, "25006") == 0)
+		rc = SL_E_USAGE;
+	else if (state && strcmp(state, "42601") == 0 && at && refused_statement(*res, sql, at))
+		rc = sl_err_set(err, SL_E_USAGE, "only a query may be read through the server (%s)",
+				PQresultErrorField(*res, PG_DIAG_MESSAGE_PRIMARY));
+	if (err)
+		err->code = rc;
 	PQclear(*res);
 	*res = NULL;
 	return rc;
@@ -226,7 +265,7 @@ static int fetch_bounded(struct wh_pg *p, const struct wh_read_limits *lim,
 		size_t have = *out ? wh_result_nrows(*out) : 0;
 		int n, take;
 
-		rc = run_one(p, fetch, 0, NULL, &res, err);
+		rc = run_one(p, fetch, 0, 0, NULL, &res, err);
 		if (rc)
 			break;
 		if (!*out)
@@ -257,26 +296,32 @@ static int pg_query_readonly(struct wh *w, const char *sql, const struct wh_read
 	char timeout[32];
 	const char *values[] = { timeout };
 	PGresult *res;
+	size_t at;
 	int rc = refused(p, err);
 
 	if (rc)
 		return rc;
 	snprintf(timeout, sizeof(timeout), "%lld", (long long)lim->timeout_ms);
-	buf_addf(&declare, "DECLARE sluice_read NO SCROLL CURSOR FOR %s", sql);
+	buf_adds(&declare, "DECLARE sluice_read NO SCROLL CURSOR FOR ");
+	at = declare.len;
+	buf_adds(&declare, sql);
 	rc = run(p, "BEGIN TRANSACTION READ ONLY", &res, err);
 	PQclear(res);
 	if (!rc)
-		rc = run_one(p, "SELECT set_config('statement_timeout', $1, true)", 1, values, &res,
-			     err);
+		rc = run_one(p, "SELECT set_config('statement_timeout', $1, true)", 0, 1, values,
+			     &res, err);
 	if (!rc) {
 		PQclear(res);
-		rc = run_one(p, declare.buf, 0, NULL, &res, err);
+		rc = run_one(p, declare.buf, at, 0, NULL, &res, err);
 	}
 	if (!rc) {
 		PQclear(res);
 		rc = fetch_bounded(p, lim, out, truncated, err);
 	}
 	buf_release(&declare);
+	if (rc == SL_E_BUSY)
+		sl_err_set(err, rc, "the query ran past its %lld ms and was stopped",
+			   (long long)lim->timeout_ms);
 	res = PQexec(p->conn, "ROLLBACK");
 	PQclear(res);
 	return rc;
