@@ -159,6 +159,7 @@ int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct 
 	out->command = cmd->name;
 	out->argv = argv;
 	out->argc = argc;
+	out->now = getenv("SLUICE_NOW");
 	if (cmd->flags & CLI_F_ENV && getenv("SLUICE_ENV") && *getenv("SLUICE_ENV"))
 		out->env = getenv("SLUICE_ENV");
 	out->pos = calloc((size_t)argc + 1, sizeof(char *));

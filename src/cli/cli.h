@@ -50,6 +50,13 @@ struct cli_args {
 	int npos;
 	char **argv; /* the arguments after the command name, as given */
 	int argc;
+	/* Set by a server that runs the command for a client: the warehouse
+	 * connection to use (borrowed, not closed), where its output and
+	 * errors go, and the client's SLUICE_NOW. NULL in a command of its
+	 * own, which prints to stdout and stderr. */
+	struct wh *wh;
+	FILE *out, *err;
+	const char *now;
 };
 
 struct cli_command {
@@ -87,6 +94,8 @@ struct cli_session {
 	const char **relations;     /* the warehouse's relations, sorted */
 	size_t nrelations;
 	const char *warehouse_path; /* as shown to the user */
+	bool borrowed;              /* wh is a server's: not closed here */
+	FILE *out, *err;            /* stdout and stderr, or a server's buffers */
 };
 
 enum cli_open { CLI_OPEN_NONE, CLI_OPEN_READ, CLI_OPEN_WRITE };
@@ -114,12 +123,21 @@ void cli_session_close(struct cli_session *s);
  * kind at all). */
 const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const char *name,
 					 const char *kind, const char *hint);
+/* When `sluice serve` holds the project's warehouse (and args is the
+ * command line's, not a server's), has it run the command args names
+ * (POST /api/commands/NAME), prints what it printed, puts its exit code
+ * in *rc and returns true; false when no server runs. */
+bool cli_forward(const struct cli_args *args, int *rc);
 /* Prints an error value as "sluice: message" (with its context lines). */
 void cli_print_err(const struct sl_err *err);
+/* The same to f. */
+void cli_print_err_to(FILE *f, const struct sl_err *err);
 /* The time windows are decided at, in UTC seconds: now, or SLUICE_NOW
  * when set (a UTC time, for reproducible runs); -1 after printing why
  * SLUICE_NOW is not a time. */
 int64_t cli_window_clock(const char *cmd);
+/* The same with fixed for SLUICE_NOW (NULL: now), the message to err. */
+int64_t cli_window_clock_at(const char *cmd, const char *fixed, FILE *err);
 /* Prints a result as an aligned text table. */
 void cli_print_table(FILE *out, const struct wh_result *r, const char *indent);
 /* The same for rows from elsewhere (a server's answer): cell gives row 0's

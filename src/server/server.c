@@ -26,6 +26,7 @@
 #include "project/inputs.h"
 #include "project/model.h"
 #include "project/project.h"
+#include "server/commands.h"
 #include "server/http.h"
 #include "server/ingest.h"
 #include "server/offload.h"
@@ -616,6 +617,36 @@ static void events(struct server *s, struct http_call *c)
 	pthread_mutex_unlock(&s->watch_mu);
 }
 
+/* For a command a client asked for: on the runner's thread between its
+ * cycles, or, with the runner stopped, on a connection of its own. */
+static int on_warehouse(void *ctx, live_job_fn fn, void *arg, struct sl_err *err)
+{
+	struct server *s = ctx;
+	struct wh *w;
+	int rc;
+
+	pthread_rwlock_rdlock(&s->lock);
+	if (s->live) {
+		rc = live_thread_call(s->live, fn, arg, err);
+		pthread_rwlock_unlock(&s->lock);
+		return rc;
+	}
+	rc = wh_connect(s->w, &w, err);
+	if (!rc) {
+		rc = fn(NULL, w, arg, err);
+		wh_close(w);
+	}
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
+}
+
+static void command(struct server *s, struct http_call *c)
+{
+	if (method(c, "POST"))
+		server_command_answer(c, http_call_segment(c, 2), s->opts, s->control, on_warehouse,
+				      s);
+}
+
 /* A query for the reader, which answers it. */
 static void read_query(struct server *s, struct http_call *c)
 {
@@ -659,6 +690,8 @@ static void handle(void *ctx, struct http_call *c)
 		start_stop(s, c);
 	else if (is(c, 2, "sql", NULL))
 		read_query(s, c);
+	else if (is(c, 3, "commands", NULL))
+		command(s, c);
 	else
 		http_reply_error(c, 404, "not found", http_call_path(c));
 }
