@@ -31,6 +31,10 @@ static int run_for_client(void *ctx, struct wh *w, const struct server_command *
 	struct cli_args args;
 	int rc = cmd ? cli_args_parse(cmd, c->argc, c->argv, &args) : CLI_USAGE;
 
+	/* the parser said why on the server's stderr: the client hears it too */
+	if (rc && rc != CLI_HELP)
+		fprintf(c->err, "sluice %s: the arguments do not parse\n  hint: see 'sluice help %s'\n",
+			c->name, c->name);
 	if (!rc) {
 		args.project = ctx;
 		args.wh = w;
