@@ -55,8 +55,7 @@ const struct cli_command cli_commands[] = {
 	  "judge freshness: live models by lag, batch models by what a run would build" },
 	{ "sql", cli_sql, COMMON | CLI_F_JSON | CLI_F_FILE | CLI_F_FORMAT, 1,
 	  "QUERY | -f FILE | - [--format table|json|csv|ndjson] [--max-rows N]",
-	  "run a query against the warehouse (through `sluice serve` while it runs) and print "
-	  "the rows" },
+	  "run a query against the warehouse and print the rows" },
 	{ "help", cli_help, 0, 1, "[COMMAND]", "show the commands, or one command's usage" },
 	{ NULL, NULL, 0, 0, NULL, NULL },
 };

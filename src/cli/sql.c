@@ -161,7 +161,7 @@ static int show(const struct sql_ask *ask, const char *body, size_t len, bool tr
 	if (ask->show == SHOW_CSV || ask->show == SHOW_NDJSON) {
 		fwrite(body, 1, len, stdout);
 	} else {
-		doc = json_loadb(body, len, 0, NULL);
+		doc = json_loadb(body, len, JSON_ALLOW_NUL, NULL);
 		if (!doc) {
 			fprintf(stderr, "sluice: the rows came as something that is not JSON\n");
 			return CLI_FAILED;
