@@ -24,6 +24,7 @@ struct server_reader {
 	struct wh *conn; /* the reader thread's */
 	struct offload *queue;
 	atomic_int waiting;
+	atomic_bool stopping; /* what is still queued is not run */
 };
 
 struct read_call {
@@ -52,6 +53,7 @@ int server_reader_start(struct wh *w, struct server_reader **out, struct sl_err 
 
 void server_reader_stop(struct server_reader *r)
 {
+	atomic_store(&r->stopping, true);
 	offload_stop(r->queue);
 	if (r->conn)
 		wh_close(r->conn);
@@ -75,11 +77,9 @@ static void reply_failure(struct http_call *c, const struct sl_err *err)
 	}
 }
 
-/* On the reader's thread. */
-static void read_run(void *arg)
+/* Runs the query and answers it. */
+static void read_answer(struct server_reader *r, struct read_call *rc)
 {
-	struct read_call *rc = arg;
-	struct server_reader *r = rc->r;
 	struct sl_err err = SL_ERR_INIT;
 	struct wh_result *res = NULL;
 	struct buf body = BUF_INIT;
@@ -97,14 +97,25 @@ static void read_run(void *arg)
 			r->conn = NULL;
 		}
 		reply_failure(rc->c, &err);
-	} else {
-		sql_format_write(res, rc->lim.max_rows, rc->format, truncated, &body);
-		http_call_add_header(rc->c, "X-Sluice-Truncated", truncated ? "true" : "false");
-		http_reply(rc->c, 200, sql_format_type(rc->format), body.buf, body.len);
+		return;
 	}
+	sql_format_write(res, rc->lim.max_rows, rc->format, truncated, &body);
+	http_call_add_header(rc->c, "X-Sluice-Truncated", truncated ? "true" : "false");
+	http_reply(rc->c, 200, sql_format_type(rc->format), body.buf, body.len);
 	wh_result_free(res);
 	buf_release(&body);
-	atomic_fetch_sub(&r->waiting, 1);
+}
+
+/* On the reader's thread. */
+static void read_run(void *arg)
+{
+	struct read_call *rc = arg;
+
+	if (atomic_load(&rc->r->stopping))
+		http_reply_error(rc->c, 503, "stopping", "the server is stopping");
+	else
+		read_answer(rc->r, rc);
+	atomic_fetch_sub(&rc->r->waiting, 1);
 	free(rc);
 }
 

@@ -32,7 +32,8 @@ int server_reader_start(struct wh *w, struct server_reader **out, struct sl_err 
 /* Takes the call (the HTTP thread): refuses a bad request at once, else
  * queues it for the reader's thread, which answers it. */
 void server_reader_answer(struct server_reader *r, struct http_call *c);
-/* Answers what is queued, joins the thread, closes its connection. */
+/* Answers what is queued without running it (503 once the HTTP server
+ * has not already), joins the thread, closes its connection. */
 void server_reader_stop(struct server_reader *r);
 
 #endif
