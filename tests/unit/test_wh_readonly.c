@@ -249,6 +249,31 @@ static void test_timeout_interrupts(void **state)
 	assert_false(wh_suspect(db, NULL));
 }
 
+/* A watchdog that fires as the query ends must not leave the connection
+ * in its transaction or unable to run the next one. */
+static void test_timeout_at_the_end(void **state)
+{
+	struct wh_read_limits lim = roomy;
+	struct wh_result *r;
+	bool truncated;
+	char msg[4096];
+	int rc;
+
+	(void)state;
+	lim.timeout_ms = 1;
+	for (int i = 0; i < 300; i++) {
+		rc = reads("SELECT sum(x) AS s FROM range(20000) t(x)", &lim, &r, &truncated, msg,
+			   sizeof(msg));
+		if (rc != SL_E_BUSY)
+			assert_int_equal(rc, 0);
+		wh_result_free(r);
+	}
+	assert_int_equal(reads("SELECT 1", &roomy, &r, &truncated, msg, sizeof(msg)), 0);
+	wh_result_free(r);
+	assert_int_equal(wh_exec(db, "CREATE TABLE after_race (x INT); DROP TABLE after_race", NULL),
+			 0);
+}
+
 static void test_tree_check(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -288,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_read_only_transaction),
 		cmocka_unit_test(test_rows_and_bytes_bounded),
 		cmocka_unit_test(test_timeout_interrupts),
+		cmocka_unit_test(test_timeout_at_the_end),
 		cmocka_unit_test(test_tree_check),
 	};
 
