@@ -96,16 +96,16 @@ static int url_make(struct request *rq, int port, const char *path, const char *
  * POST is no form, which curl would call it. */
 static void headers_make(struct request *rq, const char *token, const char *type)
 {
-	struct buf auth = BUF_INIT;
+	struct buf line = BUF_INIT;
 
-	buf_addf(&auth, "Content-Type:%s%s", type ? " " : "", type ? type : "");
-	headers_add(&rq->hdrs, auth.buf);
-	buf_reset(&auth);
+	buf_addf(&line, "Content-Type:%s%s", type ? " " : "", type ? type : "");
+	headers_add(&rq->hdrs, line.buf);
 	if (token) {
-		buf_addf(&auth, "Authorization: Bearer %s", token);
-		headers_add(&rq->hdrs, auth.buf);
-		buf_release(&auth);
+		buf_reset(&line);
+		buf_addf(&line, "Authorization: Bearer %s", token);
+		headers_add(&rq->hdrs, line.buf);
 	}
+	buf_release(&line);
 }
 
 static int request_setup(struct request *rq, int port, const struct server_ask *ask,
