@@ -128,6 +128,9 @@ const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const ch
  * (POST /api/commands/NAME), prints what it printed, puts its exit code
  * in *rc and returns true; false when no server runs. */
 bool cli_forward(const struct cli_args *args, int *rc);
+/* Prints a server's error answer (its status and the detail of its JSON
+ * body) as the command's error. */
+void cli_print_refusal(int status, const char *body, size_t len);
 /* Prints an error value as "sluice: message" (with its context lines). */
 void cli_print_err(const struct sl_err *err);
 /* The same to f. */

@@ -38,17 +38,25 @@ static char *request_body(const struct cli_args *args, size_t *len)
 	return text;
 }
 
+void cli_print_refusal(int status, const char *body, size_t len)
+{
+	json_t *doc = json_loadb(body, len, 0, NULL);
+	const char *detail = json_string_value(json_object_get(doc, "detail"));
+
+	fprintf(stderr, "sluice: the server answered %d: %s\n", status,
+		detail ? detail : "no detail");
+	json_decref(doc);
+}
+
 /* Prints the command's output and gives its exit code. */
 static int print_answer(const struct server_answer *ans)
 {
 	json_t *doc = json_loadb(ans->body, ans->len, 0, NULL);
 	json_t *code = json_object_get(doc, "exit");
-	const char *detail = json_string_value(json_object_get(doc, "detail"));
 	int rc;
 
 	if (ans->status != 200 || !json_is_integer(code)) {
-		fprintf(stderr, "sluice: the server answered %d: %s\n", ans->status,
-			detail ? detail : "no exit code");
+		cli_print_refusal(ans->status, ans->body, ans->len);
 		json_decref(doc);
 		return CLI_FAILED;
 	}

@@ -205,7 +205,6 @@ static int through_server(struct cli_session *s, int port, struct sql_ask *ask)
 	};
 	struct server_answer ans;
 	struct sl_err err = SL_ERR_INIT;
-	json_t *doc;
 	int rc;
 
 	snprintf(query, sizeof(query), "format=%s", formats[ask->format]);
@@ -219,15 +218,10 @@ static int through_server(struct cli_session *s, int port, struct sql_ask *ask)
 	if (ans.status == 200) {
 		rc = show(ask, ans.body, ans.len, ans.truncated);
 	} else {
-		doc = json_loadb(ans.body, ans.len, 0, NULL);
-		fprintf(stderr, "sluice: the server answered %d: %s\n", ans.status,
-			json_string_value(json_object_get(doc, "detail"))
-				? json_string_value(json_object_get(doc, "detail"))
-				: "no detail");
+		cli_print_refusal(ans.status, ans.body, ans.len);
 		if (ans.status == 403)
 			fprintf(stderr, "  hint: `sluice serve` holds the warehouse and reads only "
 					"through it; stop it to write with sluice sql\n");
-		json_decref(doc);
 		rc = CLI_FAILED;
 	}
 	free(ans.body);
