@@ -47,6 +47,7 @@ static int command_job(struct live_runner *r, struct wh *w, void *arg, struct sl
 	struct command_call *cc = arg;
 
 	(void)r;
+	(void)err;
 	cc->cmd.out = open_memstream(&cc->out, &cc->out_len);
 	cc->cmd.err = open_memstream(&cc->err, &cc->err_len);
 	if (!cc->cmd.out || !cc->cmd.err)
@@ -54,7 +55,6 @@ static int command_job(struct live_runner *r, struct wh *w, void *arg, struct sl
 	cc->exit = cc->opts->command(cc->opts->command_ctx, w, &cc->cmd);
 	fclose(cc->cmd.out);
 	fclose(cc->cmd.err);
-	(void)err;
 	return 0;
 }
 
