@@ -53,7 +53,8 @@ const struct cli_command cli_commands[] = {
 	  "land the changes of a postgres_cdc source's slot in the foreground" },
 	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
 	  "judge freshness: live models by lag, batch models by what a run would build" },
-	{ "sql", cli_sql, COMMON | CLI_F_JSON, 1, "QUERY [--json]",
+	{ "sql", cli_sql, COMMON | CLI_F_JSON | CLI_F_FILE | CLI_F_FORMAT, 1,
+	  "QUERY | -f FILE | - [--format table|json|csv|ndjson] [--max-rows N]",
 	  "run a query against the warehouse and print the rows" },
 	{ "help", cli_help, 0, 1, "[COMMAND]", "show the commands, or one command's usage" },
 	{ NULL, NULL, 0, 0, NULL, NULL },
@@ -81,6 +82,13 @@ void cli_print_usage(const struct cli_command *c)
 		printf("  --full-refresh      rebuild from scratch instead of applying new rows\n");
 	if (c->flags & CLI_F_JSON)
 		printf("  --json              print JSON for machines\n");
+	if (c->flags & CLI_F_FILE)
+		printf("  -f, --file FILE     read the query from FILE ('-' or a pipe: standard "
+		       "input)\n");
+	if (c->flags & CLI_F_FORMAT)
+		printf("  --format F          table (default), json, csv or ndjson\n"
+		       "  --max-rows N        print at most N rows (the server answers 10000 unless "
+		       "asked)\n");
 	if (c->flags & CLI_F_DOT)
 		printf("  --dot               print Graphviz DOT\n");
 	if ((c->flags & CLI_F_ONCE) && strcmp(c->name, "poll") == 0)

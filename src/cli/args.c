@@ -33,6 +33,9 @@ static const struct flag_spec flags[] = {
 	{ "status", 0, CLI_F_STATUS, true },
 	{ "env", 0, CLI_F_ENV, true },
 	{ "workers", 0, CLI_F_WORKERS, true },
+	{ "file", 'f', CLI_F_FILE, true },
+	{ "format", 0, CLI_F_FORMAT, true },
+	{ "max-rows", 0, CLI_F_FORMAT, true },
 	{ NULL, 0, 0, false },
 };
 
@@ -105,6 +108,12 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 	case CLI_F_WORKERS:
 		out->workers = value;
 		break;
+	case CLI_F_FILE:
+		out->file = value;
+		break;
+	case CLI_F_FORMAT:
+		*(strcmp(f->long_name, "format") == 0 ? &out->format : &out->max_rows) = value;
+		break;
 	}
 }
 
@@ -127,10 +136,30 @@ static void unknown_flag(const struct cli_command *cmd, const char *arg)
 			cmd->name, arg, cmd->name);
 }
 
+/* Whether arg is an argument and no option: "-" (standard input), or text
+ * that starts like an option but cannot be one, as SQL that starts with a
+ * "--" comment: no option's name holds a space or a line break. */
+static bool positional(const char *arg)
+{
+	size_t name = strcspn(arg, "=");
+
+	if (arg[0] != '-' || !arg[1])
+		return true;
+	for (size_t i = 0; i < name; i++)
+		if (strchr(" \t\r\n", arg[i]))
+			return true;
+	return false;
+}
+
 int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_args *out)
 {
+	bool options = true;
+
 	memset(out, 0, sizeof(*out));
 	out->command = cmd->name;
+	out->argv = argv;
+	out->argc = argc;
+	out->now = getenv("SLUICE_NOW");
 	if (cmd->flags & CLI_F_ENV && getenv("SLUICE_ENV") && *getenv("SLUICE_ENV"))
 		out->env = getenv("SLUICE_ENV");
 	out->pos = calloc((size_t)argc + 1, sizeof(char *));
@@ -140,7 +169,12 @@ int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct 
 		const char *arg = argv[i], *value;
 		const struct flag_spec *f;
 
-		if (arg[0] != '-' || !arg[1]) {
+		if (options && strcmp(arg, "--") == 0) {
+			/* what follows are arguments, whatever they start with */
+			options = false;
+			continue;
+		}
+		if (!options || positional(arg)) {
 			if (out->npos == cmd->nargs) {
 				fprintf(stderr, "sluice %s: unexpected argument '%s'\n  usage: sluice %s %s\n",
 					cmd->name, arg, cmd->name, cmd->usage);

@@ -34,6 +34,8 @@ enum cli_flag {
 	CLI_F_STATUS = 1 << 10,
 	CLI_F_ENV = 1 << 11, /* --env, else SLUICE_ENV */
 	CLI_F_WORKERS = 1 << 12,
+	CLI_F_FILE = 1 << 13,   /* -f FILE */
+	CLI_F_FORMAT = 1 << 14, /* --format, --max-rows */
 };
 
 struct cli_args {
@@ -43,8 +45,18 @@ struct cli_args {
 	const char *since, *until, *mode, *chunk, *status;
 	const char *env; /* an environment to build into, or NULL */
 	const char *workers;
+	const char *file, *format, *max_rows;
 	const char **pos; /* positional arguments */
 	int npos;
+	char **argv; /* the arguments after the command name, as given */
+	int argc;
+	/* Set by a server that runs the command for a client: the warehouse
+	 * connection to use (borrowed, not closed), where its output and
+	 * errors go, and the client's SLUICE_NOW. NULL in a command of its
+	 * own, which prints to stdout and stderr. */
+	struct wh *wh;
+	FILE *out, *err;
+	const char *now;
 };
 
 struct cli_command {
@@ -82,6 +94,8 @@ struct cli_session {
 	const char **relations;     /* the warehouse's relations, sorted */
 	size_t nrelations;
 	const char *warehouse_path; /* as shown to the user */
+	bool borrowed;              /* wh is a server's: not closed here */
+	FILE *out, *err;            /* stdout and stderr, or a server's buffers */
 };
 
 enum cli_open { CLI_OPEN_NONE, CLI_OPEN_READ, CLI_OPEN_WRITE };
@@ -109,13 +123,34 @@ void cli_session_close(struct cli_session *s);
  * kind at all). */
 const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const char *name,
 					 const char *kind, const char *hint);
+/* When `sluice serve` holds the project's warehouse (and args is the
+ * command line's, not a server's), has it run the command args names
+ * (POST /api/commands/NAME), prints what it printed, puts its exit code
+ * in *rc and returns true; false when no server runs. */
+bool cli_forward(const struct cli_args *args, int *rc);
+/* Prints a server's error answer (its status and the detail of its JSON
+ * body) as the command's error. */
+void cli_print_refusal(int status, const char *body, size_t len);
 /* Prints an error value as "sluice: message" (with its context lines). */
 void cli_print_err(const struct sl_err *err);
+/* The same to f. */
+void cli_print_err_to(FILE *f, const struct sl_err *err);
 /* The time windows are decided at, in UTC seconds: now, or SLUICE_NOW
  * when set (a UTC time, for reproducible runs); -1 after printing why
  * SLUICE_NOW is not a time. */
 int64_t cli_window_clock(const char *cmd);
+/* The same with fixed for SLUICE_NOW (NULL: now), the message to err. */
+int64_t cli_window_clock_at(const char *cmd, const char *fixed, FILE *err);
 /* Prints a result as an aligned text table. */
 void cli_print_table(FILE *out, const struct wh_result *r, const char *indent);
+/* The same for rows from elsewhere (a server's answer): cell gives row 0's
+ * column names and row i's values (row i - 1 of the rows), NULL for SQL
+ * NULL, with their length in bytes. */
+struct cli_rows {
+	size_t ncols, nrows;
+	const char *(*cell)(const void *src, size_t row, size_t col, size_t *len);
+	const void *src;
+};
+void cli_print_rows(FILE *out, const struct cli_rows *t, const char *indent);
 
 #endif

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 struct printer {
+	FILE *out;
 	bool tty, json;
 	const char *doing; /* for the progress line: "building", "checking" */
 };
@@ -31,8 +32,8 @@ static void print_start(void *ctx, const struct run_item *item, size_t index, si
 
 	if (!pr->tty || pr->json)
 		return;
-	printf("\r\033[K  %zu/%zu  %s %s ...", index, total, pr->doing, item->m->fqn);
-	fflush(stdout);
+	fprintf(pr->out, "\r\033[K  %zu/%zu  %s %s ...", index, total, pr->doing, item->m->fqn);
+	fflush(pr->out);
 }
 
 static void print_done(void *ctx, const struct run_item *item, size_t index, size_t total)
@@ -46,7 +47,7 @@ static void print_done(void *ctx, const struct run_item *item, size_t index, siz
 	if (pr->json)
 		return;
 	if (pr->tty)
-		printf("\r\033[K");
+		fprintf(pr->out, "\r\033[K");
 	units_format_duration(item->ms, dur, sizeof(dur));
 	if (item->status == RUN_OK || item->status == RUN_WARN) {
 		if (item->checks_only)
@@ -58,58 +59,58 @@ static void print_done(void *ctx, const struct run_item *item, size_t index, siz
 		if (item->m->temporal && !item->checks_only)
 			snprintf(action, sizeof(action), "%lld window%s", (long long)item->windows,
 				 item->windows == 1 ? "" : "s");
-		printf("  %*zu/%zu  %-4s  %-32s %-12s %-14s %12s  %s\n", width, index, total,
+		fprintf(pr->out, "  %*zu/%zu  %-4s  %-32s %-12s %-14s %12s  %s\n", width, index, total,
 		       label[item->status], item->m->fqn, model_mat_name(item->m->mat),
 		       *action ? action : item->action ? item->action : "", rows, dur);
 	} else if (item->status == RUN_PLANNED) {
-		printf("  %*zu/%zu  %-4s  %-32s %-12s %s (%s)%s%s\n", width, index, total, "PLAN",
+		fprintf(pr->out, "  %*zu/%zu  %-4s  %-32s %-12s %s (%s)%s%s\n", width, index, total, "PLAN",
 		       item->m->fqn, model_mat_name(item->m->mat),
 		       item->checks_only ? "check" : "build", item->reason,
 		       item->waits ? ": " : "", item->waits ? item->waits : "");
 	} else if (item->status == RUN_BLOCKED) {
-		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "WAIT",
+		fprintf(pr->out, "  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "WAIT",
 		       item->m->fqn, model_mat_name(item->m->mat),
 		       item->waits ? item->waits : item->reason);
 	} else if (item->status == RUN_FAILED) {
-		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "FAIL",
+		fprintf(pr->out, "  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "FAIL",
 		       item->m->fqn, model_mat_name(item->m->mat), "see below");
 	} else {
-		printf("  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "SKIP",
+		fprintf(pr->out, "  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "SKIP",
 		       item->m->fqn, model_mat_name(item->m->mat), item->reason);
 	}
-	fflush(stdout);
+	fflush(pr->out);
 }
 
-static void print_assert_details(const struct run_item *item)
+static void print_assert_details(FILE *out, const struct run_item *item)
 {
 	for (size_t i = 0; i < item->nasserts; i++) {
 		const struct assert_result *ar = &item->asserts[i];
 
 		if (!ar->failures)
 			continue;
-		printf("  %s@assert %s%s%s (%s:%d): %lld failing row%s\n",
+		fprintf(out, "  %s@assert %s%s%s (%s:%d): %lld failing row%s\n",
 		       ar->check->warn ? "warn: " : "", ar->check->text,
 		       ar->model != item->m ? " of " : "", ar->model != item->m ? ar->model->fqn : "",
 		       ar->model->path, ar->check->line, (long long)ar->failures,
 		       ar->failures == 1 ? "" : "s");
 		if (ar->sample)
-			cli_print_table(stdout, ar->sample, "      ");
+			cli_print_table(out, ar->sample, "      ");
 	}
 }
 
-static void print_indented(const char *text, const char *indent)
+static void print_indented(FILE *out, const char *text, const char *indent)
 {
 	while (*text) {
 		size_t n = strcspn(text, "\n");
 
-		printf("%s%.*s\n", indent, (int)n, text);
+		fprintf(out, "%s%.*s\n", indent, (int)n, text);
 		text += n + (text[n] == '\n');
 	}
 }
 
 enum run_mode { MODE_RUN, MODE_SEED, MODE_PLAN, MODE_TEST };
 
-static void print_summary(const struct run_report *rep, enum run_mode mode)
+static void print_summary(FILE *out, const struct run_report *rep, enum run_mode mode)
 {
 	char dur[32];
 	bool header = false;
@@ -118,51 +119,51 @@ static void print_summary(const struct run_report *rep, enum run_mode mode)
 		const struct run_item *item = &rep->items[i];
 
 		if (item->waits && item->status != RUN_BLOCKED) {
-			printf("%sWAITING %s: %s\n", header ? "" : "\n", item->m->fqn, item->waits);
+			fprintf(out, "%sWAITING %s: %s\n", header ? "" : "\n", item->m->fqn, item->waits);
 			header = true;
 		}
 		if (item->status != RUN_FAILED && item->status != RUN_WARN)
 			continue;
 		if (!header) {
-			printf("\n");
+			fprintf(out, "\n");
 			header = true;
 		}
-		printf("%s %s (%s)\n", item->status == RUN_FAILED ? "FAILED" : "WARNING",
+		fprintf(out, "%s %s (%s)\n", item->status == RUN_FAILED ? "FAILED" : "WARNING",
 		       item->m->fqn, item->m->path);
 		if (item->nasserts && strstr(item->message ? item->message : "", "@assert"))
-			print_assert_details(item);
+			print_assert_details(out, item);
 		else if (item->message)
-			print_indented(item->message, "  ");
+			print_indented(out, item->message, "  ");
 		if (item->status == RUN_FAILED && item->had_previous)
-			printf("  the previous version of %s stays in place\n", item->m->fqn);
+			fprintf(out, "  the previous version of %s stays in place\n", item->m->fqn);
 	}
 	units_format_duration(rep->ms, dur, sizeof(dur));
 	if (mode == MODE_PLAN) {
-		printf("\nPlanned in %s: %zu to build", dur, rep->planned - rep->checked);
+		fprintf(out, "\nPlanned in %s: %zu to build", dur, rep->planned - rep->checked);
 		if (rep->checked)
-			printf(", %zu to check", rep->checked);
-		printf(", %zu up to date", rep->skipped);
+			fprintf(out, ", %zu to check", rep->checked);
+		fprintf(out, ", %zu up to date", rep->skipped);
 		if (rep->waiting)
-			printf(", %zu waiting", rep->waiting);
-		printf("\n");
+			fprintf(out, ", %zu waiting", rep->waiting);
+		fprintf(out, "\n");
 		return;
 	}
 	if (mode == MODE_TEST) {
-		printf("\nDone in %s: %zu passed", dur, rep->ok + rep->warned);
+		fprintf(out, "\nDone in %s: %zu passed", dur, rep->ok + rep->warned);
 		if (rep->warned)
-			printf(" (%zu with warnings)", rep->warned);
-		printf(", %zu failed, %zu not built\n", rep->failed, rep->skipped);
+			fprintf(out, " (%zu with warnings)", rep->warned);
+		fprintf(out, ", %zu failed, %zu not built\n", rep->failed, rep->skipped);
 		return;
 	}
-	printf("\nDone in %s: %zu built", dur, rep->ok + rep->warned - rep->checked);
+	fprintf(out, "\nDone in %s: %zu built", dur, rep->ok + rep->warned - rep->checked);
 	if (rep->warned)
-		printf(" (%zu with warnings)", rep->warned);
+		fprintf(out, " (%zu with warnings)", rep->warned);
 	if (rep->checked)
-		printf(", %zu checked", rep->checked);
-	printf(", %zu failed, %zu skipped", rep->failed, rep->skipped);
+		fprintf(out, ", %zu checked", rep->checked);
+	fprintf(out, ", %zu failed, %zu skipped", rep->failed, rep->skipped);
 	if (rep->waiting)
-		printf(", %zu waiting", rep->waiting);
-	printf("\n");
+		fprintf(out, ", %zu waiting", rep->waiting);
+	fprintf(out, "\n");
 }
 
 /* Whether the item has a row count: a view holds no rows of its own, a
@@ -173,7 +174,7 @@ static bool wrote_rows(const struct run_item *item)
 	       item->m->mat != MAT_VIEW && item->m->mat != MAT_EPHEMERAL;
 }
 
-static void print_json(const struct run_report *rep)
+static void print_json(FILE *out, const struct run_report *rep)
 {
 	json_t *root = json_object(), *models = json_array();
 	size_t built = 0;
@@ -228,8 +229,8 @@ static void print_json(const struct run_report *rep)
 	json_object_set_new(root, "skipped", json_integer((json_int_t)rep->skipped));
 	json_object_set_new(root, "planned", json_integer((json_int_t)rep->planned));
 	json_object_set_new(root, "waiting", json_integer((json_int_t)rep->waiting));
-	json_dumpf(root, stdout, JSON_INDENT(2));
-	printf("\n");
+	json_dumpf(root, out, JSON_INDENT(2));
+	fprintf(out, "\n");
 	json_decref(root);
 }
 
@@ -300,7 +301,7 @@ static void warn_chunk_ignored(const struct cli_session *s, const struct cli_arg
 	if (args->chunk && dag_select(s->project, args->select, picked, NULL) == 0)
 		for (size_t i = 0; i < s->project->nmodels; i++)
 			if (picked[i] && s->project->models[i]->temporal && !s->project->models[i]->flex)
-				fprintf(stderr,
+				fprintf(s->err,
 					"warning: --chunk is ignored on fixed model '%s': its windows are its "
 					"grain (%s)\n  hint: change a fixed model's grain with --mode torch\n",
 					s->project->models[i]->fqn,
@@ -335,7 +336,8 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 {
 	static const char *const names[] = { "run", "seed", "plan", "test" };
 	struct cli_session s;
-	struct printer pr = { .tty = isatty(STDOUT_FILENO),
+	struct printer pr = { .out = args->out ? args->out : stdout,
+			      .tty = !args->out && isatty(STDOUT_FILENO),
 			      .json = args->json,
 			      .doing = mode == MODE_TEST ? "checking" : "building" };
 	struct run_opts opts = {
@@ -358,17 +360,20 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 		rc = workers_of(args, names[mode], &opts.workers);
 	if (rc)
 		return rc;
-	opts.windows.now = cli_window_clock(names[mode]);
+	opts.windows.now = cli_window_clock_at(names[mode], args->now, args->err ? args->err : stderr);
 	if (opts.windows.now < 0)
 		return CLI_USAGE;
+	/* while `sluice serve` holds the warehouse, it runs the command */
+	if (cli_forward(args, &rc))
+		return rc;
 	rc = cli_session_open(&s, args, reads ? CLI_OPEN_READ : CLI_OPEN_WRITE, true);
 	if (rc)
 		return rc;
 	warn_chunk_ignored(&s, args);
 	if (!pr.json)
-		printf("sluice %s · project %s · warehouse %s%s%s\n", names[mode],
-		       s.project->cfg.name, s.warehouse_path, args->env ? " · env " : "",
-		       args->env ? args->env : "");
+		fprintf(pr.out, "sluice %s · project %s · warehouse %s%s%s\n", names[mode],
+			s.project->cfg.name, s.warehouse_path, args->env ? " · env " : "",
+			args->env ? args->env : "");
 	rc = live_batch_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep,
 			    &err);
 	if (rc && s.wh && (err.code == SL_E_SUSPECT || wh_suspect(s.wh, &err)))
@@ -376,14 +381,14 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 					      "is there whole or not at all, those built before stay",
 				 &err);
 	if (rc) {
-		cli_print_err(&err);
+		cli_print_err_to(s.err, &err);
 		cli_session_close(&s);
 		return CLI_FAILED;
 	}
 	if (pr.json)
-		print_json(&rep);
+		print_json(pr.out, &rep);
 	else
-		print_summary(&rep, mode);
+		print_summary(pr.out, &rep, mode);
 	rc = rep.failed ? CLI_FAILED : CLI_OK;
 	run_report_free(&rep);
 	cli_session_close(&s);

@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static volatile sig_atomic_t stopping;
@@ -19,6 +20,33 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
+}
+
+/* A client's command, run by the server as the command line would run it
+ * (its arguments were checked there already), on the server's connection
+ * and with its output into the server's buffers. */
+static int run_for_client(void *ctx, struct wh *w, const struct server_command *c)
+{
+	const struct cli_command *cmd = cli_command_find(c->name);
+	struct cli_args args;
+	int rc = cmd ? cli_args_parse(cmd, c->argc, c->argv, &args) : CLI_USAGE;
+
+	/* the parser said why on the server's stderr: the client hears it too */
+	if (rc && rc != CLI_HELP)
+		fprintf(c->err, "sluice %s: the arguments do not parse\n  hint: see 'sluice help %s'\n",
+			c->name, c->name);
+	if (!rc) {
+		args.project = ctx;
+		args.wh = w;
+		args.out = c->out;
+		args.err = c->err;
+		args.now = c->now;
+		args.env = c->env;
+		rc = cmd->run(&args);
+	}
+	if (cmd)
+		free(args.pos);
+	return rc == CLI_HELP ? CLI_OK : rc;
 }
 
 int cli_serve(struct cli_args *args)
@@ -39,6 +67,8 @@ int cli_serve(struct cli_args *args)
 	signal(SIGPIPE, SIG_IGN);
 	opts.listen = args->listen ? args->listen : s.project->cfg.server.listen;
 	opts.root = s.root;
+	opts.command = run_for_client;
+	opts.command_ctx = s.root;
 	/* the server owns the connection from here on */
 	w = s.wh;
 	s.wh = NULL;

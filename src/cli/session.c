@@ -23,9 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cli_print_err_to(FILE *f, const struct sl_err *err)
+{
+	fprintf(f, "sluice: %s\n", err->msg[0] ? err->msg : sl_code_text(err->code));
+}
+
 void cli_print_err(const struct sl_err *err)
 {
-	fprintf(stderr, "sluice: %s\n", err->msg[0] ? err->msg : sl_code_text(err->code));
+	cli_print_err_to(stderr, err);
 }
 
 static struct wh_place place(const struct cli_session *s)
@@ -47,7 +52,9 @@ static int open_existing(struct cli_session *s, enum cli_open mode, struct sl_er
 
 	wh_place_text(&at, shown, sizeof(shown));
 	s->warehouse_path = arena_strdup(s->arena, shown);
-	rc = wh_open(&at, mode == CLI_OPEN_READ ? WH_OPEN_READ : WH_OPEN_WRITE, &s->wh, err);
+	rc = s->borrowed ? 0
+			 : wh_open(&at, mode == CLI_OPEN_READ ? WH_OPEN_READ : WH_OPEN_WRITE, &s->wh,
+				   err);
 	if (rc)
 		return rc;
 	if (!s->wh) {
@@ -101,7 +108,7 @@ static int check_selector(struct cli_session *s, const char *selector, struct sl
 }
 
 /* Prints the problems of sluice.yml itself; true when there are any. */
-static bool settings_broken(const struct project *p)
+static bool settings_broken(const struct project *p, FILE *out)
 {
 	bool broken = false;
 
@@ -113,19 +120,19 @@ static bool settings_broken(const struct project *p)
 
 			one.items = (struct diag *)d;
 			one.n = 1;
-			diag_print(&one, stderr);
+			diag_print(&one, out);
 			broken = true;
 		}
 	}
 	if (broken)
-		fprintf(stderr, "sluice: sluice.yml has problems; nothing was changed\n");
+		fprintf(out, "sluice: sluice.yml has problems; nothing was changed\n");
 	return broken;
 }
 
 static int fail(struct cli_session *s, const struct sl_err *err)
 {
 	if (err)
-		cli_print_err(err);
+		cli_print_err_to(s->err, err);
 	cli_session_close(s);
 	return CLI_FAILED;
 }
@@ -138,6 +145,10 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 
 	memset(s, 0, sizeof(*s));
 	s->command = args->command;
+	s->out = args->out ? args->out : stdout;
+	s->err = args->err ? args->err : stderr;
+	s->wh = args->wh;
+	s->borrowed = args->wh != NULL;
 	s->arena = arena_new(NULL);
 	rc = project_locate(args->project, &s->root, &err);
 	if (!rc)
@@ -146,7 +157,7 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		rc = project_load(s->arena, s->root, s->parser, &s->project, &err);
 	if (rc)
 		return fail(s, &err);
-	if (!validate && settings_broken(s->project))
+	if (!validate && settings_broken(s->project, s->err))
 		return fail(s, NULL);
 	if (mode != CLI_OPEN_NONE && open_existing(s, mode, &err))
 		return fail(s, &err);
@@ -155,11 +166,11 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		/* without the warehouse's relation list, references to outside
 		 * tables cannot be checked and are taken on trust */
 		project_validate(s->project, s->relations, s->nrelations);
-		diag_print(&s->project->diags, stderr);
+		diag_print(&s->project->diags, s->err);
 		if (diag_has_errors(&s->project->diags)) {
 			size_t n = diag_count(&s->project->diags, DIAG_ERROR);
 
-			fprintf(stderr, "sluice: %zu problem%s found; nothing was changed\n", n,
+			fprintf(s->err, "sluice: %zu problem%s found; nothing was changed\n", n,
 				n == 1 ? "" : "s");
 			return fail(s, NULL);
 		}
@@ -193,7 +204,8 @@ void cli_session_close(struct cli_session *s)
 		sl_exit_suspect(s->command, "stopped without closing it, so that the next command "
 					     "opens it from what is on disk",
 				 &why);
-	wh_close(s->wh);
+	if (!s->borrowed)
+		wh_close(s->wh);
 	sqlparse_close(s->parser);
 	free(s->root);
 	arena_free(s->arena);
@@ -210,15 +222,14 @@ static size_t display_width(const char *s)
 }
 
 /* A cell's text and length: a column name, a value, or "NULL". */
-static const char *cell(const struct wh_result *r, size_t row, size_t c, size_t *len)
+static const char *cell(const struct cli_rows *t, size_t row, size_t c, size_t *len)
 {
-	const char *v = row == 0 ? wh_result_colname(r, c) : wh_result_value(r, row - 1, c);
+	const char *v = t->cell(t->src, row, c, len);
 
 	if (!v) {
 		*len = 4;
 		return "NULL";
 	}
-	*len = row == 0 ? strlen(v) : wh_result_value_len(r, row - 1, c);
 	return v;
 }
 
@@ -242,16 +253,16 @@ static size_t put_cell(FILE *out, const char *v, size_t len)
 	}
 }
 
-void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
+void cli_print_rows(FILE *out, const struct cli_rows *t, const char *indent)
 {
-	size_t nc = wh_result_ncols(r), nr = wh_result_nrows(r), len;
+	size_t nc = t->ncols, nr = t->nrows, len;
 	size_t *width = calloc(nc + 1, sizeof(size_t));
 
 	if (!width)
 		abort();
 	for (size_t c = 0; c < nc; c++)
 		for (size_t i = 0; i <= nr; i++) {
-			const char *v = cell(r, i, c, &len);
+			const char *v = cell(t, i, c, &len);
 			size_t w = put_cell(NULL, v, len);
 
 			if (w > width[c])
@@ -260,7 +271,7 @@ void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
 	for (size_t i = 0; i <= nr; i++) {
 		fputs(indent, out);
 		for (size_t c = 0; c < nc; c++) {
-			const char *v = cell(r, i, c, &len);
+			const char *v = cell(t, i, c, &len);
 			size_t w = put_cell(out, v, len);
 
 			if (c + 1 < nc) {
@@ -272,6 +283,24 @@ void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
 		fputc('\n', out);
 	}
 	free(width);
+}
+
+static const char *result_cell(const void *src, size_t row, size_t c, size_t *len)
+{
+	const struct wh_result *r = src;
+	const char *v = row == 0 ? wh_result_colname(r, c) : wh_result_value(r, row - 1, c);
+
+	if (v)
+		*len = row == 0 ? strlen(v) : wh_result_value_len(r, row - 1, c);
+	return v;
+}
+
+void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
+{
+	struct cli_rows t = { .ncols = wh_result_ncols(r), .nrows = wh_result_nrows(r),
+			      .cell = result_cell, .src = r };
+
+	cli_print_rows(out, &t, indent);
 }
 
 const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const char *name,
@@ -315,14 +344,18 @@ const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const ch
 
 int64_t cli_window_clock(const char *cmd)
 {
-	const char *fixed = getenv("SLUICE_NOW");
+	return cli_window_clock_at(cmd, getenv("SLUICE_NOW"), stderr);
+}
+
+int64_t cli_window_clock_at(const char *cmd, const char *fixed, FILE *err)
+{
 	int64_t t;
 
 	if (!fixed || !*fixed)
 		return units_now_ms() / 1000;
 	if (win_time_parse(fixed, &t) == 0)
 		return t;
-	fprintf(stderr, "sluice %s: invalid SLUICE_NOW '%s'\n"
+	fprintf(err, "sluice %s: invalid SLUICE_NOW '%s'\n"
 			"  hint: a UTC time such as '2026-01-01 06:00', or unset it\n", cmd, fixed);
 	return -1;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define CLIENT_TIMEOUT_MS 30000
 
@@ -41,6 +42,7 @@ struct request {
 	CURLU *url;
 	struct curl_slist *hdrs;
 	struct buf body;
+	bool truncated;
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -50,6 +52,16 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 
 	/* a short count makes curl end the transfer with CURLE_WRITE_ERROR */
 	return buf_add(body, data, size * n) ? 0 : size * n;
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *ctx)
+{
+	static const char name[] = "x-sluice-truncated: true";
+	struct request *rq = ctx;
+
+	if (size * n >= sizeof(name) - 1 && strncasecmp(data, name, sizeof(name) - 1) == 0)
+		rq->truncated = true;
+	return size * n;
 }
 
 static void headers_add(struct curl_slist **hdrs, const char *line)
@@ -64,7 +76,8 @@ static void headers_add(struct curl_slist **hdrs, const char *line)
 /* The server's URL for path, with the bytes a path may not hold
  * percent-encoded: a name from the command line can never turn into a
  * query or a fragment, and the server refuses it as a path instead. */
-static int url_make(struct request *rq, int port, const char *path, struct sl_err *err)
+static int url_make(struct request *rq, int port, const char *path, const char *query,
+		    struct sl_err *err)
 {
 	char base[64];
 
@@ -73,49 +86,56 @@ static int url_make(struct request *rq, int port, const char *path, struct sl_er
 	if (!rq->url)
 		abort();
 	if (curl_url_set(rq->url, CURLUPART_URL, base, 0) ||
-	    curl_url_set(rq->url, CURLUPART_PATH, path, CURLU_URLENCODE))
+	    curl_url_set(rq->url, CURLUPART_PATH, path, CURLU_URLENCODE) ||
+	    (query && curl_url_set(rq->url, CURLUPART_QUERY, query, 0)))
 		return sl_err_set(err, SL_E_INTERNAL, "cannot make a URL of '%s'", path);
 	return 0;
 }
 
-/* The token, and no Content-Type: the empty body of a POST is no form,
- * which curl would call it. */
-static void headers_make(struct request *rq, const char *token)
+/* The token, and the body's Content-Type or none: the empty body of a
+ * POST is no form, which curl would call it. */
+static void headers_make(struct request *rq, const char *token, const char *type)
 {
-	struct buf auth = BUF_INIT;
+	struct buf line = BUF_INIT;
 
-	headers_add(&rq->hdrs, "Content-Type:");
+	buf_addf(&line, "Content-Type:%s%s", type ? " " : "", type ? type : "");
+	headers_add(&rq->hdrs, line.buf);
 	if (token) {
-		buf_addf(&auth, "Authorization: Bearer %s", token);
-		headers_add(&rq->hdrs, auth.buf);
-		buf_release(&auth);
+		buf_reset(&line);
+		buf_addf(&line, "Authorization: Bearer %s", token);
+		headers_add(&rq->hdrs, line.buf);
 	}
+	buf_release(&line);
 }
 
-static int request_setup(struct request *rq, int port, const char *method, const char *path,
-			 const char *token, struct sl_err *err)
+static int request_setup(struct request *rq, int port, const struct server_ask *ask,
+			 struct sl_err *err)
 {
-	int rc = url_make(rq, port, path, err);
+	int rc = url_make(rq, port, ask->path, ask->query, err);
 
 	if (rc)
 		return rc;
-	headers_make(rq, token);
+	headers_make(rq, ask->token, ask->content_type);
 	rq->c = curl_easy_init();
 	if (!rq->c)
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start an HTTP request");
 	rq->body.cap = SERVER_MAX_ANSWER;
 	curl_easy_setopt(rq->c, CURLOPT_CURLU, rq->url);
-	if (strcmp(method, "GET")) {
-		curl_easy_setopt(rq->c, CURLOPT_POSTFIELDS, "");
-		curl_easy_setopt(rq->c, CURLOPT_POSTFIELDSIZE, 0L);
-		curl_easy_setopt(rq->c, CURLOPT_CUSTOMREQUEST, method);
+	if (strcmp(ask->method, "GET")) {
+		curl_easy_setopt(rq->c, CURLOPT_POSTFIELDS, ask->body ? ask->body : "");
+		curl_easy_setopt(rq->c, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)(ask->body ? ask->body_len : 0));
+		curl_easy_setopt(rq->c, CURLOPT_CUSTOMREQUEST, ask->method);
 	}
 	curl_easy_setopt(rq->c, CURLOPT_HTTPHEADER, rq->hdrs);
 	curl_easy_setopt(rq->c, CURLOPT_USERAGENT, "sluice/" SLUICE_VERSION);
 	/* http_proxy and its kin name a proxy for the world, not for loopback */
 	curl_easy_setopt(rq->c, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(rq->c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(rq->c, CURLOPT_TIMEOUT_MS, (long)CLIENT_TIMEOUT_MS);
+	curl_easy_setopt(rq->c, CURLOPT_TIMEOUT_MS,
+			 ask->timeout_ms ? ask->timeout_ms : (long)CLIENT_TIMEOUT_MS);
+	curl_easy_setopt(rq->c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(rq->c, CURLOPT_HEADERDATA, rq);
 	curl_easy_setopt(rq->c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(rq->c, CURLOPT_WRITEDATA, &rq->body);
 	curl_easy_setopt(rq->c, CURLOPT_ERRORBUFFER, rq->errbuf);
@@ -151,28 +171,41 @@ static int request_failed(struct request *rq, CURLcode cr, int port, struct sl_e
 	}
 }
 
-int server_request(int port, const char *method, const char *path, const char *token,
-		   int *status, json_t **doc, struct sl_err *err)
+int server_call(int port, const struct server_ask *ask, struct server_answer *ans,
+		struct sl_err *err)
 {
 	struct request rq = { .body = BUF_INIT };
 	long code = 0;
 	CURLcode cr;
 	int rc;
 
-	*status = 0;
-	*doc = NULL;
+	memset(ans, 0, sizeof(*ans));
 	/* curl_easy_init sets libcurl up on first use, under a lock of its own
 	 * (libcurl 7.84 on) */
-	rc = request_setup(&rq, port, method, path, token, err);
+	rc = request_setup(&rq, port, ask, err);
 	if (!rc) {
 		cr = curl_easy_perform(rq.c);
 		rc = cr ? request_failed(&rq, cr, port, err) : 0;
 	}
 	if (!rc) {
 		curl_easy_getinfo(rq.c, CURLINFO_RESPONSE_CODE, &code);
-		*status = (int)code;
-		*doc = json_loadb(rq.body.buf, rq.body.len, 0, NULL);
+		ans->status = (int)code;
+		ans->truncated = rq.truncated;
+		ans->body = buf_detach(&rq.body, &ans->len);
 	}
 	request_free(&rq);
+	return rc;
+}
+
+int server_request(int port, const char *method, const char *path, const char *token,
+		   int *status, json_t **doc, struct sl_err *err)
+{
+	struct server_ask ask = { .method = method, .path = path, .token = token };
+	struct server_answer ans;
+	int rc = server_call(port, &ask, &ans, err);
+
+	*status = ans.status;
+	*doc = rc ? NULL : json_loadb(ans.body, ans.len, 0, NULL);
+	free(ans.body);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 struct sl_err;
 
@@ -30,5 +31,26 @@ bool server_find(const char *root, int *port);
  * answer within 30 s, SL_E_TOOBIG for an answer over SERVER_MAX_ANSWER. */
 int server_request(int port, const char *method, const char *path, const char *token,
 		   int *status, json_t **doc, struct sl_err *err);
+
+/* A request with a body and a query, for the calls that send one (a
+ * query to read, a command to run). */
+struct server_ask {
+	const char *method, *path;
+	const char *query;        /* "format=csv&max_rows=10", or NULL */
+	const char *token;        /* may be NULL */
+	const char *body;         /* may be NULL: an empty body */
+	size_t body_len;
+	const char *content_type; /* of the body; NULL: none */
+	long timeout_ms;          /* 0: 30 s */
+};
+struct server_answer {
+	int status;
+	char *body;     /* NUL-terminated; free() it */
+	size_t len;
+	bool truncated; /* X-Sluice-Truncated: true */
+};
+/* The same as server_request for any answer: its body as it came. */
+int server_call(int port, const struct server_ask *ask, struct server_answer *ans,
+		struct sl_err *err);
 
 #endif

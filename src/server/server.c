@@ -26,9 +26,11 @@
 #include "project/inputs.h"
 #include "project/model.h"
 #include "project/project.h"
+#include "server/commands.h"
 #include "server/http.h"
 #include "server/ingest.h"
 #include "server/offload.h"
+#include "server/read.h"
 #include "server/statusdoc.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
@@ -62,6 +64,7 @@ struct server {
 	struct pgcdc_thread **consumers; /* one per postgres_cdc slot */
 	size_t nconsumers;
 	struct offload *control;    /* control calls, off the HTTP thread */
+	struct server_reader *reader; /* POST /api/sql */
 	struct status_doc *status;  /* GET /api/live/status */
 	struct wh *status_conn;     /* the status thread's, opened at its first build */
 	char state_file[4096];
@@ -614,6 +617,43 @@ static void events(struct server *s, struct http_call *c)
 	pthread_mutex_unlock(&s->watch_mu);
 }
 
+/* For a command a client asked for: on the runner's thread between its
+ * cycles, or, with the runner stopped, on a connection of its own. */
+static int on_warehouse(void *ctx, live_job_fn fn, void *arg, struct sl_err *err)
+{
+	struct server *s = ctx;
+	struct wh *w;
+	int rc;
+
+	pthread_rwlock_rdlock(&s->lock);
+	if (s->live) {
+		rc = live_thread_call(s->live, fn, arg, err);
+		pthread_rwlock_unlock(&s->lock);
+		return rc;
+	}
+	rc = wh_connect(s->w, &w, err);
+	if (!rc) {
+		rc = fn(NULL, w, arg, err);
+		wh_close(w);
+	}
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
+}
+
+static void command(struct server *s, struct http_call *c)
+{
+	if (method(c, "POST"))
+		server_command_answer(c, http_call_segment(c, 2), s->opts, s->control, on_warehouse,
+				      s);
+}
+
+/* A query for the reader, which answers it. */
+static void read_query(struct server *s, struct http_call *c)
+{
+	if (method(c, "POST"))
+		server_reader_answer(s->reader, c);
+}
+
 /* GET routes: a path, the answer. */
 static bool get(struct server *s, struct http_call *c)
 {
@@ -648,6 +688,10 @@ static void handle(void *ctx, struct http_call *c)
 		advance(s, c);
 	else if (is(c, 3, "live", "start") || is(c, 3, "live", "stop"))
 		start_stop(s, c);
+	else if (is(c, 2, "sql", NULL))
+		read_query(s, c);
+	else if (is(c, 3, "commands", NULL))
+		command(s, c);
 	else
 		http_reply_error(c, 404, "not found", http_call_path(c));
 }
@@ -778,6 +822,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (!rc)
 		rc = offload_start(&s.control, err);
 	if (!rc)
+		rc = server_reader_start(w, &s.reader, err);
+	if (!rc)
 		rc = status_doc_start(status_build, &s, STATUS_MAX_AGE_MS, &s.status, err);
 	if (!rc)
 		rc = server_ingest_open(p, &s.ingest, err);
@@ -831,6 +877,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (http)
 		http_server_stop(http);
 	/* no call comes in any more; the status thread still uses w and p */
+	if (s.reader)
+		server_reader_stop(s.reader);
 	if (s.status)
 		status_doc_stop(s.status);
 	if (s.status_conn)

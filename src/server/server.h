@@ -16,11 +16,28 @@ struct project;
 struct sl_err;
 struct wh;
 
+/* A command a client asked the server to run (POST /api/commands/NAME):
+ * its name ("run", "seed", "plan", "test"), its arguments as the client
+ * gave them, the client's SLUICE_NOW and environment (either may be NULL),
+ * and where its output and errors go. */
+struct server_command {
+	const char *name;
+	char **argv;
+	int argc;
+	const char *now, *env;
+	FILE *out, *err;
+};
+/* Runs it as the command line would, on connection w, and returns its
+ * exit code. The CLI's: the server knows no command. */
+typedef int (*server_command_fn)(void *ctx, struct wh *w, const struct server_command *cmd);
+
 struct server_opts {
 	const char *listen;  /* "127.0.0.1:8080"; port 0 picks a free one */
 	const char *root;    /* the project folder: the server file goes there */
 	FILE *log;           /* a line per start, stop, failure */
 	volatile sig_atomic_t *stop; /* set (by a signal handler) to stop */
+	server_command_fn command; /* NULL: POST /api/commands/NAME is 404 */
+	void *command_ctx;
 };
 
 /* Serves until *opts->stop is set, then stops accepting, commits every

@@ -12,6 +12,7 @@
 #include "core/civil.h"
 #include "core/err.h"
 #include "warehouse/duckdb_feed.h"
+#include "warehouse/duckdb_read.h"
 #include "warehouse/duckdb_sql.h"
 #include "warehouse/duckdb_text.h"
 
@@ -577,6 +578,149 @@ static int duck_query(struct wh *w, const char *sql, struct wh_result **out, str
 	return rc;
 }
 
+/* ---- a reader's query (wh_query_readonly) ---- */
+
+/* Parses sql only (nothing is bound, so no extension loads and no file is
+ * looked at): one statement, a query whose tree names nothing outside
+ * the database. */
+static int readonly_parse_check(struct wh_duckdb *d, const char *sql, struct sl_err *err)
+{
+	duckdb_extracted_statements ex = NULL;
+	idx_t n = duckdb_extract_statements(d->conn, sql, &ex);
+	const char *msg = n ? NULL : duckdb_extract_statements_error(ex);
+	duckdb_prepared_statement ps = NULL;
+	duckdb_result res;
+	char *tree;
+	int rc = 0;
+
+	if (!n)
+		rc = msg && *msg ? sl_err_set(err, SL_E_SQL, "%s", msg)
+				 : sl_err_set(err, SL_E_USAGE, "no query to run");
+	duckdb_destroy_extracted(&ex);
+	if (rc)
+		return rc;
+	if (duckdb_prepare(d->conn, "SELECT json_serialize_sql(?::VARCHAR)", &ps) != DuckDBSuccess ||
+	    duckdb_bind_varchar(ps, 1, sql) != DuckDBSuccess ||
+	    duckdb_execute_prepared(ps, &res) != DuckDBSuccess) {
+		duckdb_destroy_prepare(&ps);
+		return duck_error(d, &res, err);
+	}
+	duckdb_destroy_prepare(&ps);
+	tree = duckdb_value_varchar(&res, 0, 0);
+
+	rc = tree ? duck_read_check_tree(tree, err)
+		  : sl_err_set(err, SL_E_INTERNAL, "cannot read DuckDB's parse tree");
+	duckdb_free(tree);
+	duckdb_destroy_result(&res);
+	if (!rc && n > 1)
+		rc = sl_err_set(err, SL_E_USAGE,
+				"%llu statements: a read through the server runs one query at a time",
+				(unsigned long long)n);
+	return rc;
+}
+
+static void interrupt_reader(void *ctx)
+{
+	duckdb_interrupt(((struct wh_duckdb *)ctx)->conn);
+}
+
+static size_t rows_bytes(const struct wh_result *r, size_t first)
+{
+	size_t bytes = 0;
+
+	for (size_t i = first; i < wh_result_nrows(r); i++)
+		for (size_t c = 0; c < wh_result_ncols(r); c++)
+			bytes += wh_result_value_len(r, i, c) + 1;
+	return bytes;
+}
+
+/* Streams the rows in until the limits, and destroys res. */
+static int read_bounded(struct wh_duckdb *d, duckdb_result *res, const struct wh_read_limits *lim,
+			struct wh_result **out, bool *truncated, struct sl_err *err)
+{
+	struct duck_text_col *cols;
+	struct wh_result *r = new_result(res, &cols);
+	idx_t ncols = duckdb_column_count(res);
+	duckdb_data_chunk chunk;
+	size_t bytes = 0;
+	const char *failed;
+
+	while (!*truncated && (chunk = duckdb_fetch_chunk(*res)) != NULL) {
+		idx_t n = duckdb_data_chunk_get_size(chunk);
+		size_t room = lim->max_rows - wh_result_nrows(r);
+		size_t take = n < room ? n : room, first = wh_result_add_rows(r, take);
+
+		for (idx_t c = 0; c < ncols; c++)
+			duck_text_write(r, first, c, duckdb_data_chunk_get_vector(chunk, c), take,
+					&cols[c]);
+		duckdb_destroy_data_chunk(&chunk);
+		bytes += rows_bytes(r, first);
+		*truncated = take < n || bytes > lim->max_bytes;
+	}
+	free(cols);
+	failed = *truncated ? NULL : duckdb_result_error(res);
+	if (failed && *failed) {
+		wh_result_free(r);
+		return duck_error(d, res, err);
+	}
+	duckdb_destroy_result(res);
+	*out = r;
+	return 0;
+}
+
+/* Runs ps in a READ ONLY transaction, rolled back whatever happens: a
+ * statement that got past the checks and would write (nextval, say)
+ * fails there. */
+static int run_readonly(struct wh_duckdb *d, duckdb_prepared_statement ps,
+			const struct wh_read_limits *lim, struct wh_result **out, bool *truncated,
+			struct sl_err *err)
+{
+	struct duck_watchdog *wd;
+	duckdb_result res;
+	int rc;
+
+	if (duckdb_query(d->conn, "BEGIN TRANSACTION READ ONLY", &res) != DuckDBSuccess)
+		return duck_error(d, &res, err);
+	duckdb_destroy_result(&res);
+	rc = duck_watchdog_start(lim->timeout_ms, interrupt_reader, d, &wd, err);
+	if (!rc) {
+		if (duckdb_execute_prepared_streaming(ps, &res) != DuckDBSuccess)
+			rc = duck_error(d, &res, err);
+		else
+			rc = read_bounded(d, &res, lim, out, truncated, err);
+		if (duck_watchdog_stop(wd) && rc == SL_E_SQL)
+			rc = sl_err_set(err, SL_E_BUSY,
+					"the query ran past its %lld ms and was stopped",
+					(long long)lim->timeout_ms);
+	}
+	/* failed or not, the result is destroyed the same way */
+	duckdb_query(d->conn, "ROLLBACK", &res);
+	duckdb_destroy_result(&res);
+	return rc;
+}
+
+static int duck_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits *lim,
+			       struct wh_result **out, bool *truncated, struct sl_err *err)
+{
+	struct wh_duckdb *d = dd(w);
+	duckdb_prepared_statement ps = NULL;
+	int rc;
+
+	if (refused(d, err))
+		return SL_E_SUSPECT;
+	rc = readonly_parse_check(d, sql, err);
+	if (rc)
+		return rc;
+	if (duckdb_prepare(d->conn, sql, &ps) != DuckDBSuccess)
+		rc = sl_err_set(err, SL_E_SQL, "%s", duckdb_prepare_error(ps));
+	else if (duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
+		rc = sl_err_set(err, SL_E_USAGE, "only a query may be read through the server");
+	else
+		rc = run_readonly(d, ps, lim, out, truncated, err);
+	duckdb_destroy_prepare(&ps);
+	return rc;
+}
+
 /* The statement for sql from the connection's cache, prepared on a miss;
  * *kept says whether the cache owns it. */
 static int cached_statement(struct wh_duckdb *d, const char *sql, duckdb_prepared_statement *ps,
@@ -1000,6 +1144,7 @@ static const struct wh_ops duckdb_ops = {
 	.suspect = duck_suspect,
 	.exec = duck_exec,
 	.query = duck_query,
+	.query_readonly = duck_query_readonly,
 	.exec_args = duck_exec_args,
 	.forget_statement = duck_forget_statement,
 	.sql_swap_in = duck_swap_in,

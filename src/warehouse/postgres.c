@@ -78,26 +78,42 @@ static bool ok(const PGresult *res)
 	return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY;
 }
 
-/* The rows of a result as a wh_result. */
-static struct wh_result *rows_of(const PGresult *res)
+/* Appends the first nrows rows of res to r; returns their bytes. */
+static size_t add_rows(struct wh_result *r, const PGresult *res, int nrows)
 {
-	int nrows = PQntuples(res), ncols = PQnfields(res);
-	struct wh_result *r = wh_result_new((size_t)ncols);
-	size_t first;
+	int ncols = PQnfields(res);
+	size_t first = wh_result_add_rows(r, (size_t)nrows), bytes = 0;
 
-	for (int c = 0; c < ncols; c++)
-		wh_result_set_colname(r, (size_t)c, PQfname(res, c));
-	first = wh_result_add_rows(r, (size_t)nrows);
 	for (int i = 0; i < nrows; i++) {
 		for (int c = 0; c < ncols; c++) {
 			int len = PQgetlength(res, i, c);
 
+			bytes += (size_t)len + 1;
 			if (PQgetisnull(res, i, c))
 				continue;
 			memcpy(wh_result_set_value(r, first + (size_t)i, (size_t)c, (size_t)len),
 			       PQgetvalue(res, i, c), (size_t)len);
 		}
 	}
+	return bytes;
+}
+
+static struct wh_result *columns_of(const PGresult *res)
+{
+	int ncols = PQnfields(res);
+	struct wh_result *r = wh_result_new((size_t)ncols);
+
+	for (int c = 0; c < ncols; c++)
+		wh_result_set_colname(r, (size_t)c, PQfname(res, c));
+	return r;
+}
+
+/* The rows of a result as a wh_result. */
+static struct wh_result *rows_of(const PGresult *res)
+{
+	struct wh_result *r = columns_of(res);
+
+	add_rows(r, res, PQntuples(res));
 	return r;
 }
 
@@ -170,6 +186,144 @@ static int pg_exec_args(struct wh *w, const char *sql, const struct wh_arg *args
 		*changed = strtoll(PQcmdTuples(res), NULL, 10);
 	PQclear(res);
 	arena_free(a);
+	return rc;
+}
+
+/* ---- a reader's query (wh_query_readonly) ---- */
+
+/* Where the first word of the text at sql is, past blanks and comments. */
+static size_t first_word(const char *sql)
+{
+	const char *p = sql, *end;
+
+	for (;;) {
+		p += strspn(p, " \t\r\n\f");
+		if (strncmp(p, "--", 2) == 0)
+			p += strcspn(p, "\n");
+		else if (strncmp(p, "/*", 2) == 0 && (end = strstr(p + 2, "*/")) != NULL)
+			p = end + 2;
+		else
+			return (size_t)(p - sql);
+	}
+}
+
+/* Whether a cursor declared for the reader's text (which starts at byte
+ * at of sql) does not parse because the text is no query: a syntax error
+ * at its first word (INSERT, COPY...), or several statements, which the
+ * extended protocol does not take (no position). The server's message
+ * stays: it names the word, or says "multiple commands". */
+static bool refused_statement(const PGresult *res, const char *sql, size_t at)
+{
+	const char *pos = PQresultErrorField(res, PG_DIAG_STATEMENT_POSITION);
+
+	/* the position counts characters from 1; the text before at is ASCII */
+	return !pos || strtoll(pos, NULL, 10) == (long long)(at + first_word(sql + at)) + 1;
+}
+
+/* One statement through the extended protocol, which takes no second one.
+ * at: where a reader's text starts in sql (0: sql is sluice's own). */
+static int run_one(struct wh_pg *p, const char *sql, size_t at, int n, const char *const *values,
+		   PGresult **res, struct sl_err *err)
+{
+	const char *state;
+	int rc;
+
+	*res = PQexecParams(p->conn, sql, n, NULL, values, NULL, NULL, 0);
+	if (*res && ok(*res))
+		return 0;
+	state = *res ? PQresultErrorField(*res, PG_DIAG_SQLSTATE) : NULL;
+	rc = result_error(p, *res, sql, err);
+	/* query_canceled: statement_timeout; read_only_sql_transaction: a
+	 * write the READ ONLY transaction stopped (nextval, say) */
+	if (state && strcmp(state, "57014") == 0)
+		rc = SL_E_BUSY;
+	else if (state && strcmp(state, "25006") == 0)
+		rc = SL_E_USAGE;
+	else if (state && strcmp(state, "42601") == 0 && at && refused_statement(*res, sql, at))
+		rc = sl_err_set(err, SL_E_USAGE, "only a query may be read through the server (%s)",
+				PQresultErrorField(*res, PG_DIAG_MESSAGE_PRIMARY));
+	if (err)
+		err->code = rc;
+	PQclear(*res);
+	*res = NULL;
+	return rc;
+}
+
+/* Rows fetched from the cursor per round trip. */
+#define READ_BATCH 1000
+
+static int fetch_bounded(struct wh_pg *p, const struct wh_read_limits *lim,
+			 struct wh_result **out, bool *truncated, struct sl_err *err)
+{
+	char fetch[64];
+	size_t bytes = 0;
+	PGresult *res;
+	int rc = 0;
+
+	snprintf(fetch, sizeof(fetch), "FETCH FORWARD %d FROM sluice_read", READ_BATCH);
+	for (;;) {
+		size_t have = *out ? wh_result_nrows(*out) : 0;
+		int n, take;
+
+		rc = run_one(p, fetch, 0, 0, NULL, &res, err);
+		if (rc)
+			break;
+		if (!*out)
+			*out = columns_of(res);
+		n = PQntuples(res);
+		take = (size_t)n > lim->max_rows - have ? (int)(lim->max_rows - have) : n;
+		bytes += add_rows(*out, res, take);
+		PQclear(res);
+		*truncated = take < n || bytes > lim->max_bytes;
+		if (*truncated || n < READ_BATCH)
+			break;
+	}
+	if (rc) {
+		wh_result_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* A cursor takes a SELECT or VALUES only, and no data-modifying WITH; the
+ * transaction is READ ONLY and made so before the query, and its first
+ * statement takes the snapshot, after which nothing makes it read-write. */
+static int pg_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits *lim,
+			     struct wh_result **out, bool *truncated, struct sl_err *err)
+{
+	struct wh_pg *p = pg(w);
+	struct buf declare = BUF_INIT;
+	char timeout[32];
+	const char *values[] = { timeout };
+	PGresult *res;
+	size_t at;
+	int rc = refused(p, err);
+
+	if (rc)
+		return rc;
+	snprintf(timeout, sizeof(timeout), "%lld", (long long)lim->timeout_ms);
+	buf_adds(&declare, "DECLARE sluice_read NO SCROLL CURSOR FOR ");
+	at = declare.len;
+	buf_adds(&declare, sql);
+	rc = run(p, "BEGIN TRANSACTION READ ONLY", &res, err);
+	PQclear(res);
+	if (!rc)
+		rc = run_one(p, "SELECT set_config('statement_timeout', $1, true)", 0, 1, values,
+			     &res, err);
+	if (!rc) {
+		PQclear(res);
+		rc = run_one(p, declare.buf, at, 0, NULL, &res, err);
+	}
+	if (!rc) {
+		PQclear(res);
+		rc = fetch_bounded(p, lim, out, truncated, err);
+	}
+	buf_release(&declare);
+	if (rc == SL_E_BUSY)
+		sl_err_set(err, rc, "the query ran past its %lld ms and was stopped",
+			   (long long)lim->timeout_ms);
+	res = PQexec(p->conn, "ROLLBACK");
+	PQclear(res);
 	return rc;
 }
 
@@ -899,6 +1053,7 @@ static const struct wh_ops pg_ops = {
 	.suspect = pg_suspect,
 	.exec = pg_exec,
 	.query = pg_query,
+	.query_readonly = pg_query_readonly,
 	.exec_args = pg_exec_args,
 	.forget_statement = pg_forget_statement,
 	.sql_swap_in = pg_swap_in,

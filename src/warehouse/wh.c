@@ -229,6 +229,14 @@ int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_er
 	return rc;
 }
 
+int wh_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits *lim,
+		      struct wh_result **out, bool *truncated, struct sl_err *err)
+{
+	*out = NULL;
+	*truncated = false;
+	return w->ops->query_readonly(w, sql, lim, out, truncated, err);
+}
+
 static int exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
 		     struct wh_result **out, int64_t *changed, struct sl_err *err)
 {

@@ -109,6 +109,25 @@ int wh_exec(struct wh *w, const char *sql, struct sl_err *err);
 int wh_exec_count(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
 /* Runs one query and keeps its rows; free with wh_result_free(). */
 int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);
+/* A query from a reader the warehouse does not trust with writes (the
+ * server's read endpoint), on a connection of its own that no one else
+ * uses meanwhile. It must be one query (SL_E_USAGE otherwise, naming the
+ * statement): DuckDB prepares each statement of the text and refuses any
+ * whose type is not SELECT, any table function but the few that read
+ * nothing outside the database, and any name that a replacement scan
+ * would take for a file; PostgreSQL takes one statement only (the
+ * extended protocol). Either runs it in a READ ONLY transaction that is
+ * rolled back, so nothing it calls can write. It stops after
+ * lim->timeout_ms (SL_E_BUSY: DuckDB interrupts it, PostgreSQL's
+ * statement_timeout cancels it); past lim->max_rows rows or lim->max_bytes
+ * bytes of text it stops reading and sets *truncated. Free *out with
+ * wh_result_free(). */
+struct wh_read_limits {
+	size_t max_rows, max_bytes;
+	int64_t timeout_ms;
+};
+int wh_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits *lim,
+		      struct wh_result **out, bool *truncated, struct sl_err *err);
 /* The first column of the first row as an integer (0 when there is no row
  * or it is NULL). */
 int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err);

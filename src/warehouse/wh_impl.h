@@ -19,6 +19,8 @@ struct wh_ops {
 	bool (*suspect)(struct wh *w, struct sl_err *err);
 	int (*exec)(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
 	int (*query)(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);
+	int (*query_readonly)(struct wh *w, const char *sql, const struct wh_read_limits *lim,
+			      struct wh_result **out, bool *truncated, struct sl_err *err);
 	/* out may be NULL: the rows are not wanted */
 	int (*exec_args)(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
 			 struct wh_result **out, int64_t *changed, struct sl_err *err);

@@ -1,7 +1,8 @@
 /*
  * The CLI's client of the loopback server (src/server/client.c) against
  * the real HTTP module on a free port: what a request carries (method,
- * path, token, an empty body), the answer's status and JSON, a path that
+ * path, token, an empty body; a body, a query and a content type), the
+ * answer's status and JSON (or its bytes, and whether it was cut), a path that
  * cannot turn into a query, a proxy in the environment left alone, and
  * the failures: refused, not HTTP, an answer too big.
  */
@@ -31,7 +32,7 @@ struct server {
 	int port;
 	pthread_mutex_t mu;
 	int requests;
-	char method[16], path[256], auth[256], type[256], length[32], body[256];
+	char method[16], path[256], auth[256], type[256], length[32], body[256], query[64];
 };
 
 static void copy_or_none(char *to, size_t size, const char *s)
@@ -52,9 +53,13 @@ static void handle(void *ctx, struct http_call *c)
 	copy_or_none(sv->type, sizeof(sv->type), http_call_header(c, "Content-Type"));
 	copy_or_none(sv->length, sizeof(sv->length), http_call_header(c, "Content-Length"));
 	copy_or_none(sv->body, sizeof(sv->body), http_call_body(c, NULL));
+	copy_or_none(sv->query, sizeof(sv->query), http_call_query(c, "format"));
 	pthread_mutex_unlock(&sv->mu);
 	if (!strcmp(path, "/api/doc")) {
 		http_reply(c, 200, "application/json", "{\"seq\": 7}", 10);
+	} else if (!strcmp(path, "/api/cut")) {
+		http_call_add_header(c, "X-Sluice-Truncated", "true");
+		http_reply(c, 200, "text/csv", "a\r\n1\r\n", 6);
 	} else if (!strcmp(path, "/api/text")) {
 		http_reply(c, 200, "text/plain", "hello", 5);
 	} else if (!strcmp(path, "/api/big")) {
@@ -149,6 +154,33 @@ static void test_post_without_token(void **state)
 	assert_string_equal(sv->length, "0");
 	assert_string_equal(sv->type, "(none)");
 	assert_string_equal(sv->body, "");
+}
+
+/* A call with a body, a query and a content type gets the answer's bytes as
+ * they came, and whether it was cut. */
+static void test_call_with_body(void **state)
+{
+	struct server *sv = *state;
+	struct sl_err err = SL_ERR_INIT;
+	struct server_ask ask = { .method = "POST", .path = "/api/cut", .query = "format=csv",
+				  .token = "t0k", .body = "SELECT 1", .body_len = 8,
+				  .content_type = "application/sql" };
+	struct server_answer ans;
+
+	assert_int_equal(server_call(sv->port, &ask, &ans, &err), 0);
+	assert_int_equal(ans.status, 200);
+	assert_true(ans.truncated);
+	assert_int_equal(ans.len, 6);
+	assert_memory_equal(ans.body, "a\r\n1\r\n", 6);
+	free(ans.body);
+	assert_string_equal(sv->body, "SELECT 1");
+	assert_string_equal(sv->type, "application/sql");
+	assert_string_equal(sv->query, "csv");
+	assert_string_equal(sv->length, "8");
+	ask.path = "/api/doc";
+	assert_int_equal(server_call(sv->port, &ask, &ans, &err), 0);
+	assert_false(ans.truncated);
+	free(ans.body);
 }
 
 /* An error answer is an answer: its status and its document. */
@@ -295,6 +327,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_call_with_body),
 		T(test_get_with_token),
 		T(test_post_without_token),
 		T(test_error_answer_and_text),

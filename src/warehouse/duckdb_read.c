@@ -1,0 +1,177 @@
+/*
+ * This file implements the checks that stand between a reader the server
+ * does not trust and the DuckDB database: what a query's parse tree may
+ * call, and the watchdog that interrupts it when its time is up. DuckDB's
+ * enable_external_access is the whole database's, and the database's own
+ * writers need it (seeds are read with read_csv), so a reader's file
+ * access is refused here, by what the query names. It must never let a
+ * table function through that it does not know to read only the database.
+ */
+#include "warehouse/duckdb_read.h"
+
+#include "core/err.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* Generators, and views of the catalog: nothing outside the database. */
+static const char *const allowed_functions[] = {
+	"range",	    "generate_series", "unnest",	   "duckdb_tables",
+	"duckdb_views",	    "duckdb_columns",  "duckdb_schemas",   "duckdb_types",
+	"duckdb_indexes",   "duckdb_constraints", "duckdb_databases", "pragma_table_info",
+	NULL,
+};
+
+static bool allowed(const char *fn)
+{
+	for (size_t i = 0; allowed_functions[i]; i++)
+		if (strcasecmp(fn, allowed_functions[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Every node of the tree, whatever holds it: a table function hides as
+ * well in a subquery of a WHERE as in the FROM. */
+static int check_node(json_t *node, struct sl_err *err)
+{
+	const char *type = json_string_value(json_object_get(node, "type"));
+	const char *key;
+	json_t *child;
+	size_t i;
+	int rc;
+
+	if (json_is_array(node)) {
+		json_array_foreach(node, i, child)
+			if ((rc = check_node(child, err)) != 0)
+				return rc;
+		return 0;
+	}
+	if (!json_is_object(node))
+		return 0;
+	if (type && strcmp(type, "TABLE_FUNCTION") == 0) {
+		const char *fn = json_string_value(
+			json_object_get(json_object_get(node, "function"), "function_name"));
+
+		if (!fn || !allowed(fn))
+			return sl_err_set(err, SL_E_USAGE,
+					  "table function '%s' is refused: a read through the "
+					  "server reads tables and views only",
+					  fn ? fn : "?");
+	}
+	if (type && strcmp(type, "BASE_TABLE") == 0) {
+		const char *name = json_string_value(json_object_get(node, "table_name"));
+
+		if (name && strpbrk(name, "./:\\"))
+			return sl_err_set(err, SL_E_USAGE,
+					  "'%s' is refused: a read through the server reads tables "
+					  "and views only, not files",
+					  name);
+	}
+	json_object_foreach(node, key, child)
+		if ((rc = check_node(child, err)) != 0)
+			return rc;
+	return 0;
+}
+
+int duck_read_check_tree(const char *serialized, struct sl_err *err)
+{
+	/* positions it does not know are 2^64 - 1, past a JSON integer */
+	json_t *doc = json_loads(serialized, JSON_DECODE_INT_AS_REAL, NULL);
+	const char *msg;
+	int rc;
+
+	if (!doc)
+		return sl_err_set(err, SL_E_INTERNAL, "cannot read DuckDB's parse tree");
+	if (json_is_true(json_object_get(doc, "error"))) {
+		msg = json_string_value(json_object_get(doc, "error_message"));
+		/* a statement that prepared as a SELECT but is no query the
+		 * serializer knows: a PRAGMA, which calls a function of its own */
+		rc = msg && strstr(msg, "Only SELECT")
+			     ? sl_err_set(err, SL_E_USAGE, "only a query may be read through the server")
+			     : sl_err_set(err, SL_E_SQL, "%s", msg ? msg : "the query does not parse");
+		json_decref(doc);
+		return rc;
+	}
+	rc = check_node(json_object_get(doc, "statements"), err);
+	json_decref(doc);
+	return rc;
+}
+
+struct duck_watchdog {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct timespec deadline;
+	bool stopped, fired;
+	void (*fire)(void *ctx);
+	void *ctx;
+};
+
+static void *watch(void *arg)
+{
+	struct duck_watchdog *wd = arg;
+	int rc = 0;
+
+	pthread_mutex_lock(&wd->mu);
+	while (!wd->stopped && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&wd->cv, &wd->mu, &wd->deadline);
+	if (!wd->stopped) {
+		wd->fired = true;
+		wd->fire(wd->ctx);
+	}
+	pthread_mutex_unlock(&wd->mu);
+	return NULL;
+}
+
+int duck_watchdog_start(int64_t timeout_ms, void (*fire)(void *ctx), void *ctx,
+			struct duck_watchdog **out, struct sl_err *err)
+{
+	struct duck_watchdog *wd = calloc(1, sizeof(*wd));
+	pthread_condattr_t attr;
+
+	if (!wd)
+		abort();
+	wd->fire = fire;
+	wd->ctx = ctx;
+	pthread_mutex_init(&wd->mu, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd->cv, &attr);
+	pthread_condattr_destroy(&attr);
+	clock_gettime(CLOCK_MONOTONIC, &wd->deadline);
+	wd->deadline.tv_sec += timeout_ms / 1000;
+	wd->deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	if (wd->deadline.tv_nsec >= 1000000000L) {
+		wd->deadline.tv_sec++;
+		wd->deadline.tv_nsec -= 1000000000L;
+	}
+	if (pthread_create(&wd->thread, NULL, watch, wd)) {
+		pthread_cond_destroy(&wd->cv);
+		pthread_mutex_destroy(&wd->mu);
+		free(wd);
+		return sl_err_set(err, SL_E_INTERNAL, "cannot start the query's watchdog");
+	}
+	*out = wd;
+	return 0;
+}
+
+bool duck_watchdog_stop(struct duck_watchdog *wd)
+{
+	bool fired;
+
+	pthread_mutex_lock(&wd->mu);
+	wd->stopped = true;
+	pthread_cond_signal(&wd->cv);
+	pthread_mutex_unlock(&wd->mu);
+	pthread_join(wd->thread, NULL);
+	fired = wd->fired;
+	pthread_cond_destroy(&wd->cv);
+	pthread_mutex_destroy(&wd->mu);
+	free(wd);
+	return fired;
+}

@@ -1,0 +1,2 @@
+@config materialized=view
+SELECT count(*) AS n FROM silver.regions

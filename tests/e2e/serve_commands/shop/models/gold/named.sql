@@ -1,0 +1,3 @@
+@config materialized=table
+@assert not_null(name)
+SELECT id, name FROM silver.regions

@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT id, name, note FROM landing.people
