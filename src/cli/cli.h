@@ -118,6 +118,11 @@ int cli_session_connect(struct cli_session *s, struct sl_err *err);
  * process instead (sl_exit_suspect). */
 void cli_session_close(struct cli_session *s);
 
+/* Whether `sluice serve` holds the session's warehouse, so that a command
+ * must go through it: a server runs for the folder and the warehouse is one
+ * a single process holds (wh_place_exclusive); its port into *port. */
+bool cli_session_served(const struct cli_session *s, int *port);
+
 /* The source of kind ("poll", "postgres_cdc") called name in cfg, or NULL
  * once the problem is printed to stderr (hint when there is none of the
  * kind at all). */

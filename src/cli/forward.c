@@ -93,6 +93,10 @@ bool cli_forward(const struct cli_args *args, int *rc)
 	*rc = cli_session_open(&s, args, CLI_OPEN_NONE, false);
 	if (*rc)
 		return true;
+	if (!cli_session_served(&s, &port)) {
+		cli_session_close(&s);
+		return false;
+	}
 	env = s.project->cfg.server.token_env;
 	snprintf(path, sizeof(path), "/api/commands/%s", args->command);
 	body = request_body(args, &ask.body_len);

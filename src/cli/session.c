@@ -14,6 +14,7 @@
 #include "project/inputs.h"
 #include "project/project.h"
 #include "project/validate.h"
+#include "server/client.h"
 #include "warehouse/open.h"
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
@@ -39,6 +40,13 @@ static struct wh_place place(const struct cli_session *s)
 
 	return (struct wh_place){ .type = cfg->warehouse.type, .path = cfg->warehouse.path,
 				  .dsn_env = cfg->warehouse.dsn_env, .root = s->root };
+}
+
+bool cli_session_served(const struct cli_session *s, int *port)
+{
+	struct wh_place at = place(s);
+
+	return wh_place_exclusive(&at) && server_find(s->root, port);
 }
 
 /* Opens the warehouse when it exists (read-only unless the command writes)

@@ -263,7 +263,7 @@ int cli_sql(struct cli_args *args)
 		buf_release(&ask.text);
 		return rc;
 	}
-	rc = server_find(s.root, &port) ? through_server(&s, port, &ask) : local(&s, &ask);
+	rc = cli_session_served(&s, &port) ? through_server(&s, port, &ask) : local(&s, &ask);
 	buf_release(&ask.text);
 	cli_session_close(&s);
 	return rc;

@@ -20,6 +20,11 @@ static bool is_postgres(const struct wh_place *at)
 	return at->type && strcmp(at->type, "postgres") == 0;
 }
 
+bool wh_place_exclusive(const struct wh_place *at)
+{
+	return !is_postgres(at);
+}
+
 void wh_place_text(const struct wh_place *at, char *out, size_t len)
 {
 	if (is_postgres(at))

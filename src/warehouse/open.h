@@ -29,6 +29,12 @@ enum wh_open_mode {
 int wh_open(const struct wh_place *at, enum wh_open_mode mode, struct wh **out,
 	    struct sl_err *err);
 
+/* Whether one process at a time holds the warehouse (a DuckDB file):
+ * while `sluice serve` holds such a one, the other commands reach it
+ * through the server. A PostgreSQL warehouse is shared by many processes,
+ * so they connect to it themselves. */
+bool wh_place_exclusive(const struct wh_place *at);
+
 /* The warehouse as a user sees it, for messages and banners: the DuckDB
  * file as written in sluice.yml, or "postgres ($VAR)"; into out. */
 void wh_place_text(const struct wh_place *at, char *out, size_t len);
