@@ -14,6 +14,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
+#include "project/files.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -947,16 +948,16 @@ static void cfg_project_check(struct cfg_loader *ld, yaml_node_t *root, struct p
 
 /* libyaml gives a line and column for scanner and parser errors, but only
  * a byte offset for reader errors (bad UTF-8, control characters). */
-static void cfg_yaml_error(struct cfg_loader *ld, const yaml_parser_t *parser,
-			   const struct buf *text)
+static void cfg_yaml_error(struct cfg_loader *ld, const yaml_parser_t *parser, const char *text,
+			   size_t len)
 {
 	const char *problem = parser->problem ? parser->problem : "cannot parse";
 	char hint[CFG_HINT_MAX];
 	int line = 1, col = 1;
 
 	if (parser->error == YAML_READER_ERROR) {
-		for (size_t i = 0; i < parser->problem_offset && i < text->len; i++) {
-			if (text->buf[i] == '\n') {
+		for (size_t i = 0; i < parser->problem_offset && i < len; i++) {
+			if (text[i] == '\n') {
 				line++;
 				col = 1;
 			} else {
@@ -984,51 +985,27 @@ static void cfg_yaml_error(struct cfg_loader *ld, const yaml_parser_t *parser,
 		 "invalid YAML: %s", problem);
 }
 
-static int cfg_file_read(struct cfg_loader *ld, const char *path, struct buf *text)
-{
-	FILE *f = fopen(path, "rb");
-	char chunk[4096];
-	size_t n;
-	int err = 0;
-
-	if (!f) {
-		err = errno;
-	} else {
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			buf_add(text, chunk, n);
-		if (ferror(f))
-			err = errno;
-		fclose(f);
-	}
-	if (!err)
-		return 0;
-	buf_release(text);
-	diag_add(ld->diags, DIAG_ERROR, ld->display, 0, 0, NULL, "cannot read '%s': %s", path,
-		 strerror(err));
-	return SL_E_IO;
-}
-
 /* Reads and parses path into ld->doc. On success the caller owns ld->doc
  * and must yaml_document_delete() it; on failure nothing is left to free. */
 static int cfg_doc_load(struct cfg_loader *ld, const char *path)
 {
-	struct buf text = BUF_INIT;
 	yaml_parser_t parser;
 	yaml_document_t extra;
-	int rc = cfg_file_read(ld, path, &text);
+	char *text;
+	size_t len;
+	int rc = project_file_read(ld->a, path, ld->display, PROJECT_TEXT_MAX, true, ld->diags,
+				   &text, &len);
 
 	if (rc)
-		return rc;
-	if (!yaml_parser_initialize(&parser)) {
-		buf_release(&text);
+		return rc == SL_E_IO ? SL_E_IO : SL_E_CONFIG;
+	if (!yaml_parser_initialize(&parser))
 		return SL_E_NOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text.buf, text.len);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	rc = SL_E_CONFIG;
 	if (!yaml_parser_load(&parser, &ld->doc)) {
-		cfg_yaml_error(ld, &parser, &text);
+		cfg_yaml_error(ld, &parser, text, len);
 	} else if (!yaml_parser_load(&parser, &extra)) {
-		cfg_yaml_error(ld, &parser, &text);
+		cfg_yaml_error(ld, &parser, text, len);
 		yaml_document_delete(&ld->doc);
 	} else {
 		yaml_node_t *root = yaml_document_get_root_node(&extra);
@@ -1043,7 +1020,6 @@ static int cfg_doc_load(struct cfg_loader *ld, const char *path)
 		yaml_document_delete(&extra);
 	}
 	yaml_parser_delete(&parser);
-	buf_release(&text);
 	return rc;
 }
 

@@ -13,10 +13,12 @@
 #include "core/diag.h"
 #include "core/err.h"
 #include "project/config.h"
+#include "project/files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct fixture {
@@ -800,8 +802,84 @@ static void test_bad_utf8(void **state)
 	assert_int_equal(load(f, "name: shop\nalerts: {command: \"a\xff\"}\n"), SL_E_CONFIG);
 	assert_int_equal(f->diags.n, 1);
 	assert_int_equal(f->diags.items[0].line, 2);
-	assert_int_equal(f->diags.items[0].col, 21);
-	assert_string_equal(f->diags.items[0].msg, "invalid YAML: invalid leading UTF-8 octet");
+	assert_string_equal(f->diags.items[0].msg, "'sluice.yml' is not UTF-8 text");
+	assert_string_equal(f->diags.items[0].hint,
+			    "sluice reads its files as UTF-8 text: save it as such");
+}
+
+/* A NUL byte ends a C string: the file would read as the text before it,
+ * or as nothing. */
+static void test_nul_byte(void **state)
+{
+	struct fixture *f = *state;
+	int fd;
+
+	strcpy(f->path, "/tmp/sluice-test-config-XXXXXX");
+	fd = mkstemp(f->path);
+	assert_int_equal(write(fd, "\0name: shop\n", 12), 12);
+	close(fd);
+	assert_int_equal(project_cfg_load(f->a, f->path, "sluice.yml", &f->cfg, &f->diags),
+			 SL_E_CONFIG);
+	assert_int_equal(f->diags.n, 1);
+	assert_int_equal(f->diags.items[0].line, 1);
+	assert_string_equal(f->diags.items[0].msg, "'sluice.yml' holds a NUL byte");
+	f->diags.n = 0;
+	assert_int_equal(pipeline_cfg_load(f->a, f->path, "models/g/pipeline.yml", &f->kv,
+					   &f->diags),
+			 SL_E_CONFIG);
+	assert_string_equal(f->diags.items[0].msg, "'models/g/pipeline.yml' holds a NUL byte");
+}
+
+/* What is not a regular file once links are followed is refused before a
+ * byte is read: a FIFO would block, a device never ends (or ends at once,
+ * reading as an empty file). So is a file past the size limit. */
+static void test_not_a_regular_file(void **state)
+{
+	struct fixture *f = *state;
+	char fifo[] = "/tmp/sluice-test-fifo-XXXXXX", link[] = "/tmp/sluice-test-link-XXXXXX";
+	char *big = malloc(PROJECT_TEXT_MAX + 2);
+	int fd;
+
+	assert_non_null(mkdtemp(fifo));
+	strcat(fifo, "/p");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(pipeline_cfg_load(f->a, fifo, "models/g/pipeline.yml", &f->kv, &f->diags),
+			 SL_E_IO);
+	assert_int_equal(f->diags.n, 1);
+	assert_string_equal(f->diags.items[0].msg,
+			    "'models/g/pipeline.yml' is a FIFO, not a regular file");
+	assert_string_equal(f->diags.items[0].file, "models/g/pipeline.yml");
+	unlink(fifo);
+	*strrchr(fifo, '/') = '\0';
+	rmdir(fifo);
+
+	f->diags.n = 0;
+	assert_non_null(mkdtemp(link));
+	strcat(link, "/l");
+	assert_int_equal(symlink("/dev/urandom", link), 0);
+	assert_int_equal(project_cfg_load(f->a, link, "sluice.yml", &f->cfg, &f->diags), SL_E_IO);
+	assert_string_equal(f->diags.items[0].msg,
+			    "'sluice.yml' is a character device, not a regular file");
+	unlink(link);
+	*strrchr(link, '/') = '\0';
+	rmdir(link);
+
+	f->diags.n = 0;
+	memset(big, '#', PROJECT_TEXT_MAX + 1);
+	big[PROJECT_TEXT_MAX + 1] = '\0';
+	strcpy(f->path, "/tmp/sluice-test-config-XXXXXX");
+	fd = mkstemp(f->path);
+	assert_int_equal(write(fd, big, PROJECT_TEXT_MAX + 1), (ssize_t)PROJECT_TEXT_MAX + 1);
+	close(fd);
+	free(big);
+	assert_int_equal(project_cfg_load(f->a, f->path, "sluice.yml", &f->cfg, &f->diags),
+			 SL_E_CONFIG);
+	assert_string_equal(f->diags.items[0].msg,
+			    "'sluice.yml' is larger than such a file may be (4 MiB)");
+	/* at the limit itself it is read (a comment, all of it) */
+	f->diags.n = 0;
+	assert_int_equal(truncate(f->path, PROJECT_TEXT_MAX), 0);
+	assert_int_equal(pipeline_cfg_load(f->a, f->path, "pipeline.yml", &f->kv, &f->diags), 0);
 }
 
 static void test_two_documents(void **state)
@@ -832,7 +910,7 @@ static void test_unreadable(void **state)
 	assert_int_equal(pipeline_cfg_load(f->a, "/tmp", "pipeline.yml", &f->kv, &f->diags),
 			 SL_E_IO);
 	assert_int_equal(f->diags.n, 1);
-	assert_string_equal(f->diags.items[0].msg, "cannot read '/tmp': Is a directory");
+	assert_string_equal(f->diags.items[0].msg, "'pipeline.yml' is a folder, not a regular file");
 }
 
 static void test_earlier_errors_kept(void **state)
@@ -1043,6 +1121,8 @@ int main(void)
 		T(test_root_not_mapping),
 		T(test_malformed_yaml),
 		T(test_bad_utf8),
+		T(test_nul_byte),
+		T(test_not_a_regular_file),
 		T(test_two_documents),
 		T(test_unreadable),
 		T(test_earlier_errors_kept),

@@ -246,6 +246,43 @@ static void test_pipeline_unknown_key(void **state)
 	assert_int_equal(d->line, 1);
 }
 
+/* Every file sluice reads of a project must be a regular file of text
+ * under the size limit: a FIFO does not block the load, a device is not
+ * read without end or as an empty file, a NUL byte or bytes that are not
+ * UTF-8 are named with their line, and the rest still loads. */
+static void test_files_must_be_regular_text(void **state)
+{
+	struct fixture_project *f = *state;
+	char path[PATH_MAX + 64];
+
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/gold/ok.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/nul.sql", "SELECT 1\nAS x\n");
+	snprintf(path, sizeof(path), "%s/models/gold/nul.sql", f->root);
+	assert_int_equal(truncate(path, 16), 0); /* two NUL bytes after line 2 */
+	fixture_put(f->root, "models/gold/latin1.sql", "SELECT 'caf\xe9' AS x\n");
+	snprintf(path, sizeof(path), "%s/models/gold/fifo.sql", f->root);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/models/gold/zero.sql", f->root);
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	snprintf(path, sizeof(path), "%s/models/silver/pipeline.yml", f->root);
+	fixture_put(f->root, "models/silver/a.sql", "SELECT 1 AS x\n");
+	assert_int_equal(symlink("/dev/urandom", path), 0);
+	snprintf(path, sizeof(path), "%s/seeds/fifo.csv", f->root);
+	fixture_put(f->root, "seeds/ok.csv", "a\n1\n");
+	assert_int_equal(mkfifo(path, 0600), 0);
+	load(f);
+	assert_int_equal(f->p->diags.n, 6);
+	assert_int_equal(fixture_diag(f->p, "'models/gold/nul.sql' holds a NUL byte")->line, 3);
+	assert_int_equal(fixture_diag(f->p, "'models/gold/latin1.sql' is not UTF-8 text")->line, 1);
+	fixture_diag(f->p, "'models/gold/fifo.sql' is a FIFO, not a regular file");
+	fixture_diag(f->p, "'models/gold/zero.sql' is a character device, not a regular file");
+	fixture_diag(f->p, "'models/silver/pipeline.yml' is a character device, not a regular file");
+	fixture_diag(f->p, "'seeds/fifo.csv' is a FIFO, not a regular file");
+	assert_non_null(project_find_model(f->p, "gold.ok"));
+	assert_non_null(project_find_model(f->p, "seeds.ok"));
+}
+
 static void test_duplicate_names(void **state)
 {
 	struct fixture_project *f = *state;
@@ -598,6 +635,7 @@ int main(void)
 		T(test_invalid_name),
 		T(test_model_problems_reported),
 		T(test_cdc_order_by_landing_sequence_warned),
+		T(test_files_must_be_regular_text),
 		T(test_hash_data_changes),
 		T(test_hash_ignores_refresh_and_description),
 		T(test_hash_from_pipeline),
