@@ -262,6 +262,61 @@ static void check_cdc_order(struct project *p, const struct model *m)
 	}
 }
 
+/* The schemas sluice writes itself: a model there would replace its state,
+ * a source's landed rows or a seed, and be replaced by them. */
+static const struct {
+	const char *schema, *why, *hint;
+} owned_schemas[] = {
+	{ "_sluice", "which holds sluice's own state",
+	  "move the file to a folder of your own under models/: the folder names the schema" },
+	{ "landing", "where sources land their rows",
+	  "read landing tables from a model in a schema of your own, e.g. "
+	  "models/bronze/NAME.sql" },
+	{ "seeds", "which holds the seeds, loaded from seeds/*.csv",
+	  "move the file to a folder of your own under models/, or make it a CSV file in "
+	  "seeds/" },
+};
+
+/* The side tables a build makes beside a model's own, "NAME__sluice_new". */
+#define SIDE_TABLE_MARK "__sluice_"
+
+/* A model may never write where sluice writes: its own schemas, the table
+ * a declared source lands in or follows, the side tables of builds. */
+static void check_owned(struct project *p, const struct model *m)
+{
+	if (m->mat == MAT_SEED)
+		return;
+	for (size_t i = 0; i < sizeof(owned_schemas) / sizeof(owned_schemas[0]); i++) {
+		if (strcmp(m->home_schema, owned_schemas[i].schema) != 0)
+			continue;
+		diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0, owned_schemas[i].hint,
+			 "model '%s' would write into schema '%s', %s", m->fqn,
+			 owned_schemas[i].schema, owned_schemas[i].why);
+		break;
+	}
+	for (size_t i = 0; i < p->cfg.nsources; i++) {
+		const struct source_cfg *s = &p->cfg.sources[i];
+		char table[512];
+
+		inputs_source_table(s, table, sizeof(table));
+		if (strcmp(table, m->fqn) == 0)
+			diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0,
+				 arena_sprintf(p->arena,
+					       "give the model another name, and read the source's "
+					       "table in its query (source '%s' is at sluice.yml:%d)",
+					       s->name, s->line),
+				 "model '%s' would replace table '%s', which source '%s' %s", m->fqn,
+				 table, s->name,
+				 s->kind && strcmp(s->kind, "adopted") == 0 ? "follows" : "lands in");
+	}
+	if (strstr(m->name, SIDE_TABLE_MARK))
+		diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0,
+			 "rename the file: a build keeps tables named NAME" SIDE_TABLE_MARK "… "
+			 "beside a model's own",
+			 "model name '%s' holds '" SIDE_TABLE_MARK "', which names sluice's side tables",
+			 m->name);
+}
+
 int project_validate(struct project *p, const char *const *relations, size_t nrelations)
 {
 	dag_build(p, relations, nrelations);
@@ -272,6 +327,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		check_windowed(p, p->models[i]);
 		check_upstreams(p, p->models[i]);
 		check_cdc_order(p, p->models[i]);
+		check_owned(p, p->models[i]);
 	}
 	diag_sort(&p->diags);
 	return diag_has_errors(&p->diags) ? SL_E_INVALID : 0;

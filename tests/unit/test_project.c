@@ -283,6 +283,53 @@ static void test_files_must_be_regular_text(void **state)
 	assert_non_null(project_find_model(f->p, "seeds.ok"));
 }
 
+/* sluice's own schemas, the tables sources land in or follow, and the side
+ * tables of builds are never a model's to write: each is refused at the
+ * model file with what it would overwrite. */
+static void test_models_never_write_where_sluice_does(void **state)
+{
+	struct fixture_project *f = *state;
+	const struct diag *d;
+
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  orders: {kind: webhook}\n"
+		    "  legacy: {kind: adopted, table: raw.legacy_events, cursor: id}\n");
+	fixture_put(f->root, "models/_sluice/models.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/_SLUICE/runs.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/landing/clicks.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/landing/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/seeds/extra.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/raw/legacy_events.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/raw/other.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/totals__sluice_new.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "seeds/regions.csv", "a\n1\n");
+	load(f);
+	expect_clean(f);
+	assert_int_equal(project_validate(f->p, NULL, 0), SL_E_INVALID);
+	d = fixture_diag(f->p, "model '_sluice.models' would write into schema '_sluice', which "
+			       "holds sluice's own state");
+	assert_string_equal(d->file, "models/_sluice/models.sql");
+	assert_int_equal(d->line, 1);
+	fixture_diag(f->p, "model '_sluice.runs' would write into schema '_sluice', which holds "
+			   "sluice's own state");
+	fixture_diag(f->p, "model 'landing.clicks' would write into schema 'landing', where "
+			   "sources land their rows");
+	d = fixture_diag(f->p, "model 'landing.orders' would replace table 'landing.orders', which "
+			       "source 'orders' lands in");
+	assert_non_null(strstr(d->hint, "sluice.yml:3"));
+	fixture_diag(f->p, "model 'seeds.extra' would write into schema 'seeds', which holds the "
+			   "seeds, loaded from seeds/*.csv");
+	d = fixture_diag(f->p, "model 'raw.legacy_events' would replace table 'raw.legacy_events', "
+			       "which source 'legacy' follows");
+	assert_non_null(strstr(d->hint, "sluice.yml:4"));
+	fixture_diag(f->p, "model name 'totals__sluice_new' holds '__sluice_', which names "
+			   "sluice's side tables");
+	/* the landing model is refused for its schema and its table */
+	assert_int_equal(diag_count(&f->p->diags, DIAG_ERROR), 8);
+}
+
 static void test_duplicate_names(void **state)
 {
 	struct fixture_project *f = *state;
@@ -636,6 +683,7 @@ int main(void)
 		T(test_model_problems_reported),
 		T(test_cdc_order_by_landing_sequence_warned),
 		T(test_files_must_be_regular_text),
+		T(test_models_never_write_where_sluice_does),
 		T(test_hash_data_changes),
 		T(test_hash_ignores_refresh_and_description),
 		T(test_hash_from_pipeline),
