@@ -391,11 +391,16 @@ void project_model_hash(struct model *m)
 	hex_digest(ctx, m->hash);
 }
 
-int project_use_env(struct project *p, const char *env, struct sl_err *err)
+bool project_env_name_valid(const char *env)
 {
 	size_t n = strlen(env);
 
-	if (!n || n > 40 || strspn(env, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
+	return n && n <= 40 && strspn(env, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+int project_use_env(struct project *p, const char *env, struct sl_err *err)
+{
+	if (!project_env_name_valid(env))
 		return sl_err_set(err, SL_E_USAGE,
 				  "invalid environment name '%s'\n"
 				  "  hint: lowercase letters, digits and underscores, at most 40, such as pr123",

@@ -10,8 +10,10 @@
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/project.h"
+#include "state/state.h"
 #include "windows/contract.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -331,4 +333,151 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 	}
 	diag_sort(&p->diags);
 	return diag_has_errors(&p->diags) ? SL_E_INVALID : 0;
+}
+
+/* A schema something is built into, with one model built there. */
+struct schema_use {
+	const char *schema;
+	const struct model *model;            /* a model of the project, or */
+	const struct state_env_model *copy;   /* an environment's copy */
+};
+
+/* By schema, then environment, then model name. */
+static int cmp_schema_use(const void *x, const void *y)
+{
+	const struct schema_use *a = x, *b = y;
+	int c = strcmp(a->schema, b->schema);
+
+	if (!c && a->copy && b->copy)
+		c = strcmp(a->copy->env, b->copy->env);
+	if (!c)
+		c = strcmp(a->model ? a->model->fqn : a->copy->name,
+			   b->model ? b->model->fqn : b->copy->name);
+	return c;
+}
+
+/* Sorts uses and keeps the first of each schema (of each environment's,
+ * for copies), so each is reported once, naming the same model each time. */
+static size_t schema_uses_unique(struct schema_use *uses, size_t n)
+{
+	size_t kept = 0;
+
+	if (n > 1)
+		qsort(uses, n, sizeof(*uses), cmp_schema_use);
+	for (size_t i = 0; i < n; i++) {
+		const struct schema_use *prev = kept ? &uses[kept - 1] : NULL;
+
+		if (!prev || strcmp(prev->schema, uses[i].schema) != 0 ||
+		    (prev->copy && strcmp(prev->copy->env, uses[i].copy->env) != 0))
+			uses[kept++] = uses[i];
+	}
+	return kept;
+}
+
+static const struct schema_use *schema_use_find(const struct schema_use *uses, size_t n,
+						const char *schema)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first entry of the schema, whatever its environment */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(uses[mid].schema, schema) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(uses[lo].schema, schema) == 0 ? &uses[lo] : NULL;
+}
+
+/* What env would write: each schema of the project as SCHEMA_env, against
+ * the project's schemas and the recorded environments' copies. */
+static void check_env_schemas(struct project *p, const char *env, const struct schema_use *own,
+			      size_t nown, const struct schema_use *copies, size_t ncopies)
+{
+	for (size_t i = 0; i < nown; i++) {
+		const struct model *m = own[i].model;
+		const char *copy = arena_sprintf(p->arena, "%s_%s", own[i].schema, env);
+		const struct schema_use *hit = schema_use_find(own, nown, copy);
+
+		if (hit) {
+			diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0,
+				 arena_sprintf(p->arena,
+					       "an environment's schemas are SCHEMA_ENV: use another "
+					       "environment name, or rename models/%s/",
+					       copy),
+				 "environment '%s' would build model '%s' into schema '%s', which "
+				 "holds model '%s'",
+				 env, m->fqn, copy, hit->model->fqn);
+			continue;
+		}
+		for (hit = schema_use_find(copies, ncopies, copy);
+		     hit && hit < copies + ncopies && strcmp(hit->schema, copy) == 0; hit++) {
+			if (strcmp(hit->copy->env, env) == 0)
+				continue;
+			diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0,
+				 arena_sprintf(p->arena,
+					       "an environment's schemas are SCHEMA_ENV, so both are "
+					       "'%s': use another environment name",
+					       copy),
+				 "environment '%s' would build model '%s' into schema '%s', where "
+				 "environment '%s' keeps its copy of model '%s'",
+				 env, m->fqn, copy, hit->copy->env, hit->copy->name);
+			break;
+		}
+	}
+}
+
+/* Where the recorded environments keep their copies, against the schemas
+ * the project builds into now. */
+static void check_recorded_envs(struct project *p, const char *env, const struct schema_use *own,
+				size_t nown, const struct schema_use *copies, size_t ncopies)
+{
+	for (size_t k = 0; k < ncopies; k++) {
+		const struct state_env_model *r = copies[k].copy;
+		const struct schema_use *hit = schema_use_find(own, nown, copies[k].schema);
+
+		if (!hit || (env && strcmp(r->env, env) == 0))
+			continue;
+		diag_add(&p->diags, DIAG_ERROR, hit->model->path, 1, 0,
+			 arena_sprintf(p->arena,
+				       "an environment's schemas are SCHEMA_ENV: rename models/%s/, or "
+				       "drop schema '%s' of environment '%s' from the warehouse",
+				       copies[k].schema, copies[k].schema, r->env),
+			 "model '%s' would be built into schema '%s', where environment '%s' keeps "
+			 "its copy of model '%s'",
+			 hit->model->fqn, copies[k].schema, r->env, r->name);
+	}
+}
+
+int project_validate_envs(struct project *p, const char *env,
+			  const struct state_env_model *recorded, size_t nrecorded)
+{
+	size_t before = diag_count(&p->diags, DIAG_ERROR);
+	struct schema_use *own = arena_alloc(p->arena, (p->nmodels + 1) * sizeof(*own));
+	struct schema_use *copies = arena_alloc(p->arena, (nrecorded + 1) * sizeof(*copies));
+	size_t nown, ncopies;
+
+	/* a name project_use_env refuses builds nothing */
+	if (env && !project_env_name_valid(env))
+		env = NULL;
+	for (size_t i = 0; i < p->nmodels; i++)
+		own[i] = (struct schema_use){ p->models[i]->home_schema, p->models[i], NULL };
+	for (size_t i = 0; i < nrecorded; i++) {
+		const char *dot = strchr(recorded[i].name, '.');
+		size_t len = dot ? (size_t)(dot - recorded[i].name) : strlen(recorded[i].name);
+
+		copies[i] = (struct schema_use){
+			arena_sprintf(p->arena, "%.*s_%s", (int)len, recorded[i].name,
+				      recorded[i].env),
+			NULL, &recorded[i] };
+	}
+	nown = schema_uses_unique(own, p->nmodels);
+	ncopies = schema_uses_unique(copies, nrecorded);
+	if (env)
+		check_env_schemas(p, env, own, nown, copies, ncopies);
+	check_recorded_envs(p, env, own, nown, copies, ncopies);
+	diag_sort(&p->diags);
+	return diag_count(&p->diags, DIAG_ERROR) > before ? SL_E_INVALID : 0;
 }

@@ -18,6 +18,7 @@
 #include "project/model.h"
 #include "project/project.h"
 #include "project/validate.h"
+#include "state/state.h"
 #include "warehouse/sqlparse.h"
 
 #include <ftw.h>
@@ -328,6 +329,67 @@ static void test_models_never_write_where_sluice_does(void **state)
 			   "sluice's side tables");
 	/* the landing model is refused for its schema and its table */
 	assert_int_equal(diag_count(&f->p->diags, DIAG_ERROR), 8);
+}
+
+/* An environment's schemas are SCHEMA_ENV: they may not be a schema of
+ * the project (env pr1 of silver is the folder silver_pr1), nor one where
+ * another environment the warehouse records keeps its copies (env b of
+ * x_a and env a_b of x are both x_a_b); and a folder added since may not
+ * be one where a recorded environment keeps its copies. */
+static void test_environment_schemas_never_meet(void **state)
+{
+	struct fixture_project *f = *state;
+	static const struct state_env_model recorded[] = {
+		{ "a_b", "x.m" },
+		{ "a_b", "x.n" },
+		{ "a_b", "x_a.k" },
+		{ "old", "silver.orders" },
+		{ "pr1", "silver.orders" },
+	};
+	const struct diag *d;
+
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/silver/items.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/silver_pr1/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/x_a/k.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/x/m.sql", "SELECT 1 AS x\n");
+	load(f);
+	expect_clean(f);
+	assert_int_equal(project_validate(f->p, NULL, 0), 0);
+
+	/* the current env against the project's own schemas, once per schema */
+	assert_int_equal(project_validate_envs(f->p, "pr1", NULL, 0), SL_E_INVALID);
+	assert_int_equal(f->p->diags.n, 1);
+	d = fixture_diag(f->p, "environment 'pr1' would build model 'silver.items' into schema "
+			       "'silver_pr1', which holds model 'silver_pr1.orders'");
+	assert_string_equal(d->file, "models/silver/items.sql");
+	assert_int_equal(d->line, 1);
+	f->p->diags.n = 0;
+	assert_int_equal(project_validate_envs(f->p, "pr2", NULL, 0), 0);
+	assert_int_equal(project_validate_envs(f->p, NULL, NULL, 0), 0);
+	/* a name the environment flag refuses is refused there */
+	assert_int_equal(project_validate_envs(f->p, "PR1", NULL, 0), 0);
+
+	/* against the recorded environments: env b of x_a meets env a_b of x,
+	 * not its own copies; pr1 of silver meets the folder silver_pr1 */
+	assert_int_equal(project_validate_envs(f->p, "b", recorded, 5), SL_E_INVALID);
+	d = fixture_diag(f->p, "environment 'b' would build model 'x_a.k' into schema 'x_a_b', "
+			       "where environment 'a_b' keeps its copy of model 'x.m'");
+	assert_string_equal(d->file, "models/x_a/k.sql");
+	d = fixture_diag(f->p, "model 'silver_pr1.orders' would be built into schema "
+			       "'silver_pr1', where environment 'pr1' keeps its copy of model "
+			       "'silver.orders'");
+	assert_string_equal(d->file, "models/silver_pr1/orders.sql");
+	assert_int_equal(f->p->diags.n, 2);
+
+	/* without an env only the recorded ones, each schema once */
+	f->p->diags.n = 0;
+	assert_int_equal(project_validate_envs(f->p, NULL, recorded, 5), SL_E_INVALID);
+	assert_int_equal(f->p->diags.n, 1);
+	/* the current env's own copies are its to rebuild */
+	f->p->diags.n = 0;
+	assert_int_equal(project_validate_envs(f->p, "a_b", recorded, 3), 0);
 }
 
 static void test_duplicate_names(void **state)
@@ -684,6 +746,7 @@ int main(void)
 		T(test_cdc_order_by_landing_sequence_warned),
 		T(test_files_must_be_regular_text),
 		T(test_models_never_write_where_sluice_does),
+		T(test_environment_schemas_never_meet),
 		T(test_hash_data_changes),
 		T(test_hash_ignores_refresh_and_description),
 		T(test_hash_from_pipeline),
