@@ -33,7 +33,7 @@ const struct cli_command cli_commands[] = {
 	  "[-s SELECTOR] [--env E] [--json]",
 	  "run the checks of the selected built models on their data as it is, building nothing" },
 	{ "validate", cli_validate, COMMON | CLI_F_ENV, 0, "[--env E]",
-	  "check the whole project (and environment E's schemas) and report every problem" },
+	  "check the whole project and report every problem" },
 	{ "compile", cli_compile, COMMON | CLI_F_ENV, 1, "MODEL [--env E]",
 	  "print the SQL a build of MODEL runs" },
 	{ "windows", cli_windows, COMMON | CLI_F_WINDOW | CLI_F_STATUS | CLI_F_JSON | CLI_F_ENV, 1,
@@ -63,10 +63,11 @@ const struct cli_command cli_commands[] = {
 /* Words people bring from dbt, SQLMesh and the like for our commands: an
  * unknown command is looked up here before its nearest spelling. */
 static const struct suggest_alias command_aliases[] = {
-	{ "list", "ls" },	    { "build", "run" },	   { "parse", "validate" },
-	{ "lint", "validate" },	    { "status", "live status" }, { "graph", "dag" },
-	{ "show", "sql" },	    { "query", "sql" },	   { "new", "init" },
-	{ "version", "--version" }, { NULL, NULL },
+	{ "list", "ls" },      { "build", "run" },  { "parse", "validate" },
+	{ "lint", "validate" }, { "status", "live status" },
+	{ "graph", "dag" },    { "show", "sql" },   { "query", "sql" },
+	{ "new", "init" },     { "version", "--version" },
+	{ NULL, NULL },
 };
 
 const struct cli_command *cli_command_find(const char *name)
