@@ -836,7 +836,7 @@ static void test_nul_byte(void **state)
 static void test_not_a_regular_file(void **state)
 {
 	struct fixture *f = *state;
-	char fifo[] = "/tmp/sluice-test-fifo-XXXXXX", link[] = "/tmp/sluice-test-link-XXXXXX";
+	char fifo[64] = "/tmp/sluice-test-fifo-XXXXXX", link[64] = "/tmp/sluice-test-link-XXXXXX";
 	char *big = malloc(PROJECT_TEXT_MAX + 2);
 	int fd;
 
