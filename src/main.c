@@ -32,7 +32,8 @@ const struct cli_command cli_commands[] = {
 	{ "test", cli_test, COMMON | CLI_F_SELECT | CLI_F_JSON | CLI_F_ENV, 0,
 	  "[-s SELECTOR] [--env E] [--json]",
 	  "run the checks of the selected built models on their data as it is, building nothing" },
-	{ "validate", cli_validate, COMMON, 0, "", "check the whole project and report every problem" },
+	{ "validate", cli_validate, COMMON | CLI_F_ENV, 0, "[--env E]",
+	  "check the whole project and report every problem" },
 	{ "compile", cli_compile, COMMON | CLI_F_ENV, 1, "MODEL [--env E]",
 	  "print the SQL a build of MODEL runs" },
 	{ "windows", cli_windows, COMMON | CLI_F_WINDOW | CLI_F_STATUS | CLI_F_JSON | CLI_F_ENV, 1,
@@ -58,6 +59,16 @@ const struct cli_command cli_commands[] = {
 	  "run a query against the warehouse and print the rows" },
 	{ "help", cli_help, 0, 1, "[COMMAND]", "show the commands, or one command's usage" },
 	{ NULL, NULL, 0, 0, NULL, NULL },
+};
+
+/* Words people bring from dbt, SQLMesh and the like for our commands: an
+ * unknown command is looked up here before its nearest spelling. */
+static const struct suggest_alias command_aliases[] = {
+	{ "list", "ls" },      { "build", "run" },  { "parse", "validate" },
+	{ "lint", "validate" }, { "status", "live status" },
+	{ "graph", "dag" },    { "show", "sql" },   { "query", "sql" },
+	{ "new", "init" },     { "version", "--version" },
+	{ NULL, NULL },
 };
 
 const struct cli_command *cli_command_find(const char *name)
@@ -109,15 +120,32 @@ void cli_print_usage(const struct cli_command *c)
 		       "                      port 0 picks a free one)\n");
 }
 
+static int unknown_command(const char *word)
+{
+	const char *names[sizeof(cli_commands) / sizeof(*cli_commands)];
+	const char *near;
+	size_t n = 0;
+
+	for (; cli_commands[n].name; n++)
+		names[n] = cli_commands[n].name;
+	names[n] = NULL;
+	near = suggest_command(word, names, command_aliases);
+	if (near)
+		fprintf(stderr, "sluice: unknown command '%s'\n  hint: did you mean '%s'?\n", word,
+			near);
+	else
+		fprintf(stderr, "sluice: unknown command '%s'\n  hint: 'sluice help' lists them\n",
+			word);
+	return CLI_USAGE;
+}
+
 int cli_help(struct cli_args *args)
 {
 	if (args->npos == 1) {
 		const struct cli_command *c = cli_command_find(args->pos[0]);
 
-		if (!c) {
-			fprintf(stderr, "sluice: no command '%s'\n", args->pos[0]);
-			return CLI_USAGE;
-		}
+		if (!c)
+			return unknown_command(args->pos[0]);
 		cli_print_usage(c);
 		return CLI_OK;
 	}
@@ -144,24 +172,8 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	cmd = cli_command_find(argv[1]);
-	if (!cmd) {
-		const char *names[sizeof(cli_commands) / sizeof(*cli_commands)];
-		const char *near;
-		size_t n = 0;
-
-		for (; cli_commands[n].name; n++)
-			names[n] = cli_commands[n].name;
-		names[n] = NULL;
-		near = suggest_nearest(argv[1], names);
-		if (near)
-			fprintf(stderr, "sluice: unknown command '%s'\n  hint: did you mean '%s'?\n",
-				argv[1], near);
-		else
-			fprintf(stderr,
-				"sluice: unknown command '%s'\n  hint: 'sluice help' lists them\n",
-				argv[1]);
-		return CLI_USAGE;
-	}
+	if (!cmd)
+		return unknown_command(argv[1]);
 	rc = cli_args_parse(cmd, argc - 2, argv + 2, &args);
 	if (!rc)
 		rc = cmd->run(&args);

@@ -228,6 +228,62 @@ static void redraw(struct cli_session *s, bool tty)
 	fflush(stdout);
 }
 
+/* Names, comma-separated, the first few of them: a start line stays a
+ * line however large the project. */
+static void print_names(const char *const *names, size_t n)
+{
+	enum { SHOWN = 8 };
+
+	for (size_t i = 0; i < n && i < SHOWN; i++)
+		printf("%s%s", i ? ", " : "", names[i]);
+	if (n > SHOWN)
+		printf(" and %zu more", n - SHOWN);
+	printf("\n");
+}
+
+/* Says that the runner started and what it follows: the live models it
+ * refreshes, the landing tables they read (through views and other live
+ * models too), how often it looks. */
+static void print_start(struct cli_session *s)
+{
+	const struct project *p = s->project;
+	const char **models = arena_alloc(s->arena, (p->nmodels + 1) * sizeof(char *));
+	const char **inputs = NULL;
+	size_t nmodels = 0, ninputs = 0, cap = 0;
+	char every[32];
+
+	for (size_t i = 0; i < p->nmodels; i++) {
+		struct model_inputs in;
+
+		if (!inputs_refreshes(p->models[i]))
+			continue;
+		models[nmodels++] = p->models[i]->fqn;
+		inputs_find(s->arena, p->models[i], &in);
+		for (size_t k = 0; k < in.nsources; k++) {
+			size_t j = 0;
+
+			while (j < ninputs && strcmp(inputs[j], in.sources[k]) != 0)
+				j++;
+			if (j == ninputs)
+				*ARENA_PUSH(s->arena, &inputs, &ninputs, &cap) = in.sources[k];
+		}
+	}
+	units_format_duration(p->cfg.live.poll_interval_ms, every, sizeof(every));
+	printf("sluice live: started for project %s, looking for new rows every %s (Ctrl-C "
+	       "stops)\n",
+	       p->cfg.name, every);
+	if (!nmodels) {
+		printf("  no live models: set live=true in a model's @config to keep it current\n");
+		return;
+	}
+	printf("  %zu live model%s: ", nmodels, nmodels == 1 ? "" : "s");
+	print_names(models, nmodels);
+	if (ninputs) {
+		printf("  following %zu landing table%s: ", ninputs, ninputs == 1 ? "" : "s");
+		print_names(inputs, ninputs);
+	}
+}
+
 /* What the runner kept unwritten and the last aggregated run-log rows,
  * written on the way out; the warehouse
  * may have to be opened again, waiting a little for another writer. */
@@ -266,8 +322,11 @@ static int live_loop(struct cli_args *args)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	runner = live_runner_new(s.project, tty ? NULL : stdout);
-	if (!args->once)
+	if (!args->once) {
 		live_runner_share(runner);
+		print_start(&s);
+		fflush(stdout);
+	}
 	while (!stopping) {
 		bool moved = true;
 

@@ -15,6 +15,7 @@
 #include "project/project.h"
 #include "project/validate.h"
 #include "server/client.h"
+#include "state/state.h"
 #include "warehouse/open.h"
 #include "warehouse/sqlparse.h"
 #include "warehouse/wh.h"
@@ -137,6 +138,18 @@ static bool settings_broken(const struct project *p, FILE *out)
 	return broken;
 }
 
+/* The models the warehouse's environments have built, when it keeps a
+ * record of them. */
+static int recorded_envs(struct cli_session *s, struct state_env_model **rows, size_t *n,
+			 struct sl_err *err)
+{
+	*rows = NULL;
+	*n = 0;
+	if (!s->wh || !dag_relation_exists(s->relations, s->nrelations, "_sluice.models"))
+		return 0;
+	return state_env_models_load(s->wh, s->arena, rows, n, err);
+}
+
 static int fail(struct cli_session *s, const struct sl_err *err)
 {
 	if (err)
@@ -171,9 +184,15 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		return fail(s, &err);
 	add_declared_sources(s);
 	if (validate) {
+		struct state_env_model *envs;
+		size_t nenvs;
+
 		/* without the warehouse's relation list, references to outside
 		 * tables cannot be checked and are taken on trust */
 		project_validate(s->project, s->relations, s->nrelations);
+		if (recorded_envs(s, &envs, &nenvs, &err))
+			return fail(s, &err);
+		project_validate_envs(s->project, args->env, envs, nenvs);
 		diag_print(&s->project->diags, s->err);
 		if (diag_has_errors(&s->project->diags)) {
 			size_t n = diag_count(&s->project->diags, DIAG_ERROR);

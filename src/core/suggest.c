@@ -63,6 +63,28 @@ const char *suggest_nearest(const char *word, const char *const *candidates)
 	return best_d <= limit ? best : NULL;
 }
 
+const char *suggest_command(const char *word, const char *const *candidates,
+			    const struct suggest_alias *aliases)
+{
+	const char *prefixed = NULL;
+	size_t len = strlen(word), hits = 0;
+
+	for (size_t i = 0; aliases && aliases[i].word; i++)
+		if (strcmp(word, aliases[i].word) == 0)
+			return aliases[i].means;
+	/* edit distance ranks "list" as near "test" as "ls": what a word
+	 * abbreviates is the stronger clue */
+	for (size_t i = 0; len >= 2 && candidates[i]; i++) {
+		if (strncmp(candidates[i], word, len) == 0) {
+			prefixed = candidates[i];
+			hits++;
+		}
+	}
+	if (hits == 1)
+		return prefixed;
+	return suggest_nearest(word, candidates);
+}
+
 int suggest_index(const char *word, const char *const *candidates)
 {
 	for (int i = 0; word && candidates[i]; i++)

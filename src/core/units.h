@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest duration any setting takes: a year. Longer is a slip of the
+ * unit (a timer nobody waits for, a window no data fills). */
+#define UNITS_DURATION_MAX_MS (365LL * 86400000)
+
 /* Parses a duration into milliseconds. A bare 0 is allowed. Returns 0, or
  * SL_E_PARSE when the text is not a duration or is too large. */
 int units_parse_duration(const char *s, int64_t *ms);

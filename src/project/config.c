@@ -14,6 +14,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
+#include "project/files.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -53,13 +54,17 @@ enum cfg_kind {
 };
 
 /* One valid key of a mapping; off is where its value goes, counted from the
- * base pointer the table is walked with. */
+ * base pointer the table is walked with. A duration or size whose 0 means
+ * nothing useful (a runner that never sleeps, a retry without a pause)
+ * says why in zero, the hint that refuses it; the others take 0 as "none"
+ * or "at once", as docs/project.md lists. */
 struct cfg_field {
 	const char *key;
 	enum cfg_kind kind;
 	size_t off;
 	const char *const *choices;
 	const struct cfg_field *sub;
+	const char *zero;
 };
 
 #define PF(member) offsetof(struct project_cfg, member)
@@ -90,19 +95,22 @@ static const struct cfg_field source_fields[] = {
 	{ "publication", CFG_STR, SF(publication) },
 	{ "slot", CFG_STR, SF(slot) },
 	{ "url", CFG_STR, SF(url) },
-	{ "interval", CFG_DURATION, SF(interval_ms) },
+	{ "interval", CFG_DURATION, SF(interval_ms), NULL, NULL,
+	  "a poll source asks its API this often: write e.g. 30s" },
 	{ "cursor", CFG_STR, SF(cursor) },
 	{ "cursor_param", CFG_STR, SF(cursor_param) },
 	{ "json_path", CFG_STR, SF(json_path) },
 	{ "headers", CFG_HEADERS },
-	{ "timeout", CFG_DURATION, SF(timeout_ms) },
+	{ "timeout", CFG_DURATION, SF(timeout_ms), NULL, NULL,
+	  "a request needs time to be answered: write e.g. 10s" },
 	{ "brokers", CFG_STR, SF(brokers) },
 	{ "topic", CFG_STR, SF(topic) },
 	{ "boundary", CFG_CHOICE, SF(boundary), boundary_modes },
 	{ "table", CFG_STR, SF(table) },
 	{ "create", CFG_BOOL, SF(create) },
 	{ "snapshot", CFG_CHOICE, SF(snapshot), snapshot_modes },
-	{ "status_interval", CFG_DURATION, SF(status_interval_ms) },
+	{ "status_interval", CFG_DURATION, SF(status_interval_ms), NULL, NULL,
+	  "the consumer tells the server it is alive this often: write e.g. 10s" },
 	{ NULL },
 };
 
@@ -111,23 +119,31 @@ static const struct cfg_field live_fields[] = {
 	{ "min_interval", CFG_DURATION, PF(live.min_interval_ms) },
 	{ "debounce", CFG_DURATION, PF(live.debounce_ms) },
 	{ "max_latency", CFG_DURATION, PF(live.max_latency_ms) },
-	{ "poll_interval", CFG_DURATION, PF(live.poll_interval_ms) },
+	{ "poll_interval", CFG_DURATION, PF(live.poll_interval_ms), NULL, NULL,
+	  "the runner would look for new rows without a pause, busy all the time: write e.g. 5s" },
 	{ "log_interval", CFG_DURATION, PF(live.log_interval_ms) },
-	{ "backoff_base", CFG_DURATION, PF(live.backoff_base_ms) },
-	{ "backoff_max", CFG_DURATION, PF(live.backoff_max_ms) },
+	{ "backoff_base", CFG_DURATION, PF(live.backoff_base_ms), NULL, NULL,
+	  "a failing model would be retried at once, over and over: write e.g. 2s" },
+	{ "backoff_max", CFG_DURATION, PF(live.backoff_max_ms), NULL, NULL,
+	  "a failing model would be retried at once, over and over: write e.g. 300s" },
 	{ "assertion_interval", CFG_DURATION, PF(live.assertion_interval_ms) },
 	{ "profile_interval", CFG_DURATION, PF(live.profile_interval_ms) },
-	{ "max_lag", CFG_DURATION, PF(live.max_lag_ms) },
+	{ "max_lag", CFG_DURATION, PF(live.max_lag_ms), NULL, NULL,
+	  "every live model lags a little, so each would count as stale: write e.g. 300s" },
 	{ NULL },
 };
 
 static const struct cfg_field server_fields[] = {
 	{ "listen", CFG_STR, PF(server.listen) },
 	{ "token_env", CFG_STR, PF(server.token_env) },
-	{ "max_body", CFG_SIZE, PF(server.max_body) },
-	{ "header_timeout", CFG_DURATION, PF(server.header_timeout_ms) },
-	{ "idle_timeout", CFG_DURATION, PF(server.idle_timeout_ms) },
-	{ "min_body_rate", CFG_SIZE, PF(server.min_body_rate) },
+	{ "max_body", CFG_SIZE, PF(server.max_body), NULL, NULL,
+	  "no request with a body could be read: write e.g. 8MiB" },
+	{ "header_timeout", CFG_DURATION, PF(server.header_timeout_ms), NULL, NULL,
+	  "a request needs time to send its header: write e.g. 10s" },
+	{ "idle_timeout", CFG_DURATION, PF(server.idle_timeout_ms), NULL, NULL,
+	  "a connection needs time between requests: write e.g. 60s" },
+	{ "min_body_rate", CFG_SIZE, PF(server.min_body_rate), NULL, NULL,
+	  "a body that arrives at 0 bytes a second never arrives: write e.g. 4KiB" },
 	{ "max_client_connections", CFG_COUNT, PF(server.max_client_connections) },
 	{ NULL },
 };
@@ -431,11 +447,18 @@ static void cfg_scalar_set(struct cfg_loader *ld, const struct cfg_field *f, yam
 		if (units_parse_duration(s, (int64_t *)dst))
 			cfg_error(ld, val, "write e.g. 200ms, 10s, 5m, 1h, 7d",
 				  "invalid duration '%s' for '%s'", s, path);
+		else if (*(int64_t *)dst > UNITS_DURATION_MAX_MS)
+			cfg_error(ld, val, "write at most 365d",
+				  "invalid duration '%s' for '%s' (more than a year)", s, path);
+		else if (!*(int64_t *)dst && f->zero)
+			cfg_error(ld, val, f->zero, "invalid duration 0 for '%s'", path);
 		break;
 	case CFG_SIZE:
 		if (units_parse_size(s, (int64_t *)dst))
 			cfg_error(ld, val, "write e.g. 512KiB, 8MiB", "invalid size '%s' for '%s'",
 				  s, path);
+		else if (!*(int64_t *)dst && f->zero)
+			cfg_error(ld, val, f->zero, "invalid size 0 for '%s'", path);
 		break;
 	case CFG_COUNT:
 		if (!cfg_count_parse(s, (int64_t *)dst))
@@ -662,18 +685,12 @@ static bool cfg_query_name_ok(const char *s)
 static void cfg_poll_check(struct cfg_loader *ld, yaml_node_t *map, struct source_cfg *src)
 {
 	const char *path = cfg_path(ld, "sources", src->name);
-	yaml_node_t *n;
 
 	if (src->url && strncasecmp(src->url, "http://", 7) != 0 &&
 	    strncasecmp(src->url, "https://", 8) != 0)
 		cfg_error(ld, cfg_source_node(ld, map, "url", true),
 			  "write e.g. https://api.example.com/v1/rates",
 			  "invalid url '%s' for '%s.url' (http or https only)", src->url, path);
-	if (src->interval_ms == 0 && (n = cfg_source_node(ld, map, "interval", true)))
-		cfg_error(ld, n, "write e.g. 30s", "invalid interval 0 for '%s.interval' (a poll "
-			  "source needs one above 0)", path);
-	if (src->timeout_ms == 0 && (n = cfg_source_node(ld, map, "timeout", true)))
-		cfg_error(ld, n, "write e.g. 10s", "invalid timeout 0 for '%s.timeout'", path);
 	if (src->cursor_param && !cfg_query_name_ok(src->cursor_param))
 		cfg_error(ld, cfg_source_node(ld, map, "cursor_param", true),
 			  "use letters, digits, '-', '.', '_' or '~'",
@@ -744,11 +761,6 @@ static void cfg_cdc_check(struct cfg_loader *ld, yaml_node_t *map, struct source
 		src->snapshot = "initial";
 	if (src->status_interval_ms < 0)
 		src->status_interval_ms = 10000;
-	else if (src->status_interval_ms == 0)
-		cfg_error(ld, cfg_source_node(ld, map, "status_interval", true),
-			  "the consumer tells the server it is alive this often: give a duration "
-			  "such as 10s",
-			  "'%s.status_interval' must be more than 0", path);
 	if (src->ncolumns)
 		cfg_error(ld, cfg_source_node(ld, map, "columns", false),
 			  "read the values from payload in a model",
@@ -890,9 +902,31 @@ static void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct pro
 	cfg_slots_check(ld, map, cfg);
 }
 
+/* Retries back off from backoff_base, doubling up to backoff_max: a base
+ * above the cap would make the first pause longer than every later one. */
+static void cfg_backoff_check(struct cfg_loader *ld, yaml_node_t *root, const struct live_cfg *live)
+{
+	yaml_node_pair_t *p = cfg_map_pair(ld, root, "live");
+	yaml_node_t *map = p ? cfg_node(ld, p->value) : NULL;
+	yaml_node_pair_t *base = cfg_map_pair(ld, map, "backoff_base");
+	yaml_node_pair_t *max = cfg_map_pair(ld, map, "backoff_max");
+	char b[32], m[32];
+
+	if (live->backoff_base_ms <= live->backoff_max_ms || (!base && !max))
+		return;
+	units_format_duration(live->backoff_base_ms, b, sizeof(b));
+	units_format_duration(live->backoff_max_ms, m, sizeof(m));
+	cfg_error(ld, cfg_node(ld, (base ? base : max)->key),
+		  "retries start at backoff_base and double up to backoff_max: make backoff_max "
+		  "the larger",
+		  "'live.backoff_base' (%s) is more than 'live.backoff_max' (%s)", b, m);
+}
+
 static void cfg_project_check(struct cfg_loader *ld, yaml_node_t *root, struct project_cfg *cfg)
 {
 	yaml_node_pair_t *p;
+
+	cfg_backoff_check(ld, root, &cfg->live);
 
 	if (!cfg->name) {
 		p = cfg_map_pair(ld, root, "name");
@@ -914,16 +948,16 @@ static void cfg_project_check(struct cfg_loader *ld, yaml_node_t *root, struct p
 
 /* libyaml gives a line and column for scanner and parser errors, but only
  * a byte offset for reader errors (bad UTF-8, control characters). */
-static void cfg_yaml_error(struct cfg_loader *ld, const yaml_parser_t *parser,
-			   const struct buf *text)
+static void cfg_yaml_error(struct cfg_loader *ld, const yaml_parser_t *parser, const char *text,
+			   size_t len)
 {
 	const char *problem = parser->problem ? parser->problem : "cannot parse";
 	char hint[CFG_HINT_MAX];
 	int line = 1, col = 1;
 
 	if (parser->error == YAML_READER_ERROR) {
-		for (size_t i = 0; i < parser->problem_offset && i < text->len; i++) {
-			if (text->buf[i] == '\n') {
+		for (size_t i = 0; i < parser->problem_offset && i < len; i++) {
+			if (text[i] == '\n') {
 				line++;
 				col = 1;
 			} else {
@@ -951,51 +985,27 @@ static void cfg_yaml_error(struct cfg_loader *ld, const yaml_parser_t *parser,
 		 "invalid YAML: %s", problem);
 }
 
-static int cfg_file_read(struct cfg_loader *ld, const char *path, struct buf *text)
-{
-	FILE *f = fopen(path, "rb");
-	char chunk[4096];
-	size_t n;
-	int err = 0;
-
-	if (!f) {
-		err = errno;
-	} else {
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			buf_add(text, chunk, n);
-		if (ferror(f))
-			err = errno;
-		fclose(f);
-	}
-	if (!err)
-		return 0;
-	buf_release(text);
-	diag_add(ld->diags, DIAG_ERROR, ld->display, 0, 0, NULL, "cannot read '%s': %s", path,
-		 strerror(err));
-	return SL_E_IO;
-}
-
 /* Reads and parses path into ld->doc. On success the caller owns ld->doc
  * and must yaml_document_delete() it; on failure nothing is left to free. */
 static int cfg_doc_load(struct cfg_loader *ld, const char *path)
 {
-	struct buf text = BUF_INIT;
 	yaml_parser_t parser;
 	yaml_document_t extra;
-	int rc = cfg_file_read(ld, path, &text);
+	char *text;
+	size_t len;
+	int rc = project_file_read(ld->a, path, ld->display, PROJECT_TEXT_MAX, true, ld->diags,
+				   &text, &len);
 
 	if (rc)
-		return rc;
-	if (!yaml_parser_initialize(&parser)) {
-		buf_release(&text);
+		return rc == SL_E_IO ? SL_E_IO : SL_E_CONFIG;
+	if (!yaml_parser_initialize(&parser))
 		return SL_E_NOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text.buf, text.len);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	rc = SL_E_CONFIG;
 	if (!yaml_parser_load(&parser, &ld->doc)) {
-		cfg_yaml_error(ld, &parser, &text);
+		cfg_yaml_error(ld, &parser, text, len);
 	} else if (!yaml_parser_load(&parser, &extra)) {
-		cfg_yaml_error(ld, &parser, &text);
+		cfg_yaml_error(ld, &parser, text, len);
 		yaml_document_delete(&ld->doc);
 	} else {
 		yaml_node_t *root = yaml_document_get_root_node(&extra);
@@ -1010,7 +1020,6 @@ static int cfg_doc_load(struct cfg_loader *ld, const char *path)
 		yaml_document_delete(&extra);
 	}
 	yaml_parser_delete(&parser);
-	buf_release(&text);
 	return rc;
 }
 

@@ -128,18 +128,39 @@ const struct source_cfg *dag_source_named(const struct project *p, const char *n
 
 /* An @upstream that names a model of the project orders the build after
  * it, whether it gates or not; one that names a declared source is that
- * source. What a contract may name is validate.c's to check. */
+ * source. A name that could be either, or several models, is refused: the
+ * choice decides what gates the model. What a contract may name is
+ * validate.c's to check. */
 static void resolve_upstreams(struct project *p, struct model *m)
 {
 	for (size_t i = 0; i < m->nupstreams; i++) {
 		struct model_upstream *u = &m->upstreams[i];
+		struct sl_err err = SL_ERR_INIT;
+		const char *relation;
+		const struct source_cfg *s;
 
-		u->target = *u->name && strcmp(u->type, "model") == 0
-				    ? dag_model_named(p, u->name, NULL)
-				    : NULL;
+		u->target = NULL;
 		u->source = NULL;
-		if (!u->target && *u->name && strcmp(u->type, "model") == 0)
-			u->source = dag_source_named(p, u->name, &u->source_relation);
+		if (!*u->name || strcmp(u->type, "model") != 0)
+			continue;
+		u->target = dag_model_named(p, u->name, &err);
+		s = dag_source_named(p, u->name, &relation);
+		if (!u->target && err.code == SL_E_USAGE)
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+				 "write the schema too, as schema.name",
+				 "@upstream '%s' names several models: %s", u->name,
+				 schemas_with(p, u->name));
+		else if (u->target && s) {
+			diag_add(&p->diags, DIAG_ERROR, m->path, u->line, 0,
+				 arena_sprintf(p->arena,
+					       "write '%s' for the model or '%s' for the source",
+					       u->target->fqn, relation),
+				 "@upstream '%s' names both model '%s' and source '%s'", u->name,
+				 u->target->fqn, s->name);
+		} else if (!u->target) {
+			u->source = s;
+			u->source_relation = s ? relation : NULL;
+		}
 		if (u->target && u->target != m)
 			add_edge(p, m, u->target);
 	}

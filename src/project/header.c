@@ -285,8 +285,16 @@ static void upstream_check(struct hdr *h, const struct directive *d, size_t off,
 	if (choices && header_choice_index(choices, value) < 0)
 		report(h, d, off, header_choice_hint(h->a, choices, value, NULL), "invalid %s '%s'",
 		       key, value);
-	if (strcmp(key, "freshness") == 0 && units_parse_duration(value, &ms) != 0)
+	if (strcmp(key, "freshness") != 0)
+		return;
+	if (units_parse_duration(value, &ms) != 0)
 		report(h, d, off, "a duration such as 30m, 1h or 7d", "invalid freshness '%s'",
+		       value);
+	else if (ms == 0)
+		report(h, d, off, "0 checks nothing: give the age the upstream's rows may have, e.g. "
+		       "1h, or remove freshness", "invalid freshness 0");
+	else if (ms > UNITS_DURATION_MAX_MS)
+		report(h, d, off, "write at most 365d", "invalid freshness '%s' (more than a year)",
 		       value);
 }
 

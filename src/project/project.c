@@ -8,6 +8,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "project/files.h"
 #include "project/header.h"
 #include "project/refs.h"
 
@@ -22,13 +23,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static bool is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
 
 static bool is_dir(const char *path)
 {
@@ -47,7 +41,7 @@ int project_locate(const char *dir, char **root, struct sl_err *err)
 			return sl_err_set(err, SL_E_NOTFOUND, "project folder '%s' not found: %s",
 					  dir, strerror(errno));
 		snprintf(path, sizeof(path), "%s/sluice.yml", buf);
-		if (!is_file(path))
+		if (!project_file_exists(path))
 			return sl_err_set(err, SL_E_NOTFOUND,
 					  "no sluice.yml in '%s'\n"
 					  "  hint: create a project with 'sluice init DIR'",
@@ -62,7 +56,7 @@ int project_locate(const char *dir, char **root, struct sl_err *err)
 		char *slash;
 
 		snprintf(path, sizeof(path), "%s/sluice.yml", buf);
-		if (is_file(path)) {
+		if (project_file_exists(path)) {
 			*root = strdup(buf);
 			return 0;
 		}
@@ -75,23 +69,6 @@ int project_locate(const char *dir, char **root, struct sl_err *err)
 			  "no sluice.yml in this folder or any parent\n"
 			  "  hint: run inside a project, pass --project DIR, or create one with "
 			  "'sluice init DIR'");
-}
-
-static int read_file(struct arena *a, const char *path, char **out)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b = BUF_INIT;
-	char chunk[8192];
-	size_t n;
-
-	if (!f)
-		return SL_E_IO;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	*out = arena_strndup(a, b.buf, b.len);
-	buf_release(&b);
-	return 0;
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -194,14 +171,12 @@ static void load_sql_model(struct project *p, struct sqlparse *parser, const cha
 	char *name = arena_strndup(p->arena, file, strlen(file) - 4);
 	const char *rel = arena_sprintf(p->arena, "models/%s/%s", schema, file);
 	struct model *m = add_model(p, schema, name, rel);
-	size_t first;
+	size_t first, len;
 	char *text;
 
-	if (read_file(p->arena, m->abspath, &text)) {
-		diag_add(&p->diags, DIAG_ERROR, rel, 0, 0, NULL, "cannot read '%s': %s", rel,
-			 strerror(errno));
+	if (project_file_read(p->arena, m->abspath, rel, PROJECT_TEXT_MAX, true, &p->diags, &text,
+			      &len))
 		return;
-	}
 	m->text = text;
 	/* a bad directive does not stop the query from being checked too */
 	header_parse(p->arena, m, &p->diags);
@@ -224,7 +199,7 @@ static void load_schema_folder(struct project *p, struct sqlparse *parser, const
 	size_t n;
 	char **files = list_dir(p->arena, dir, &n);
 
-	if (is_file(pipeline_abs))
+	if (project_file_exists(pipeline_abs))
 		pipeline_cfg_load(p->arena, pipeline_abs, pipeline, &defaults, &p->diags);
 	for (size_t i = 0; i < n; i++) {
 		const char *sub = arena_sprintf(p->arena, "%s/%s", dir, files[i]);
@@ -247,18 +222,19 @@ static void load_seeds(struct project *p)
 
 	for (size_t i = 0; i < n; i++) {
 		struct model *m;
-		char *name;
+		char *name, *text;
+		size_t len;
 
 		if (!ends_with(files[i], ".csv"))
 			continue;
 		name = arena_strndup(p->arena, files[i], strlen(files[i]) - 4);
 		m = add_model(p, "seeds", name, arena_sprintf(p->arena, "seeds/%s", files[i]));
 		m->mat = MAT_SEED;
-		if (read_file(p->arena, m->abspath, (char **)&m->text)) {
-			diag_add(&p->diags, DIAG_ERROR, m->path, 0, 0, NULL, "cannot read '%s': %s",
-				 m->path, strerror(errno));
+		/* the warehouse reads the CSV: its text is only hashed here */
+		if (project_file_read(p->arena, m->abspath, m->path, PROJECT_SEED_MAX, false,
+				      &p->diags, &text, &len))
 			continue;
-		}
+		m->text = text;
 		project_model_hash(m);
 	}
 }
@@ -277,8 +253,12 @@ int project_load(struct arena *a, const char *root, struct sqlparse *parser,
 	p->root = arena_strdup(a, root);
 	diag_list_init(&p->diags, a);
 	rc = project_cfg_load(a, yml, "sluice.yml", &p->cfg, &p->diags);
-	if (rc == SL_E_IO)
-		return sl_err_set(err, SL_E_IO, "cannot read '%s'", yml);
+	if (rc == SL_E_IO) {
+		const struct diag *d = &p->diags.items[p->diags.n - 1];
+
+		return sl_err_set(err, SL_E_IO, "%s%s%s", d->msg, d->hint ? "\n  hint: " : "",
+				  d->hint ? d->hint : "");
+	}
 	schemas = list_dir(a, models_dir, &n);
 	for (size_t i = 0; i < n; i++) {
 		const char *path = arena_sprintf(a, "%s/%s", models_dir, schemas[i]);
@@ -411,11 +391,16 @@ void project_model_hash(struct model *m)
 	hex_digest(ctx, m->hash);
 }
 
-int project_use_env(struct project *p, const char *env, struct sl_err *err)
+bool project_env_name_valid(const char *env)
 {
 	size_t n = strlen(env);
 
-	if (!n || n > 40 || strspn(env, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
+	return n && n <= 40 && strspn(env, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+int project_use_env(struct project *p, const char *env, struct sl_err *err)
+{
+	if (!project_env_name_valid(env))
 		return sl_err_set(err, SL_E_USAGE,
 				  "invalid environment name '%s'\n"
 				  "  hint: lowercase letters, digits and underscores, at most 40, such as pr123",

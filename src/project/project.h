@@ -32,6 +32,8 @@ void project_model_hash(struct model *m);
  * SL_E_USAGE for a name that is not lowercase letters, digits and
  * underscores. */
 int project_use_env(struct project *p, const char *env, struct sl_err *err);
+/* Whether env is a name project_use_env takes. */
+bool project_env_name_valid(const char *env);
 /* Folds the hashes of the ephemeral models m inlines into m->hash (their
  * SQL is part of m's) and computes m->checks_hash (their checks run with
  * m's). Call in dependency order, after the graph is built. */

@@ -538,6 +538,9 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	if (st && !st->is_list && units_parse_duration(st->value, &m->live_interval_ms) != 0)
 		apply_error(&c, st, "a duration such as 500ms, 10s or 5m",
 			    "invalid live_interval '%s'", st->value);
+	else if (st && m->live_interval_ms > UNITS_DURATION_MAX_MS)
+		apply_error(&c, st, "write at most 365d", "invalid live_interval '%s' (more than a year)",
+			    st->value);
 
 	st = model_setting_get(m, "description");
 	if (st)

@@ -10,8 +10,10 @@
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/project.h"
+#include "state/state.h"
 #include "windows/contract.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -262,6 +264,61 @@ static void check_cdc_order(struct project *p, const struct model *m)
 	}
 }
 
+/* The schemas sluice writes itself: a model there would replace its state,
+ * a source's landed rows or a seed, and be replaced by them. */
+static const struct {
+	const char *schema, *why, *hint;
+} owned_schemas[] = {
+	{ "_sluice", "which holds sluice's own state",
+	  "move the file to a folder of your own under models/: the folder names the schema" },
+	{ "landing", "where sources land their rows",
+	  "read landing tables from a model in a schema of your own, e.g. "
+	  "models/bronze/NAME.sql" },
+	{ "seeds", "which holds the seeds, loaded from seeds/*.csv",
+	  "move the file to a folder of your own under models/, or make it a CSV file in "
+	  "seeds/" },
+};
+
+/* The side tables a build makes beside a model's own, "NAME__sluice_new". */
+#define SIDE_TABLE_MARK "__sluice_"
+
+/* A model may never write where sluice writes: its own schemas, the table
+ * a declared source lands in or follows, the side tables of builds. */
+static void check_owned(struct project *p, const struct model *m)
+{
+	if (m->mat == MAT_SEED)
+		return;
+	for (size_t i = 0; i < sizeof(owned_schemas) / sizeof(owned_schemas[0]); i++) {
+		if (strcmp(m->home_schema, owned_schemas[i].schema) != 0)
+			continue;
+		diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0, owned_schemas[i].hint,
+			 "model '%s' would write into schema '%s', %s", m->fqn,
+			 owned_schemas[i].schema, owned_schemas[i].why);
+		break;
+	}
+	for (size_t i = 0; i < p->cfg.nsources; i++) {
+		const struct source_cfg *s = &p->cfg.sources[i];
+		char table[512];
+
+		inputs_source_table(s, table, sizeof(table));
+		if (strcmp(table, m->fqn) == 0)
+			diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0,
+				 arena_sprintf(p->arena,
+					       "give the model another name, and read the source's "
+					       "table in its query (source '%s' is at sluice.yml:%d)",
+					       s->name, s->line),
+				 "model '%s' would replace table '%s', which source '%s' %s", m->fqn,
+				 table, s->name,
+				 s->kind && strcmp(s->kind, "adopted") == 0 ? "follows" : "lands in");
+	}
+	if (strstr(m->name, SIDE_TABLE_MARK))
+		diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0,
+			 "rename the file: a build keeps tables named NAME" SIDE_TABLE_MARK "… "
+			 "beside a model's own",
+			 "model name '%s' holds '" SIDE_TABLE_MARK "', which names sluice's side tables",
+			 m->name);
+}
+
 int project_validate(struct project *p, const char *const *relations, size_t nrelations)
 {
 	dag_build(p, relations, nrelations);
@@ -272,7 +329,155 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		check_windowed(p, p->models[i]);
 		check_upstreams(p, p->models[i]);
 		check_cdc_order(p, p->models[i]);
+		check_owned(p, p->models[i]);
 	}
 	diag_sort(&p->diags);
 	return diag_has_errors(&p->diags) ? SL_E_INVALID : 0;
+}
+
+/* A schema something is built into, with one model built there. */
+struct schema_use {
+	const char *schema;
+	const struct model *model;            /* a model of the project, or */
+	const struct state_env_model *copy;   /* an environment's copy */
+};
+
+/* By schema, then environment, then model name. */
+static int cmp_schema_use(const void *x, const void *y)
+{
+	const struct schema_use *a = x, *b = y;
+	int c = strcmp(a->schema, b->schema);
+
+	if (!c && a->copy && b->copy)
+		c = strcmp(a->copy->env, b->copy->env);
+	if (!c)
+		c = strcmp(a->model ? a->model->fqn : a->copy->name,
+			   b->model ? b->model->fqn : b->copy->name);
+	return c;
+}
+
+/* Sorts uses and keeps the first of each schema (of each environment's,
+ * for copies), so each is reported once, naming the same model each time. */
+static size_t schema_uses_unique(struct schema_use *uses, size_t n)
+{
+	size_t kept = 0;
+
+	if (n > 1)
+		qsort(uses, n, sizeof(*uses), cmp_schema_use);
+	for (size_t i = 0; i < n; i++) {
+		const struct schema_use *prev = kept ? &uses[kept - 1] : NULL;
+
+		if (!prev || strcmp(prev->schema, uses[i].schema) != 0 ||
+		    (prev->copy && strcmp(prev->copy->env, uses[i].copy->env) != 0))
+			uses[kept++] = uses[i];
+	}
+	return kept;
+}
+
+static const struct schema_use *schema_use_find(const struct schema_use *uses, size_t n,
+						const char *schema)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first entry of the schema, whatever its environment */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(uses[mid].schema, schema) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(uses[lo].schema, schema) == 0 ? &uses[lo] : NULL;
+}
+
+/* What env would write: each schema of the project as SCHEMA_env, against
+ * the project's schemas and the recorded environments' copies. */
+static void check_env_schemas(struct project *p, const char *env, const struct schema_use *own,
+			      size_t nown, const struct schema_use *copies, size_t ncopies)
+{
+	for (size_t i = 0; i < nown; i++) {
+		const struct model *m = own[i].model;
+		const char *copy = arena_sprintf(p->arena, "%s_%s", own[i].schema, env);
+		const struct schema_use *hit = schema_use_find(own, nown, copy);
+
+		if (hit) {
+			diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0,
+				 arena_sprintf(p->arena,
+					       "an environment's schemas are SCHEMA_ENV: use another "
+					       "environment name, or rename models/%s/",
+					       copy),
+				 "environment '%s' would build model '%s' into schema '%s', which "
+				 "holds model '%s'",
+				 env, m->fqn, copy, hit->model->fqn);
+			continue;
+		}
+		for (hit = schema_use_find(copies, ncopies, copy);
+		     hit && hit < copies + ncopies && strcmp(hit->schema, copy) == 0; hit++) {
+			if (strcmp(hit->copy->env, env) == 0)
+				continue;
+			diag_add(&p->diags, DIAG_ERROR, m->path, 1, 0,
+				 arena_sprintf(p->arena,
+					       "an environment's schemas are SCHEMA_ENV, so both are "
+					       "'%s': use another environment name",
+					       copy),
+				 "environment '%s' would build model '%s' into schema '%s', where "
+				 "environment '%s' keeps its copy of model '%s'",
+				 env, m->fqn, copy, hit->copy->env, hit->copy->name);
+			break;
+		}
+	}
+}
+
+/* Where the recorded environments keep their copies, against the schemas
+ * the project builds into now. */
+static void check_recorded_envs(struct project *p, const char *env, const struct schema_use *own,
+				size_t nown, const struct schema_use *copies, size_t ncopies)
+{
+	for (size_t k = 0; k < ncopies; k++) {
+		const struct state_env_model *r = copies[k].copy;
+		const struct schema_use *hit = schema_use_find(own, nown, copies[k].schema);
+
+		if (!hit || (env && strcmp(r->env, env) == 0))
+			continue;
+		diag_add(&p->diags, DIAG_ERROR, hit->model->path, 1, 0,
+			 arena_sprintf(p->arena,
+				       "an environment's schemas are SCHEMA_ENV: rename models/%s/, or "
+				       "drop schema '%s' of environment '%s' from the warehouse",
+				       copies[k].schema, copies[k].schema, r->env),
+			 "model '%s' would be built into schema '%s', where environment '%s' keeps "
+			 "its copy of model '%s'",
+			 hit->model->fqn, copies[k].schema, r->env, r->name);
+	}
+}
+
+int project_validate_envs(struct project *p, const char *env,
+			  const struct state_env_model *recorded, size_t nrecorded)
+{
+	size_t before = diag_count(&p->diags, DIAG_ERROR);
+	struct schema_use *own = arena_alloc(p->arena, (p->nmodels + 1) * sizeof(*own));
+	struct schema_use *copies = arena_alloc(p->arena, (nrecorded + 1) * sizeof(*copies));
+	size_t nown, ncopies;
+
+	/* a name project_use_env refuses builds nothing */
+	if (env && !project_env_name_valid(env))
+		env = NULL;
+	for (size_t i = 0; i < p->nmodels; i++)
+		own[i] = (struct schema_use){ p->models[i]->home_schema, p->models[i], NULL };
+	for (size_t i = 0; i < nrecorded; i++) {
+		const char *dot = strchr(recorded[i].name, '.');
+		size_t len = dot ? (size_t)(dot - recorded[i].name) : strlen(recorded[i].name);
+
+		copies[i] = (struct schema_use){
+			arena_sprintf(p->arena, "%.*s_%s", (int)len, recorded[i].name,
+				      recorded[i].env),
+			NULL, &recorded[i] };
+	}
+	nown = schema_uses_unique(own, p->nmodels);
+	ncopies = schema_uses_unique(copies, nrecorded);
+	if (env)
+		check_env_schemas(p, env, own, nown, copies, ncopies);
+	check_recorded_envs(p, env, own, nown, copies, ncopies);
+	diag_sort(&p->diags);
+	return diag_count(&p->diags, DIAG_ERROR) > before ? SL_E_INVALID : 0;
 }

@@ -188,6 +188,25 @@ static int rows_load(struct wh *w, struct arena *a, const char *env, const char 
 	return 0;
 }
 
+int state_env_models_load(struct wh *w, struct arena *a, struct state_env_model **rows,
+			  size_t *n, struct sl_err *err)
+{
+	struct wh_result *r;
+	int rc = wh_query(w, "SELECT env, name FROM _sluice.models WHERE env <> '' ORDER BY env, name",
+			  &r, err);
+
+	if (rc)
+		return rc;
+	*n = wh_result_nrows(r);
+	*rows = arena_alloc(a, (*n + 1) * sizeof(**rows));
+	for (size_t i = 0; i < *n; i++) {
+		(*rows)[i].env = arena_strdup(a, wh_result_value(r, i, 0));
+		(*rows)[i].name = arena_strdup(a, wh_result_value(r, i, 1));
+	}
+	wh_result_free(r);
+	return 0;
+}
+
 int state_models_load(struct wh *w, struct arena *a, const char *env, struct state_model **rows,
 		      size_t *n, struct sl_err *err)
 {

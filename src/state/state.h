@@ -75,5 +75,14 @@ void state_sql_model(struct buf *sql, const char *env, const struct state_model 
 		     bool exists);
 int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *err);
 
+/* A model an environment has built: its copy is in SCHEMA_ENV. */
+struct state_env_model {
+	const char *env, *name;
+};
+/* Every model row of an environment (not the main one), from a warehouse
+ * whose _sluice.models exists; strings in a. */
+int state_env_models_load(struct wh *w, struct arena *a, struct state_env_model **rows,
+			  size_t *n, struct sl_err *err);
+
 
 #endif

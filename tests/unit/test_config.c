@@ -13,10 +13,12 @@
 #include "core/diag.h"
 #include "core/err.h"
 #include "project/config.h"
+#include "project/files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct fixture {
@@ -508,9 +510,8 @@ static void test_cdc_keys(void **state)
 				 "status_interval: 5s}\n"
 				 "  w: {kind: webhook, status_interval: 5s}\n"),
 			 SL_E_CONFIG);
-	diag_expect(f, "'sources.a.status_interval' must be more than 0", 3, 81,
-		    "the consumer tells the server it is alive this often: give a duration such as "
-		    "10s");
+	diag_expect(f, "invalid duration 0 for 'sources.a.status_interval'", 3, 81,
+		    "the consumer tells the server it is alive this often: write e.g. 10s");
 	diag_expect(f, "source 'c' shares slot 't' with 'b' but not its 'status_interval'", 5, 3,
 		    "sources of one slot are read by one consumer");
 	diag_expect(f, "'status_interval' applies to postgres_cdc sources only, not to webhook "
@@ -624,15 +625,15 @@ static void test_poll_errors(void **state)
 			 SL_E_CONFIG);
 	diag_expect(f, "invalid url 'ftp://x/' for 'sources.a.url' (http or https only)", 3, 24,
 		    "write e.g. https://api.example.com/v1/rates");
-	diag_expect(f,
-		    "invalid interval 0 for 'sources.a.interval' (a poll source needs one above 0)",
-		    3, 46, "write e.g. 30s");
+	diag_expect(f, "invalid duration 0 for 'sources.a.interval'", 3, 46,
+		    "a poll source asks its API this often: write e.g. 30s");
 	diag_expect(f, "'sources.b.cursor_param' needs a cursor", 4, 37,
 		    "add cursor: COLUMN, the field whose highest value is sent");
 	diag_expect(f, "invalid json_path 'data..items' for 'sources.b'", 4, 69,
 		    "write the keys from the top of the response, separated by dots, e.g. "
 		    "data.items");
-	diag_expect(f, "invalid timeout 0 for 'sources.b.timeout'", 4, 93, "write e.g. 10s");
+	diag_expect(f, "invalid duration 0 for 'sources.b.timeout'", 4, 93,
+		    "a request needs time to be answered: write e.g. 10s");
 	diag_expect(f, "invalid query parameter 'a b' for 'sources.c.cursor_param'", 9, 19,
 		    "use letters, digits, '-', '.', '_' or '~'");
 	diag_expect(f, "invalid header name 'Bad Name' in 'sources.c.headers'", 11, 7,
@@ -801,8 +802,84 @@ static void test_bad_utf8(void **state)
 	assert_int_equal(load(f, "name: shop\nalerts: {command: \"a\xff\"}\n"), SL_E_CONFIG);
 	assert_int_equal(f->diags.n, 1);
 	assert_int_equal(f->diags.items[0].line, 2);
-	assert_int_equal(f->diags.items[0].col, 21);
-	assert_string_equal(f->diags.items[0].msg, "invalid YAML: invalid leading UTF-8 octet");
+	assert_string_equal(f->diags.items[0].msg, "'sluice.yml' is not UTF-8 text");
+	assert_string_equal(f->diags.items[0].hint,
+			    "sluice reads its files as UTF-8 text: save it as such");
+}
+
+/* A NUL byte ends a C string: the file would read as the text before it,
+ * or as nothing. */
+static void test_nul_byte(void **state)
+{
+	struct fixture *f = *state;
+	int fd;
+
+	strcpy(f->path, "/tmp/sluice-test-config-XXXXXX");
+	fd = mkstemp(f->path);
+	assert_int_equal(write(fd, "\0name: shop\n", 12), 12);
+	close(fd);
+	assert_int_equal(project_cfg_load(f->a, f->path, "sluice.yml", &f->cfg, &f->diags),
+			 SL_E_CONFIG);
+	assert_int_equal(f->diags.n, 1);
+	assert_int_equal(f->diags.items[0].line, 1);
+	assert_string_equal(f->diags.items[0].msg, "'sluice.yml' holds a NUL byte");
+	f->diags.n = 0;
+	assert_int_equal(pipeline_cfg_load(f->a, f->path, "models/g/pipeline.yml", &f->kv,
+					   &f->diags),
+			 SL_E_CONFIG);
+	assert_string_equal(f->diags.items[0].msg, "'models/g/pipeline.yml' holds a NUL byte");
+}
+
+/* What is not a regular file once links are followed is refused before a
+ * byte is read: a FIFO would block, a device never ends (or ends at once,
+ * reading as an empty file). So is a file past the size limit. */
+static void test_not_a_regular_file(void **state)
+{
+	struct fixture *f = *state;
+	char fifo[64] = "/tmp/sluice-test-fifo-XXXXXX", link[64] = "/tmp/sluice-test-link-XXXXXX";
+	char *big = malloc(PROJECT_TEXT_MAX + 2);
+	int fd;
+
+	assert_non_null(mkdtemp(fifo));
+	strcat(fifo, "/p");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(pipeline_cfg_load(f->a, fifo, "models/g/pipeline.yml", &f->kv, &f->diags),
+			 SL_E_IO);
+	assert_int_equal(f->diags.n, 1);
+	assert_string_equal(f->diags.items[0].msg,
+			    "'models/g/pipeline.yml' is a FIFO, not a regular file");
+	assert_string_equal(f->diags.items[0].file, "models/g/pipeline.yml");
+	unlink(fifo);
+	*strrchr(fifo, '/') = '\0';
+	rmdir(fifo);
+
+	f->diags.n = 0;
+	assert_non_null(mkdtemp(link));
+	strcat(link, "/l");
+	assert_int_equal(symlink("/dev/urandom", link), 0);
+	assert_int_equal(project_cfg_load(f->a, link, "sluice.yml", &f->cfg, &f->diags), SL_E_IO);
+	assert_string_equal(f->diags.items[0].msg,
+			    "'sluice.yml' is a character device, not a regular file");
+	unlink(link);
+	*strrchr(link, '/') = '\0';
+	rmdir(link);
+
+	f->diags.n = 0;
+	memset(big, '#', PROJECT_TEXT_MAX + 1);
+	big[PROJECT_TEXT_MAX + 1] = '\0';
+	strcpy(f->path, "/tmp/sluice-test-config-XXXXXX");
+	fd = mkstemp(f->path);
+	assert_int_equal(write(fd, big, PROJECT_TEXT_MAX + 1), (ssize_t)PROJECT_TEXT_MAX + 1);
+	close(fd);
+	free(big);
+	assert_int_equal(project_cfg_load(f->a, f->path, "sluice.yml", &f->cfg, &f->diags),
+			 SL_E_CONFIG);
+	assert_string_equal(f->diags.items[0].msg,
+			    "'sluice.yml' is larger than such a file may be (4 MiB)");
+	/* at the limit itself it is read (a comment, all of it) */
+	f->diags.n = 0;
+	assert_int_equal(truncate(f->path, PROJECT_TEXT_MAX), 0);
+	assert_int_equal(pipeline_cfg_load(f->a, f->path, "pipeline.yml", &f->kv, &f->diags), 0);
 }
 
 static void test_two_documents(void **state)
@@ -833,7 +910,7 @@ static void test_unreadable(void **state)
 	assert_int_equal(pipeline_cfg_load(f->a, "/tmp", "pipeline.yml", &f->kv, &f->diags),
 			 SL_E_IO);
 	assert_int_equal(f->diags.n, 1);
-	assert_string_equal(f->diags.items[0].msg, "cannot read '/tmp': Is a directory");
+	assert_string_equal(f->diags.items[0].msg, "'pipeline.yml' is a folder, not a regular file");
 }
 
 static void test_earlier_errors_kept(void **state)
@@ -935,6 +1012,90 @@ static void test_pipeline_errors(void **state)
 	assert_string_equal(f->diags.items[0].file, "models/gold/pipeline.yml");
 }
 
+/* 0 where it means "none" or "at once" passes; where nothing would work
+ * with it (a runner that never sleeps, retries without a pause, a request
+ * that may take no time) it is refused, as is any duration over a year. */
+static void test_zero_and_huge_durations(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "live: {min_interval: 0, debounce: 0, max_latency: 0, log_interval: 0,\n"
+				 "       assertion_interval: 0, profile_interval: 0, live_interval: 0}\n"),
+			 SL_E_CONFIG);
+	/* only the misspelt key: every 0 above is allowed */
+	assert_int_equal(f->diags.n, 1);
+	diag_find(f, "unknown key 'live.live_interval'");
+	f->diags.n = 0;
+	assert_int_equal(load(f, "name: shop\n"
+				 "ingest: {flush_interval: 0}\n"
+				 "sources: {o: {kind: webhook, event_time: t, lateness: 0}}\n"),
+			 0);
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "live:\n"
+				 "  poll_interval: 0\n"
+				 "  backoff_base: 0s\n"
+				 "  backoff_max: 0ms\n"
+				 "  max_lag: 0\n"
+				 "  profile_interval: 400d\n"
+				 "server: {header_timeout: 0, idle_timeout: 0, max_body: 0B, "
+				 "min_body_rate: 0}\n"
+				 "ingest: {flush_interval: 53w}\n"
+				 "sources:\n"
+				 "  o: {kind: webhook, event_time: t, lateness: 366d}\n"),
+			 SL_E_CONFIG);
+	diag_expect(f, "invalid duration 0 for 'live.poll_interval'", 3, 18,
+		    "the runner would look for new rows without a pause, busy all the time: write "
+		    "e.g. 5s");
+	diag_expect(f, "invalid duration 0 for 'live.backoff_base'", 4, 17,
+		    "a failing model would be retried at once, over and over: write e.g. 2s");
+	diag_expect(f, "invalid duration 0 for 'live.backoff_max'", 5, 16,
+		    "a failing model would be retried at once, over and over: write e.g. 300s");
+	diag_expect(f, "invalid duration 0 for 'live.max_lag'", 6, 12,
+		    "every live model lags a little, so each would count as stale: write e.g. 300s");
+	diag_expect(f, "invalid duration '400d' for 'live.profile_interval' (more than a year)", 7,
+		    21, "write at most 365d");
+	diag_expect(f, "invalid duration 0 for 'server.header_timeout'", 8, 26,
+		    "a request needs time to send its header: write e.g. 10s");
+	diag_expect(f, "invalid duration 0 for 'server.idle_timeout'", 8, 43,
+		    "a connection needs time between requests: write e.g. 60s");
+	diag_expect(f, "invalid size 0 for 'server.max_body'", 8, 56,
+		    "no request with a body could be read: write e.g. 8MiB");
+	diag_expect(f, "invalid size 0 for 'server.min_body_rate'", 8, 75,
+		    "a body that arrives at 0 bytes a second never arrives: write e.g. 4KiB");
+	diag_expect(f, "invalid duration '53w' for 'ingest.flush_interval' (more than a year)", 9,
+		    26, "write at most 365d");
+	diag_expect(f, "invalid duration '366d' for 'sources.o.lateness' (more than a year)", 11,
+		    47, "write at most 365d");
+	assert_int_equal(f->diags.n, 11);
+	/* a year itself is fine */
+	f->diags.n = 0;
+	assert_int_equal(load(f, "name: shop\nlive: {profile_interval: 365d}\n"), 0);
+}
+
+/* Retries double from backoff_base up to backoff_max: a base above the cap
+ * is refused where it was written, or at the cap when only that was. */
+static void test_backoff_order(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "name: shop\nlive: {backoff_base: 10m, backoff_max: 1m}\n"),
+			 SL_E_CONFIG);
+	diag_expect(f, "'live.backoff_base' (10m00s) is more than 'live.backoff_max' (1m00s)", 2, 8,
+		    "retries start at backoff_base and double up to backoff_max: make backoff_max "
+		    "the larger");
+	f->diags.n = 0;
+	/* the default base is 2s */
+	assert_int_equal(load(f, "name: shop\nlive:\n  backoff_max: 1s\n"), SL_E_CONFIG);
+	diag_expect(f, "'live.backoff_base' (2.00s) is more than 'live.backoff_max' (1.00s)", 3, 3,
+		    "retries start at backoff_base and double up to backoff_max: make backoff_max "
+		    "the larger");
+	f->diags.n = 0;
+	assert_int_equal(load(f, "name: shop\nlive: {backoff_base: 1m, backoff_max: 1m}\n"), 0);
+	assert_int_equal(load(f, "name: shop\nlive: {backoff_base: 1s}\n"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -960,12 +1121,16 @@ int main(void)
 		T(test_root_not_mapping),
 		T(test_malformed_yaml),
 		T(test_bad_utf8),
+		T(test_nul_byte),
+		T(test_not_a_regular_file),
 		T(test_two_documents),
 		T(test_unreadable),
 		T(test_earlier_errors_kept),
 		T(test_pipeline),
 		T(test_pipeline_many_keys),
 		T(test_pipeline_errors),
+		T(test_zero_and_huge_durations),
+		T(test_backoff_order),
 #undef T
 	};
 

@@ -267,6 +267,48 @@ static void test_relationships_target(void **state)
 			 3);
 }
 
+/* An @upstream name decides what orders and gates the model: a bare name
+ * that is both a model and a declared source, or several models, is an
+ * error that asks for the qualified name; a qualified one resolves. */
+static void test_upstream_name_must_be_one(void **state)
+{
+	struct fixture_project *f = *state;
+	const struct model *x;
+	const struct diag *d;
+
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\nsources:\n  orders: {kind: webhook}\n  events: {kind: webhook}\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1 AS id\n");
+	fixture_put(f->root, "models/silver/items.sql", "SELECT 1 AS id\n");
+	fixture_put(f->root, "models/bronze/items.sql", "SELECT 1 AS id\n");
+	fixture_put(f->root, "models/gold/x.sql",
+		    "@upstream orders\n"
+		    "@upstream items\n"
+		    "@upstream silver.orders\n"
+		    "@upstream landing.orders\n"
+		    "@upstream events\n"
+		    "SELECT 1 AS x\n");
+	f->p = fixture_load(f->a, f->root);
+	assert_int_equal(f->p->diags.n, 0);
+	assert_int_equal(build(f, NULL, 0), SL_E_INVALID);
+	assert_int_equal(f->p->diags.n, 2);
+	d = fixture_diag(f->p, "@upstream 'orders' names both model 'silver.orders' and source "
+			       "'orders'");
+	assert_string_equal(d->file, "models/gold/x.sql");
+	assert_int_equal(d->line, 1);
+	assert_string_equal(d->hint,
+			    "write 'silver.orders' for the model or 'landing.orders' for the source");
+	d = fixture_diag(f->p, "@upstream 'items' names several models: 'bronze.items' or "
+			       "'silver.items'");
+	assert_int_equal(d->line, 2);
+	x = fixture_model(f->p, "gold.x");
+	assert_ptr_equal(x->upstreams[2].target, fixture_model(f->p, "silver.orders"));
+	assert_null(x->upstreams[3].target);
+	assert_string_equal(x->upstreams[3].source->name, "orders");
+	assert_string_equal(x->upstreams[4].source->name, "events");
+	assert_string_equal(x->upstreams[4].source_relation, "landing.events");
+}
+
 static void test_select_all_and_empty(void **state)
 {
 	struct fixture_project *f = *state;
@@ -461,6 +503,7 @@ int main(void)
 		T(test_longer_cycle),
 		T(test_missing_reference_needs_relations),
 		T(test_relationships_target),
+		T(test_upstream_name_must_be_one),
 		T(test_select_all_and_empty),
 		T(test_select_terms),
 		T(test_select_same_name_in_two_schemas),

@@ -557,6 +557,44 @@ static void test_upstream_errors(void **state)
 	assert_int_equal(diag_find(f, "invalid freshness_scope 'some'")->col, 21);
 }
 
+/* freshness=0 would check nothing, and an age over a year is a slip of
+ * the unit; a model's live_interval 0 is "no spacing" and may not pass a
+ * year either. */
+static void test_zero_and_huge_durations(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=incremental, live=true, live_interval=400d,\n"
+				  "  incremental_filter=WHERE _sluice_seq > {watermark}\n"
+				  "@upstream a contract=whole freshness=0\n"
+				  "@upstream b contract=whole freshness=0s\n"
+				  "@upstream c contract=whole freshness=53w\n"
+				  "@upstream d contract=whole freshness=365d\n"
+				  "SELECT 1"),
+			 SL_E_PARSE);
+	expect_diag(f, PATH, 3, "invalid freshness 0",
+		    "0 checks nothing: give the age the upstream's rows may have, e.g. 1h, or "
+		    "remove freshness");
+	/* written 0s: the same */
+	assert_string_equal(f->d.items[1].msg, "invalid freshness 0");
+	assert_int_equal(f->d.items[1].line, 4);
+	expect_diag(f, PATH, 5, "invalid freshness '53w' (more than a year)", "write at most 365d");
+	assert_int_equal(f->d.n, 3);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 1, "invalid live_interval '400d' (more than a year)",
+		    "write at most 365d");
+	assert_int_equal(f->d.n, 4);
+
+	f->d.n = 0;
+	f->m = (struct model){ .path = PATH };
+	assert_int_equal(parse(f, "@config materialized=incremental, live=true, live_interval=0,\n"
+				  "  incremental_filter=WHERE _sluice_seq > {watermark}\n"
+				  "SELECT 1"),
+			 0);
+	assert_int_equal(apply(f), 0);
+	expect_clean(f);
+}
+
 static void test_upstream_duplicate_option(void **state)
 {
 	struct fx *f = *state;
@@ -1142,6 +1180,7 @@ int main(void)
 		T(test_assert_malformed),
 		T(test_upstream_options),
 		T(test_upstream_errors),
+		T(test_zero_and_huge_durations),
 		T(test_upstream_duplicate_option),
 		T(test_config_syntax_errors),
 		T(test_unexpected_text_after_value),

@@ -18,6 +18,7 @@
 #include "project/model.h"
 #include "project/project.h"
 #include "project/validate.h"
+#include "state/state.h"
 #include "warehouse/sqlparse.h"
 
 #include <ftw.h>
@@ -244,6 +245,151 @@ static void test_pipeline_unknown_key(void **state)
 	d = fixture_diag(f->p, "unknown @config key 'materialised'");
 	assert_string_equal(d->file, "models/gold/pipeline.yml");
 	assert_int_equal(d->line, 1);
+}
+
+/* Every file sluice reads of a project must be a regular file of text
+ * under the size limit: a FIFO does not block the load, a device is not
+ * read without end or as an empty file, a NUL byte or bytes that are not
+ * UTF-8 are named with their line, and the rest still loads. */
+static void test_files_must_be_regular_text(void **state)
+{
+	struct fixture_project *f = *state;
+	char path[PATH_MAX + 64];
+
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/gold/ok.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/nul.sql", "SELECT 1\nAS x\n");
+	snprintf(path, sizeof(path), "%s/models/gold/nul.sql", f->root);
+	assert_int_equal(truncate(path, 16), 0); /* two NUL bytes after line 2 */
+	fixture_put(f->root, "models/gold/latin1.sql", "SELECT 'caf\xe9' AS x\n");
+	snprintf(path, sizeof(path), "%s/models/gold/fifo.sql", f->root);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/models/gold/zero.sql", f->root);
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	snprintf(path, sizeof(path), "%s/models/silver/pipeline.yml", f->root);
+	fixture_put(f->root, "models/silver/a.sql", "SELECT 1 AS x\n");
+	assert_int_equal(symlink("/dev/urandom", path), 0);
+	snprintf(path, sizeof(path), "%s/seeds/fifo.csv", f->root);
+	fixture_put(f->root, "seeds/ok.csv", "a\n1\n");
+	assert_int_equal(mkfifo(path, 0600), 0);
+	load(f);
+	assert_int_equal(f->p->diags.n, 6);
+	assert_int_equal(fixture_diag(f->p, "'models/gold/nul.sql' holds a NUL byte")->line, 3);
+	assert_int_equal(fixture_diag(f->p, "'models/gold/latin1.sql' is not UTF-8 text")->line, 1);
+	fixture_diag(f->p, "'models/gold/fifo.sql' is a FIFO, not a regular file");
+	fixture_diag(f->p, "'models/gold/zero.sql' is a character device, not a regular file");
+	fixture_diag(f->p, "'models/silver/pipeline.yml' is a character device, not a regular file");
+	fixture_diag(f->p, "'seeds/fifo.csv' is a FIFO, not a regular file");
+	assert_non_null(project_find_model(f->p, "gold.ok"));
+	assert_non_null(project_find_model(f->p, "seeds.ok"));
+}
+
+/* sluice's own schemas, the tables sources land in or follow, and the side
+ * tables of builds are never a model's to write: each is refused at the
+ * model file with what it would overwrite. */
+static void test_models_never_write_where_sluice_does(void **state)
+{
+	struct fixture_project *f = *state;
+	const struct diag *d;
+
+	fixture_put(f->root, "sluice.yml",
+		    "name: shop\n"
+		    "sources:\n"
+		    "  orders: {kind: webhook}\n"
+		    "  legacy: {kind: adopted, table: raw.legacy_events, cursor: id}\n");
+	fixture_put(f->root, "models/_sluice/models.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/_SLUICE/runs.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/landing/clicks.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/landing/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/seeds/extra.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/raw/legacy_events.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/raw/other.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/gold/totals__sluice_new.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "seeds/regions.csv", "a\n1\n");
+	load(f);
+	expect_clean(f);
+	assert_int_equal(project_validate(f->p, NULL, 0), SL_E_INVALID);
+	d = fixture_diag(f->p, "model '_sluice.models' would write into schema '_sluice', which "
+			       "holds sluice's own state");
+	assert_string_equal(d->file, "models/_sluice/models.sql");
+	assert_int_equal(d->line, 1);
+	fixture_diag(f->p, "model '_sluice.runs' would write into schema '_sluice', which holds "
+			   "sluice's own state");
+	fixture_diag(f->p, "model 'landing.clicks' would write into schema 'landing', where "
+			   "sources land their rows");
+	d = fixture_diag(f->p, "model 'landing.orders' would replace table 'landing.orders', which "
+			       "source 'orders' lands in");
+	assert_non_null(strstr(d->hint, "sluice.yml:3"));
+	fixture_diag(f->p, "model 'seeds.extra' would write into schema 'seeds', which holds the "
+			   "seeds, loaded from seeds/*.csv");
+	d = fixture_diag(f->p, "model 'raw.legacy_events' would replace table 'raw.legacy_events', "
+			       "which source 'legacy' follows");
+	assert_non_null(strstr(d->hint, "sluice.yml:4"));
+	fixture_diag(f->p, "model name 'totals__sluice_new' holds '__sluice_', which names "
+			   "sluice's side tables");
+	/* the landing model is refused for its schema and its table */
+	assert_int_equal(diag_count(&f->p->diags, DIAG_ERROR), 8);
+}
+
+/* An environment's schemas are SCHEMA_ENV: they may not be a schema of
+ * the project (env pr1 of silver is the folder silver_pr1), nor one where
+ * another environment the warehouse records keeps its copies (env b of
+ * x_a and env a_b of x are both x_a_b); and a folder added since may not
+ * be one where a recorded environment keeps its copies. */
+static void test_environment_schemas_never_meet(void **state)
+{
+	struct fixture_project *f = *state;
+	static const struct state_env_model recorded[] = {
+		{ "a_b", "x.m" },
+		{ "a_b", "x.n" },
+		{ "a_b", "x_a.k" },
+		{ "old", "silver.orders" },
+		{ "pr1", "silver.orders" },
+	};
+	const struct diag *d;
+
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/silver/items.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/silver_pr1/orders.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/x_a/k.sql", "SELECT 1 AS x\n");
+	fixture_put(f->root, "models/x/m.sql", "SELECT 1 AS x\n");
+	load(f);
+	expect_clean(f);
+	assert_int_equal(project_validate(f->p, NULL, 0), 0);
+
+	/* the current env against the project's own schemas, once per schema */
+	assert_int_equal(project_validate_envs(f->p, "pr1", NULL, 0), SL_E_INVALID);
+	assert_int_equal(f->p->diags.n, 1);
+	d = fixture_diag(f->p, "environment 'pr1' would build model 'silver.items' into schema "
+			       "'silver_pr1', which holds model 'silver_pr1.orders'");
+	assert_string_equal(d->file, "models/silver/items.sql");
+	assert_int_equal(d->line, 1);
+	f->p->diags.n = 0;
+	assert_int_equal(project_validate_envs(f->p, "pr2", NULL, 0), 0);
+	assert_int_equal(project_validate_envs(f->p, NULL, NULL, 0), 0);
+	/* a name the environment flag refuses is refused there */
+	assert_int_equal(project_validate_envs(f->p, "PR1", NULL, 0), 0);
+
+	/* against the recorded environments: env b of x_a meets env a_b of x,
+	 * not its own copies; pr1 of silver meets the folder silver_pr1 */
+	assert_int_equal(project_validate_envs(f->p, "b", recorded, 5), SL_E_INVALID);
+	d = fixture_diag(f->p, "environment 'b' would build model 'x_a.k' into schema 'x_a_b', "
+			       "where environment 'a_b' keeps its copy of model 'x.m'");
+	assert_string_equal(d->file, "models/x_a/k.sql");
+	d = fixture_diag(f->p, "model 'silver_pr1.orders' would be built into schema "
+			       "'silver_pr1', where environment 'pr1' keeps its copy of model "
+			       "'silver.orders'");
+	assert_string_equal(d->file, "models/silver_pr1/orders.sql");
+	assert_int_equal(f->p->diags.n, 2);
+
+	/* without an env only the recorded ones, each schema once */
+	f->p->diags.n = 0;
+	assert_int_equal(project_validate_envs(f->p, NULL, recorded, 5), SL_E_INVALID);
+	assert_int_equal(f->p->diags.n, 1);
+	/* the current env's own copies are its to rebuild */
+	f->p->diags.n = 0;
+	assert_int_equal(project_validate_envs(f->p, "a_b", recorded, 3), 0);
 }
 
 static void test_duplicate_names(void **state)
@@ -598,6 +744,9 @@ int main(void)
 		T(test_invalid_name),
 		T(test_model_problems_reported),
 		T(test_cdc_order_by_landing_sequence_warned),
+		T(test_files_must_be_regular_text),
+		T(test_models_never_write_where_sluice_does),
+		T(test_environment_schemas_never_meet),
 		T(test_hash_data_changes),
 		T(test_hash_ignores_refresh_and_description),
 		T(test_hash_from_pipeline),

@@ -139,6 +139,48 @@ static void test_index(void **state)
 	assert_int_equal(suggest_index(NULL, words), -1);
 }
 
+/* sluice's commands and the synonyms main.c gives them */
+static const char *const commands[] = { "init", "run",	  "plan",    "seed",  "test",
+					"validate", "compile", "windows", "ls", "dag",
+					"live", "serve",   "poll",    "cdc",   "check",
+					"sql",  "help",	  NULL };
+static const struct suggest_alias aliases[] = {
+	{ "list", "ls" },
+	{ "build", "run" },
+	{ "status", "live status" },
+	{ NULL, NULL },
+};
+
+static void test_command_synonym_before_distance(void **state)
+{
+	(void)state;
+	/* "list" is as near "test" as "ls" by edits: the synonym decides */
+	assert_int_equal(suggest_distance("list", "test"), suggest_distance("list", "ls"));
+	assert_string_equal(suggest_command("list", commands, aliases), "ls");
+	assert_string_equal(suggest_command("build", commands, aliases), "run");
+	assert_string_equal(suggest_command("status", commands, aliases), "live status");
+	/* without the table, distance alone picks the first of the tie */
+	assert_string_equal(suggest_command("list", commands, NULL), "test");
+}
+
+static void test_command_prefix_then_distance(void **state)
+{
+	(void)state;
+	/* a word that begins one command only */
+	assert_string_equal(suggest_command("val", commands, aliases), "validate");
+	assert_string_equal(suggest_command("win", commands, aliases), "windows");
+	assert_string_equal(suggest_command("comp", commands, aliases), "compile");
+	/* begins several (seed, serve, sql... ): distance, or nothing */
+	assert_null(suggest_command("se", commands, aliases));
+	/* one letter is no abbreviation */
+	assert_null(suggest_command("v", commands, aliases));
+	/* typos still go by distance */
+	assert_string_equal(suggest_command("lst", commands, aliases), "ls");
+	assert_string_equal(suggest_command("vaildate", commands, aliases), "validate");
+	assert_string_equal(suggest_command("serv", commands, aliases), "serve");
+	assert_null(suggest_command("frobnicate", commands, aliases));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +192,8 @@ int main(void)
 		cmocka_unit_test(test_nearest),
 		cmocka_unit_test(test_nearest_threshold),
 		cmocka_unit_test(test_nearest_ties_and_empty),
+		cmocka_unit_test(test_command_synonym_before_distance),
+		cmocka_unit_test(test_command_prefix_then_distance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,6 +105,26 @@ echo "SELECT 1 AS id" >models/orders.sql
 sl validate
 rm models/orders.sql
 
+note an @upstream name that is a model and a source, or two models
+cp sluice.yml sluice.yml.saved
+cat >>sluice.yml <<'YML'
+sources:
+  payments: {kind: webhook, columns: {id: BIGINT}}
+YML
+cat >$m <<'SQL'
+@upstream payments
+@upstream shop.payments
+@upstream landing.payments
+SELECT id, amount FROM shop.payments
+SQL
+show $m
+sl validate
+mkdir -p models/raw
+echo "SELECT 1 AS id, 2.5 AS amount" >models/raw/payments.sql
+sl validate
+rm -r models/raw $m
+mv sluice.yml.saved sluice.yml
+
 note the lab is fine again, and nothing was ever built
 sl validate
 ls

@@ -102,3 +102,27 @@ sl run
 fixed_settings
 warehouse_unchanged before.sha
 q "SELECT name, build_count FROM _sluice.models"
+
+note a duration of 0 where nothing works with it, one over a year, retries
+note whose first pause is longer than their cap are refused, the 0s that mean
+note none or at once pass
+cat >sluice.yml <<'YML'
+name: shop
+live:
+  poll_interval: 0
+  min_interval: 0
+  debounce: 0
+  assertion_interval: 0
+  backoff_base: 10m
+  backoff_max: 1m
+  profile_interval: 400d
+server: {idle_timeout: 0, max_body: 0B}
+ingest: {flush_interval: 0}
+sources:
+  rates: {kind: poll, url: "http://127.0.0.1:9000/rates", interval: 0}
+YML
+! is_postgres || echo "warehouse: {type: postgres, dsn_env: SLUICE_E2E_PG}" >>sluice.yml
+show sluice.yml
+check
+sl live --once
+warehouse_unchanged before.sha

@@ -1,5 +1,6 @@
 # `sluice live` in the foreground picks up another process's advances on its
 # next poll, and SIGTERM stops it cleanly: exit 0, aggregated log written.
+# It says at start what it follows.
 retry "$SLUICE_BIN" run >/dev/null
 "$SLUICE_BIN" live >runner.log 2>&1 &
 pid=$!
@@ -13,6 +14,8 @@ done
 kill -TERM $pid
 wait $pid
 echo "runner exit $?"
+echo "it said at start:"
+grep -v '^refreshed' runner.log | head -3 | normalize
 grep -c '^refreshed' runner.log | sed 's/^/refresh lines: /'
 q "SELECT * FROM gold.revenue ORDER BY region"
 q "SELECT model, rows FROM _sluice.run_log WHERE run_type = 'live' AND status = 'ok' ORDER BY model"

@@ -4,6 +4,10 @@ note help
 sl help
 sl help run
 sl rnu
+sl list
+sl build
+sl status
+sl help lst
 sl run --ful-refresh
 sl run -s
 

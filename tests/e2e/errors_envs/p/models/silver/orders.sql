@@ -1,0 +1,1 @@
+SELECT 1 AS id, 'main' AS built_by

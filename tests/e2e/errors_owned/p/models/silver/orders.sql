@@ -1,0 +1,1 @@
+SELECT id, _sluice_seq FROM landing.orders
