@@ -350,7 +350,7 @@ static int live_loop(struct cli_args *args)
 		/* between cycles a DuckDB file is free for other writers; a
 		 * shared warehouse is not held, and the runner keeps its claims */
 		if (wh_shared(s.wh)) {
-			nap(c.behind ? s.project->cfg.live.min_interval_ms
+			nap(c.due ? s.project->cfg.live.min_interval_ms
 				     : live_runner_poll_ms(runner, s.wh));
 			continue;
 		}
@@ -359,7 +359,7 @@ static int live_loop(struct cli_args *args)
 			break;
 		wh_close(s.wh);
 		s.wh = NULL;
-		nap(c.behind ? s.project->cfg.live.min_interval_ms
+		nap(c.due ? s.project->cfg.live.min_interval_ms
 			     : s.project->cfg.live.poll_interval_ms);
 	}
 	if (!rc && err.code)

@@ -514,13 +514,25 @@ static void on_done(void *ctx, const struct run_item *item, size_t index, size_t
 	after_item(r, item, r->cycle_out);
 }
 
-/* How many live models are behind their inputs. */
-static size_t count_behind(struct live_runner *r)
+/* How many live models are behind their inputs; due: how many of them
+ * could be refreshed now (not held: paused, backing off, waiting for a
+ * failing input or for live_interval), so that a runner with
+ * min_interval 0 comes back at once only for those, never spinning on a
+ * held one. */
+static size_t count_behind(struct live_runner *r, size_t *due)
 {
-	size_t n = 0;
+	size_t n = 0, now = 0;
 
-	for (size_t i = 0; i < r->p->nmodels; i++)
-		n += ours(r, r->p->models[i]) && live_ledger_behind(r->ledger, r->p->models[i]);
+	for (size_t i = 0; i < r->p->nmodels; i++) {
+		const struct model *m = r->p->models[i];
+
+		if (!ours(r, m) || !live_ledger_behind(r->ledger, m))
+			continue;
+		n++;
+		now += !hold(r, m);
+	}
+	if (due)
+		*due = now;
 	return n;
 }
 
@@ -538,7 +550,7 @@ static bool work_waiting(struct live_runner *r)
 		if (!lm->known || (lm->failing && lm->next_retry_ms <= units_now_ms()))
 			return true;
 	}
-	return count_behind(r) > 0;
+	return count_behind(r, NULL) > 0;
 }
 
 /* The windows the streams passed since the last look, built after the
@@ -556,6 +568,7 @@ static int stream_windows(struct live_runner *r, struct wh *w, struct live_cycle
 
 	r->catalog_stale |= built;
 	out->behind += held;
+	out->due += held;
 	return rc;
 }
 
@@ -628,7 +641,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	if (rc)
 		return rc;
 	run_report_free(&rep);
-	out->behind = count_behind(r);
+	out->behind = count_behind(r, &out->due);
 	rc = stream_windows(r, w, out, err);
 	return rc ? rc : housekeeping(r, w, err);
 }

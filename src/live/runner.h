@@ -23,6 +23,7 @@ struct live_runner;
 
 struct live_cycle {
 	size_t refreshed, failed, held, behind; /* behind: still behind after the cycle */
+	size_t due; /* of those behind, how many a cycle could refresh now */
 	int64_t events;
 };
 
