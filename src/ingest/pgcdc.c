@@ -113,6 +113,9 @@ struct stream {
 	 * transaction records when it lands (in shape_a) */
 	struct arena *shape_a;
 	struct pgcdc_columns *cols; /* the landing tables', per table, in shape_a */
+	/* per table, its primary key as the catalog had it when the stream
+	 * started (in shape_a): the key of a REPLICA IDENTITY FULL table */
+	struct pgcdc_key *keys;
 	struct pgcdc_shape *shapes;
 	size_t nshapes, shapes_cap;
 	struct shape_note *notes;
@@ -717,6 +720,55 @@ static int maybe_flush(struct stream *s, struct sl_err *err)
 	return flush_held(s, err);
 }
 
+/* Which columns of rel are the key whose change moves a row: the replica
+ * identity's, but for REPLICA IDENTITY FULL (every column is marked) the
+ * primary key's; NULL for the relation's own marks, and *none when a FULL
+ * table has no primary key. In msg_a. */
+static const bool *key_columns(struct stream *s, int table, const struct pgoutput_relation *rel,
+			       bool *none)
+{
+	const struct pgcdc_key *k = &s->keys[table];
+	bool *key;
+
+	*none = false;
+	if (rel->replident != 'f')
+		return NULL;
+	*none = !k->n;
+	key = arena_alloc(s->msg_a, (rel->ncols + 1u) * sizeof(*key));
+	for (uint16_t i = 0; i < rel->ncols; i++) {
+		key[i] = false;
+		for (size_t j = 0; j < k->n && !key[i]; j++)
+			key[i] = strcmp(rel->cols[i].name, k->names[j]) == 0;
+	}
+	return key;
+}
+
+/* An update that moved its row to another key: first a delete of the old
+ * key (its payload as a delete's: the old key, or the whole old row under
+ * REPLICA IDENTITY FULL), then, by the caller, the update of the new one,
+ * in the next place: a model that applies the changes drops the old key
+ * and holds the new one, and a later change of the old key (a row moved
+ * back) comes after the delete. */
+static int land_moved_key(struct stream *s, int table, const struct pgoutput_msg *m,
+			  struct sl_err *err)
+{
+	const struct pgoutput_relation *rel = m->change.rel;
+	bool none;
+	const bool *key = key_columns(s, table, rel, &none);
+	int rc;
+
+	if (none || !pgoutput_key_changed(rel, key, &m->change.old, &m->change.new))
+		return 0;
+	buf_reset(&s->payload);
+	rc = pgoutput_tuple_json(&s->payload, rel, &m->change.old, NULL, NULL, err);
+	if (rc) {
+		sl_err_context(err, "the old key of a change of %s.%s", rel->nspname, rel->relname);
+		return rc;
+	}
+	push_row(s, table, 'd', s->payload.buf, s->payload.len);
+	return 0;
+}
+
 static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
 {
 	const struct pgoutput_relation *rel = m->change.rel;
@@ -733,6 +785,11 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 				  "  hint: ALTER TABLE %s.%s REPLICA IDENTITY DEFAULT (with a "
 				  "primary key) or FULL",
 				  rel->nspname, rel->relname, rel->nspname, rel->relname);
+	if (m->kind == PGOUTPUT_UPDATE) {
+		rc = land_moved_key(s, table, m, err);
+		if (rc)
+			return rc;
+	}
 	buf_reset(&s->payload);
 	/* unchanged TOAST values: from the old row when it is whole, else from
 	 * the row of the key before */
@@ -1186,10 +1243,16 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 		rc = prepare_snapshot(conn, w, c, &slot, err);
 	if (!rc && opts->once)
 		rc = current_lsn(conn, &st->target_lsn, err);
+	s.shape_a = arena_new(NULL);
+	s.keys = arena_alloc(s.shape_a, (c->ntables + 1) * sizeof(*s.keys));
+	for (size_t i = 0; !rc && i < c->ntables; i++)
+		rc = pgcdc_catalog_keys(conn, s.shape_a, c->tables[i].source, &s.keys[i], err);
 	if (conn)
 		PQfinish(conn);
-	if (rc)
+	if (rc) {
+		arena_free(s.shape_a);
 		return rc;
+	}
 	if (plan == PLAN_STREAM) {
 		s.landed = stored.landed;
 		s.confirmed = max_lsn(stored.confirmed, stored.landed);
@@ -1199,7 +1262,6 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.txn_a = arena_new(NULL);
 	s.land_a = arena_new(NULL);
 	s.batch_a = arena_new(NULL);
-	s.shape_a = arena_new(NULL);
 	s.hold_a = arena_new(NULL);
 	s.last_idle_us = units_mono_us();
 	rc = start_stream(&s, plan, err);

@@ -16,6 +16,7 @@
 #include <libpq-fe.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct arena;
@@ -122,6 +123,17 @@ void pgcdc_committer_submit(struct pgcdc_committer *k, struct wh *w, const struc
  * then *rc, *done and, on failure, err are pgcdc_batch_commit's. */
 bool pgcdc_committer_ended(struct pgcdc_committer *k, bool block, int *rc, bool *done,
 			   struct sl_err *err);
+
+/* A table's primary key, its column names (n 0: it has none). */
+struct pgcdc_key {
+	const char **names;
+	size_t n;
+};
+
+/* The primary key of table ("schema.name") from the source database's
+ * catalog, into a (pgcdc_catalog.c). */
+int pgcdc_catalog_keys(PGconn *conn, struct arena *a, const char *table, struct pgcdc_key *out,
+		       struct sl_err *err);
 
 /* What the source server says of a slot (pgcdc_probe.c). */
 struct pgcdc_probe {

@@ -623,3 +623,21 @@ size_t pgoutput_tuple_fill(struct pgoutput_tuple *t, const struct pgoutput_tuple
 	}
 	return left;
 }
+
+bool pgoutput_key_changed(const struct pgoutput_relation *rel, const bool *key,
+			  const struct pgoutput_tuple *old, const struct pgoutput_tuple *new)
+{
+	if ((old->kind != 'K' && old->kind != 'O') || old->ncols != new->ncols)
+		return false;
+	for (uint16_t i = 0; i < new->ncols && i < rel->ncols; i++) {
+		const struct pgoutput_value *o = &old->values[i], *n = &new->values[i];
+
+		if (!(key ? key[i] : rel->cols[i].key) || n->kind == PGOUTPUT_UNCHANGED ||
+		    o->kind == PGOUTPUT_UNCHANGED)
+			continue;
+		if (o->kind != n->kind ||
+		    (n->kind == PGOUTPUT_TEXT && (o->len != n->len || memcmp(o->text, n->text, n->len))))
+			return true;
+	}
+	return false;
+}

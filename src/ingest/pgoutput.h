@@ -201,6 +201,14 @@ int pgoutput_decode(struct pgoutput_cache *c, const void *data, size_t len, stru
  * (every one when old is not a whole row). */
 size_t pgoutput_tuple_fill(struct pgoutput_tuple *t, const struct pgoutput_tuple *old);
 
+/* Whether an update moved its row to another key: old, the old key ('K')
+ * or the whole old row ('O'), differs from new in a column key[i] marks
+ * (NULL: the relation's own key columns, pgoutput_column.key). Values
+ * are compared as PostgreSQL wrote them; one new did not send (unchanged
+ * TOAST) did not change. False when old is neither. */
+bool pgoutput_key_changed(const struct pgoutput_relation *rel, const bool *key,
+			  const struct pgoutput_tuple *old, const struct pgoutput_tuple *new);
+
 /* ---- a tuple as JSON (pgoutput_json.c) ---- */
 
 /* Writes the JSON value of column col of rel, unchanged in the tuple, to
