@@ -541,6 +541,46 @@ static void test_unchanged_needs_filling(void **state)
 	buf_release(&b);
 }
 
+/* An update moved its row when its old key ('K', or a whole old row
+ * 'O') differs from the new row in a key column: the relation's marks, or
+ * the columns given (the primary key of a REPLICA IDENTITY FULL table). */
+static void test_key_changed(void **state)
+{
+	struct pgoutput_column cols[] = { { true, "a", 23, -1 },
+					  { true, "b", 25, -1 },
+					  { false, "v", 25, -1 } };
+	struct pgoutput_relation rel = { 1, "public", "t", 'd', 3, cols };
+	struct pgoutput_value nv[] = { { 't', 1, "1" }, { 't', 1, "x" }, { 't', 2, "v2" } };
+	struct pgoutput_value ov[] = { { 't', 1, "1" }, { 't', 1, "x" }, { 'n', 0, NULL } };
+	struct pgoutput_tuple nt = { 'N', 3, nv }, ot = { 'K', 3, ov };
+	const bool pk_a[] = { true, false, false };
+
+	(void)state;
+	/* the same key, sent because a key value is TOASTed */
+	assert_false(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	/* no old tuple: the key did not change */
+	assert_false(pgoutput_key_changed(&rel, NULL, &(struct pgoutput_tuple){ 0 }, &nt));
+	ov[0] = (struct pgoutput_value){ 't', 2, "10" };
+	assert_true(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	ov[0] = (struct pgoutput_value){ 't', 1, "2" };
+	assert_true(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	/* a second key column, to or from NULL */
+	ov[0] = nv[0];
+	ov[1] = (struct pgoutput_value){ 'n', 0, NULL };
+	assert_true(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	/* a key value the new row did not send is unchanged */
+	nv[1] = (struct pgoutput_value){ 'u', 0, NULL };
+	assert_false(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	/* a whole old row: only the given key columns count */
+	ot.kind = 'O';
+	ov[1] = nv[1] = (struct pgoutput_value){ 't', 1, "y" };
+	ov[2] = (struct pgoutput_value){ 't', 2, "v1" };
+	assert_false(pgoutput_key_changed(&rel, pk_a, &ot, &nt));
+	assert_true(pgoutput_key_changed(&rel, (const bool[]){ false, false, true }, &ot, &nt));
+	ov[0] = (struct pgoutput_value){ 't', 1, "3" };
+	assert_true(pgoutput_key_changed(&rel, pk_a, &ot, &nt));
+}
+
 /* ---- malformed messages ---- */
 
 /* Every captured message cut short anywhere fails, says where, and
@@ -791,6 +831,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_json_member),
 		cmocka_unit_test(test_unchanged_needs_filling),
+		cmocka_unit_test(test_key_changed),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fuzz),
