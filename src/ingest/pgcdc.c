@@ -743,30 +743,31 @@ static const bool *key_columns(struct stream *s, int table, const struct pgoutpu
 	return key;
 }
 
-/* An update that moved its row to another key: first a delete of the old
- * key (its payload as a delete's: the old key, or the whole old row under
- * REPLICA IDENTITY FULL), then, by the caller, the update of the new one,
- * in the next place: a model that applies the changes drops the old key
+/* Whether an update moved its row to another key. */
+static bool moved_key(struct stream *s, int table, const struct pgoutput_msg *m)
+{
+	bool none;
+	const bool *key = key_columns(s, table, m->change.rel, &none);
+
+	return !none && pgoutput_key_changed(m->change.rel, key, &m->change.old, &m->change.new);
+}
+
+/* The delete of the old key of an update that moved its row, held before
+ * the update itself (its payload as a delete's: the old key, or the whole
+ * old row under REPLICA IDENTITY FULL). In the next place the update of
+ * the new key follows: a model that applies the changes drops the old key
  * and holds the new one, and a later change of the old key (a row moved
  * back) comes after the delete. */
-static int land_moved_key(struct stream *s, int table, const struct pgoutput_msg *m,
-			  struct sl_err *err)
+static int push_old_key(struct stream *s, int table, const struct pgoutput_msg *m,
+			struct sl_err *err)
 {
-	const struct pgoutput_relation *rel = m->change.rel;
-	bool none;
-	const bool *key = key_columns(s, table, rel, &none);
-	int rc;
+	struct buf old = BUF_INIT;
+	int rc = pgoutput_tuple_json(&old, m->change.rel, &m->change.old, NULL, NULL, err);
 
-	if (none || !pgoutput_key_changed(rel, key, &m->change.old, &m->change.new))
-		return 0;
-	buf_reset(&s->payload);
-	rc = pgoutput_tuple_json(&s->payload, rel, &m->change.old, NULL, NULL, err);
-	if (rc) {
-		sl_err_context(err, "the old key of a change of %s.%s", rel->nspname, rel->relname);
-		return rc;
-	}
-	push_row(s, table, 'd', s->payload.buf, s->payload.len);
-	return 0;
+	if (!rc)
+		push_row(s, table, 'd', old.buf, old.len);
+	buf_release(&old);
+	return rc;
 }
 
 static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
@@ -775,6 +776,7 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	struct pgoutput_tuple t = m->kind == PGOUTPUT_DELETE ? m->change.old : m->change.new;
 	int table = table_of(s->c, rel);
 	char op = m->kind == PGOUTPUT_INSERT ? 'c' : m->kind == PGOUTPUT_UPDATE ? 'u' : 'd';
+	bool moved;
 	int rc;
 
 	if (table < 0 || s->skip)
@@ -785,14 +787,11 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 				  "  hint: ALTER TABLE %s.%s REPLICA IDENTITY DEFAULT (with a "
 				  "primary key) or FULL",
 				  rel->nspname, rel->relname, rel->nspname, rel->relname);
-	if (m->kind == PGOUTPUT_UPDATE) {
-		rc = land_moved_key(s, table, m, err);
-		if (rc)
-			return rc;
-	}
+	moved = m->kind == PGOUTPUT_UPDATE && moved_key(s, table, m);
 	buf_reset(&s->payload);
 	/* unchanged TOAST values: from the old row when it is whole, else from
-	 * the row of the key before */
+	 * the row of the key before (the old key's, for a row moved: found
+	 * before its delete is held) */
 	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old)) {
 		/* the batch's earlier rows of the key are read back too, those
 		 * held while it committed among them */
@@ -803,10 +802,12 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 				s->batch_open = s->pending = false;
 		}
 		if (!rc)
-			rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel, &t,
-					      &s->payload, err);
+			rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel,
+					      moved ? &m->change.old : &t, &t, &s->payload, err);
 	} else
 		rc = pgoutput_tuple_json(&s->payload, rel, &t, NULL, NULL, err);
+	if (!rc && moved)
+		rc = push_old_key(s, table, m, err);
 	if (rc) {
 		sl_err_context(err, "a change of %s.%s", rel->nspname, rel->relname);
 		return rc;

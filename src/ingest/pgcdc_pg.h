@@ -65,14 +65,16 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 
 /* Appends the payload JSON of t, the new row of an update of c's table
  * (an index into c->tables), to out, its unchanged TOAST values filled
- * from the latest earlier row of its key: the last of txn's rows (the
- * changes of the source transaction still held), else the landing
- * table's row of the key with the newest sequence and place. An error
- * names the table, the key and the column when there is no such row or
- * it lacks the column (pgcdc_toast.c). */
+ * from the latest earlier row of its key, the key columns of key_of (t,
+ * or the old key of an update that moved the row to another key): the
+ * last of txn's rows (the changes of the source transaction still held),
+ * else the landing table's row of the key with the newest sequence and
+ * place. An error names the table, the key and the column when there is
+ * no such row or it lacks the column (pgcdc_toast.c). */
 int pgcdc_toast_json(struct wh *w, const struct pgcdc_cfg *c, size_t table,
 		     const struct pgcdc_txn *txn, const struct pgoutput_relation *rel,
-		     const struct pgoutput_tuple *t, struct buf *out, struct sl_err *err);
+		     const struct pgoutput_tuple *key_of, const struct pgoutput_tuple *t,
+		     struct buf *out, struct sl_err *err);
 
 /* The status updates of a streaming replication connection, repeated
  * every every_ms from a thread of its own (pgcdc_ticker.c). wk.mu is the

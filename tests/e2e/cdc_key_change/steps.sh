@@ -60,6 +60,13 @@ src -c "BEGIN" \
 	-c "COMMIT"
 cdc acct --once | grep -v '^slot '
 last
+note a row moved to another key with a large value left alone: the value comes from the row of the old key
+src -c "ALTER TABLE acct ALTER note SET STORAGE EXTERNAL" -c "INSERT INTO acct VALUES (7, 70, repeat('large ', 1000))"
+cdc acct --once | grep -v '^slot '
+src -c "UPDATE acct SET id = 8 WHERE id = 7"
+cdc acct --once | grep -v '^slot '
+q "SELECT op, payload->>'id' AS id, length(payload->>'note') AS note_length FROM landing.acct WHERE _sluice_seq = (SELECT max(_sluice_seq) FROM landing.acct) ORDER BY _sluice_pos"
+src -c "DELETE FROM acct WHERE id = 8"
 note a key moved back by the next transaction
 src -c "UPDATE acct SET id = 100 WHERE id = 10" -c "UPDATE acct SET id = 10, v = 101 WHERE id = 100"
 note the keys of several rows moved by one statement, and the rows of REPLICA IDENTITY FULL: an update of a key column, of another column, then one moved back
