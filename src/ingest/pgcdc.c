@@ -214,6 +214,60 @@ void pgcdc_pg_add_table(struct buf *b, const char *table)
 	buf_add_sql_ident(b, dot + 1);
 }
 
+/*
+ * The statements that make the publication, in one transaction: each
+ * table of the slot published, those with replica_identity: full made
+ * REPLICA IDENTITY FULL first. A table whose updates and deletes the
+ * publication would make fail (no primary key and no other replica
+ * identity, or REPLICA IDENTITY NOTHING) is refused before anything
+ * changes, unless its source sets replica_identity: full.
+ */
+static int publication_sql(PGconn *conn, const struct pgcdc_cfg *c, struct buf *sql,
+			   struct sl_err *err)
+{
+	struct buf alter = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->ntables; i++) {
+		const struct pgcdc_table *t = &c->tables[i];
+		char ident;
+		bool pk;
+
+		rc = pgcdc_catalog_identity(conn, t->source, &ident, &pk, err);
+		if (rc || ident == 'f' || ident == 'i' || (ident == 'd' && pk && !t->full_identity))
+			continue;
+		if (t->full_identity) {
+			buf_adds(&alter, "ALTER TABLE ");
+			pgcdc_pg_add_table(&alter, t->source);
+			buf_adds(&alter, " REPLICA IDENTITY FULL; ");
+			continue;
+		}
+		rc = sl_err_set(err, SL_E_CONFIG,
+				"table %s has %s, so publishing it would make every UPDATE and "
+				"DELETE of it fail in the source database (\"does not have a "
+				"replica identity and publishes updates\"); nothing was changed\n"
+				"  hint: add a primary key to %s, or set replica_identity: full "
+				"under %s to have create make its REPLICA IDENTITY FULL (each "
+				"update and delete then writes the whole old row to the WAL)",
+				t->source, ident == 'n' ? "REPLICA IDENTITY NOTHING" : "no primary key",
+				t->source, t->setting ? t->setting : c->setting);
+	}
+	if (!rc) {
+		buf_addf(sql, "BEGIN; %s", alter.buf);
+		buf_adds(sql, "CREATE PUBLICATION ");
+		buf_add_sql_ident(sql, c->publication);
+		buf_adds(sql, " FOR TABLE ");
+		for (size_t i = 0; i < c->ntables; i++) {
+			if (i)
+				buf_adds(sql, ", ");
+			pgcdc_pg_add_table(sql, c->tables[i].source);
+		}
+		buf_adds(sql, "; COMMIT");
+	}
+	buf_release(&alter);
+	return rc;
+}
+
 static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
@@ -234,15 +288,9 @@ static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl
 				  "PUBLICATION %s FOR TABLE %s",
 				  c->publication, c->setting, c->publication, c->tables[0].source);
 	if (!have) {
-		buf_adds(&sql, "CREATE PUBLICATION ");
-		buf_add_sql_ident(&sql, c->publication);
-		buf_adds(&sql, " FOR TABLE ");
-		for (size_t i = 0; i < c->ntables; i++) {
-			if (i)
-				buf_adds(&sql, ", ");
-			pgcdc_pg_add_table(&sql, c->tables[i].source);
-		}
-		rc = pgcdc_pg_run(conn, sql.buf, NULL, PGRES_COMMAND_OK, NULL, err);
+		rc = publication_sql(conn, c, &sql, err);
+		if (!rc)
+			rc = pgcdc_pg_run(conn, sql.buf, NULL, PGRES_COMMAND_OK, NULL, err);
 		buf_release(&sql);
 		if (rc)
 			return rc;

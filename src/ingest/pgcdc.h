@@ -37,10 +37,13 @@ struct wh;
 struct wh_column;
 
 /* A source of the slot: the table read ("public.orders") and the landing
- * table it lands in ("landing.orders"). */
+ * table it lands in ("landing.orders"); with full_identity (its setting
+ * replica_identity: full), create makes its REPLICA IDENTITY FULL. */
 struct pgcdc_table {
 	const char *source;
 	const char *landing;
+	bool full_identity;
+	const char *setting; /* "sources.orders", named in its errors */
 };
 
 struct pgcdc_cfg {

@@ -2,7 +2,9 @@
  * What the postgres_cdc consumer asks the source database's catalog, over
  * a normal connection, about the tables of its slot: the primary key of a
  * table whose replica identity is FULL (the stream marks every column of
- * it as the key). Only reads; never changes anything on the server.
+ * it as the key), and whether a table can be published without breaking
+ * its updates and deletes. Only reads; never changes anything on the
+ * server.
  */
 #include "ingest/pgcdc_pg.h"
 
@@ -34,6 +36,27 @@ int pgcdc_catalog_keys(PGconn *conn, struct arena *a, const char *table, struct 
 	out->names = arena_alloc(a, (out->n + 1) * sizeof(*out->names));
 	for (size_t i = 0; i < out->n; i++)
 		out->names[i] = arena_strdup(a, PQgetvalue(r, (int)i, 0));
+	PQclear(r);
+	return 0;
+}
+
+int pgcdc_catalog_identity(PGconn *conn, const char *table, char *ident, bool *pk,
+			   struct sl_err *err)
+{
+	struct buf name = BUF_INIT;
+	PGresult *r;
+	int rc;
+
+	pgcdc_pg_add_table(&name, table);
+	rc = pgcdc_pg_run(conn,
+			  "SELECT c.relreplident, EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = "
+			  "c.oid AND i.indisprimary) FROM pg_class c WHERE c.oid = $1::regclass",
+			  name.buf, PGRES_TUPLES_OK, &r, err);
+	buf_release(&name);
+	if (rc)
+		return rc;
+	*ident = PQntuples(r) ? PQgetvalue(r, 0, 0)[0] : 0;
+	*pk = PQntuples(r) && strcmp(PQgetvalue(r, 0, 1), "t") == 0;
 	PQclear(r);
 	return 0;
 }

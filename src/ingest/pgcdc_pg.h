@@ -137,6 +137,12 @@ struct pgcdc_key {
 int pgcdc_catalog_keys(PGconn *conn, struct arena *a, const char *table, struct pgcdc_key *out,
 		       struct sl_err *err);
 
+/* A table's replica identity (pg_class.relreplident: 'd' default, 'n'
+ * nothing, 'f' full, 'i' index) and whether it has a primary key
+ * (pgcdc_catalog.c). */
+int pgcdc_catalog_identity(PGconn *conn, const char *table, char *ident, bool *pk,
+			   struct sl_err *err);
+
 /* What the source server says of a slot (pgcdc_probe.c). */
 struct pgcdc_probe {
 	bool have;	       /* the server has the slot */
