@@ -864,6 +864,30 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 	return maybe_flush(s, err);
 }
 
+/* The types of a slot's table that are not built in, described from the
+ * catalog the first time a Relation message names them (over a normal
+ * connection of its own, as the stream's cannot ask), so that its values
+ * are written by their types: in a skipped transaction too, as the
+ * relation serves the changes after it. */
+static int describe_types(struct stream *s, const struct pgoutput_relation *rel,
+			  struct sl_err *err)
+{
+	struct pgoutput_types *types = pgoutput_cache_types(s->cache);
+	PGconn *conn = NULL;
+	int rc;
+
+	if (table_of(s->c, rel) < 0 || pgcdc_catalog_types_known(rel, types))
+		return 0;
+	rc = pgcdc_pg_connect(s->c->dsn, false, &conn, err);
+	if (!rc)
+		rc = pgcdc_catalog_types(conn, rel, types, err);
+	if (conn)
+		PQfinish(conn);
+	if (rc)
+		sl_err_context(err, "the types of %s.%s", rel->nspname, rel->relname);
+	return rc;
+}
+
 /* A Relation message: a table's columns as the changes after it carry
  * them. One that differs from the shape recorded last is recorded with
  * the transaction, at the place of its next change. */
@@ -1030,7 +1054,9 @@ static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct s
 			       : sl_err_set(err, SL_E_PARSE, "a change outside a transaction");
 		break;
 	case PGOUTPUT_RELATION:
-		rc = on_relation(s, &m.relation);
+		rc = describe_types(s, &m.relation, err);
+		if (!rc)
+			rc = on_relation(s, &m.relation);
 		break;
 	case PGOUTPUT_TRUNCATE:
 		rc = s->in_txn ? on_truncate(s, &m, err)

@@ -143,6 +143,17 @@ int pgcdc_catalog_keys(PGconn *conn, struct arena *a, const char *table, struct 
 int pgcdc_catalog_identity(PGconn *conn, const char *table, char *ident, bool *pk,
 			   struct sl_err *err);
 
+struct pgoutput_types;
+
+/* What the catalog says of the types of rel's columns that are not built
+ * in and types does not know yet, and of every type they are made of,
+ * into types (pgcdc_catalog.c). */
+int pgcdc_catalog_types(PGconn *conn, const struct pgoutput_relation *rel,
+			struct pgoutput_types *types, struct sl_err *err);
+/* Whether types knows every type of rel's columns that is not built in. */
+bool pgcdc_catalog_types_known(const struct pgoutput_relation *rel,
+			       const struct pgoutput_types *types);
+
 /* What the source server says of a slot (pgcdc_probe.c). */
 struct pgcdc_probe {
 	bool have;	       /* the server has the slot */

@@ -2,11 +2,13 @@
 # oid at their limits, numeric of 50 digits and a scale of 20, NaN and
 # infinities, boolean, json and jsonb nested, arrays of several
 # dimensions with quotes and NULLs, bytea, timestamps and dates at
-# infinity, uuid, an enum, a domain and an array of the enum, text with
-# quotes, backslashes, control characters and more than ASCII) lands as
-# the row as JSON: numbers as PostgreSQL wrote them, never through a
-# double, NaN and infinities as strings, types the decoder does not know
-# as their text. The snapshot and the stream land a row alike.
+# infinity, uuid, an enum, text with quotes, backslashes, control
+# characters and more than ASCII, domains over an integer, text and an
+# array, arrays of an enum, of a composite and of a domain, a composite)
+# lands as the row as JSON: numbers as PostgreSQL wrote them, never
+# through a double, NaN and infinities as strings, a domain as its base
+# type, arrays as JSON arrays, a composite as an object of its fields.
+# The snapshot and the stream land a row alike.
 # compare.sql reads every landed value back as its column's type in the
 # source database and compares it with the source row, then does the
 # same for a CDC model's columns.
@@ -26,7 +28,7 @@ note the snapshot lands the five rows
 cdc vals --once
 
 note the same values inserted again stream in as the snapshot landed them
-src -c "INSERT INTO vals SELECT id + 100, i2, i4, i8, o, n, ns, f4, f8, b, j, jb, ai, at, af, by, ts, tz, d, u, m, p, ma, t FROM vals"
+src -c "INSERT INTO vals SELECT id + 100, i2, i4, i8, o, n, ns, f4, f8, b, j, jb, ai, at, af, by, ts, tz, d, u, m, p, ma, t, dt, di, pc, pa, pp FROM vals"
 cdc vals --once
 q "SELECT op, payload FROM landing.vals WHERE op = 'c' ORDER BY CAST(payload->>'id' AS INTEGER)"
 # the payloads as text, grouped by all but their id: each group one of the snapshot, one streamed
