@@ -234,7 +234,7 @@ static int publication_sql(PGconn *conn, const struct pgcdc_cfg *c, struct buf *
 		bool pk;
 
 		rc = pgcdc_catalog_identity(conn, t->source, &ident, &pk, err);
-		if (rc || ident == 'f' || ident == 'i' || (ident == 'd' && pk && !t->full_identity))
+		if (rc || ident == 'f')
 			continue;
 		if (t->full_identity) {
 			buf_adds(&alter, "ALTER TABLE ");
@@ -242,6 +242,8 @@ static int publication_sql(PGconn *conn, const struct pgcdc_cfg *c, struct buf *
 			buf_adds(&alter, " REPLICA IDENTITY FULL; ");
 			continue;
 		}
+		if (ident == 'i' || (ident == 'd' && pk))
+			continue;
 		rc = sl_err_set(err, SL_E_CONFIG,
 				"table %s has %s, so publishing it would make every UPDATE and "
 				"DELETE of it fail in the source database (\"does not have a "
