@@ -281,7 +281,8 @@ int pgoutput_tuple_json(struct buf *out, const struct pgoutput_relation *rel,
 			struct sl_err *err);
 
 /* Appends one value's JSON, the text PostgreSQL wrote for a value of type
- * type_oid, as pgoutput_tuple_json does. */
+ * type_oid, as pgoutput_tuple_json does for a relation without a table of
+ * types (a type not built in as its text). */
 int pgoutput_value_json(struct buf *out, uint32_t type_oid, const char *text, size_t len,
 			struct sl_err *err);
 
