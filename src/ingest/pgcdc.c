@@ -809,10 +809,10 @@ static bool moved_key(struct stream *s, int table, const struct pgoutput_msg *m)
  * and holds the new one, and a later change of the old key (a row moved
  * back) comes after the delete. */
 static int push_old_key(struct stream *s, int table, const struct pgoutput_msg *m,
-			struct sl_err *err)
+			const struct pgoutput_relation *rel, struct sl_err *err)
 {
 	struct buf old = BUF_INIT;
-	int rc = pgoutput_tuple_json(&old, m->change.rel, &m->change.old, NULL, NULL, err);
+	int rc = pgoutput_tuple_json(&old, rel, &m->change.old, NULL, NULL, err);
 
 	if (!rc)
 		push_row(s, table, 'd', old.buf, old.len);
@@ -820,9 +820,73 @@ static int push_old_key(struct stream *s, int table, const struct pgoutput_msg *
 	return rc;
 }
 
+/* The payload of change m, t its row, into s->payload, its values by
+ * rel (m's relation, or a copy without types). Unchanged TOAST
+ * values: from the old row when it is whole, else from the row of the key
+ * before (the old key's, for a row moved: found before its delete is
+ * held). */
+static int change_payload(struct stream *s, int table, const struct pgoutput_msg *m,
+			  const struct pgoutput_relation *rel, struct pgoutput_tuple *t, bool moved,
+			  struct sl_err *err)
+{
+	int rc = 0;
+
+	buf_reset(&s->payload);
+	if (m->kind != PGOUTPUT_UPDATE || !pgoutput_tuple_fill(t, &m->change.old))
+		return pgoutput_tuple_json(&s->payload, rel, t, NULL, NULL, err);
+	/* the batch's earlier rows of the key are read back too, those held
+	 * while it committed among them */
+	rc = finish_commit(s, true, err);
+	if (!rc && s->batch_open) {
+		rc = pgcdc_batch_flush(s->w, &s->batch, err);
+		if (rc)
+			s->batch_open = s->pending = false;
+	}
+	if (!rc)
+		rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel,
+				      moved ? &m->change.old : t, t, &s->payload, err);
+	return rc;
+}
+
+/* Whether a column of rel has a type that is not built in. */
+static bool user_types(const struct pgoutput_relation *rel)
+{
+	for (uint16_t i = 0; i < rel->ncols; i++)
+		if (rel->cols[i].type_oid >= PGOUTPUT_FIRST_USER_OID)
+			return true;
+	return false;
+}
+
+/* The types of a slot's table that are not built in, described from the
+ * catalog with each Relation message that names them (over a normal
+ * connection of its own, as the stream's cannot ask), so that its values
+ * are written by their types: in a skipped transaction too, as the
+ * relation serves the changes after it. The server sends one when a
+ * stream first changes the table and after its columns change; a type
+ * changed in place is read again when a value fails to follow it
+ * (on_change). */
+static int describe_types(struct stream *s, const struct pgoutput_relation *rel,
+			  struct sl_err *err)
+{
+	PGconn *conn = NULL;
+	int rc;
+
+	if (table_of(s->c, rel) < 0 || !user_types(rel))
+		return 0;
+	rc = pgcdc_pg_connect(s->c->dsn, false, &conn, err);
+	if (!rc)
+		rc = pgcdc_catalog_types(conn, rel, pgoutput_cache_types(s->cache), err);
+	if (conn)
+		PQfinish(conn);
+	if (rc)
+		sl_err_context(err, "the types of %s.%s", rel->nspname, rel->relname);
+	return rc;
+}
+
 static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
 {
 	const struct pgoutput_relation *rel = m->change.rel;
+	struct pgoutput_relation plain;
 	struct pgoutput_tuple t = m->kind == PGOUTPUT_DELETE ? m->change.old : m->change.new;
 	int table = table_of(s->c, rel);
 	char op = m->kind == PGOUTPUT_INSERT ? 'c' : m->kind == PGOUTPUT_UPDATE ? 'u' : 'd';
@@ -838,56 +902,34 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 				  "primary key) or FULL",
 				  rel->nspname, rel->relname, rel->nspname, rel->relname);
 	moved = m->kind == PGOUTPUT_UPDATE && moved_key(s, table, m);
-	buf_reset(&s->payload);
-	/* unchanged TOAST values: from the old row when it is whole, else from
-	 * the row of the key before (the old key's, for a row moved: found
-	 * before its delete is held) */
-	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old)) {
-		/* the batch's earlier rows of the key are read back too, those
-		 * held while it committed among them */
-		rc = finish_commit(s, true, err);
-		if (!rc && s->batch_open) {
-			rc = pgcdc_batch_flush(s->w, &s->batch, err);
-			if (rc)
-				s->batch_open = s->pending = false;
-		}
+	rc = change_payload(s, table, m, rel, &t, moved, err);
+	/* a value that does not follow its type as read: the type changed
+	 * since (ALTER TYPE ... CASCADE sends no Relation message), so it is
+	 * read again; a value made before a change of its type (a backlog)
+	 * still does not follow the catalog as it is now, and then the
+	 * change's values of types not built in land as their text, rather
+	 * than the stream stopping at it for good */
+	if (rc == SL_E_PARSE && user_types(rel)) {
+		sl_err_clear(err);
+		rc = describe_types(s, rel, err);
 		if (!rc)
-			rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel,
-					      moved ? &m->change.old : &t, &t, &s->payload, err);
-	} else
-		rc = pgoutput_tuple_json(&s->payload, rel, &t, NULL, NULL, err);
+			rc = change_payload(s, table, m, rel, &t, moved, err);
+		if (rc == SL_E_PARSE) {
+			sl_err_clear(err);
+			plain = *rel;
+			plain.types = NULL;
+			rel = &plain;
+			rc = change_payload(s, table, m, rel, &t, moved, err);
+		}
+	}
 	if (!rc && moved)
-		rc = push_old_key(s, table, m, err);
+		rc = push_old_key(s, table, m, rel, err);
 	if (rc) {
 		sl_err_context(err, "a change of %s.%s", rel->nspname, rel->relname);
 		return rc;
 	}
 	push_row(s, table, op, s->payload.buf, s->payload.len);
 	return maybe_flush(s, err);
-}
-
-/* The types of a slot's table that are not built in, described from the
- * catalog the first time a Relation message names them (over a normal
- * connection of its own, as the stream's cannot ask), so that its values
- * are written by their types: in a skipped transaction too, as the
- * relation serves the changes after it. */
-static int describe_types(struct stream *s, const struct pgoutput_relation *rel,
-			  struct sl_err *err)
-{
-	struct pgoutput_types *types = pgoutput_cache_types(s->cache);
-	PGconn *conn = NULL;
-	int rc;
-
-	if (table_of(s->c, rel) < 0 || pgcdc_catalog_types_known(rel, types))
-		return 0;
-	rc = pgcdc_pg_connect(s->c->dsn, false, &conn, err);
-	if (!rc)
-		rc = pgcdc_catalog_types(conn, rel, types, err);
-	if (conn)
-		PQfinish(conn);
-	if (rc)
-		sl_err_context(err, "the types of %s.%s", rel->nspname, rel->relname);
-	return rc;
 }
 
 /* A Relation message: a table's columns as the changes after it carry

@@ -123,7 +123,7 @@ int pgcdc_catalog_types(PGconn *conn, const struct pgoutput_relation *rel,
 	for (uint16_t i = 0; i < rel->ncols; i++) {
 		uint32_t oid = rel->cols[i].type_oid;
 
-		if (oid >= PGOUTPUT_FIRST_USER_OID && !pgoutput_types_get(types, oid))
+		if (oid >= PGOUTPUT_FIRST_USER_OID)
 			buf_addf(&oids, "%s%" PRIu32, oids.len ? "," : "{", oid);
 	}
 	if (!oids.len) {
@@ -139,14 +139,4 @@ int pgcdc_catalog_types(PGconn *conn, const struct pgoutput_relation *rel,
 		put_type(r, &at, types);
 	PQclear(r);
 	return 0;
-}
-
-bool pgcdc_catalog_types_known(const struct pgoutput_relation *rel,
-			       const struct pgoutput_types *types)
-{
-	for (uint16_t i = 0; i < rel->ncols; i++)
-		if (rel->cols[i].type_oid >= PGOUTPUT_FIRST_USER_OID &&
-		    !pgoutput_types_get(types, rel->cols[i].type_oid))
-			return false;
-	return true;
 }

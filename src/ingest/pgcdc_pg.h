@@ -145,14 +145,11 @@ int pgcdc_catalog_identity(PGconn *conn, const char *table, char *ident, bool *p
 
 struct pgoutput_types;
 
-/* What the catalog says of the types of rel's columns that are not built
- * in and types does not know yet, and of every type they are made of,
- * into types (pgcdc_catalog.c). */
+/* What the catalog says now of the types of rel's columns that are not
+ * built in, and of every type they are made of, into types, replacing
+ * what it said of them before (pgcdc_catalog.c). */
 int pgcdc_catalog_types(PGconn *conn, const struct pgoutput_relation *rel,
 			struct pgoutput_types *types, struct sl_err *err);
-/* Whether types knows every type of rel's columns that is not built in. */
-bool pgcdc_catalog_types_known(const struct pgoutput_relation *rel,
-			       const struct pgoutput_types *types);
 
 /* What the source server says of a slot (pgcdc_probe.c). */
 struct pgcdc_probe {
