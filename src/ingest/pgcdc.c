@@ -113,6 +113,9 @@ struct stream {
 	 * transaction records when it lands (in shape_a) */
 	struct arena *shape_a;
 	struct pgcdc_columns *cols; /* the landing tables', per table, in shape_a */
+	/* per table, its primary key as the catalog had it when the stream
+	 * started (in shape_a): the key of a REPLICA IDENTITY FULL table */
+	struct pgcdc_key *keys;
 	struct pgcdc_shape *shapes;
 	size_t nshapes, shapes_cap;
 	struct shape_note *notes;
@@ -211,6 +214,62 @@ void pgcdc_pg_add_table(struct buf *b, const char *table)
 	buf_add_sql_ident(b, dot + 1);
 }
 
+/*
+ * The statements that make the publication, in one transaction: each
+ * table of the slot published, those with replica_identity: full made
+ * REPLICA IDENTITY FULL first. A table whose updates and deletes the
+ * publication would make fail (no primary key and no other replica
+ * identity, or REPLICA IDENTITY NOTHING) is refused before anything
+ * changes, unless its source sets replica_identity: full.
+ */
+static int publication_sql(PGconn *conn, const struct pgcdc_cfg *c, struct buf *sql,
+			   struct sl_err *err)
+{
+	struct buf alter = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->ntables; i++) {
+		const struct pgcdc_table *t = &c->tables[i];
+		char ident;
+		bool pk;
+
+		rc = pgcdc_catalog_identity(conn, t->source, &ident, &pk, err);
+		if (rc || ident == 'f')
+			continue;
+		if (t->full_identity) {
+			buf_adds(&alter, "ALTER TABLE ");
+			pgcdc_pg_add_table(&alter, t->source);
+			buf_adds(&alter, " REPLICA IDENTITY FULL; ");
+			continue;
+		}
+		if (ident == 'i' || (ident == 'd' && pk))
+			continue;
+		rc = sl_err_set(err, SL_E_CONFIG,
+				"table %s has %s, so publishing it would make every UPDATE and "
+				"DELETE of it fail in the source database (\"does not have a "
+				"replica identity and publishes updates\"); nothing was changed\n"
+				"  hint: add a primary key to %s, or set replica_identity: full "
+				"under %s to have create make its REPLICA IDENTITY FULL (each "
+				"update and delete then writes the whole old row to the WAL)",
+				t->source, ident == 'n' ? "REPLICA IDENTITY NOTHING" : "no primary key",
+				t->source, t->setting ? t->setting : c->setting);
+	}
+	if (!rc) {
+		buf_addf(sql, "BEGIN; %s", alter.buf);
+		buf_adds(sql, "CREATE PUBLICATION ");
+		buf_add_sql_ident(sql, c->publication);
+		buf_adds(sql, " FOR TABLE ");
+		for (size_t i = 0; i < c->ntables; i++) {
+			if (i)
+				buf_adds(sql, ", ");
+			pgcdc_pg_add_table(sql, c->tables[i].source);
+		}
+		buf_adds(sql, "; COMMIT");
+	}
+	buf_release(&alter);
+	return rc;
+}
+
 static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
@@ -231,15 +290,9 @@ static int ensure_publication(PGconn *conn, const struct pgcdc_cfg *c, struct sl
 				  "PUBLICATION %s FOR TABLE %s",
 				  c->publication, c->setting, c->publication, c->tables[0].source);
 	if (!have) {
-		buf_adds(&sql, "CREATE PUBLICATION ");
-		buf_add_sql_ident(&sql, c->publication);
-		buf_adds(&sql, " FOR TABLE ");
-		for (size_t i = 0; i < c->ntables; i++) {
-			if (i)
-				buf_adds(&sql, ", ");
-			pgcdc_pg_add_table(&sql, c->tables[i].source);
-		}
-		rc = pgcdc_pg_run(conn, sql.buf, NULL, PGRES_COMMAND_OK, NULL, err);
+		rc = publication_sql(conn, c, &sql, err);
+		if (!rc)
+			rc = pgcdc_pg_run(conn, sql.buf, NULL, PGRES_COMMAND_OK, NULL, err);
 		buf_release(&sql);
 		if (rc)
 			return rc;
@@ -717,12 +770,127 @@ static int maybe_flush(struct stream *s, struct sl_err *err)
 	return flush_held(s, err);
 }
 
+/* Which columns of rel are the key whose change moves a row: the replica
+ * identity's, but for REPLICA IDENTITY FULL (every column is marked) the
+ * primary key's; NULL for the relation's own marks, and *none when a FULL
+ * table has no primary key. In msg_a. */
+static const bool *key_columns(struct stream *s, int table, const struct pgoutput_relation *rel,
+			       bool *none)
+{
+	const struct pgcdc_key *k = &s->keys[table];
+	bool *key;
+
+	*none = false;
+	if (rel->replident != 'f')
+		return NULL;
+	*none = !k->n;
+	key = arena_alloc(s->msg_a, (rel->ncols + 1u) * sizeof(*key));
+	for (uint16_t i = 0; i < rel->ncols; i++) {
+		key[i] = false;
+		for (size_t j = 0; j < k->n && !key[i]; j++)
+			key[i] = strcmp(rel->cols[i].name, k->names[j]) == 0;
+	}
+	return key;
+}
+
+/* Whether an update moved its row to another key. */
+static bool moved_key(struct stream *s, int table, const struct pgoutput_msg *m)
+{
+	bool none;
+	const bool *key = key_columns(s, table, m->change.rel, &none);
+
+	return !none && pgoutput_key_changed(m->change.rel, key, &m->change.old, &m->change.new);
+}
+
+/* The delete of the old key of an update that moved its row, held before
+ * the update itself (its payload as a delete's: the old key, or the whole
+ * old row under REPLICA IDENTITY FULL). In the next place the update of
+ * the new key follows: a model that applies the changes drops the old key
+ * and holds the new one, and a later change of the old key (a row moved
+ * back) comes after the delete. */
+static int push_old_key(struct stream *s, int table, const struct pgoutput_msg *m,
+			const struct pgoutput_relation *rel, struct sl_err *err)
+{
+	struct buf old = BUF_INIT;
+	int rc = pgoutput_tuple_json(&old, rel, &m->change.old, NULL, NULL, err);
+
+	if (!rc)
+		push_row(s, table, 'd', old.buf, old.len);
+	buf_release(&old);
+	return rc;
+}
+
+/* The payload of change m, t its row, into s->payload, its values by
+ * rel (m's relation, or a copy without types). Unchanged TOAST
+ * values: from the old row when it is whole, else from the row of the key
+ * before (the old key's, for a row moved: found before its delete is
+ * held). */
+static int change_payload(struct stream *s, int table, const struct pgoutput_msg *m,
+			  const struct pgoutput_relation *rel, struct pgoutput_tuple *t, bool moved,
+			  struct sl_err *err)
+{
+	int rc = 0;
+
+	buf_reset(&s->payload);
+	if (m->kind != PGOUTPUT_UPDATE || !pgoutput_tuple_fill(t, &m->change.old))
+		return pgoutput_tuple_json(&s->payload, rel, t, NULL, NULL, err);
+	/* the batch's earlier rows of the key are read back too, those held
+	 * while it committed among them */
+	rc = finish_commit(s, true, err);
+	if (!rc && s->batch_open) {
+		rc = pgcdc_batch_flush(s->w, &s->batch, err);
+		if (rc)
+			s->batch_open = s->pending = false;
+	}
+	if (!rc)
+		rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel,
+				      moved ? &m->change.old : t, t, &s->payload, err);
+	return rc;
+}
+
+/* Whether a column of rel has a type that is not built in. */
+static bool user_types(const struct pgoutput_relation *rel)
+{
+	for (uint16_t i = 0; i < rel->ncols; i++)
+		if (rel->cols[i].type_oid >= PGOUTPUT_FIRST_USER_OID)
+			return true;
+	return false;
+}
+
+/* The types of a slot's table that are not built in, described from the
+ * catalog with each Relation message that names them (over a normal
+ * connection of its own, as the stream's cannot ask), so that its values
+ * are written by their types: in a skipped transaction too, as the
+ * relation serves the changes after it. The server sends one when a
+ * stream first changes the table and after its columns change; a type
+ * changed in place is read again when a value fails to follow it
+ * (on_change). */
+static int describe_types(struct stream *s, const struct pgoutput_relation *rel,
+			  struct sl_err *err)
+{
+	PGconn *conn = NULL;
+	int rc;
+
+	if (table_of(s->c, rel) < 0 || !user_types(rel))
+		return 0;
+	rc = pgcdc_pg_connect(s->c->dsn, false, &conn, err);
+	if (!rc)
+		rc = pgcdc_catalog_types(conn, rel, pgoutput_cache_types(s->cache), err);
+	if (conn)
+		PQfinish(conn);
+	if (rc)
+		sl_err_context(err, "the types of %s.%s", rel->nspname, rel->relname);
+	return rc;
+}
+
 static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_err *err)
 {
 	const struct pgoutput_relation *rel = m->change.rel;
+	struct pgoutput_relation plain;
 	struct pgoutput_tuple t = m->kind == PGOUTPUT_DELETE ? m->change.old : m->change.new;
 	int table = table_of(s->c, rel);
 	char op = m->kind == PGOUTPUT_INSERT ? 'c' : m->kind == PGOUTPUT_UPDATE ? 'u' : 'd';
+	bool moved;
 	int rc;
 
 	if (table < 0 || s->skip)
@@ -733,23 +901,29 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 				  "  hint: ALTER TABLE %s.%s REPLICA IDENTITY DEFAULT (with a "
 				  "primary key) or FULL",
 				  rel->nspname, rel->relname, rel->nspname, rel->relname);
-	buf_reset(&s->payload);
-	/* unchanged TOAST values: from the old row when it is whole, else from
-	 * the row of the key before */
-	if (m->kind == PGOUTPUT_UPDATE && pgoutput_tuple_fill(&t, &m->change.old)) {
-		/* the batch's earlier rows of the key are read back too, those
-		 * held while it committed among them */
-		rc = finish_commit(s, true, err);
-		if (!rc && s->batch_open) {
-			rc = pgcdc_batch_flush(s->w, &s->batch, err);
-			if (rc)
-				s->batch_open = s->pending = false;
-		}
+	moved = m->kind == PGOUTPUT_UPDATE && moved_key(s, table, m);
+	rc = change_payload(s, table, m, rel, &t, moved, err);
+	/* a value that does not follow its type as read: the type changed
+	 * since (ALTER TYPE ... CASCADE sends no Relation message), so it is
+	 * read again; a value made before a change of its type (a backlog)
+	 * still does not follow the catalog as it is now, and then the
+	 * change's values of types not built in land as their text, rather
+	 * than the stream stopping at it for good */
+	if (rc == SL_E_PARSE && user_types(rel)) {
+		sl_err_clear(err);
+		rc = describe_types(s, rel, err);
 		if (!rc)
-			rc = pgcdc_toast_json(s->w, s->c, (size_t)table, &s->txn, rel, &t,
-					      &s->payload, err);
-	} else
-		rc = pgoutput_tuple_json(&s->payload, rel, &t, NULL, NULL, err);
+			rc = change_payload(s, table, m, rel, &t, moved, err);
+		if (rc == SL_E_PARSE) {
+			sl_err_clear(err);
+			plain = *rel;
+			plain.types = NULL;
+			rel = &plain;
+			rc = change_payload(s, table, m, rel, &t, moved, err);
+		}
+	}
+	if (!rc && moved)
+		rc = push_old_key(s, table, m, rel, err);
 	if (rc) {
 		sl_err_context(err, "a change of %s.%s", rel->nspname, rel->relname);
 		return rc;
@@ -924,7 +1098,9 @@ static int on_message(struct stream *s, const struct pgoutput_copy *cp, struct s
 			       : sl_err_set(err, SL_E_PARSE, "a change outside a transaction");
 		break;
 	case PGOUTPUT_RELATION:
-		rc = on_relation(s, &m.relation);
+		rc = describe_types(s, &m.relation, err);
+		if (!rc)
+			rc = on_relation(s, &m.relation);
 		break;
 	case PGOUTPUT_TRUNCATE:
 		rc = s->in_txn ? on_truncate(s, &m, err)
@@ -1186,10 +1362,16 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 		rc = prepare_snapshot(conn, w, c, &slot, err);
 	if (!rc && opts->once)
 		rc = current_lsn(conn, &st->target_lsn, err);
+	s.shape_a = arena_new(NULL);
+	s.keys = arena_alloc(s.shape_a, (c->ntables + 1) * sizeof(*s.keys));
+	for (size_t i = 0; !rc && i < c->ntables; i++)
+		rc = pgcdc_catalog_keys(conn, s.shape_a, c->tables[i].source, &s.keys[i], err);
 	if (conn)
 		PQfinish(conn);
-	if (rc)
+	if (rc) {
+		arena_free(s.shape_a);
 		return rc;
+	}
 	if (plan == PLAN_STREAM) {
 		s.landed = stored.landed;
 		s.confirmed = max_lsn(stored.confirmed, stored.landed);
@@ -1199,7 +1381,6 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.txn_a = arena_new(NULL);
 	s.land_a = arena_new(NULL);
 	s.batch_a = arena_new(NULL);
-	s.shape_a = arena_new(NULL);
 	s.hold_a = arena_new(NULL);
 	s.last_idle_us = units_mono_us();
 	rc = start_stream(&s, plan, err);

@@ -18,6 +18,12 @@
  *   nothing lands twice.
  * - A change that names a table none of the slot's sources declares lands
  *   nothing (a shared publication may carry more tables).
+ * - An update that moves a row to another key lands as a delete of the
+ *   old key, then the update, in the next place: applied per key, the
+ *   old key is gone and the new one holds the row.
+ * - create never publishes a table whose updates and deletes the
+ *   publication would make fail (no primary key, no other replica
+ *   identity), unless its source asks for REPLICA IDENTITY FULL.
  * - An initial snapshot lands whole, with the slot's row, or not at all;
  *   a slot that cannot be followed without a gap (gone, lost, read by
  *   someone else, or with nothing landed before a snapshot) is an error,
@@ -37,10 +43,13 @@ struct wh;
 struct wh_column;
 
 /* A source of the slot: the table read ("public.orders") and the landing
- * table it lands in ("landing.orders"). */
+ * table it lands in ("landing.orders"); with full_identity (its setting
+ * replica_identity: full), create makes its REPLICA IDENTITY FULL. */
 struct pgcdc_table {
 	const char *source;
 	const char *landing;
+	bool full_identity;
+	const char *setting; /* "sources.orders", named in its errors */
 };
 
 struct pgcdc_cfg {

@@ -43,6 +43,8 @@ int pgcdc_cfg_of(struct arena *a, const struct project *p, const struct source_c
 			continue;
 		inputs_source_table(s, landing, sizeof(landing));
 		tables[n].source = s->table;
+		tables[n].full_identity = s->replica_identity != NULL;
+		tables[n].setting = arena_sprintf(a, "sources.%s", s->name);
 		tables[n++].landing = arena_strdup(a, landing);
 	}
 	qsort(tables, n, sizeof(*tables), by_landing);

@@ -16,6 +16,7 @@
 #include <libpq-fe.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct arena;
@@ -64,14 +65,16 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 
 /* Appends the payload JSON of t, the new row of an update of c's table
  * (an index into c->tables), to out, its unchanged TOAST values filled
- * from the latest earlier row of its key: the last of txn's rows (the
- * changes of the source transaction still held), else the landing
- * table's row of the key with the newest sequence and place. An error
- * names the table, the key and the column when there is no such row or
- * it lacks the column (pgcdc_toast.c). */
+ * from the latest earlier row of its key, the key columns of key_of (t,
+ * or the old key of an update that moved the row to another key): the
+ * last of txn's rows (the changes of the source transaction still held),
+ * else the landing table's row of the key with the newest sequence and
+ * place. An error names the table, the key and the column when there is
+ * no such row or it lacks the column (pgcdc_toast.c). */
 int pgcdc_toast_json(struct wh *w, const struct pgcdc_cfg *c, size_t table,
 		     const struct pgcdc_txn *txn, const struct pgoutput_relation *rel,
-		     const struct pgoutput_tuple *t, struct buf *out, struct sl_err *err);
+		     const struct pgoutput_tuple *key_of, const struct pgoutput_tuple *t,
+		     struct buf *out, struct sl_err *err);
 
 /* The status updates of a streaming replication connection, repeated
  * every every_ms from a thread of its own (pgcdc_ticker.c). wk.mu is the
@@ -122,6 +125,31 @@ void pgcdc_committer_submit(struct pgcdc_committer *k, struct wh *w, const struc
  * then *rc, *done and, on failure, err are pgcdc_batch_commit's. */
 bool pgcdc_committer_ended(struct pgcdc_committer *k, bool block, int *rc, bool *done,
 			   struct sl_err *err);
+
+/* A table's primary key, its column names (n 0: it has none). */
+struct pgcdc_key {
+	const char **names;
+	size_t n;
+};
+
+/* The primary key of table ("schema.name") from the source database's
+ * catalog, into a (pgcdc_catalog.c). */
+int pgcdc_catalog_keys(PGconn *conn, struct arena *a, const char *table, struct pgcdc_key *out,
+		       struct sl_err *err);
+
+/* A table's replica identity (pg_class.relreplident: 'd' default, 'n'
+ * nothing, 'f' full, 'i' index) and whether it has a primary key
+ * (pgcdc_catalog.c). */
+int pgcdc_catalog_identity(PGconn *conn, const char *table, char *ident, bool *pk,
+			   struct sl_err *err);
+
+struct pgoutput_types;
+
+/* What the catalog says now of the types of rel's columns that are not
+ * built in, and of every type they are made of, into types, replacing
+ * what it said of them before (pgcdc_catalog.c). */
+int pgcdc_catalog_types(PGconn *conn, const struct pgoutput_relation *rel,
+			struct pgoutput_types *types, struct sl_err *err);
 
 /* What the source server says of a slot (pgcdc_probe.c). */
 struct pgcdc_probe {

@@ -26,9 +26,11 @@
 
 /* The relation as the stream would describe it: the columns the
  * publication sends (not dropped, not generated, in its column list), in
- * their order, with their type OIDs; allocated in a. */
+ * their order, with their type OIDs, and the types not built in described
+ * into types; allocated in a. */
 static int snapshot_relation(PGconn *conn, struct arena *a, const struct pgcdc_cfg *c,
-			     const char *table, struct pgoutput_relation *rel, struct sl_err *err)
+			     const char *table, struct pgoutput_types *types,
+			     struct pgoutput_relation *rel, struct sl_err *err)
 {
 	const char *dot = strchr(table, '.');
 	struct buf sql = BUF_INIT, name = BUF_INIT;
@@ -64,18 +66,19 @@ static int snapshot_relation(PGconn *conn, struct arena *a, const struct pgcdc_c
 			.typmod = (int32_t)strtol(PQgetvalue(r, i, 2), NULL, 10),
 		};
 	PQclear(r);
-	return 0;
+	rel->types = types;
+	return pgcdc_catalog_types(conn, rel, types, err);
 }
 
 /* One table's rows through a cursor, a batch at a time. */
 static int snapshot_table(PGconn *conn, struct wh *w, const struct pgcdc_cfg *c, size_t ti,
-			  struct pgcdc_batch *snap, struct arena *a, struct arena *batch_a,
-			  struct sl_err *err)
+			  struct pgcdc_batch *snap, struct pgoutput_types *types, struct arena *a,
+			  struct arena *batch_a, struct sl_err *err)
 {
 	struct pgoutput_relation rel;
 	struct buf sql = BUF_INIT, payload = BUF_INIT;
 	PGresult *r = NULL;
-	int rc = snapshot_relation(conn, a, c, c->tables[ti].source, &rel, err);
+	int rc = snapshot_relation(conn, a, c, c->tables[ti].source, types, &rel, err);
 
 	if (rc)
 		return rc;
@@ -139,6 +142,7 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 	bool done;
 	PGconn *conn = NULL;
 	bool open = false;
+	struct pgoutput_types *types = pgoutput_types_new();
 	int rc = pgcdc_pg_connect(c->dsn, false, &conn, err);
 
 	*rows = 0;
@@ -163,7 +167,7 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 		snap.cols_a = a;
 	}
 	for (size_t i = 0; !rc && i < c->ntables; i++)
-		rc = snapshot_table(conn, w, c, i, &snap, a, batch_a, err);
+		rc = snapshot_table(conn, w, c, i, &snap, types, a, batch_a, err);
 	if (rc && open)
 		pgcdc_batch_abandon(w, &snap);
 	if (!rc)
@@ -172,5 +176,6 @@ int pgcdc_snapshot_take(struct wh *w, const struct pgcdc_cfg *c, const char *sna
 		*rows += snap.rows[i];
 	if (conn)
 		PQfinish(conn);
+	pgoutput_types_free(types);
 	return rc;
 }

@@ -169,11 +169,12 @@ static int fill(void *ctx, const struct pgoutput_relation *rel, uint16_t col, st
 
 int pgcdc_toast_json(struct wh *w, const struct pgcdc_cfg *c, size_t table,
 		     const struct pgcdc_txn *txn, const struct pgoutput_relation *rel,
-		     const struct pgoutput_tuple *t, struct buf *out, struct sl_err *err)
+		     const struct pgoutput_tuple *key_of, const struct pgoutput_tuple *t,
+		     struct buf *out, struct sl_err *err)
 {
 	struct toast k = { .w = w, .c = c, .table = table, .txn = txn, .rel = rel,
 			   .key = BUF_INIT };
-	struct pgoutput_tuple key = *t;
+	struct pgoutput_tuple key = *key_of;
 	int rc;
 
 	key.kind = 'K';

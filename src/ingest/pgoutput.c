@@ -184,6 +184,97 @@ void pgoutput_status_encode(uint8_t out[PGOUTPUT_STATUS_LEN], uint64_t written, 
 	out[33] = reply_requested ? 1 : 0;
 }
 
+static char *copy_str(char **at, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *out = memcpy(*at, s, n);
+
+	*at += n;
+	return out;
+}
+
+/* ---- types, as the catalog describes them ---- */
+
+/* Each type in one allocation: the struct, its field OIDs, the name
+ * pointers, then the names. */
+struct pgoutput_types {
+	struct pgoutput_type **all;
+	size_t n, cap;
+};
+
+struct pgoutput_types *pgoutput_types_new(void)
+{
+	struct pgoutput_types *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		abort();
+	return t;
+}
+
+void pgoutput_types_free(struct pgoutput_types *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->all[i]);
+	free(t->all);
+	free(t);
+}
+
+static struct pgoutput_type **types_slot(const struct pgoutput_types *t, uint32_t oid)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->all[i]->oid == oid)
+			return &t->all[i];
+	return NULL;
+}
+
+const struct pgoutput_type *pgoutput_types_get(const struct pgoutput_types *t, uint32_t oid)
+{
+	struct pgoutput_type **at = types_slot(t, oid);
+
+	return at ? *at : NULL;
+}
+
+void pgoutput_types_put(struct pgoutput_types *t, const struct pgoutput_type *type)
+{
+	uint16_t nf = type->kind == 'c' ? type->nfields : 0;
+	size_t size = sizeof(*type) + nf * (sizeof(uint32_t) + sizeof(char *));
+	struct pgoutput_type **at = types_slot(t, type->oid), *copy;
+	uint32_t *fields;
+	const char **names;
+	char *strings;
+
+	for (uint16_t i = 0; i < nf; i++)
+		size += strlen(type->names[i]) + 1;
+	copy = calloc(1, size);
+	if (!copy)
+		abort();
+	*copy = *type;
+	copy->nfields = nf;
+	names = (const char **)(copy + 1);
+	fields = (uint32_t *)(names + nf);
+	strings = (char *)(fields + nf);
+	for (uint16_t i = 0; i < nf; i++) {
+		fields[i] = type->fields[i];
+		names[i] = copy_str(&strings, type->names[i]);
+	}
+	copy->names = names;
+	copy->fields = fields;
+	if (at) {
+		free(*at);
+		*at = copy;
+		return;
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 8;
+		t->all = realloc(t->all, t->cap * sizeof(*t->all));
+		if (!t->all)
+			abort();
+	}
+	t->all[t->n++] = copy;
+}
+
 /* ---- the relation cache ---- */
 
 /* One version of a relation, in one allocation: the struct, its columns,
@@ -203,6 +294,7 @@ struct pgoutput_cache {
 	size_t nslots, nrels;
 	struct type_entry *types;
 	size_t ntypes, types_cap;
+	struct pgoutput_types *described; /* what the catalog says of types */
 };
 
 struct pgoutput_cache *pgoutput_cache_new(void)
@@ -211,7 +303,13 @@ struct pgoutput_cache *pgoutput_cache_new(void)
 
 	if (!c)
 		abort();
+	c->described = pgoutput_types_new();
 	return c;
+}
+
+struct pgoutput_types *pgoutput_cache_types(struct pgoutput_cache *c)
+{
+	return c->described;
 }
 
 static void rel_entry_free(struct rel_entry *e)
@@ -234,6 +332,7 @@ void pgoutput_cache_free(struct pgoutput_cache *c)
 		free(c->types[i].name);
 	free(c->types);
 	free(c->slots);
+	pgoutput_types_free(c->described);
 	free(c);
 }
 
@@ -287,15 +386,6 @@ static void cache_grow(struct pgoutput_cache *c)
 			bigger.slots[slot_of(&bigger, c->slots[i]->rel.oid)] = c->slots[i];
 	free(c->slots);
 	*c = bigger;
-}
-
-static char *copy_str(char **at, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *out = memcpy(*at, s, n);
-
-	*at += n;
-	return out;
 }
 
 static void cache_put_relation(struct pgoutput_cache *c, const struct pgoutput_relation *rel)
@@ -570,6 +660,7 @@ int pgoutput_decode(struct pgoutput_cache *c, const void *data, size_t len, stru
 		break;
 	case 'R':
 		read_relation(&r, a, &m.relation);
+		m.relation.types = c->described;
 		break;
 	case 'Y':
 		m.type.oid = rd_u32(&r, "the type OID");
@@ -622,4 +713,22 @@ size_t pgoutput_tuple_fill(struct pgoutput_tuple *t, const struct pgoutput_tuple
 			left++;
 	}
 	return left;
+}
+
+bool pgoutput_key_changed(const struct pgoutput_relation *rel, const bool *key,
+			  const struct pgoutput_tuple *old, const struct pgoutput_tuple *new)
+{
+	if ((old->kind != 'K' && old->kind != 'O') || old->ncols != new->ncols)
+		return false;
+	for (uint16_t i = 0; i < new->ncols && i < rel->ncols; i++) {
+		const struct pgoutput_value *o = &old->values[i], *n = &new->values[i];
+
+		if (!(key ? key[i] : rel->cols[i].key) || n->kind == PGOUTPUT_UNCHANGED ||
+		    o->kind == PGOUTPUT_UNCHANGED)
+			continue;
+		if (o->kind != n->kind ||
+		    (n->kind == PGOUTPUT_TEXT && (o->len != n->len || memcmp(o->text, n->text, n->len))))
+			return true;
+	}
+	return false;
 }

@@ -105,6 +105,8 @@ struct pgoutput_column {
 	int32_t typmod;
 };
 
+struct pgoutput_types;
+
 struct pgoutput_relation {
 	uint32_t oid;
 	const char *nspname; /* "" for pg_catalog, as pgoutput sends it */
@@ -112,6 +114,9 @@ struct pgoutput_relation {
 	char replident; /* 'd' default (primary key), 'n' nothing, 'f' full, 'i' index */
 	uint16_t ncols; /* without dropped and generated columns, or the publication's list */
 	struct pgoutput_column *cols;
+	/* how values of types that are not built in are written (NULL: as
+	 * their text); a decoded relation has its cache's */
+	const struct pgoutput_types *types;
 };
 
 #define PGOUTPUT_TRUNCATE_CASCADE 1
@@ -181,6 +186,36 @@ const struct pgoutput_relation *pgoutput_cache_relation(const struct pgoutput_ca
  * out). Valid until the cache is freed. */
 const char *pgoutput_cache_type(const struct pgoutput_cache *c, uint32_t oid);
 
+/* A type that is not built in, as the source database's catalog describes
+ * it: enough to write its values as JSON. */
+struct pgoutput_type {
+	uint32_t oid;
+	/* 'd' a domain over ref, 'a' an array of ref, 'c' a composite of
+	 * fields, 'o' any other (an enum, a range, ...): written as its text */
+	char kind;
+	uint32_t ref;
+	uint16_t nfields;
+	const char *const *names; /* c: the fields, in their order */
+	const uint32_t *fields;	  /* c: their type OIDs */
+};
+
+/* OIDs below this are built in (FirstNormalObjectId): pgoutput_json.c
+ * knows those it writes as other than text, and the others never need
+ * the catalog. */
+#define PGOUTPUT_FIRST_USER_OID 16384
+
+/* A table of types; free it with pgoutput_types_free. */
+struct pgoutput_types *pgoutput_types_new(void);
+void pgoutput_types_free(struct pgoutput_types *t);
+/* Keeps a copy of type, replacing one of the same OID. */
+void pgoutput_types_put(struct pgoutput_types *t, const struct pgoutput_type *type);
+/* The type of an OID, or NULL; valid until the next put or the free. */
+const struct pgoutput_type *pgoutput_types_get(const struct pgoutput_types *t, uint32_t oid);
+/* The cache's table of types, which its relations point to: the consumer
+ * puts there what the catalog says of the types a Relation message names.
+ * Freed with the cache. */
+struct pgoutput_types *pgoutput_cache_types(struct pgoutput_cache *c);
+
 /* Frees the relations that Relation messages replaced. Call it when no
  * message decoded before is still in use (after a batch has landed). */
 void pgoutput_cache_forget(struct pgoutput_cache *c);
@@ -200,6 +235,14 @@ int pgoutput_decode(struct pgoutput_cache *c, const void *data, size_t len, stru
  * values pointing into old's message. Returns how many stay unchanged
  * (every one when old is not a whole row). */
 size_t pgoutput_tuple_fill(struct pgoutput_tuple *t, const struct pgoutput_tuple *old);
+
+/* Whether an update moved its row to another key: old, the old key ('K')
+ * or the whole old row ('O'), differs from new in a column key[i] marks
+ * (NULL: the relation's own key columns, pgoutput_column.key). Values
+ * are compared as PostgreSQL wrote them; one new did not send (unchanged
+ * TOAST) did not change. False when old is neither. */
+bool pgoutput_key_changed(const struct pgoutput_relation *rel, const bool *key,
+			  const struct pgoutput_tuple *old, const struct pgoutput_tuple *new);
 
 /* ---- a tuple as JSON (pgoutput_json.c) ---- */
 
@@ -223,7 +266,11 @@ typedef int (*pgoutput_unchanged_fn)(void *ctx, const struct pgoutput_relation *
  *   bytea: a string of PostgreSQL's hex form ("\\x00ff")
  *   arrays of these and of the string types, nested too: JSON arrays
  *   text, varchar, char, name, uuid, date, time, interval, and every type
- *     not listed (composites, enums, domains, inet, ...): the text, a string
+ *     not listed (enums, inet, ...): the text, a string
+ * and by rel->types, for types that are not built in: a domain as its
+ * base type, an array of any type as a JSON array of its elements, a
+ * composite as an object of its fields (each by its type, nested too); a
+ * type rel->types does not describe, as its text.
  * An unchanged value is written by unchanged(ctx, ...); with no callback
  * it is an error (SL_E_INVALID, naming the column), never NULL. SL_E_PARSE
  * for a value that is not what its type writes (invalid json, an array
@@ -234,7 +281,8 @@ int pgoutput_tuple_json(struct buf *out, const struct pgoutput_relation *rel,
 			struct sl_err *err);
 
 /* Appends one value's JSON, the text PostgreSQL wrote for a value of type
- * type_oid, as pgoutput_tuple_json does. */
+ * type_oid, as pgoutput_tuple_json does for a relation without a table of
+ * types (a type not built in as its text). */
 int pgoutput_value_json(struct buf *out, uint32_t type_oid, const char *text, size_t len,
 			struct sl_err *err);
 

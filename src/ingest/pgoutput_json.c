@@ -2,7 +2,8 @@
  * A pgoutput tuple as the payload JSON of its landed row: PostgreSQL's
  * text output of each value, by type OID, written as the JSON that
  * row_to_json() gives for it (but for oid, a number here, and types not
- * built in, their text). Values are copied, never converted: a number's
+ * built in that the relation's table of types does not describe, their
+ * text). Values are copied, never converted: a number's
  * digits are the server's, whatever their count. Nothing here parses a
  * number into a double, and nothing recurses without a bound (json values
  * are scanned with a stack of their own; arrays nest at most 6 deep, as
@@ -504,10 +505,15 @@ static int put_scalar(struct jw *w, enum category cat, const char *s, size_t len
 struct array_rd {
 	const char *s;
 	size_t len, i;
-	enum category elem;
+	const struct pgoutput_types *types;
+	uint32_t elem; /* the elements' type */
+	int depth;     /* of the array's type among the types nested */
 	struct buf item; /* one element, its quotes and backslashes undone */
 	struct sl_err *err;
 };
+
+static int put_typed(struct jw *w, const struct pgoutput_types *types, uint32_t oid,
+		     const char *s, size_t len, int depth, struct sl_err *err);
 
 static int array_fail(struct array_rd *a, const char *what)
 {
@@ -577,7 +583,8 @@ static int array_level(struct jw *w, struct array_rd *a, int depth)
 			return rc;
 		} else if (null) {
 			jw_add(w, "null", 4);
-		} else if ((rc = put_scalar(w, a->elem, a->item.buf, a->item.len, a->err))) {
+		} else if ((rc = put_typed(w, a->types, a->elem, a->item.buf, a->item.len,
+					   a->depth + 1, a->err))) {
 			return rc;
 		}
 		a->i = skip_ws(a->s, a->len, a->i);
@@ -595,10 +602,10 @@ static int array_level(struct jw *w, struct array_rd *a, int depth)
 	return 0;
 }
 
-static int put_array(struct jw *w, uint32_t elem, const char *s, size_t len, struct sl_err *err)
+static int put_array(struct jw *w, const struct pgoutput_types *types, uint32_t elem,
+		     const char *s, size_t len, int depth, struct sl_err *err)
 {
-	uint32_t unused;
-	struct array_rd a = { s, len, 0, category_of(elem, &unused), BUF_INIT, err };
+	struct array_rd a = { s, len, 0, types, elem, depth, BUF_INIT, err };
 	int rc;
 
 	/* bounds other than 1 come first: [0:2]={7,8,9} */
@@ -616,17 +623,129 @@ static int put_array(struct jw *w, uint32_t elem, const char *s, size_t len, str
 	return rc;
 }
 
-static int put_value(struct jw *w, uint32_t type_oid, const char *s, size_t len,
-		     struct sl_err *err)
-{
-	uint32_t elem = 0;
-	enum category cat = category_of(type_oid, &elem);
+/* ---- composites: (1,"a b",,"(2,x)") ---- */
 
+static int composite_fail(size_t i, const char *what, struct sl_err *err)
+{
+	return sl_err_set(err, SL_E_PARSE, "invalid composite text: %s at byte %zu", what, i);
+}
+
+/* The field at s[*i], its quotes and backslashes undone, into field;
+ * *null when it is empty and unquoted. *i ends at the ',' or ')' after it. */
+static int composite_field(const char *s, size_t len, size_t *i, struct buf *field, bool *null,
+			   struct sl_err *err)
+{
+	bool quoted = false, in = false;
+
+	buf_reset(field);
+	while (*i < len && (in || (s[*i] != ',' && s[*i] != ')'))) {
+		if (s[*i] == '"' && in && *i + 1 < len && s[*i + 1] == '"') {
+			buf_addch(field, '"');
+			*i += 2;
+		} else if (s[*i] == '"') {
+			in = !in;
+			quoted = true;
+			(*i)++;
+		} else if (s[*i] == '\\') {
+			if (*i + 1 >= len)
+				break;
+			buf_addch(field, s[*i + 1]);
+			*i += 2;
+		} else {
+			buf_addch(field, s[(*i)++]);
+		}
+	}
+	if (*i >= len)
+		return composite_fail(*i, in ? "an unclosed quote" : "no ')'", err);
+	*null = !quoted && !field->len;
+	return 0;
+}
+
+/* A composite's text as an object of its fields, each by its type. */
+static int put_composite(struct jw *w, const struct pgoutput_types *types,
+			 const struct pgoutput_type *t, const char *s, size_t len, int depth,
+			 struct sl_err *err)
+{
+	struct buf field = BUF_INIT;
+	size_t i = 1;
+	int rc = 0;
+
+	if (!len || s[0] != '(')
+		return composite_fail(0, "no '('", err);
+	jw_ch(w, '{');
+	for (uint16_t f = 0; !rc && t->nfields; f++) {
+		bool null = false;
+
+		rc = composite_field(s, len, &i, &field, &null, err);
+		if (!rc && f >= t->nfields)
+			rc = composite_fail(i, "more fields than the type has", err);
+		if (rc)
+			break;
+		if (f)
+			jw_ch(w, ',');
+		jw_string(w, t->names[f], strlen(t->names[f]));
+		jw_ch(w, ':');
+		if (null)
+			jw_add(w, "null", 4);
+		else
+			rc = put_typed(w, types, t->fields[f], field.buf, field.len, depth + 1, err);
+		if (!rc && s[i++] == ')') {
+			if (f + 1 != t->nfields)
+				rc = composite_fail(i - 1, "fewer fields than the type has", err);
+			break;
+		}
+	}
+	if (!rc && !t->nfields && (len < 2 || s[i++] != ')'))
+		rc = composite_fail(1, "fields in a type of none", err);
+	if (!rc && i != len)
+		rc = composite_fail(i, "text after the end", err);
+	jw_ch(w, '}');
+	buf_release(&field);
+	return rc;
+}
+
+/* Types nest (a domain over an array of a composite of ...) at most this
+ * deep; the catalog never makes a type of itself, but a bound costs
+ * nothing. */
+#define TYPE_MAX_DEPTH 32
+
+/* A value by its type: a domain as its base type, arrays and composites
+ * element by element, field by field. */
+static int put_typed(struct jw *w, const struct pgoutput_types *types, uint32_t oid,
+		     const char *s, size_t len, int depth, struct sl_err *err)
+{
+	const struct pgoutput_type *t = NULL;
+	uint32_t elem = 0;
+	enum category cat;
+
+	for (;;) {
+		if (depth > TYPE_MAX_DEPTH)
+			return sl_err_set(err, SL_E_PARSE, "types nested more than %d deep",
+					  TYPE_MAX_DEPTH);
+		cat = category_of(oid, &elem);
+		t = cat == CAT_TEXT && types && oid >= PGOUTPUT_FIRST_USER_OID
+			    ? pgoutput_types_get(types, oid)
+			    : NULL;
+		if (!t || t->kind != 'd')
+			break;
+		oid = t->ref;
+		depth++;
+	}
+	if (cat == CAT_ARRAY)
+		return put_array(w, types, elem, s, len, depth, err);
+	if (t && t->kind == 'a')
+		return put_array(w, types, t->ref, s, len, depth, err);
+	if (t && t->kind == 'c')
+		return put_composite(w, types, t, s, len, depth, err);
+	return put_scalar(w, cat, s, len, err);
+}
+
+static int put_value(struct jw *w, const struct pgoutput_types *types, uint32_t type_oid,
+		     const char *s, size_t len, struct sl_err *err)
+{
 	if (!utf8_valid(s, len) || memchr(s, '\0', len))
 		return sl_err_set(err, SL_E_PARSE, "invalid UTF-8 or a NUL byte in the text");
-	if (cat == CAT_ARRAY)
-		return put_array(w, elem, s, len, err);
-	return put_scalar(w, cat, s, len, err);
+	return put_typed(w, types, type_oid, s, len, 0, err);
 }
 
 /* Ends a write: the buffer as it was on failure. */
@@ -645,7 +764,7 @@ int pgoutput_value_json(struct buf *out, uint32_t type_oid, const char *text, si
 	struct jw w = { out, 0 };
 	size_t start = out->len;
 
-	return jw_finish(&w, start, put_value(&w, type_oid, text, len, err), err);
+	return jw_finish(&w, start, put_value(&w, NULL, type_oid, text, len, err), err);
 }
 
 int pgoutput_tuple_json(struct buf *out, const struct pgoutput_relation *rel,
@@ -675,7 +794,7 @@ int pgoutput_tuple_json(struct buf *out, const struct pgoutput_relation *rel,
 		if (v->kind == PGOUTPUT_NULL) {
 			jw_add(&w, "null", 4);
 		} else if (v->kind == PGOUTPUT_TEXT) {
-			rc = put_value(&w, col->type_oid, v->text, v->len, err);
+			rc = put_value(&w, rel->types, col->type_oid, v->text, v->len, err);
 		} else if (!unchanged) {
 			rc = sl_err_set(err, SL_E_INVALID,
 					"column '%s' is an unchanged TOAST value the change did not "

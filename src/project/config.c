@@ -76,6 +76,7 @@ static const char *const source_kinds[] = { "webhook", "postgres_cdc", "poll", "
 static const char *const boundary_modes[] = { "offsets", "timestamp", "landed_at", "cursor",
 					      NULL };
 static const char *const snapshot_modes[] = { "initial", "never", NULL };
+static const char *const replica_identities[] = { "full", NULL };
 static const char *const replay_fallbacks[] = { "full", "bounded_without_history", NULL };
 
 static const struct cfg_field warehouse_fields[] = {
@@ -111,6 +112,7 @@ static const struct cfg_field source_fields[] = {
 	{ "snapshot", CFG_CHOICE, SF(snapshot), snapshot_modes },
 	{ "status_interval", CFG_DURATION, SF(status_interval_ms), NULL, NULL,
 	  "the consumer tells the server it is alive this often: write e.g. 10s" },
+	{ "replica_identity", CFG_CHOICE, SF(replica_identity), replica_identities },
 	{ NULL },
 };
 
@@ -661,7 +663,8 @@ static yaml_node_t *cfg_source_node(struct cfg_loader *ld, yaml_node_t *map, con
 static const char *const poll_only[] = { "url",	      "interval", "cursor_param",
 					 "json_path", "headers",  "timeout",
 					 NULL };
-static const char *const cdc_only[] = { "create", "snapshot", "status_interval", NULL };
+static const char *const cdc_only[] = { "create", "snapshot", "status_interval",
+					"replica_identity", NULL };
 
 /* A dot path: keys separated by single dots, none empty. */
 static bool cfg_dot_path_ok(const char *s)

@@ -55,6 +55,9 @@ struct source_cfg {
 	/* postgres_cdc: how often a quiet consumer sends the server a status
 	 * update (default 10s) */
 	int64_t status_interval_ms;
+	/* postgres_cdc: "full": create makes the table's REPLICA IDENTITY
+	 * FULL (NULL: a table without a key is refused) */
+	const char *replica_identity;
 };
 
 struct live_cfg {

@@ -584,6 +584,47 @@ static void test_positions(void **state)
 			    "1|b;2|back;4|y;5|z");
 }
 
+/* Updates that moved rows to other keys, as postgres_cdc lands them: a
+ * delete of the old key, then the update of the new one, in one source
+ * transaction. A key moved away and back, moved on twice, and one moved
+ * onto a key deleted before: hard and soft deletes. */
+static void test_moved_keys(void **state)
+{
+	struct fixture_db *f = *state;
+	struct model *hard, *soft;
+	const char *body = "SELECT id, op, seq, v, _sluice_pos FROM landing.ev WHERE b = {watermark}";
+
+	exec(f->w, "CREATE SCHEMA landing; CREATE TABLE landing.ev (b INTEGER, id INTEGER, op "
+		   "VARCHAR, seq BIGINT, v VARCHAR, _sluice_pos BIGINT)");
+	exec(f->w, "INSERT INTO landing.ev VALUES (0, 1, 'r', 5, 'one', 1), (0, 2, 'r', 5, 'two', 2), "
+		   "(0, 3, 'r', 5, 'three', 3), (0, 4, 'r', 5, 'four', 4)");
+	/* 3 -> 10; 1 -> 40 -> 1; 2 -> 20 -> 21; 4 deleted, 10 -> 4 */
+	exec(f->w, "INSERT INTO landing.ev VALUES (1, 3, 'd', 7, NULL, 1), (1, 10, 'u', 7, 'three', 2), "
+		   "(1, 1, 'd', 8, NULL, 1), (1, 40, 'u', 8, 'one', 2), (1, 40, 'd', 8, NULL, 3), "
+		   "(1, 1, 'u', 8, 'one back', 4), (1, 2, 'd', 8, NULL, 5), (1, 20, 'u', 8, 'two', 6), "
+		   "(1, 20, 'd', 8, NULL, 7), (1, 21, 'u', 8, 'two on', 8), (1, 4, 'd', 9, NULL, 1), "
+		   "(1, 10, 'd', 9, NULL, 2), (1, 4, 'u', 9, 'three at four', 3)");
+	hard = cdc_model_new(f, "hard", body, "id", false);
+	soft = cdc_model_new(f, "soft", body, "id", true);
+	build_ok(f, hard, 0);
+	build_ok(f, soft, 0);
+	build_ok(f, hard, 1);
+	build_ok(f, soft, 1);
+	assert_string_equal(rows(f, "SELECT id, v FROM silver.hard ORDER BY id"),
+			    "1|one back;4|three at four;21|two on");
+	assert_string_equal(rows(f, "SELECT id, seq FROM _sluice.cdc_tombstones__silver__hard "
+				    "ORDER BY id"),
+			    "2|8;3|7;10|9;20|8;40|8");
+	assert_string_equal(rows(f, "SELECT id, v, _sluice_deleted FROM silver.soft ORDER BY id"),
+			    "1|one back|false;2|two|true;3|three|true;4|three at four|false;"
+			    "10|three|true;20|two|true;21|two on|false;40|one|true");
+	/* the same events in one build from scratch */
+	exec(f->w, "UPDATE landing.ev SET b = 0");
+	assert_int_equal(build_as(f, hard, 0, true, NULL), 0);
+	assert_string_equal(rows(f, "SELECT id, v FROM silver.hard ORDER BY id"),
+			    "1|one back;4|three at four;21|two on");
+}
+
 /* ---- the result never depends on how the events were batched ---- */
 
 #define STREAMS 1000
@@ -626,8 +667,9 @@ static void random_event(struct event *e, int keys, int seq)
 	e->op = e->del ? delete_ops[rnd_below(6)] : upsert_ops[rnd_below(12)];
 }
 
-/* A stream: a few keys, inserts, updates and deletes with sequences that
- * collide and go back, exact duplicates, and replays of the history; or,
+/* A stream: a few keys, inserts, updates, deletes and updates that move a
+ * row to another key, with sequences that collide and go back, exact
+ * duplicates, and replays of the history; or,
  * in_order, each event newer than any earlier event of any stream at the
  * same position, so that one build per position only meets newer events. */
 static size_t make_stream(struct event *ev, int *arrival, bool in_order)
@@ -646,9 +688,22 @@ static size_t make_stream(struct event *ev, int *arrival, bool in_order)
 			}
 			continue;
 		}
-		if (n > 0 && r == 1)
+		if (n > 0 && r == 1) {
 			ev[n] = ev[rnd_below((int)n)];
-		else
+		} else if (r == 2 && n + 1 < want && keys > 1) {
+			/* an update that moved its row to another key, as
+			 * postgres_cdc lands it: a delete of the old key, then
+			 * the upsert of the new one, with one sequence */
+			random_event(&ev[n], keys,
+				     in_order ? (int)n * 100000 + *arrival : 1 + rnd_below(12));
+			ev[n].del = true;
+			ev[n].op = "d";
+			ev[n + 1] = ev[n];
+			ev[n + 1].key = 1 + (ev[n].key + rnd_below(keys - 1)) % keys;
+			ev[n + 1].del = false;
+			ev[n + 1].op = "u";
+			ev[n++].arrival = (*arrival)++;
+		} else
 			random_event(&ev[n], keys,
 				     in_order ? (int)n * 100000 + *arrival : 1 + rnd_below(12));
 		ev[n++].arrival = (*arrival)++;
@@ -844,6 +899,7 @@ int main(void)
 		T(test_truncate),
 		T(test_truncate_soft),
 		T(test_positions),
+		T(test_moved_keys),
 		T(test_batching_hard),
 		T(test_batching_soft),
 		T(test_batching_in_order),

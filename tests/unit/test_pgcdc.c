@@ -442,7 +442,7 @@ static int toast_update(struct fixture_db *f, const char *id, const struct pgcdc
 	struct pgoutput_tuple t = { .kind = 'N', .ncols = 2, .values = v };
 
 	buf_reset(out);
-	return pgcdc_toast_json(f->w, &cfg, 1, txn, &toast_rel, &t, out, &f->err);
+	return pgcdc_toast_json(f->w, &cfg, 1, txn, &toast_rel, &t, &t, out, &f->err);
 }
 
 static void test_toast_from_landed_row(void **state)
@@ -500,6 +500,29 @@ static void test_toast_from_open_batch(void **state)
 	buf_release(&out);
 }
 
+/* An update that moved the row to another key finds its unchanged values
+ * under the old key, the one the rows before it have. */
+static void test_toast_of_moved_key(void **state)
+{
+	struct fixture_db *f = *state;
+	struct pgoutput_value nv[] = { { .kind = PGOUTPUT_TEXT, .len = 1, .text = "5" },
+				       { .kind = PGOUTPUT_UNCHANGED } };
+	struct pgoutput_value ov[] = { { .kind = PGOUTPUT_TEXT, .len = 1, .text = "1" },
+				       { .kind = PGOUTPUT_NULL } };
+	struct pgoutput_tuple t = { .kind = 'N', .ncols = 2, .values = nv };
+	struct pgoutput_tuple old = { .kind = 'K', .ncols = 2, .values = ov };
+	struct buf out = BUF_INIT;
+
+	exec(f->w, "INSERT INTO landing.orders (op, payload, _sluice_seq) VALUES "
+		   "('c', '{\"id\":1,\"body\":\"of one\"}', 3), "
+		   "('c', '{\"id\":5,\"body\":\"of five, deleted\"}', 4), "
+		   "('d', '{\"id\":5}', 5)");
+	assert_int_equal(pgcdc_toast_json(f->w, &cfg, 1, NULL, &toast_rel, &old, &t, &out, &f->err),
+			 0);
+	assert_string_equal(out.buf, "{\"id\":5,\"body\":\"of one\"}");
+	buf_release(&out);
+}
+
 static void test_toast_refused(void **state)
 {
 	struct fixture_db *f = *state;
@@ -542,6 +565,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_toast_from_open_batch, setup,
 						fixture_db_teardown),
 		cmocka_unit_test_setup_teardown(test_toast_refused, setup, fixture_db_teardown),
+		cmocka_unit_test_setup_teardown(test_toast_of_moved_key, setup, fixture_db_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_db_group_setup, fixture_db_group_teardown);

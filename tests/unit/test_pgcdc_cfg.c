@@ -1,7 +1,8 @@
 /*
  * A slot's consumer settings from the project (src/ingest/pgcdc_cfg.c):
- * every postgres_cdc source naming the slot, in landing-name order; one
- * consumer per slot; a dsn_env that is not set is named.
+ * every postgres_cdc source naming the slot, in landing-name order, each
+ * with its replica_identity; one consumer per slot; a dsn_env that is not
+ * set is named.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,7 +33,7 @@ static int setup(void **state)
 		    "  orders: {kind: postgres_cdc, dsn_env: SHOP_SRC, slot: a, publication: p}\n"
 		    "  hooks: {kind: webhook}\n"
 		    "  items: {kind: postgres_cdc, dsn_env: SHOP_SRC, slot: a, publication: p, "
-		    "table: public.order_items}\n"
+		    "table: public.order_items, replica_identity: full}\n"
 		    "  users: {kind: postgres_cdc, dsn_env: SHOP_SRC, slot: b, publication: q}\n");
 	fixture_put(f->root, "models/s/m.sql", "SELECT 1 AS x\n");
 	f->p = fixture_load_valid(f->a, f->root);
@@ -57,6 +58,10 @@ static void test_sources_of_a_slot(void **state)
 	assert_string_equal(c.tables[0].source, "public.order_items");
 	assert_string_equal(c.tables[1].landing, "landing.orders");
 	assert_string_equal(c.tables[1].source, "public.orders");
+	/* replica_identity: full, per table, with the setting errors name */
+	assert_true(c.tables[0].full_identity);
+	assert_string_equal(c.tables[0].setting, "sources.items");
+	assert_false(c.tables[1].full_identity);
 	/* one consumer per slot: the first source of each */
 	assert_true(pgcdc_first_of_slot(cfg, 0));
 	assert_false(pgcdc_first_of_slot(cfg, 1));

@@ -495,6 +495,119 @@ static void test_values(void **state)
 		bad_value(bad[i].oid, bad[i].text, bad[i].len, bad[i].want);
 }
 
+/* Types that are not built in, as the catalog describes them: a domain
+ * as its base type, arrays of any type as JSON arrays, composites as
+ * objects, nested; a type not described, as its text. */
+enum {
+	POSINT = 16400, /* domain over int4 */
+	MOOD,		/* enum */
+	MOODS,		/* mood[] */
+	PAIR,		/* (a int4, b text, m mood, t int4[]) */
+	PAIRS,		/* pair[] */
+	INTS,		/* domain over int4[] */
+	PAIRS_D,	/* domain over pair[] */
+	POSINTS,	/* posint[] */
+	NEST,		/* (p pair, n posint, ps pair[]) */
+	TEXT_D,		/* domain over text */
+	EMPTY,		/* a composite of no fields */
+};
+
+static struct pgoutput_types *user_types(void)
+{
+	static const char *const pair_names[] = { "a", "b", "m", "t" };
+	static const uint32_t pair_fields[] = { 23, 25, MOOD, 1007 };
+	static const char *const nest_names[] = { "p", "n", "ps" };
+	static const uint32_t nest_fields[] = { PAIR, POSINT, PAIRS };
+	const struct pgoutput_type all[] = {
+		{ POSINT, 'd', 23 },
+		{ MOOD, 'o' },
+		{ MOODS, 'a', MOOD },
+		{ PAIR, 'c', 0, 4, pair_names, pair_fields },
+		{ PAIRS, 'a', PAIR },
+		{ INTS, 'd', 1007 },
+		{ PAIRS_D, 'd', PAIRS },
+		{ POSINTS, 'a', POSINT },
+		{ NEST, 'c', 0, 3, nest_names, nest_fields },
+		{ TEXT_D, 'd', 25 },
+		{ EMPTY, 'c' },
+	};
+	struct pgoutput_types *t = pgoutput_types_new();
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		pgoutput_types_put(t, &all[i]);
+	/* a type described again replaces what was said of it */
+	pgoutput_types_put(t, &(struct pgoutput_type){ POSINT, 'd', 23 });
+	return t;
+}
+
+/* The payload of a one-column row of type oid with the value text, with
+ * the types given; want NULL: an error containing bad. */
+static void typed(const struct pgoutput_types *types, uint32_t oid, const char *text,
+		  const char *want, const char *bad)
+{
+	struct pgoutput_column col = { false, "c", oid, -1 };
+	struct pgoutput_relation rel = { 1, "public", "t", 'd', 1, &col, types };
+	struct pgoutput_value v = { 't', (uint32_t)strlen(text), text };
+	struct pgoutput_tuple t = { 'N', 1, &v };
+	struct buf b = BUF_INIT;
+	struct sl_err err = SL_ERR_INIT;
+	int rc = pgoutput_tuple_json(&b, &rel, &t, NULL, NULL, &err);
+
+	if (want && rc)
+		fail_msg("%u '%s': %s", oid, text, err.msg);
+	if (want && strcmp(b.buf, want))
+		fail_msg("%u '%s': got %s, want %s", oid, text, b.buf, want);
+	if (!want && (!rc || !strstr(err.msg, bad)))
+		fail_msg("%u '%s': got %s (%s), want an error with '%s'", oid, text, b.buf,
+			 rc ? err.msg : "no error", bad);
+	buf_release(&b);
+}
+
+static void test_user_types(void **state)
+{
+	struct pgoutput_types *t = user_types();
+
+	(void)state;
+	typed(t, POSINT, "42", "{\"c\":42}", NULL);
+	typed(t, TEXT_D, "42", "{\"c\":\"42\"}", NULL);
+	typed(t, MOOD, "happy", "{\"c\":\"happy\"}", NULL);
+	typed(t, MOODS, "{sad,happy,NULL,\"NULL\"}", "{\"c\":[\"sad\",\"happy\",null,\"NULL\"]}",
+	      NULL);
+	typed(t, MOODS, "{{sad},{ok}}", "{\"c\":[[\"sad\"],[\"ok\"]]}", NULL);
+	typed(t, INTS, "{1,-2}", "{\"c\":[1,-2]}", NULL);
+	typed(t, POSINTS, "[0:1]={7,8}", "{\"c\":[7,8]}", NULL);
+	typed(t, PAIR, "(1,\"a \"\"q\"\" \\\\ b\",ok,\"{3,4}\")",
+	      "{\"c\":{\"a\":1,\"b\":\"a \\\"q\\\" \\\\ b\",\"m\":\"ok\",\"t\":[3,4]}}", NULL);
+	typed(t, PAIR, "(,\"\",,)", "{\"c\":{\"a\":null,\"b\":\"\",\"m\":null,\"t\":null}}", NULL);
+	typed(t, PAIRS, "{\"(1,x,sad,{})\",NULL}",
+	      "{\"c\":[{\"a\":1,\"b\":\"x\",\"m\":\"sad\",\"t\":[]},null]}", NULL);
+	typed(t, PAIRS_D, "{\"(2,\\\"y z\\\",ok,)\"}",
+	      "{\"c\":[{\"a\":2,\"b\":\"y z\",\"m\":\"ok\",\"t\":null}]}", NULL);
+	typed(t, NEST, "(\"(1,x,sad,{5})\",9,\"{\"\"(2,y,ok,)\"\"}\")",
+	      "{\"c\":{\"p\":{\"a\":1,\"b\":\"x\",\"m\":\"sad\",\"t\":[5]},\"n\":9,"
+	      "\"ps\":[{\"a\":2,\"b\":\"y\",\"m\":\"ok\",\"t\":null}]}}",
+	      NULL);
+	typed(t, EMPTY, "()", "{\"c\":{}}", NULL);
+	/* not described: the text, as before */
+	typed(t, 16499, "(1,2)", "{\"c\":\"(1,2)\"}", NULL);
+	typed(NULL, POSINT, "42", "{\"c\":\"42\"}", NULL);
+	/* text that is not what the type writes */
+	typed(t, PAIR, "1,x", NULL, "invalid composite text: no '('");
+	typed(t, PAIR, "(1,x,ok", NULL, "no ')'");
+	typed(t, PAIR, "(1,\"x,ok,)", NULL, "an unclosed quote");
+	typed(t, PAIR, "(1,x)", NULL, "fewer fields than the type has");
+	typed(t, PAIR, "(1,x,ok,,5)", NULL, "more fields than the type has");
+	typed(t, PAIR, "(1,x,ok,)z", NULL, "text after the end");
+	typed(t, PAIR, "(abc,x,ok,)", "{\"c\":{\"a\":\"abc\",\"b\":\"x\",\"m\":\"ok\",\"t\":null}}",
+	      NULL);
+	typed(t, EMPTY, "(1)", NULL, "fields in a type of none");
+	typed(t, PAIRS, "{\"(1,x)\"}", NULL, "fewer fields");
+	/* a domain over itself never ends: the bound says so */
+	pgoutput_types_put(t, &(struct pgoutput_type){ POSINT, 'd', POSINT });
+	typed(t, POSINT, "1", NULL, "types nested more than");
+	pgoutput_types_free(t);
+}
+
 static void test_json_member(void **state)
 {
 	const char *doc = " {\"a\" : [1, {\"x\": 2}] , \"b\\\"c\":\"v\", \"d\":{}} ";
@@ -539,6 +652,46 @@ static void test_unchanged_needs_filling(void **state)
 	assert_int_equal(pgoutput_tuple_json(&b, &rel, &t, NULL, NULL, &err), SL_E_TOOBIG);
 	assert_string_equal(b.buf, "[");
 	buf_release(&b);
+}
+
+/* An update moved its row when its old key ('K', or a whole old row
+ * 'O') differs from the new row in a key column: the relation's marks, or
+ * the columns given (the primary key of a REPLICA IDENTITY FULL table). */
+static void test_key_changed(void **state)
+{
+	struct pgoutput_column cols[] = { { true, "a", 23, -1 },
+					  { true, "b", 25, -1 },
+					  { false, "v", 25, -1 } };
+	struct pgoutput_relation rel = { 1, "public", "t", 'd', 3, cols };
+	struct pgoutput_value nv[] = { { 't', 1, "1" }, { 't', 1, "x" }, { 't', 2, "v2" } };
+	struct pgoutput_value ov[] = { { 't', 1, "1" }, { 't', 1, "x" }, { 'n', 0, NULL } };
+	struct pgoutput_tuple nt = { 'N', 3, nv }, ot = { 'K', 3, ov };
+	const bool pk_a[] = { true, false, false };
+
+	(void)state;
+	/* the same key, sent because a key value is TOASTed */
+	assert_false(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	/* no old tuple: the key did not change */
+	assert_false(pgoutput_key_changed(&rel, NULL, &(struct pgoutput_tuple){ 0 }, &nt));
+	ov[0] = (struct pgoutput_value){ 't', 2, "10" };
+	assert_true(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	ov[0] = (struct pgoutput_value){ 't', 1, "2" };
+	assert_true(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	/* a second key column, to or from NULL */
+	ov[0] = nv[0];
+	ov[1] = (struct pgoutput_value){ 'n', 0, NULL };
+	assert_true(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	/* a key value the new row did not send is unchanged */
+	nv[1] = (struct pgoutput_value){ 'u', 0, NULL };
+	assert_false(pgoutput_key_changed(&rel, NULL, &ot, &nt));
+	/* a whole old row: only the given key columns count */
+	ot.kind = 'O';
+	ov[1] = nv[1] = (struct pgoutput_value){ 't', 1, "y" };
+	ov[2] = (struct pgoutput_value){ 't', 2, "v1" };
+	assert_false(pgoutput_key_changed(&rel, pk_a, &ot, &nt));
+	assert_true(pgoutput_key_changed(&rel, (const bool[]){ false, false, true }, &ot, &nt));
+	ov[0] = (struct pgoutput_value){ 't', 1, "3" };
+	assert_true(pgoutput_key_changed(&rel, pk_a, &ot, &nt));
 }
 
 /* ---- malformed messages ---- */
@@ -783,14 +936,64 @@ static void test_fuzz(void **state)
 	pgoutput_cache_free(c);
 }
 
+/* Values of types not built in, cut and changed at random: every result
+ * is a payload or SL_E_PARSE, and a failure leaves the buffer as it was
+ * (the sanitizers find what a read past the end would do). */
+static void test_user_types_fuzz(void **state)
+{
+	static const struct {
+		uint32_t oid;
+		const char *text;
+	} seeds[] = {
+		{ NEST, "(\"(1,x,sad,{5})\",9,\"{\"\"(2,y,ok,)\"\",NULL}\")" },
+		{ PAIRS_D, "{\"(2,\\\"y z\\\",ok,\\\"{1,2}\\\")\",\"(,,,)\"}" },
+		{ PAIR, "(1,\"a \"\"q\"\" \\\\ b\",ok,\"{3,4}\")" },
+		{ POSINTS, "[0:1]={7,8}" },
+		{ MOODS, "{{sad},{\"ok\"}}" },
+	};
+	static const char alphabet[] = "(),\"\\{}[]:=NUL 1xa";
+	struct pgoutput_types *t = user_types();
+	uint64_t seed = 0x5eed;
+
+	(void)state;
+	for (int n = 0; n < 20000; n++) {
+		const char *from = seeds[n % 5].text;
+		size_t len = strlen(from), cut = rnd(&seed) % (len + 1);
+		char text[128];
+		struct pgoutput_column col = { false, "c", seeds[n % 5].oid, -1 };
+		struct pgoutput_relation rel = { 1, "public", "t", 'd', 1, &col, t };
+		struct pgoutput_value v = { 't', 0, text };
+		struct pgoutput_tuple tup = { 'N', 1, &v };
+		struct buf b = BUF_INIT;
+		struct sl_err err = SL_ERR_INIT;
+		int rc;
+
+		memcpy(text, from, cut);
+		for (int k = (int)(rnd(&seed) % 4); k > 0 && cut; k--)
+			text[rnd(&seed) % cut] = alphabet[rnd(&seed) % (sizeof(alphabet) - 1)];
+		v.len = (uint32_t)cut;
+		buf_adds(&b, "kept");
+		rc = pgoutput_tuple_json(&b, &rel, &tup, NULL, NULL, &err);
+		if (rc && rc != SL_E_PARSE)
+			fail_msg("'%.*s': code %d: %s", (int)cut, text, rc, err.msg);
+		if (rc)
+			assert_string_equal(b.buf, "kept");
+		buf_release(&b);
+	}
+	pgoutput_types_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_keepalive_and_status),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_user_types),
+		cmocka_unit_test(test_user_types_fuzz),
 		cmocka_unit_test(test_json_member),
 		cmocka_unit_test(test_unchanged_needs_filling),
+		cmocka_unit_test(test_key_changed),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fuzz),

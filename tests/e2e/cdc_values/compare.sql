@@ -35,9 +35,14 @@ FROM got g JOIN vals v USING (id), LATERAL (VALUES
 	('d', (c->>'d')::date IS NOT DISTINCT FROM v.d),
 	('u', (c->>'u')::uuid IS NOT DISTINCT FROM v.u),
 	('m', (c->>'m')::mood IS NOT DISTINCT FROM v.m),
-	('p', (c->>'p')::posint IS NOT DISTINCT FROM v.p),
-	('ma', c->>'ma' IS NOT DISTINCT FROM v.ma::text),
-	('t', c->>'t' IS NOT DISTINCT FROM v.t)
+	('p', pg_temp.js(c, 'p', :'mode' = 'payload') = coalesce(to_jsonb(v.p), 'null')),
+	('ma', pg_temp.js(c, 'ma', :'mode' = 'payload') = coalesce(to_jsonb(v.ma), 'null')),
+	('t', c->>'t' IS NOT DISTINCT FROM v.t),
+	('dt', c->>'dt' IS NOT DISTINCT FROM v.dt::text),
+	('di', pg_temp.js(c, 'di', :'mode' = 'payload') = coalesce(to_jsonb(v.di), 'null')),
+	('pc', pg_temp.js(c, 'pc', :'mode' = 'payload') = coalesce(to_jsonb(v.pc), 'null')),
+	('pa', pg_temp.js(c, 'pa', :'mode' = 'payload') = coalesce(to_jsonb(v.pa), 'null')),
+	('pp', pg_temp.js(c, 'pp', :'mode' = 'payload') = coalesce(to_jsonb(v.pp), 'null'))
 ) x(col, same)
 WHERE x.col <> ALL (string_to_array(:'skip', ','));
 SELECT count(DISTINCT id) || ' rows, ' || count(DISTINCT col) || ' columns compared'

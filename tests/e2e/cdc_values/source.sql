@@ -1,6 +1,9 @@
 -- the source table: a column of each kind, rows at the limits
 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
 CREATE DOMAIN posint AS integer CHECK (VALUE > 0);
+CREATE DOMAIN label AS text;
+CREATE DOMAIN ints AS integer[];
+CREATE TYPE pair AS (a integer, b text, m mood);
 CREATE TABLE vals (
 	id integer PRIMARY KEY,
 	i2 smallint, i4 integer, i8 bigint, o oid,
@@ -13,7 +16,8 @@ CREATE TABLE vals (
 	ts timestamp, tz timestamptz, d date,
 	u uuid,
 	m mood, p posint, ma mood[],
-	t text
+	t text,
+	dt label, di ints, pc pair, pa pair[], pp posint[]
 );
 INSERT INTO vals VALUES
 (1, 32767, 2147483647, 9223372036854775807, 4294967295,
@@ -28,7 +32,8 @@ INSERT INTO vals VALUES
  'infinity', '-infinity', 'infinity',
  'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
  'happy', 2147483647, '{sad,happy}',
- E'quote " backslash \\ tab \t newline \n cr \r bell \x01 end é ✓ 😀'),
+ E'quote " backslash \\ tab \t newline \n cr \r bell \x01 end é ✓ 😀',
+ 'label one', '{1,2,3}', ROW(1, 'a "q" \ b,(c)', 'ok'), ARRAY[ROW(1, 'x', 'sad'), ROW(NULL, 'y,z', NULL)]::pair[], '{1,2}'),
 (2, -32768, -2147483648, -9223372036854775808, 0,
  'NaN', -0.00000000000000000001,
  'NaN', '-Infinity',
@@ -39,7 +44,8 @@ INSERT INTO vals VALUES
  '-infinity', 'infinity', '-infinity',
  '00000000-0000-0000-0000-000000000000',
  'sad', 1, '{}',
- ''),
+ '',
+ '', '{}', ROW(NULL, NULL, NULL), '{}', '{}'),
 (3, 0, 0, 0, 1,
  -0.5, 0,
  '-Infinity', 'Infinity',
@@ -50,9 +56,10 @@ INSERT INTO vals VALUES
  '2024-02-29 23:59:59.123456', '2024-02-29 23:59:59.123456+05:30', '2024-02-29',
  'ffffffff-ffff-ffff-ffff-ffffffffffff',
  'ok', 42, '{ok,NULL}',
- 'plain'),
+ 'plain',
+ 'x', '{{1,2},{3,4}}', ROW(-5, '', 'happy'), ARRAY[NULL, ROW(2, '(nested)', 'ok')]::pair[], '{42}'),
 (4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
- NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
 (5, 1, -1, 1, 2,
  100, 0.1,
  0.1, 0.1,
@@ -63,4 +70,5 @@ INSERT INTO vals VALUES
  '1970-01-01 00:00:00', '1999-12-31 23:59:59.999999-08', '0001-01-01',
  '123e4567-e89b-12d3-a456-426614174000',
  'happy', 7, '{happy,sad,ok}',
- 'null');
+ 'null',
+ 'null', '{NULL}', ROW(7, 'null', NULL), ARRAY[ROW(3, NULL, 'happy')]::pair[], '{7,NULL}');

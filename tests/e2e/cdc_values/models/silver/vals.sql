@@ -12,7 +12,8 @@ SELECT CAST(payload->>'id' AS INTEGER) AS id,
        payload->>'by' AS by,
        CAST(payload->>'ts' AS TIMESTAMP) AS ts, CAST(payload->>'tz' AS TIMESTAMPTZ) AS tz,
        CAST(payload->>'d' AS DATE) AS d, CAST(payload->>'u' AS UUID) AS u,
-       payload->>'m' AS m, CAST(payload->>'p' AS INTEGER) AS p, payload->>'ma' AS ma,
-       payload->>'t' AS t,
+       payload->>'m' AS m, CAST(payload->>'p' AS INTEGER) AS p, payload->'ma' AS ma,
+       payload->>'t' AS t, payload->>'dt' AS dt, payload->'di' AS di, payload->'pc' AS pc,
+       payload->'pa' AS pa, payload->'pp' AS pp,
        op, lsn, _sluice_seq
 FROM landing.vals
