@@ -19,21 +19,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Runs sql, whose $1 is a table's name, about table; *r must be cleared
+ * with PQclear. */
+static int ask_about(PGconn *conn, const char *sql, const char *table, PGresult **r,
+		     struct sl_err *err)
+{
+	struct buf name = BUF_INIT;
+	int rc;
+
+	pgcdc_pg_add_table(&name, table);
+	rc = pgcdc_pg_run(conn, sql, name.buf, PGRES_TUPLES_OK, r, err);
+	buf_release(&name);
+	return rc;
+}
+
 int pgcdc_catalog_keys(PGconn *conn, struct arena *a, const char *table, struct pgcdc_key *out,
 		       struct sl_err *err)
 {
-	struct buf name = BUF_INIT;
 	PGresult *r;
 	int rc;
 
 	*out = (struct pgcdc_key){ 0 };
-	pgcdc_pg_add_table(&name, table);
-	rc = pgcdc_pg_run(conn,
-			  "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = "
-			  "i.indrelid AND a.attnum = ANY (i.indkey) WHERE i.indrelid = $1::regclass "
-			  "AND i.indisprimary ORDER BY a.attnum",
-			  name.buf, PGRES_TUPLES_OK, &r, err);
-	buf_release(&name);
+	rc = ask_about(conn,
+		       "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = "
+		       "i.indrelid AND a.attnum = ANY (i.indkey) WHERE i.indrelid = $1::regclass "
+		       "AND i.indisprimary ORDER BY a.attnum",
+		       table, &r, err);
 	if (rc)
 		return rc;
 	out->n = (size_t)PQntuples(r);
@@ -47,16 +58,12 @@ int pgcdc_catalog_keys(PGconn *conn, struct arena *a, const char *table, struct 
 int pgcdc_catalog_identity(PGconn *conn, const char *table, char *ident, bool *pk,
 			   struct sl_err *err)
 {
-	struct buf name = BUF_INIT;
 	PGresult *r;
-	int rc;
+	int rc = ask_about(conn,
+			   "SELECT c.relreplident, EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = "
+			   "c.oid AND i.indisprimary) FROM pg_class c WHERE c.oid = $1::regclass",
+			   table, &r, err);
 
-	pgcdc_pg_add_table(&name, table);
-	rc = pgcdc_pg_run(conn,
-			  "SELECT c.relreplident, EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = "
-			  "c.oid AND i.indisprimary) FROM pg_class c WHERE c.oid = $1::regclass",
-			  name.buf, PGRES_TUPLES_OK, &r, err);
-	buf_release(&name);
 	if (rc)
 		return rc;
 	*ident = PQntuples(r) ? PQgetvalue(r, 0, 0)[0] : 0;

@@ -245,6 +245,29 @@ src() {
 	PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"
 }
 
+# kill_consumers SOURCE SLOT ROUNDS [EVERY]: ROUNDS times starts
+# `sluice cdc SOURCE` and kills it with SIGKILL after 0.3-0.7 s, then waits
+# for the server to let go of SLOT; every EVERY rounds a `sluice run`
+# builds between landings (to run.log). Counts the kills in $kills.
+kill_consumers() {
+	local source=$1 slot=$2 rounds=$3 every=${4:-0} k i consumer
+	kills=0
+	for k in $(seq "$rounds"); do
+		"$SLUICE_BIN" cdc "$source" >>consumer.log 2>&1 &
+		consumer=$!
+		sleep 0.$((RANDOM % 5 + 3))
+		kill -9 $consumer 2>/dev/null && kills=$((kills + 1))
+		wait $consumer 2>/dev/null
+		for i in $(seq 100); do
+			[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$slot'")" = f ] && break
+			sleep 0.05
+		done
+		if [ "$every" -gt 0 ] && [ $((k % every)) -eq 0 ]; then
+			"$SLUICE_BIN" run >>run.log 2>&1
+		fi
+	done
+}
+
 # cdc ARGS...: sl cdc, the LSNs it prints left out.
 cdc() {
 	sl cdc "$@" | sed -E 's#\b[0-9A-F]+/[0-9A-F]+\b#<lsn>#g'

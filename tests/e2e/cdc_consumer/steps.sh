@@ -61,19 +61,7 @@ seen=$("$SLUICE_BIN" sql "SELECT max(_sluice_seq) FROM ($changes) AS c" | tail -
 	done
 ) | src >/dev/null &
 generator=$!
-kills=0
-for k in $(seq 20); do
-	"$SLUICE_BIN" cdc orders >>consumer.log 2>&1 &
-	consumer=$!
-	sleep 0.$((RANDOM % 5 + 3))
-	kill -9 $consumer 2>/dev/null && kills=$((kills + 1))
-	wait $consumer 2>/dev/null
-	# the server lets go of the slot once it sees the connection gone
-	for i in $(seq 100); do
-		[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$slot'")" = f ] && break
-		sleep 0.05
-	done
-done
+kill_consumers orders "$slot" 20
 wait $generator
 echo "killed $kills times"
 before=$("$SLUICE_BIN" sql "SELECT count(*) FROM landing.orders WHERE _sluice_seq > $seen" | tail -1)

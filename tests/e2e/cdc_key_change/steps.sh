@@ -110,21 +110,7 @@ txn() {
 }
 for ((i = 1; i <= gen; i++)); do txn $i; done | src >/dev/null &
 generator=$!
-kills=0
-for k in $(seq 15); do
-	"$SLUICE_BIN" cdc acct >>consumer.log 2>&1 &
-	consumer=$!
-	sleep 0.$((RANDOM % 5 + 3))
-	kill -9 $consumer 2>/dev/null && kills=$((kills + 1))
-	wait $consumer 2>/dev/null
-	# the server lets go of the slot once it sees the connection gone
-	for i in $(seq 100); do
-		[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$slot'")" = f ] && break
-		sleep 0.05
-	done
-	# a build now and then, between landings
-	[ $((k % 4)) -eq 0 ] && "$SLUICE_BIN" run >>run.log 2>&1
-done
+kill_consumers acct "$slot" 15 4
 wait $generator
 echo "killed $kills times"
 grep -v '^slot ' consumer.log
