@@ -1172,9 +1172,11 @@ static void relation_put(struct run *r, const char *fqn, const char *kind)
 	if (r->kinds)
 		kinds = arena_alloc(r->a, (n + 2) * sizeof(*kinds));
 	/* entries before lo stay, then fqn (when it is there), then the rest */
-	memcpy(names, r->relations, lo * sizeof(*names));
-	if (kinds)
-		memcpy(kinds, r->kinds, lo * sizeof(*kinds));
+	for (size_t i = 0; i < lo; i++) {
+		names[i] = r->relations[i];
+		if (kinds)
+			kinds[i] = r->kinds[i];
+	}
 	n = lo;
 	if (kind) {
 		names[n] = arena_strdup(r->a, fqn);
