@@ -402,7 +402,7 @@ static const char *pg_type(struct wh *w, enum wh_type t)
 		[WH_TYPE_BIGINT] = "BIGINT",       [WH_TYPE_INT128] = "NUMERIC(38, 0)",
 		[WH_TYPE_DOUBLE] = "DOUBLE PRECISION",
 		[WH_TYPE_TEXT] = "TEXT",           [WH_TYPE_TIMESTAMP] = "TIMESTAMP",
-		[WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ", [WH_TYPE_BOOLEAN] = "BOOLEAN", [WH_TYPE_DATE] = "DATE",
+		[WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ", [WH_TYPE_BOOLEAN] = "BOOLEAN",
 	};
 
 	(void)w;

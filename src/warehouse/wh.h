@@ -41,7 +41,6 @@ enum wh_type {
 	WH_TYPE_TIMESTAMP,
 	WH_TYPE_TIMESTAMPTZ,
 	WH_TYPE_BOOLEAN,
-	WH_TYPE_DATE,
 };
 
 /* How the values of a column type order changes (wh_sql_seq_kind). */
