@@ -182,6 +182,36 @@ static int write_query_staging(struct wh *w, const struct model *m, const struct
 	return rc;
 }
 
+/* The model's schema, made when it is not there. Two processes making
+ * it at once would both pass CREATE SCHEMA IF NOT EXISTS, and the second
+ * fail on a duplicate key when the first commits: on a shared warehouse a
+ * missing schema is made under a lock held to the end of the build's
+ * transaction, so that the other waits for it and then finds the schema. */
+static int ensure_schema(struct wh *w, const char *schema, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t have = 0;
+	int rc = 0;
+
+	if (wh_shared(w)) {
+		buf_adds(&sql, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = ");
+		buf_add_sql_str(&sql, schema);
+		rc = wh_query_int(w, sql.buf, &have, err);
+		buf_reset(&sql);
+		buf_addf(&sql, "schema:%s", schema);
+		if (!rc && !have)
+			rc = wh_lock(w, sql.buf, WH_LOCK_TXN, NULL, err);
+		buf_reset(&sql);
+	}
+	if (!rc && !have) {
+		buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+		wh_sql_ident(&sql, schema);
+		rc = run(w, &sql, err);
+	}
+	buf_release(&sql);
+	return rc;
+}
+
 /* The new relation's rows go to a staging table beside the old one. */
 static int write_staging(struct wh *w, const struct model *m, const struct mat_plan *plan,
 			 struct mat_outcome *out, struct sl_err *err)
@@ -192,9 +222,10 @@ static int write_staging(struct wh *w, const struct model *m, const struct mat_p
 	int rc;
 
 	side_name(m, STAGING_SUFFIX, staging, sizeof(staging));
-	buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-	wh_sql_ident(&sql, m->schema);
-	buf_adds(&sql, ";\nDROP TABLE IF EXISTS ");
+	rc = ensure_schema(w, m->schema, err);
+	if (rc)
+		goto out;
+	buf_adds(&sql, "DROP TABLE IF EXISTS ");
 	wh_sql_qualified(&sql, m->schema, staging);
 	out->rows = -1;
 	if (applies_changes(m))
@@ -221,11 +252,10 @@ static int write_view(struct wh *w, const struct model *m, const struct mat_plan
 		      struct mat_outcome *out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, query = BUF_INIT;
-	int rc;
+	int rc = ensure_schema(w, m->schema, err);
 
-	buf_adds(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-	wh_sql_ident(&sql, m->schema);
-	buf_adds(&sql, ";\n");
+	if (rc)
+		return rc;
 	if (out->old_kind && strcmp(out->old_kind, "table") == 0) {
 		buf_adds(&sql, "DROP TABLE ");
 		qualified(m, &sql);

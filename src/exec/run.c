@@ -724,7 +724,8 @@ static int record_unbuilt(struct run *r, struct run_item *item, const struct sta
 	if (clear)
 		state_sql_windows_drop(&sql, r->opts->env, item->m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
 	for (size_t i = 0; i < n; i++)
-		state_sql_window(&sql, r->opts->env, &rows[i]);
+		state_sql_window_unbuilt(&sql, r->opts->env, &rows[i],
+					 run_windows_at(&r->wins, item->m, rows[i].since));
 	rc = need_run_id(r, err);
 	if (!rc)
 		rc = wh_begin(r->w, err);
@@ -1144,18 +1145,80 @@ static void adopt(struct run *r, const struct model *m, const struct state_model
 	r->facts.nstate = r->nstate;
 }
 
-/* After waiting for another build of the model (another process's, on a
- * shared warehouse), its row is read again and the decision taken anew on
- * it, its inputs being where they were: that build may have left this one
- * nothing to do. Only that row: the others are as the run knows them. */
+/* Puts what fqn holds now (kind "table" or "view", NULL: nothing) in the
+ * run's sorted list of relations, in place of what it held when the run
+ * read the list. The list may be the caller's: a changed one is a copy. */
+static void relation_put(struct run *r, const char *fqn, const char *kind)
+{
+	size_t lo = 0, hi = r->nrelations, n = r->nrelations;
+	bool found = false;
+	const char **names, **kinds = NULL;
+
+	while (lo < hi && !found) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(r->relations[mid], fqn);
+
+		if (!c)
+			lo = mid, found = true;
+		else if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (found == (kind != NULL) &&
+	    (!kind || !r->kinds || strcmp(r->kinds[lo], kind) == 0))
+		return;
+	names = arena_alloc(r->a, (n + 2) * sizeof(*names));
+	if (r->kinds)
+		kinds = arena_alloc(r->a, (n + 2) * sizeof(*kinds));
+	/* entries before lo stay, then fqn (when it is there), then the rest */
+	for (size_t i = 0; i < lo; i++) {
+		names[i] = r->relations[i];
+		if (kinds)
+			kinds[i] = r->kinds[i];
+	}
+	n = lo;
+	if (kind) {
+		names[n] = arena_strdup(r->a, fqn);
+		if (kinds)
+			kinds[n] = kind;
+		n++;
+	}
+	for (size_t i = lo + found; i < r->nrelations; i++, n++) {
+		names[n] = r->relations[i];
+		if (kinds)
+			kinds[n] = r->kinds[i];
+	}
+	r->relations = names;
+	r->kinds = kinds;
+	r->nrelations = n;
+	r->facts.relations = names;
+	r->facts.nrelations = n;
+}
+
+/* On a shared warehouse, once the model's lock is taken: another process
+ * may have built the model since the run read the warehouse (whether this
+ * one waited for its lock or not), made its relation, applied its windows.
+ * What the warehouse holds of it is read again (its relation, its window
+ * rows, its row) and the decision taken anew on that, its inputs being
+ * where they were: that build may have left this one nothing to do. Only
+ * that model: the others are as the run knows them. */
 static int decide_again(struct run *r, struct plan_item *pi, const char *sig,
 			struct sl_err *err)
 {
 	const char *env = r->opts->env ? r->opts->env : "";
+	const struct model *m = pi->m;
 	struct state_model row;
-	bool found;
-	int rc = state_model_load(r->w, r->a, env, pi->m->fqn, &row, &found, err);
+	const char *kind;
+	bool found = false;
+	int rc = wh_relation_kind(r->w, r->a, m->schema, m->name, &kind, err);
 
+	if (!rc)
+		relation_put(r, model_relation(m), kind);
+	if (!rc && m->temporal && r->windowed)
+		rc = run_windows_reload(&r->wins, r->w, m, err);
+	if (!rc)
+		rc = state_model_load(r->w, r->a, env, m->fqn, &row, &found, err);
 	if (rc)
 		return rc;
 	if (found)
@@ -1187,12 +1250,8 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 		item->reason = "being built by another run";
 		return 0;
 	}
-	if (waited && wh_shared(r->w))
+	if (wh_shared(r->w))
 		rc = decide_again(r, pi, sig, err);
-	/* on a shared warehouse another process may have built windows since
-	 * the run read them, whether this one waited for it or not */
-	if (!rc && wh_shared(r->w) && m->temporal && r->windowed)
-		rc = run_windows_reload(&r->wins, r->w, m, err);
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
 	if (!rc && pi->m->temporal && pi->what != PLAN_CHECK) {

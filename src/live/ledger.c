@@ -270,27 +270,25 @@ static void load_sql(struct wh *w, struct buf *sql, const char *fqn)
 
 int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err)
 {
+	struct arena *a = arena_new(NULL);
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
-	struct sl_err qerr = SL_ERR_INIT;
+	const char *kind = NULL;
 	int rc;
 
-	load_sql(w, &sql, NULL);
+	/* a warehouse without live state has nothing to load. Asked first:
+	 * another process may make the state between a query that failed for
+	 * want of it and a look at the catalog after */
+	rc = wh_relation_kind(w, a, "_sluice", "live_state", &kind, err);
+	arena_free(a);
 	pthread_mutex_lock(&l->mu);
 	clear(l);
-	rc = wh_query(w, sql.buf, &r, &qerr);
-	buf_release(&sql);
-	if (rc) {
-		struct arena *a = arena_new(NULL);
-		const char *kind = NULL;
-
-		/* a warehouse without live state has nothing to load */
-		if (wh_relation_kind(w, a, "_sluice", "live_state", &kind, err) == 0 && !kind) {
-			rc = 0;
-		} else if (!err || !err->code) {
-			sl_err_set(err, qerr.code, "%s", qerr.msg);
-		}
-		arena_free(a);
+	if (!rc && kind) {
+		load_sql(w, &sql, NULL);
+		rc = wh_query(w, sql.buf, &r, err);
+		buf_release(&sql);
+	}
+	if (rc || !kind) {
 		l->loaded = rc == 0;
 		pthread_mutex_unlock(&l->mu);
 		return rc;

@@ -126,16 +126,22 @@ static void where_model(struct buf *sql, const char *env, const char *model)
 	buf_add_sql_str(sql, env);
 }
 
-void state_sql_window(struct buf *sql, const char *env, const struct state_window *row)
+/* The WHERE of the row of model in env at row's since. */
+static void where_row(struct buf *sql, const char *env, const struct state_window *row)
 {
-	buf_adds(sql, "DELETE FROM _sluice.windows");
 	where_model(sql, env, row->model);
 	if (!row->timeless) {
 		buf_adds(sql, " AND since = ");
 		add_time(sql, row->since, true);
 	}
-	buf_adds(sql, ";\nINSERT INTO _sluice.windows (model, env, since, until, status, "
-		      "applied_at, oldest_at, blocked_reason, attempts, error, grain) VALUES (");
+}
+
+static const char insert_row[] = "INSERT INTO _sluice.windows (model, env, since, until, status, "
+				 "applied_at, oldest_at, blocked_reason, attempts, error, grain) ";
+
+/* The row's values, in insert_row's order. */
+static void row_values(struct buf *sql, const char *env, const struct state_window *row)
+{
 	buf_add_sql_str(sql, row->model);
 	buf_adds(sql, ", ");
 	buf_add_sql_str(sql, env);
@@ -153,6 +159,35 @@ void state_sql_window(struct buf *sql, const char *env, const struct state_windo
 	add_str_or_null(sql, row->error);
 	buf_adds(sql, ", ");
 	add_str_or_null(sql, row->grain);
+}
+
+void state_sql_window(struct buf *sql, const char *env, const struct state_window *row)
+{
+	buf_adds(sql, "DELETE FROM _sluice.windows");
+	where_row(sql, env, row);
+	buf_adds(sql, ";\n");
+	buf_adds(sql, insert_row);
+	buf_adds(sql, "VALUES (");
+	row_values(sql, env, row);
+	buf_adds(sql, ");\n");
+}
+
+void state_sql_window_unbuilt(struct buf *sql, const char *env, const struct state_window *row,
+			      const struct state_window *old)
+{
+	buf_adds(sql, "DELETE FROM _sluice.windows");
+	where_row(sql, env, row);
+	buf_adds(sql, " AND (status <> 'applied'");
+	if (old && old->status == WINDOW_APPLIED) {
+		buf_adds(sql, " OR applied_at = ");
+		add_time(sql, old->applied_at, old->applied_at != 0);
+	}
+	buf_adds(sql, ");\n");
+	buf_adds(sql, insert_row);
+	buf_adds(sql, "SELECT ");
+	row_values(sql, env, row);
+	buf_adds(sql, " WHERE NOT EXISTS (SELECT 1 FROM _sluice.windows");
+	where_row(sql, env, row);
 	buf_adds(sql, ");\n");
 }
 

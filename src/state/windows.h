@@ -45,6 +45,13 @@ int state_windows_load(struct wh *w, struct arena *a, const char *env, const cha
 /* Appends the statements that make row the one row of its model at its
  * since (for an existence row: the model's one row). */
 void state_sql_window(struct buf *sql, const char *env, const struct state_window *row);
+/* Appends the statements that make row, a window that did not build
+ * (blocked, or failed by the caller's attempt), the row at its since in
+ * place of old, the row the caller read there (NULL: none). A row another
+ * process applied since is left as it is: work done elsewhere is never
+ * marked undone. */
+void state_sql_window_unbuilt(struct buf *sql, const char *env, const struct state_window *row,
+			      const struct state_window *old);
 /* Which rows of a model state_sql_windows_drop reaches within [since,
  * until): those wholly inside it (a window's own rows, which no other
  * window of a run shares), those that overlap it, or those and the

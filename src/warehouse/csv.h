@@ -1,33 +1,57 @@
 /*
- * CSV files for warehouses that cannot read one in SQL: the file parsed
- * (RFC 4180: a header row, fields separated by commas, quoted with double
- * quotes that a doubled quote escapes, rows ended by LF or CRLF) and each
- * column's type inferred the way DuckDB's reader infers it for the files a
- * seed holds: BOOLEAN, BIGINT, DOUBLE, DATE or TIMESTAMP when every value
- * reads as one, else VARCHAR; an empty field is NULL. Private to
- * src/warehouse/.
+ * Seed files, read by DuckDB's CSV reader on every warehouse with one set
+ * of options: a header row, the delimiter, quoting, types and column names
+ * DuckDB detects. The DuckDB warehouse reads a seed in SQL (csv_sql_read);
+ * a warehouse that reads no CSV has it read here, in a DuckDB of its own in
+ * memory (csv_open), and sends the rows on. Private to src/warehouse/.
  */
 #ifndef SL_WAREHOUSE_CSV_H
 #define SL_WAREHOUSE_CSV_H
 
-#include "warehouse/wh.h"
-
 #include <stddef.h>
 
 struct arena;
+struct buf;
 struct sl_err;
+struct wh;
+struct wh_result;
 
-struct csv_table {
+/* Appends the table function call that reads the seed file at path. */
+void csv_sql_read(struct buf *sql, const char *path);
+
+/* Whether the file at path can be read; SL_E_IO naming it when not, which
+ * DuckDB would report as a pattern that matches no file. */
+int csv_check_readable(const char *path, struct sl_err *err);
+
+/* Rewords an error (code, err) of DuckDB's CSV reader on the file at path
+ * as sluice says it: the file and line first ("seeds/x.csv:3: ..."), the
+ * reason from DuckDB's message, without the read_csv options it
+ * suggests. Returns code. */
+int csv_error(const char *path, int code, struct sl_err *err);
+
+/* A seed file as DuckDB read it: its columns' names and DuckDB type names
+ * (as information_schema.columns spells them: "BIGINT", "DECIMAL(18,3)",
+ * "TIMESTAMP WITH TIME ZONE") in arena a, and its rows, each value as
+ * DuckDB's text (NULL for a NULL). */
+struct csv_file {
 	size_t ncols, nrows;
-	const char **names; /* the header's */
-	enum wh_type *types;
-	const char **cells; /* nrows * ncols, row by row; NULL for an empty field */
+	const char **names, **types;
+	struct wh *duck;	/* the in-memory DuckDB that read it */
+	struct wh_result *rows; /* row by row, ncols values each */
 };
 
-/* Reads the file at path into t, in arena a. Returns 0, or SL_E_IO for a
- * file that cannot be read, SL_E_PARSE (naming the line) for an unclosed
- * quote, a row with more or fewer fields than the header, or a file
- * without a header. */
-int csv_read(struct arena *a, const char *path, struct csv_table *t, struct sl_err *err);
+/* Reads the file at path. Returns 0, or SL_E_IO for a file that cannot be
+ * read, or the reader's error as csv_error words it. A file read must be
+ * closed with csv_close. */
+int csv_open(struct arena *a, const char *path, struct csv_file *f, struct sl_err *err);
+void csv_close(struct csv_file *f);
+
+/* The name a column of a seed gets on a warehouse that folds unquoted
+ * names to lower case: name in lower case when it is a plain identifier
+ * (ASCII letters, digits and underscores, not starting with a digit), so
+ * that the same unquoted SQL reads it there and on DuckDB, whose names
+ * match in any case; any other name as it is. In arena a when it
+ * differs. */
+const char *csv_name_folded(struct arena *a, const char *name);
 
 #endif

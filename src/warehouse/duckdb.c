@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/civil.h"
 #include "core/err.h"
+#include "warehouse/csv.h"
 #include "warehouse/duckdb_feed.h"
 #include "warehouse/duckdb_read.h"
 #include "warehouse/duckdb_sql.h"
@@ -874,16 +875,19 @@ static int duck_load_csv(struct wh *w, const char *schema, const char *name, con
 			 struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	int rc;
+	int rc = csv_check_readable(path, err);
 
+	if (rc)
+		return rc;
 	buf_adds(&sql, "CREATE TABLE ");
 	wh_sql_qualified(&sql, schema, name);
-	buf_adds(&sql, " AS SELECT * FROM read_csv(");
-	buf_add_sql_str(&sql, path);
-	buf_adds(&sql, ", header = true, auto_detect = true)");
+	buf_adds(&sql, " AS SELECT * FROM ");
+	csv_sql_read(&sql, path);
 	rc = wh_exec(w, sql.buf, err);
 	buf_release(&sql);
-	return rc;
+	/* what the reader refused, said as on every warehouse; a database in
+	 * doubt keeps DuckDB's words */
+	return rc == SL_E_SQL ? csv_error(path, rc, err) : rc;
 }
 
 struct duck_appender {

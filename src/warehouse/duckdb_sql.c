@@ -60,7 +60,7 @@ const char *duck_sql_type(struct wh *w, enum wh_type t)
 		[WH_TYPE_BIGINT] = "BIGINT",       [WH_TYPE_INT128] = "HUGEINT",
 		[WH_TYPE_DOUBLE] = "DOUBLE",       [WH_TYPE_TEXT] = "VARCHAR",
 		[WH_TYPE_TIMESTAMP] = "TIMESTAMP", [WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ",
-		[WH_TYPE_BOOLEAN] = "BOOLEAN", [WH_TYPE_DATE] = "DATE",
+		[WH_TYPE_BOOLEAN] = "BOOLEAN",
 	};
 
 	(void)w;

@@ -556,7 +556,7 @@ static const char *pg_type(struct wh *w, enum wh_type t)
 		[WH_TYPE_BIGINT] = "BIGINT",       [WH_TYPE_INT128] = "NUMERIC(38, 0)",
 		[WH_TYPE_DOUBLE] = "DOUBLE PRECISION",
 		[WH_TYPE_TEXT] = "TEXT",           [WH_TYPE_TIMESTAMP] = "TIMESTAMP",
-		[WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ", [WH_TYPE_BOOLEAN] = "BOOLEAN", [WH_TYPE_DATE] = "DATE",
+		[WH_TYPE_TIMESTAMPTZ] = "TIMESTAMPTZ", [WH_TYPE_BOOLEAN] = "BOOLEAN",
 	};
 
 	(void)w;
@@ -946,37 +946,45 @@ static void pg_appender_close(struct wh_appender *base)
 	free(ap);
 }
 
-/* PostgreSQL reads no file in SQL: the file is read here, its types
- * inferred as DuckDB's reader would, and its rows sent with COPY. */
+/* PostgreSQL reads no file in SQL: DuckDB's reader reads it (csv.c), its
+ * types become PostgreSQL's, and its rows, as DuckDB's text, go in with
+ * COPY. A plain column name is folded to lower case, as PostgreSQL folds
+ * the unquoted names of the models that read it. */
 static int pg_load_csv(struct wh *w, const char *schema, const char *name, const char *path,
 		       struct sl_err *err)
 {
 	struct arena *a = arena_new(NULL);
 	struct buf sql = BUF_INIT;
 	struct wh_appender *ap = NULL;
-	struct csv_table t;
-	int rc = csv_read(a, path, &t, err);
+	struct csv_file f;
+	const char **row;
+	int rc = csv_open(a, path, &f, err);
 
 	if (!rc) {
 		buf_adds(&sql, "CREATE TABLE ");
 		wh_sql_qualified(&sql, schema, name);
 		buf_adds(&sql, " (");
-		for (size_t c = 0; c < t.ncols; c++) {
+		for (size_t c = 0; c < f.ncols; c++) {
 			buf_adds(&sql, c ? ", " : "");
-			wh_sql_ident(&sql, t.names[c]);
-			buf_addf(&sql, " %s", pg_type(w, t.types[c]));
+			wh_sql_ident(&sql, csv_name_folded(a, f.names[c]));
+			buf_addf(&sql, " %s", pg_declared_type(w, a, f.types[c]));
 		}
 		buf_adds(&sql, ")");
 		rc = pg_exec(w, sql.buf, NULL, err);
 	}
 	if (!rc)
 		rc = pg_appender_open(w, schema, name, &ap, err);
-	for (size_t r = 0; !rc && r < t.nrows; r++)
-		rc = pg_appender_row(ap, t.cells + r * t.ncols, t.ncols, err);
+	row = arena_alloc(a, (f.ncols + 1) * sizeof(*row));
+	for (size_t r = 0; !rc && r < f.nrows; r++) {
+		for (size_t c = 0; c < f.ncols; c++)
+			row[c] = wh_result_value(f.rows, r, c);
+		rc = pg_appender_row(ap, row, f.ncols, err);
+	}
 	if (!rc)
 		rc = pg_appender_flush(ap, err);
 	if (ap)
 		pg_appender_close(ap);
+	csv_close(&f);
 	buf_release(&sql);
 	arena_free(a);
 	return rc;

@@ -41,7 +41,6 @@ enum wh_type {
 	WH_TYPE_TIMESTAMP,
 	WH_TYPE_TIMESTAMPTZ,
 	WH_TYPE_BOOLEAN,
-	WH_TYPE_DATE,
 };
 
 /* How the values of a column type order changes (wh_sql_seq_kind). */
@@ -267,10 +266,12 @@ void wh_memo_forget(struct wh *w);
  * schema.staging, keeping the name. */
 void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
 		    const char *name, const char *old_kind);
-/* Makes the table schema.name hold a CSV file's rows: a header row, each
- * column's type inferred as DuckDB's reader infers it (BOOLEAN, BIGINT,
- * DOUBLE, DATE, TIMESTAMP, else VARCHAR). Runs in the caller's
- * transaction. */
+/* Makes the table schema.name hold a CSV file's rows as DuckDB's CSV
+ * reader reads them on every warehouse: a header row, the delimiter,
+ * quoting and each column's type detected (BOOLEAN, BIGINT, DOUBLE, DATE,
+ * TIME, TIMESTAMP, else VARCHAR), plain column names folded to lower case
+ * where the warehouse folds unquoted names. A file the reader refuses is
+ * an error naming the file and line. Runs in the caller's transaction. */
 int wh_load_csv(struct wh *w, const char *schema, const char *name, const char *path,
 		struct sl_err *err);
 /* The statement that makes schema.name (a temporary table: schema NULL)

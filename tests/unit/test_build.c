@@ -873,6 +873,52 @@ static void test_state_windows(void **state)
 	buf_release(&sql);
 }
 
+/* A window that did not build replaces the row the run read there, and
+ * never a row applied since by another process. */
+static void test_state_window_unbuilt(void **state)
+{
+	struct fixture_db *f = *state;
+	struct state_window applied = { .model = "gold.daily", .since = 1793491200,
+					 .until = 1793577600, .status = WINDOW_APPLIED,
+					 .applied_at = 1793836800, .attempts = 1, .grain = "1d" };
+	struct state_window failed = applied, blocked = applied, *rows = NULL;
+	struct buf sql = BUF_INIT;
+	size_t n = 0;
+
+	failed.status = WINDOW_FAILED;
+	failed.applied_at = 0;
+	failed.error = "boom";
+	blocked.status = WINDOW_BLOCKED;
+	blocked.applied_at = 0;
+	blocked.reason = "silver.x (encapsulate)";
+	assert_int_equal(state_ensure(f->w, &f->err), 0);
+	/* none read, none there: written */
+	state_sql_window_unbuilt(&sql, "", &blocked, NULL);
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
+	assert_int_equal(state_windows_load(f->w, f->a, "", NULL, 0, &rows, &n, &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].status, WINDOW_BLOCKED);
+	/* another process applied it since the run read it blocked */
+	buf_reset(&sql);
+	state_sql_window(&sql, "", &applied);
+	state_sql_window_unbuilt(&sql, "", &failed, &blocked);
+	state_sql_window_unbuilt(&sql, "", &blocked, NULL);
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
+	assert_int_equal(state_windows_load(f->w, f->a, "", NULL, 0, &rows, &n, &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].status, WINDOW_APPLIED);
+	assert_int_equal(rows[0].applied_at, 1793836800);
+	/* the run read it applied, and its own attempt at it failed */
+	buf_reset(&sql);
+	state_sql_window_unbuilt(&sql, "", &failed, &applied);
+	assert_int_equal(wh_exec(f->w, sql.buf, &f->err), 0);
+	assert_int_equal(state_windows_load(f->w, f->a, "", NULL, 0, &rows, &n, &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].status, WINDOW_FAILED);
+	assert_string_equal(rows[0].error, "boom");
+	buf_release(&sql);
+}
+
 static int record(struct fixture_db *f, const char *env, const struct state_model *row, bool exists)
 {
 	struct buf sql = BUF_INIT;
@@ -1085,6 +1131,7 @@ int main(void)
 		T(test_state_upgrades_to_cdc_relations),
 		T(test_state_upgrades_to_windows),
 		T(test_state_windows),
+		T(test_state_window_unbuilt),
 		T(test_state_upgrades_to_checks),
 		T(test_state_models),
 		T(test_state_one_row),
