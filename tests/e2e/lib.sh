@@ -245,6 +245,31 @@ src() {
 	PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"
 }
 
+# hold_warehouse FILE: another process (tests/tools/holdlock) holds the
+# DuckDB file FILE until release_warehouse, or 20 s; prints what it says
+# once it holds it. Its stdin is a fifo that fd 7 keeps open (read-write,
+# so no open ever blocks); closing fd 7 lets it go.
+hold_warehouse() {
+	local i
+	mkfifo holder.in
+	exec 7<>holder.in
+	"$SLUICE_TOOLS/holdlock" "$1" 20 <holder.in >holder.out 2>&1 7>&- &
+	holder=$!
+	for i in $(seq 100); do
+		grep -q locked holder.out && break
+		sleep 0.05
+	done
+	cat holder.out
+}
+
+# release_warehouse: the holder of hold_warehouse lets go and ends.
+release_warehouse() {
+	exec 7>&-
+	wait $holder
+	echo "holder exited with $?"
+	rm -f holder.in
+}
+
 # kill_consumers SOURCE SLOT ROUNDS [EVERY]: ROUNDS times starts
 # `sluice cdc SOURCE` and kills it with SIGKILL after 0.3-0.7 s, then waits
 # for the server to let go of SLOT; every EVERY rounds a `sluice run`

@@ -91,9 +91,8 @@ sl run
 if ! is_postgres; then
 	note a run while another process holds the DuckDB file is refused, and changes nothing
 	warehouse_saved before.sum
-	serve_start
-	sl run 2>&1 | sed -E 's/held in [^ ]+ \(PID [0-9]+\)/held in <sluice>/; s#/[^ ]*/(warehouse\.duckdb)#.../\1#g'
-	kill -TERM $serve_pid
-	wait $serve_pid
+	hold_warehouse warehouse.duckdb
+	sl run 2>&1 | sed -E 's/held in [^ ]+ \(PID [0-9]+\)/held in <holder>/; s#/[^ ]*/(warehouse\.duckdb)#.../\1#g'
+	release_warehouse
 	warehouse_unchanged before.sum
 fi

@@ -21,23 +21,11 @@ rm warehouse.duckdb
 w run
 
 note another process holds the warehouse
-# holdlock keeps the lock until its stdin closes (or 20 s pass): its stdin
-# is a fifo that fd 7 keeps open (read-write, so no open ever blocks)
-mkfifo holder.in
-exec 7<>holder.in
-"$SLUICE_TOOLS/holdlock" warehouse.duckdb 20 <holder.in >holder.out 2>&1 7>&- &
-holder=$!
-for _ in $(seq 100); do
-	grep -q locked holder.out && break
-	sleep 0.05
-done
-cat holder.out
+hold_warehouse warehouse.duckdb
 w run
 w sql "SELECT count(*) FROM shop.orders"
 
 note the holder lets go: sluice works again
-exec 7>&-
-wait $holder
-echo "holder exited with $?"
+release_warehouse
 w run
 q "SELECT model, status FROM _sluice.run_log ORDER BY run_id, model"
