@@ -70,21 +70,25 @@ static void show(struct shown *sh, const struct state_window *w)
 	     w->attempts, w->reason, w->error);
 }
 
-/* The grid windows of [lo, hi) in order, rows where there are some. */
+/* The grid windows of [lo, hi) in order, from the rows where there are
+ * some (a row may hold a run of them). */
 static void show_grid(struct shown *sh, const struct model *m, const struct state_window *rows,
 		      size_t n, int64_t lo, int64_t hi)
 {
 	size_t i = 0;
 
-	while (i < n && rows[i].until <= lo)
-		i++;
 	for (int64_t t = win_floor(m->grain, lo); t < hi; t = win_add(m->grain, t, 1)) {
-		struct state_window pending = { .model = m->fqn, .since = t,
-						.until = win_add(m->grain, t, 1) };
+		struct state_window one = { .model = m->fqn, .since = t,
+					    .until = win_add(m->grain, t, 1) };
 
-		while (i < n && rows[i].since < t)
+		while (i < n && rows[i].until <= t)
 			i++;
-		show(sh, i < n && rows[i].since == t ? &rows[i] : &pending);
+		if (i < n && rows[i].since <= t) {
+			one = rows[i];
+			one.since = t;
+			one.until = win_add(m->grain, t, 1);
+		}
+		show(sh, &one);
 	}
 }
 
@@ -122,6 +126,7 @@ int cli_windows(struct cli_args *args)
 	const struct model *m;
 	const struct source_cfg *src;
 	const char *relation = NULL;
+	struct win_grid grid;
 	int64_t lo = 0, hi = 0, now;
 	int rc;
 
@@ -167,6 +172,12 @@ int cli_windows(struct cli_args *args)
 		? 0
 		: state_windows_load(s.wh, s.arena, args->env ? args->env : "", &m->fqn, 1,
 					     &rows, &n, &err);
+	if (!rc && m && m->temporal && !m->flex) {
+		grid = (struct win_grid){ .grain = m->grain, .start = m->start, .end = m->end };
+		rc = win_grid_check(&grid, now, &err);
+		if (rc)
+			sl_err_context(&err, "in model %s (%s)", m->fqn, m->path);
+	}
 	if (rc) {
 		cli_print_err(&err);
 		cli_session_close(&s);
@@ -180,11 +191,9 @@ int cli_windows(struct cli_args *args)
 	if (src) {
 		rc = show_source(&sh, &s, src, relation, &err);
 	} else if (m->temporal && !m->flex) {
-		struct win_grid g = { .grain = m->grain, .start = m->start, .end = m->end };
-
-		lo = args->since ? lo : m->start;
-		hi = args->until ? hi : win_grid_closed(&g, now);
-		show_grid(&sh, m, rows, n, lo < m->start ? m->start : lo, hi);
+		lo = args->since && lo > m->start ? lo : m->start;
+		hi = args->until ? hi : win_grid_closed(&grid, now);
+		show_grid(&sh, m, rows, n, lo, hi);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].timeless || ((!args->until || rows[i].since < hi) &&

@@ -646,7 +646,7 @@ struct waits {
 	size_t n;
 };
 
-static void waits_add(struct run *r, struct waits *w, const char *reason, size_t cap)
+static void waits_add(struct run *r, struct waits *w, const char *reason)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		if (strcmp(w->reason[i], reason) == 0) {
@@ -654,9 +654,18 @@ static void waits_add(struct run *r, struct waits *w, const char *reason, size_t
 			return;
 		}
 	}
-	if (!w->reason) {
-		w->reason = arena_alloc(r->a, (cap + 1) * sizeof(*w->reason));
-		w->count = arena_alloc(r->a, (cap + 1) * sizeof(*w->count));
+	/* few reasons, one per set of upstreams a window waits for: grown by
+	 * doubling from one */
+	if ((w->n & (w->n - 1)) == 0) {
+		const char **reasons = arena_alloc(r->a, (2 * w->n + 1) * sizeof(*reasons));
+		int64_t *count = arena_alloc(r->a, (2 * w->n + 1) * sizeof(*count));
+
+		if (w->n) {
+			memcpy(reasons, w->reason, w->n * sizeof(*reasons));
+			memcpy(count, w->count, w->n * sizeof(*count));
+		}
+		w->reason = reasons;
+		w->count = count;
 	}
 	w->reason[w->n] = reason;
 	w->count[w->n++] = 1;
@@ -706,7 +715,9 @@ static bool worth_recording(const struct run *r, const struct model *m,
 
 	if (m->flex && run_windows_covered(&r->wins, m, row->since, row->until))
 		return false;
-	return !old || old->status != row->status || old->until != row->until ||
+	/* a grid row holds the window: its until is its run's */
+	return !old || old->status != row->status ||
+	       (old->grain ? old->until < row->until : old->until != row->until) ||
 	       row->status == WINDOW_FAILED || !old->reason || !row->reason ||
 	       strcmp(old->reason, row->reason) != 0;
 }
@@ -992,28 +1003,144 @@ static int forget_windows(struct run *r, const struct model *m, bool full, bool 
 	return rc;
 }
 
+/* What the gates of a temporal model's due windows came to: the windows
+ * to build, the rows of those that will not (a run of blocked grid
+ * windows with one reason is one row until written), grouped waits. */
+struct gated {
+	struct win_range *go;
+	size_t ngo, go_cap;
+	struct state_window *unbuilt;
+	size_t nunbuilt, unbuilt_cap;
+	struct waits waits;
+};
+
+/* Makes room for want elements in the array *p of *cap, in the run's
+ * arena: growing by doubling keeps a list built one by one linear. */
+static void *room_for(struct run *r, void *p, size_t n, size_t *cap, size_t want, size_t size)
+{
+	void *grown;
+
+	if (want <= *cap)
+		return p;
+	while (*cap < want)
+		*cap = *cap ? 2 * *cap : 16;
+	grown = arena_alloc(r->a, *cap * size);
+	if (n)
+		memcpy(grown, p, n * size);
+	return grown;
+}
+
+static void unbuilt_add(struct run *r, struct gated *gd, const struct state_window *row)
+{
+	struct state_window *last = gd->nunbuilt ? &gd->unbuilt[gd->nunbuilt - 1] : NULL;
+
+	if (last && state_window_joins(last, row)) {
+		last->until = row->until;
+		return;
+	}
+	gd->unbuilt = room_for(r, gd->unbuilt, gd->nunbuilt, &gd->unbuilt_cap, gd->nunbuilt + 1,
+			       sizeof(*gd->unbuilt));
+	gd->unbuilt[gd->nunbuilt++] = *row;
+}
+
+/* Gates one due window: to build, blocked (its row kept), or, in a dry
+ * run, taken as built. SL_E_INVALID, err set, when a contract can never
+ * be met: no window of the model builds. */
+static int gate_window(struct run *r, struct run_item *item, const struct run_gates *gates,
+		       const struct win_range *win, struct gated *gd, struct sl_err *err)
+{
+	struct model *m = item->m;
+	const char *reason;
+	int gate = run_gates_check(gates, win->since, win->until, &reason, err);
+	struct state_window row;
+
+	if (gate == SL_E_INVALID)
+		return gate;
+	if (gate == SL_E_BLOCKED) {
+		row = unbuilt_row(r, m, win, reason, NULL);
+		if (worth_recording(r, m, &row)) {
+			/* what a dry run's later models gate on: the run records
+			 * the rows once its windows are done */
+			if (r->opts->dry_run)
+				run_windows_put(&r->wins, m, &row);
+			unbuilt_add(r, gd, &row);
+		}
+		waits_add(r, &gd->waits, reason);
+		item->blocked++;
+		return 0;
+	}
+	if (r->opts->dry_run) {
+		row = applied_row(r, m, win);
+		if (m->flex) {
+			row = run_windows_island(&r->wins, m, &row);
+			run_windows_put_island(&r->wins, m, &row);
+		} else {
+			run_windows_put(&r->wins, m, &row);
+		}
+		item->windows++;
+		return 0;
+	}
+	gd->go = room_for(r, gd->go, gd->ngo, &gd->go_cap, gd->ngo + 1, sizeof(*gd->go));
+	gd->go[gd->ngo++] = *win;
+	return 0;
+}
+
+/* A schedule of this many windows or more is told by its runs as well. */
+#define RUNS_TOLD_FROM 1000
+#define RUNS_TOLD_MAX 3
+
+/* "N windows due", with the runs they lie in when they are many, and how
+ * many are blocked. */
+static const char *due_text(struct run *r, const struct win_grid *g, const struct win_ask *ask,
+			    const struct win_list *due, const struct run_item *item)
+{
+	struct buf b = BUF_INIT;
+	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
+	int64_t n = 0;
+	const char *s;
+
+	for (size_t i = 0; i < due->n; i++)
+		n += win_run_count(g, ask, due->r[i].since, due->r[i].until);
+	if (!n)
+		return "no window due";
+	buf_addf(&b, "%lld window%s due", (long long)n, n == 1 ? "" : "s");
+	for (size_t i = 0; n >= RUNS_TOLD_FROM && i < due->n && i < RUNS_TOLD_MAX; i++) {
+		win_time_format(due->r[i].since, since);
+		win_time_format(due->r[i].until, until);
+		buf_addf(&b, "%s[%s, %s)", i ? ", " : due->n == 1 ? " in " : " in runs ", since,
+			 until);
+	}
+	if (n >= RUNS_TOLD_FROM && due->n > RUNS_TOLD_MAX)
+		buf_addf(&b, " and %zu more", due->n - RUNS_TOLD_MAX);
+	if (item->blocked)
+		buf_addf(&b, ", %lld blocked", (long long)item->blocked);
+	s = arena_strdup(r->a, b.buf);
+	buf_release(&b);
+	return s;
+}
+
 /*
  * A temporal model: the windows the run's mode and window make due, each
  * gated on every upstream contract and, when met, built in a transaction
  * of its own (data, checks, window row, model row). A failed window leaves
  * its previous data and is tried again by the next run; the others go on.
  * A dry run decides the same and counts, taking the windows it would build
- * as applied for the models after it.
+ * as applied for the models after it. The due windows are cut from their
+ * runs one at a time: what a run holds grows with the windows it builds
+ * or records, not with those of the grid.
  */
 static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 			  struct run_item *item, struct sl_err *run_err)
 {
 	struct model *m = pi->m;
 	struct win_ask ask = r->opts->windows;
+	struct win_grid grid = run_windows_grid(m);
 	const char *old_grain = run_windows_old_grain(&r->wins, m);
 	bool fresh = pi->full, clear = pi->full || ask.mode == WIN_TORCH;
 	bool uncover = !clear && m->flex && ask.ranged && ask.mode == WIN_BULLDOZER;
 	struct win_list due = { 0 };
 	struct run_gates gates;
-	struct waits waits = { 0 };
-	struct state_window *unbuilt;
-	struct win_range *go;
-	size_t nunbuilt = 0, ngo = 0;
+	struct gated gd = { 0 };
 	struct sl_err err = SL_ERR_INIT;
 	int64_t started = units_now_ms();
 	int rc = 0;
@@ -1031,60 +1158,39 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	rc = forget_windows(r, m, pi->full, clear, uncover ? &ask : NULL, &err);
 	if (rc && wh_suspect(r->w, run_err))
 		return SL_E_SUSPECT;
+	if (!rc)
+		rc = run_windows_due(&r->wins, m, &ask, &due, &err);
 	if (rc) {
 		item->status = RUN_FAILED;
 		item->message = arena_strdup(r->a, err.msg);
+		if (rc == SL_E_INVALID && !r->opts->dry_run)
+			log_failure(r, item, started);
 		return 0;
 	}
-	run_windows_due(&r->wins, m, &ask, &due);
-	unbuilt = arena_alloc(r->a, (due.n + 1) * sizeof(*unbuilt));
-	go = arena_alloc(r->a, (due.n + 1) * sizeof(*go));
 	run_gates_open(&r->wins, m, r->now, &gates);
-	for (size_t i = 0; i < due.n && !rc; i++) {
-		const struct win_range *win = &due.r[i];
-		const char *reason;
-		int gate = run_gates_check(&gates, win->since, win->until, &reason, &err);
+	for (size_t k = 0; k < due.n && !rc; k++) {
+		for (int64_t t = due.r[k].since; t < due.r[k].until && !rc;) {
+			struct win_range win = { t, win_next(&grid, &ask, t, due.r[k].until) };
 
-		if (gate == SL_E_INVALID) {
-			item->status = RUN_FAILED;
-			item->message = arena_strdup(r->a, err.msg);
-			break;
+			rc = gate_window(r, item, &gates, &win, &gd, &err);
+			t = win.until;
 		}
-		if (gate == SL_E_BLOCKED) {
-			unbuilt[nunbuilt] = unbuilt_row(r, m, win, reason, NULL);
-			/* what a dry run's later models gate on: the run records
-			 * the rows once its windows are done */
-			if (r->opts->dry_run && worth_recording(r, m, &unbuilt[nunbuilt]))
-				run_windows_put(&r->wins, m, &unbuilt[nunbuilt]);
-			nunbuilt += worth_recording(r, m, &unbuilt[nunbuilt]);
-			waits_add(r, &waits, reason, due.n);
-			item->blocked++;
-			continue;
-		}
-		if (r->opts->dry_run) {
-			struct state_window row = applied_row(r, m, win);
-
-			if (m->flex) {
-				row = run_windows_island(&r->wins, m, &row);
-				run_windows_put_island(&r->wins, m, &row);
-			} else
-				run_windows_put(&r->wins, m, &row);
-			item->windows++;
-			continue;
-		}
-		go[ngo++] = *win;
 	}
 	run_gates_free(&gates);
+	if (rc) { /* a contract that can never be met builds none */
+		item->status = RUN_FAILED;
+		item->message = arena_strdup(r->a, err.msg);
+		rc = 0;
+	}
+	/* room for the rows of the windows to build that fail */
+	gd.unbuilt = room_for(r, gd.unbuilt, gd.nunbuilt, &gd.unbuilt_cap,
+			      gd.nunbuilt + gd.ngo + 1, sizeof(*gd.unbuilt));
+	if (item->status != RUN_FAILED && gd.ngo)
+		rc = build_windows(r, item, sig, gd.go, gd.ngo, &fresh, gd.unbuilt, &gd.nunbuilt,
+				   run_err);
+	item->waits = waits_text(r, &gd.waits);
+	item->reason = due_text(r, &grid, &ask, &due, item);
 	free(due.r);
-	/* a contract that can never be met builds none */
-	if (item->status != RUN_FAILED && ngo)
-		rc = build_windows(r, item, sig, go, ngo, &fresh, unbuilt, &nunbuilt, run_err);
-	item->waits = waits_text(r, &waits);
-	item->reason = !due.n ? "no window due"
-		       : arena_sprintf(r->a, "%zu window%s due%s", due.n, due.n == 1 ? "" : "s",
-				       item->blocked ? arena_sprintf(r->a, ", %lld blocked",
-								     (long long)item->blocked)
-						     : "");
 	if (rc)
 		return rc;
 	if (item->failed_windows > 1)
@@ -1103,9 +1209,9 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	if (!due.n)
 		item->status = RUN_UP_TO_DATE;
 	r->windows_failed[m->order] = item->failed_windows > 0;
-	if (r->opts->dry_run || (!nunbuilt && !item->windows && !fresh))
+	if (r->opts->dry_run || (!gd.nunbuilt && !item->windows && !fresh))
 		return 0;
-	rc = record_unbuilt(r, item, unbuilt, nunbuilt, fresh, started, &err);
+	rc = record_unbuilt(r, item, gd.unbuilt, gd.nunbuilt, fresh, started, &err);
 	if (rc && wh_suspect(r->w, run_err)) {
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
@@ -1295,8 +1401,8 @@ static bool windows_due(void *ctx, const struct model *m)
 	ask.now = r->now;
 	if (ask.mode == WIN_TORCH)
 		return true;
-	run_windows_due(&r->wins, m, &ask, &due);
-	any = due.n > 0;
+	/* a grid too big to schedule is built, to fail with why */
+	any = run_windows_due(&r->wins, m, &ask, &due, NULL) || due.n > 0;
 	free(due.r);
 	return any;
 }

@@ -243,6 +243,29 @@ int run_windows_reload(struct run_windows *rw, struct wh *w, const struct model 
 	return rc;
 }
 
+/* Takes [since, until) out of the grid rows of mr from at on: a row
+ * standing for a run of windows keeps its windows on either side. */
+static void cut_out(struct run_windows *rw, struct model_rows *mr, size_t at, int64_t since,
+		    int64_t until)
+{
+	size_t end = at;
+
+	while (end < mr->n && mr->rows[end].since < until)
+		end++;
+	if (at < end && mr->rows[end - 1].until > until) {
+		struct state_window right = mr->rows[end - 1];
+
+		right.since = until;
+		push_row(rw, mr, end, &right);
+	}
+	if (at < end && mr->rows[at].since < since) {
+		mr->rows[at].until = since;
+		at++;
+	}
+	memmove(mr->rows + at, mr->rows + end, (mr->n - end) * sizeof(*mr->rows));
+	mr->n -= end - at;
+}
+
 void run_windows_put(struct run_windows *rw, const struct model *m,
 		     const struct state_window *row)
 {
@@ -252,6 +275,25 @@ void run_windows_put(struct run_windows *rw, const struct model *m,
 	/* a model's existence row is its one row, as the statement makes it */
 	if (row->timeless)
 		mr->n = 0;
+	if (row->grain && !row->timeless) {
+		/* from the row that may hold since */
+		at -= at && mr->rows[at - 1].until > row->since;
+		cut_out(rw, mr, at, row->since, row->until);
+		at = lower_bound(mr, row->since);
+		if (at && state_window_joins(&mr->rows[at - 1], row)) {
+			mr->rows[at - 1].until = row->until;
+			at--;
+		} else {
+			push_row(rw, mr, at, row);
+		}
+		if (at + 1 < mr->n && state_window_joins(&mr->rows[at], &mr->rows[at + 1])) {
+			mr->rows[at].until = mr->rows[at + 1].until;
+			memmove(mr->rows + at + 1, mr->rows + at + 2,
+				(mr->n - at - 2) * sizeof(*mr->rows));
+			mr->n--;
+		}
+		return;
+	}
 	if (at < mr->n && mr->rows[at].since == row->since) {
 		mr->rows[at] = *row;
 		return;
@@ -372,7 +414,11 @@ const struct state_window *run_windows_at(const struct run_windows *rw, const st
 	const struct model_rows *mr = rows_of(rw, m);
 	size_t at = lower_bound(mr, since);
 
-	return at < mr->n && mr->rows[at].since == since ? &mr->rows[at] : NULL;
+	if (at < mr->n && mr->rows[at].since == since)
+		return &mr->rows[at];
+	/* a grid row standing for a run of windows holds each of them */
+	return at && mr->rows[at - 1].grain && mr->rows[at - 1].until > since ? &mr->rows[at - 1]
+									      : NULL;
 }
 
 const char *run_windows_old_grain(const struct run_windows *rw, const struct model *m)
@@ -386,47 +432,65 @@ const char *run_windows_old_grain(const struct run_windows *rw, const struct mod
 	return NULL;
 }
 
-/* The applied rows of m as the contracts see them. */
-static size_t applied_rows(const struct run_windows *rw, const struct model *m,
-			   struct win_row *out)
+/* The applied rows of m as the contracts see them, malloc'd (n of them).
+ * by_window: a grid row standing for a run of windows is cut into them,
+ * for EXACT, which asks for a row equal to one window; the other levels
+ * read coverage, which a run is as it stands. */
+static struct win_row *applied_rows(const struct run_windows *rw, const struct model *m,
+				    bool by_window, size_t *n)
 {
 	const struct model_rows *mr = rows_of(rw, m);
-	size_t n = 0;
+	struct win_row *out = NULL;
 
-	for (size_t i = 0; i < mr->n; i++) {
-		const struct state_window *s = &mr->rows[i];
+	/* counted first, then filled, by the same cut */
+	for (int fill = 0; fill < 2; fill++) {
+		*n = 0;
+		for (size_t i = 0; i < mr->n; i++) {
+			const struct state_window *s = &mr->rows[i];
+			int64_t oldest = s->oldest_at ? s->oldest_at : s->applied_at, t = s->since;
 
-		if (s->status != WINDOW_APPLIED || (m->temporal && s->timeless))
-			continue;
-		out[n++] = (struct win_row){ s->since, s->until, s->applied_at,
-					     s->oldest_at ? s->oldest_at : s->applied_at };
+			if (s->status != WINDOW_APPLIED || (m->temporal && s->timeless))
+				continue;
+			do {
+				int64_t next = by_window && s->grain ? win_add(m->grain, t, 1)
+								     : s->until;
+
+				if (fill)
+					out[*n] = (struct win_row){ t, next, s->applied_at, oldest };
+				++*n;
+				t = next;
+			} while (t < s->until);
+		}
+		if (!fill && !(out = malloc((*n + 1) * sizeof(*out))))
+			abort();
 	}
-	return n;
+	return out;
 }
 
-static struct win_grid grid_of(const struct model *m)
+struct win_grid run_windows_grid(const struct model *m)
 {
 	return (struct win_grid){ .grain = m->grain, .start = m->start, .end = m->end,
 				  .lookback = m->lookback, .flex = m->flex };
 }
 
-void run_windows_due(const struct run_windows *rw, const struct model *m,
-		     const struct win_ask *ask, struct win_list *out)
+int run_windows_due(const struct run_windows *rw, const struct model *m,
+		    const struct win_ask *ask, struct win_list *out, struct sl_err *err)
 {
-	const struct model_rows *mr = rows_of(rw, m);
-	struct win_row *rows = malloc((mr->n + 1) * sizeof(*rows));
+	struct win_row *rows;
 	struct win_set applied = { 0 };
-	struct win_grid g = grid_of(m);
+	struct win_grid g = run_windows_grid(m);
 	size_t n;
+	int rc = win_grid_check(&g, ask->now, err);
 
-	if (!rows)
-		abort();
-	n = applied_rows(rw, m, rows);
+	if (rc)
+		return rc;
+	rows = applied_rows(rw, m, false, &n);
 	for (size_t i = 0; i < n; i++)
 		win_set_add(&applied, rows[i].since, rows[i].until);
 	win_schedule(&g, ask, &applied, out);
 	win_set_free(&applied);
 	free(rows);
+	return 0;
 }
 
 /* A source's gate: its coverage as one island from m's start, so that
@@ -472,11 +536,8 @@ void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t
 			open_source_gate(rw, m, u, &g->ix);
 			continue;
 		}
-		rows = malloc((rows_of(rw, t)->n + 1) * sizeof(*rows));
-		if (!rows)
-			abort();
-		n = applied_rows(rw, t, rows);
-		grid = grid_of(t);
+		rows = applied_rows(rw, t, u->level == WIN_EXACT, &n);
+		grid = run_windows_grid(t);
 		/* what whole asks of a flexible upstream is its grain's closed
 		 * windows: its own runs end its coverage at their own time */
 		grid.flex = false;

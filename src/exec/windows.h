@@ -56,7 +56,8 @@ int run_windows_source_cover(struct wh *w, struct arena *a, const struct source_
 int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *selected,
 			     struct sl_err *err);
 /* Makes row the model's row at its since (its existence row); strings must
- * outlive the run. */
+ * outlive the run. A grid row (one window or a run of them) replaces what
+ * the rows held of its windows and joins a neighbour in the same state. */
 void run_windows_put(struct run_windows *rw, const struct model *m,
 		     const struct state_window *row);
 /* A flexible model's window row, applied, as the island it makes with
@@ -79,16 +80,20 @@ bool run_windows_covered(const struct run_windows *rw, const struct model *m, in
 			 int64_t until);
 /* Forgets every row of m (a build from scratch). */
 void run_windows_clear(struct run_windows *rw, const struct model *m);
-/* m's row at since, or NULL. */
+/* m's row at since (a grid row holding the window at since), or NULL. */
 const struct state_window *run_windows_at(const struct run_windows *rw, const struct model *m,
 					  int64_t since);
 /* The grain m's grid rows were built at when it is not m's own grain now,
  * else NULL. */
 const char *run_windows_old_grain(const struct run_windows *rw, const struct model *m);
 
-/* The windows of temporal model m this run builds, in order. */
-void run_windows_due(const struct run_windows *rw, const struct model *m,
-		     const struct win_ask *ask, struct win_list *out);
+/* Temporal model m's grid as its @config sets it. */
+struct win_grid run_windows_grid(const struct model *m);
+
+/* The runs of windows of temporal model m this run builds, in order;
+ * SL_E_INVALID when its grid holds too many (win_grid_check). */
+int run_windows_due(const struct run_windows *rw, const struct model *m,
+		    const struct win_ask *ask, struct win_list *out, struct sl_err *err);
 
 /* The gates of m's upstreams, indexed once for all of its windows as the
  * upstreams stand now. Free with run_gates_free. */
