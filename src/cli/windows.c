@@ -1,8 +1,8 @@
 /*
  * `sluice windows MODEL`: a model's window state. A fixed model's grid
- * from its start to the newest closed window (a window without a row is
- * pending), a flexible model's coverage islands, a timeless model's
- * existence row; each with its status, when it was applied, its attempts
+ * from its start to the newest closed window, never past its end (a
+ * window without a row is pending), a flexible model's coverage islands,
+ * a timeless model's existence row; each with its status, when it was applied, its attempts
  * and what it waits for or failed with. `sluice windows SOURCE`: the
  * coverage a source's event_time publishes, as one island. Reads only.
  */
@@ -71,9 +71,9 @@ static void show(struct shown *sh, const struct state_window *w)
 }
 
 /* The grid windows of [lo, hi) in order, from the rows where there are
- * some (a row may hold a run of them). */
+ * some (a row may hold a run of them); from closed on, those alone. */
 static void show_grid(struct shown *sh, const struct model *m, const struct state_window *rows,
-		      size_t n, int64_t lo, int64_t hi)
+		      size_t n, int64_t lo, int64_t hi, int64_t closed)
 {
 	size_t i = 0;
 
@@ -87,6 +87,8 @@ static void show_grid(struct shown *sh, const struct model *m, const struct stat
 			one = rows[i];
 			one.since = t;
 			one.until = win_add(m->grain, t, 1);
+		} else if (t >= closed) {
+			continue;
 		}
 		show(sh, &one);
 	}
@@ -191,9 +193,15 @@ int cli_windows(struct cli_args *args)
 	if (src) {
 		rc = show_source(&sh, &s, src, relation, &err);
 	} else if (m->temporal && !m->flex) {
+		int64_t closed = win_grid_closed(&grid, now);
+		/* the grid ends where its windows stop closing, at end or now;
+		 * rows recorded past now (by a run with a later clock) stand */
+		int64_t last = n && !rows[n - 1].timeless ? rows[n - 1].until : closed;
+
 		lo = args->since && lo > m->start ? lo : m->start;
-		hi = args->until ? hi : win_grid_closed(&grid, now);
-		show_grid(&sh, m, rows, n, lo, hi);
+		last = last > closed ? last : closed;
+		hi = args->until && hi < last ? hi : last;
+		show_grid(&sh, m, rows, n, lo, hi, closed);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].timeless || ((!args->until || rows[i].since < hi) &&
