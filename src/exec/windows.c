@@ -262,8 +262,10 @@ static void cut_out(struct run_windows *rw, struct model_rows *mr, size_t at, in
 		mr->rows[at].until = since;
 		at++;
 	}
-	memmove(mr->rows + at, mr->rows + end, (mr->n - end) * sizeof(*mr->rows));
-	mr->n -= end - at;
+	if (at < end) {
+		memmove(mr->rows + at, mr->rows + end, (mr->n - end) * sizeof(*mr->rows));
+		mr->n -= end - at;
+	}
 }
 
 void run_windows_put(struct run_windows *rw, const struct model *m,
