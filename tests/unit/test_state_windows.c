@@ -186,6 +186,45 @@ static void puts_against_cells(void **state)
 	}
 }
 
+/* An upstream's run of 48 applied hours meets EXACT for each of its hours
+ * (cut into them for the level that asks for a row per window), not for
+ * a day; ENCAPSULATE takes the run as coverage. */
+static void exact_over_a_run(void **state)
+{
+	struct fixture_db *f = *state;
+	struct model up = { .fqn = "s.up", .order = 0, .temporal = true, .grain = WIN_HOUR,
+			    .start = T0, .end = INT64_MAX };
+	struct model down = { .fqn = "s.down", .order = 1, .temporal = true, .grain = WIN_HOUR,
+			      .start = T0, .end = INT64_MAX };
+	struct model *ptrs[] = { &up, &down };
+	struct project p = { .models = ptrs, .nmodels = 2, .arena = f->a };
+	struct model_upstream u = { .name = "s.up", .level = WIN_EXACT, .type = "model",
+				    .target = &up };
+	struct state_window run = { .model = "s.up", .since = T0, .until = T0 + 48 * H,
+				    .status = WINDOW_APPLIED, .applied_at = T0 + 48 * H,
+				    .attempts = 1, .grain = "1h" };
+	struct run_windows rw;
+	struct run_gates g;
+	const char *why;
+
+	down.upstreams = &u;
+	down.nupstreams = 1;
+	assert_int_equal(run_windows_load(&rw, f->a, &p, NULL, "", NULL, NULL), 0);
+	run_windows_put(&rw, &up, &run);
+	assert_int_equal(rw.by_model[0].n, 1);
+	run_gates_open(&rw, &down, T0 + 49 * H, &g);
+	assert_int_equal(run_gates_check(&g, T0 + 5 * H, T0 + 6 * H, &why, &f->err), 0);
+	assert_int_equal(run_gates_check(&g, T0 + 47 * H, T0 + 48 * H, &why, &f->err), 0);
+	assert_int_equal(run_gates_check(&g, T0, T0 + 24 * H, &why, &f->err), SL_E_BLOCKED);
+	assert_int_equal(run_gates_check(&g, T0 + 48 * H, T0 + 49 * H, &why, &f->err),
+			 SL_E_BLOCKED);
+	run_gates_free(&g);
+	u.level = WIN_ENCAPSULATE;
+	run_gates_open(&rw, &down, T0 + 49 * H, &g);
+	assert_int_equal(run_gates_check(&g, T0, T0 + 24 * H, &why, &f->err), 0);
+	run_gates_free(&g);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_db_setup, fixture_db_teardown)
@@ -193,6 +232,7 @@ int main(void)
 		T(runs_written_and_read),
 		T(islands_stand_apart),
 		T(puts_against_cells),
+		T(exact_over_a_run),
 	};
 #undef T
 
