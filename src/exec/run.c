@@ -1147,6 +1147,14 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 
 	ask.now = r->now;
 	item->action = "windows";
+	/* before anything is forgotten: a refused grid changes nothing */
+	if (win_grid_check(&grid, r->now, &err)) {
+		item->status = RUN_FAILED;
+		item->message = arena_strdup(r->a, err.msg);
+		if (!r->opts->dry_run)
+			log_failure(r, item, started);
+		return 0;
+	}
 	if (old_grain && ask.mode != WIN_TORCH) {
 		item->status = RUN_FAILED;
 		item->message = arena_sprintf(r->a, "grain changed from %s to %s: rerun with --mode torch",
@@ -1158,15 +1166,12 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	rc = forget_windows(r, m, pi->full, clear, uncover ? &ask : NULL, &err);
 	if (rc && wh_suspect(r->w, run_err))
 		return SL_E_SUSPECT;
-	if (!rc)
-		rc = run_windows_due(&r->wins, m, &ask, &due, &err);
 	if (rc) {
 		item->status = RUN_FAILED;
 		item->message = arena_strdup(r->a, err.msg);
-		if (rc == SL_E_INVALID && !r->opts->dry_run)
-			log_failure(r, item, started);
 		return 0;
 	}
+	run_windows_due(&r->wins, m, &ask, &due);
 	run_gates_open(&r->wins, m, r->now, &gates);
 	for (size_t k = 0; k < due.n && !rc; k++) {
 		for (int64_t t = due.r[k].since; t < due.r[k].until && !rc;) {
@@ -1401,8 +1406,8 @@ static bool windows_due(void *ctx, const struct model *m)
 	ask.now = r->now;
 	if (ask.mode == WIN_TORCH)
 		return true;
-	/* a grid too big to schedule is built, to fail with why */
-	any = run_windows_due(&r->wins, m, &ask, &due, NULL) || due.n > 0;
+	run_windows_due(&r->wins, m, &ask, &due);
+	any = due.n > 0;
 	free(due.r);
 	return any;
 }

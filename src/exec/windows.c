@@ -475,24 +475,19 @@ struct win_grid run_windows_grid(const struct model *m)
 				  .lookback = m->lookback, .flex = m->flex };
 }
 
-int run_windows_due(const struct run_windows *rw, const struct model *m,
-		    const struct win_ask *ask, struct win_list *out, struct sl_err *err)
+void run_windows_due(const struct run_windows *rw, const struct model *m,
+		     const struct win_ask *ask, struct win_list *out)
 {
-	struct win_row *rows;
 	struct win_set applied = { 0 };
 	struct win_grid g = run_windows_grid(m);
 	size_t n;
-	int rc = win_grid_check(&g, ask->now, err);
+	struct win_row *rows = applied_rows(rw, m, false, &n);
 
-	if (rc)
-		return rc;
-	rows = applied_rows(rw, m, false, &n);
 	for (size_t i = 0; i < n; i++)
 		win_set_add(&applied, rows[i].since, rows[i].until);
 	win_schedule(&g, ask, &applied, out);
 	win_set_free(&applied);
 	free(rows);
-	return 0;
 }
 
 /* A source's gate: its coverage as one island from m's start, so that

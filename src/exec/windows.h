@@ -90,10 +90,9 @@ const char *run_windows_old_grain(const struct run_windows *rw, const struct mod
 /* Temporal model m's grid as its @config sets it. */
 struct win_grid run_windows_grid(const struct model *m);
 
-/* The runs of windows of temporal model m this run builds, in order;
- * SL_E_INVALID when its grid holds too many (win_grid_check). */
-int run_windows_due(const struct run_windows *rw, const struct model *m,
-		    const struct win_ask *ask, struct win_list *out, struct sl_err *err);
+/* The runs of windows of temporal model m this run builds, in order. */
+void run_windows_due(const struct run_windows *rw, const struct model *m,
+		     const struct win_ask *ask, struct win_list *out);
 
 /* The gates of m's upstreams, indexed once for all of its windows as the
  * upstreams stand now. Free with run_gates_free. */

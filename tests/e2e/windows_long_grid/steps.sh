@@ -51,5 +51,7 @@ note a grid from year 1 by the hour is refused, with the start that would do
 sed -i "s/start='1900-01-01'/start='0001-01-01'/" models/silver/hist.sql
 plan -s silver.hist
 limited sl run -s silver.hist
+note refused before anything is forgotten: torch leaves its rows as they were
+limited sl run -s silver.hist --mode torch
 win silver.hist --since 2026-11-01 --until '2026-11-01 02:00'
 rows
