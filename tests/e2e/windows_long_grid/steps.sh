@@ -1,6 +1,6 @@
 # Long grids: an hourly model from 1900 (1,111,896 windows by the fixed
 # clock) and a daily rollup of it plan and run under a memory limit of
-# 400 MB, their schedules and their state held as runs of windows, never
+# 600 MB, their schedules and their state held as runs of windows, never
 # one by one; a grid from year 1 by the hour is refused.
 if is_postgres; then
 	hours="generate_series(0, 1111800) AS t(i)" hour="i * INTERVAL '1 hour'"
@@ -12,7 +12,7 @@ INSERT INTO raw.events VALUES ('2026-11-01 05:30', 1), ('2026-11-02 07:00', 2)" 
 export SLUICE_NOW='2026-11-05 00:00'
 # the limit is on the address space of sluice, the warehouse's own memory
 # included on DuckDB: a grid held window by window does not fit
-limited() { (ulimit -v 400000 && "$@"); }
+limited() { (ulimit -v 600000 && "$@"); }
 plan() {
 	echo "\$ sluice plan $*"
 	limited "$SLUICE_BIN" plan "$@" 2>&1 | sed -E 's/[0-9]+(\.[0-9]+)?(ms|s)\b/<dur>/g'
