@@ -2,9 +2,10 @@
  * `sluice windows MODEL`: a model's window state. A fixed model's grid
  * from its start to the newest closed window, never past its end (a
  * window without a row is pending), a flexible model's coverage islands,
- * a timeless model's existence row; each with its status, when it was applied, its attempts
- * and what it waits for or failed with. `sluice windows SOURCE`: the
- * coverage a source's event_time publishes, as one island. Reads only.
+ * a timeless model's existence row; each with its status, when it was
+ * applied, its attempts and what it waits for or failed with. `sluice
+ * windows SOURCE`: the coverage a source's event_time publishes, as one
+ * island. Reads only.
  */
 #include "cli/commands.h"
 
