@@ -172,9 +172,9 @@ static int by_model_since(const void *x, const void *y)
 
 /*
  * Two reads. The first groups the rows by model and state, which the
- * warehouse does in one pass and little memory however many windows there
- * are: a group whose windows follow one another with none missing is one
- * run, and most are (a backfill applies its windows at one time). The
+ * warehouse does in one scan, its memory growing with the states and not
+ * the windows: a group whose windows follow one another with none missing
+ * is one run, and most are (a backfill applies its windows at one time). The
  * models with a group that is not (states interleaved, rows left apart)
  * are read again row by row, consecutive rows in one state joined here.
  */
