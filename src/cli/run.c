@@ -331,6 +331,15 @@ static int workers_of(const struct cli_args *args, const char *cmd, size_t *out)
 	return CLI_OK;
 }
 
+/* Whether a model, or some windows of one, waited for its upstreams. */
+static bool waited(const struct run_report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->items[i].status == RUN_BLOCKED || rep->items[i].blocked)
+			return true;
+	return false;
+}
+
 static int run_common(struct cli_args *args, enum run_mode mode)
 {
 	static const char *const names[] = { "run", "seed", "plan", "test" };
@@ -384,7 +393,7 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 		print_json(&rep);
 	else
 		print_summary(&rep, mode);
-	rc = rep.failed ? CLI_FAILED : CLI_OK;
+	rc = rep.failed ? CLI_FAILED : args->fail_on_wait && waited(&rep) ? CLI_WAITED : CLI_OK;
 	run_report_free(&rep);
 	cli_session_close(&s);
 	return rc;
