@@ -373,14 +373,15 @@ static struct state_model model_row(const struct run *r, const struct model *m,
 }
 
 /*
- * A flexible model's window, its data committed, recorded as covered: the
- * island it makes with every applied row it reaches, in a transaction of
- * its own, the only one that writes the model's rows while its windows
- * build. In the window's, the rows of islands the other workers record
- * meanwhile would be taken twice (a deadlock on PostgreSQL, a conflict on
- * DuckDB). A crash in between leaves the window's data without its
- * coverage, which the next run builds again. Called with rows_mu held,
- * which orders the islands.
+ * A flexible model's window, its data and its own row committed together,
+ * joined into the island it makes with every applied row it reaches, in a
+ * transaction of its own: in the window's, the rows of islands the other
+ * workers join meanwhile would be taken twice (a deadlock on PostgreSQL, a
+ * conflict on DuckDB). Only rows inside the island go, so a window another
+ * worker committed beside it and has not joined yet stays. Joining only
+ * tidies the rows: a crash or a failure before it leaves the window's row
+ * apart, its coverage the same, and a later run joins it. Called with
+ * rows_mu held, which orders the islands.
  */
 static int coalesce(struct run *r, const struct model *m, const struct state_window *wrow,
 		    struct sl_err *err)
@@ -390,7 +391,7 @@ static int coalesce(struct run *r, const struct model *m, const struct state_win
 	int rc;
 
 	state_sql_windows_drop(&sql, r->opts->env, m->fqn, island.since, island.until,
-			       STATE_DROP_TOUCHING);
+			       STATE_DROP_OVERLAPPING);
 	state_sql_window(&sql, r->opts->env, &island);
 	rc = wh_exec_atomic(r->w, sql.buf, err);
 	buf_release(&sql);
@@ -399,11 +400,25 @@ static int coalesce(struct run *r, const struct model *m, const struct state_win
 	return rc;
 }
 
+/* Joins the rows of flexible model m that a crash or a failed join left
+ * apart into their islands, before its windows are scheduled. */
+static int join_loose(struct run *r, const struct model *m, struct sl_err *err)
+{
+	const struct state_window *loose;
+	int rc = 0;
+
+	while (!rc && (loose = run_windows_loose(&r->wins, m)) != NULL) {
+		struct state_window row = *loose;
+
+		rc = coalesce(r, m, &row, err);
+	}
+	return rc;
+}
+
 /* One build in its own transaction: the whole model, or with win one
  * window of a temporal model (full: the table made anew from it, every
  * window row of the model dropped). *made (may be NULL) says whether its
- * data committed, as it may have when the build still failed: a window
- * whose coverage could not be recorded. */
+ * data committed. */
 static int build_model(struct run *r, struct run_item *item, bool full, const char *sig,
 		       const struct win_range *win, bool *made, struct sl_err *run_err)
 {
@@ -421,7 +436,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	struct state_model row = { 0 };
 	struct state_window wrow;
 	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
-	int rc, uncovered = 0;
+	int rc, joined = 0;
 
 	pthread_mutex_lock(r->rows_mu);
 	wrow = applied_row(r, m, win);
@@ -478,8 +493,11 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			state_sql_model(&sql, r->opts->env, &row, st != NULL);
 		if (full && win)
 			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
-		/* a flexible window's row is its island's, written after it */
-		if (records_window(r, m, win) && !(win && m->flex))
+		/* a flexible window's own row, joined into its island after */
+		else if (win && m->flex)
+			state_sql_windows_drop(&sql, r->opts->env, m->fqn, win->since, win->until,
+					       STATE_DROP_INSIDE);
+		if (records_window(r, m, win))
 			state_sql_window(&sql, r->opts->env, &wrow);
 	}
 	if (!rc && book)
@@ -502,10 +520,12 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		pthread_mutex_lock(r->rows_mu);
 		if (full && win)
 			run_windows_clear(&r->wins, m);
-		if (win && m->flex)
-			uncovered = coalesce(r, m, &wrow, &err);
-		else if (!silent && records_window(r, m, win))
+		if (win && m->flex) {
+			run_windows_add(&r->wins, m, &wrow);
+			joined = coalesce(r, m, &wrow, &err);
+		} else if (!silent && records_window(r, m, win)) {
 			run_windows_put(&r->wins, m, &wrow);
+		}
 		pthread_mutex_unlock(r->rows_mu);
 	}
 	if (!rc && !r->pooled) {
@@ -519,15 +539,10 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		*made = !rc;
 	item->rows = out.rows;
 	item->action = out.action;
-	if (uncovered && wh_suspect(r->w, run_err)) {
+	/* a window whose row stands apart is built: the next run joins it */
+	if (joined && wh_suspect(r->w, run_err)) {
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
-	}
-	/* its data stands, uncovered: the next run builds it again */
-	if (uncovered) {
-		item->status = RUN_FAILED;
-		item->message = arena_sprintf(r->a, "recording its coverage: %s", err.msg);
-		return 0;
 	}
 	if (rc && wh_suspect(r->w, run_err)) {
 		if (entry)
@@ -756,7 +771,7 @@ static int record_unbuilt(struct run *r, struct run_item *item, const struct sta
  * window order whichever worker built it. */
 struct window_built {
 	struct state_window failed; /* status failed: it failed, this its row */
-	bool made;                  /* its data committed, failed or not */
+	bool made;                  /* its data committed */
 	int64_t rows;
 	const char *warning; /* of a failed warn-severity check */
 	int rc;              /* SL_E_SUSPECT: the run stops there, err says why */
@@ -1029,6 +1044,8 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 		return 0;
 	}
 	rc = forget_windows(r, m, pi->full, clear, uncover ? &ask : NULL, &err);
+	if (!rc && m->flex && !clear && !r->opts->dry_run)
+		rc = join_loose(r, m, &err);
 	if (rc && wh_suspect(r->w, run_err))
 		return SL_E_SUSPECT;
 	if (rc) {

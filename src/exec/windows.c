@@ -307,11 +307,46 @@ struct state_window run_windows_island(const struct run_windows *rw, const struc
 				island.since = w->since;
 			if (w->until > island.until)
 				island.until = w->until;
+			if (w->applied_at > island.applied_at)
+				island.applied_at = w->applied_at;
 			if (oldest && oldest < island.oldest_at)
 				island.oldest_at = oldest;
 		}
 	}
 	return island;
+}
+
+static bool inside(const struct state_window *w, int64_t since, int64_t until)
+{
+	return w->since >= since && w->until <= until;
+}
+
+void run_windows_add(struct run_windows *rw, const struct model *m,
+		     const struct state_window *row)
+{
+	struct model_rows *mr = rows_of(rw, m);
+
+	drop_rows(mr, inside, row->since, row->until);
+	push_row(rw, mr, lower_bound(mr, row->since), row);
+}
+
+const struct state_window *run_windows_loose(const struct run_windows *rw,
+					     const struct model *m)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+	const struct state_window *prev = NULL;
+
+	for (size_t i = 0; i < mr->n; i++) {
+		const struct state_window *w = &mr->rows[i];
+
+		if (w->status != WINDOW_APPLIED || w->timeless)
+			continue;
+		if (prev && w->since <= prev->until)
+			return prev;
+		if (!prev || w->until > prev->until)
+			prev = w;
+	}
+	return NULL;
 }
 
 void run_windows_put_island(struct run_windows *rw, const struct model *m,
@@ -386,7 +421,9 @@ const char *run_windows_old_grain(const struct run_windows *rw, const struct mod
 	return NULL;
 }
 
-/* The applied rows of m as the contracts see them. */
+/* The applied rows of m as the contracts see them, in since order and
+ * disjoint: a flexible model's window row that a crash left inside an
+ * island, not joined yet, counts as part of the island. */
 static size_t applied_rows(const struct run_windows *rw, const struct model *m,
 			   struct win_row *out)
 {
@@ -395,11 +432,22 @@ static size_t applied_rows(const struct run_windows *rw, const struct model *m,
 
 	for (size_t i = 0; i < mr->n; i++) {
 		const struct state_window *s = &mr->rows[i];
+		struct win_row row = { s->since, s->until, s->applied_at,
+				       s->oldest_at ? s->oldest_at : s->applied_at };
+		struct win_row *last = n ? &out[n - 1] : NULL;
 
 		if (s->status != WINDOW_APPLIED || (m->temporal && s->timeless))
 			continue;
-		out[n++] = (struct win_row){ s->since, s->until, s->applied_at,
-					     s->oldest_at ? s->oldest_at : s->applied_at };
+		if (!m->temporal || !last || row.since >= last->until) {
+			out[n++] = row;
+			continue;
+		}
+		if (row.until > last->until)
+			last->until = row.until;
+		if (row.applied_at > last->applied_at)
+			last->applied_at = row.applied_at;
+		if (row.oldest_at < last->oldest_at)
+			last->oldest_at = row.oldest_at;
 	}
 	return n;
 }

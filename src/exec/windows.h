@@ -61,9 +61,18 @@ void run_windows_put(struct run_windows *rw, const struct model *m,
 		     const struct state_window *row);
 /* A flexible model's window row, applied, as the island it makes with
  * every applied row it reaches, overlapping or touching, through the
- * others (applied_at its own, oldest_at the oldest of them). */
+ * others (applied_at the newest of them, oldest_at the oldest). */
 struct state_window run_windows_island(const struct run_windows *rw, const struct model *m,
 				       const struct state_window *row);
+/* Adds a flexible model's window row as its transaction wrote it: in
+ * place of the rows inside it, beside the island it may lie in. */
+void run_windows_add(struct run_windows *rw, const struct model *m,
+		     const struct state_window *row);
+/* The first applied row of m that overlaps or touches a later one (rows
+ * a crash or a failed join left apart), or NULL when its applied rows are
+ * islands. */
+const struct state_window *run_windows_loose(const struct run_windows *rw,
+					     const struct model *m);
 /* Makes island a row of m, in place of every row it overlaps and of the
  * applied ones it touches. */
 void run_windows_put_island(struct run_windows *rw, const struct model *m,
