@@ -1025,11 +1025,13 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	bool uncover = !clear && m->flex && ask.ranged && ask.mode == WIN_BULLDOZER;
 	struct win_list due = { 0 };
 	struct run_gates gates;
+	struct run_again again;
 	struct waits waits = { 0 };
 	struct state_window *unbuilt;
 	struct win_range *go;
 	size_t nunbuilt = 0, ngo = 0;
 	struct sl_err err = SL_ERR_INIT;
+	const char *again_text;
 	int64_t started = units_now_ms();
 	int rc = 0;
 
@@ -1053,10 +1055,10 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 		item->message = arena_strdup(r->a, err.msg);
 		return 0;
 	}
-	run_windows_due(&r->wins, m, &ask, &due);
+	run_gates_open(&r->wins, m, r->now, &gates);
+	run_windows_due(&r->wins, m, &ask, &gates, &due, &again);
 	unbuilt = arena_alloc(r->a, (due.n + 1) * sizeof(*unbuilt));
 	go = arena_alloc(r->a, (due.n + 1) * sizeof(*go));
-	run_gates_open(&r->wins, m, r->now, &gates);
 	for (size_t i = 0; i < due.n && !rc; i++) {
 		const struct win_range *win = &due.r[i];
 		const char *reason;
@@ -1097,11 +1099,13 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	if (item->status != RUN_FAILED && ngo)
 		rc = build_windows(r, item, sig, go, ngo, &fresh, unbuilt, &nunbuilt, run_err);
 	item->waits = waits_text(r, &waits);
+	again_text = run_again_text(r->a, &again);
 	item->reason = !due.n ? "no window due"
-		       : arena_sprintf(r->a, "%zu window%s due%s", due.n, due.n == 1 ? "" : "s",
+		       : arena_sprintf(r->a, "%zu window%s due%s%s%s", due.n, due.n == 1 ? "" : "s",
 				       item->blocked ? arena_sprintf(r->a, ", %lld blocked",
 								     (long long)item->blocked)
-						     : "");
+						     : "",
+				       again_text ? ", " : "", again_text ? again_text : "");
 	if (rc)
 		return rc;
 	if (item->failed_windows > 1)
@@ -1268,11 +1272,14 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 	int rc = 0;
 
 	/* what holds a model back can end while the run goes, as when the
-	 * input it waited for recovers */
+	 * input it waited for recovers; a dry run decides a temporal model
+	 * again on the windows its upstreams would hold by its turn, which
+	 * may make its own due again */
 	if (held) {
 		pi->what = PLAN_HELD;
 		pi->reason = held;
-	} else if (pi->what == PLAN_HELD || (!r->opts->dry_run && strcmp(pi->sig, sig) != 0)) {
+	} else if (pi->what == PLAN_HELD || (!r->opts->dry_run && strcmp(pi->sig, sig) != 0) ||
+		   (r->opts->dry_run && m->temporal)) {
 		plan_decide(&r->facts, pi->m, sig, pi);
 		pi->sig = sig;
 	}
@@ -1307,12 +1314,15 @@ static bool windows_due(void *ctx, const struct model *m)
 	struct run *r = ctx;
 	struct win_ask ask = r->opts->windows;
 	struct win_list due = { 0 };
+	struct run_gates gates;
 	bool any;
 
 	ask.now = r->now;
 	if (ask.mode == WIN_TORCH)
 		return true;
-	run_windows_due(&r->wins, m, &ask, &due);
+	run_gates_open(&r->wins, m, r->now, &gates);
+	run_windows_due(&r->wins, m, &ask, &gates, &due, NULL);
+	run_gates_free(&gates);
 	any = due.n > 0;
 	free(due.r);
 	return any;

@@ -458,23 +458,128 @@ static struct win_grid grid_of(const struct model *m)
 				  .lookback = m->lookback, .flex = m->flex };
 }
 
+/* What of applied row d of m the window read that an upstream of gs
+ * has applied again since d was built: added to stale, and returned as
+ * *at with the first such upstream's gate (false when none). A fixed
+ * model's window is stale whole; a flexible island in what read the rows
+ * applied again (from their since on for THROUGH, whole for WHOLE). */
+struct stale_row {
+	size_t gate;
+	int64_t since, until, from, to;
+};
+
+static bool restated(const struct run_gates *gs, const struct model *m,
+		     const struct state_window *d, struct win_set *stale, struct stale_row *at)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		const struct model_upstream *u = gs->g[i].u;
+		enum win_level l = (enum win_level)u->level;
+		int64_t from, to, lo = d->since, hi = d->until;
+
+		if (u->source || !win_rebuilt(&gs->g[i].ix, l, d->since, d->until, d->applied_at,
+					      &from, &to))
+			continue;
+		if (m->flex && l != WIN_WHOLE) {
+			lo = from > lo ? from : lo;
+			hi = l == WIN_THROUGH || to > hi ? hi : to;
+		}
+		if (lo >= hi)
+			continue;
+		win_set_add(stale, lo, hi);
+		*at = (struct stale_row){ i, lo, hi, from, to };
+		return true;
+	}
+	return false;
+}
+
+/* Counts in again the stale rows that windows of out build again. */
+static void count_again(const struct run_gates *gs, const struct stale_row *rows, size_t n,
+			const struct win_list *out, struct run_again *again)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct stale_row *st = &rows[i];
+		struct run_again_by *by = &again->by[st->gate];
+		size_t k = out->n ? win_search(&out->r[0].until, out->n, sizeof(*out->r), st->since,
+					       true)
+				  : 0;
+
+		if (k == out->n || out->r[k].since >= st->until)
+			continue;
+		by->upstream = gs->g[st->gate].u->target->fqn;
+		by->from = by->windows && by->from < st->from ? by->from : st->from;
+		by->to = by->windows && by->to > st->to ? by->to : st->to;
+		by->windows++;
+	}
+}
+
 void run_windows_due(const struct run_windows *rw, const struct model *m,
-		     const struct win_ask *ask, struct win_list *out)
+		     const struct win_ask *ask, const struct run_gates *gs, struct win_list *out,
+		     struct run_again *again)
 {
 	const struct model_rows *mr = rows_of(rw, m);
 	struct win_row *rows = malloc((mr->n + 1) * sizeof(*rows));
-	struct win_set applied = { 0 };
+	struct stale_row *stale_rows = malloc((mr->n + 1) * sizeof(*stale_rows));
+	struct win_set applied = { 0 }, stale = { 0 };
 	struct win_grid g = grid_of(m);
+	size_t n, nstale = 0;
+
+	if (!rows || !stale_rows)
+		abort();
+	for (size_t i = 0; i < mr->n; i++)
+		if (mr->rows[i].status == WINDOW_APPLIED && !mr->rows[i].timeless)
+			nstale += restated(gs, m, &mr->rows[i], &stale, &stale_rows[nstale]);
+	n = applied_rows(rw, m, rows);
+	for (size_t i = 0; i < n; i++) {
+		win_set_add(&applied, rows[i].since, rows[i].until);
+		for (size_t k = win_set_find(&stale, rows[i].since);
+		     k < stale.n && stale.r[k].since < rows[i].until; k++)
+			win_set_sub(&applied, stale.r[k].since, stale.r[k].until);
+	}
+	win_schedule(&g, ask, &applied, out);
+	if (again) {
+		again->by = arena_alloc(rw->a, (gs->n + 1) * sizeof(*again->by));
+		memset(again->by, 0, (gs->n + 1) * sizeof(*again->by));
+		again->n = gs->n;
+		count_again(gs, stale_rows, nstale, out, again);
+	}
+	win_set_free(&applied);
+	win_set_free(&stale);
+	free(rows);
+	free(stale_rows);
+}
+
+/* "2026-11-02 05:00", the seconds left out when they are 0. */
+static void minute_text(int64_t t, char out[WIN_TIME_MAX])
+{
 	size_t n;
 
-	if (!rows)
-		abort();
-	n = applied_rows(rw, m, rows);
-	for (size_t i = 0; i < n; i++)
-		win_set_add(&applied, rows[i].since, rows[i].until);
-	win_schedule(&g, ask, &applied, out);
-	win_set_free(&applied);
-	free(rows);
+	win_time_format(t, out);
+	n = strlen(out);
+	if (n > 3 && strcmp(out + n - 3, ":00") == 0)
+		out[n - 3] = '\0';
+}
+
+const char *run_again_text(struct arena *a, const struct run_again *again)
+{
+	struct buf b = BUF_INIT;
+	const char *s;
+
+	for (size_t i = 0; i < again->n; i++) {
+		const struct run_again_by *by = &again->by[i];
+		char from[WIN_TIME_MAX], to[WIN_TIME_MAX];
+
+		if (!by->windows)
+			continue;
+		minute_text(by->from, from);
+		minute_text(by->to, to);
+		/* the end's date when it is the start's goes without saying */
+		buf_addf(&b, "%s%lld again: upstream %s re-applied %s..%s after %s", b.len ? ", " : "",
+			 (long long)by->windows, by->upstream, from,
+			 strncmp(from, to, 11) == 0 ? to + 11 : to, by->windows == 1 ? "it" : "them");
+	}
+	s = b.len ? arena_strdup(a, b.buf) : NULL;
+	buf_release(&b);
+	return s;
 }
 
 /* A source's gate: its coverage as one island from m's start, so that

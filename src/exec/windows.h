@@ -95,9 +95,6 @@ const struct state_window *run_windows_at(const struct run_windows *rw, const st
  * else NULL. */
 const char *run_windows_old_grain(const struct run_windows *rw, const struct model *m);
 
-/* The windows of temporal model m this run builds, in order. */
-void run_windows_due(const struct run_windows *rw, const struct model *m,
-		     const struct win_ask *ask, struct win_list *out);
 
 /* The gates of m's upstreams, indexed once for all of its windows as the
  * upstreams stand now. Free with run_gates_free. */
@@ -114,6 +111,29 @@ struct run_gates {
 
 void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t now,
 		    struct run_gates *out);
+
+/* The applied windows of a model that are due again, per gate (in gates'
+ * order): the upstream that applied rows again after them, how many
+ * windows and the span of those rows. In the run's arena. */
+struct run_again {
+	struct run_again_by {
+		const char *upstream;
+		int64_t windows, from, to;
+	} *by;
+	size_t n;
+};
+
+/* The windows of temporal model m this run builds, in order: those its
+ * run window and mode make due on its applied coverage, where an applied
+ * window that an upstream's gate (gs, opened for m) applied rows again
+ * after, as its level's scope sees them, counts as not applied (said in
+ * again, when not NULL). */
+void run_windows_due(const struct run_windows *rw, const struct model *m,
+		     const struct win_ask *ask, const struct run_gates *gs, struct win_list *out,
+		     struct run_again *again);
+/* "2 again: upstream a.b re-applied 2026-11-02 05:00..07:00 after them,
+ * ..." or NULL when no window is due again; in a. */
+const char *run_again_text(struct arena *a, const struct run_again *again);
 /* Checks every gate for one window (a timeless model: since == until),
  * none skipped. Returns 0 when every one is met, SL_E_BLOCKED with
  * *reason naming each upstream that is not ("a.b (encapsulate), c.d
