@@ -774,7 +774,10 @@ struct window_built {
 	bool made;                  /* its data committed */
 	int64_t rows;
 	const char *warning; /* of a failed warn-severity check */
-	int rc;              /* SL_E_SUSPECT: the run stops there, err says why */
+	/* of a window failed or warned: its checks, sample rows and all */
+	struct assert_result *asserts;
+	size_t nasserts;
+	int rc; /* SL_E_SUSPECT: the run stops there, err says why */
 	struct sl_err err;
 };
 
@@ -805,30 +808,50 @@ static void build_window(struct run *r, struct model *m, const char *sig,
 		if (one.status == RUN_WARN)
 			out->warning = arena_strdup(r->a, one.message);
 	}
-	assert_results_free(one.asserts, one.nasserts);
+	out->asserts = one.asserts;
+	out->nasserts = one.nasserts;
 }
 
-/* Takes a built window in: counted, or its failed row kept for the
- * model's last transaction. */
-static void take_window(struct run *r, struct run_item *item, const struct win_range *win,
-			const struct window_built *b, struct state_window *unbuilt, size_t *nunbuilt)
+/* The checks of window win, which the model's report shows: they take
+ * the place of any it showed. */
+static void show_checks(struct run *r, struct run_item *item, const struct win_range *win,
+			struct window_built *b)
 {
 	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
 
+	win_time_format(win->since, since);
+	win_time_format(win->until, until);
+	assert_results_free(item->asserts, item->nasserts);
+	item->asserts = b->asserts;
+	item->nasserts = b->nasserts;
+	item->checked_window = arena_sprintf(r->a, "window [%s, %s)", since, until);
+	b->asserts = NULL;
+	b->nasserts = 0;
+}
+
+/* Takes a built window in: counted, or its failed row kept for the
+ * model's last transaction. The model's report shows the checks of its
+ * first failed window, else of its first warned one. */
+static void take_window(struct run *r, struct run_item *item, const struct win_range *win,
+			struct window_built *b, struct state_window *unbuilt, size_t *nunbuilt)
+{
 	if (b->failed.status == WINDOW_FAILED) {
-		win_time_format(win->since, since);
-		win_time_format(win->until, until);
-		if (!item->failed_windows++)
-			item->message = arena_sprintf(r->a, "window [%s, %s): %s", since, until,
+		if (!item->failed_windows++) {
+			show_checks(r, item, win, b);
+			item->message = arena_sprintf(r->a, "%s: %s", item->checked_window,
 						      b->failed.error);
+		}
 		unbuilt[*nunbuilt] = b->failed;
 		*nunbuilt += worth_recording(r, item->m, &unbuilt[*nunbuilt]);
-		return;
+	} else {
+		item->windows++;
+		item->rows += b->rows;
+		if (b->warning && !item->message) {
+			show_checks(r, item, win, b);
+			item->message = b->warning;
+		}
 	}
-	item->windows++;
-	item->rows += b->rows;
-	if (b->warning && !item->message)
-		item->message = b->warning;
+	assert_results_free(b->asserts, b->nasserts);
 }
 
 /* The run's workers, opened on first need: up to want of them, as many as
@@ -968,12 +991,14 @@ static int build_windows(struct run *r, struct run_item *item, const char *sig,
 		for (size_t i = first; i < n; i++)
 			built[i].failed = unbuilt_row(r, item->m, &go[i], NULL, msg);
 	}
-	for (size_t i = 0; !rc && i < n; i++) {
-		rc = built[i].rc;
-		if (rc)
+	for (size_t i = 0; i < n; i++) {
+		if (!rc && built[i].rc)
 			*run_err = built[i].err;
-		else
+		rc = rc ? rc : built[i].rc;
+		if (!rc)
 			take_window(r, item, &go[i], &built[i], unbuilt, nunbuilt);
+		else
+			assert_results_free(built[i].asserts, built[i].nasserts);
 	}
 	return rc;
 }
