@@ -1310,7 +1310,10 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 	}
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
-	if (pi->what == PLAN_BUILD && !m->temporal && gated(r, m, item)) {
+	/* a batch run holds every model to its contracts, one whose data is
+	 * up to date too: a stalled upstream shows as a wait */
+	if ((pi->what == PLAN_BUILD || (pi->what == PLAN_UP_TO_DATE && !r->opts->live)) &&
+	    !m->temporal && gated(r, m, item)) {
 		item->status = RUN_BLOCKED;
 	} else if (pi->what == PLAN_HELD) {
 		item->status = RUN_HELD;
