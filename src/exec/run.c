@@ -705,7 +705,9 @@ static struct state_window unbuilt_row(const struct run *r, const struct model *
 		.status = error ? WINDOW_FAILED : WINDOW_BLOCKED,
 		.reason = reason,
 		.error = error,
-		.attempts = (old ? old->attempts : 0) + (error != NULL),
+		/* a failure counts the tries since the window last applied */
+		.attempts = error ? (old && old->status == WINDOW_FAILED ? old->attempts : 0) + 1
+				  : old ? old->attempts : 0,
 		.grain = m->flex ? NULL : win_grain_name(m->grain),
 	};
 }
