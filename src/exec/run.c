@@ -1300,13 +1300,13 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 
 	/* what holds a model back can end while the run goes, as when the
 	 * input it waited for recovers; a dry run decides a temporal model
-	 * again on the windows its upstreams would hold by its turn, which
-	 * may make its own due again */
+	 * with nothing due again on the windows its upstreams would hold by
+	 * its turn, which may make its own due again */
 	if (held) {
 		pi->what = PLAN_HELD;
 		pi->reason = held;
 	} else if (pi->what == PLAN_HELD || (!r->opts->dry_run && strcmp(pi->sig, sig) != 0) ||
-		   (r->opts->dry_run && m->temporal)) {
+		   (r->opts->dry_run && m->temporal && pi->what == PLAN_UP_TO_DATE)) {
 		plan_decide(&r->facts, pi->m, sig, pi);
 		pi->sig = sig;
 	}
