@@ -33,6 +33,7 @@ static const struct flag_spec flags[] = {
 	{ "status", 0, CLI_F_STATUS, true },
 	{ "env", 0, CLI_F_ENV, true },
 	{ "workers", 0, CLI_F_WORKERS, true },
+	{ "fail-on-wait", 0, CLI_F_FAIL_ON_WAIT, false },
 	{ NULL, 0, 0, false },
 };
 
@@ -104,6 +105,9 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 		break;
 	case CLI_F_WORKERS:
 		out->workers = value;
+		break;
+	case CLI_F_FAIL_ON_WAIT:
+		out->fail_on_wait = true;
 		break;
 	}
 }

@@ -2,7 +2,9 @@
  * Unit tests for a run's window state (src/exec/windows.c): a flexible
  * model's islands coalesce as windows are applied and split when a range
  * is uncovered, keeping their applied times; a fixed model's rows stay one
- * per window; gates name every upstream that is not met. A declared
+ * per window, and one whose upstream was applied again after it is due
+ * again; rows a crash left apart count as their island and join it;
+ * gates name every upstream that is not met. A declared
  * source's coverage is read from its landing table (its event time a
  * column or a payload field, less its lateness; fresh as its newest
  * landing) and gates windows as a flexible upstream would.
@@ -19,6 +21,7 @@
 #include "project/model.h"
 #include "warehouse/wh.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define H 3600
@@ -103,6 +106,103 @@ static void islands(void **state)
 	apply(f, H, 3 * H, 400);
 	assert_int_equal(mr->n, 1);
 	assert_int_equal(mr->rows[0].until, 6 * H);
+}
+
+/* A flexible window's own row, as its data's transaction writes it: a
+ * crash before it joins its island leaves it apart, inside the island or
+ * beside it, and the coverage is the same; the next run joins them. */
+static void rows_left_apart(void **state)
+{
+	struct fx *f = *state;
+	const struct model_rows *mr = &f->rw.by_model[0];
+	struct model_upstream up = { .name = "s.flex", .level = WIN_THROUGH, .type = "model",
+				     .target = &f->m[0] };
+	const struct state_window *loose;
+	struct state_window row;
+	struct run_gates g;
+	const char *reason;
+	struct sl_err err = SL_ERR_INIT;
+
+	f->m[2].upstreams = &up;
+	f->m[2].nupstreams = 1;
+	run_windows_clear(&f->rw, &f->m[0]);
+	apply(f, 0, 4 * H, 100);
+	assert_null(run_windows_loose(&f->rw, &f->m[0]));
+	/* built again inside the island, then a window beside it */
+	run_windows_add(&f->rw, &f->m[0],
+			&(struct state_window){ .model = "s.flex", .since = H, .until = 2 * H,
+						.status = WINDOW_APPLIED, .applied_at = 300 });
+	run_windows_add(&f->rw, &f->m[0],
+			&(struct state_window){ .model = "s.flex", .since = 4 * H, .until = 5 * H,
+						.status = WINDOW_APPLIED, .applied_at = 300 });
+	assert_int_equal(mr->n, 3);
+	/* the gates see one coverage, whatever the rows */
+	run_gates_open(&f->rw, &f->m[2], 400, &g);
+	assert_int_equal(run_gates_check(&g, 4 * H, 5 * H, &reason, &err), 0);
+	assert_int_equal(run_gates_check(&g, 5 * H, 6 * H, &reason, &err), SL_E_BLOCKED);
+	run_gates_free(&g);
+	loose = run_windows_loose(&f->rw, &f->m[0]);
+	assert_non_null(loose);
+	assert_int_equal(loose->since, 0);
+	row = run_windows_island(&f->rw, &f->m[0], loose);
+	run_windows_put_island(&f->rw, &f->m[0], &row);
+	assert_null(run_windows_loose(&f->rw, &f->m[0]));
+	assert_int_equal(mr->n, 1);
+	assert_int_equal(mr->rows[0].until, 5 * H);
+	assert_int_equal(mr->rows[0].applied_at, 300);
+	assert_int_equal(mr->rows[0].oldest_at, 100);
+	f->m[2].nupstreams = 0;
+}
+
+/* A window whose upstream hour was applied again after it is due again,
+ * and the reason names the upstream and the hours. */
+static void windows_due_again(void **state)
+{
+	struct fx *f = *state;
+	struct model_upstream up = { .name = "s.fixed", .level = WIN_ENCAPSULATE, .type = "model",
+				     .target = &f->m[1] };
+	struct win_ask ask = { .now = 3 * H, .mode = WIN_DISCOVER };
+	struct win_list due = { 0 };
+	struct run_again again;
+	struct run_gates g;
+
+	f->m[2].upstreams = &up;
+	f->m[2].nupstreams = 1;
+	run_windows_clear(&f->rw, &f->m[1]);
+	run_windows_clear(&f->rw, &f->m[2]);
+	for (int64_t h = 0; h < 3; h++) {
+		run_windows_put(&f->rw, &f->m[1],
+				&(struct state_window){ .model = "s.fixed", .since = h * H,
+							.until = (h + 1) * H,
+							.status = WINDOW_APPLIED,
+							.applied_at = h == 1 ? 2000 : 1000 });
+		run_windows_put(&f->rw, &f->m[2],
+				&(struct state_window){ .model = "s.down", .since = h * H,
+							.until = (h + 1) * H,
+							.status = WINDOW_APPLIED, .applied_at = 1500 });
+	}
+	run_gates_open(&f->rw, &f->m[2], ask.now, &g);
+	run_windows_due(&f->rw, &f->m[2], &ask, &g, &due, &again);
+	assert_int_equal(due.n, 1);
+	assert_int_equal(due.r[0].since, H);
+	assert_string_equal(run_again_text(f->a, &again),
+			    "1 again: upstream s.fixed re-applied 1970-01-01 01:00..02:00 after it");
+	free(due.r);
+	run_gates_free(&g);
+	/* built after the upstream's hour, it is not due again */
+	run_windows_put(&f->rw, &f->m[2],
+			&(struct state_window){ .model = "s.down", .since = H, .until = 2 * H,
+						.status = WINDOW_APPLIED, .applied_at = 2000 });
+	run_gates_open(&f->rw, &f->m[2], ask.now, &g);
+	due = (struct win_list){ 0 };
+	run_windows_due(&f->rw, &f->m[2], &ask, &g, &due, &again);
+	assert_int_equal(due.n, 0);
+	assert_null(run_again_text(f->a, &again));
+	free(due.r);
+	run_gates_free(&g);
+	f->m[2].nupstreams = 0;
+	run_windows_clear(&f->rw, &f->m[1]);
+	run_windows_clear(&f->rw, &f->m[2]);
 }
 
 static void gates_name_each_upstream(void **state)
@@ -245,6 +345,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(islands),
+		cmocka_unit_test(rows_left_apart),
+		cmocka_unit_test(windows_due_again),
 		cmocka_unit_test(gates_name_each_upstream),
 		cmocka_unit_test(sources_publish_coverage),
 	};
