@@ -170,86 +170,6 @@ static int by_model_since(const void *x, const void *y)
 	return (a->since > b->since) - (a->since < b->since);
 }
 
-/*
- * Two reads. The first groups the rows by model and state, which the
- * warehouse does in one scan, its memory growing with the states and not
- * the windows: a group whose windows follow one another with none missing
- * is one run, and most are (a backfill applies its windows at one time). The
- * models with a group that is not (states interleaved, rows left apart)
- * are read again row by row, consecutive rows in one state joined here.
- */
-int state_windows_load(struct wh *w, struct arena *a, const char *env, const char *const *models,
-		       size_t nmodels, struct state_window **rows, size_t *n, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	struct wh_result *r = NULL;
-	struct loaded runs = { .a = a }, each = { .a = a };
-	const char **again = NULL;
-	size_t nagain = 0, nr;
-	int rc;
-
-	add_columns(w, &sql, true);
-	add_where(&sql, env, models, nmodels);
-	buf_adds(&sql, " GROUP BY model, status, blocked_reason, error, attempts, grain, "
-		       "applied_at, oldest_at ORDER BY model, min(since)");
-	rc = wh_query(w, sql.buf, &r, err);
-	nr = rc ? 0 : wh_result_nrows(r);
-	for (size_t i = 0; i < nr; i++) {
-		struct state_window s;
-		const char *count = wh_result_value(r, i, 10);
-
-		read_row(r, i, &s);
-		if (one_run(&s, count ? strtoll(count, NULL, 10) : 0)) {
-			take(&runs, &s);
-		} else if (!nagain || strcmp(again[nagain - 1], s.model) != 0) {
-			if ((nagain & (nagain - 1)) == 0) {
-				const char **grown = arena_alloc(a, (2 * nagain + 1) * sizeof(*grown));
-
-				if (nagain)
-					memcpy(grown, again, nagain * sizeof(*grown));
-				again = grown;
-			}
-			again[nagain++] = arena_strdup(a, s.model);
-		}
-	}
-	wh_result_free(r);
-	r = NULL;
-	if (!rc && nagain) {
-		buf_reset(&sql);
-		add_columns(w, &sql, false);
-		add_where(&sql, env, again, nagain);
-		buf_adds(&sql, " ORDER BY model, since");
-		rc = wh_query(w, sql.buf, &r, err);
-		nr = rc ? 0 : wh_result_nrows(r);
-		for (size_t i = 0; i < nr; i++) {
-			struct state_window s;
-
-			read_row(r, i, &s);
-			take(&each, &s);
-		}
-		wh_result_free(r);
-	}
-	buf_release(&sql);
-	if (rc)
-		return rc;
-	/* the runs of the models read again are theirs already */
-	*rows = arena_alloc(a, (runs.n + each.n + 1) * sizeof(**rows));
-	*n = 0;
-	for (size_t i = 0; i < runs.n; i++) {
-		size_t k = 0;
-
-		while (k < nagain && strcmp(again[k], runs.rows[i].model) != 0)
-			k++;
-		if (k == nagain)
-			(*rows)[(*n)++] = runs.rows[i];
-	}
-	if (each.n)
-		memcpy(*rows + *n, each.rows, each.n * sizeof(**rows));
-	*n += each.n;
-	qsort(*rows, *n, sizeof(**rows), by_model_since);
-	return 0;
-}
-
 static void add_time(struct buf *sql, int64_t t, bool set)
 {
 	char text[WIN_TIME_MAX];
@@ -268,6 +188,100 @@ static void add_str_or_null(struct buf *sql, const char *s)
 		buf_add_sql_str(sql, s);
 	else
 		buf_adds(sql, "NULL");
+}
+
+/* Appends to cond the rows of the group in row i of the grouped read: its
+ * model and state, as the read returned them (the times as epoch
+ * milliseconds, compared as they were read). */
+static void add_group(struct wh *w, struct buf *cond, struct wh_result *r, size_t i)
+{
+	static const char *const text_cols[] = { "model", "status", "blocked_reason", "error" };
+	const char *att = wh_result_value(r, i, 4);
+
+	buf_adds(cond, cond->len ? " OR (" : "(");
+	for (size_t c = 0; c < sizeof(text_cols) / sizeof(*text_cols); c++) {
+		buf_addf(cond, "%s%s IS NOT DISTINCT FROM ", c ? " AND " : "", text_cols[c]);
+		add_str_or_null(cond, wh_result_value(r, i, c));
+	}
+	buf_addf(cond, " AND attempts IS NOT DISTINCT FROM %s AND grain IS NOT DISTINCT FROM ",
+		 att ? att : "NULL");
+	add_str_or_null(cond, wh_result_value(r, i, 5));
+	for (size_t c = 8; c <= 9; c++) {
+		const char *ms = wh_result_value(r, i, c);
+
+		buf_adds(cond, " AND ");
+		wh_sql_epoch_ms(w, cond, c == 8 ? "applied_at" : "oldest_at");
+		buf_addf(cond, " IS NOT DISTINCT FROM %s", ms ? ms : "NULL");
+	}
+	buf_adds(cond, ")");
+}
+
+/*
+ * Two reads. The first groups the rows by model and state, which the
+ * warehouse does in one scan, its memory growing with the states and not
+ * the windows: a group whose windows follow one another with none missing
+ * is one run, and most are (a backfill applies its windows at one time). The
+ * groups that are not (states interleaved, rows left apart, as when a window
+ * inside a run was built again) are read again row by row, those groups'
+ * rows alone, consecutive rows in one state joined here: a window built
+ * again in a century of applied hours costs the rows of its own state.
+ */
+int state_windows_load(struct wh *w, struct arena *a, const char *env, const char *const *models,
+		       size_t nmodels, struct state_window **rows, size_t *n, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT, apart = BUF_INIT;
+	struct wh_result *r = NULL;
+	struct loaded runs = { .a = a }, each = { .a = a };
+	size_t nr;
+	int rc;
+
+	add_columns(w, &sql, true);
+	add_where(&sql, env, models, nmodels);
+	buf_adds(&sql, " GROUP BY model, status, blocked_reason, error, attempts, grain, "
+		       "applied_at, oldest_at ORDER BY model, min(since)");
+	rc = wh_query(w, sql.buf, &r, err);
+	nr = rc ? 0 : wh_result_nrows(r);
+	for (size_t i = 0; i < nr; i++) {
+		struct state_window s;
+		const char *count = wh_result_value(r, i, 10);
+
+		read_row(r, i, &s);
+		if (one_run(&s, count ? strtoll(count, NULL, 10) : 0))
+			take(&runs, &s);
+		else
+			add_group(w, &apart, r, i);
+	}
+	wh_result_free(r);
+	r = NULL;
+	if (!rc && apart.len) {
+		buf_reset(&sql);
+		add_columns(w, &sql, false);
+		add_where(&sql, env, models, nmodels);
+		buf_addf(&sql, " AND (%s) ORDER BY model, since", apart.buf);
+		rc = wh_query(w, sql.buf, &r, err);
+		nr = rc ? 0 : wh_result_nrows(r);
+		for (size_t i = 0; i < nr; i++) {
+			struct state_window s;
+
+			read_row(r, i, &s);
+			take(&each, &s);
+		}
+		wh_result_free(r);
+	}
+	buf_release(&sql);
+	buf_release(&apart);
+	if (rc)
+		return rc;
+	/* a group read again is in a state of its own: none of its rows
+	 * continues a run of the first read */
+	*rows = arena_alloc(a, (runs.n + each.n + 1) * sizeof(**rows));
+	if (runs.n)
+		memcpy(*rows, runs.rows, runs.n * sizeof(**rows));
+	if (each.n)
+		memcpy(*rows + runs.n, each.rows, each.n * sizeof(**rows));
+	*n = runs.n + each.n;
+	qsort(*rows, *n, sizeof(**rows), by_model_since);
+	return 0;
 }
 
 /* The WHERE of the rows of model in env. */

@@ -1,7 +1,8 @@
 # Long grids: an hourly model from 1900 (1,111,896 windows by the fixed
 # clock) and a daily rollup of it plan and run under a memory limit of
 # 600 MB, their schedules and their state held as runs of windows, never
-# one by one; a grid from year 1 by the hour is refused.
+# one by one, and so is a day due again after an hour of it was applied
+# again; a grid from year 1 by the hour is refused.
 if is_postgres; then
 	hours="generate_series(0, 1111800) AS t(i)" hour="i * INTERVAL '1 hour'"
 else
@@ -46,6 +47,12 @@ plan -s silver.hist
 limited sl run -s silver.hist
 plan -s silver.hist
 rows
+
+note an hour applied again after its day was built: that day is due again among the days never built, its runs searched, not its windows
+export SLUICE_NOW='2026-11-05 01:00'
+limited sl run -s silver.hist --mode bulldozer --since '2026-11-02 07:00' --until '2026-11-02 08:00'
+plan -s gold.daily
+export SLUICE_NOW='2026-11-05 00:00'
 
 note a grid from year 1 by the hour is refused, with the start that would do
 sed -i "s/start='1900-01-01'/start='0001-01-01'/" models/silver/hist.sql
