@@ -15,17 +15,17 @@ const struct cli_command cli_commands[] = {
 	{ "init", cli_init, 0, 1, "DIR", "create a starter project in DIR" },
 	{ "run", cli_run,
 	  COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON | CLI_F_WINDOW | CLI_F_MODE |
-		  CLI_F_ENV | CLI_F_WORKERS,
+		  CLI_F_ENV | CLI_F_WORKERS | CLI_F_FAIL_ON_WAIT,
 	  0,
 	  "[-s SELECTOR] [--full-refresh] [--since T --until T] [--mode M] [--chunk DUR] [--env E] "
-	  "[--workers N] [--json]",
+	  "[--workers N] [--fail-on-wait] [--json]",
 	  "build the selected models in dependency order" },
 	{ "plan", cli_plan,
 	  COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON | CLI_F_WINDOW | CLI_F_MODE |
-		  CLI_F_ENV,
+		  CLI_F_ENV | CLI_F_FAIL_ON_WAIT,
 	  0,
 	  "[-s SELECTOR] [--full-refresh] [--since T --until T] [--mode M] [--chunk DUR] [--env E] "
-	  "[--json]",
+	  "[--fail-on-wait] [--json]",
 	  "show what a run would build and why, building nothing" },
 	{ "seed", cli_seed, COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON | CLI_F_ENV, 0,
 	  "[-s SELECTOR] [--full-refresh] [--env E] [--json]", "load the CSV files in seeds/" },
@@ -91,6 +91,10 @@ void cli_print_usage(const struct cli_command *c)
 		       "                      NAME+ (with what reads it), tag:TAG; a,b for both\n");
 	if (c->flags & CLI_F_FULL_REFRESH)
 		printf("  --full-refresh      rebuild from scratch instead of applying new rows\n");
+	if (c->flags & CLI_F_FAIL_ON_WAIT)
+		printf("  --fail-on-wait      exit 4 when nothing failed but a model or some of its "
+		       "windows\n"
+		       "                      waited for their upstreams' contracts\n");
 	if (c->flags & CLI_F_JSON)
 		printf("  --json              print JSON for machines\n");
 	if (c->flags & CLI_F_FILE)

@@ -36,6 +36,7 @@ static const struct flag_spec flags[] = {
 	{ "file", 'f', CLI_F_FILE, true },
 	{ "format", 0, CLI_F_FORMAT, true },
 	{ "max-rows", 0, CLI_F_FORMAT, true },
+	{ "fail-on-wait", 0, CLI_F_FAIL_ON_WAIT, false },
 	{ NULL, 0, 0, false },
 };
 
@@ -113,6 +114,9 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 		break;
 	case CLI_F_FORMAT:
 		*(strcmp(f->long_name, "format") == 0 ? &out->format : &out->max_rows) = value;
+		break;
+	case CLI_F_FAIL_ON_WAIT:
+		out->fail_on_wait = true;
 		break;
 	}
 }

@@ -36,12 +36,13 @@ enum cli_flag {
 	CLI_F_WORKERS = 1 << 12,
 	CLI_F_FILE = 1 << 13,   /* -f FILE */
 	CLI_F_FORMAT = 1 << 14, /* --format, --max-rows */
+	CLI_F_FAIL_ON_WAIT = 1 << 15,
 };
 
 struct cli_args {
 	const char *command;
 	const char *project, *select, *listen;
-	bool full_refresh, json, dot, once, resnapshot;
+	bool full_refresh, json, dot, once, resnapshot, fail_on_wait;
 	const char *since, *until, *mode, *chunk, *status;
 	const char *env; /* an environment to build into, or NULL */
 	const char *workers;
@@ -72,6 +73,8 @@ struct cli_command {
 #define CLI_OK 0
 #define CLI_FAILED 1
 #define CLI_USAGE 2
+/* 3 is sl_exit_suspect's: the warehouse failed a write */
+#define CLI_WAITED 4 /* --fail-on-wait: nothing failed, but something waited */
 #define CLI_HELP (-1) /* not an exit code: usage was printed, stop with 0 */
 
 /* The command table (main.c). */

@@ -88,11 +88,13 @@ static void print_assert_details(FILE *out, const struct run_item *item)
 
 		if (!ar->failures)
 			continue;
-		fprintf(out, "  %s@assert %s%s%s (%s:%d): %lld failing row%s\n",
-		       ar->check->warn ? "warn: " : "", ar->check->text,
-		       ar->model != item->m ? " of " : "", ar->model != item->m ? ar->model->fqn : "",
-		       ar->model->path, ar->check->line, (long long)ar->failures,
-		       ar->failures == 1 ? "" : "s");
+		fprintf(out, "  %s%s%s@assert %s%s%s (%s:%d): %lld failing row%s\n",
+			item->checked_window ? item->checked_window : "",
+			item->checked_window ? ": " : "", ar->check->warn ? "warn: " : "",
+			ar->check->text,
+			ar->model != item->m ? " of " : "", ar->model != item->m ? ar->model->fqn : "",
+			ar->model->path, ar->check->line, (long long)ar->failures,
+			ar->failures == 1 ? "" : "s");
 		if (ar->sample)
 			cli_print_table(out, ar->sample, "      ");
 	}
@@ -130,9 +132,12 @@ static void print_summary(FILE *out, const struct run_report *rep, enum run_mode
 		}
 		fprintf(out, "%s %s (%s)\n", item->status == RUN_FAILED ? "FAILED" : "WARNING",
 		       item->m->fqn, item->m->path);
-		if (item->nasserts && strstr(item->message ? item->message : "", "@assert"))
+		/* after a window's checks, how many windows failed */
+		if (item->nasserts && strstr(item->message ? item->message : "", "@assert")) {
 			print_assert_details(out, item);
-		else if (item->message)
+			if (strchr(item->message, '\n'))
+				print_indented(out, strchr(item->message, '\n') + 1, "  ");
+		} else if (item->message)
 			print_indented(out, item->message, "  ");
 		if (item->status == RUN_FAILED && item->had_previous)
 			fprintf(out, "  the previous version of %s stays in place\n", item->m->fqn);
@@ -332,6 +337,15 @@ static int workers_of(const struct cli_args *args, const char *cmd, size_t *out)
 	return CLI_OK;
 }
 
+/* Whether a model, or some windows of one, waited for its upstreams. */
+static bool waited(const struct run_report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->items[i].status == RUN_BLOCKED || rep->items[i].blocked)
+			return true;
+	return false;
+}
+
 static int run_common(struct cli_args *args, enum run_mode mode)
 {
 	static const char *const names[] = { "run", "seed", "plan", "test" };
@@ -389,7 +403,7 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 		print_json(pr.out, &rep);
 	else
 		print_summary(pr.out, &rep, mode);
-	rc = rep.failed ? CLI_FAILED : CLI_OK;
+	rc = rep.failed ? CLI_FAILED : args->fail_on_wait && waited(&rep) ? CLI_WAITED : CLI_OK;
 	run_report_free(&rep);
 	cli_session_close(&s);
 	return rc;

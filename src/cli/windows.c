@@ -1,10 +1,11 @@
 /*
  * `sluice windows MODEL`: a model's window state. A fixed model's grid
- * from its start to the newest closed window (a window without a row is
- * pending), a flexible model's coverage islands, a timeless model's
- * existence row; each with its status, when it was applied, its attempts
- * and what it waits for or failed with. `sluice windows SOURCE`: the
- * coverage a source's event_time publishes, as one island. Reads only.
+ * from its start to the newest closed window, never past its end (a
+ * window without a row is pending), a flexible model's coverage islands,
+ * a timeless model's existence row; each with its status, when it was
+ * applied, its attempts and what it waits for or failed with. `sluice
+ * windows SOURCE`: the coverage a source's event_time publishes, as one
+ * island. Reads only.
  */
 #include "cli/commands.h"
 
@@ -70,21 +71,27 @@ static void show(struct shown *sh, const struct state_window *w)
 	     w->attempts, w->reason, w->error);
 }
 
-/* The grid windows of [lo, hi) in order, rows where there are some. */
+/* The grid windows of [lo, hi) in order, from the rows where there are
+ * some (a row may hold a run of them); from closed on, those alone. */
 static void show_grid(struct shown *sh, const struct model *m, const struct state_window *rows,
-		      size_t n, int64_t lo, int64_t hi)
+		      size_t n, int64_t lo, int64_t hi, int64_t closed)
 {
 	size_t i = 0;
 
-	while (i < n && rows[i].until <= lo)
-		i++;
 	for (int64_t t = win_floor(m->grain, lo); t < hi; t = win_add(m->grain, t, 1)) {
-		struct state_window pending = { .model = m->fqn, .since = t,
-						.until = win_add(m->grain, t, 1) };
+		struct state_window one = { .model = m->fqn, .since = t,
+					    .until = win_add(m->grain, t, 1) };
 
-		while (i < n && rows[i].since < t)
+		while (i < n && rows[i].until <= t)
 			i++;
-		show(sh, i < n && rows[i].since == t ? &rows[i] : &pending);
+		if (i < n && rows[i].since <= t) {
+			one = rows[i];
+			one.since = t;
+			one.until = win_add(m->grain, t, 1);
+		} else if (t >= closed) {
+			continue;
+		}
+		show(sh, &one);
 	}
 }
 
@@ -122,6 +129,7 @@ int cli_windows(struct cli_args *args)
 	const struct model *m;
 	const struct source_cfg *src;
 	const char *relation = NULL;
+	struct win_grid grid;
 	int64_t lo = 0, hi = 0, now;
 	int rc;
 
@@ -167,6 +175,12 @@ int cli_windows(struct cli_args *args)
 		? 0
 		: state_windows_load(s.wh, s.arena, args->env ? args->env : "", &m->fqn, 1,
 					     &rows, &n, &err);
+	if (!rc && m && m->temporal && !m->flex) {
+		grid = (struct win_grid){ .grain = m->grain, .start = m->start, .end = m->end };
+		rc = win_grid_check(&grid, now, &err);
+		if (rc)
+			sl_err_context(&err, "in model %s (%s)", m->fqn, m->path);
+	}
 	if (rc) {
 		cli_print_err(&err);
 		cli_session_close(&s);
@@ -180,11 +194,15 @@ int cli_windows(struct cli_args *args)
 	if (src) {
 		rc = show_source(&sh, &s, src, relation, &err);
 	} else if (m->temporal && !m->flex) {
-		struct win_grid g = { .grain = m->grain, .start = m->start, .end = m->end };
+		int64_t closed = win_grid_closed(&grid, now);
+		/* the grid ends where its windows stop closing, at end or now;
+		 * rows recorded past now (by a run with a later clock) stand */
+		int64_t last = n && !rows[n - 1].timeless ? rows[n - 1].until : closed;
 
-		lo = args->since ? lo : m->start;
-		hi = args->until ? hi : win_grid_closed(&g, now);
-		show_grid(&sh, m, rows, n, lo < m->start ? m->start : lo, hi);
+		lo = args->since && lo > m->start ? lo : m->start;
+		last = last > closed ? last : closed;
+		hi = args->until && hi < last ? hi : last;
+		show_grid(&sh, m, rows, n, lo, hi, closed);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].timeless || ((!args->until || rows[i].since < hi) &&

@@ -389,8 +389,11 @@ static int write_increment(struct wh *w, struct arena *a, const struct model *m,
 }
 
 /* One window of a temporal model, its table there already: the rows of
- * [since, until) on time_column are replaced by the query's, so a window
- * run again never doubles its rows. */
+ * [since, until) on time_column are replaced by the query's, whatever the
+ * strategy, so a window built again (lookback, bulldozer, torch, a run
+ * after a crash) never doubles its rows; merge and delete+insert then
+ * write the window's rows their way, which may also change rows of other
+ * windows with the same key. */
 static int write_window(struct wh *w, struct arena *a, const struct model *m,
 			const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
 {
@@ -405,6 +408,10 @@ static int write_window(struct wh *w, struct arena *a, const struct model *m,
 	wh_sql_ident(&sql, m->time_column);
 	buf_addf(&sql, " < TIMESTAMP '%s'", plan->ctx.until);
 	rc = run(w, &sql, err);
+	if (!rc && (m->strategy == STRAT_MERGE || m->strategy == STRAT_DELETE_INSERT)) {
+		rc = write_increment(w, a, m, plan, out, err);
+		goto out;
+	}
 	if (!rc)
 		rc = render_model(m, &plan->ctx, false, &query, err);
 	if (!rc)
@@ -413,6 +420,7 @@ static int write_window(struct wh *w, struct arena *a, const struct model *m,
 		rc = run_counted(w, &sql, &out->rows, err);
 	out->action = "window";
 	set_relation(out, m->schema, m->name);
+out:
 	buf_release(&sql);
 	buf_release(&query);
 	return rc;
@@ -523,7 +531,7 @@ int materialize_write(struct wh *w, const struct model *m, const struct mat_plan
 		case MAT_SNAPSHOT:
 			if (plan->full || !out->old_kind || strcmp(out->old_kind, "table") != 0)
 				rc = write_staging(w, m, plan, out, err);
-			else if (m->strategy == STRAT_MICROBATCH)
+			else if (m->temporal && !applies_changes(m))
 				rc = write_window(w, a, m, plan, out, err);
 			else if (m->mat == MAT_SNAPSHOT)
 				rc = write_snapshot(w, a, m, plan, out, err);

@@ -373,14 +373,15 @@ static struct state_model model_row(const struct run *r, const struct model *m,
 }
 
 /*
- * A flexible model's window, its data committed, recorded as covered: the
- * island it makes with every applied row it reaches, in a transaction of
- * its own, the only one that writes the model's rows while its windows
- * build. In the window's, the rows of islands the other workers record
- * meanwhile would be taken twice (a deadlock on PostgreSQL, a conflict on
- * DuckDB). A crash in between leaves the window's data without its
- * coverage, which the next run builds again. Called with rows_mu held,
- * which orders the islands.
+ * A flexible model's window, its data and its own row committed together,
+ * joined into the island it makes with every applied row it reaches, in a
+ * transaction of its own: in the window's, the rows of islands the other
+ * workers join meanwhile would be taken twice (a deadlock on PostgreSQL, a
+ * conflict on DuckDB). Only rows inside the island go, so a window another
+ * worker committed beside it and has not joined yet stays. Joining only
+ * tidies the rows: a crash or a failure before it leaves the window's row
+ * apart, its coverage the same, and a later run joins it. Called with
+ * rows_mu held, which orders the islands.
  */
 static int coalesce(struct run *r, const struct model *m, const struct state_window *wrow,
 		    struct sl_err *err)
@@ -390,7 +391,7 @@ static int coalesce(struct run *r, const struct model *m, const struct state_win
 	int rc;
 
 	state_sql_windows_drop(&sql, r->opts->env, m->fqn, island.since, island.until,
-			       STATE_DROP_TOUCHING);
+			       STATE_DROP_OVERLAPPING);
 	state_sql_window(&sql, r->opts->env, &island);
 	rc = wh_exec_atomic(r->w, sql.buf, err);
 	buf_release(&sql);
@@ -399,11 +400,25 @@ static int coalesce(struct run *r, const struct model *m, const struct state_win
 	return rc;
 }
 
+/* Joins the rows of flexible model m that a crash or a failed join left
+ * apart into their islands, before its windows are scheduled. */
+static int join_loose(struct run *r, const struct model *m, struct sl_err *err)
+{
+	const struct state_window *loose;
+	int rc = 0;
+
+	while (!rc && (loose = run_windows_loose(&r->wins, m)) != NULL) {
+		struct state_window row = *loose;
+
+		rc = coalesce(r, m, &row, err);
+	}
+	return rc;
+}
+
 /* One build in its own transaction: the whole model, or with win one
  * window of a temporal model (full: the table made anew from it, every
  * window row of the model dropped). *made (may be NULL) says whether its
- * data committed, as it may have when the build still failed: a window
- * whose coverage could not be recorded. */
+ * data committed. */
 static int build_model(struct run *r, struct run_item *item, bool full, const char *sig,
 		       const struct win_range *win, bool *made, struct sl_err *run_err)
 {
@@ -421,7 +436,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	struct state_model row = { 0 };
 	struct state_window wrow;
 	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
-	int rc, uncovered = 0;
+	int rc, joined = 0;
 
 	pthread_mutex_lock(r->rows_mu);
 	wrow = applied_row(r, m, win);
@@ -478,8 +493,11 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 			state_sql_model(&sql, r->opts->env, &row, st != NULL);
 		if (full && win)
 			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
-		/* a flexible window's row is its island's, written after it */
-		if (records_window(r, m, win) && !(win && m->flex))
+		/* a flexible window's own row, joined into its island after */
+		else if (win && m->flex)
+			state_sql_windows_drop(&sql, r->opts->env, m->fqn, win->since, win->until,
+					       STATE_DROP_INSIDE);
+		if (records_window(r, m, win))
 			state_sql_window(&sql, r->opts->env, &wrow);
 	}
 	if (!rc && book)
@@ -502,10 +520,12 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		pthread_mutex_lock(r->rows_mu);
 		if (full && win)
 			run_windows_clear(&r->wins, m);
-		if (win && m->flex)
-			uncovered = coalesce(r, m, &wrow, &err);
-		else if (!silent && records_window(r, m, win))
+		if (win && m->flex) {
+			run_windows_add(&r->wins, m, &wrow);
+			joined = coalesce(r, m, &wrow, &err);
+		} else if (!silent && records_window(r, m, win)) {
 			run_windows_put(&r->wins, m, &wrow);
+		}
 		pthread_mutex_unlock(r->rows_mu);
 	}
 	if (!rc && !r->pooled) {
@@ -519,15 +539,10 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 		*made = !rc;
 	item->rows = out.rows;
 	item->action = out.action;
-	if (uncovered && wh_suspect(r->w, run_err)) {
+	/* a window whose row stands apart is built: the next run joins it */
+	if (joined && wh_suspect(r->w, run_err)) {
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
-	}
-	/* its data stands, uncovered: the next run builds it again */
-	if (uncovered) {
-		item->status = RUN_FAILED;
-		item->message = arena_sprintf(r->a, "recording its coverage: %s", err.msg);
-		return 0;
 	}
 	if (rc && wh_suspect(r->w, run_err)) {
 		if (entry)
@@ -646,7 +661,7 @@ struct waits {
 	size_t n;
 };
 
-static void waits_add(struct run *r, struct waits *w, const char *reason, size_t cap)
+static void waits_add(struct run *r, struct waits *w, const char *reason)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		if (strcmp(w->reason[i], reason) == 0) {
@@ -654,9 +669,18 @@ static void waits_add(struct run *r, struct waits *w, const char *reason, size_t
 			return;
 		}
 	}
-	if (!w->reason) {
-		w->reason = arena_alloc(r->a, (cap + 1) * sizeof(*w->reason));
-		w->count = arena_alloc(r->a, (cap + 1) * sizeof(*w->count));
+	/* few reasons, one per set of upstreams a window waits for: grown by
+	 * doubling from one */
+	if ((w->n & (w->n - 1)) == 0) {
+		const char **reasons = arena_alloc(r->a, (2 * w->n + 1) * sizeof(*reasons));
+		int64_t *count = arena_alloc(r->a, (2 * w->n + 1) * sizeof(*count));
+
+		if (w->n) {
+			memcpy(reasons, w->reason, w->n * sizeof(*reasons));
+			memcpy(count, w->count, w->n * sizeof(*count));
+		}
+		w->reason = reasons;
+		w->count = count;
 	}
 	w->reason[w->n] = reason;
 	w->count[w->n++] = 1;
@@ -690,7 +714,9 @@ static struct state_window unbuilt_row(const struct run *r, const struct model *
 		.status = error ? WINDOW_FAILED : WINDOW_BLOCKED,
 		.reason = reason,
 		.error = error,
-		.attempts = (old ? old->attempts : 0) + (error != NULL),
+		/* a failure counts the tries since the window last applied */
+		.attempts = error ? (old && old->status == WINDOW_FAILED ? old->attempts : 0) + 1
+				  : old ? old->attempts : 0,
 		.grain = m->flex ? NULL : win_grain_name(m->grain),
 	};
 }
@@ -706,7 +732,9 @@ static bool worth_recording(const struct run *r, const struct model *m,
 
 	if (m->flex && run_windows_covered(&r->wins, m, row->since, row->until))
 		return false;
-	return !old || old->status != row->status || old->until != row->until ||
+	/* a grid row holds the window: its until is its run's */
+	return !old || old->status != row->status ||
+	       (old->grain ? old->until < row->until : old->until != row->until) ||
 	       row->status == WINDOW_FAILED || !old->reason || !row->reason ||
 	       strcmp(old->reason, row->reason) != 0;
 }
@@ -757,10 +785,13 @@ static int record_unbuilt(struct run *r, struct run_item *item, const struct sta
  * window order whichever worker built it. */
 struct window_built {
 	struct state_window failed; /* status failed: it failed, this its row */
-	bool made;                  /* its data committed, failed or not */
+	bool made;                  /* its data committed */
 	int64_t rows;
 	const char *warning; /* of a failed warn-severity check */
-	int rc;              /* SL_E_SUSPECT: the run stops there, err says why */
+	/* of a window failed or warned: its checks, sample rows and all */
+	struct assert_result *asserts;
+	size_t nasserts;
+	int rc; /* SL_E_SUSPECT: the run stops there, err says why */
 	struct sl_err err;
 };
 
@@ -791,30 +822,50 @@ static void build_window(struct run *r, struct model *m, const char *sig,
 		if (one.status == RUN_WARN)
 			out->warning = arena_strdup(r->a, one.message);
 	}
-	assert_results_free(one.asserts, one.nasserts);
+	out->asserts = one.asserts;
+	out->nasserts = one.nasserts;
 }
 
-/* Takes a built window in: counted, or its failed row kept for the
- * model's last transaction. */
-static void take_window(struct run *r, struct run_item *item, const struct win_range *win,
-			const struct window_built *b, struct state_window *unbuilt, size_t *nunbuilt)
+/* The checks of window win, which the model's report shows: they take
+ * the place of any it showed. */
+static void show_checks(struct run *r, struct run_item *item, const struct win_range *win,
+			struct window_built *b)
 {
 	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
 
+	win_time_format(win->since, since);
+	win_time_format(win->until, until);
+	assert_results_free(item->asserts, item->nasserts);
+	item->asserts = b->asserts;
+	item->nasserts = b->nasserts;
+	item->checked_window = arena_sprintf(r->a, "window [%s, %s)", since, until);
+	b->asserts = NULL;
+	b->nasserts = 0;
+}
+
+/* Takes a built window in: counted, or its failed row kept for the
+ * model's last transaction. The model's report shows the checks of its
+ * first failed window, else of its first warned one. */
+static void take_window(struct run *r, struct run_item *item, const struct win_range *win,
+			struct window_built *b, struct state_window *unbuilt, size_t *nunbuilt)
+{
 	if (b->failed.status == WINDOW_FAILED) {
-		win_time_format(win->since, since);
-		win_time_format(win->until, until);
-		if (!item->failed_windows++)
-			item->message = arena_sprintf(r->a, "window [%s, %s): %s", since, until,
+		if (!item->failed_windows++) {
+			show_checks(r, item, win, b);
+			item->message = arena_sprintf(r->a, "%s: %s", item->checked_window,
 						      b->failed.error);
+		}
 		unbuilt[*nunbuilt] = b->failed;
 		*nunbuilt += worth_recording(r, item->m, &unbuilt[*nunbuilt]);
-		return;
+	} else {
+		item->windows++;
+		item->rows += b->rows;
+		if (b->warning && !item->message) {
+			show_checks(r, item, win, b);
+			item->message = b->warning;
+		}
 	}
-	item->windows++;
-	item->rows += b->rows;
-	if (b->warning && !item->message)
-		item->message = b->warning;
+	assert_results_free(b->asserts, b->nasserts);
 }
 
 /* The run's workers, opened on first need: up to want of them, as many as
@@ -954,12 +1005,14 @@ static int build_windows(struct run *r, struct run_item *item, const char *sig,
 		for (size_t i = first; i < n; i++)
 			built[i].failed = unbuilt_row(r, item->m, &go[i], NULL, msg);
 	}
-	for (size_t i = 0; !rc && i < n; i++) {
-		rc = built[i].rc;
-		if (rc)
+	for (size_t i = 0; i < n; i++) {
+		if (!rc && built[i].rc)
 			*run_err = built[i].err;
-		else
+		rc = rc ? rc : built[i].rc;
+		if (!rc)
 			take_window(r, item, &go[i], &built[i], unbuilt, nunbuilt);
+		else
+			assert_results_free(built[i].asserts, built[i].nasserts);
 	}
 	return rc;
 }
@@ -993,34 +1046,162 @@ static int forget_windows(struct run *r, const struct model *m, bool full, bool 
 	return rc;
 }
 
+/* What the gates of a temporal model's due windows came to: the windows
+ * to build, the rows of those that will not (a run of blocked grid
+ * windows with one reason is one row until written), grouped waits. */
+struct gated {
+	struct win_range *go;
+	size_t ngo, go_cap;
+	struct state_window *unbuilt;
+	size_t nunbuilt, unbuilt_cap;
+	struct waits waits;
+};
+
+/* Makes room for want elements in the array *p of *cap, in the run's
+ * arena: growing by doubling keeps a list built one by one linear. */
+static void *room_for(struct run *r, void *p, size_t n, size_t *cap, size_t want, size_t size)
+{
+	void *grown;
+
+	if (want <= *cap)
+		return p;
+	while (*cap < want)
+		*cap = *cap ? 2 * *cap : 16;
+	grown = arena_alloc(r->a, *cap * size);
+	if (n)
+		memcpy(grown, p, n * size);
+	return grown;
+}
+
+static void unbuilt_add(struct run *r, struct gated *gd, const struct state_window *row)
+{
+	struct state_window *last = gd->nunbuilt ? &gd->unbuilt[gd->nunbuilt - 1] : NULL;
+
+	if (last && state_window_joins(last, row)) {
+		last->until = row->until;
+		return;
+	}
+	gd->unbuilt = room_for(r, gd->unbuilt, gd->nunbuilt, &gd->unbuilt_cap, gd->nunbuilt + 1,
+			       sizeof(*gd->unbuilt));
+	gd->unbuilt[gd->nunbuilt++] = *row;
+}
+
+/* Gates one due window: to build, blocked (its row kept), or, in a dry
+ * run, taken as built. SL_E_INVALID, err set, when a contract can never
+ * be met: no window of the model builds. */
+static int gate_window(struct run *r, struct run_item *item, const struct run_gates *gates,
+		       const struct win_range *win, struct gated *gd, struct sl_err *err)
+{
+	struct model *m = item->m;
+	const char *reason;
+	int gate = run_gates_check(gates, win->since, win->until, &reason, err);
+	struct state_window row;
+
+	if (gate == SL_E_INVALID)
+		return gate;
+	if (gate == SL_E_BLOCKED) {
+		row = unbuilt_row(r, m, win, reason, NULL);
+		if (worth_recording(r, m, &row)) {
+			/* what a dry run's later models gate on: the run records
+			 * the rows once its windows are done */
+			if (r->opts->dry_run)
+				run_windows_put(&r->wins, m, &row);
+			unbuilt_add(r, gd, &row);
+		}
+		waits_add(r, &gd->waits, reason);
+		item->blocked++;
+		return 0;
+	}
+	if (r->opts->dry_run) {
+		row = applied_row(r, m, win);
+		if (m->flex) {
+			row = run_windows_island(&r->wins, m, &row);
+			run_windows_put_island(&r->wins, m, &row);
+		} else {
+			run_windows_put(&r->wins, m, &row);
+		}
+		item->windows++;
+		return 0;
+	}
+	gd->go = room_for(r, gd->go, gd->ngo, &gd->go_cap, gd->ngo + 1, sizeof(*gd->go));
+	gd->go[gd->ngo++] = *win;
+	return 0;
+}
+
+/* A schedule of this many windows or more is told by its runs as well. */
+#define RUNS_TOLD_FROM 1000
+#define RUNS_TOLD_MAX 3
+
+/* "N windows due", with the runs they lie in when they are many, how
+ * many are blocked and, again (may be NULL), which are due again. */
+static const char *due_text(struct run *r, const struct win_grid *g, const struct win_ask *ask,
+			    const struct win_list *due, const struct run_item *item,
+			    const char *again)
+{
+	struct buf b = BUF_INIT;
+	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
+	int64_t n = 0;
+	const char *s;
+
+	for (size_t i = 0; i < due->n; i++)
+		n += win_run_count(g, ask, due->r[i].since, due->r[i].until);
+	if (!n)
+		return "no window due";
+	buf_addf(&b, "%lld window%s due", (long long)n, n == 1 ? "" : "s");
+	for (size_t i = 0; n >= RUNS_TOLD_FROM && i < due->n && i < RUNS_TOLD_MAX; i++) {
+		win_time_format(due->r[i].since, since);
+		win_time_format(due->r[i].until, until);
+		buf_addf(&b, "%s[%s, %s)", i ? ", " : due->n == 1 ? " in " : " in runs ", since,
+			 until);
+	}
+	if (n >= RUNS_TOLD_FROM && due->n > RUNS_TOLD_MAX)
+		buf_addf(&b, " and %zu more", due->n - RUNS_TOLD_MAX);
+	if (item->blocked)
+		buf_addf(&b, ", %lld blocked", (long long)item->blocked);
+	if (again)
+		buf_addf(&b, ", %s", again);
+	s = arena_strdup(r->a, b.buf);
+	buf_release(&b);
+	return s;
+}
+
 /*
  * A temporal model: the windows the run's mode and window make due, each
  * gated on every upstream contract and, when met, built in a transaction
  * of its own (data, checks, window row, model row). A failed window leaves
  * its previous data and is tried again by the next run; the others go on.
  * A dry run decides the same and counts, taking the windows it would build
- * as applied for the models after it.
+ * as applied for the models after it. The due windows are cut from their
+ * runs one at a time: what a run holds grows with the windows it builds
+ * or records, not with those of the grid.
  */
 static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 			  struct run_item *item, struct sl_err *run_err)
 {
 	struct model *m = pi->m;
 	struct win_ask ask = r->opts->windows;
+	struct win_grid grid = run_windows_grid(m);
 	const char *old_grain = run_windows_old_grain(&r->wins, m);
 	bool fresh = pi->full, clear = pi->full || ask.mode == WIN_TORCH;
 	bool uncover = !clear && m->flex && ask.ranged && ask.mode == WIN_BULLDOZER;
 	struct win_list due = { 0 };
 	struct run_gates gates;
-	struct waits waits = { 0 };
-	struct state_window *unbuilt;
-	struct win_range *go;
-	size_t nunbuilt = 0, ngo = 0;
+	struct run_again again;
+	struct gated gd = { 0 };
 	struct sl_err err = SL_ERR_INIT;
 	int64_t started = units_now_ms();
 	int rc = 0;
 
 	ask.now = r->now;
 	item->action = "windows";
+	/* before anything is forgotten: a refused grid changes nothing */
+	if (win_grid_check(&grid, r->now, &err)) {
+		item->status = RUN_FAILED;
+		item->message = arena_strdup(r->a, err.msg);
+		if (!r->opts->dry_run)
+			log_failure(r, item, started);
+		return 0;
+	}
 	if (old_grain && ask.mode != WIN_TORCH) {
 		item->status = RUN_FAILED;
 		item->message = arena_sprintf(r->a, "grain changed from %s to %s: rerun with --mode torch",
@@ -1030,6 +1211,8 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 		return 0;
 	}
 	rc = forget_windows(r, m, pi->full, clear, uncover ? &ask : NULL, &err);
+	if (!rc && m->flex && !clear && !r->opts->dry_run)
+		rc = join_loose(r, m, &err);
 	if (rc && wh_suspect(r->w, run_err))
 		return SL_E_SUSPECT;
 	if (rc) {
@@ -1037,55 +1220,31 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 		item->message = arena_strdup(r->a, err.msg);
 		return 0;
 	}
-	run_windows_due(&r->wins, m, &ask, &due);
-	unbuilt = arena_alloc(r->a, (due.n + 1) * sizeof(*unbuilt));
-	go = arena_alloc(r->a, (due.n + 1) * sizeof(*go));
 	run_gates_open(&r->wins, m, r->now, &gates);
-	for (size_t i = 0; i < due.n && !rc; i++) {
-		const struct win_range *win = &due.r[i];
-		const char *reason;
-		int gate = run_gates_check(&gates, win->since, win->until, &reason, &err);
+	run_windows_due(&r->wins, m, &ask, &gates, &due, &again);
+	for (size_t k = 0; k < due.n && !rc; k++) {
+		for (int64_t t = due.r[k].since; t < due.r[k].until && !rc;) {
+			struct win_range win = { t, win_next(&grid, &ask, t, due.r[k].until) };
 
-		if (gate == SL_E_INVALID) {
-			item->status = RUN_FAILED;
-			item->message = arena_strdup(r->a, err.msg);
-			break;
+			rc = gate_window(r, item, &gates, &win, &gd, &err);
+			t = win.until;
 		}
-		if (gate == SL_E_BLOCKED) {
-			unbuilt[nunbuilt] = unbuilt_row(r, m, win, reason, NULL);
-			/* what a dry run's later models gate on: the run records
-			 * the rows once its windows are done */
-			if (r->opts->dry_run && worth_recording(r, m, &unbuilt[nunbuilt]))
-				run_windows_put(&r->wins, m, &unbuilt[nunbuilt]);
-			nunbuilt += worth_recording(r, m, &unbuilt[nunbuilt]);
-			waits_add(r, &waits, reason, due.n);
-			item->blocked++;
-			continue;
-		}
-		if (r->opts->dry_run) {
-			struct state_window row = applied_row(r, m, win);
-
-			if (m->flex) {
-				row = run_windows_island(&r->wins, m, &row);
-				run_windows_put_island(&r->wins, m, &row);
-			} else
-				run_windows_put(&r->wins, m, &row);
-			item->windows++;
-			continue;
-		}
-		go[ngo++] = *win;
 	}
 	run_gates_free(&gates);
+	if (rc) { /* a contract that can never be met builds none */
+		item->status = RUN_FAILED;
+		item->message = arena_strdup(r->a, err.msg);
+		rc = 0;
+	}
+	/* room for the rows of the windows to build that fail */
+	gd.unbuilt = room_for(r, gd.unbuilt, gd.nunbuilt, &gd.unbuilt_cap,
+			      gd.nunbuilt + gd.ngo + 1, sizeof(*gd.unbuilt));
+	if (item->status != RUN_FAILED && gd.ngo)
+		rc = build_windows(r, item, sig, gd.go, gd.ngo, &fresh, gd.unbuilt, &gd.nunbuilt,
+				   run_err);
+	item->waits = waits_text(r, &gd.waits);
+	item->reason = due_text(r, &grid, &ask, &due, item, run_again_text(r->a, &again));
 	free(due.r);
-	/* a contract that can never be met builds none */
-	if (item->status != RUN_FAILED && ngo)
-		rc = build_windows(r, item, sig, go, ngo, &fresh, unbuilt, &nunbuilt, run_err);
-	item->waits = waits_text(r, &waits);
-	item->reason = !due.n ? "no window due"
-		       : arena_sprintf(r->a, "%zu window%s due%s", due.n, due.n == 1 ? "" : "s",
-				       item->blocked ? arena_sprintf(r->a, ", %lld blocked",
-								     (long long)item->blocked)
-						     : "");
 	if (rc)
 		return rc;
 	if (item->failed_windows > 1)
@@ -1104,9 +1263,9 @@ static int build_temporal(struct run *r, struct plan_item *pi, const char *sig,
 	if (!due.n)
 		item->status = RUN_UP_TO_DATE;
 	r->windows_failed[m->order] = item->failed_windows > 0;
-	if (r->opts->dry_run || (!nunbuilt && !item->windows && !fresh))
+	if (r->opts->dry_run || (!gd.nunbuilt && !item->windows && !fresh))
 		return 0;
-	rc = record_unbuilt(r, item, unbuilt, nunbuilt, fresh, started, &err);
+	rc = record_unbuilt(r, item, gd.unbuilt, gd.nunbuilt, fresh, started, &err);
 	if (rc && wh_suspect(r->w, run_err)) {
 		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
 		return SL_E_SUSPECT;
@@ -1310,17 +1469,23 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 	int rc = 0;
 
 	/* what holds a model back can end while the run goes, as when the
-	 * input it waited for recovers */
+	 * input it waited for recovers; a dry run decides a temporal model
+	 * with nothing due again on the windows its upstreams would hold by
+	 * its turn, which may make its own due again */
 	if (held) {
 		pi->what = PLAN_HELD;
 		pi->reason = held;
-	} else if (pi->what == PLAN_HELD || (!r->opts->dry_run && strcmp(pi->sig, sig) != 0)) {
+	} else if (pi->what == PLAN_HELD || (!r->opts->dry_run && strcmp(pi->sig, sig) != 0) ||
+		   (r->opts->dry_run && m->temporal && pi->what == PLAN_UP_TO_DATE)) {
 		plan_decide(&r->facts, pi->m, sig, pi);
 		pi->sig = sig;
 	}
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
-	if (pi->what == PLAN_BUILD && !m->temporal && gated(r, m, item)) {
+	/* a batch run holds every model to its contracts, one whose data is
+	 * up to date too: a stalled upstream shows as a wait */
+	if ((pi->what == PLAN_BUILD || (pi->what == PLAN_UP_TO_DATE && !r->opts->live)) &&
+	    !m->temporal && gated(r, m, item)) {
 		item->status = RUN_BLOCKED;
 	} else if (pi->what == PLAN_HELD) {
 		item->status = RUN_HELD;
@@ -1349,12 +1514,15 @@ static bool windows_due(void *ctx, const struct model *m)
 	struct run *r = ctx;
 	struct win_ask ask = r->opts->windows;
 	struct win_list due = { 0 };
+	struct run_gates gates;
 	bool any;
 
 	ask.now = r->now;
 	if (ask.mode == WIN_TORCH)
 		return true;
-	run_windows_due(&r->wins, m, &ask, &due);
+	run_gates_open(&r->wins, m, r->now, &gates);
+	run_windows_due(&r->wins, m, &ask, &gates, &due, NULL);
+	run_gates_free(&gates);
 	any = due.n > 0;
 	free(due.r);
 	return any;

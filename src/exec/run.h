@@ -48,6 +48,9 @@ struct run_item {
 	const char *waits;
 	struct assert_result *asserts; /* freed by run_report_free */
 	size_t nasserts;
+	/* a temporal model: the window the asserts were checked on ("window
+	 * [since, until)"), its first failed one, else its first warned one */
+	const char *checked_window;
 };
 
 struct run_report {

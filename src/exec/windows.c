@@ -243,6 +243,31 @@ int run_windows_reload(struct run_windows *rw, struct wh *w, const struct model 
 	return rc;
 }
 
+/* Takes [since, until) out of the grid rows of mr from at on: a row
+ * standing for a run of windows keeps its windows on either side. */
+static void cut_out(struct run_windows *rw, struct model_rows *mr, size_t at, int64_t since,
+		    int64_t until)
+{
+	size_t end = at;
+
+	while (end < mr->n && mr->rows[end].since < until)
+		end++;
+	if (at < end && mr->rows[end - 1].until > until) {
+		struct state_window right = mr->rows[end - 1];
+
+		right.since = until;
+		push_row(rw, mr, end, &right);
+	}
+	if (at < end && mr->rows[at].since < since) {
+		mr->rows[at].until = since;
+		at++;
+	}
+	if (at < end) {
+		memmove(mr->rows + at, mr->rows + end, (mr->n - end) * sizeof(*mr->rows));
+		mr->n -= end - at;
+	}
+}
+
 void run_windows_put(struct run_windows *rw, const struct model *m,
 		     const struct state_window *row)
 {
@@ -252,6 +277,25 @@ void run_windows_put(struct run_windows *rw, const struct model *m,
 	/* a model's existence row is its one row, as the statement makes it */
 	if (row->timeless)
 		mr->n = 0;
+	if (row->grain && !row->timeless) {
+		/* from the row that may hold since */
+		at -= at && mr->rows[at - 1].until > row->since;
+		cut_out(rw, mr, at, row->since, row->until);
+		at = lower_bound(mr, row->since);
+		if (at && state_window_joins(&mr->rows[at - 1], row)) {
+			mr->rows[at - 1].until = row->until;
+			at--;
+		} else {
+			push_row(rw, mr, at, row);
+		}
+		if (at + 1 < mr->n && state_window_joins(&mr->rows[at], &mr->rows[at + 1])) {
+			mr->rows[at].until = mr->rows[at + 1].until;
+			memmove(mr->rows + at + 1, mr->rows + at + 2,
+				(mr->n - at - 2) * sizeof(*mr->rows));
+			mr->n--;
+		}
+		return;
+	}
 	if (at < mr->n && mr->rows[at].since == row->since) {
 		mr->rows[at] = *row;
 		return;
@@ -307,11 +351,46 @@ struct state_window run_windows_island(const struct run_windows *rw, const struc
 				island.since = w->since;
 			if (w->until > island.until)
 				island.until = w->until;
+			if (w->applied_at > island.applied_at)
+				island.applied_at = w->applied_at;
 			if (oldest && oldest < island.oldest_at)
 				island.oldest_at = oldest;
 		}
 	}
 	return island;
+}
+
+static bool inside(const struct state_window *w, int64_t since, int64_t until)
+{
+	return w->since >= since && w->until <= until;
+}
+
+void run_windows_add(struct run_windows *rw, const struct model *m,
+		     const struct state_window *row)
+{
+	struct model_rows *mr = rows_of(rw, m);
+
+	drop_rows(mr, inside, row->since, row->until);
+	push_row(rw, mr, lower_bound(mr, row->since), row);
+}
+
+const struct state_window *run_windows_loose(const struct run_windows *rw,
+					     const struct model *m)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+	const struct state_window *prev = NULL;
+
+	for (size_t i = 0; i < mr->n; i++) {
+		const struct state_window *w = &mr->rows[i];
+
+		if (w->status != WINDOW_APPLIED || w->timeless)
+			continue;
+		if (prev && w->since <= prev->until)
+			return prev;
+		if (!prev || w->until > prev->until)
+			prev = w;
+	}
+	return NULL;
 }
 
 void run_windows_put_island(struct run_windows *rw, const struct model *m,
@@ -372,7 +451,11 @@ const struct state_window *run_windows_at(const struct run_windows *rw, const st
 	const struct model_rows *mr = rows_of(rw, m);
 	size_t at = lower_bound(mr, since);
 
-	return at < mr->n && mr->rows[at].since == since ? &mr->rows[at] : NULL;
+	if (at < mr->n && mr->rows[at].since == since)
+		return &mr->rows[at];
+	/* a grid row standing for a run of windows holds each of them */
+	return at && mr->rows[at - 1].grain && mr->rows[at - 1].until > since ? &mr->rows[at - 1]
+									      : NULL;
 }
 
 const char *run_windows_old_grain(const struct run_windows *rw, const struct model *m)
@@ -386,47 +469,301 @@ const char *run_windows_old_grain(const struct run_windows *rw, const struct mod
 	return NULL;
 }
 
-/* The applied rows of m as the contracts see them. */
-static size_t applied_rows(const struct run_windows *rw, const struct model *m,
-			   struct win_row *out)
+/* Appends row to the n rows of out, or, when it overlaps the last, widens
+ * that: a flexible model's loose row within its island. */
+static void add_applied(struct win_row *out, size_t *n, const struct win_row *row)
 {
-	const struct model_rows *mr = rows_of(rw, m);
-	size_t n = 0;
+	struct win_row *last = *n ? &out[*n - 1] : NULL;
 
-	for (size_t i = 0; i < mr->n; i++) {
-		const struct state_window *s = &mr->rows[i];
-
-		if (s->status != WINDOW_APPLIED || (m->temporal && s->timeless))
-			continue;
-		out[n++] = (struct win_row){ s->since, s->until, s->applied_at,
-					     s->oldest_at ? s->oldest_at : s->applied_at };
+	if (!last || row->since >= last->until) {
+		out[(*n)++] = *row;
+		return;
 	}
-	return n;
+	if (row->until > last->until)
+		last->until = row->until;
+	if (row->applied_at > last->applied_at)
+		last->applied_at = row->applied_at;
+	if (row->oldest_at < last->oldest_at)
+		last->oldest_at = row->oldest_at;
 }
 
-static struct win_grid grid_of(const struct model *m)
+/* The applied rows of m as the contracts see them, malloc'd (n of them),
+ * in since order and disjoint: a flexible model's window row that a crash
+ * left inside an island, not joined yet, counts as part of the island.
+ * by_window: a grid row standing for a run of windows is cut into them,
+ * for EXACT, which asks for a row equal to one window; the other levels
+ * read coverage, which a run is as it stands. */
+static struct win_row *applied_rows(const struct run_windows *rw, const struct model *m,
+				    bool by_window, size_t *n)
+{
+	const struct model_rows *mr = rows_of(rw, m);
+	struct win_row *out = NULL;
+
+	/* counted first, at most one row per piece, then filled by the same
+	 * cut */
+	for (int fill = 0; fill < 2; fill++) {
+		*n = 0;
+		for (size_t i = 0; i < mr->n; i++) {
+			const struct state_window *s = &mr->rows[i];
+			int64_t oldest = s->oldest_at ? s->oldest_at : s->applied_at, t = s->since;
+
+			if (s->status != WINDOW_APPLIED || (m->temporal && s->timeless))
+				continue;
+			do {
+				struct win_row row = { t, by_window && s->grain ? win_add(m->grain, t, 1)
+										: s->until,
+						       s->applied_at, oldest };
+
+				if (!fill)
+					++*n;
+				else if (m->temporal)
+					add_applied(out, n, &row);
+				else
+					out[(*n)++] = row;
+				t = row.until;
+			} while (t < s->until);
+		}
+		if (!fill && !(out = malloc((*n + 1) * sizeof(*out))))
+			abort();
+	}
+	return out;
+}
+
+struct win_grid run_windows_grid(const struct model *m)
 {
 	return (struct win_grid){ .grain = m->grain, .start = m->start, .end = m->end,
 				  .lookback = m->lookback, .flex = m->flex };
 }
 
-void run_windows_due(const struct run_windows *rw, const struct model *m,
-		     const struct win_ask *ask, struct win_list *out)
+/* What of m's applied rows the upstream of gate `gate` applied again after
+ * they were built (at `after`): a flexible island the part of it that read
+ * the rows applied again ([from, to)); a fixed model's windows, whole. */
+struct stale_row {
+	size_t gate;
+	int64_t since, until, after, from, to;
+};
+
+/* The stale rows of m, malloc'd, and what they cover together. */
+struct stale {
+	struct stale_row *r;
+	size_t n, cap;
+	struct win_set cover;
+};
+
+/* Records [since, until) as stale by gate, but for what an earlier gate
+ * made stale already: a window is due again for its first upstream. */
+static void add_stale(struct stale *st, const struct stale_row *row)
+{
+	struct win_set gaps = { 0 };
+
+	win_set_gaps(&st->cover, row->since, row->until, &gaps);
+	for (size_t i = 0; i < gaps.n; i++) {
+		struct stale_row *last = st->n ? &st->r[st->n - 1] : NULL;
+
+		if (last && last->gate == row->gate && last->after == row->after &&
+		    last->until == gaps.r[i].since) {
+			last->until = gaps.r[i].until;
+			continue;
+		}
+		if (st->n == st->cap) {
+			st->cap = st->cap ? 2 * st->cap : 16;
+			st->r = realloc(st->r, st->cap * sizeof(*st->r));
+			if (!st->r)
+				abort();
+		}
+		st->r[st->n] = *row;
+		st->r[st->n].since = gaps.r[i].since;
+		st->r[st->n++].until = gaps.r[i].until;
+	}
+	win_set_add(&st->cover, row->since, row->until);
+	win_set_free(&gaps);
+}
+
+/* The level whose selection for a run of windows is what its windows'
+ * own selections are together: EXACT's rows equal to the windows are the
+ * rows that intersect them, on an upstream of the same grain (on another
+ * none is ever equal to a window, and none is stale either). */
+static enum win_level run_level(enum win_level l)
+{
+	return l == WIN_EXACT ? WIN_ENCAPSULATE : l;
+}
+
+/* The windows of fixed model m's applied row d (one window, or a run of
+ * them built at one time) that the upstream of gate i applied rows again
+ * after, as its level selects them for each window. One search over the
+ * whole run says whether any is, so that a run of a million windows with
+ * nothing restated costs that search; from the first stale window on,
+ * THROUGH and WHOLE select more rows the later the window, so every later
+ * one is stale too; EXACT and ENCAPSULATE go from one stale window to the
+ * next restated row. */
+static void restated_run(const struct run_gates *gs, size_t i, const struct model *m,
+			 const struct state_window *d, struct stale *st)
+{
+	enum win_level l = (enum win_level)gs->g[i].u->level;
+	const struct win_index *ix = &gs->g[i].ix;
+	int64_t t = d->since, from, to;
+
+	while (t < d->until && win_rebuilt(ix, run_level(l), t, d->until, d->applied_at, &from, &to)) {
+		/* t is a window's since: a row from before it reaches into it */
+		int64_t w = from > t ? win_floor(m->grain, from) : t;
+		struct stale_row row = { i, w, win_add(m->grain, w, 1), d->applied_at, from, to };
+
+		if (l == WIN_THROUGH || l == WIN_WHOLE)
+			row.until = d->until;
+		if (l != WIN_EXACT ||
+		    win_rebuilt(ix, l, row.since, row.until, d->applied_at, &from, &to))
+			add_stale(st, &row);
+		t = row.until;
+	}
+}
+
+/* Whether flexible model m's applied row d read rows an upstream of gs
+ * applied again after it was built; the part of it that did is stale, for
+ * the first such upstream. An island is stale in what read the rows
+ * applied again (from their since on for THROUGH, whole for WHOLE). */
+static void restated_island(const struct run_gates *gs, const struct state_window *d,
+			    struct stale *st)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		enum win_level l = (enum win_level)gs->g[i].u->level;
+		int64_t from, to, lo = d->since, hi = d->until;
+
+		if (gs->g[i].u->source ||
+		    !win_rebuilt(&gs->g[i].ix, l, d->since, d->until, d->applied_at, &from, &to))
+			continue;
+		if (l != WIN_WHOLE) {
+			lo = from > lo ? from : lo;
+			hi = l == WIN_THROUGH || to > hi ? hi : to;
+		}
+		if (lo >= hi)
+			continue;
+		add_stale(st, &(struct stale_row){ i, lo, hi, d->applied_at, from, to });
+		return;
+	}
+}
+
+/* The applied rows of m that are due again, in st. */
+static void restated(const struct run_windows *rw, const struct run_gates *gs,
+		     const struct model *m, struct stale *st)
 {
 	const struct model_rows *mr = rows_of(rw, m);
-	struct win_row *rows = malloc((mr->n + 1) * sizeof(*rows));
+
+	for (size_t i = 0; i < mr->n; i++) {
+		const struct state_window *d = &mr->rows[i];
+
+		if (d->status != WINDOW_APPLIED || d->timeless)
+			continue;
+		if (m->flex) {
+			restated_island(gs, d, st);
+			continue;
+		}
+		for (size_t k = 0; k < gs->n; k++)
+			if (!gs->g[k].u->source)
+				restated_run(gs, k, m, d, st);
+	}
+}
+
+/* Counts in again the stale rows that windows of out build again: a fixed
+ * model's by its windows out builds, the rows applied again those windows
+ * read; a flexible island as one. */
+static void count_again(const struct run_gates *gs, const struct model *m,
+			const struct win_ask *ask, const struct stale *st,
+			const struct win_list *out, struct run_again *again)
+{
+	struct win_grid g = run_windows_grid(m);
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct stale_row *row = &st->r[i];
+		struct run_again_by *by = &again->by[row->gate];
+		const struct run_gate *gate = &gs->g[row->gate];
+		size_t k = out->n ? win_search(&out->r[0].until, out->n, sizeof(*out->r), row->since,
+					       true)
+				  : 0;
+
+		for (; k < out->n && out->r[k].since < row->until; k++) {
+			int64_t lo = row->since > out->r[k].since ? row->since : out->r[k].since;
+			int64_t hi = row->until < out->r[k].until ? row->until : out->r[k].until;
+			int64_t from = row->from, to = row->to, windows = 1;
+
+			/* a fixed model's windows read, of the rows applied again,
+			 * those their own selections hold */
+			if (!m->flex) {
+				windows = win_run_count(&g, ask, lo, hi);
+				win_rebuilt(&gate->ix, run_level((enum win_level)gate->u->level), lo, hi,
+					    row->after, &from, &to);
+			}
+			by->upstream = gate->u->target->fqn;
+			by->from = by->windows && by->from < from ? by->from : from;
+			by->to = by->windows && by->to > to ? by->to : to;
+			by->windows += windows;
+			if (m->flex)
+				break;
+		}
+	}
+}
+
+void run_windows_due(const struct run_windows *rw, const struct model *m,
+		     const struct win_ask *ask, const struct run_gates *gs, struct win_list *out,
+		     struct run_again *again)
+{
 	struct win_set applied = { 0 };
-	struct win_grid g = grid_of(m);
+	struct win_grid g = run_windows_grid(m);
+	struct stale st = { 0 };
+	size_t n;
+	struct win_row *rows = applied_rows(rw, m, false, &n);
+
+	restated(rw, gs, m, &st);
+	for (size_t i = 0; i < n; i++) {
+		win_set_add(&applied, rows[i].since, rows[i].until);
+		for (size_t k = win_set_find(&st.cover, rows[i].since);
+		     k < st.cover.n && st.cover.r[k].since < rows[i].until; k++)
+			win_set_sub(&applied, st.cover.r[k].since, st.cover.r[k].until);
+	}
+	win_schedule(&g, ask, &applied, out);
+	if (again) {
+		again->by = arena_alloc(rw->a, (gs->n + 1) * sizeof(*again->by));
+		memset(again->by, 0, (gs->n + 1) * sizeof(*again->by));
+		again->n = gs->n;
+		count_again(gs, m, ask, &st, out, again);
+	}
+	win_set_free(&applied);
+	win_set_free(&st.cover);
+	free(st.r);
+	free(rows);
+}
+
+/* "2026-11-02 05:00", the seconds left out when they are 0. */
+static void minute_text(int64_t t, char out[WIN_TIME_MAX])
+{
 	size_t n;
 
-	if (!rows)
-		abort();
-	n = applied_rows(rw, m, rows);
-	for (size_t i = 0; i < n; i++)
-		win_set_add(&applied, rows[i].since, rows[i].until);
-	win_schedule(&g, ask, &applied, out);
-	win_set_free(&applied);
-	free(rows);
+	win_time_format(t, out);
+	n = strlen(out);
+	if (n > 3 && strcmp(out + n - 3, ":00") == 0)
+		out[n - 3] = '\0';
+}
+
+const char *run_again_text(struct arena *a, const struct run_again *again)
+{
+	struct buf b = BUF_INIT;
+	const char *s;
+
+	for (size_t i = 0; i < again->n; i++) {
+		const struct run_again_by *by = &again->by[i];
+		char from[WIN_TIME_MAX], to[WIN_TIME_MAX];
+
+		if (!by->windows)
+			continue;
+		minute_text(by->from, from);
+		minute_text(by->to, to);
+		/* the end's date when it is the start's goes without saying */
+		buf_addf(&b, "%s%lld again: upstream %s re-applied %s..%s after %s", b.len ? ", " : "",
+			 (long long)by->windows, by->upstream, from,
+			 strncmp(from, to, 11) == 0 ? to + 11 : to, by->windows == 1 ? "it" : "them");
+	}
+	s = b.len ? arena_strdup(a, b.buf) : NULL;
+	buf_release(&b);
+	return s;
 }
 
 /* A source's gate: its coverage as one island from m's start, so that
@@ -472,11 +809,8 @@ void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t
 			open_source_gate(rw, m, u, &g->ix);
 			continue;
 		}
-		rows = malloc((rows_of(rw, t)->n + 1) * sizeof(*rows));
-		if (!rows)
-			abort();
-		n = applied_rows(rw, t, rows);
-		grid = grid_of(t);
+		rows = applied_rows(rw, t, u->level == WIN_EXACT, &n);
+		grid = run_windows_grid(t);
 		/* what whole asks of a flexible upstream is its grain's closed
 		 * windows: its own runs end its coverage at their own time */
 		grid.flex = false;

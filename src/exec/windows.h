@@ -56,14 +56,24 @@ int run_windows_source_cover(struct wh *w, struct arena *a, const struct source_
 int run_windows_load_sources(struct run_windows *rw, struct wh *w, const bool *selected,
 			     struct sl_err *err);
 /* Makes row the model's row at its since (its existence row); strings must
- * outlive the run. */
+ * outlive the run. A grid row (one window or a run of them) replaces what
+ * the rows held of its windows and joins a neighbour in the same state. */
 void run_windows_put(struct run_windows *rw, const struct model *m,
 		     const struct state_window *row);
 /* A flexible model's window row, applied, as the island it makes with
  * every applied row it reaches, overlapping or touching, through the
- * others (applied_at its own, oldest_at the oldest of them). */
+ * others (applied_at the newest of them, oldest_at the oldest). */
 struct state_window run_windows_island(const struct run_windows *rw, const struct model *m,
 				       const struct state_window *row);
+/* Adds a flexible model's window row as its transaction wrote it: in
+ * place of the rows inside it, beside the island it may lie in. */
+void run_windows_add(struct run_windows *rw, const struct model *m,
+		     const struct state_window *row);
+/* The first applied row of m that overlaps or touches a later one (rows
+ * a crash or a failed join left apart), or NULL when its applied rows are
+ * islands. */
+const struct state_window *run_windows_loose(const struct run_windows *rw,
+					     const struct model *m);
 /* Makes island a row of m, in place of every row it overlaps and of the
  * applied ones it touches. */
 void run_windows_put_island(struct run_windows *rw, const struct model *m,
@@ -79,16 +89,15 @@ bool run_windows_covered(const struct run_windows *rw, const struct model *m, in
 			 int64_t until);
 /* Forgets every row of m (a build from scratch). */
 void run_windows_clear(struct run_windows *rw, const struct model *m);
-/* m's row at since, or NULL. */
+/* m's row at since (a grid row holding the window at since), or NULL. */
 const struct state_window *run_windows_at(const struct run_windows *rw, const struct model *m,
 					  int64_t since);
 /* The grain m's grid rows were built at when it is not m's own grain now,
  * else NULL. */
 const char *run_windows_old_grain(const struct run_windows *rw, const struct model *m);
 
-/* The windows of temporal model m this run builds, in order. */
-void run_windows_due(const struct run_windows *rw, const struct model *m,
-		     const struct win_ask *ask, struct win_list *out);
+/* Temporal model m's grid as its @config sets it. */
+struct win_grid run_windows_grid(const struct model *m);
 
 /* The gates of m's upstreams, indexed once for all of its windows as the
  * upstreams stand now. Free with run_gates_free. */
@@ -105,6 +114,29 @@ struct run_gates {
 
 void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t now,
 		    struct run_gates *out);
+
+/* The applied windows of a model that are due again, per gate (in gates'
+ * order): the upstream that applied rows again after them, how many
+ * windows and the span of those rows. In the run's arena. */
+struct run_again {
+	struct run_again_by {
+		const char *upstream;
+		int64_t windows, from, to;
+	} *by;
+	size_t n;
+};
+
+/* The runs of windows of temporal model m this run builds, in order:
+ * those its run window and mode make due on its applied coverage, where
+ * an applied window that an upstream's gate (gs, opened for m) applied rows again
+ * after, as its level's scope sees them, counts as not applied (said in
+ * again, when not NULL). */
+void run_windows_due(const struct run_windows *rw, const struct model *m,
+		     const struct win_ask *ask, const struct run_gates *gs, struct win_list *out,
+		     struct run_again *again);
+/* "2 again: upstream a.b re-applied 2026-11-02 05:00..07:00 after them,
+ * ..." or NULL when no window is due again; in a. */
+const char *run_again_text(struct arena *a, const struct run_again *again);
 /* Checks every gate for one window (a timeless model: since == until),
  * none skipped. Returns 0 when every one is met, SL_E_BLOCKED with
  * *reason naming each upstream that is not ("a.b (encapsulate), c.d

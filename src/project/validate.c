@@ -40,8 +40,9 @@ static void check_placeholders(struct project *p, const struct model *m)
 
 /* A flexible model promises that its result for [a, c) is that of [a, b)
  * and [b, c) together, so that its work may be cut anywhere: a query that
- * aggregates breaks the promise, and writes that are not a window's
- * replacement risk doubles or an order-dependent result. */
+ * aggregates breaks the promise, and a write by key risks an
+ * order-dependent result (every window replaces its rows first, so an
+ * append never doubles them). */
 static void check_flexible(struct project *p, const struct model *m)
 {
 	const struct model_setting *st = model_setting_get(m, "flexibility");
@@ -55,12 +56,7 @@ static void check_flexible(struct project *p, const struct model *m)
 			 "flexibility=fix",
 			 "flexible model '%s' aggregates (%s%s)", m->fqn, m->aggregates,
 			 strchr(m->aggregates, ' ') ? "" : "()");
-	if (m->strategy == STRAT_APPEND)
-		diag_add(&p->diags, DIAG_WARNING, m->path, line, 0,
-			 "append has no key to overwrite: every range covered again adds its rows "
-			 "again; use the default window replacement",
-			 "flexible model '%s' appends", m->fqn);
-	else if (m->strategy == STRAT_MERGE || m->strategy == STRAT_DELETE_INSERT)
+	if (m->strategy == STRAT_MERGE || m->strategy == STRAT_DELETE_INSERT)
 		diag_add(&p->diags, DIAG_WARNING, m->path, line, 0,
 			 "the last write of a key wins, and which one is last depends on how the "
 			 "range is cut unless ties break on a column of the data",

@@ -70,6 +70,14 @@ void win_index_build(struct win_index *ix, enum win_shape shape, int64_t start,
 		for (size_t i = 0; i < n; i++)
 			win_set_add(&ix->cover, ix->rows[i].since, ix->rows[i].until);
 	}
+	for (ix->leaves = 1; ix->leaves < n; ix->leaves *= 2)
+		;
+	ix->built = copy_of(NULL, 2 * ix->leaves * sizeof(*ix->built));
+	for (size_t i = 0; i < ix->leaves; i++)
+		ix->built[ix->leaves + i] = i < n ? ix->rows[i].oldest_at : INT64_MIN;
+	for (size_t i = ix->leaves - 1; i > 0; i--)
+		ix->built[i] = ix->built[2 * i] > ix->built[2 * i + 1] ? ix->built[2 * i]
+								       : ix->built[2 * i + 1];
 	for (size_t i = 0; i < n; i++) {
 		int64_t newest = ix->rows[i].applied_at, oldest = ix->rows[i].oldest_at;
 
@@ -87,6 +95,7 @@ void win_index_free(struct win_index *ix)
 	free(ix->rows);
 	free(ix->pre_max);
 	free(ix->pre_min);
+	free(ix->built);
 	win_set_free(&ix->cover);
 	memset(ix, 0, sizeof(*ix));
 }
@@ -135,6 +144,58 @@ static void rows_touching(const struct win_index *ix, int64_t since, int64_t unt
 {
 	*a = row_bound(ix, since, false, true);
 	*b = row_bound(ix, until, true, false);
+}
+
+/* The first (or, last, the last) row in [a, b) built after `after`, in
+ * the subtree of node, which spans rows [lo, hi); SIZE_MAX when none. */
+static size_t built_after(const struct win_index *ix, size_t node, size_t lo, size_t hi,
+			  size_t a, size_t b, int64_t after, bool last)
+{
+	size_t mid = (lo + hi) / 2, found;
+
+	if (hi <= a || lo >= b || ix->built[node] <= after)
+		return SIZE_MAX;
+	if (hi - lo == 1)
+		return lo;
+	found = last ? built_after(ix, 2 * node + 1, mid, hi, a, b, after, last)
+		     : built_after(ix, 2 * node, lo, mid, a, b, after, last);
+	if (found == SIZE_MAX)
+		found = last ? built_after(ix, 2 * node, lo, mid, a, b, after, last)
+			     : built_after(ix, 2 * node + 1, mid, hi, a, b, after, last);
+	return found;
+}
+
+bool win_rebuilt(const struct win_index *ix, enum win_level level, int64_t since,
+		 int64_t until, int64_t after, int64_t *from, int64_t *to)
+{
+	size_t a = 0, b = ix->n, first, last;
+
+	if (ix->shape == WIN_TIMELESS || !ix->n)
+		return false;
+	switch (level) {
+	case WIN_EXISTS:
+		return false;
+	case WIN_EXACT:
+		a = row_bound(ix, since, true, false);
+		b = a < ix->n && ix->rows[a].since == since && ix->rows[a].until == until ? a + 1
+											 : a;
+		break;
+	case WIN_ENCAPSULATE:
+		rows_touching(ix, since, until, &a, &b);
+		break;
+	case WIN_THROUGH:
+		rows_touching(ix, since < ix->start ? since : ix->start, until, &a, &b);
+		break;
+	case WIN_WHOLE:
+		break;
+	}
+	first = built_after(ix, 1, 0, ix->leaves, a, b, after, false);
+	if (first == SIZE_MAX)
+		return false;
+	last = built_after(ix, 1, 0, ix->leaves, a, b, after, true);
+	*from = ix->rows[first].since;
+	*to = ix->rows[last].until;
+	return true;
 }
 
 #define TIMELESS_REFUSAL(level)                                                  \

@@ -22,6 +22,11 @@
  * intersect [start, until); WHOLE: all; timeless: the existence row):
  * latest scope is met when the newest applied_at of them is at least
  * now - fresh, all scope when the oldest is.
+ *
+ * The same selection says whether a window built at some time is due
+ * again (win_rebuilt): a row of it was wholly applied after that, so its
+ * data may differ from what the window read (a fixed row built again; a
+ * flexible island all of whose coverage was applied since).
  */
 #ifndef SL_WINDOWS_CONTRACT_H
 #define SL_WINDOWS_CONTRACT_H
@@ -55,6 +60,9 @@ struct win_index {
 	size_t n;
 	struct win_set cover;     /* the rows' coverage, coalesced */
 	int64_t *pre_max, *pre_min; /* over rows[0..i]: newest applied_at, oldest oldest_at */
+	/* a max tree of the rows' oldest_at: leaves at [leaves, 2 * leaves) */
+	int64_t *built;
+	size_t leaves;
 };
 
 /* Copies rows (in any order; for a temporal shape they must not overlap)
@@ -82,6 +90,14 @@ enum win_verdict {
  * upstream and EXACT, ENCAPSULATE or THROUGH on a timeless one. */
 enum win_verdict win_gate(const struct win_index *ix, const struct win_contract *c,
 			  int64_t since, int64_t until, int64_t now, const char **why);
+
+/* Whether a row that level selects for the window [since, until) of a
+ * temporal upstream was wholly applied after `after` (its oldest_at is
+ * later): then *from and *to span those rows. False for EXISTS and for a
+ * timeless upstream, whose existence row says when it was built, not
+ * what changed. O(log n). */
+bool win_rebuilt(const struct win_index *ix, enum win_level level, int64_t since,
+		 int64_t until, int64_t after, int64_t *from, int64_t *to);
 
 /* The level as written in @upstream ("exact"), and back (-1: unknown). */
 const char *win_level_name(enum win_level l);

@@ -1,7 +1,6 @@
 /*
  * This file implements the coverage algebra: sets of half-open ranges
- * kept as sorted, disjoint, non-touching islands, and the slicing of a
- * range into chunks. It must never leave a set outside that invariant
+ * kept as sorted, disjoint, non-touching islands. It must never leave a set outside that invariant
  * after a call (every query is a binary search that trusts it), and never
  * touch a warehouse, a clock or anything but the caller's set.
  */
@@ -154,26 +153,4 @@ void win_set_free(struct win_set *s)
 	free(s->r);
 	s->r = NULL;
 	s->n = s->cap = 0;
-}
-
-void win_slice(int64_t since, int64_t until, int64_t chunk, struct win_set *out)
-{
-	int64_t at = since;
-
-	/* no multiples to cut at: a chunk was validated before it got here */
-	if (chunk <= 0)
-		return;
-	while (at < until) {
-		/* the next multiple of chunk after at, toward minus infinity for
-		 * instants before the epoch */
-		int64_t q = at / chunk - (at % chunk < 0);
-		int64_t next = (q + 1) * chunk;
-
-		if (next > until)
-			next = until;
-		/* the pieces touch: appended as they are, not coalesced */
-		set_reserve(out, out->n + 1);
-		out->r[out->n++] = (struct win_range){ at, next };
-		at = next;
-	}
 }

@@ -1,8 +1,7 @@
 /*
  * The coverage algebra: sets of half-open time ranges [since, until) kept
  * as sorted islands (disjoint, none touching the next), with union,
- * subtraction, cover and gap queries, and the slicing of a range into
- * chunks. A flexible model's state is such a set, and a gate asks one
+ * subtraction, cover and gap queries. A flexible model's state is such a set, and a gate asks one
  * whether a window is covered. Pure functions over the caller's memory:
  * the set's array is malloc'd and freed by win_set_free; out of memory
  * aborts.
@@ -47,12 +46,5 @@ void win_set_free(struct win_set *s);
  * index's rows (src/windows/contract.c) both use. first may be NULL when
  * n is 0. */
 size_t win_search(const int64_t *first, size_t n, size_t stride, int64_t t, bool strict);
-
-/* Cuts [since, until) at every multiple of chunk seconds from the epoch
- * (chunk > 0), appending the pieces to *out in order: a flexible model's
- * run slices each gap so. The pieces touch, so *out holds them as a list,
- * outside the set invariant: read it in order; win_set_add would merge
- * them back into one island. */
-void win_slice(int64_t since, int64_t until, int64_t chunk, struct win_set *out);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "windows/schedule.h"
 
+#include "core/err.h"
 #include "core/suggest.h"
 
 #include <stdlib.h>
@@ -42,26 +43,59 @@ static void push(struct win_list *out, int64_t since, int64_t until)
 	out->r[out->n++] = (struct win_range){ since, until };
 }
 
-/* The pieces a range is built in: grid windows, or chunks of a flexible
- * model (its grain's windows when no chunk is given). */
-static void cut(const struct win_grid *g, const struct win_ask *ask, int64_t since,
-		int64_t until, struct win_list *out)
+int win_grid_check(const struct win_grid *g, int64_t now, struct sl_err *err)
 {
-	struct win_set pieces = { 0 };
+	int64_t from = win_floor(g->grain, g->start);
+	int64_t to = win_floor(g->grain, win_grid_closed(g, now));
+	int64_t n = win_count(g->grain, from, to);
+	char start[WIN_TIME_MAX], closed[WIN_TIME_MAX], later[WIN_TIME_MAX];
 
-	if (!g->flex || !ask->chunk) {
-		for (int64_t t = since; t < until;) {
-			int64_t next = win_add(g->grain, win_floor(g->grain, t), 1);
+	if (n <= WIN_GRID_MAX)
+		return 0;
+	win_time_format(g->start, start);
+	win_time_format(to, closed);
+	win_time_format(win_add(g->grain, to, -WIN_GRID_MAX), later);
+	return sl_err_set(err, SL_E_INVALID,
+			  "too many windows: %lld of %s from '%s' to '%s' (at most %d)\n"
+			  "  hint: give it a later start (on or after '%s') or a coarser grain",
+			  (long long)n, win_grain_name(g->grain), start, closed, WIN_GRID_MAX, later);
+}
 
-			push(out, t, next < until ? next : until);
-			t = next;
-		}
-		return;
-	}
-	win_slice(since, until, ask->chunk, &pieces);
-	for (size_t i = 0; i < pieces.n; i++)
-		push(out, pieces.r[i].since, pieces.r[i].until);
-	win_set_free(&pieces);
+/* Division rounding toward minus infinity (b > 0), as chunks are cut at
+ * multiples of their length before the epoch too. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b < 0);
+}
+
+/* Runs are cut at grid bounds, or at multiples of a flexible model's
+ * chunk (its grain's bounds when no chunk is given). */
+static int64_t chunk_of(const struct win_grid *g, const struct win_ask *ask)
+{
+	return g->flex ? ask->chunk : 0;
+}
+
+int64_t win_next(const struct win_grid *g, const struct win_ask *ask, int64_t t, int64_t until)
+{
+	int64_t chunk = chunk_of(g, ask);
+	int64_t next = chunk ? (floor_div(t, chunk) + 1) * chunk
+			     : win_add(g->grain, win_floor(g->grain, t), 1);
+
+	return next < until ? next : until;
+}
+
+int64_t win_run_count(const struct win_grid *g, const struct win_ask *ask, int64_t since,
+		      int64_t until)
+{
+	int64_t chunk = chunk_of(g, ask), last;
+
+	if (since >= until)
+		return 0;
+	if (chunk)
+		return floor_div(until - 1, chunk) - floor_div(since, chunk) + 1;
+	/* the window holding the run's last second closes the count */
+	last = win_floor(g->grain, until - 1);
+	return win_count(g->grain, win_floor(g->grain, since), last) + 1;
 }
 
 void win_schedule(const struct win_grid *g, const struct win_ask *ask,
@@ -102,6 +136,6 @@ void win_schedule(const struct win_grid *g, const struct win_ask *ask,
 		win_set_add(&todo, lo, hi);
 	}
 	for (size_t i = 0; i < todo.n; i++)
-		cut(g, ask, todo.r[i].since, todo.r[i].until, out);
+		push(out, todo.r[i].since, todo.r[i].until);
 	win_set_free(&todo);
 }

@@ -14,6 +14,9 @@
  *
  * A run without a run window discovers, and builds its newest lookback
  * windows again (a grid with an end: until lookback windows after it).
+ * A schedule is kept as runs of consecutive windows, never one entry per
+ * window, so that a grid of a century of hours costs what its few runs do:
+ * the windows are cut from a run as they are taken (win_next).
  * Pure: the caller passes the time and the coverage.
  */
 #ifndef SL_WINDOWS_SCHEDULE_H
@@ -21,6 +24,8 @@
 
 #include "windows/coverage.h"
 #include "windows/grid.h"
+
+struct sl_err;
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,7 +50,8 @@ struct win_ask {
 	int64_t chunk; /* a flexible model's slice in seconds; 0: its grain */
 };
 
-/* A list of windows in order; they may touch. malloc'd: free r. */
+/* A list of runs of windows in order, each cut into windows by win_next;
+ * they may touch. malloc'd: free r. */
 struct win_list {
 	struct win_range *r;
 	size_t n, cap;
@@ -56,10 +62,26 @@ struct win_list {
  * itself, neither past end. */
 int64_t win_grid_closed(const struct win_grid *g, int64_t now);
 
-/* The windows to build, in order, given the applied coverage. A fixed
- * grid's run window is widened to the grid windows it touches. */
+/* The most windows a grid may hold from its start to what has closed: a
+ * grid of more (0001-01-01 by the hour: 17.7 million) is refused, as its
+ * state would be a row per window and a run of it would never end. Two
+ * million is 228 years of hours. */
+#define WIN_GRID_MAX 2000000
+
+/* SL_E_INVALID, with a message and a hint, when more than WIN_GRID_MAX
+ * windows of g have closed at now; 0 otherwise. */
+int win_grid_check(const struct win_grid *g, int64_t now, struct sl_err *err);
+
+/* The runs of windows to build, in order, given the applied coverage. A
+ * fixed grid's run window is widened to the grid windows it touches. */
 void win_schedule(const struct win_grid *g, const struct win_ask *ask,
 		  const struct win_set *applied, struct win_list *out);
+/* The until of the window that starts at t in a run ending at until: the
+ * next grid bound or chunk multiple, or until. */
+int64_t win_next(const struct win_grid *g, const struct win_ask *ask, int64_t t, int64_t until);
+/* How many windows the run [since, until) is cut into. */
+int64_t win_run_count(const struct win_grid *g, const struct win_ask *ask, int64_t since,
+		      int64_t until);
 
 const char *win_mode_name(enum win_mode m);
 /* "discover" -> WIN_DISCOVER; -1 when unknown. */

@@ -2,7 +2,9 @@
  * Unit tests for a run's window state (src/exec/windows.c): a flexible
  * model's islands coalesce as windows are applied and split when a range
  * is uncovered, keeping their applied times; a fixed model's rows stay one
- * per window; gates name every upstream that is not met. A declared
+ * per window, and one whose upstream was applied again after it is due
+ * again, in a run of a million applied windows too; rows a crash left apart count as their island and join it;
+ * gates name every upstream that is not met. A declared
  * source's coverage is read from its landing table (its event time a
  * column or a payload field, less its lateness; fresh as its newest
  * landing) and gates windows as a flexible upstream would.
@@ -19,9 +21,12 @@
 #include "project/model.h"
 #include "warehouse/wh.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define H 3600
+/* a long grid: a million hours, 114 years */
+#define RUN_HOURS 1000000LL
 
 struct fx {
 	struct arena *a;
@@ -103,6 +108,214 @@ static void islands(void **state)
 	apply(f, H, 3 * H, 400);
 	assert_int_equal(mr->n, 1);
 	assert_int_equal(mr->rows[0].until, 6 * H);
+}
+
+/* A flexible window's own row, as its data's transaction writes it: a
+ * crash before it joins its island leaves it apart, inside the island or
+ * beside it, and the coverage is the same; the next run joins them. */
+static void rows_left_apart(void **state)
+{
+	struct fx *f = *state;
+	const struct model_rows *mr = &f->rw.by_model[0];
+	struct model_upstream up = { .name = "s.flex", .level = WIN_THROUGH, .type = "model",
+				     .target = &f->m[0] };
+	const struct state_window *loose;
+	struct state_window row;
+	struct run_gates g;
+	const char *reason;
+	struct sl_err err = SL_ERR_INIT;
+
+	f->m[2].upstreams = &up;
+	f->m[2].nupstreams = 1;
+	run_windows_clear(&f->rw, &f->m[0]);
+	apply(f, 0, 4 * H, 100);
+	assert_null(run_windows_loose(&f->rw, &f->m[0]));
+	/* built again inside the island, then a window beside it */
+	run_windows_add(&f->rw, &f->m[0],
+			&(struct state_window){ .model = "s.flex", .since = H, .until = 2 * H,
+						.status = WINDOW_APPLIED, .applied_at = 300 });
+	run_windows_add(&f->rw, &f->m[0],
+			&(struct state_window){ .model = "s.flex", .since = 4 * H, .until = 5 * H,
+						.status = WINDOW_APPLIED, .applied_at = 300 });
+	assert_int_equal(mr->n, 3);
+	/* the gates see one coverage, whatever the rows */
+	run_gates_open(&f->rw, &f->m[2], 400, &g);
+	assert_int_equal(run_gates_check(&g, 4 * H, 5 * H, &reason, &err), 0);
+	assert_int_equal(run_gates_check(&g, 5 * H, 6 * H, &reason, &err), SL_E_BLOCKED);
+	run_gates_free(&g);
+	loose = run_windows_loose(&f->rw, &f->m[0]);
+	assert_non_null(loose);
+	assert_int_equal(loose->since, 0);
+	row = run_windows_island(&f->rw, &f->m[0], loose);
+	run_windows_put_island(&f->rw, &f->m[0], &row);
+	assert_null(run_windows_loose(&f->rw, &f->m[0]));
+	assert_int_equal(mr->n, 1);
+	assert_int_equal(mr->rows[0].until, 5 * H);
+	assert_int_equal(mr->rows[0].applied_at, 300);
+	assert_int_equal(mr->rows[0].oldest_at, 100);
+	f->m[2].nupstreams = 0;
+}
+
+/* A window whose upstream hour was applied again after it is due again,
+ * and the reason names the upstream and the hours. */
+static void windows_due_again(void **state)
+{
+	struct fx *f = *state;
+	struct model_upstream up = { .name = "s.fixed", .level = WIN_ENCAPSULATE, .type = "model",
+				     .target = &f->m[1] };
+	struct win_ask ask = { .now = 3 * H, .mode = WIN_DISCOVER };
+	struct win_list due = { 0 };
+	struct run_again again;
+	struct run_gates g;
+
+	f->m[2].upstreams = &up;
+	f->m[2].nupstreams = 1;
+	run_windows_clear(&f->rw, &f->m[1]);
+	run_windows_clear(&f->rw, &f->m[2]);
+	for (int64_t h = 0; h < 3; h++) {
+		run_windows_put(&f->rw, &f->m[1],
+				&(struct state_window){ .model = "s.fixed", .since = h * H,
+							.until = (h + 1) * H,
+							.status = WINDOW_APPLIED,
+							.applied_at = h == 1 ? 2000 : 1000 });
+		run_windows_put(&f->rw, &f->m[2],
+				&(struct state_window){ .model = "s.down", .since = h * H,
+							.until = (h + 1) * H,
+							.status = WINDOW_APPLIED, .applied_at = 1500 });
+	}
+	run_gates_open(&f->rw, &f->m[2], ask.now, &g);
+	run_windows_due(&f->rw, &f->m[2], &ask, &g, &due, &again);
+	assert_int_equal(due.n, 1);
+	assert_int_equal(due.r[0].since, H);
+	assert_string_equal(run_again_text(f->a, &again),
+			    "1 again: upstream s.fixed re-applied 1970-01-01 01:00..02:00 after it");
+	free(due.r);
+	run_gates_free(&g);
+	/* built after the upstream's hour, it is not due again */
+	run_windows_put(&f->rw, &f->m[2],
+			&(struct state_window){ .model = "s.down", .since = H, .until = 2 * H,
+						.status = WINDOW_APPLIED, .applied_at = 2000 });
+	run_gates_open(&f->rw, &f->m[2], ask.now, &g);
+	due = (struct win_list){ 0 };
+	run_windows_due(&f->rw, &f->m[2], &ask, &g, &due, &again);
+	assert_int_equal(due.n, 0);
+	assert_null(run_again_text(f->a, &again));
+	free(due.r);
+	run_gates_free(&g);
+	f->m[2].nupstreams = 0;
+	run_windows_clear(&f->rw, &f->m[1]);
+	run_windows_clear(&f->rw, &f->m[2]);
+}
+
+/* A run of hours applied at one time, as one grid row. */
+static void put_run(struct fx *f, int i, int64_t since, int64_t until, int64_t at)
+{
+	run_windows_put(&f->rw, &f->m[i],
+			&(struct state_window){ .model = f->m[i].fqn, .since = since, .until = until,
+						.status = WINDOW_APPLIED, .applied_at = at,
+						.grain = "1h" });
+}
+
+/* "N again: upstream U re-applied FROM..TO after them" for hours. */
+static const char *again_text(struct fx *f, const char *prefix, const char *upstream,
+			      int64_t from, int64_t to)
+{
+	char a[WIN_TIME_MAX], b[WIN_TIME_MAX];
+
+	win_time_format(from, a);
+	win_time_format(to, b);
+	a[16] = b[16] = '\0';
+	return arena_sprintf(f->a, "%s: upstream %s re-applied %s..%s after %s", prefix, upstream,
+			     a, strncmp(a, b, 11) == 0 ? b + 11 : b,
+			     strncmp(prefix, "1 again", 8) == 0 ? "it" : "them");
+}
+
+/* s.down's runs due, and the text of those due again, its upstreams ups. */
+static const char *due_again(struct fx *f, struct model_upstream *ups, size_t nups,
+			     struct win_list *due)
+{
+	struct win_ask ask = { .now = RUN_HOURS * H, .mode = WIN_DISCOVER };
+	struct run_again again;
+	struct run_gates g;
+	const char *text;
+
+	f->m[2].upstreams = ups;
+	f->m[2].nupstreams = nups;
+	*due = (struct win_list){ 0 };
+	run_gates_open(&f->rw, &f->m[2], ask.now, &g);
+	run_windows_due(&f->rw, &f->m[2], &ask, &g, due, &again);
+	text = run_again_text(f->a, &again);
+	run_gates_free(&g);
+	f->m[2].nupstreams = 0;
+	return text;
+}
+
+/* Restatements over runs: a run of a million applied hours whose upstream
+ * applied nothing after it is not due; one upstream hour applied again in
+ * its middle makes that hour alone due again for encapsulate and exact,
+ * and every hour from it on for through; an hour stale for two upstreams
+ * is told for the first. */
+static void runs_due_again(void **state)
+{
+	struct fx *f = *state;
+	struct model_upstream ups[2] = {
+		{ .name = "s.fixed", .level = WIN_ENCAPSULATE, .type = "model",
+		  .target = &f->m[1] },
+		{ .name = "s.flex", .level = WIN_WHOLE, .type = "model", .target = &f->m[0] },
+	};
+	const int64_t mid = (RUN_HOURS / 2) * H, end = RUN_HOURS * H;
+	struct win_list due;
+
+	run_windows_clear(&f->rw, &f->m[0]);
+	run_windows_clear(&f->rw, &f->m[1]);
+	run_windows_clear(&f->rw, &f->m[2]);
+	put_run(f, 1, 0, end, 1000);
+	put_run(f, 2, 0, end, 1500);
+	assert_int_equal(f->rw.by_model[2].n, 1);
+	for (int l = WIN_EXACT; l <= WIN_WHOLE; l++) {
+		ups[0].level = l;
+		assert_null(due_again(f, ups, 1, &due));
+		assert_int_equal(due.n, 0);
+		free(due.r);
+	}
+	put_run(f, 1, mid, mid + H, 2000);
+	ups[0].level = WIN_ENCAPSULATE;
+	assert_string_equal(due_again(f, ups, 1, &due),
+			    again_text(f, "1 again", "s.fixed", mid, mid + H));
+	assert_int_equal(due.n, 1);
+	assert_int_equal(due.r[0].since, mid);
+	assert_int_equal(due.r[0].until, mid + H);
+	free(due.r);
+	ups[0].level = WIN_EXACT;
+	assert_string_equal(due_again(f, ups, 1, &due),
+			    again_text(f, "1 again", "s.fixed", mid, mid + H));
+	assert_int_equal(due.n, 1);
+	assert_int_equal(due.r[0].until, mid + H);
+	free(due.r);
+	ups[0].level = WIN_THROUGH;
+	assert_string_equal(due_again(f, ups, 1, &due),
+			    again_text(f, arena_sprintf(f->a, "%lld again", RUN_HOURS / 2),
+				       "s.fixed", mid, mid + H));
+	assert_int_equal(due.n, 1);
+	assert_int_equal(due.r[0].since, mid);
+	assert_int_equal(due.r[0].until, end);
+	free(due.r);
+	/* every hour is stale for the flexible upstream, the middle one for
+	 * the first upstream already */
+	apply(f, 0, end, 3000);
+	ups[0].level = WIN_ENCAPSULATE;
+	assert_string_equal(due_again(f, ups, 2, &due),
+			    arena_sprintf(f->a, "%s, %s",
+					  again_text(f, "1 again", "s.fixed", mid, mid + H),
+					  again_text(f, arena_sprintf(f->a, "%lld again", RUN_HOURS - 1),
+						     "s.flex", 0, end)));
+	assert_int_equal(due.n, 1);
+	assert_int_equal(due.r[0].since, 0);
+	assert_int_equal(due.r[0].until, end);
+	free(due.r);
+	run_windows_clear(&f->rw, &f->m[0]);
+	run_windows_clear(&f->rw, &f->m[1]);
+	run_windows_clear(&f->rw, &f->m[2]);
 }
 
 static void gates_name_each_upstream(void **state)
@@ -245,6 +458,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(islands),
+		cmocka_unit_test(rows_left_apart),
+		cmocka_unit_test(windows_due_again),
+		cmocka_unit_test(runs_due_again),
 		cmocka_unit_test(gates_name_each_upstream),
 		cmocka_unit_test(sources_publish_coverage),
 	};

@@ -521,6 +521,101 @@ static void test_against_plain_rules(void **state)
 	assert_true(stale > 1000);
 }
 
+/* Hours of a day built at T0 + D, two of them built again a day later:
+ * the windows that read them are due again, as each level's scope says. */
+static void test_rebuilt(void **state)
+{
+	struct win_row rows[48];
+	struct win_index ix;
+	int64_t from = 0, to = 0, built = T0 + D;
+	size_t n = hours(rows, 0, 0, 48, built);
+
+	(void)state;
+	rows[29].applied_at = rows[29].oldest_at = built + D;
+	rows[30].applied_at = rows[30].oldest_at = built + D;
+	win_index_build(&ix, WIN_FIXED, T0, T0 + 48 * H, rows, n);
+	/* the first day read none of them; the second did */
+	assert_false(win_rebuilt(&ix, WIN_ENCAPSULATE, T0, T0 + D, built, &from, &to));
+	assert_true(win_rebuilt(&ix, WIN_ENCAPSULATE, T0 + D, T0 + 2 * D, built, &from, &to));
+	assert_int_equal(from, T0 + 29 * H);
+	assert_int_equal(to, T0 + 31 * H);
+	/* a window built after them read them as they are */
+	assert_false(win_rebuilt(&ix, WIN_ENCAPSULATE, T0 + D, T0 + 2 * D, built + D, &from, &to));
+	/* through: every day from the second; whole: every day; exists: none */
+	assert_true(win_rebuilt(&ix, WIN_THROUGH, T0 + 40 * H, T0 + 41 * H, built, &from, &to));
+	assert_false(win_rebuilt(&ix, WIN_THROUGH, T0 + 28 * H, T0 + 29 * H, built, &from, &to));
+	assert_true(win_rebuilt(&ix, WIN_WHOLE, T0, T0 + H, built, &from, &to));
+	assert_false(win_rebuilt(&ix, WIN_EXISTS, T0 + D, T0 + 2 * D, built, &from, &to));
+	assert_true(win_rebuilt(&ix, WIN_EXACT, T0 + 30 * H, T0 + 31 * H, built, &from, &to));
+	assert_int_equal(from, T0 + 30 * H);
+	assert_false(win_rebuilt(&ix, WIN_EXACT, T0 + 31 * H, T0 + 32 * H, built, &from, &to));
+	win_index_free(&ix);
+	/* a flexible island counts when all of it was applied since */
+	rows[0] = (struct win_row){ T0, T0 + D, built + D, built };
+	rows[1] = (struct win_row){ T0 + D, T0 + 2 * D, built + D, built + D };
+	win_index_build(&ix, WIN_FLEX, T0, T0 + 48 * H, rows, 2);
+	assert_false(win_rebuilt(&ix, WIN_ENCAPSULATE, T0, T0 + H, built, &from, &to));
+	assert_true(win_rebuilt(&ix, WIN_ENCAPSULATE, T0 + D, T0 + D + H, built, &from, &to));
+	win_index_free(&ix);
+	/* a timeless upstream's existence row says nothing of what changed */
+	rows[0] = row(0, 0, built + D);
+	win_index_build(&ix, WIN_TIMELESS, 0, 0, rows, 1);
+	assert_false(win_rebuilt(&ix, WIN_WHOLE, T0, T0 + D, built, &from, &to));
+	win_index_free(&ix);
+}
+
+/* win_rebuilt on random upstreams and windows against the selection of
+ * each level read row by row. */
+static void test_rebuilt_against_plain_rules(void **state)
+{
+	static const enum win_grain grains[] = { WIN_HOUR, WIN_DAY, WIN_WEEK, WIN_MONTH };
+	static struct upstream u;
+	uint64_t x = 0x20261107ULL;
+	int yes = 0, no = 0;
+
+	(void)state;
+	for (int round = 0; round < 200; round++) {
+		struct win_index ix;
+
+		random_upstream(&u, round % 3 ? WIN_FIXED : WIN_FLEX, &x);
+		win_index_build(&ix, u.shape, GRID_START, GRID_START + GRID_HOURS * H, u.rows, u.n);
+		for (int q = 0; q < 200; q++) {
+			enum win_grain g = grains[next(&x) % 4];
+			int64_t t = GRID_START - 2 * D +
+				    (int64_t)(next(&x) % (uint64_t)(GRID_HOURS * H + 4 * D));
+			int64_t since = win_floor(g, t), until = win_add(g, since, 1);
+			int64_t after = NOW - (int64_t)(next(&x) % (uint64_t)(11 * D));
+			enum win_level l = (enum win_level)(next(&x) % 5);
+			int64_t lo = l == WIN_THROUGH && since < GRID_START ? since : GRID_START;
+			int64_t from = 0, to = 0, want_from = INT64_MAX, want_to = INT64_MIN;
+			bool got = win_rebuilt(&ix, l, since, until, after, &from, &to);
+
+			for (size_t i = 0; i < u.n; i++) {
+				const struct win_row *r = &u.rows[i];
+				bool in = l == WIN_EXACT	 ? r->since == since && r->until == until
+					  : l == WIN_ENCAPSULATE ? r->since < until && r->until > since
+					  : l == WIN_THROUGH	 ? r->since < until && r->until > lo
+								 : l == WIN_WHOLE;
+
+				if (!in || r->oldest_at <= after)
+					continue;
+				want_from = r->since < want_from ? r->since : want_from;
+				want_to = r->until > want_to ? r->until : want_to;
+			}
+			if (got != (want_from != INT64_MAX) ||
+			    (got && (from != want_from || to != want_to)))
+				fail_msg("round %d: %s over [%lld, %lld) after %lld: got %d [%lld, %lld)",
+					 round, win_level_name(l), (long long)since, (long long)until,
+					 (long long)after, got, (long long)from, (long long)to);
+			yes += got;
+			no += !got;
+		}
+		win_index_free(&ix);
+	}
+	assert_true(yes > 2000);
+	assert_true(no > 2000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +628,8 @@ int main(void)
 		cmocka_unit_test(test_timeless),
 		cmocka_unit_test(test_freshness),
 		cmocka_unit_test(test_against_plain_rules),
+		cmocka_unit_test(test_rebuilt),
+		cmocka_unit_test(test_rebuilt_against_plain_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

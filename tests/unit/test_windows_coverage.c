@@ -1,6 +1,6 @@
 /*
  * Unit tests for the coverage algebra (src/windows/coverage.c): union,
- * subtraction, cover, gaps, find and slicing on chosen cases, then random
+ * subtraction, cover, gaps and find on chosen cases, then random
  * operations from fixed seeds checked against a plain model, one bool per
  * unit cell, after every step: the islands' invariant, and every query's
  * answer against the cells.
@@ -211,35 +211,6 @@ static void test_gaps(void **state)
 	win_set_free(&s);
 }
 
-static void test_slice(void **state)
-{
-	struct win_set out = { 0 };
-
-	(void)state;
-	win_slice(5, 27, 10, &out);
-	assert_set(&out, "[5,10) [10,20) [20,27)");
-	win_slice(30, 40, 10, &out); /* appended, on a boundary: one piece */
-	assert_set(&out, "[5,10) [10,20) [20,27) [30,40)");
-	win_set_free(&out);
-	win_slice(-15, 5, 10, &out); /* multiples before the epoch too */
-	assert_set(&out, "[-15,-10) [-10,0) [0,5)");
-	win_set_free(&out);
-	win_slice(3, 4, 10, &out);
-	assert_set(&out, "[3,4)");
-	win_set_free(&out);
-	win_slice(7, 7, 10, &out);
-	win_slice(9, 2, 10, &out);
-	win_slice(0, 10, 0, &out);
-	assert_int_equal(out.n, 0);
-	win_slice(0, 7200 * 3, 3600, &out);
-	assert_int_equal(out.n, 6);
-	for (size_t i = 0; i < out.n; i++) {
-		assert_int_equal(out.r[i].since, (int64_t)i * 3600);
-		assert_int_equal(out.r[i].until, (int64_t)(i + 1) * 3600);
-	}
-	win_set_free(&out);
-}
-
 static void test_search(void **state)
 {
 	const int64_t keys[] = { 10, 20, 20, 30 };
@@ -393,7 +364,6 @@ int main(void)
 		cmocka_unit_test(test_sub),
 		cmocka_unit_test(test_covers_and_find),
 		cmocka_unit_test(test_gaps),
-		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_against_model),
 	};

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "core/err.h"
 #include "windows/schedule.h"
 
 #include <stdio.h>
@@ -36,10 +37,18 @@ static const char *scheduled(const struct win_grid *g, const struct win_ask *ask
 
 	win_schedule(g, ask, applied, &l);
 	out[0] = '\0';
-	for (size_t i = 0; i < l.n && len < sizeof(out) - 32; i++)
-		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%lld-%lld", i ? "," : "",
-					(long long)((l.r[i].since - T0) / H),
-					(long long)((l.r[i].until - T0) / H));
+	for (size_t i = 0; i < l.n; i++) {
+		int64_t n = 0;
+
+		for (int64_t t = l.r[i].since, next; t < l.r[i].until && len < sizeof(out) - 32;
+		     t = next, n++) {
+			next = win_next(g, ask, t, l.r[i].until);
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%lld-%lld",
+						len ? "," : "", (long long)((t - T0) / H),
+						(long long)((next - T0) / H));
+		}
+		assert_int_equal(win_run_count(g, ask, l.r[i].since, l.r[i].until), n);
+	}
 	free(l.r);
 	return out;
 }
@@ -147,9 +156,10 @@ static void months_are_calendar(void **state)
 	(void)state;
 	win_schedule(&g, &ask, &applied, &l);
 	/* November (30 days) and December (31) have closed; January has not */
-	assert_int_equal(l.n, 2);
-	assert_int_equal(l.r[0].until - l.r[0].since, 30 * D);
-	assert_int_equal(l.r[1].until - l.r[1].since, 31 * D);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(win_run_count(&g, &ask, l.r[0].since, l.r[0].until), 2);
+	assert_int_equal(win_next(&g, &ask, l.r[0].since, l.r[0].until) - l.r[0].since, 30 * D);
+	assert_int_equal(l.r[0].until - l.r[0].since, 61 * D);
 	free(l.r);
 }
 
@@ -179,6 +189,20 @@ static void against_brute_force(void **state)
 				win_set_add(&applied, T0 + i * H, T0 + (i + 1) * H);
 		}
 		win_schedule(&g, &ask, &applied, &l);
+		/* the runs cut into windows, as a run takes them */
+		struct win_list cells = { 0 };
+
+		for (size_t r = 0; r < l.n; r++) {
+			for (int64_t t = l.r[r].since; t < l.r[r].until;) {
+				int64_t next = win_next(&g, &ask, t, l.r[r].until);
+
+				cells.r = realloc(cells.r, (cells.n + 1) * sizeof(*cells.r));
+				cells.r[cells.n++] = (struct win_range){ t, next };
+				t = next;
+			}
+		}
+		free(l.r);
+		l = cells;
 		for (int i = 0; i < 64; i++) {
 			bool in = !ask.ranged || (i >= lo && i < hi);
 			bool want = in && (ask.mode == WIN_BULLDOZER && ask.ranged ? true
@@ -198,6 +222,73 @@ static void against_brute_force(void **state)
 	}
 }
 
+/* A century of hours never applied is one run, whatever its length; the
+ * applied windows in it split it into as many runs as there are holes. */
+static void runs_not_windows(void **state)
+{
+	struct win_grid g = hourly();
+	struct win_ask ask = { .mode = WIN_DISCOVER };
+	struct win_set applied = { 0 };
+	struct win_list l = { 0 };
+	int64_t total = 0;
+
+	(void)state;
+	g.start = T0 - 100LL * 365 * D;
+	ask.now = T0 + 30 * 60;
+	win_schedule(&g, &ask, &applied, &l);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.r[0].since, g.start);
+	assert_int_equal(l.r[0].until, T0);
+	assert_int_equal(win_run_count(&g, &ask, l.r[0].since, l.r[0].until), 100 * 365 * 24);
+	free(l.r);
+	/* two applied stretches: three runs, the windows between them */
+	win_set_add(&applied, T0 - 50 * D, T0 - 40 * D);
+	win_set_add(&applied, T0 - 10 * D, T0 - 5 * D);
+	l = (struct win_list){ 0 };
+	win_schedule(&g, &ask, &applied, &l);
+	assert_int_equal(l.n, 3);
+	for (size_t i = 0; i < l.n; i++)
+		total += win_run_count(&g, &ask, l.r[i].since, l.r[i].until);
+	assert_int_equal(total, 100 * 365 * 24 - 15 * 24);
+	assert_int_equal(l.r[1].since, T0 - 40 * D);
+	assert_int_equal(l.r[1].until, T0 - 10 * D);
+	free(l.r);
+	/* a flexible model's chunks: a run not on a multiple counts its ends */
+	g.flex = true;
+	ask.chunk = 2 * H;
+	assert_int_equal(win_run_count(&g, &ask, T0 + H, T0 + 6 * H), 3);
+	assert_int_equal(win_run_count(&g, &ask, T0 + H, T0 + 5 * H), 3);
+	assert_int_equal(win_run_count(&g, &ask, T0, T0 + 4 * H), 2);
+	ask.chunk = 0;
+	assert_int_equal(win_run_count(&g, &ask, T0 + 600, T0 + 2 * H + 600), 3);
+	win_set_free(&applied);
+}
+
+/* A grid of more than WIN_GRID_MAX closed windows is refused, with the
+ * earliest start that would do; one at the bound is not. */
+static void grid_bound(void **state)
+{
+	struct win_grid g = hourly();
+	struct sl_err err = SL_ERR_INIT;
+	int64_t now = T0 + 30 * 60;
+
+	(void)state;
+	g.start = T0 - (int64_t)WIN_GRID_MAX * H;
+	assert_int_equal(win_grid_check(&g, now, &err), 0);
+	g.start -= H;
+	assert_int_equal(win_grid_check(&g, now, &err), SL_E_INVALID);
+	assert_non_null(strstr(err.msg, "too many windows: 2000001 of 1h"));
+	assert_non_null(strstr(err.msg, "on or after '1798-09-03 16:00:00'"));
+	/* the bound is on what has closed: an end before now limits it */
+	g.end = T0 - (int64_t)WIN_GRID_MAX * H / 2;
+	assert_int_equal(win_grid_check(&g, now, NULL), 0);
+	/* 0001-01-01 by the day is under it, by the hour far over */
+	g = (struct win_grid){ .grain = WIN_DAY, .start = WIN_TIME_MIN, .end = INT64_MAX };
+	assert_int_equal(win_grid_check(&g, now, NULL), 0);
+	g.grain = WIN_HOUR;
+	assert_int_equal(win_grid_check(&g, now, NULL), SL_E_INVALID);
+}
+
 static void mode_names(void **state)
 {
 	(void)state;
@@ -215,6 +306,8 @@ int main(void)
 		cmocka_unit_test(flexible),
 		cmocka_unit_test(months_are_calendar),
 		cmocka_unit_test(against_brute_force),
+		cmocka_unit_test(runs_not_windows),
+		cmocka_unit_test(grid_bound),
 		cmocka_unit_test(mode_names),
 	};
 

@@ -39,7 +39,7 @@ note rows left apart, as a crash between a window and its island leaves them, jo
 sl run -s silver.clicks --chunk 1h
 win silver.clicks
 q "SELECT count(*) AS n FROM silver.clicks"
-note a flexible model that aggregates is refused, and append is a risk
+note a flexible model that aggregates is refused, one that appends is not: each window replaces its rows
 cat > models/silver/agg.sql <<'SQL'
 @config materialized=incremental, temporality=temporal, flexibility=flex, time_column=h,
         grain=1h, start='2026-11-01'
