@@ -353,7 +353,7 @@ static const char *const grain_intervals[] = {
  * of the ten digits, so that writing a run of a million blocked windows
  * costs the warehouse a scan, not a million values to parse. */
 static void add_run(struct buf *sql, const char *env, const struct state_window *row,
-		    enum win_grain g, int64_t count)
+		    enum win_grain g, int64_t count, bool only_missing)
 {
 	char text[WIN_TIME_MAX];
 	struct buf since = BUF_INIT, until = BUF_INIT;
@@ -374,32 +374,48 @@ static void add_run(struct buf *sql, const char *env, const struct state_window 
 		buf_addf(sql, "%s(VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS d%d(i)",
 			 d ? " CROSS JOIN " : "", d);
 	buf_addf(sql, ") AS numbers WHERE n < %lld", (long long)count);
+	if (only_missing) {
+		buf_adds(sql, " AND NOT EXISTS (SELECT 1 FROM _sluice.windows");
+		where_model(sql, env, row->model);
+		buf_addf(sql, " AND since = %s)", since.buf);
+	}
 	buf_release(&since);
 	buf_release(&until);
 }
 
-void state_sql_window(struct buf *sql, const char *env, const struct state_window *row)
+/* The WHERE of row's place: a grid run's windows, a window, or the model's
+ * existence row; *count how many windows that is. */
+static void where_span(struct buf *sql, const char *env, const struct state_window *row,
+		       enum win_grain *g, int64_t *count)
 {
-	enum win_grain g;
 	/* a grid row stands for the windows its grain cuts it into */
-	bool grid = !row->timeless && row->grain && win_grain_parse(row->grain, &g) == 0;
-	int64_t count = grid ? win_count(g, row->since, row->until) : 1;
+	bool grid = !row->timeless && row->grain && win_grain_parse(row->grain, g) == 0;
 
-	buf_adds(sql, "DELETE FROM _sluice.windows");
-	where_model(sql, env, row->model);
-	if (grid) {
+	*count = grid ? win_count(*g, row->since, row->until) : 1;
+	if (*count > 1) {
+		where_model(sql, env, row->model);
 		buf_adds(sql, " AND since >= ");
 		add_time(sql, row->since, true);
 		buf_adds(sql, " AND since < ");
 		add_time(sql, row->until, true);
-	} else if (!row->timeless) {
-		buf_adds(sql, " AND since = ");
-		add_time(sql, row->since, true);
+	} else {
+		where_row(sql, env, row);
 	}
-	buf_adds(sql, ";\n");
+}
+
+/* The INSERT of row's windows; only_missing: of those that have no row. */
+static void add_rows(struct buf *sql, const char *env, const struct state_window *row,
+		     enum win_grain g, int64_t count, bool only_missing)
+{
 	buf_adds(sql, insert_row);
 	if (count > 1) {
-		add_run(sql, env, row, g, count);
+		add_run(sql, env, row, g, count, only_missing);
+	} else if (only_missing) {
+		buf_adds(sql, "SELECT ");
+		row_values(sql, env, row);
+		buf_adds(sql, " WHERE NOT EXISTS (SELECT 1 FROM _sluice.windows");
+		where_row(sql, env, row);
+		buf_adds(sql, ")");
 	} else {
 		buf_adds(sql, "VALUES (");
 		row_values(sql, env, row);
@@ -408,23 +424,32 @@ void state_sql_window(struct buf *sql, const char *env, const struct state_windo
 	buf_adds(sql, ";\n");
 }
 
+void state_sql_window(struct buf *sql, const char *env, const struct state_window *row)
+{
+	enum win_grain g = WIN_HOUR;
+	int64_t count;
+
+	buf_adds(sql, "DELETE FROM _sluice.windows");
+	where_span(sql, env, row, &g, &count);
+	buf_adds(sql, ";\n");
+	add_rows(sql, env, row, g, count, false);
+}
+
 void state_sql_window_unbuilt(struct buf *sql, const char *env, const struct state_window *row,
 			      const struct state_window *old)
 {
+	enum win_grain g = WIN_HOUR;
+	int64_t count;
+
 	buf_adds(sql, "DELETE FROM _sluice.windows");
-	where_row(sql, env, row);
+	where_span(sql, env, row, &g, &count);
 	buf_adds(sql, " AND (status <> 'applied'");
 	if (old && old->status == WINDOW_APPLIED) {
 		buf_adds(sql, " OR applied_at = ");
 		add_time(sql, old->applied_at, old->applied_at != 0);
 	}
 	buf_adds(sql, ");\n");
-	buf_adds(sql, insert_row);
-	buf_adds(sql, "SELECT ");
-	row_values(sql, env, row);
-	buf_adds(sql, " WHERE NOT EXISTS (SELECT 1 FROM _sluice.windows");
-	where_row(sql, env, row);
-	buf_adds(sql, ");\n");
+	add_rows(sql, env, row, g, count, true);
 }
 
 void state_sql_windows_drop(struct buf *sql, const char *env, const char *model, int64_t since,
