@@ -34,6 +34,9 @@ range() {
 	printf -- "--since 2026-10-%02d --until 2026-10-%02d" "$a" $((a + n))
 }
 kills=0
+# the kill comes at a random point of a run as long as the last whole one
+# took (ms), so that it lands mid-run however fast the machine is
+took=600
 for i in $(seq 1 14); do
 	workers=$((RANDOM % 3 + 1))
 	case $((i % 4)) in
@@ -44,12 +47,14 @@ for i in $(seq 1 14); do
 	esac
 	"$SLUICE_BIN" run $args --chunk 1h --workers $workers >/dev/null 2>&1 &
 	pid=$!
-	sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.05 + (r % 120) / 100 }')"
+	sleep "$(awk -v r="$RANDOM" -v t="$took" 'BEGIN { printf "%.3f", t * (0.05 + (r % 90) / 100) / 1000 }')"
 	kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
 	wait "$pid" 2>/dev/null
 	check "after run $i ($args, killed)"
 	# and the same run to its end, which builds its windows again
+	started=$(date +%s%N)
 	"$SLUICE_BIN" run $args --chunk 1h --workers $workers >/dev/null 2>&1
+	took=$((($(date +%s%N) - started) / 1000000))
 	check "after run $i ($args)"
 done
 echo "killed mid-run: $([ "$kills" -gt 3 ] && echo yes || echo no)"
