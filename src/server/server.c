@@ -265,6 +265,21 @@ static int left_out(struct server *s, const struct source_cfg *src, int rc, stru
 	return 0;
 }
 
+static void log_unserved_webhooks(struct server *s)
+{
+	size_t n = s->p->cfg.nsources, k;
+	const char **names = calloc(n + 1, sizeof(char *)), **whys = calloc(n + 1, sizeof(char *));
+
+	if (!names || !whys)
+		abort();
+	k = server_ingest_unavailable(s->ingest, names, whys, n);
+	for (size_t i = 0; i < k; i++)
+		fprintf(s->opts->log, "sluice serve: source '%s' is not served: %s\n", names[i],
+			whys[i]);
+	free(names);
+	free(whys);
+}
+
 static int start_source_threads(struct server *s, struct sl_err *err)
 {
 	const struct project_cfg *cfg = &s->p->cfg;
@@ -930,6 +945,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		rc = status_doc_start(status_build, &s, STATUS_MAX_AGE_MS, &s.status, err);
 	if (!rc)
 		rc = server_ingest_open(p, &s.ingest, err);
+	if (!rc && opts->log)
+		log_unserved_webhooks(&s);
 	if (!rc)
 		rc = wh_connect(w, &wconn, err);
 	if (!rc)
