@@ -81,6 +81,8 @@ struct ingest_writer {
 	 * opened it again (under wk.mu); why, for the health check */
 	bool down;
 	char down_why[256];
+	/* a commit's outcome is unknown for good: answered as in doubt */
+	bool in_doubt;
 };
 
 /* How often a writer whose connection is lost tries the warehouse. */
@@ -494,9 +496,21 @@ static int commit(struct ingest_writer *wr, struct pending **items, size_t n, bo
 		while (k < *nadv && !advs[k].rows)
 			k++;
 		/* a flush that landed no rows changed nothing either way */
-		if (k < *nadv && wh_lost(wr->w) &&
-		    commit_outcome(wr, sources[k], advs[k].seq, &landed, &asked) == 0 && landed)
-			return 0;
+		if (k < *nadv && wh_lost(wr->w)) {
+			int asked_rc = commit_outcome(wr, sources[k], advs[k].seq, &landed, &asked);
+
+			if (!asked_rc && landed)
+				return 0;
+			/* stopped before the warehouse could be asked: the
+			 * outcome stays unknown to this process */
+			if (asked_rc == SL_E_CONN) {
+				wr->in_doubt = true;
+				sl_err_set(err, SL_E_CONN,
+					   "the connection to the warehouse was lost during a commit, and "
+					   "the server stopped before it could ask whether it committed: %s",
+					   asked.msg);
+			}
+		}
 	}
 	if (rc) {
 		wh_rollback(wr->w);
@@ -654,7 +668,7 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 		items[n++] = p;
 	if (commit_flush(wr, items, n, advs, sources, &nadv, &err) == 0) {
 		finish(wr, items, n, advs, sources, nadv);
-	} else if (wh_suspect(wr->w, &err)) {
+	} else if (wh_suspect(wr->w, &err) || wr->in_doubt) {
 		give_up(wr, items, n, &err);
 	} else if (err.code == SL_E_CONN) {
 		/* nothing of it committed: each sender is told to retry, and
@@ -674,7 +688,7 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 
 			items[i]->res = (struct ingest_result){ 0 };
 			rc = commit(wr, &items[i], 1, true, advs, sources, &nadv, &one);
-			if (rc && wh_suspect(wr->w, &one)) {
+			if (rc && (wh_suspect(wr->w, &one) || wr->in_doubt)) {
 				give_up(wr, &items[i], n - i, &one);
 				break;
 			}

@@ -8,7 +8,8 @@
  * and a batch that fails lands nothing. A lost connection fails the
  * batches of the flush that met it with SL_E_CONN (for the sender to
  * retry) unless its commit had gone through, which the writer asks the
- * warehouse on a new session before it answers. A failure that leaves the
+ * warehouse on a new session before it answers; a writer stopped before it
+ * could ask is in doubt, as below. A failure that leaves the
  * warehouse in doubt (wh_suspect) is answered to no one: whether that
  * transaction reached the disk is unknown, and only a process that opens
  * the warehouse again can tell.
