@@ -472,7 +472,10 @@ static enum part health_parts(struct server *s, json_t *parts)
 
 		snprintf(name, sizeof(name), "source %s",
 			 json_string_value(json_object_get(st, "source")));
-		add_part(parts, name, failing ? PART_FAILING : PART_OK,
+		add_part(parts, name,
+			 poller_down(s->pollers[i]) ? PART_UNREACHABLE
+			 : failing		     ? PART_FAILING
+						     : PART_OK,
 			 failing ? json_string_value(json_object_get(st, "last_error")) : NULL,
 			 &worst);
 		json_decref(st);
