@@ -282,7 +282,9 @@ static int pg_reconnect(struct wh *w, struct sl_err *err)
 
 	if (!atomic_load(&p->lost))
 		return 0;
-	return p->lost_in_txn ? refused(p, err) : reconnect(p, err);
+	/* its caller holds no transaction: what the lost one did is gone */
+	p->lost_in_txn = false;
+	return reconnect(p, err);
 }
 
 static uint64_t pg_sessions(const struct wh *w)

@@ -106,7 +106,8 @@ bool wh_suspect(struct wh *w, struct sl_err *err);
 bool wh_lost(const struct wh *w);
 /* Opens a lost connection anew now, when the backoff allows it: 0 once it
  * is up (at once when it was not lost), SL_E_CONN while it cannot be. For
- * a holder that waits for the warehouse without a statement to run. */
+ * a holder that waits for the warehouse without a statement to run, and
+ * so without a transaction: one the loss cut counts as rolled back. */
 int wh_reconnect(struct wh *w, struct sl_err *err);
 /* How many times the connection was opened anew: a holder that keeps what
  * it read of the warehouse in memory reads it again when this changed,

@@ -365,6 +365,14 @@ static void test_lost_transaction_is_rolled_back_first(void **state)
 	wh_rollback(f->w);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM tmp"), 0);
 	assert_int_equal(wh_sessions(f->w), 1);
+	/* a holder waiting for the warehouse holds no transaction: what the
+	 * loss cut counts as rolled back */
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	terminate(f->w);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (4)", &f->err), SL_E_CONN);
+	assert_int_equal(wh_reconnect(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM tmp"), 0);
+	assert_int_equal(wh_sessions(f->w), 2);
 }
 
 /* A COMMIT that met the loss may or may not have committed: said so, and
