@@ -486,9 +486,12 @@ static int commit(struct ingest_writer *wr, struct pending **items, size_t n, bo
 		rc = land_source(wr, items, n, i, &advs[*nadv], err);
 		sources[(*nadv)++] = items[i]->b->source;
 	}
+	bool at_commit = !rc;
+
 	if (!rc)
 		rc = wh_commit(wr->w, err);
-	if (rc == SL_E_CONN) {
+	/* lost before the COMMIT, the transaction died with its session */
+	if (rc == SL_E_CONN && at_commit) {
 		struct sl_err asked = SL_ERR_INIT;
 		size_t k = 0;
 		bool landed = false;
@@ -507,7 +510,7 @@ static int commit(struct ingest_writer *wr, struct pending **items, size_t n, bo
 				wr->in_doubt = true;
 				sl_err_set(err, SL_E_CONN,
 					   "the connection to the warehouse was lost during a commit, and "
-					   "the server stopped before it could ask whether it committed: %s",
+					   "the writer stopped before it could ask whether it committed: %s",
 					   asked.msg);
 			}
 		}
