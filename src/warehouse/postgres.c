@@ -390,7 +390,11 @@ static int pg_connect(struct wh *w, struct wh **out, struct sl_err *err)
 	rc = pg_open_conn(p->dsn, p->base.memo, out, err);
 	if (rc)
 		wh_memo_release(p->base.memo);
-	return rc;
+	/* the server this process works on, unreachable for now: to be
+	 * tried again, as a lost connection is */
+	if (rc == SL_E_IO && err)
+		err->code = SL_E_CONN;
+	return rc == SL_E_IO ? SL_E_CONN : rc;
 }
 
 /* Dialect */

@@ -67,8 +67,9 @@ int wh_open_postgres(const char *dsn, struct wh **out, struct sl_err *err);
  * on disk, and a connection still in a transaction is left as it is. */
 void wh_close(struct wh *w);
 /* Another connection to the same database, for another thread of this
- * process (DuckDB lets one process hold a database file). Close it with
- * wh_close(). */
+ * process (DuckDB lets one process hold a database file). A server that
+ * cannot be reached now fails it with SL_E_CONN, to be tried again. Close
+ * it with wh_close(). */
 int wh_connect(struct wh *w, struct wh **out, struct sl_err *err);
 enum wh_kind wh_kind(const struct wh *w);
 /* The backend's version string ("v1.4.4"); owned by w. */

@@ -65,6 +65,9 @@ if is_postgres; then
 				sleep 0.05
 			done
 			cp health.json down.json
+			echo "meanwhile: status $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $SERVE_TOKEN" \
+				"http://127.0.0.1:$serve_port/api/live/status"), advance $(curl -s -o /dev/null -w '%{http_code}' \
+				-H "Authorization: Bearer $SERVE_TOKEN" -X POST "http://127.0.0.1:$serve_port/api/live/sources/events/advance")"
 			sleep 1
 			admin -c "ALTER DATABASE $wh_db ALLOW_CONNECTIONS true"
 		fi
