@@ -91,6 +91,22 @@ for i in $(seq 600); do
 	sleep 0.05
 done
 echo "health $(health) $(jq -c '{status, components: (.components | map_values(.status))}' health.json)"
+# every source change (300 inserts, 300 updates) landed, and silver.orders
+# covers them: asked of the warehouse on PostgreSQL (a commit that met the
+# loss lands in one attempt and is skipped by the next, so the slot's own
+# counts may differ), of the slot on DuckDB (whose file the server holds)
+changes_landed() {
+	if is_postgres; then
+		"$SLUICE_BIN" sql "SELECT count(*) FROM landing.orders" | tail -n +2
+	else
+		status | jq -r '.cdc[0].changes'
+	fi
+}
+for i in $(seq 1200); do
+	[ "$(changes_landed)" = 600 ] && break
+	sleep 0.05
+done
+echo "source changes landed: $(changes_landed)"
 for i in $(seq 400); do
 	[ "$(status | jq -r '[.models[]? | select(.model == "silver.orders") | .covered] | first')" = \
 	  "$(status | jq -r '[.sources[]? | select(.source == "landing.orders") | .watermark] | first')" ] &&
