@@ -19,6 +19,8 @@ jq -r '.components["source orders"].error' health.json
 note the live status lists the sources that cannot take data
 curl -s "http://127.0.0.1:$serve_port/api/live/status" | jq -c '.unavailable[] | {source, state, error: (.error | sub(" \\(hint.*"; ""))}'
 
+"$SLUICE_BIN" live status | sed -n '/^UNAVAILABLE/,$p' | normalize
+
 note the signed source refuses its requests, naming the variable
 echo "signed: $(post signed '{"id": 1}') $(jq -r .error reply.json)"
 jq -r .detail reply.json
