@@ -31,7 +31,8 @@
 	X(SL_E_AUTH_EXPIRED, -19, "credentials expired")          \
 	X(SL_E_AUTH_DENIED, -20, "credentials rejected")          \
 	X(SL_E_SUSPECT, -21, "the warehouse failed a write and is in doubt") \
-	X(SL_E_BLOCKED, -22, "waiting for its upstreams")
+	X(SL_E_BLOCKED, -22, "waiting for its upstreams")                 \
+	X(SL_E_CONN, -23, "the warehouse is unreachable, try again")
 
 enum sl_code {
 	SL_OK = 0,

@@ -85,7 +85,7 @@ void pgcdc_retry_progress(struct pgcdc_retry *r, const struct pgcdc_stats *st, b
 
 bool pgcdc_retry_mends(int rc)
 {
-	return rc == 0 || rc == SL_E_IO;
+	return rc == 0 || rc == SL_E_IO || rc == SL_E_CONN;
 }
 
 int pgcdc_retry_stream_code(const char *sqlstate)

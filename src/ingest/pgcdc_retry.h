@@ -59,7 +59,9 @@ int64_t pgcdc_retry_backoff_ms(int failures);
 
 /* Whether an attempt that failed with rc may succeed when tried again:
  * the source database unreachable, restarting or its connection lost
- * (SL_E_IO), or a stream the server ended (0). Not a setting (SL_E_CONFIG,
+ * (SL_E_IO), the warehouse's connection lost (SL_E_CONN: the next attempt
+ * opens a new session, and resumes from the LSN stored there), or a
+ * stream the server ended (0). Not a setting (SL_E_CONFIG,
  * SL_E_USAGE), a publication or slot that is missing or cannot be
  * followed without a gap (SL_E_NOTFOUND, SL_E_INVALID: lost, read by
  * someone else), nor anything else the same attempt would meet again. */

@@ -27,6 +27,8 @@
 
 /* how often the probe asks the source server of the slot */
 #define PROBE_EVERY_MS 5000
+/* how often a consumer whose warehouse connection is lost tries it */
+#define RECONNECT_POLL_MS 100
 
 struct pgcdc_thread {
 	struct worker wk;
@@ -146,8 +148,23 @@ static void *run(void *arg)
 		/* a warehouse in doubt is the process's to answer: no retry */
 		if (wh_suspect(t->w, NULL))
 			break;
-		while (!t->wk.stop && units_mono_ms() < t->retry.next_attempt_ms)
-			worker_wait_until(&t->wk, t->retry.next_attempt_ms);
+		while (!t->wk.stop && units_mono_ms() < t->retry.next_attempt_ms) {
+			bool up;
+
+			if (!wh_lost(t->w)) {
+				worker_wait_until(&t->wk, t->retry.next_attempt_ms);
+				continue;
+			}
+			/* the warehouse's connection was lost: the next attempt
+			 * starts as soon as it is opened again, resuming from the
+			 * LSN the warehouse stored */
+			pthread_mutex_unlock(&t->wk.mu);
+			up = wh_reconnect(t->w, NULL) == 0;
+			pthread_mutex_lock(&t->wk.mu);
+			if (up)
+				break;
+			worker_wait_until(&t->wk, units_mono_ms() + RECONNECT_POLL_MS);
+		}
 	}
 	pthread_mutex_unlock(&t->wk.mu);
 	return NULL;
@@ -277,6 +294,16 @@ void pgcdc_thread_free(struct pgcdc_thread *t)
 	wh_close(t->w);
 	arena_free(t->a);
 	free(t);
+}
+
+bool pgcdc_thread_down(struct pgcdc_thread *t)
+{
+	return wh_lost(t->w);
+}
+
+const char *pgcdc_thread_sources(const struct pgcdc_thread *t)
+{
+	return t->sources;
 }
 
 /* An LSN as PostgreSQL writes it: 0/16B3748. */

@@ -11,6 +11,7 @@
 #define SL_INGEST_PGCDC_THREAD_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -50,5 +51,10 @@ void pgcdc_thread_free(struct pgcdc_thread *t);
  * slot, both null when unknown), what landed, the last error and the next
  * attempt. */
 json_t *pgcdc_thread_status(struct pgcdc_thread *t);
+/* Whether the slot's warehouse connection is lost (the consumer opens it
+ * again every 100 ms, and resumes as soon as it is back). Any thread. */
+bool pgcdc_thread_down(struct pgcdc_thread *t);
+/* The slot's sources, "orders, order_lines"; owned by t. */
+const char *pgcdc_thread_sources(const struct pgcdc_thread *t);
 
 #endif

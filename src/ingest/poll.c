@@ -301,6 +301,9 @@ json_t *poller_status(struct poller *p)
 
 /* ---- the thread ---- */
 
+/* How often a poller whose warehouse connection is lost tries it. */
+#define RECONNECT_POLL_MS 100
+
 static void wait_for(struct poller *p, int64_t ms)
 {
 	struct timespec ts;
@@ -325,6 +328,16 @@ static void *run(void *arg)
 		struct sl_err err = SL_ERR_INIT;
 		int failures = p->failures, rc;
 
+		/* a lost warehouse connection is opened again while the poll
+		 * waits, so that the health check sees it back */
+		if (wait > 0 && wh_lost(p->r)) {
+			pthread_mutex_unlock(&p->mu);
+			wh_reconnect(p->r, NULL);
+			pthread_mutex_lock(&p->mu);
+			if (wh_lost(p->r))
+				wait_for(p, wait < RECONNECT_POLL_MS ? wait : RECONNECT_POLL_MS);
+			continue;
+		}
 		if (wait > 0) {
 			wait_for(p, wait);
 			continue;
@@ -372,6 +385,18 @@ void poller_stop(struct poller *p)
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->tid, NULL);
 	p->running = false;
+	pthread_mutex_lock(&p->mu);
 	wh_close(p->r);
 	p->r = NULL;
+	pthread_mutex_unlock(&p->mu);
+}
+
+bool poller_down(struct poller *p)
+{
+	bool down;
+
+	pthread_mutex_lock(&p->mu);
+	down = p->r && wh_lost(p->r);
+	pthread_mutex_unlock(&p->mu);
+	return down;
 }

@@ -18,6 +18,7 @@
 #define SL_INGEST_POLL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -89,5 +90,8 @@ int poller_start(struct poller *p, struct wh *r, struct ingest_writer *wr, FILE 
 /* Cancels the poll in progress, joins the thread and closes its
  * connection. A no-op for a poller without a thread. */
 void poller_stop(struct poller *p);
+/* Whether the running poller's warehouse connection is lost (it is
+ * opened again every 100 ms meanwhile). Any thread. */
+bool poller_down(struct poller *p);
 
 #endif

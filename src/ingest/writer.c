@@ -77,7 +77,16 @@ struct ingest_writer {
 	 * wk.mu), and held are the batches it left unanswered */
 	bool suspect;
 	struct pending *held;
+	/* the connection is lost: submissions are refused until the writer
+	 * opened it again (under wk.mu); why, for the health check */
+	bool down;
+	char down_why[256];
+	/* a commit's outcome is unknown for good: answered as in doubt */
+	bool in_doubt;
 };
+
+/* How often a writer whose connection is lost tries the warehouse. */
+#define RECONNECT_POLL_MS 100
 
 #define DELIVERY_KEEP_MS (24LL * 3600 * 1000)
 #define SENDER_JITTER_US 500
@@ -381,9 +390,81 @@ static int lock_sources(struct ingest_writer *wr, struct pending **items, size_t
 	return rc;
 }
 
+static bool stopping(struct ingest_writer *wr)
+{
+	bool stop;
+
+	pthread_mutex_lock(&wr->wk.mu);
+	stop = wr->wk.stop;
+	pthread_mutex_unlock(&wr->wk.mu);
+	return stop;
+}
+
+/* Under wk.mu or on the writer's thread before it takes batches again. */
+static void set_down(struct ingest_writer *wr, bool down, const struct sl_err *err)
+{
+	pthread_mutex_lock(&wr->wk.mu);
+	wr->down = down;
+	if (down)
+		snprintf(wr->down_why, sizeof(wr->down_why), "%.*s",
+			 (int)sizeof(wr->down_why) - 1, err->msg);
+	pthread_mutex_unlock(&wr->wk.mu);
+}
+
+/* Whether the landing of source at seq is in the warehouse: asked under
+ * its advance lock, which the lost session's transaction held until it
+ * ended, so that a commit still under way on the server is waited for. */
+static int landed_at(struct ingest_writer *wr, const char *source, int64_t seq, bool *landed,
+		     struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	const char *name;
+	char schema[128];
+	int64_t n = 0;
+	int rc = wh_begin(wr->w, err);
+
+	if (!rc && wh_shared(wr->w))
+		rc = live_advance_lock(wr->w, source, err);
+	wh_split_qualified(source, schema, sizeof(schema), &name);
+	buf_adds(&sql, "SELECT count(*) FROM ");
+	wh_sql_qualified(&sql, schema, name);
+	buf_addf(&sql, " WHERE _sluice_seq = %lld", (long long)seq);
+	if (!rc)
+		rc = wh_query_int(wr->w, sql.buf, &n, err);
+	wh_rollback(wr->w);
+	buf_release(&sql);
+	*landed = n > 0;
+	return rc;
+}
+
+/* A COMMIT met the loss of the connection: whether it committed is told
+ * by the warehouse, asked on a new session as soon as one opens (until
+ * the writer stops: then it stays unknown, SL_E_CONN). source and seq:
+ * a landing of that commit. */
+static int commit_outcome(struct ingest_writer *wr, const char *source, int64_t seq,
+			  bool *landed, struct sl_err *err)
+{
+	int rc;
+
+	for (;;) {
+		wh_rollback(wr->w);
+		rc = wh_reconnect(wr->w, err);
+		if (!rc)
+			rc = landed_at(wr, source, seq, landed, err);
+		if (rc != SL_E_CONN || stopping(wr))
+			return rc;
+		set_down(wr, true, err);
+		pthread_mutex_lock(&wr->wk.mu);
+		worker_wait_until(&wr->wk, units_mono_ms() + RECONNECT_POLL_MS);
+		pthread_mutex_unlock(&wr->wk.mu);
+	}
+}
+
 /* One transaction for items; advs gets one advance per landing table.
  * Without lookup, delivery ids that landed before are left to the primary
- * key to find. */
+ * key to find. A commit that met the loss of the connection counts as
+ * made when the warehouse has its rows: a batch is then answered as
+ * landed, and is never landed twice. */
 static int commit(struct ingest_writer *wr, struct pending **items, size_t n, bool lookup,
 		  struct live_advance *advs, const char **sources, size_t *nadv, struct sl_err *err)
 {
@@ -405,8 +486,35 @@ static int commit(struct ingest_writer *wr, struct pending **items, size_t n, bo
 		rc = land_source(wr, items, n, i, &advs[*nadv], err);
 		sources[(*nadv)++] = items[i]->b->source;
 	}
+	bool at_commit = !rc;
+
 	if (!rc)
 		rc = wh_commit(wr->w, err);
+	/* lost before the COMMIT, the transaction died with its session */
+	if (rc == SL_E_CONN && at_commit) {
+		struct sl_err asked = SL_ERR_INIT;
+		size_t k = 0;
+		bool landed = false;
+
+		while (k < *nadv && !advs[k].rows)
+			k++;
+		/* a flush that landed no rows changed nothing either way */
+		if (k < *nadv && wh_lost(wr->w)) {
+			int asked_rc = commit_outcome(wr, sources[k], advs[k].seq, &landed, &asked);
+
+			if (!asked_rc && landed)
+				return 0;
+			/* stopped before the warehouse could be asked: the
+			 * outcome stays unknown to this process */
+			if (asked_rc == SL_E_CONN) {
+				wr->in_doubt = true;
+				sl_err_set(err, SL_E_CONN,
+					   "the connection to the warehouse was lost during a commit, and "
+					   "the writer stopped before it could ask whether it committed: %s",
+					   asked.msg);
+			}
+		}
+	}
 	if (rc) {
 		wh_rollback(wr->w);
 		*nadv = 0;
@@ -423,7 +531,7 @@ static int commit_flush(struct ingest_writer *wr, struct pending **items, size_t
 {
 	int rc = commit(wr, items, n, false, advs, sources, nadv, err);
 
-	if (rc && wr->delivery_clash && !wh_suspect(wr->w, NULL)) {
+	if (rc && rc != SL_E_CONN && wr->delivery_clash && !wh_suspect(wr->w, NULL)) {
 		sl_err_clear(err);
 		for (size_t i = 0; i < n; i++)
 			items[i]->res = (struct ingest_result){ 0 };
@@ -563,8 +671,15 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 		items[n++] = p;
 	if (commit_flush(wr, items, n, advs, sources, &nadv, &err) == 0) {
 		finish(wr, items, n, advs, sources, nadv);
-	} else if (wh_suspect(wr->w, &err)) {
+	} else if (wh_suspect(wr->w, &err) || wr->in_doubt) {
 		give_up(wr, items, n, &err);
+	} else if (err.code == SL_E_CONN) {
+		/* nothing of it committed: each sender is told to retry, and
+		 * nothing more is taken until the writer is connected again */
+		set_down(wr, true, &err);
+		for (size_t i = 0; i < n; i++)
+			fail(items[i], &err);
+		finish(wr, items, n, advs, sources, 0);
 	} else if (n == 1) {
 		fail(items[0], &err);
 		finish(wr, items, 1, advs, sources, 0);
@@ -576,7 +691,7 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 
 			items[i]->res = (struct ingest_result){ 0 };
 			rc = commit(wr, &items[i], 1, true, advs, sources, &nadv, &one);
-			if (rc && wh_suspect(wr->w, &one)) {
+			if (rc && (wh_suspect(wr->w, &one) || wr->in_doubt)) {
 				give_up(wr, &items[i], n - i, &one);
 				break;
 			}
@@ -660,6 +775,14 @@ static void *run(void *arg)
 		size_t n;
 		int64_t t0, linger;
 
+		while (wr->down && !wr->wk.stop) {
+			pthread_mutex_unlock(&wr->wk.mu);
+			/* the health check says what the last attempt met */
+			set_down(wr, wh_reconnect(wr->w, &err) != 0, &err);
+			pthread_mutex_lock(&wr->wk.mu);
+			if (wr->down)
+				worker_wait_until(&wr->wk, units_mono_ms() + RECONNECT_POLL_MS);
+		}
 		while ((!wr->head || wr->suspect) && !wr->wk.stop)
 			pthread_cond_wait(&wr->wk.cv, &wr->wk.mu);
 		if (!wr->head || wr->suspect)
@@ -733,6 +856,15 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 	struct pending *p;
 
 	pthread_mutex_lock(&wr->wk.mu);
+	if (wr->down && !wr->wk.stop && !wr->suspect) {
+		int rc = sl_err_set(err, SL_E_CONN,
+				    "the warehouse is unreachable (%s); nothing lands until the "
+				    "landing writer is connected again, retry shortly",
+				    wr->down_why);
+
+		pthread_mutex_unlock(&wr->wk.mu);
+		return rc;
+	}
 	if (wr->wk.stop || wr->suspect ||
 	    (wr->head && wr->rows_waiting + (int64_t)b->nrows > wr->opts.max_rows)) {
 		const char *why = wr->suspect ? "the warehouse failed a write; nothing lands "
@@ -793,6 +925,18 @@ int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
 	pthread_cond_destroy(&wt.cv);
 	pthread_mutex_destroy(&wt.mu);
 	return rc;
+}
+
+bool ingest_writer_down(struct ingest_writer *wr, char *why, size_t n)
+{
+	bool down;
+
+	pthread_mutex_lock(&wr->wk.mu);
+	down = wr->down;
+	if (down && why)
+		snprintf(why, n, "%s", wr->down_why);
+	pthread_mutex_unlock(&wr->wk.mu);
+	return down;
 }
 
 static void drop(struct pending *p)

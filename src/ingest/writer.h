@@ -5,7 +5,11 @@
  * starts is appended, stamped with its landing table's next sequence and
  * announced, in one transaction. A batch's completion callback runs only
  * after that transaction committed, so an acknowledged batch is durable,
- * and a batch that fails lands nothing. A failure that leaves the
+ * and a batch that fails lands nothing. A lost connection fails the
+ * batches of the flush that met it with SL_E_CONN (for the sender to
+ * retry) unless its commit had gone through, which the writer asks the
+ * warehouse on a new session before it answers; a writer stopped before it
+ * could ask is in doubt, as below. A failure that leaves the
  * warehouse in doubt (wh_suspect) is answered to no one: whether that
  * transaction reached the disk is unknown, and only a process that opens
  * the warehouse again can tell.
@@ -89,6 +93,11 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
  * which ingest_opts.suspect ends by ending the process. */
 int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
 		       struct ingest_result *res, struct sl_err *err);
+/* Whether the writer's connection to the warehouse is lost: from the
+ * flush that met the loss until the writer opened a new one (it tries
+ * every 100 ms, within the connection's backoff), submissions fail with
+ * SL_E_CONN, and why gets the loss's message. Any thread. */
+bool ingest_writer_down(struct ingest_writer *wr, char *why, size_t n);
 /* Refuses new batches, commits every accepted one, joins the thread and
  * closes the connection. */
 void ingest_writer_stop(struct ingest_writer *wr);

@@ -63,6 +63,8 @@ struct live_runner {
 	const char **relations, **kinds;
 	size_t nrelations;
 	bool catalog_stale;
+	uint64_t sessions; /* wh_sessions of the connection when last read */
+	bool reread;       /* the ledger is to be read anew: a new session */
 	struct live_cycle *cycle_out;
 	const struct model *only; /* a refresh asked for one model */
 	live_event_fn watch;
@@ -402,6 +404,22 @@ static int hold_ledger(struct live_runner *r, struct wh *w, bool *fresh, struct 
 	int rc;
 
 	*fresh = false;
+	/* a new session: a refresh whose commit met the loss may have
+	 * committed, so what the runner kept is read again (the ledger in
+	 * place: other threads note advances in it meanwhile) */
+	if (wh_sessions(w) != r->sessions) {
+		r->sessions = wh_sessions(w);
+		r->reread = live_ledger_loaded(r->ledger);
+	}
+	if (r->reread) {
+		state_cache_free(&r->cache);
+		r->catalog_stale = true;
+		*fresh = true;
+		rc = live_ledger_load(r->ledger, w, err);
+		if (rc)
+			return rc;
+		r->reread = false;
+	}
 	rc = r->prepared ? keep_claims(r, w, fresh, err) : 0;
 	if (!rc && !live_ledger_loaded(r->ledger)) {
 		*fresh = true;

@@ -271,7 +271,8 @@ static void cell_text(const json_t *o, const struct column *c, char *out, size_t
 }
 
 /* One row per thread of rows, the columns then, at the end, the last
- * error of one that is failing; nothing when there is none. */
+ * error of one that is failing (or why one cannot start); nothing when
+ * there is none. */
 static void threads_print(const json_t *rows, const struct column *cols, size_t ncols, FILE *out)
 {
 	size_t i;
@@ -294,10 +295,17 @@ static void threads_print(const json_t *rows, const struct column *cols, size_t 
 		/* its first line: a hint below it would break the table */
 		error = json_integer_value(json_object_get(o, "failures"))
 				? text(o, "last_error", "")
-				: "";
+				: text(o, "error", "");
 		fprintf(out, " %.*s\n", (int)strcspn(error, "\n"), error);
 	}
 }
+
+/* The sources a server could not start (an environment variable not
+ * set), when the document has them. */
+static const struct column unavailable_columns[] = {
+	{ "UNAVAILABLE", "source", -24, CELL_TEXT, "" },
+	{ "STATE", "state", -11, CELL_TEXT, "" },
+};
 
 /* The server's pollers, when the document has them. */
 static const struct column poller_columns[] = {
@@ -382,4 +390,6 @@ void live_status_print(const json_t *doc, FILE *out)
 		      sizeof(poller_columns) / sizeof(*poller_columns), out);
 	threads_print(json_object_get(doc, "cdc"), slot_columns,
 		      sizeof(slot_columns) / sizeof(*slot_columns), out);
+	threads_print(json_object_get(doc, "unavailable"), unavailable_columns,
+		      sizeof(unavailable_columns) / sizeof(*unavailable_columns), out);
 }

@@ -39,7 +39,29 @@ struct live_thread {
 	struct job *jobs;
 	pthread_cond_t job_done;
 	bool suspect; /* the warehouse is in doubt: no more cycles */
+	bool down;    /* the connection is lost: said once, tried again */
 };
+
+/* How often a runner whose connection is lost tries the warehouse. */
+#define RECONNECT_POLL_MS 100
+
+/* Called without mu: whether the connection is up, opened anew when it
+ * was lost. The loss is said once, and so is the recovery. */
+static bool connected(struct live_thread *t)
+{
+	struct sl_err err = SL_ERR_INIT;
+	bool up = wh_reconnect(t->w, &err) == 0, was;
+
+	pthread_mutex_lock(&t->wk.mu);
+	was = t->down;
+	t->down = !up;
+	pthread_mutex_unlock(&t->wk.mu);
+	if (t->out && up && was)
+		fprintf(t->out, "live runner: connected to the warehouse again\n");
+	else if (t->out && !up && !was)
+		fprintf(t->out, "live runner: %s\n", err.msg);
+	return up;
+}
 
 /* A failure of the runner's: reported, and when it left the warehouse in
  * doubt, the last one; nothing is tried again in this process. Called
@@ -98,6 +120,19 @@ static void *run(void *arg)
 		if (t->noted) {
 			live_schedule_advance(&t->sched, now);
 			t->noted = false;
+		}
+		if (t->down || wh_lost(t->w)) {
+			bool up;
+
+			pthread_mutex_unlock(&t->wk.mu);
+			up = connected(t);
+			pthread_mutex_lock(&t->wk.mu);
+			if (!up) {
+				worker_wait_until(&t->wk, now + RECONNECT_POLL_MS);
+				continue;
+			}
+			/* what landed meanwhile is looked for at once */
+			t->notified = true;
 		}
 		/* told that something landed, but not what: look now */
 		if (t->notified || now - last_poll >= poll_ms) {
@@ -196,6 +231,16 @@ int live_thread_call(struct live_thread *t, live_job_fn fn, void *arg, struct sl
 		pthread_cond_wait(&t->job_done, &t->wk.mu);
 	pthread_mutex_unlock(&t->wk.mu);
 	return j.rc;
+}
+
+bool live_thread_down(struct live_thread *t)
+{
+	bool down;
+
+	pthread_mutex_lock(&t->wk.mu);
+	down = t->down || wh_lost(t->w);
+	pthread_mutex_unlock(&t->wk.mu);
+	return down;
 }
 
 size_t live_thread_cycles(struct live_thread *t)

@@ -10,6 +10,7 @@
 #ifndef SL_LIVE_THREAD_H
 #define SL_LIVE_THREAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -36,6 +37,11 @@ void live_thread_advanced(struct live_thread *t, const char *source,
  * runner (pause, resume, refresh) without racing it. */
 typedef int (*live_job_fn)(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err);
 int live_thread_call(struct live_thread *t, live_job_fn fn, void *arg, struct sl_err *err);
+/* Whether the runner's connection to the warehouse is lost: it tries to
+ * open it again every 100 ms (within the connection's backoff), runs no
+ * cycle meanwhile, and reads what it keeps of the warehouse anew once it
+ * is back. Any thread. */
+bool live_thread_down(struct live_thread *t);
 /* Cycles run so far. */
 size_t live_thread_cycles(struct live_thread *t);
 /* Stops after the current cycle, writes what the runner left unwritten and

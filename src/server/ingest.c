@@ -27,6 +27,7 @@ struct hook {
 	const struct source_cfg *src;
 	char fqn[256];
 	const char *secret;       /* NULL: unsigned */
+	char *missing;            /* why it cannot take requests (NULL: it can) */
 	const char **names;       /* its typed columns, then payload */
 };
 
@@ -75,16 +76,16 @@ int server_ingest_open(const struct project *p, struct server_ingest **out, stru
 			continue;
 		h->src = src;
 		snprintf(h->fqn, sizeof(h->fqn), "landing.%s", src->name);
+		/* a source whose secret is not there refuses its requests;
+		 * the server serves the others */
 		if (src->secret_env) {
 			h->secret = getenv(src->secret_env);
-			if (!h->secret || !*h->secret) {
-				server_ingest_free(si);
-				return sl_err_set(err, SL_E_CONFIG,
-						  "source '%s' is signed with the secret in $%s, which "
-						  "is not set\n"
-						  "  hint: export %s=... before sluice serve",
-						  src->name, src->secret_env, src->secret_env);
-			}
+			if ((!h->secret || !*h->secret) &&
+			    asprintf(&h->missing,
+				     "source '%s' is signed with the secret in $%s, which is not set "
+				     "(hint: export %s=... and start sluice serve again)",
+				     src->name, src->secret_env, src->secret_env) < 0)
+				abort();
 		}
 		h->names = calloc(src->ncolumns + 2, sizeof(char *));
 		if (!h->names)
@@ -125,12 +126,27 @@ void server_ingest_free(struct server_ingest *si)
 {
 	if (!si)
 		return;
-	for (size_t i = 0; i < si->n; i++)
+	for (size_t i = 0; i < si->n; i++) {
 		free(si->hooks[i].names);
+		free(si->hooks[i].missing);
+	}
 	free(si->hooks);
 	free(si->hook_names);
 	replay_free(si->replay);
 	free(si);
+}
+
+size_t server_ingest_unavailable(const struct server_ingest *si, const char **names,
+				 const char **whys, size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < si->n && k < max; i++)
+		if (si->hooks[i].missing) {
+			names[k] = si->hooks[i].src->name;
+			whys[k++] = si->hooks[i].missing;
+		}
+	return k;
 }
 
 static const struct hook *find(struct server_ingest *si, struct http_call *c, const char *name)
@@ -164,7 +180,13 @@ static void answered(void *ctx, const struct ingest_result *res)
 	else if (pc->replay)
 		replay_settle_landed(pc->replay, pc->ticket, res->seq, res->rows);
 	if (res->code) {
-		http_reply_error(pc->call, res->bad_input ? 400 : res->code == SL_E_BUSY ? 503 : 500,
+		bool again = !res->bad_input && (res->code == SL_E_BUSY || res->code == SL_E_CONN);
+
+		/* not landed, and a retry may land it: the warehouse was busy
+		 * or its connection lost, and is being opened again */
+		if (again)
+			http_call_add_header(pc->call, "Retry-After", "1");
+		http_reply_error(pc->call, res->bad_input ? 400 : again ? 503 : 500,
 				 res->bad_input ? "rows refused" : "not landed", res->error);
 	} else {
 		json_t *o = json_object();
@@ -279,6 +301,10 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 		http_reply_error(c, 400, "bad request", refusal);
 		return;
 	}
+	if (h->missing) {
+		http_reply_error(c, 503, "source unavailable", h->missing);
+		return;
+	}
 	body = http_call_body(c, &len);
 	if (!signed_ok(h, c, body, len, now_s, &sig))
 		return;
@@ -324,7 +350,8 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 		if (pc->replay)
 			replay_settle_failed(pc->replay, pc->ticket);
 		http_call_add_header(c, "Retry-After", "1");
-		http_reply_error(c, 503, "busy", err.msg);
+		http_reply_error(c, 503, err.code == SL_E_CONN ? "warehouse unreachable" : "busy",
+				 err.msg);
 		pending_free(pc);
 	}
 }

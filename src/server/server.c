@@ -63,11 +63,20 @@ struct server {
 	size_t npollers;
 	struct pgcdc_thread **consumers; /* one per postgres_cdc slot */
 	size_t nconsumers;
+	/* sources that could not start (what they need from the environment
+	 * is not set): the server serves the others */
+	struct unavailable *unavailable;
+	size_t nunavailable;
 	struct offload *control;    /* control calls, off the HTTP thread */
 	struct server_reader *reader; /* POST /api/sql */
 	struct status_doc *status;  /* GET /api/live/status */
 	struct wh *status_conn;     /* the status thread's, opened at its first build */
 	char state_file[4096];
+};
+
+struct unavailable {
+	const char *source;
+	char why[512];
 };
 
 /* How long an unchanged status document is kept: however many read it, an
@@ -240,6 +249,40 @@ static int start_consumer(struct server *s, const struct source_cfg *src, struct
 	return rc;
 }
 
+/* A source that cannot start for its settings (SL_E_CONFIG: a variable
+ * of the environment it names is not set) is said and left out; the
+ * server serves the others. */
+static int left_out(struct server *s, const struct source_cfg *src, int rc, struct sl_err *err)
+{
+	struct unavailable *u;
+
+	if (rc != SL_E_CONFIG)
+		return rc;
+	u = &s->unavailable[s->nunavailable++];
+	u->source = src->name;
+	snprintf(u->why, sizeof(u->why), "%.*s", (int)strcspn(err->msg, "\n"), err->msg);
+	if (s->opts->log)
+		fprintf(s->opts->log, "sluice serve: source '%s' is not served: %s\n", src->name,
+			err->msg);
+	sl_err_clear(err);
+	return 0;
+}
+
+static void log_unserved_webhooks(struct server *s)
+{
+	size_t n = s->p->cfg.nsources, k;
+	const char **names = calloc(n + 1, sizeof(char *)), **whys = calloc(n + 1, sizeof(char *));
+
+	if (!names || !whys)
+		abort();
+	k = server_ingest_unavailable(s->ingest, names, whys, n);
+	for (size_t i = 0; i < k; i++)
+		fprintf(s->opts->log, "sluice serve: source '%s' is not served: %s\n", names[i],
+			whys[i]);
+	free(names);
+	free(whys);
+}
+
 static int start_source_threads(struct server *s, struct sl_err *err)
 {
 	const struct project_cfg *cfg = &s->p->cfg;
@@ -247,7 +290,8 @@ static int start_source_threads(struct server *s, struct sl_err *err)
 
 	s->pollers = calloc(cfg->nsources + 1, sizeof(*s->pollers));
 	s->consumers = calloc(cfg->nsources + 1, sizeof(*s->consumers));
-	if (!s->pollers || !s->consumers)
+	s->unavailable = calloc(cfg->nsources + 1, sizeof(*s->unavailable));
+	if (!s->pollers || !s->consumers || !s->unavailable)
 		abort();
 	for (size_t i = 0; !rc && i < cfg->nsources; i++) {
 		const struct source_cfg *src = &cfg->sources[i];
@@ -261,8 +305,10 @@ static int start_source_threads(struct server *s, struct sl_err *err)
 		if (rc)
 			break;
 		rc = poll ? start_poller(s, src, c, err) : start_consumer(s, src, c, err);
-		if (rc)
+		if (rc && !poll)
 			wh_close(c);
+		if (rc && !poll)
+			rc = left_out(s, src, rc, err);
 	}
 	return rc;
 }
@@ -285,15 +331,49 @@ static void free_source_threads(struct server *s)
 		pgcdc_thread_free(s->consumers[i]);
 	free(s->pollers);
 	free(s->consumers);
+	free(s->unavailable);
+	s->unavailable = NULL;
+	s->nunavailable = 0;
 	s->pollers = NULL;
 	s->consumers = NULL;
 	s->npollers = s->nconsumers = 0;
 }
 
-/* The pollers under "pollers", and the slots under "cdc" when there are. */
+/* Every source that cannot take data for its settings, with why: the
+ * webhook sources and those left out at the start. */
+static json_t *unavailable_sources(struct server *s)
+{
+	const struct project_cfg *cfg = &s->p->cfg;
+	const char **names = calloc(cfg->nsources + 1, sizeof(char *));
+	const char **whys = calloc(cfg->nsources + 1, sizeof(char *));
+	json_t *a = json_array();
+	size_t n;
+
+	if (!names || !whys)
+		abort();
+	n = server_ingest_unavailable(s->ingest, names, whys, cfg->nsources);
+	for (size_t i = 0; i < s->nunavailable; i++) {
+		names[n] = s->unavailable[i].source;
+		whys[n++] = s->unavailable[i].why;
+	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "source", names[i], "state",
+						   "unavailable", "error", whys[i]));
+	free(names);
+	free(whys);
+	return a;
+}
+
+/* The pollers under "pollers", the slots under "cdc" when there are, and
+ * the sources that cannot start under "unavailable" when there are. */
 static void source_threads_status(struct server *s, json_t *doc)
 {
-	json_t *pollers = json_array(), *slots = json_array();
+	json_t *pollers = json_array(), *slots = json_array(), *down = unavailable_sources(s);
+
+	if (json_array_size(down))
+		json_object_set_new(doc, "unavailable", down);
+	else
+		json_decref(down);
 
 	for (size_t i = 0; i < s->npollers; i++)
 		json_array_append_new(pollers, poller_status(s->pollers[i]));
@@ -329,21 +409,108 @@ static bool method(struct http_call *c, const char *want)
 
 static void reply_sl_err(struct http_call *c, const struct sl_err *err)
 {
-	int status = err->code == SL_E_NOTFOUND ? 404 : err->code == SL_E_BUSY ? 503 : 500;
+	int status = err->code == SL_E_NOTFOUND			      ? 404
+		     : err->code == SL_E_BUSY || err->code == SL_E_CONN ? 503
+									 : 500;
 
 	if (status == 503)
 		http_call_add_header(c, "Retry-After", "1");
 	http_reply_error(c, status, sl_code_text(err->code), err->msg);
 }
 
+/* A part of the server as the health check says it: ok, unreachable
+ * (its warehouse connection is lost: the whole answer is 503) or failing
+ * (it is up, but cannot do its work: the answer is 200, degraded). */
+enum part { PART_OK, PART_FAILING, PART_UNREACHABLE };
+
+static void add_part(json_t *parts, const char *name, enum part state, const char *error,
+		     enum part *worst)
+{
+	static const char *const names[] = { "ok", "failing", "unreachable" };
+	json_t *o = json_pack("{s:s}", "status", names[state]);
+
+	if (error)
+		json_object_set_new(o, "error", json_string(error));
+	json_object_set_new(parts, name, o);
+	if (state > *worst)
+		*worst = state;
+}
+
+/* The writer, the runner and each source whose work is its own thread's
+ * (a postgres_cdc slot, a poller), or that cannot start. */
+static enum part health_parts(struct server *s, json_t *parts)
+{
+	enum part worst = PART_OK;
+	json_t *down = unavailable_sources(s);
+	char why[256], name[300];
+	size_t i;
+	json_t *u;
+
+	if (s->writer && ingest_writer_down(s->writer, why, sizeof(why)))
+		add_part(parts, "writer", PART_UNREACHABLE, why, &worst);
+	else
+		add_part(parts, "writer", PART_OK, NULL, &worst);
+	pthread_rwlock_rdlock(&s->lock);
+	if (s->live)
+		add_part(parts, "runner", live_thread_down(s->live) ? PART_UNREACHABLE : PART_OK,
+			 NULL, &worst);
+	pthread_rwlock_unlock(&s->lock);
+	for (i = 0; i < s->nconsumers; i++) {
+		json_t *st = pgcdc_thread_status(s->consumers[i]);
+		bool failing = strcmp(json_string_value(json_object_get(st, "state")), "streaming") &&
+			       json_integer_value(json_object_get(st, "failures"));
+
+		snprintf(name, sizeof(name), "source %s", pgcdc_thread_sources(s->consumers[i]));
+		add_part(parts, name,
+			 pgcdc_thread_down(s->consumers[i]) ? PART_UNREACHABLE
+			 : failing			     ? PART_FAILING
+							     : PART_OK,
+			 failing ? json_string_value(json_object_get(st, "last_error")) : NULL,
+			 &worst);
+		json_decref(st);
+	}
+	for (i = 0; i < s->npollers; i++) {
+		json_t *st = poller_status(s->pollers[i]);
+		bool failing = json_integer_value(json_object_get(st, "failures")) > 0;
+
+		snprintf(name, sizeof(name), "source %s",
+			 json_string_value(json_object_get(st, "source")));
+		add_part(parts, name,
+			 poller_down(s->pollers[i]) ? PART_UNREACHABLE
+			 : failing		     ? PART_FAILING
+						     : PART_OK,
+			 failing ? json_string_value(json_object_get(st, "last_error")) : NULL,
+			 &worst);
+		json_decref(st);
+	}
+	json_array_foreach(down, i, u)
+	{
+		snprintf(name, sizeof(name), "source %s",
+			 json_string_value(json_object_get(u, "source")));
+		add_part(parts, name, PART_FAILING,
+			 json_string_value(json_object_get(u, "error")), &worst);
+	}
+	json_decref(down);
+	return worst;
+}
+
+/* 200 "ok" when every part is, 200 "degraded" when some source cannot do
+ * its work while the server can, 503 "unavailable" while a part's
+ * warehouse connection is lost: what a supervisor restarts on. */
 static void health(struct server *s, struct http_call *c)
 {
-	json_t *o = json_object();
+	json_t *o = json_object(), *parts = json_object();
+	enum part worst = health_parts(s, parts);
 
 	json_object_set_new(o, "live", json_boolean(atomic_load(&s->live_on)));
-	json_object_set_new(o, "status", json_string("ok"));
+	json_object_set_new(o, "status", json_string(worst == PART_UNREACHABLE ? "unavailable"
+						     : worst == PART_FAILING   ? "degraded"
+									       : "ok"));
 	json_object_set_new(o, "project", json_string(s->p->cfg.name ? s->p->cfg.name : ""));
-	http_reply_json(c, 200, o);
+	json_object_set_new(o, "components", parts);
+	if (worst == PART_UNREACHABLE)
+		http_call_add_header(c, "Retry-After", "1");
+	http_reply_json(c, worst == PART_UNREACHABLE ? 503 : 200, o);
 }
 
 /* On the status thread, which keeps one connection for its builds. */
@@ -827,6 +994,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		rc = status_doc_start(status_build, &s, STATUS_MAX_AGE_MS, &s.status, err);
 	if (!rc)
 		rc = server_ingest_open(p, &s.ingest, err);
+	if (!rc && opts->log)
+		log_unserved_webhooks(&s);
 	if (!rc)
 		rc = wh_connect(w, &wconn, err);
 	if (!rc)

@@ -35,10 +35,15 @@ static void answer_all(struct waiter *w, const char *text, size_t len,
 	while (w) {
 		struct waiter *next = w->next;
 
-		if (text)
+		if (text) {
 			http_reply(w->call, 200, "application/json", text, len);
-		else
+		} else if (err->code == SL_E_CONN) {
+			/* the warehouse is being reached again: ask again shortly */
+			http_call_add_header(w->call, "Retry-After", "1");
+			http_reply_error(w->call, 503, sl_code_text(err->code), err->msg);
+		} else {
 			http_reply_error(w->call, 500, sl_code_text(err->code), err->msg);
+		}
 		free(w);
 		w = next;
 	}

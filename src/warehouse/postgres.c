@@ -5,12 +5,18 @@
  * results read as PostgreSQL's own text, appenders as COPY in text format,
  * and PostgreSQL's dialect. Every PGresult is cleared on every path.
  *
- * A connection that breaks during a COMMIT leaves the outcome of that
- * transaction unknown to this process: the connection is suspect from then
- * on, and the caller is to open the warehouse again and look.
+ * A connection the server ended (a restart, a failover, an administrator's
+ * pg_terminate_backend) or that broke is lost: the call that met it fails
+ * with SL_E_CONN, and so does every call until the caller rolled back the
+ * transaction that was open then. The next call after that opens a new
+ * session to the same server, with backoff between attempts that fail
+ * (reconnect.h), and goes on there: nothing of a transaction is ever
+ * carried over to the new session. A COMMIT that met the loss may or may
+ * not have committed: its caller is told so, and looks.
  */
 #include "warehouse/csv.h"
 #include "warehouse/pg_array.h"
+#include "warehouse/reconnect.h"
 #include "warehouse/wh_impl.h"
 
 #include "core/arena.h"
@@ -19,6 +25,7 @@
 #include "core/units.h"
 
 #include <libpq-fe.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +40,15 @@ struct wh_pg {
 	char *dsn;
 	bool suspect;
 	char version[64];
+	/* the session is gone (read by other threads: wh_lost) */
+	atomic_bool lost;
+	/* it was lost in a transaction the caller has not rolled back yet */
+	bool lost_in_txn;
+	/* the call under way began inside a transaction */
+	bool in_txn;
+	struct wh_reconnect again;
+	char why[256]; /* what the last attempt to open it again met */
+	atomic_uint_fast64_t sessions; /* opened anew since the first */
 };
 
 static struct wh_pg *pg(struct wh *w)
@@ -40,35 +56,88 @@ static struct wh_pg *pg(struct wh *w)
 	return (struct wh_pg *)w;
 }
 
-/* A failed result as an error; a broken connection makes it suspect when
- * the statement may have committed. */
+/* A failed result as an error; a lost session fails with SL_E_CONN, and
+ * a COMMIT that met the loss says that its outcome is unknown. */
 static int result_error(struct wh_pg *p, PGresult *res, const char *sql, struct sl_err *err)
 {
 	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(p->conn);
 	size_t len = strcspn(msg, "\n");
 	bool commit = strncasecmp(sql, "COMMIT", 6) == 0 || strncasecmp(sql, "END", 3) == 0;
-	const char *state;
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
-	if (PQstatus(p->conn) == CONNECTION_BAD && commit) {
-		p->suspect = true;
-		return sl_err_set(err, SL_E_SUSPECT,
-				  "the connection to PostgreSQL broke during a commit: %.*s",
+	if (!len) {
+		msg = "no connection to the server";
+		len = strlen(msg);
+	}
+	if (PQstatus(p->conn) == CONNECTION_BAD || wh_reconnect_lost_state(state)) {
+		atomic_store(&p->lost, true);
+		p->lost_in_txn = p->in_txn;
+		if (commit)
+			return sl_err_set(err, SL_E_CONN,
+					  "the connection to PostgreSQL was lost during a commit, "
+					  "which may or may not have committed: %.*s",
+					  (int)len, msg);
+		return sl_err_set(err, SL_E_CONN, "the connection to PostgreSQL was lost: %.*s",
 				  (int)len, msg);
 	}
 	/* another transaction changed what this one read (serialization
 	 * failure) or they waited for each other (deadlock): this one was
 	 * rolled back, and may be tried again */
-	if (res && (state = PQresultErrorField(res, PG_DIAG_SQLSTATE)) &&
-	    (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0))
+	if (state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0))
 		return sl_err_set(err, SL_E_BUSY, "%.*s", (int)len, msg);
 	return sl_err_set(err, SL_E_SQL, "%.*s", (int)len, msg);
 }
 
+static int session_open(const char *dsn, PGconn **out, char *version, size_t n,
+			struct sl_err *err);
+
+/* A lost session opened anew, when an attempt is due. */
+static int reconnect(struct wh_pg *p, struct sl_err *err)
+{
+	struct sl_err why = SL_ERR_INIT;
+	int64_t now = units_mono_ms();
+	PGconn *conn;
+	int rc;
+
+	if (!wh_reconnect_due(&p->again, now))
+		return sl_err_set(err, SL_E_CONN,
+				  "the connection to PostgreSQL was lost: %s; trying again in %lld ms",
+				  p->why, (long long)(p->again.next_ms - now));
+	rc = session_open(p->dsn, &conn, p->version, sizeof(p->version), &why);
+	if (rc) {
+		wh_reconnect_failed(&p->again, now);
+		snprintf(p->why, sizeof(p->why), "%.*s", (int)strcspn(why.msg, "\n"), why.msg);
+		return sl_err_set(err, SL_E_CONN, "%s (attempt %d; again in %lld ms)", p->why,
+				  p->again.failures,
+				  (long long)wh_reconnect_wait_ms(p->again.failures));
+	}
+	PQfinish(p->conn);
+	p->conn = conn;
+	wh_reconnect_done(&p->again);
+	atomic_fetch_add(&p->sessions, 1);
+	atomic_store(&p->lost, false);
+	return 0;
+}
+
+/* Before a call reaches the server: a suspect warehouse refuses it, a
+ * lost session is opened anew (unless the caller still holds the
+ * transaction it lost), and whether the call begins inside a transaction
+ * is noted for a loss to come. */
 static int refused(struct wh_pg *p, struct sl_err *err)
 {
-	return p->suspect ? sl_err_set(err, SL_E_SUSPECT,
-				       "the warehouse failed a write and is in doubt")
-			  : 0;
+	PGTransactionStatusType ts;
+
+	if (p->suspect)
+		return sl_err_set(err, SL_E_SUSPECT, "the warehouse failed a write and is in doubt");
+	if (atomic_load(&p->lost) && p->lost_in_txn)
+		return sl_err_set(err, SL_E_CONN,
+				  "the connection to PostgreSQL was lost in a transaction, which "
+				  "is to be rolled back first");
+	if (atomic_load(&p->lost) && reconnect(p, err))
+		return SL_E_CONN;
+	ts = PQtransactionStatus(p->conn);
+	p->in_txn = ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR;
+	return 0;
 }
 
 static bool ok(const PGresult *res)
@@ -121,9 +190,15 @@ static struct wh_result *rows_of(const PGresult *res)
  * clears. */
 static int run(struct wh_pg *p, const char *sql, PGresult **res, struct sl_err *err)
 {
-	int rc = refused(p, err);
+	int rc;
 
 	*res = NULL;
+	/* what was lost rolled back with the session */
+	if (atomic_load(&p->lost) && strncasecmp(sql, "ROLLBACK", 8) == 0) {
+		p->lost_in_txn = false;
+		return 0;
+	}
+	rc = refused(p, err);
 	if (rc)
 		return rc;
 	*res = PQexec(p->conn, sql);
@@ -338,11 +413,37 @@ static const char *pg_version(struct wh *w)
 	return pg(w)->version;
 }
 
+static int suspect_error(struct sl_err *err)
+{
+	return sl_err_set(err, SL_E_SUSPECT, "the warehouse failed a write and is in doubt");
+}
+
 static bool pg_suspect(struct wh *w, struct sl_err *err)
 {
 	if (pg(w)->suspect)
-		refused(pg(w), err);
+		suspect_error(err);
 	return pg(w)->suspect;
+}
+
+static bool pg_lost(const struct wh *w)
+{
+	return atomic_load(&((const struct wh_pg *)w)->lost);
+}
+
+static int pg_reconnect(struct wh *w, struct sl_err *err)
+{
+	struct wh_pg *p = pg(w);
+
+	if (!atomic_load(&p->lost))
+		return 0;
+	/* its caller holds no transaction: what the lost one did is gone */
+	p->lost_in_txn = false;
+	return reconnect(p, err);
+}
+
+static uint64_t pg_sessions(const struct wh *w)
+{
+	return atomic_load(&((const struct wh_pg *)w)->sessions);
 }
 
 static void pg_close(struct wh *w)
@@ -364,48 +465,56 @@ static void pg_close(struct wh *w)
 
 static const struct wh_ops pg_ops;
 
+/* A session as sluice uses one: the server's version checked, the
+ * session's settings and functions made; what a lost session had is made
+ * again so. version gets the server's. */
+static int session_open(const char *dsn, PGconn **out, char *version, size_t n,
+			struct sl_err *err)
+{
+	PGconn *conn = PQconnectdb(dsn);
+	const char *msg;
+	PGresult *res;
+	int v, rc = 0;
+
+	if (PQstatus(conn) != CONNECTION_OK) {
+		msg = PQerrorMessage(conn);
+		rc = sl_err_set(err, SL_E_IO, "cannot connect to PostgreSQL: %.*s",
+				(int)strcspn(msg, "\n"), msg);
+	} else if ((v = PQserverVersion(conn)) < PG_MIN_VERSION) {
+		rc = sl_err_set(err, SL_E_VERSION,
+				"PostgreSQL %d.%d is older than 15, the oldest sluice works with",
+				v / 10000, v % 10000);
+	} else {
+		snprintf(version, n, "PostgreSQL %s", PQparameterStatus(conn, "server_version"));
+		res = PQexec(conn, "SET client_min_messages = warning; " TRY_CAST_FUNCTION);
+		if (!res || !ok(res)) {
+			msg = res ? PQresultErrorMessage(res) : PQerrorMessage(conn);
+			rc = sl_err_set(err, SL_E_IO, "cannot set up a PostgreSQL session: %.*s",
+					(int)strcspn(msg, "\n"), msg);
+		}
+		PQclear(res);
+	}
+	if (rc)
+		PQfinish(conn);
+	else
+		*out = conn;
+	return rc;
+}
+
 static int pg_open_conn(const char *dsn, struct wh_memo *memo, struct wh **out,
 			struct sl_err *err)
 {
 	struct wh_pg *p = calloc(1, sizeof(*p));
-	int version;
-	PGresult *res;
+	int rc;
 
 	if (!p)
 		abort();
 	p->base.ops = &pg_ops;
-	p->conn = PQconnectdb(dsn);
-	if (PQstatus(p->conn) != CONNECTION_OK) {
-		const char *msg = PQerrorMessage(p->conn);
-		int rc = sl_err_set(err, SL_E_IO, "cannot connect to PostgreSQL: %.*s",
-				    (int)strcspn(msg, "\n"), msg);
-
-		PQfinish(p->conn);
+	rc = session_open(dsn, &p->conn, p->version, sizeof(p->version), err);
+	if (rc) {
 		free(p);
 		return rc;
 	}
-	version = PQserverVersion(p->conn);
-	if (version < PG_MIN_VERSION) {
-		int rc = sl_err_set(err, SL_E_VERSION,
-				    "PostgreSQL %d.%d is older than 15, the oldest sluice works with",
-				    version / 10000, version % 10000);
-
-		PQfinish(p->conn);
-		free(p);
-		return rc;
-	}
-	snprintf(p->version, sizeof(p->version), "PostgreSQL %s",
-		 PQparameterStatus(p->conn, "server_version"));
-	res = PQexec(p->conn, "SET client_min_messages = warning; " TRY_CAST_FUNCTION);
-	if (!res || !ok(res)) {
-		int rc = result_error(p, res, "", err);
-
-		PQclear(res);
-		PQfinish(p->conn);
-		free(p);
-		return rc;
-	}
-	PQclear(res);
 	p->dsn = strdup(dsn);
 	if (!p->dsn)
 		abort();
@@ -427,15 +536,19 @@ int wh_open_postgres(const char *dsn, struct wh **out, struct sl_err *err)
 static int pg_connect(struct wh *w, struct wh **out, struct sl_err *err)
 {
 	struct wh_pg *p = pg(w);
-	int rc = refused(p, err);
+	int rc;
 
-	if (rc)
-		return rc;
+	if (p->suspect)
+		return suspect_error(err);
 	wh_memo_retain(p->base.memo);
 	rc = pg_open_conn(p->dsn, p->base.memo, out, err);
 	if (rc)
 		wh_memo_release(p->base.memo);
-	return rc;
+	/* the server this process works on, unreachable for now: to be
+	 * tried again, as a lost connection is */
+	if (rc == SL_E_IO && err)
+		err->code = SL_E_CONN;
+	return rc == SL_E_IO ? SL_E_CONN : rc;
 }
 
 /* Dialect */
@@ -1059,6 +1172,9 @@ static const struct wh_ops pg_ops = {
 	.connect = pg_connect,
 	.version = pg_version,
 	.suspect = pg_suspect,
+	.lost = pg_lost,
+	.reconnect = pg_reconnect,
+	.sessions = pg_sessions,
 	.exec = pg_exec,
 	.query = pg_query,
 	.query_readonly = pg_query_readonly,

@@ -157,6 +157,21 @@ const char *wh_version(struct wh *w)
 	return w->ops->version(w);
 }
 
+bool wh_lost(const struct wh *w)
+{
+	return w->ops->lost && w->ops->lost(w);
+}
+
+int wh_reconnect(struct wh *w, struct sl_err *err)
+{
+	return w->ops->reconnect ? w->ops->reconnect(w, err) : 0;
+}
+
+uint64_t wh_sessions(const struct wh *w)
+{
+	return w->ops->sessions ? w->ops->sessions(w) : 0;
+}
+
 bool wh_suspect(struct wh *w, struct sl_err *err)
 {
 	return w->ops->suspect(w, err);

@@ -66,8 +66,9 @@ int wh_open_postgres(const char *dsn, struct wh **out, struct sl_err *err);
  * on disk, and a connection still in a transaction is left as it is. */
 void wh_close(struct wh *w);
 /* Another connection to the same database, for another thread of this
- * process (DuckDB lets one process hold a database file). Close it with
- * wh_close(). */
+ * process (DuckDB lets one process hold a database file). A server that
+ * cannot be reached now fails it with SL_E_CONN, to be tried again. Close
+ * it with wh_close(). */
 int wh_connect(struct wh *w, struct wh **out, struct sl_err *err);
 enum wh_kind wh_kind(const struct wh *w);
 /* The backend's version string ("v1.4.4"); owned by w. */
@@ -89,6 +90,29 @@ const char *wh_version(struct wh *w);
  * Whether the database is suspect; when it is, err (may be NULL) gets
  * SL_E_SUSPECT and the first such failure's message. Any thread. */
 bool wh_suspect(struct wh *w, struct sl_err *err);
+
+/* A connection to a warehouse server (PostgreSQL) is lost when the server
+ * ends its session (a restart, a failover, an administrator) or the
+ * network drops it: the call that meets it fails with SL_E_CONN, what its
+ * transaction did is rolled back (a COMMIT that met it may or may not have
+ * committed: the message says so, and the caller looks at what is
+ * stored), and every call fails so until the caller rolled back
+ * (wh_rollback) what was open. The next call after that opens a new
+ * session to the same server and goes on there, or fails with SL_E_CONN
+ * again, trying the server again no sooner than a backoff allows (100 ms
+ * doubling to 5 s). Nothing of the lost session carries over: its locks
+ * (wh_lock) are gone. An embedded DuckDB connection is never lost. */
+/* Whether the connection is lost and not opened anew yet. Any thread. */
+bool wh_lost(const struct wh *w);
+/* Opens a lost connection anew now, when the backoff allows it: 0 once it
+ * is up (at once when it was not lost), SL_E_CONN while it cannot be. For
+ * a holder that waits for the warehouse without a statement to run, and
+ * so without a transaction: one the loss cut counts as rolled back. */
+int wh_reconnect(struct wh *w, struct sl_err *err);
+/* How many times the connection was opened anew: a holder that keeps what
+ * it read of the warehouse in memory reads it again when this changed,
+ * since a commit that met a loss may have committed. Any thread. */
+uint64_t wh_sessions(const struct wh *w);
 
 /* The warehouse's worker threads, in this process, leave `cores` of the
  * cores it may use (the engine's own count, within the process's CPU

@@ -17,6 +17,10 @@ struct wh_ops {
 	int (*connect)(struct wh *w, struct wh **out, struct sl_err *err);
 	const char *(*version)(struct wh *w);
 	bool (*suspect)(struct wh *w, struct sl_err *err);
+	/* NULL: a connection that is never lost (an embedded database) */
+	bool (*lost)(const struct wh *w);
+	int (*reconnect)(struct wh *w, struct sl_err *err);
+	uint64_t (*sessions)(const struct wh *w);
 	int (*exec)(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err);
 	int (*query)(struct wh *w, const char *sql, struct wh_result **out, struct sl_err *err);
 	int (*query_readonly)(struct wh *w, const char *sql, const struct wh_read_limits *lim,

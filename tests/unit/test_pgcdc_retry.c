@@ -142,6 +142,8 @@ static void test_only_connection_trouble_mends(void **state)
 	(void)state;
 	assert_true(pgcdc_retry_mends(0));
 	assert_true(pgcdc_retry_mends(SL_E_IO));
+	/* the warehouse's connection lost: the next attempt opens it again */
+	assert_true(pgcdc_retry_mends(SL_E_CONN));
 	assert_false(pgcdc_retry_mends(SL_E_CONFIG));
 	assert_false(pgcdc_retry_mends(SL_E_USAGE));
 	assert_false(pgcdc_retry_mends(SL_E_NOTFOUND));

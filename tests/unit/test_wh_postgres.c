@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct fx {
 	struct arena *a;
@@ -325,6 +326,127 @@ static void test_csv_reader(void **state)
 	unlink(path);
 }
 
+/* Ends w's session from another one, as a server restart or an
+ * administrator does. */
+static void terminate(struct wh *w)
+{
+	struct wh *admin = fixture_pg_open();
+	char sql[128];
+	int64_t pid = query_int(w, "SELECT pg_backend_pid()"), done = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT count(pg_terminate_backend(%lld))", (long long)pid);
+	assert_int_equal(wh_query_int(admin, sql, &done, NULL), 0);
+	assert_int_equal(done, 1);
+	wh_close(admin);
+}
+
+/* A session the server ended fails the call that meets it with
+ * SL_E_CONN, not as a statement's error; the next call opens a new
+ * session and goes on, and the warehouse is not in doubt. */
+static void test_lost_session_comes_back(void **state)
+{
+	struct fx *f = *state;
+
+	f->w = fixture_pg_open();
+	assert_false(wh_lost(f->w));
+	terminate(f->w);
+	assert_int_equal(wh_exec(f->w, "SELECT 1", &f->err), SL_E_CONN);
+	assert_non_null(strstr(f->err.msg, "the connection to PostgreSQL was lost"));
+	assert_true(wh_lost(f->w));
+	assert_false(wh_suspect(f->w, NULL));
+	assert_int_equal(wh_sessions(f->w), 0);
+	assert_int_equal(query_int(f->w, "SELECT 41 + 1"), 42);
+	assert_false(wh_lost(f->w));
+	assert_int_equal(wh_sessions(f->w), 1);
+	/* the new session has what sluice makes in each */
+	assert_int_equal(query_int(f->w, "SELECT pg_temp.sluice_try_cast('7', 0::int)"), 7);
+}
+
+/* A transaction the loss ended stays failed until its caller rolled it
+ * back: nothing of it goes on, in autocommit, on the new session. */
+static void test_lost_transaction_is_rolled_back_first(void **state)
+{
+	struct fx *f = *state;
+
+	f->w = fixture_pg_open();
+	assert_int_equal(wh_exec(f->w, "DROP TABLE IF EXISTS tmp; CREATE TABLE tmp (k int)",
+				 &f->err), 0);
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (1)", &f->err), 0);
+	terminate(f->w);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (2)", &f->err), SL_E_CONN);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (3)", &f->err), SL_E_CONN);
+	assert_non_null(strstr(f->err.msg, "rolled back first"));
+	wh_rollback(f->w);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM tmp"), 0);
+	assert_int_equal(wh_sessions(f->w), 1);
+	/* a holder waiting for the warehouse holds no transaction: what the
+	 * loss cut counts as rolled back */
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	terminate(f->w);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (4)", &f->err), SL_E_CONN);
+	assert_int_equal(wh_reconnect(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM tmp"), 0);
+	assert_int_equal(wh_sessions(f->w), 2);
+}
+
+/* A COMMIT that met the loss may or may not have committed: said so, and
+ * the caller looks (the warehouse is not suspect for it). */
+static void test_lost_commit_is_in_doubt(void **state)
+{
+	struct fx *f = *state;
+
+	f->w = fixture_pg_open();
+	assert_int_equal(wh_exec(f->w, "DROP TABLE IF EXISTS tmp; CREATE TABLE tmp (k int)",
+				 &f->err), 0);
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (1)", &f->err), 0);
+	terminate(f->w);
+	assert_int_equal(wh_commit(f->w, &f->err), SL_E_CONN);
+	assert_non_null(strstr(f->err.msg, "may or may not have committed"));
+	assert_false(wh_suspect(f->w, NULL));
+	wh_rollback(f->w);
+	assert_int_equal(wh_reconnect(f->w, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM tmp"), 0);
+}
+
+/* While the server refuses sessions, attempts fail with SL_E_CONN, spaced
+ * by the backoff, naming what the last one met; once it takes them
+ * again, the connection comes back. */
+static void test_refused_reconnect_backs_off(void **state)
+{
+	struct fx *f = *state;
+	struct wh *admin = fixture_pg_open();
+	char sql[256];
+
+	assert_int_equal(wh_exec(admin, "DROP DATABASE IF EXISTS sluice_unit_reconnect", &f->err),
+			 0);
+	assert_int_equal(wh_exec(admin, "CREATE DATABASE sluice_unit_reconnect", &f->err), 0);
+	snprintf(sql, sizeof(sql), "%s dbname=sluice_unit_reconnect", fixture_pg_dsn());
+	assert_int_equal(wh_open_postgres(sql, &f->w, &f->err), 0);
+	assert_int_equal(wh_exec(admin, "ALTER DATABASE sluice_unit_reconnect "
+					"ALLOW_CONNECTIONS false", &f->err), 0);
+	terminate(f->w);
+	assert_int_equal(wh_exec(f->w, "SELECT 1", &f->err), SL_E_CONN);
+	assert_int_equal(wh_reconnect(f->w, &f->err), SL_E_CONN);
+	assert_non_null(strstr(f->err.msg, "not currently accepting connections"));
+	assert_non_null(strstr(f->err.msg, "attempt 1; again in 100 ms"));
+	/* not due yet: the server is not asked */
+	assert_int_equal(wh_reconnect(f->w, &f->err), SL_E_CONN);
+	assert_non_null(strstr(f->err.msg, "trying again in"));
+	assert_true(wh_lost(f->w));
+	assert_int_equal(wh_exec(admin, "ALTER DATABASE sluice_unit_reconnect "
+					"ALLOW_CONNECTIONS true", &f->err), 0);
+	for (int i = 0; i < 100 && wh_reconnect(f->w, NULL); i++)
+		usleep(20000);
+	assert_false(wh_lost(f->w));
+	assert_int_equal(query_int(f->w, "SELECT 1"), 1);
+	wh_close(f->w);
+	f->w = NULL;
+	assert_int_equal(wh_exec(admin, "DROP DATABASE sluice_unit_reconnect", &f->err), 0);
+	wh_close(admin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +461,10 @@ int main(void)
 		T(test_swap_in_keeps_views),
 		T(test_view_replaced_whatever_its_columns),
 		T(test_csv_reader),
+		T(test_lost_session_comes_back),
+		T(test_lost_transaction_is_rolled_back_first),
+		T(test_lost_commit_is_in_doubt),
+		T(test_refused_reconnect_backs_off),
 		DIALECT_CASES(T),
 #undef T
 	};
