@@ -14,10 +14,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void csv_sql_read(struct buf *sql, const char *path)
 {
@@ -30,11 +33,17 @@ void csv_sql_read(struct buf *sql, const char *path)
 
 int csv_check_readable(const char *path, struct sl_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	/* without O_NONBLOCK a FIFO put in a seed's place would block here */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	bool regular;
 
-	if (!f)
+	if (fd < 0)
 		return sl_err_set(err, SL_E_IO, "cannot read '%s': %s", path, strerror(errno));
-	fclose(f);
+	regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	close(fd);
+	if (!regular)
+		return sl_err_set(err, SL_E_IO, "cannot read '%s': not a regular file", path);
 	return 0;
 }
 

@@ -186,6 +186,19 @@ static struct wh_result *rows_of(const PGresult *res)
 	return r;
 }
 
+/* Whether sql is the rollback of a whole transaction (not of a savepoint
+ * or a prepared one), which a lost session has already done. */
+static bool whole_rollback(const char *sql)
+{
+	size_t n = strspn(sql, " \t\n");
+
+	if (strncasecmp(sql + n, "ROLLBACK", 8) != 0)
+		return false;
+	n += 8;
+	n += strspn(sql + n, " \t\n;");
+	return sql[n] == '\0';
+}
+
 /* Runs sql; the last statement's result goes to *res, which the caller
  * clears. */
 static int run(struct wh_pg *p, const char *sql, PGresult **res, struct sl_err *err)
@@ -194,7 +207,7 @@ static int run(struct wh_pg *p, const char *sql, PGresult **res, struct sl_err *
 
 	*res = NULL;
 	/* what was lost rolled back with the session */
-	if (atomic_load(&p->lost) && strncasecmp(sql, "ROLLBACK", 8) == 0) {
+	if (atomic_load(&p->lost) && whole_rollback(sql)) {
 		p->lost_in_txn = false;
 		return 0;
 	}

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct fx {
@@ -126,6 +127,22 @@ static void test_errors_name_file_and_line(void **state)
 	assert_string_equal(f->err.msg, "cannot read '/nonexistent/x.csv': No such file or directory");
 }
 
+/* A FIFO in a seed's place is refused at once: waiting for a writer would
+ * hang the load. */
+static void test_fifo_refused_without_blocking(void **state)
+{
+	struct fx *f = *state;
+	struct csv_file c;
+	char want[128];
+
+	write_file(f, "");
+	unlink(f->path);
+	assert_int_equal(mkfifo(f->path, 0600), 0);
+	assert_int_equal(csv_open(f->a, f->path, &c, &f->err), SL_E_IO);
+	snprintf(want, sizeof(want), "cannot read '%s': not a regular file", f->path);
+	assert_string_equal(f->err.msg, want);
+}
+
 /* A value beyond the rows the reader samples for types, which the type it
  * chose refuses: the line is the file's, the header being line 1. */
 static void test_late_value_names_its_line(void **state)
@@ -169,6 +186,7 @@ int main(void)
 		T(test_detects_delimiter_quotes_and_types),
 		T(test_header_alone),
 		T(test_errors_name_file_and_line),
+		T(test_fifo_refused_without_blocking),
 		T(test_late_value_names_its_line),
 		T(test_names_folded),
 #undef T

@@ -377,6 +377,10 @@ static void test_lost_transaction_is_rolled_back_first(void **state)
 	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (2)", &f->err), SL_E_CONN);
 	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (3)", &f->err), SL_E_CONN);
 	assert_non_null(strstr(f->err.msg, "rolled back first"));
+	/* the rollback of a savepoint leaves the lost transaction open */
+	assert_int_equal(wh_exec(f->w, "ROLLBACK TO SAVEPOINT s", &f->err), SL_E_CONN);
+	assert_int_equal(wh_exec(f->w, "INSERT INTO tmp VALUES (3)", &f->err), SL_E_CONN);
+	assert_non_null(strstr(f->err.msg, "rolled back first"));
 	wh_rollback(f->w);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM tmp"), 0);
 	assert_int_equal(wh_sessions(f->w), 1);
