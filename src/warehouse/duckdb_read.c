@@ -35,9 +35,49 @@ static bool allowed(const char *fn)
 	return false;
 }
 
+static int file_refused(const char *name, struct sl_err *err)
+{
+	return sl_err_set(err, SL_E_USAGE,
+			  "'%s' is refused: a read through the server reads tables and views "
+			  "only, not files",
+			  name);
+}
+
+/* A table reference, or the relation DESCRIBE, SUMMARIZE or SHOW name: a
+ * replacement scan reads a name that is no relation as a file, its parts
+ * joined by dots (secrets.csv is schema secrets, table csv). A part with
+ * '.', '/', ':' or '\' is a path; a name of one part without them has no
+ * file extension for a scan to know it by (and may be a CTE's), while one
+ * of several parts must be a relation of the database. */
+static int check_relation(const struct duck_read_names *names, json_t *node, bool base_table,
+			  struct sl_err *err)
+{
+	static const char *const keys[] = { "catalog_name", "schema_name", "table_name" };
+	const char *part[3];
+	bool found = false;
+	int rc;
+
+	for (size_t i = 0; i < 3; i++) {
+		part[i] = json_string_value(json_object_get(node, keys[i]));
+		if (!part[i])
+			part[i] = "";
+		if (strpbrk(part[i], "./:\\"))
+			return file_refused(part[i], err);
+	}
+	if (!base_table || (!*part[0] && !*part[1]))
+		return 0;
+	rc = names->exists(names->ctx, part[0], part[1], part[2], &found, err);
+	if (!rc && !found)
+		rc = sl_err_set(err, SL_E_USAGE,
+				"'%s%s%s.%s' is refused: it is no table or view of the database, and "
+				"a read through the server reads no files",
+				part[0], *part[0] ? "." : "", part[1], part[2]);
+	return rc;
+}
+
 /* Every node of the tree, whatever holds it: a table function hides as
  * well in a subquery of a WHERE as in the FROM. */
-static int check_node(json_t *node, struct sl_err *err)
+static int check_node(const struct duck_read_names *names, json_t *node, struct sl_err *err)
 {
 	const char *type = json_string_value(json_object_get(node, "type"));
 	const char *key;
@@ -47,7 +87,7 @@ static int check_node(json_t *node, struct sl_err *err)
 
 	if (json_is_array(node)) {
 		json_array_foreach(node, i, child)
-			if ((rc = check_node(child, err)) != 0)
+			if ((rc = check_node(names, child, err)) != 0)
 				return rc;
 		return 0;
 	}
@@ -63,22 +103,17 @@ static int check_node(json_t *node, struct sl_err *err)
 					  "server reads tables and views only",
 					  fn ? fn : "?");
 	}
-	if (type && strcmp(type, "BASE_TABLE") == 0) {
-		const char *name = json_string_value(json_object_get(node, "table_name"));
-
-		if (name && strpbrk(name, "./:\\"))
-			return sl_err_set(err, SL_E_USAGE,
-					  "'%s' is refused: a read through the server reads tables "
-					  "and views only, not files",
-					  name);
-	}
+	if (type && (strcmp(type, "BASE_TABLE") == 0 || strcmp(type, "SHOW_REF") == 0) &&
+	    (rc = check_relation(names, node, strcmp(type, "BASE_TABLE") == 0, err)) != 0)
+		return rc;
 	json_object_foreach(node, key, child)
-		if ((rc = check_node(child, err)) != 0)
+		if ((rc = check_node(names, child, err)) != 0)
 			return rc;
 	return 0;
 }
 
-int duck_read_check_tree(const char *serialized, struct sl_err *err)
+int duck_read_check_tree(const char *serialized, const struct duck_read_names *names,
+			 struct sl_err *err)
 {
 	/* positions it does not know are 2^64 - 1, past a JSON integer */
 	json_t *doc = json_loads(serialized, JSON_DECODE_INT_AS_REAL, NULL);
@@ -97,7 +132,7 @@ int duck_read_check_tree(const char *serialized, struct sl_err *err)
 		json_decref(doc);
 		return rc;
 	}
-	rc = check_node(json_object_get(doc, "statements"), err);
+	rc = check_node(names, json_object_get(doc, "statements"), err);
 	json_decref(doc);
 	return rc;
 }
