@@ -16,6 +16,7 @@
 #include "warehouse/duckdb_read.h"
 #include "warehouse/duckdb_sql.h"
 #include "warehouse/duckdb_text.h"
+#include "warehouse/watchdog.h"
 
 #include <ctype.h>
 #include <duckdb.h>
@@ -723,20 +724,20 @@ static int run_readonly(struct wh_duckdb *d, duckdb_prepared_statement ps,
 			const struct wh_read_limits *lim, struct wh_result **out, bool *truncated,
 			struct sl_err *err)
 {
-	struct duck_watchdog *wd;
+	struct wh_watchdog *wd;
 	duckdb_result res;
 	int rc;
 
 	if (duckdb_query(d->conn, "BEGIN TRANSACTION READ ONLY", &res) != DuckDBSuccess)
 		return duck_error(d, &res, err);
 	duckdb_destroy_result(&res);
-	rc = duck_watchdog_start(lim->timeout_ms, interrupt_reader, d, &wd, err);
+	rc = wh_watchdog_start(lim->timeout_ms, interrupt_reader, d, &wd, err);
 	if (!rc) {
 		if (duckdb_execute_prepared_streaming(ps, &res) != DuckDBSuccess)
 			rc = duck_error(d, &res, err);
 		else
 			rc = read_bounded(d, &res, lim, out, truncated, err);
-		if (duck_watchdog_stop(wd) && rc == SL_E_SQL)
+		if (wh_watchdog_stop(wd) && rc == SL_E_SQL)
 			rc = sl_err_set(err, SL_E_BUSY,
 					"the query ran past its %lld ms and was stopped",
 					(long long)lim->timeout_ms);

@@ -1,7 +1,7 @@
 /*
  * This file implements the checks that stand between a reader the server
  * does not trust and the DuckDB database: what a query's parse tree may
- * call, and the watchdog that interrupts it when its time is up. DuckDB's
+ * call and name. DuckDB's
  * enable_external_access is the whole database's, and the database's own
  * writers need it (seeds are read with read_csv), so a reader's file
  * access is refused here, by what the query names. It must never let a
@@ -11,13 +11,10 @@
 
 #include "core/err.h"
 
-#include <errno.h>
 #include <jansson.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 /* Generators, and views of the catalog: nothing outside the database. */
 static const char *const allowed_functions[] = {
@@ -135,78 +132,4 @@ int duck_read_check_tree(const char *serialized, const struct duck_read_names *n
 	rc = check_node(names, json_object_get(doc, "statements"), err);
 	json_decref(doc);
 	return rc;
-}
-
-struct duck_watchdog {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct timespec deadline;
-	bool stopped, fired;
-	void (*fire)(void *ctx);
-	void *ctx;
-};
-
-static void *watch(void *arg)
-{
-	struct duck_watchdog *wd = arg;
-	int rc = 0;
-
-	pthread_mutex_lock(&wd->mu);
-	while (!wd->stopped && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&wd->cv, &wd->mu, &wd->deadline);
-	if (!wd->stopped) {
-		wd->fired = true;
-		wd->fire(wd->ctx);
-	}
-	pthread_mutex_unlock(&wd->mu);
-	return NULL;
-}
-
-int duck_watchdog_start(int64_t timeout_ms, void (*fire)(void *ctx), void *ctx,
-			struct duck_watchdog **out, struct sl_err *err)
-{
-	struct duck_watchdog *wd = calloc(1, sizeof(*wd));
-	pthread_condattr_t attr;
-
-	if (!wd)
-		abort();
-	wd->fire = fire;
-	wd->ctx = ctx;
-	pthread_mutex_init(&wd->mu, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&wd->cv, &attr);
-	pthread_condattr_destroy(&attr);
-	clock_gettime(CLOCK_MONOTONIC, &wd->deadline);
-	wd->deadline.tv_sec += timeout_ms / 1000;
-	wd->deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-	if (wd->deadline.tv_nsec >= 1000000000L) {
-		wd->deadline.tv_sec++;
-		wd->deadline.tv_nsec -= 1000000000L;
-	}
-	if (pthread_create(&wd->thread, NULL, watch, wd)) {
-		pthread_cond_destroy(&wd->cv);
-		pthread_mutex_destroy(&wd->mu);
-		free(wd);
-		return sl_err_set(err, SL_E_INTERNAL, "cannot start the query's watchdog");
-	}
-	*out = wd;
-	return 0;
-}
-
-bool duck_watchdog_stop(struct duck_watchdog *wd)
-{
-	bool fired;
-
-	pthread_mutex_lock(&wd->mu);
-	wd->stopped = true;
-	pthread_cond_signal(&wd->cv);
-	pthread_mutex_unlock(&wd->mu);
-	pthread_join(wd->thread, NULL);
-	fired = wd->fired;
-	pthread_cond_destroy(&wd->cv);
-	pthread_mutex_destroy(&wd->mu);
-	free(wd);
-	return fired;
 }

@@ -1,13 +1,11 @@
 /*
  * What the DuckDB backend checks before it runs a query for an untrusted
- * reader (wh_query_readonly), and the watchdog that interrupts one that
- * runs too long. Private to src/warehouse/.
+ * reader (wh_query_readonly). Private to src/warehouse/.
  */
 #ifndef SL_WAREHOUSE_DUCKDB_READ_H
 #define SL_WAREHOUSE_DUCKDB_READ_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 struct sl_err;
 
@@ -31,12 +29,5 @@ struct duck_read_names {
  * parse, with the parser's message. */
 int duck_read_check_tree(const char *serialized, const struct duck_read_names *names,
 			 struct sl_err *err);
-
-/* Calls fire(ctx) once, from a thread of its own, when timeout_ms pass
- * before duck_watchdog_stop; stop joins it and tells whether it fired. */
-struct duck_watchdog;
-int duck_watchdog_start(int64_t timeout_ms, void (*fire)(void *ctx), void *ctx,
-			struct duck_watchdog **out, struct sl_err *err);
-bool duck_watchdog_stop(struct duck_watchdog *wd);
 
 #endif
