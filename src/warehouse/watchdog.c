@@ -86,3 +86,13 @@ bool wh_watchdog_stop(struct wh_watchdog *wd)
 	free(wd);
 	return fired;
 }
+
+bool wh_watchdog_fired(struct wh_watchdog *wd)
+{
+	bool fired;
+
+	pthread_mutex_lock(&wd->mu);
+	fired = wd->fired;
+	pthread_mutex_unlock(&wd->mu);
+	return fired;
+}

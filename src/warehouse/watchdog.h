@@ -17,5 +17,7 @@ struct wh_watchdog;
 int wh_watchdog_start(int64_t timeout_ms, void (*fire)(void *ctx), void *ctx,
 		      struct wh_watchdog **out, struct sl_err *err);
 bool wh_watchdog_stop(struct wh_watchdog *wd);
+/* Whether it fired already; the query goes on until stop. */
+bool wh_watchdog_fired(struct wh_watchdog *wd);
 
 #endif
