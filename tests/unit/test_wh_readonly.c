@@ -126,6 +126,10 @@ static void test_writes_refused_by_statement_type(void **state)
 		assert_int_equal(refusal(writes[i], msg, sizeof(msg)), SL_E_USAGE);
 		assert_non_null(strstr(msg, "only a query"));
 	}
+	/* SET and PRAGMA are statements: no query holds one */
+	assert_int_equal(refusal("SELECT * FROM (PRAGMA version)", msg, sizeof(msg)), SL_E_SQL);
+	assert_int_equal(refusal("SELECT 1 FROM t WHERE (SET threads = 1)", msg, sizeof(msg)),
+			 SL_E_SQL);
 	assert_int_equal(count_rows(), 3);
 	assert_int_equal(access("/tmp/sluice-unit-copied.csv", F_OK), -1);
 }
