@@ -84,8 +84,7 @@ static void command_run(void *arg)
 	json_t *o;
 
 	if (cc->on_warehouse(cc->ctx, command_job, cc, &err)) {
-		http_reply_error(cc->c, err.code == SL_E_BUSY ? 503 : 500, sl_code_text(err.code),
-				 err.msg);
+		http_reply_sl_err(cc->c, &err);
 		command_free(cc);
 		return;
 	}

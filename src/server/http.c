@@ -1156,6 +1156,17 @@ void http_reply_error(struct http_call *c, int status, const char *error, const 
 	call_answer(c, (unsigned)status, error_response(error, detail));
 }
 
+void http_reply_sl_err(struct http_call *c, const struct sl_err *err)
+{
+	int status = err->code == SL_E_NOTFOUND			      ? 404
+		     : err->code == SL_E_BUSY || err->code == SL_E_CONN ? 503
+									 : 500;
+
+	if (status == 503)
+		http_call_add_header(c, "Retry-After", "1");
+	http_reply_error(c, status, sl_code_text(err->code), err->msg);
+}
+
 struct http_stream *http_stream_open(struct http_call *c, int64_t heartbeat_ms)
 {
 	struct http_stream *st = &c->stream;

@@ -128,6 +128,10 @@ void http_reply_json(struct http_call *c, int status, json_t *doc);
 /* Answers {"error": error, "detail": detail}, the shape of the server's own
  * refusals too; detail may be NULL (JSON null). */
 void http_reply_error(struct http_call *c, int status, const char *error, const char *detail);
+/* Answers a failure by its code: 404 for SL_E_NOTFOUND; 503 with
+ * Retry-After: 1 for SL_E_BUSY and SL_E_CONN (a warehouse that cannot be
+ * reached now may be soon); 500 for the rest. */
+void http_reply_sl_err(struct http_call *c, const struct sl_err *err);
 
 /* Server-sent events. Answers the call with a 200 text/event-stream that
  * stays open until http_stream_close, the client going away, or the server

@@ -73,7 +73,7 @@ static void reply_failure(struct http_call *c, const struct sl_err *err)
 		http_reply_error(c, 504, "query timeout", err->msg);
 		break;
 	default:
-		http_reply_error(c, 500, sl_code_text(err->code), err->msg);
+		http_reply_sl_err(c, err);
 	}
 }
 

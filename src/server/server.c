@@ -407,17 +407,6 @@ static bool method(struct http_call *c, const char *want)
 	return false;
 }
 
-static void reply_sl_err(struct http_call *c, const struct sl_err *err)
-{
-	int status = err->code == SL_E_NOTFOUND			      ? 404
-		     : err->code == SL_E_BUSY || err->code == SL_E_CONN ? 503
-									 : 500;
-
-	if (status == 503)
-		http_call_add_header(c, "Retry-After", "1");
-	http_reply_error(c, status, sl_code_text(err->code), err->msg);
-}
-
 /* A part of the server as the health check says it: ok, unreachable
  * (its warehouse connection is lost: the whole answer is 503) or failing
  * (it is up, but cannot do its work: the answer is 200, degraded). */
@@ -651,7 +640,7 @@ static void model_run(void *arg)
 		     : sl_err_set(&err, SL_E_BUSY, "the live runner is stopped (POST /api/live/start)");
 	pthread_rwlock_unlock(&s->lock);
 	if (rc) {
-		reply_sl_err(ct->c, &err);
+		http_reply_sl_err(ct->c, &err);
 		free(ct);
 		return;
 	}
@@ -702,7 +691,7 @@ static void advance_run(void *arg)
 		wh_close(w);
 	}
 	if (rc) {
-		reply_sl_err(ct->c, &err);
+		http_reply_sl_err(ct->c, &err);
 		free(ct);
 		return;
 	}
@@ -747,7 +736,7 @@ static void start_stop_run(void *arg)
 	json_t *o;
 
 	if (start && start_live(ct->s, &err)) {
-		reply_sl_err(ct->c, &err);
+		http_reply_sl_err(ct->c, &err);
 		free(ct);
 		return;
 	}

@@ -16,6 +16,7 @@
 #include "warehouse/duckdb_read.h"
 #include "warehouse/duckdb_sql.h"
 #include "warehouse/duckdb_text.h"
+#include "warehouse/watchdog.h"
 
 #include <ctype.h>
 #include <duckdb.h>
@@ -581,6 +582,42 @@ static int duck_query(struct wh *w, const char *sql, struct wh_result **out, str
 
 /* ---- a reader's query (wh_query_readonly) ---- */
 
+/* Whether catalog.schema.table is a table or view DuckDB would bind the
+ * name to rather than hand to a replacement scan: schema.table is a schema
+ * of the database (or of the system and temp catalogs), or a database and
+ * its main schema. */
+static int relation_exists(void *ctx, const char *catalog, const char *schema, const char *table,
+			   bool *found, struct sl_err *err)
+{
+	static const char sql[] =
+		"SELECT count(*) FROM (SELECT database_name AS d, schema_name AS s, table_name AS n "
+		"FROM duckdb_tables() UNION ALL SELECT database_name, schema_name, view_name "
+		"FROM duckdb_views()) WHERE lower(n) = lower($3) AND "
+		"($1 <> '' AND lower(d) = lower($1) AND lower(s) = lower($2) OR "
+		"$1 = '' AND lower(s) = lower($2) AND d IN (current_database(), 'system', 'temp') OR "
+		"$1 = '' AND lower(d) = lower($2) AND s = 'main')";
+	struct wh_duckdb *d = ctx;
+	const char *parts[] = { catalog, schema, table };
+	duckdb_prepared_statement ps = NULL;
+	duckdb_result res;
+
+	if (duckdb_prepare(d->conn, sql, &ps) != DuckDBSuccess) {
+		sl_err_set(err, SL_E_INTERNAL, "%s", duckdb_prepare_error(ps));
+		duckdb_destroy_prepare(&ps);
+		return SL_E_INTERNAL;
+	}
+	for (idx_t i = 0; i < 3; i++)
+		duckdb_bind_varchar(ps, i + 1, parts[i]);
+	if (duckdb_execute_prepared(ps, &res) != DuckDBSuccess) {
+		duckdb_destroy_prepare(&ps);
+		return duck_error(d, &res, err);
+	}
+	duckdb_destroy_prepare(&ps);
+	*found = duckdb_value_int64(&res, 0, 0) > 0;
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
 /* Parses sql only (nothing is bound, so no extension loads and no file is
  * looked at): one statement, a query whose tree names nothing outside
  * the database. */
@@ -590,6 +627,7 @@ static int readonly_parse_check(struct wh_duckdb *d, const char *sql, struct sl_
 	idx_t n = duckdb_extract_statements(d->conn, sql, &ex);
 	const char *msg = n ? NULL : duckdb_extract_statements_error(ex);
 	duckdb_prepared_statement ps = NULL;
+	struct duck_read_names names = { relation_exists, d };
 	duckdb_result res;
 	char *tree;
 	int rc = 0;
@@ -609,7 +647,7 @@ static int readonly_parse_check(struct wh_duckdb *d, const char *sql, struct sl_
 	duckdb_destroy_prepare(&ps);
 	tree = duckdb_value_varchar(&res, 0, 0);
 
-	rc = tree ? duck_read_check_tree(tree, err)
+	rc = tree ? duck_read_check_tree(tree, &names, err)
 		  : sl_err_set(err, SL_E_INTERNAL, "cannot read DuckDB's parse tree");
 	duckdb_free(tree);
 	duckdb_destroy_result(&res);
@@ -625,17 +663,26 @@ static void interrupt_reader(void *ctx)
 	duckdb_interrupt(((struct wh_duckdb *)ctx)->conn);
 }
 
-static size_t rows_bytes(const struct wh_result *r, size_t first)
+/* How many of the chunk's first rows fit in the bytes left, each row's
+ * values measured before any is copied: *bytes grows by theirs. */
+static idx_t rows_within(duckdb_data_chunk chunk, idx_t n, idx_t ncols,
+			 const struct duck_text_col *cols, size_t max_bytes, size_t *bytes)
 {
-	size_t bytes = 0;
+	for (idx_t i = 0; i < n; i++) {
+		size_t row = 0;
 
-	for (size_t i = first; i < wh_result_nrows(r); i++)
-		for (size_t c = 0; c < wh_result_ncols(r); c++)
-			bytes += wh_result_value_len(r, i, c) + 1;
-	return bytes;
+		for (idx_t c = 0; c < ncols; c++)
+			row += duck_text_len(duckdb_data_chunk_get_vector(chunk, c), i, &cols[c]) + 1;
+		if (row > max_bytes - *bytes)
+			return i;
+		*bytes += row;
+	}
+	return n;
 }
 
-/* Streams the rows in until the limits, and destroys res. */
+/* Streams the rows in until the limits, and destroys res. The row that
+ * would pass max_bytes is not read: a value of any size costs no more
+ * than the limit. */
 static int read_bounded(struct wh_duckdb *d, duckdb_result *res, const struct wh_read_limits *lim,
 			struct wh_result **out, bool *truncated, struct sl_err *err)
 {
@@ -649,14 +696,15 @@ static int read_bounded(struct wh_duckdb *d, duckdb_result *res, const struct wh
 	while (!*truncated && (chunk = duckdb_fetch_chunk(*res)) != NULL) {
 		idx_t n = duckdb_data_chunk_get_size(chunk);
 		size_t room = lim->max_rows - wh_result_nrows(r);
-		size_t take = n < room ? n : room, first = wh_result_add_rows(r, take);
+		idx_t take = rows_within(chunk, n < room ? n : room, ncols, cols, lim->max_bytes,
+					 &bytes);
+		size_t first = wh_result_add_rows(r, take);
 
 		for (idx_t c = 0; c < ncols; c++)
 			duck_text_write(r, first, c, duckdb_data_chunk_get_vector(chunk, c), take,
 					&cols[c]);
 		duckdb_destroy_data_chunk(&chunk);
-		bytes += rows_bytes(r, first);
-		*truncated = take < n || bytes > lim->max_bytes;
+		*truncated = take < n;
 	}
 	free(cols);
 	failed = *truncated ? NULL : duckdb_result_error(res);
@@ -676,20 +724,20 @@ static int run_readonly(struct wh_duckdb *d, duckdb_prepared_statement ps,
 			const struct wh_read_limits *lim, struct wh_result **out, bool *truncated,
 			struct sl_err *err)
 {
-	struct duck_watchdog *wd;
+	struct wh_watchdog *wd;
 	duckdb_result res;
 	int rc;
 
 	if (duckdb_query(d->conn, "BEGIN TRANSACTION READ ONLY", &res) != DuckDBSuccess)
 		return duck_error(d, &res, err);
 	duckdb_destroy_result(&res);
-	rc = duck_watchdog_start(lim->timeout_ms, interrupt_reader, d, &wd, err);
+	rc = wh_watchdog_start(lim->timeout_ms, interrupt_reader, d, &wd, err);
 	if (!rc) {
 		if (duckdb_execute_prepared_streaming(ps, &res) != DuckDBSuccess)
 			rc = duck_error(d, &res, err);
 		else
 			rc = read_bounded(d, &res, lim, out, truncated, err);
-		if (duck_watchdog_stop(wd) && rc == SL_E_SQL)
+		if (wh_watchdog_stop(wd) && rc == SL_E_SQL)
 			rc = sl_err_set(err, SL_E_BUSY,
 					"the query ran past its %lld ms and was stopped",
 					(long long)lim->timeout_ms);

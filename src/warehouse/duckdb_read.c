@@ -1,7 +1,7 @@
 /*
  * This file implements the checks that stand between a reader the server
  * does not trust and the DuckDB database: what a query's parse tree may
- * call, and the watchdog that interrupts it when its time is up. DuckDB's
+ * call and name. DuckDB's
  * enable_external_access is the whole database's, and the database's own
  * writers need it (seeds are read with read_csv), so a reader's file
  * access is refused here, by what the query names. It must never let a
@@ -11,13 +11,10 @@
 
 #include "core/err.h"
 
-#include <errno.h>
 #include <jansson.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 /* Generators, and views of the catalog: nothing outside the database. */
 static const char *const allowed_functions[] = {
@@ -35,9 +32,49 @@ static bool allowed(const char *fn)
 	return false;
 }
 
+static int file_refused(const char *name, struct sl_err *err)
+{
+	return sl_err_set(err, SL_E_USAGE,
+			  "'%s' is refused: a read through the server reads tables and views "
+			  "only, not files",
+			  name);
+}
+
+/* A table reference, or the relation DESCRIBE, SUMMARIZE or SHOW name: a
+ * replacement scan reads a name that is no relation as a file, its parts
+ * joined by dots (secrets.csv is schema secrets, table csv). A part with
+ * '.', '/', ':' or '\' is a path; a name of one part without them has no
+ * file extension for a scan to know it by (and may be a CTE's), while one
+ * of several parts must be a relation of the database. */
+static int check_relation(const struct duck_read_names *names, json_t *node, bool base_table,
+			  struct sl_err *err)
+{
+	static const char *const keys[] = { "catalog_name", "schema_name", "table_name" };
+	const char *part[3];
+	bool found = false;
+	int rc;
+
+	for (size_t i = 0; i < 3; i++) {
+		part[i] = json_string_value(json_object_get(node, keys[i]));
+		if (!part[i])
+			part[i] = "";
+		if (strpbrk(part[i], "./:\\"))
+			return file_refused(part[i], err);
+	}
+	if (!base_table || (!*part[0] && !*part[1]))
+		return 0;
+	rc = names->exists(names->ctx, part[0], part[1], part[2], &found, err);
+	if (!rc && !found)
+		rc = sl_err_set(err, SL_E_USAGE,
+				"'%s%s%s.%s' is refused: it is no table or view of the database, and "
+				"a read through the server reads no files",
+				part[0], *part[0] ? "." : "", part[1], part[2]);
+	return rc;
+}
+
 /* Every node of the tree, whatever holds it: a table function hides as
  * well in a subquery of a WHERE as in the FROM. */
-static int check_node(json_t *node, struct sl_err *err)
+static int check_node(const struct duck_read_names *names, json_t *node, struct sl_err *err)
 {
 	const char *type = json_string_value(json_object_get(node, "type"));
 	const char *key;
@@ -47,7 +84,7 @@ static int check_node(json_t *node, struct sl_err *err)
 
 	if (json_is_array(node)) {
 		json_array_foreach(node, i, child)
-			if ((rc = check_node(child, err)) != 0)
+			if ((rc = check_node(names, child, err)) != 0)
 				return rc;
 		return 0;
 	}
@@ -63,22 +100,17 @@ static int check_node(json_t *node, struct sl_err *err)
 					  "server reads tables and views only",
 					  fn ? fn : "?");
 	}
-	if (type && strcmp(type, "BASE_TABLE") == 0) {
-		const char *name = json_string_value(json_object_get(node, "table_name"));
-
-		if (name && strpbrk(name, "./:\\"))
-			return sl_err_set(err, SL_E_USAGE,
-					  "'%s' is refused: a read through the server reads tables "
-					  "and views only, not files",
-					  name);
-	}
+	if (type && (strcmp(type, "BASE_TABLE") == 0 || strcmp(type, "SHOW_REF") == 0) &&
+	    (rc = check_relation(names, node, strcmp(type, "BASE_TABLE") == 0, err)) != 0)
+		return rc;
 	json_object_foreach(node, key, child)
-		if ((rc = check_node(child, err)) != 0)
+		if ((rc = check_node(names, child, err)) != 0)
 			return rc;
 	return 0;
 }
 
-int duck_read_check_tree(const char *serialized, struct sl_err *err)
+int duck_read_check_tree(const char *serialized, const struct duck_read_names *names,
+			 struct sl_err *err)
 {
 	/* positions it does not know are 2^64 - 1, past a JSON integer */
 	json_t *doc = json_loads(serialized, JSON_DECODE_INT_AS_REAL, NULL);
@@ -97,81 +129,7 @@ int duck_read_check_tree(const char *serialized, struct sl_err *err)
 		json_decref(doc);
 		return rc;
 	}
-	rc = check_node(json_object_get(doc, "statements"), err);
+	rc = check_node(names, json_object_get(doc, "statements"), err);
 	json_decref(doc);
 	return rc;
-}
-
-struct duck_watchdog {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct timespec deadline;
-	bool stopped, fired;
-	void (*fire)(void *ctx);
-	void *ctx;
-};
-
-static void *watch(void *arg)
-{
-	struct duck_watchdog *wd = arg;
-	int rc = 0;
-
-	pthread_mutex_lock(&wd->mu);
-	while (!wd->stopped && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&wd->cv, &wd->mu, &wd->deadline);
-	if (!wd->stopped) {
-		wd->fired = true;
-		wd->fire(wd->ctx);
-	}
-	pthread_mutex_unlock(&wd->mu);
-	return NULL;
-}
-
-int duck_watchdog_start(int64_t timeout_ms, void (*fire)(void *ctx), void *ctx,
-			struct duck_watchdog **out, struct sl_err *err)
-{
-	struct duck_watchdog *wd = calloc(1, sizeof(*wd));
-	pthread_condattr_t attr;
-
-	if (!wd)
-		abort();
-	wd->fire = fire;
-	wd->ctx = ctx;
-	pthread_mutex_init(&wd->mu, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&wd->cv, &attr);
-	pthread_condattr_destroy(&attr);
-	clock_gettime(CLOCK_MONOTONIC, &wd->deadline);
-	wd->deadline.tv_sec += timeout_ms / 1000;
-	wd->deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-	if (wd->deadline.tv_nsec >= 1000000000L) {
-		wd->deadline.tv_sec++;
-		wd->deadline.tv_nsec -= 1000000000L;
-	}
-	if (pthread_create(&wd->thread, NULL, watch, wd)) {
-		pthread_cond_destroy(&wd->cv);
-		pthread_mutex_destroy(&wd->mu);
-		free(wd);
-		return sl_err_set(err, SL_E_INTERNAL, "cannot start the query's watchdog");
-	}
-	*out = wd;
-	return 0;
-}
-
-bool duck_watchdog_stop(struct duck_watchdog *wd)
-{
-	bool fired;
-
-	pthread_mutex_lock(&wd->mu);
-	wd->stopped = true;
-	pthread_cond_signal(&wd->cv);
-	pthread_mutex_unlock(&wd->mu);
-	pthread_join(wd->thread, NULL);
-	fired = wd->fired;
-	pthread_cond_destroy(&wd->cv);
-	pthread_mutex_destroy(&wd->mu);
-	free(wd);
-	return fired;
 }

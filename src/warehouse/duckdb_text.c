@@ -365,15 +365,20 @@ static bool blob_plain(unsigned char c)
 	return c >= 32 && c <= 126 && c != '\\' && c != '\'' && c != '"';
 }
 
-static void write_blob(struct wh_result *r, size_t row, size_t c, const char *s, size_t n)
+static size_t blob_len(const char *s, size_t n)
 {
-	static const char hex[] = "0123456789ABCDEF";
 	size_t len = 0;
-	char *out;
 
 	for (size_t i = 0; i < n; i++)
 		len += blob_plain((unsigned char)s[i]) ? 1 : 4;
-	out = wh_result_set_value(r, row, c, len);
+	return len;
+}
+
+static void write_blob(struct wh_result *r, size_t row, size_t c, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = wh_result_set_value(r, row, c, blob_len(s, n));
+
 	for (size_t i = 0; i < n; i++) {
 		unsigned char b = (unsigned char)s[i];
 
@@ -407,6 +412,28 @@ static void write_value(struct wh_result *r, size_t row, size_t c, const struct 
 	default:
 		len = put_fixed(text, col, data, i);
 		memcpy(wh_result_set_value(r, row, c, len), text, len);
+	}
+}
+
+size_t duck_text_len(duckdb_vector v, idx_t i, const struct duck_text_col *col)
+{
+	const void *data = duckdb_vector_get_data(v);
+	const uint64_t *valid = duckdb_vector_get_validity(v);
+	char text[TEXT_MAX];
+	const char *s;
+	size_t len;
+
+	if (col->type == DUCKDB_TYPE_INVALID || (valid && !(valid[i / 64] >> (i % 64) & 1)))
+		return 0;
+	switch (col->type) {
+	case DUCKDB_TYPE_VARCHAR:
+		duck_text_string((const duckdb_string_t *)data + i, &len);
+		return len;
+	case DUCKDB_TYPE_BLOB:
+		s = duck_text_string((const duckdb_string_t *)data + i, &len);
+		return blob_len(s, len);
+	default:
+		return put_fixed(text, col, data, i);
 	}
 }
 

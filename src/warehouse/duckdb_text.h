@@ -37,6 +37,10 @@ struct duck_text_col duck_text_column(duckdb_logical_type t);
 void duck_text_write(struct wh_result *r, size_t first, size_t c, duckdb_vector v, idx_t n,
 		     const struct duck_text_col *col);
 
+/* The length of the text duck_text_write would write for value i of
+ * vector v (0 for a NULL), read before any of it is copied. */
+size_t duck_text_len(duckdb_vector v, idx_t i, const struct duck_text_col *col);
+
 /* The bytes of a VARCHAR or BLOB value, *len of them, NUL bytes included;
  * owned by the vector the value was read from. */
 const char *duck_text_string(const duckdb_string_t *s, size_t *len);

@@ -17,6 +17,7 @@
 #include "warehouse/csv.h"
 #include "warehouse/pg_array.h"
 #include "warehouse/reconnect.h"
+#include "warehouse/watchdog.h"
 #include "warehouse/wh_impl.h"
 
 #include "core/arena.h"
@@ -147,24 +148,22 @@ static bool ok(const PGresult *res)
 	return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY;
 }
 
-/* Appends the first nrows rows of res to r; returns their bytes. */
-static size_t add_rows(struct wh_result *r, const PGresult *res, int nrows)
+/* Appends rows from .. from + nrows - 1 of res to r. */
+static void add_rows(struct wh_result *r, const PGresult *res, int from, int nrows)
 {
 	int ncols = PQnfields(res);
-	size_t first = wh_result_add_rows(r, (size_t)nrows), bytes = 0;
+	size_t first = wh_result_add_rows(r, (size_t)nrows);
 
 	for (int i = 0; i < nrows; i++) {
 		for (int c = 0; c < ncols; c++) {
-			int len = PQgetlength(res, i, c);
+			int len = PQgetlength(res, from + i, c);
 
-			bytes += (size_t)len + 1;
-			if (PQgetisnull(res, i, c))
+			if (PQgetisnull(res, from + i, c))
 				continue;
 			memcpy(wh_result_set_value(r, first + (size_t)i, (size_t)c, (size_t)len),
-			       PQgetvalue(res, i, c), (size_t)len);
+			       PQgetvalue(res, from + i, c), (size_t)len);
 		}
 	}
-	return bytes;
 }
 
 static struct wh_result *columns_of(const PGresult *res)
@@ -182,7 +181,7 @@ static struct wh_result *rows_of(const PGresult *res)
 {
 	struct wh_result *r = columns_of(res);
 
-	add_rows(r, res, PQntuples(res));
+	add_rows(r, res, 0, PQntuples(res));
 	return r;
 }
 
@@ -308,30 +307,40 @@ static bool refused_statement(const PGresult *res, const char *sql, size_t at)
 	return !pos || strtoll(pos, NULL, 10) == (long long)(at + first_word(sql + at)) + 1;
 }
 
+/* The error of a reader's statement, res failed or NULL. at: where a
+ * reader's text starts in sql (0: sql is sluice's own). */
+static int read_error(struct wh_pg *p, PGresult *res, const char *sql, size_t at,
+		      struct sl_err *err)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	int rc = result_error(p, res, sql, err);
+
+	/* query_canceled: statement_timeout or the watchdog;
+	 * read_only_sql_transaction: a write the READ ONLY transaction
+	 * stopped (nextval, say) */
+	if (state && strcmp(state, "57014") == 0)
+		rc = SL_E_BUSY;
+	else if (state && strcmp(state, "25006") == 0)
+		rc = SL_E_USAGE;
+	else if (state && strcmp(state, "42601") == 0 && at && refused_statement(res, sql, at))
+		rc = sl_err_set(err, SL_E_USAGE, "only a query may be read through the server (%s)",
+				PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
+	if (err)
+		err->code = rc;
+	return rc;
+}
+
 /* One statement through the extended protocol, which takes no second one.
  * at: where a reader's text starts in sql (0: sql is sluice's own). */
 static int run_one(struct wh_pg *p, const char *sql, size_t at, int n, const char *const *values,
 		   PGresult **res, struct sl_err *err)
 {
-	const char *state;
 	int rc;
 
 	*res = PQexecParams(p->conn, sql, n, NULL, values, NULL, NULL, 0);
 	if (*res && ok(*res))
 		return 0;
-	state = *res ? PQresultErrorField(*res, PG_DIAG_SQLSTATE) : NULL;
-	rc = result_error(p, *res, sql, err);
-	/* query_canceled: statement_timeout; read_only_sql_transaction: a
-	 * write the READ ONLY transaction stopped (nextval, say) */
-	if (state && strcmp(state, "57014") == 0)
-		rc = SL_E_BUSY;
-	else if (state && strcmp(state, "25006") == 0)
-		rc = SL_E_USAGE;
-	else if (state && strcmp(state, "42601") == 0 && at && refused_statement(*res, sql, at))
-		rc = sl_err_set(err, SL_E_USAGE, "only a query may be read through the server (%s)",
-				PQresultErrorField(*res, PG_DIAG_MESSAGE_PRIMARY));
-	if (err)
-		err->code = rc;
+	rc = read_error(p, *res, sql, at, err);
 	PQclear(*res);
 	*res = NULL;
 	return rc;
@@ -340,47 +349,113 @@ static int run_one(struct wh_pg *p, const char *sql, size_t at, int n, const cha
 /* Rows fetched from the cursor per round trip. */
 #define READ_BATCH 1000
 
-static int fetch_bounded(struct wh_pg *p, const struct wh_read_limits *lim,
-			 struct wh_result **out, bool *truncated, struct sl_err *err)
+/* What a reader's read has come to so far. */
+struct read_state {
+	const struct wh_read_limits *lim;
+	PGcancel *cancel;
+	struct wh_result *out;
+	size_t bytes;
+	bool truncated;
+};
+
+static void cancel_reader(void *ctx)
+{
+	char why[256];
+
+	PQcancel(ctx, why, sizeof(why));
+}
+
+/* Takes res's rows while they fit in the limits; the first that does not
+ * is left out and marks the read truncated. A row is measured before any
+ * of it is copied. */
+static void take_rows(struct read_state *st, const PGresult *res)
+{
+	int ncols = PQnfields(res);
+
+	if (!st->out)
+		st->out = columns_of(res);
+	for (int i = 0; i < PQntuples(res) && !st->truncated; i++) {
+		size_t row = 0;
+
+		for (int c = 0; c < ncols; c++)
+			row += (size_t)PQgetlength(res, i, c) + 1;
+		st->truncated = wh_result_nrows(st->out) == st->lim->max_rows ||
+				row > st->lim->max_bytes - st->bytes;
+		if (st->truncated)
+			return;
+		st->bytes += row;
+		add_rows(st->out, res, i, 1);
+	}
+}
+
+/* One FETCH of n rows, read a row at a time (single-row mode), so that
+ * libpq never holds more than one: the rest of a FETCH that passed the
+ * byte limit is cancelled and dropped. *got: the rows it returned. */
+static int fetch_batch(struct wh_pg *p, struct read_state *st, int n, int *got,
+		       struct sl_err *err)
 {
 	char fetch[64];
-	size_t bytes = 0;
+	bool full = st->truncated;
 	PGresult *res;
 	int rc = 0;
 
-	snprintf(fetch, sizeof(fetch), "FETCH FORWARD %d FROM sluice_read", READ_BATCH);
-	for (;;) {
-		size_t have = *out ? wh_result_nrows(*out) : 0;
-		int n, take;
+	*got = 0;
+	snprintf(fetch, sizeof(fetch), "FETCH FORWARD %d FROM sluice_read", n);
+	if (!PQsendQueryParams(p->conn, fetch, 0, NULL, NULL, NULL, NULL, 0))
+		return read_error(p, NULL, fetch, 0, err);
+	PQsetSingleRowMode(p->conn);
+	while ((res = PQgetResult(p->conn)) != NULL) {
+		ExecStatusType status = PQresultStatus(res);
 
-		rc = run_one(p, fetch, 0, 0, NULL, &res, err);
-		if (rc)
-			break;
-		if (!*out)
-			*out = columns_of(res);
-		n = PQntuples(res);
-		take = (size_t)n > lim->max_rows - have ? (int)(lim->max_rows - have) : n;
-		bytes += add_rows(*out, res, take);
+		if (status == PGRES_SINGLE_TUPLE || status == PGRES_TUPLES_OK) {
+			*got += PQntuples(res);
+			take_rows(st, res);
+			/* rows of it still to come are not waited for */
+			if (st->truncated && !full && *got < n)
+				cancel_reader(st->cancel);
+			full = st->truncated;
+		} else if (!rc && !st->truncated) {
+			rc = read_error(p, res, fetch, 0, err);
+		}
 		PQclear(res);
-		*truncated = take < n || bytes > lim->max_bytes;
-		if (*truncated || n < READ_BATCH)
-			break;
 	}
+	return rc;
+}
+
+/* Fetches until the cursor ends or the limits are reached; a FETCH asks
+ * for one row more than max_rows leaves room for, which tells whether
+ * there were more. Between FETCHes the watchdog's cancel finds nothing to
+ * cancel: a deadline passed there ends the read. */
+static int fetch_bounded(struct wh_pg *p, struct read_state *st, struct wh_watchdog *wd,
+			 struct sl_err *err)
+{
+	int n, got = 0, rc = 0;
+
+	do {
+		size_t room = st->lim->max_rows - (st->out ? wh_result_nrows(st->out) : 0);
+
+		n = room < READ_BATCH ? (int)room + 1 : READ_BATCH;
+		rc = wh_watchdog_fired(wd) ? SL_E_BUSY : fetch_batch(p, st, n, &got, err);
+	} while (!rc && !st->truncated && got == n);
 	if (rc) {
-		wh_result_free(*out);
-		*out = NULL;
+		wh_result_free(st->out);
+		st->out = NULL;
 	}
 	return rc;
 }
 
 /* A cursor takes a SELECT or VALUES only, and no data-modifying WITH; the
  * transaction is READ ONLY and made so before the query, and its first
- * statement takes the snapshot, after which nothing makes it read-write. */
+ * statement takes the snapshot, after which nothing makes it read-write.
+ * statement_timeout applies per statement and the query may change it: a
+ * watchdog cancels whatever runs when timeout_ms have passed in all. */
 static int pg_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits *lim,
 			     struct wh_result **out, bool *truncated, struct sl_err *err)
 {
 	struct wh_pg *p = pg(w);
 	struct buf declare = BUF_INIT;
+	struct read_state st = { .lim = lim };
+	struct wh_watchdog *wd;
 	char timeout[32];
 	const char *values[] = { timeout };
 	PGresult *res;
@@ -389,6 +464,9 @@ static int pg_query_readonly(struct wh *w, const char *sql, const struct wh_read
 
 	if (rc)
 		return rc;
+	st.cancel = PQgetCancel(p->conn);
+	if (!st.cancel)
+		return result_error(p, NULL, "", err);
 	snprintf(timeout, sizeof(timeout), "%lld", (long long)lim->timeout_ms);
 	buf_adds(&declare, "DECLARE sluice_read NO SCROLL CURSOR FOR ");
 	at = declare.len;
@@ -400,18 +478,24 @@ static int pg_query_readonly(struct wh *w, const char *sql, const struct wh_read
 			     &res, err);
 	if (!rc) {
 		PQclear(res);
-		rc = run_one(p, declare.buf, at, 0, NULL, &res, err);
+		rc = wh_watchdog_start(lim->timeout_ms, cancel_reader, st.cancel, &wd, err);
 	}
 	if (!rc) {
+		rc = run_one(p, declare.buf, at, 0, NULL, &res, err);
 		PQclear(res);
-		rc = fetch_bounded(p, lim, out, truncated, err);
+		if (!rc)
+			rc = fetch_bounded(p, &st, wd, err);
+		wh_watchdog_stop(wd);
 	}
 	buf_release(&declare);
+	PQfreeCancel(st.cancel);
 	if (rc == SL_E_BUSY)
 		sl_err_set(err, rc, "the query ran past its %lld ms and was stopped",
 			   (long long)lim->timeout_ms);
 	res = PQexec(p->conn, "ROLLBACK");
 	PQclear(res);
+	*out = st.out;
+	*truncated = st.truncated;
 	return rc;
 }
 

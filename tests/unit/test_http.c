@@ -83,6 +83,11 @@ static void handle(void *ctx, struct http_call *c)
 		http_reply_json(c, 429, json_pack("{s:i}", "n", 1));
 	} else if (!strcmp(path, "/json-null")) {
 		http_reply_json(c, 200, NULL);
+	} else if (!strcmp(path, "/sl-err")) {
+		struct sl_err err = SL_ERR_INIT;
+
+		sl_err_set(&err, atoi(or_none(http_call_query(c, "code"))), "it failed");
+		http_reply_sl_err(c, &err);
 	} else if (!strcmp(path, "/error-bytes")) {
 		http_reply_error(c, 400, "bad request", "unexpected byte \xff");
 	} else if (!strcmp(path, "/events")) {
@@ -596,6 +601,34 @@ static void test_bearer_token(void **state)
 	assert_int_equal(handled(f), 3);
 }
 
+/* The status a failure's code answers: a warehouse that cannot be reached
+ * or is busy is a 503 to retry, whatever the route. */
+static void test_sl_err_answers(void **state)
+{
+	static const struct {
+		int code, status;
+		bool retry;
+	} cases[] = {
+		{ SL_E_CONN, 503, true },
+		{ SL_E_BUSY, 503, true },
+		{ SL_E_NOTFOUND, 404, false },
+		{ SL_E_INTERNAL, 500, false },
+	};
+	struct fx *f = *state;
+	struct response r;
+	char req[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		snprintf(req, sizeof(req), "GET /sl-err?code=%d HTTP/1.1\r\nHost: t\r\n\r\n",
+			 cases[i].code);
+		roundtrip(f->port, req, &r);
+		assert_int_equal(r.status, cases[i].status);
+		assert_int_equal(has_header(&r, "Retry-After: 1"), cases[i].retry);
+		assert_error_body(&r, sl_code_text(cases[i].code));
+		buf_release(&r.body);
+	}
+}
+
 static void test_json_answers(void **state)
 {
 	struct fx *f = *state;
@@ -1075,6 +1108,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_answer_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_request_accessors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sl_err_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_answer_later_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_alive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_big_by_length, setup, teardown),

@@ -126,6 +126,10 @@ static void test_writes_refused_by_statement_type(void **state)
 		assert_int_equal(refusal(writes[i], msg, sizeof(msg)), SL_E_USAGE);
 		assert_non_null(strstr(msg, "only a query"));
 	}
+	/* SET and PRAGMA are statements: no query holds one */
+	assert_int_equal(refusal("SELECT * FROM (PRAGMA version)", msg, sizeof(msg)), SL_E_SQL);
+	assert_int_equal(refusal("SELECT 1 FROM t WHERE (SET threads = 1)", msg, sizeof(msg)),
+			 SL_E_SQL);
 	assert_int_equal(count_rows(), 3);
 	assert_int_equal(access("/tmp/sluice-unit-copied.csv", F_OK), -1);
 }
@@ -167,6 +171,60 @@ static void test_files_refused(void **state)
 	assert_int_equal(count_rows(), 3);
 }
 
+/* A replacement scan joins a name's parts into a path (secrets.csv is
+ * schema secrets, table csv), and DESCRIBE, SUMMARIZE and SHOW read what
+ * they name: each is refused wherever it stands in the query, while the
+ * same file is read by a trusted query. */
+static void test_files_by_name_refused(void **state)
+{
+	static const char *const files[] = {
+		"SELECT * FROM secrets.csv",
+		"FROM secrets.\"csv\"",
+		"SELECT * FROM \"%s/secrets\".csv",
+		"SELECT * FROM \"secrets.csv\"",
+		"SELECT * FROM memory.secrets.csv",
+		"DESCRIBE secrets.csv",
+		"SUMMARIZE secrets.csv",
+		"SHOW secrets.csv",
+		"DESCRIBE 'secrets.csv'",
+		"SUMMARIZE '%s/secrets.csv'",
+		"SELECT * FROM t, LATERAL (SELECT * FROM secrets.csv)",
+		"SELECT 'x' UNION ALL SELECT * FROM secrets.csv",
+		"SELECT * FROM t EXCEPT SELECT 1, * FROM secrets.csv",
+		"WITH c AS (FROM secrets.csv) FROM c",
+		"WITH RECURSIVE c AS (SELECT 1 AS x UNION ALL SELECT 1 FROM secrets.csv) FROM c",
+		"SELECT (SELECT count(*) FROM secrets.csv) AS n",
+		"SELECT * FROM t WHERE EXISTS (SELECT 1 FROM secrets.csv)",
+		"SELECT * FROM t JOIN secrets.csv ON true",
+		"SELECT * FROM t, LATERAL (SELECT * FROM read_text('secrets.csv'))",
+		"SELECT 'x' UNION SELECT content FROM read_text('secrets.csv')",
+	};
+	char dir[] = "/tmp/sluice-readonly-XXXXXX", cwd[4096], sql[4096], path[4200], msg[4096];
+	struct wh_result *r;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(path, sizeof(path), "%s/secrets.csv", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("secret\nhidden\n", f);
+	fclose(f);
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(wh_query(db, "SELECT * FROM secrets.csv", &r, NULL), 0);
+	assert_string_equal(wh_result_value(r, 0, 0), "hidden");
+	wh_result_free(r);
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		snprintf(sql, sizeof(sql), files[i], dir);
+		assert_int_equal(refusal(sql, msg, sizeof(msg)), SL_E_USAGE);
+		assert_non_null(strstr(msg, "refused"));
+	}
+	assert_int_equal(chdir(cwd), 0);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_generators_and_catalog_read(void **state)
 {
 	static const char *const ok[] = {
@@ -175,6 +233,16 @@ static void test_generators_and_catalog_read(void **state)
 		"SELECT * FROM duckdb_tables()",
 		"DESCRIBE t",
 		"SELECT table_name FROM information_schema.tables",
+		"SELECT * FROM main.t",
+		"SELECT * FROM memory.t",
+		"SELECT * FROM memory.main.t",
+		"SELECT * FROM \"T\"",
+		"SELECT count(*) FROM pg_catalog.pg_class",
+		"SELECT * FROM system.information_schema.tables",
+		"SHOW TABLES",
+		"SHOW ALL TABLES",
+		"SUMMARIZE t",
+		"WITH c AS (SELECT 1 AS x) SELECT * FROM c",
 	};
 	struct wh_result *r;
 	bool truncated;
@@ -230,6 +298,48 @@ static void test_rows_and_bytes_bounded(void **state)
 	wh_result_free(r);
 }
 
+static size_t result_bytes(const struct wh_result *r)
+{
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < wh_result_nrows(r); i++)
+		for (size_t c = 0; c < wh_result_ncols(r); c++)
+			bytes += wh_result_value_len(r, i, c) + 1;
+	return bytes;
+}
+
+/* The row that would pass the byte limit is not read, nor any after it:
+ * the result never holds more than the limit, however large a value. */
+static void test_bytes_bounded_per_row(void **state)
+{
+	struct wh_read_limits lim = roomy;
+	struct wh_result *r;
+	bool truncated;
+	char msg[4096];
+
+	(void)state;
+	lim.max_bytes = 1 << 20;
+	assert_int_equal(reads("SELECT repeat('x', 3000000) AS v FROM range(5)", &lim, &r,
+			       &truncated, msg, sizeof(msg)),
+			 0);
+	assert_true(truncated);
+	assert_int_equal(wh_result_nrows(r), 0);
+	wh_result_free(r);
+	assert_int_equal(reads("SELECT repeat('x', 300000) AS v, 1 AS n FROM range(10)", &lim, &r,
+			       &truncated, msg, sizeof(msg)),
+			 0);
+	assert_true(truncated);
+	assert_int_equal(wh_result_nrows(r), 3);
+	assert_true(result_bytes(r) <= lim.max_bytes);
+	wh_result_free(r);
+	assert_int_equal(reads("SELECT repeat('x', 300000) AS v FROM range(3)", &lim, &r,
+			       &truncated, msg, sizeof(msg)),
+			 0);
+	assert_false(truncated);
+	assert_int_equal(wh_result_nrows(r), 3);
+	wh_result_free(r);
+}
+
 static void test_timeout_interrupts(void **state)
 {
 	struct wh_read_limits lim = roomy;
@@ -274,32 +384,45 @@ static void test_timeout_at_the_end(void **state)
 			 0);
 }
 
+static int no_relation(void *ctx, const char *catalog, const char *schema, const char *table,
+		       bool *found, struct sl_err *err)
+{
+	(void)ctx;
+	(void)catalog;
+	(void)schema;
+	(void)table;
+	(void)err;
+	*found = false;
+	return 0;
+}
+
 static void test_tree_check(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
+	const struct duck_read_names names = { no_relation, NULL };
 
 	(void)state;
 	assert_int_equal(duck_read_check_tree("{\"error\":true,\"error_type\":\"not implemented\","
 					      "\"error_message\":\"Only SELECT statements can be "
 					      "serialized to json!\"}",
-					      &err),
+					      &names, &err),
 			 SL_E_USAGE);
 	assert_int_equal(duck_read_check_tree("{\"error\":true,\"error_message\":\"Parser Error: x\"}",
-					      &err),
+					      &names, &err),
 			 SL_E_SQL);
 	assert_string_equal(err.msg, "Parser Error: x");
 	assert_int_equal(duck_read_check_tree("{\"error\":false,\"statements\":[{\"node\":{\"a\":[{"
 					      "\"type\":\"TABLE_FUNCTION\",\"function\":{"
 					      "\"function_name\":\"READ_TEXT\"}}]}}]}",
-					      &err),
+					      &names, &err),
 			 SL_E_USAGE);
 	assert_int_equal(duck_read_check_tree("{\"error\":false,\"statements\":[{\"node\":{"
 					      "\"type\":\"TABLE_FUNCTION\",\"function\":{"
 					      "\"function_name\":\"Range\"}},\"at\":"
 					      "18446744073709551615}]}",
-					      &err),
+					      &names, &err),
 			 0);
-	assert_int_equal(duck_read_check_tree("not json", &err), SL_E_INTERNAL);
+	assert_int_equal(duck_read_check_tree("not json", &names, &err), SL_E_INTERNAL);
 }
 
 int main(void)
@@ -309,9 +432,11 @@ int main(void)
 		cmocka_unit_test(test_writes_refused_by_statement_type),
 		cmocka_unit_test(test_one_query_only),
 		cmocka_unit_test(test_files_refused),
+		cmocka_unit_test(test_files_by_name_refused),
 		cmocka_unit_test(test_generators_and_catalog_read),
 		cmocka_unit_test(test_read_only_transaction),
 		cmocka_unit_test(test_rows_and_bytes_bounded),
+		cmocka_unit_test(test_bytes_bounded_per_row),
 		cmocka_unit_test(test_timeout_interrupts),
 		cmocka_unit_test(test_timeout_at_the_end),
 		cmocka_unit_test(test_tree_check),

@@ -2,9 +2,9 @@
  * A reader's query on PostgreSQL (wh_query_readonly in postgres.c), on the
  * suite's server (SLUICE_TEST_PG): a cursor in a READ ONLY transaction,
  * so that writes, several statements and data-modifying WITH are refused
- * and what would still write (nextval) fails; rows and bytes bounded,
- * statement_timeout stops a slow query, and the connection serves the next
- * one, out of any transaction.
+ * and what would still write (nextval) fails; rows and bytes bounded, a
+ * row at a time, one deadline stops a slow query however it is slow, and
+ * the connection serves the next one, out of any transaction.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include "fixture_pg.h"
 
 #include "core/err.h"
+#include "core/units.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -155,12 +156,91 @@ static void test_bounded(void **state)
 	wh_result_free(r);
 }
 
+static size_t result_bytes(const struct wh_result *r)
+{
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < wh_result_nrows(r); i++)
+		for (size_t c = 0; c < wh_result_ncols(r); c++)
+			bytes += wh_result_value_len(r, i, c) + 1;
+	return bytes;
+}
+
+/* The row that would pass the byte limit is not read into the result, nor
+ * any after it, however large its value. */
+static void test_bytes_bounded_per_row(void **state)
+{
+	struct wh_read_limits lim = roomy;
+	struct wh_result *r;
+	bool truncated;
+	char msg[4096];
+
+	(void)state;
+	lim.max_bytes = 1 << 20;
+	assert_int_equal(reads("SELECT repeat('x', 3000000) FROM generate_series(1, 5)", &lim, &r,
+			       &truncated, msg, sizeof(msg)),
+			 0);
+	assert_true(truncated);
+	assert_int_equal(wh_result_nrows(r), 0);
+	assert_int_equal(wh_result_ncols(r), 1);
+	wh_result_free(r);
+	assert_int_equal(reads("SELECT repeat('x', 300000), 1 FROM generate_series(1, 10)", &lim,
+			       &r, &truncated, msg, sizeof(msg)),
+			 0);
+	assert_true(truncated);
+	assert_int_equal(wh_result_nrows(r), 3);
+	assert_true(result_bytes(r) <= lim.max_bytes);
+	wh_result_free(r);
+	assert_int_equal(reads("SELECT repeat('x', 300000) FROM generate_series(1, 3)", &lim, &r,
+			       &truncated, msg, sizeof(msg)),
+			 0);
+	assert_false(truncated);
+	assert_int_equal(wh_result_nrows(r), 3);
+	wh_result_free(r);
+	assert_int_equal(reads("SELECT 1", &roomy, &r, &truncated, msg, sizeof(msg)), 0);
+	wh_result_free(r);
+}
+
+/* One deadline for the whole read: a query that switches statement_timeout
+ * off for the fetches after its first, or whose every fetch stays under
+ * the limit, is stopped when timeout_ms have passed in all. */
+static void test_one_deadline(void **state)
+{
+	static const char *const slow[] = {
+		"SELECT set_config('statement_timeout', '0', true), "
+		"pg_sleep(CASE WHEN g = 1001 THEN 4 ELSE 0 END) FROM generate_series(1, 1500) g",
+		"SELECT pg_sleep(CASE WHEN g % 1000 = 0 THEN 0.5 ELSE 0 END) "
+		"FROM generate_series(1, 5000) g",
+	};
+	struct wh_read_limits lim = roomy;
+	struct wh_result *r = NULL;
+	bool truncated;
+	char msg[4096];
+
+	(void)state;
+	lim.timeout_ms = 1000;
+	lim.max_rows = 10000;
+	for (size_t i = 0; i < sizeof(slow) / sizeof(*slow); i++) {
+		int64_t start = units_mono_ms();
+
+		assert_int_equal(reads(slow[i], &lim, &r, &truncated, msg, sizeof(msg)), SL_E_BUSY);
+		assert_null(r);
+		assert_string_equal(msg, "the query ran past its 1000 ms and was stopped");
+		assert_true(units_mono_ms() - start < 2500);
+	}
+	assert_int_equal(reads("SELECT 1", &roomy, &r, &truncated, msg, sizeof(msg)), 0);
+	wh_result_free(r);
+	assert_int_equal(wh_exec(db, "CREATE TABLE ro.after (x INT); DROP TABLE ro.after", NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_query_reads),
 		cmocka_unit_test(test_writes_refused),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_bytes_bounded_per_row),
+		cmocka_unit_test(test_one_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -67,7 +67,8 @@ if is_postgres; then
 			cp health.json down.json
 			echo "meanwhile: status $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $SERVE_TOKEN" \
 				"http://127.0.0.1:$serve_port/api/live/status"), advance $(curl -s -o /dev/null -w '%{http_code}' \
-				-H "Authorization: Bearer $SERVE_TOKEN" -X POST "http://127.0.0.1:$serve_port/api/live/sources/events/advance")"
+				-H "Authorization: Bearer $SERVE_TOKEN" -X POST "http://127.0.0.1:$serve_port/api/live/sources/events/advance"), sql $(curl -s -o /dev/null -D sql.h -w '%{http_code}' \
+				-H "Authorization: Bearer $SERVE_TOKEN" --data-binary 'SELECT 1' "http://127.0.0.1:$serve_port/api/sql") $(grep -ci '^Retry-After: 1' sql.h)"
 			sleep 1
 			admin -c "ALTER DATABASE $wh_db ALLOW_CONNECTIONS true"
 		fi

@@ -78,15 +78,25 @@ done
 is_postgres || sl sql "DELETE FROM silver.people"
 
 note "files on the server's machine are not read through it"
+printf 'secret\nhidden\n' >secrets.csv
 for q in "SELECT * FROM read_text('/etc/passwd')" \
 	"SELECT * FROM read_csv('/etc/passwd')" \
 	"SELECT * FROM '/etc/passwd'" \
 	"SELECT * FROM 'q.sql'" \
 	"SELECT * FROM glob('/etc/*')" \
 	"SELECT 1 AS x WHERE EXISTS (SELECT * FROM read_blob('/etc/hostname'))" \
-	"SELECT * FROM query('DELETE FROM silver.people')"; do
-	echo "> $q"
-	sqlapi "$q" | sed -E 's/(Error: [^"]{0,60}).*/\1.../'
+	"SELECT * FROM query('DELETE FROM silver.people')" \
+	"SELECT * FROM secrets.csv" \
+	"SELECT * FROM \"$PWD/secrets\".csv" \
+	"DESCRIBE secrets.csv" \
+	"SUMMARIZE secrets.csv" \
+	"SHOW secrets.csv" \
+	"SUMMARIZE 'secrets.csv'" \
+	"SELECT 'x' AS v UNION ALL SELECT * FROM secrets.csv" \
+	"SELECT * FROM silver.people, LATERAL (SELECT * FROM secrets.csv)" \
+	"WITH c AS (SELECT * FROM secrets.csv) SELECT * FROM c"; do
+	echo "> $q" | sed "s|$PWD|PWD|"
+	sqlapi "$q" | sed -E -e "s|$PWD|PWD|g" -e 's/(Error: [^"]{0,60}).*/\1.../'
 done
 
 note "bounded: time, SQL length, body size, parameters"
@@ -102,7 +112,16 @@ api -H "Authorization: Bearer t0ken" --data-binary @long.sql "http://127.0.0.1:$
 head -c 2000000 /dev/zero | tr '\0' ' ' >big.sql
 api -H "Authorization: Bearer t0ken" --data-binary @big.sql "http://127.0.0.1:$serve_port/api/sql"
 sqlapi "   "
+printf 'SELECT 1\0' | api -H "Authorization: Bearer t0ken" --data-binary @- "http://127.0.0.1:$serve_port/api/sql"
 api -H "Authorization: Bearer t0ken" "http://127.0.0.1:$serve_port/api/sql"
+
+note "a row that would pass 2 MiB of text is not answered"
+sqlapi "SELECT repeat('x', 3000000) AS v" | head -c 300
+sqlapi "SELECT repeat('x', 1000000) AS v, 1 AS n UNION ALL SELECT repeat('y', 1000000), 2 UNION ALL SELECT repeat('z', 1000000), 3 ORDER BY n" | tr -s 'xyz' | head -c 300
+if is_postgres; then
+	note "one deadline for the whole read, whatever statement_timeout the query sets"
+	sqlapi "SELECT set_config('statement_timeout', '0', true), pg_sleep(CASE WHEN g = 1001 THEN 3 ELSE 0 END) FROM generate_series(1, 1500) g" "?timeout_ms=500" | head -c 300
+fi
 
 note "a client that never finishes its request is cut off, unanswered"
 exec 3<>"/dev/tcp/127.0.0.1/$serve_port"
