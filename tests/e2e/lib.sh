@@ -245,6 +245,25 @@ src() {
 	PGOPTIONS="-c client_min_messages=warning" psql "$SRC_PG" -qAt -v ON_ERROR_STOP=1 "$@"
 }
 
+# asan_build: whether sluice was built with the address sanitizer, which
+# reserves more address space than any `ulimit -v` would leave it.
+asan_build() {
+	ldd "$SLUICE_BIN" 2>/dev/null | grep -q libasan
+}
+
+# mem_limited MB CMD...: runs CMD with its memory limited to MB megabytes:
+# its address space; under the address sanitizer its resident memory
+# (which the sanitizer checks itself), with room for the sanitizer's own.
+mem_limited() {
+	local mb=$1
+	shift
+	if asan_build; then
+		(export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=$((mb * 3))" && "$@")
+	else
+		(ulimit -v $((mb * 1000)) && "$@")
+	fi
+}
+
 # hold_warehouse FILE: another process (tests/tools/holdlock) holds the
 # DuckDB file FILE until release_warehouse, or 20 s; prints what it says
 # once it holds it. Its stdin is a fifo that fd 7 keeps open (read-write,

@@ -6,7 +6,7 @@
 # memory limit: a reader that blocks or reads without end fails the case
 # instead of the machine (the address sanitizer reserves more address
 # space than any limit would leave it, and limits its memory itself).
-if ldd "$SLUICE_BIN" 2>/dev/null | grep -q libasan; then
+if asan_build; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=4000"
 else
 	ulimit -v 4000000

@@ -13,7 +13,7 @@ INSERT INTO raw.events VALUES ('2026-11-01 05:30', 1), ('2026-11-02 07:00', 2)" 
 export SLUICE_NOW='2026-11-05 00:00'
 # the limit is on the address space of sluice, the warehouse's own memory
 # included on DuckDB: a grid held window by window does not fit
-limited() { (ulimit -v 600000 && "$@"); }
+limited() { mem_limited 600 "$@"; }
 plan() {
 	echo "\$ sluice plan $*"
 	limited "$SLUICE_BIN" plan "$@" 2>&1 | sed -E 's/[0-9]+(\.[0-9]+)?(ms|s)\b/<dur>/g'
