@@ -223,13 +223,14 @@ cdc_source() {
 # that changes the server's settings or restarts it, which would disturb
 # the cases sharing the suite's server. In a folder of /tmp (under root the
 # server's user must reach it), stopped and removed when the case's shell
-# exits. Sets $pg_server (tests/pg_server.sh), $pg_dir and $pg_dsn; with
-# tcp, $pg_tcp_dsn too (loopback, a password from a passfile).
+# exits (own_pg_server_gone, which a case's own EXIT trap calls last).
+# Sets $pg_server (tests/pg_server.sh), $pg_dir and $pg_dsn; with tcp,
+# $pg_tcp_dsn too (loopback, a password from a passfile).
 own_pg_server() {
 	local dsns
 	pg_server=$(dirname "$SLUICE_E2E_LIB")/../pg_server.sh
 	pg_dir=$(mktemp -d /tmp/sluice-e2e-pg-XXXXXX)
-	trap '"$pg_server" stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
+	trap own_pg_server_gone EXIT
 	if ! dsns=$("$pg_server" start "$pg_dir" "$@" 2>pg_start.log); then
 		echo "cannot start a PostgreSQL server of the case's own"
 		cat pg_start.log
@@ -237,6 +238,10 @@ own_pg_server() {
 	fi
 	pg_dsn=$(sed -n 1p <<<"$dsns")
 	pg_tcp_dsn=$(sed -n 2p <<<"$dsns")
+}
+own_pg_server_gone() {
+	"$pg_server" stop "$pg_dir"
+	rm -rf "$pg_dir"
 }
 
 # src PSQL-ARGS...: psql on the source database, quiet and unaligned,
