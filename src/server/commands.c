@@ -8,6 +8,7 @@
 #include "server/commands.h"
 
 #include "core/err.h"
+#include "live/runner.h"
 #include "server/http.h"
 #include "server/offload.h"
 #include "server/server.h"
@@ -41,13 +42,18 @@ static void command_free(struct command_call *cc)
 	free(cc);
 }
 
-/* On the thread on_warehouse runs it on. */
+/* On the thread on_warehouse runs it on: the live runner's, between two
+ * of its cycles, when it runs (r). The runner first writes what it kept
+ * and forgets it, to read the live state again at its next cycle: a run
+ * may apply what the runner would have, and a stale ledger would apply it
+ * twice. */
 static int command_job(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err)
 {
 	struct command_call *cc = arg;
+	int rc = r ? live_runner_release(r, w, err) : 0;
 
-	(void)r;
-	(void)err;
+	if (rc)
+		return rc;
 	cc->cmd.out = open_memstream(&cc->out, &cc->out_len);
 	cc->cmd.err = open_memstream(&cc->err, &cc->err_len);
 	if (!cc->cmd.out || !cc->cmd.err)
