@@ -22,8 +22,7 @@
 
 static struct wh *db;
 
-static const struct wh_read_limits roomy = { .max_rows = 1000, .max_bytes = 1 << 20,
-					     .timeout_ms = 10000 };
+#include "readonly_cases.h"
 
 static int group_setup(void **state)
 {
@@ -46,17 +45,6 @@ static int group_teardown(void **state)
 	(void)state;
 	wh_close(db);
 	return 0;
-}
-
-/* The code wh_query_readonly gives for sql, err's message in msg. */
-static int reads(const char *sql, const struct wh_read_limits *lim, struct wh_result **out,
-		 bool *truncated, char *msg, size_t size)
-{
-	struct sl_err err = SL_ERR_INIT;
-	int rc = wh_query_readonly(db, sql, lim, out, truncated, &err);
-
-	snprintf(msg, size, "%s", err.msg);
-	return rc;
 }
 
 static int refusal(const char *sql, char *msg, size_t size)
@@ -295,48 +283,6 @@ static void test_rows_and_bytes_bounded(void **state)
 			 0);
 	assert_true(truncated);
 	assert_true(wh_result_nrows(r) < 100000);
-	wh_result_free(r);
-}
-
-static size_t result_bytes(const struct wh_result *r)
-{
-	size_t bytes = 0;
-
-	for (size_t i = 0; i < wh_result_nrows(r); i++)
-		for (size_t c = 0; c < wh_result_ncols(r); c++)
-			bytes += wh_result_value_len(r, i, c) + 1;
-	return bytes;
-}
-
-/* The row that would pass the byte limit is not read, nor any after it:
- * the result never holds more than the limit, however large a value. */
-static void test_bytes_bounded_per_row(void **state)
-{
-	struct wh_read_limits lim = roomy;
-	struct wh_result *r;
-	bool truncated;
-	char msg[4096];
-
-	(void)state;
-	lim.max_bytes = 1 << 20;
-	assert_int_equal(reads("SELECT repeat('x', 3000000) AS v FROM range(5)", &lim, &r,
-			       &truncated, msg, sizeof(msg)),
-			 0);
-	assert_true(truncated);
-	assert_int_equal(wh_result_nrows(r), 0);
-	wh_result_free(r);
-	assert_int_equal(reads("SELECT repeat('x', 300000) AS v, 1 AS n FROM range(10)", &lim, &r,
-			       &truncated, msg, sizeof(msg)),
-			 0);
-	assert_true(truncated);
-	assert_int_equal(wh_result_nrows(r), 3);
-	assert_true(result_bytes(r) <= lim.max_bytes);
-	wh_result_free(r);
-	assert_int_equal(reads("SELECT repeat('x', 300000) AS v FROM range(3)", &lim, &r,
-			       &truncated, msg, sizeof(msg)),
-			 0);
-	assert_false(truncated);
-	assert_int_equal(wh_result_nrows(r), 3);
 	wh_result_free(r);
 }
 

@@ -24,8 +24,7 @@
 
 static struct wh *db;
 
-static const struct wh_read_limits roomy = { .max_rows = 1000, .max_bytes = 1 << 20,
-					     .timeout_ms = 10000 };
+#include "readonly_cases.h"
 
 static int group_setup(void **state)
 {
@@ -50,16 +49,6 @@ static int group_teardown(void **state)
 	wh_exec(db, "DROP SCHEMA IF EXISTS ro CASCADE", NULL);
 	wh_close(db);
 	return 0;
-}
-
-static int reads(const char *sql, const struct wh_read_limits *lim, struct wh_result **out,
-		 bool *truncated, char *msg, size_t size)
-{
-	struct sl_err err = SL_ERR_INIT;
-	int rc = wh_query_readonly(db, sql, lim, out, truncated, &err);
-
-	snprintf(msg, size, "%s", err.msg);
-	return rc;
 }
 
 static int64_t count_rows(void)
@@ -152,51 +141,6 @@ static void test_bounded(void **state)
 	assert_int_equal(reads("SELECT pg_sleep(10)", &lim, &r, &truncated, msg, sizeof(msg)),
 			 SL_E_BUSY);
 	assert_string_equal(msg, "the query ran past its 200 ms and was stopped");
-	assert_int_equal(reads("SELECT 1", &roomy, &r, &truncated, msg, sizeof(msg)), 0);
-	wh_result_free(r);
-}
-
-static size_t result_bytes(const struct wh_result *r)
-{
-	size_t bytes = 0;
-
-	for (size_t i = 0; i < wh_result_nrows(r); i++)
-		for (size_t c = 0; c < wh_result_ncols(r); c++)
-			bytes += wh_result_value_len(r, i, c) + 1;
-	return bytes;
-}
-
-/* The row that would pass the byte limit is not read into the result, nor
- * any after it, however large its value. */
-static void test_bytes_bounded_per_row(void **state)
-{
-	struct wh_read_limits lim = roomy;
-	struct wh_result *r;
-	bool truncated;
-	char msg[4096];
-
-	(void)state;
-	lim.max_bytes = 1 << 20;
-	assert_int_equal(reads("SELECT repeat('x', 3000000) FROM generate_series(1, 5)", &lim, &r,
-			       &truncated, msg, sizeof(msg)),
-			 0);
-	assert_true(truncated);
-	assert_int_equal(wh_result_nrows(r), 0);
-	assert_int_equal(wh_result_ncols(r), 1);
-	wh_result_free(r);
-	assert_int_equal(reads("SELECT repeat('x', 300000), 1 FROM generate_series(1, 10)", &lim,
-			       &r, &truncated, msg, sizeof(msg)),
-			 0);
-	assert_true(truncated);
-	assert_int_equal(wh_result_nrows(r), 3);
-	assert_true(result_bytes(r) <= lim.max_bytes);
-	wh_result_free(r);
-	assert_int_equal(reads("SELECT repeat('x', 300000) FROM generate_series(1, 3)", &lim, &r,
-			       &truncated, msg, sizeof(msg)),
-			 0);
-	assert_false(truncated);
-	assert_int_equal(wh_result_nrows(r), 3);
-	wh_result_free(r);
 	assert_int_equal(reads("SELECT 1", &roomy, &r, &truncated, msg, sizeof(msg)), 0);
 	wh_result_free(r);
 }
