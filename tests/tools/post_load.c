@@ -601,7 +601,12 @@ static void conn_read(struct load *L, struct conn *c)
 		acknowledge(L, c->req, s ? atoll(s + 6) : -1, now);
 		c->req = -1;
 	} else if (status == 503 || status == 500 || status == 429) {
-		/* not landed (busy, stopping, a failed commit): again shortly */
+		/* not landed (busy, stopping, a failed commit): again shortly; a
+		 * 500 is an error of the server's, said with its reason */
+		if (status == 500)
+			fprintf(stderr, "post_load: request %s%lld-%lld answered 500: %.300s\n",
+				L->o.prefix, req_first(L, c->req),
+				req_first(L, c->req) + req_events(L, c->req) - 1, c->in + body_at);
 		L->reqs[c->req].answered_5xx = true;
 		L->reqs[c->req].state = REQ_QUEUED;
 		L->reqs[c->req].not_before_us = now + RETRY_5XX_US;
