@@ -425,6 +425,19 @@ static void add_part(json_t *parts, const char *name, enum part state, const cha
 		*worst = state;
 }
 
+/* A source's thread (a slot or a poller) as a part: unreachable while its
+ * warehouse connection is down, failing (with st's last error) while
+ * failing. */
+static void add_source_part(json_t *parts, const char *source, bool down, bool failing,
+			    const json_t *st, enum part *worst)
+{
+	char name[256];
+
+	snprintf(name, sizeof(name), "source %s", source);
+	add_part(parts, name, down ? PART_UNREACHABLE : failing ? PART_FAILING : PART_OK,
+		 failing ? json_string_value(json_object_get(st, "last_error")) : NULL, worst);
+}
+
 /* The writer, the runner and each source whose work is its own thread's
  * (a postgres_cdc slot, a poller), or that cannot start. */
 static enum part health_parts(struct server *s, json_t *parts)
@@ -449,27 +462,16 @@ static enum part health_parts(struct server *s, json_t *parts)
 		bool failing = strcmp(json_string_value(json_object_get(st, "state")), "streaming") &&
 			       json_integer_value(json_object_get(st, "failures"));
 
-		snprintf(name, sizeof(name), "source %s", pgcdc_thread_sources(s->consumers[i]));
-		add_part(parts, name,
-			 pgcdc_thread_down(s->consumers[i]) ? PART_UNREACHABLE
-			 : failing			     ? PART_FAILING
-							     : PART_OK,
-			 failing ? json_string_value(json_object_get(st, "last_error")) : NULL,
-			 &worst);
+		add_source_part(parts, pgcdc_thread_sources(s->consumers[i]),
+				pgcdc_thread_down(s->consumers[i]), failing, st, &worst);
 		json_decref(st);
 	}
 	for (i = 0; i < s->npollers; i++) {
 		json_t *st = poller_status(s->pollers[i]);
 		bool failing = json_integer_value(json_object_get(st, "failures")) > 0;
 
-		snprintf(name, sizeof(name), "source %s",
-			 json_string_value(json_object_get(st, "source")));
-		add_part(parts, name,
-			 poller_down(s->pollers[i]) ? PART_UNREACHABLE
-			 : failing		     ? PART_FAILING
-						     : PART_OK,
-			 failing ? json_string_value(json_object_get(st, "last_error")) : NULL,
-			 &worst);
+		add_source_part(parts, json_string_value(json_object_get(st, "source")),
+				poller_down(s->pollers[i]), failing, st, &worst);
 		json_decref(st);
 	}
 	json_array_foreach(down, i, u)
