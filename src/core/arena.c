@@ -5,6 +5,8 @@
  */
 #include "core/arena.h"
 
+#include "core/xalloc.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,17 +31,6 @@ struct arena {
 	struct arena_block *blocks;
 	struct arena_cleanup *cleanups;
 };
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p) {
-		fputs("sluice: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 struct arena *arena_new(struct arena *parent)
 {

@@ -5,18 +5,13 @@
 #include "core/buf.h"
 
 #include "core/err.h"
+#include "core/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 char buf_empty[1];
-
-static void die_nomem(void)
-{
-	fputs("sluice: out of memory\n", stderr);
-	abort();
-}
 
 static int buf_grow(struct buf *b, size_t extra)
 {
@@ -34,12 +29,12 @@ static int buf_grow(struct buf *b, size_t extra)
 	if (b->alloc == 0) {
 		b->buf = malloc(want);
 		if (!b->buf)
-			die_nomem();
+			xalloc_die();
 		b->buf[0] = '\0';
 	} else {
 		char *p = realloc(b->buf, want);
 		if (!p)
-			die_nomem();
+			xalloc_die();
 		b->buf = p;
 	}
 	b->alloc = want;

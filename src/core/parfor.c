@@ -1,5 +1,7 @@
 #include "core/parfor.h"
 
+#include "core/xalloc.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -59,10 +61,8 @@ void parfor(size_t nslots, size_t n, bool (*fn)(void *ctx, size_t slot, size_t i
 			;
 		return;
 	}
-	slots = calloc(nslots, sizeof(*slots));
-	tids = calloc(nslots, sizeof(*tids));
-	if (!slots || !tids)
-		abort();
+	slots = xcalloc(nslots, sizeof(*slots));
+	tids = xcalloc(nslots, sizeof(*tids));
 	pthread_mutex_init(&p.mu, NULL);
 	for (size_t s = 0; s < nslots; s++)
 		slots[s] = (struct slot){ .pool = &p, .slot = s };
