@@ -7,6 +7,7 @@
 
 #include "core/xalloc.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@ struct arena_cleanup {
 };
 
 struct arena {
+	/* guards first_child and the children's next_sibling: the children of
+	 * one arena (a server's requests, a command's slots) come and go on
+	 * their own threads */
+	pthread_mutex_t kids;
 	struct arena *parent, *first_child, *next_sibling;
 	struct arena_block *blocks;
 	struct arena_cleanup *cleanups;
@@ -37,10 +42,13 @@ struct arena *arena_new(struct arena *parent)
 	struct arena *a = xmalloc(sizeof(*a));
 
 	memset(a, 0, sizeof(*a));
+	pthread_mutex_init(&a->kids, NULL);
 	a->parent = parent;
 	if (parent) {
+		pthread_mutex_lock(&parent->kids);
 		a->next_sibling = parent->first_child;
 		parent->first_child = a;
+		pthread_mutex_unlock(&parent->kids);
 	}
 	return a;
 }
@@ -51,19 +59,33 @@ static void unlink_from_parent(struct arena *a)
 
 	if (!a->parent)
 		return;
+	pthread_mutex_lock(&a->parent->kids);
 	for (p = &a->parent->first_child; *p; p = &(*p)->next_sibling) {
 		if (*p == a) {
 			*p = a->next_sibling;
 			break;
 		}
 	}
+	pthread_mutex_unlock(&a->parent->kids);
 	a->parent = NULL;
+}
+
+static struct arena *first_child(struct arena *a)
+{
+	struct arena *c;
+
+	pthread_mutex_lock(&a->kids);
+	c = a->first_child;
+	pthread_mutex_unlock(&a->kids);
+	return c;
 }
 
 void arena_reset(struct arena *a)
 {
-	while (a->first_child)
-		arena_free(a->first_child);
+	struct arena *c;
+
+	while ((c = first_child(a)))
+		arena_free(c);
 	while (a->cleanups) {
 		struct arena_cleanup *c = a->cleanups;
 
@@ -85,6 +107,7 @@ void arena_free(struct arena *a)
 		return;
 	arena_reset(a);
 	unlink_from_parent(a);
+	pthread_mutex_destroy(&a->kids);
 	free(a);
 }
 

@@ -5,6 +5,9 @@
  * (last registered first) when it is reset or freed, which is how warehouse
  * handles that belong to a unit of work get closed.
  * Running out of memory aborts, as in buf.h.
+ * Threads: one arena's allocations belong to one thread at a time, but the
+ * children of an arena may be made and freed on several threads at once
+ * (the requests of a server, the slots of a command).
  */
 #ifndef SL_CORE_ARENA_H
 #define SL_CORE_ARENA_H

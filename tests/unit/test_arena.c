@@ -2,7 +2,8 @@
  * Unit tests for arenas (src/core/arena.c): the parent/child tree (a child
  * goes with its parent), cleanups run last-registered-first on reset and
  * free, children before their parent, ARENA_PUSH growth that keeps the
- * elements, and allocations bigger than a block. Leaks are left to ASan.
+ * elements, allocations bigger than a block, and children made and freed
+ * on several threads at once. Leaks are left to ASan.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 
 #include "core/arena.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +288,51 @@ static void test_child_freed_alone(void **state)
 	assert_string_equal(log.text, "bca");
 }
 
+/* Threads that make children of one parent and free every other one: the
+ * parent's free must then run the cleanup of each child kept, once. */
+#define KID_THREADS 4
+#define KIDS_EACH 20000
+
+struct kids {
+	struct arena *parent;
+	atomic_int cleaned;
+};
+
+static void count_cleanup(void *ctx)
+{
+	atomic_fetch_add(&((struct kids *)ctx)->cleaned, 1);
+}
+
+static void *make_kids(void *ctx)
+{
+	struct kids *k = ctx;
+
+	for (int i = 0; i < KIDS_EACH; i++) {
+		struct arena *c = arena_new(k->parent);
+
+		arena_on_reset(c, count_cleanup, k);
+		if (i % 2)
+			arena_free(c);
+	}
+	return NULL;
+}
+
+static void test_children_on_many_threads(void **state)
+{
+	struct kids k = { .parent = arena_new(NULL) };
+	pthread_t tids[KID_THREADS];
+
+	(void)state;
+	atomic_init(&k.cleaned, 0);
+	for (int t = 0; t < KID_THREADS; t++)
+		assert_int_equal(pthread_create(&tids[t], NULL, make_kids, &k), 0);
+	for (int t = 0; t < KID_THREADS; t++)
+		pthread_join(tids[t], NULL);
+	assert_int_equal(atomic_load(&k.cleaned), KID_THREADS * KIDS_EACH / 2);
+	arena_free(k.parent);
+	assert_int_equal(atomic_load(&k.cleaned), KID_THREADS * KIDS_EACH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_cleanups_reverse_order),
 		cmocka_unit_test(test_child_freed_with_parent),
 		cmocka_unit_test(test_reset_frees_children),
+		cmocka_unit_test(test_children_on_many_threads),
 		cmocka_unit_test(test_child_freed_alone),
 	};
 
