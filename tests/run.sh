@@ -54,9 +54,10 @@ for t in "$build"/tests/test_*; do
 done
 
 echo "== source checks"
+# each is given the build, for those that read its binary or object files
 for c in "$root"/tests/checks/*.sh; do
 	name=$(basename "$c" .sh)
-	if out=$("$c" 2>&1); then
+	if out=$("$c" "$build" 2>&1); then
 		passed=$((passed + 1))
 		printf '  %-28s passed\n' "$name"
 	else
