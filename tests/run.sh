@@ -63,7 +63,7 @@ for c in "$root"/tests/checks/*.sh; do
 	else
 		failed=$((failed + 1))
 		failures+=("check:$name")
-		printf '%s\n' "$out" | head -20
+		printf '%s\n' "$out" | head -40
 		printf '  %-28s FAILED\n' "$name"
 	fi
 done
