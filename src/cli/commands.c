@@ -77,7 +77,7 @@ const struct cli_command cli_commands[] = {
 	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
 	  "judge freshness: live models by lag, batch models by what a run would build" },
 	{ "sql", cli_sql, COMMON | CLI_F_JSON | CLI_F_FILE | CLI_F_FORMAT, 1,
-	  "QUERY | -f FILE | - [--format table|json|csv|ndjson] [--max-rows N]",
+	  "QUERY | -f FILE | - [--format table|json|csv|ndjson] [--max-rows N] [--json]",
 	  "run a query against the warehouse and print the rows", sql_json },
 	{ "help", cli_help, 0, 1, "[COMMAND]", "show the commands, or one command's usage" },
 	{ NULL, NULL, 0, 0, NULL, NULL, NULL },

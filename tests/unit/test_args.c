@@ -154,6 +154,29 @@ static void test_usage_lists_every_flag(void **state)
 	}
 }
 
+/* A synopsis names each flag its command takes (as --long or -x), but
+ * the --project every command that reads a project takes. */
+static void test_synopsis_names_every_flag(void **state)
+{
+	(void)state;
+	for (size_t c = 0; cli_commands[c].name; c++) {
+		const struct cli_command *cmd = &cli_commands[c];
+
+		for (size_t i = 0; cli_options[i].long_name; i++) {
+			const struct cli_option *o = &cli_options[i];
+			char l[64], s[8];
+
+			if (!(cmd->flags & o->bit) || o->bit == CLI_F_PROJECT)
+				continue;
+			snprintf(l, sizeof(l), "--%s", o->long_name);
+			snprintf(s, sizeof(s), "-%c ", o->short_name);
+			if (!strstr(cmd->usage, l) && !(o->short_name && strstr(cmd->usage, s)))
+				fail_msg("the synopsis of '%s' does not name --%s", cmd->name,
+					 o->long_name);
+		}
+	}
+}
+
 /* The lines a usage prints fit 80 columns, the synopsis aside. */
 static void test_usage_fits(void **state)
 {
@@ -187,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_option_still_refused),
 		cmocka_unit_test(test_every_flag_explained),
 		cmocka_unit_test(test_usage_lists_every_flag),
+		cmocka_unit_test(test_synopsis_names_every_flag),
 		cmocka_unit_test(test_usage_fits),
 	};
 
