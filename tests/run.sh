@@ -54,15 +54,16 @@ for t in "$build"/tests/test_*; do
 done
 
 echo "== source checks"
+# each is given the build, for those that read its binary or object files
 for c in "$root"/tests/checks/*.sh; do
 	name=$(basename "$c" .sh)
-	if out=$("$c" 2>&1); then
+	if out=$("$c" "$build" 2>&1); then
 		passed=$((passed + 1))
 		printf '  %-28s passed\n' "$name"
 	else
 		failed=$((failed + 1))
 		failures+=("check:$name")
-		printf '%s\n' "$out" | head -20
+		printf '%s\n' "$out" | head -40
 		printf '  %-28s FAILED\n' "$name"
 	fi
 done

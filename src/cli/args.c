@@ -1,73 +1,168 @@
 /*
- * Command-line flags shared by every command, parsed in one place. A
- * command lists the flags it accepts; anything else is a usage error.
+ * Command-line flags shared by every command, parsed in one place, each
+ * with its help beside it, so that a command's usage is printed from the
+ * same table. A command lists the flags it accepts; anything else is a
+ * usage error.
  */
 #include "cli/cli.h"
 
 #include "core/err.h"
 #include "core/suggest.h"
+#include "core/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct flag_spec {
-	const char *long_name;
-	char short_name;
-	unsigned bit;
-	bool takes_value;
+const struct cli_option cli_options[] = {
+	{ "project", 'p', CLI_F_PROJECT, "DIR",
+	  "the project folder (default: the nearest folder upward with sluice.yml)" },
+	{ "select", 's', CLI_F_SELECT, "SEL",
+	  "models to pick: NAME, schema.*, +NAME (with what it reads), NAME+ (with what reads "
+	  "it), tag:TAG; a,b for both" },
+	{ "full-refresh", 0, CLI_F_FULL_REFRESH, NULL,
+	  "rebuild from scratch instead of applying new rows" },
+	{ "since", 0, CLI_F_WINDOW, "T",
+	  "the start of the run window, with --until: a UTC date or time such as 2026-11-02 or "
+	  "'2026-11-02 06:00'" },
+	{ "until", 0, CLI_F_WINDOW, "T", "the end of the run window (not included), with --since" },
+	{ "mode", 0, CLI_F_MODE, "M",
+	  "how the windows are built: discover (only those not applied; the default), bulldozer "
+	  "(the run window again; the default with --since) or torch (forget every window, build "
+	  "from zero)" },
+	{ "chunk", 0, CLI_F_MODE, "DUR",
+	  "slice a flexible model's work into pieces of DUR, whole seconds such as 6h or 2d "
+	  "(fixed models ignore it)" },
+	{ "env", 0, CLI_F_ENV, "E",
+	  "the environment to work in, whose models live in schemas of its own (default: "
+	  "SLUICE_ENV)" },
+	{ "workers", 0, CLI_F_WORKERS, "N",
+	  "build up to N windows of a model at once, each on a connection of its own (1 to 64, "
+	  "default 1)" },
+	{ "status", 0, CLI_F_STATUS, "S",
+	  "list only the windows in status S: pending, applied, blocked or failed" },
+	{ "fail-on-wait", 0, CLI_F_FAIL_ON_WAIT, NULL,
+	  "exit 4 when nothing failed but a model or some of its windows waited for their "
+	  "upstreams' contracts" },
+	{ "once", 0, CLI_F_ONCE, NULL, "run one cycle; exit 0 when every live model is caught up" },
+	{ "resnapshot", 0, CLI_F_RESNAPSHOT, NULL,
+	  "drop the slot, make it again and land its tables anew from its snapshot, replacing the "
+	  "rows they landed before" },
+	{ "listen", 0, CLI_F_LISTEN, "ADDR:PORT",
+	  "where to listen (default: server.listen in sluice.yml, else 127.0.0.1:8080; port 0 "
+	  "picks a free one)" },
+	{ "file", 'f', CLI_F_FILE, "FILE", "read the query from FILE ('-' or a pipe: standard input)" },
+	{ "format", 0, CLI_F_FORMAT, "F", "print the rows as table (the default), json, csv or ndjson" },
+	{ "max-rows", 0, CLI_F_FORMAT, "N",
+	  "print at most N rows (the server answers 10000 unless asked)" },
+	{ "dot", 0, CLI_F_DOT, NULL, "print Graphviz DOT" },
+	{ "json", 0, CLI_F_JSON, NULL, "print JSON for machines" },
+	{ NULL, 0, 0, NULL, NULL },
 };
 
-static const struct flag_spec flags[] = {
-	{ "project", 'p', CLI_F_PROJECT, true },
-	{ "select", 's', CLI_F_SELECT, true },
-	{ "full-refresh", 0, CLI_F_FULL_REFRESH, false },
-	{ "json", 0, CLI_F_JSON, false },
-	{ "dot", 0, CLI_F_DOT, false },
-	{ "once", 0, CLI_F_ONCE, false },
-	{ "listen", 0, CLI_F_LISTEN, true },
-	{ "resnapshot", 0, CLI_F_RESNAPSHOT, false },
-	{ "since", 0, CLI_F_WINDOW, true },
-	{ "until", 0, CLI_F_WINDOW, true },
-	{ "mode", 0, CLI_F_MODE, true },
-	{ "chunk", 0, CLI_F_MODE, true },
-	{ "status", 0, CLI_F_STATUS, true },
-	{ "env", 0, CLI_F_ENV, true },
-	{ "workers", 0, CLI_F_WORKERS, true },
-	{ "file", 'f', CLI_F_FILE, true },
-	{ "format", 0, CLI_F_FORMAT, true },
-	{ "max-rows", 0, CLI_F_FORMAT, true },
-	{ "fail-on-wait", 0, CLI_F_FAIL_ON_WAIT, false },
-	{ NULL, 0, 0, false },
-};
+const struct cli_command *cli_command_find(const struct cli_command *table, const char *name)
+{
+	for (size_t i = 0; table[i].name; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
+}
 
-static const struct flag_spec *find_flag(const char *arg, const char **value)
+const char *cli_option_help(const struct cli_command *c, const struct cli_option *f)
+{
+	for (size_t i = 0; c->notes && c->notes[i].long_name; i++)
+		if (strcmp(c->notes[i].long_name, f->long_name) == 0)
+			return c->notes[i].help;
+	return f->help;
+}
+
+/* "-p, --project DIR", or "    --json": long names line up */
+static int flag_label(char *out, size_t size, const struct cli_option *f)
+{
+	char s[4] = "   ";
+
+	if (f->short_name)
+		snprintf(s, sizeof(s), "-%c,", f->short_name);
+	return snprintf(out, size, "%s --%s%s%s", s, f->long_name, f->value ? " " : "",
+			f->value ? f->value : "");
+}
+
+/* text from column col on, its words wrapped before column width */
+static void print_wrapped(FILE *out, const char *text, int col, int width)
+{
+	int at = col;
+
+	while (*text) {
+		int n = (int)strcspn(text, " ");
+
+		if (at > col && at + 1 + n > width) {
+			fprintf(out, "\n%*s", col, "");
+			at = col;
+		} else if (at > col) {
+			fputc(' ', out);
+			at++;
+		}
+		fprintf(out, "%.*s", n, text);
+		at += n;
+		text += n;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
+void cli_print_usage(FILE *out, const struct cli_command *c)
+{
+	char label[64];
+	int col = 0;
+
+	fprintf(out, "usage: sluice %s %s\n\n  ", c->name, c->usage);
+	print_wrapped(out, c->summary, 2, 79);
+	for (size_t i = 0; cli_options[i].long_name; i++) {
+		int n = flag_label(label, sizeof(label), &cli_options[i]);
+
+		if (c->flags & cli_options[i].bit && n > col)
+			col = n;
+	}
+	if (!col)
+		return;
+	fprintf(out, "\noptions:\n");
+	for (size_t i = 0; cli_options[i].long_name; i++) {
+		if (!(c->flags & cli_options[i].bit))
+			continue;
+		flag_label(label, sizeof(label), &cli_options[i]);
+		fprintf(out, "  %-*s  ", col, label);
+		print_wrapped(out, cli_option_help(c, &cli_options[i]), col + 4, 79);
+	}
+}
+
+static const struct cli_option *find_flag(const char *arg, const char **value)
 {
 	*value = NULL;
 	if (arg[0] == '-' && arg[1] != '-' && arg[1] && !arg[2]) {
-		for (size_t i = 0; flags[i].long_name; i++)
-			if (flags[i].short_name == arg[1])
-				return &flags[i];
+		for (size_t i = 0; cli_options[i].long_name; i++)
+			if (cli_options[i].short_name == arg[1])
+				return &cli_options[i];
 		return NULL;
 	}
 	if (strncmp(arg, "--", 2) != 0)
 		return NULL;
 	arg += 2;
-	for (size_t i = 0; flags[i].long_name; i++) {
-		size_t n = strlen(flags[i].long_name);
+	for (size_t i = 0; cli_options[i].long_name; i++) {
+		size_t n = strlen(cli_options[i].long_name);
 
-		if (strncmp(arg, flags[i].long_name, n) != 0)
+		if (strncmp(arg, cli_options[i].long_name, n) != 0)
 			continue;
 		if (arg[n] == '=') {
 			*value = arg + n + 1;
-			return &flags[i];
+			return &cli_options[i];
 		}
 		if (!arg[n])
-			return &flags[i];
+			return &cli_options[i];
 	}
 	return NULL;
 }
 
-static void set_flag(const struct flag_spec *f, const char *value, struct cli_args *out)
+static void set_flag(const struct cli_option *f, const char *value, struct cli_args *out)
 {
 	switch (f->bit) {
 	case CLI_F_PROJECT:
@@ -123,13 +218,13 @@ static void set_flag(const struct flag_spec *f, const char *value, struct cli_ar
 
 static void unknown_flag(const struct cli_command *cmd, const char *arg)
 {
-	const char *names[sizeof(flags) / sizeof(*flags)];
+	const char *names[sizeof(cli_options) / sizeof(*cli_options)];
 	const char *near;
 	size_t n = 0;
 
-	for (size_t i = 0; flags[i].long_name; i++)
-		if (cmd->flags & flags[i].bit)
-			names[n++] = flags[i].long_name;
+	for (size_t i = 0; cli_options[i].long_name; i++)
+		if (cmd->flags & cli_options[i].bit)
+			names[n++] = cli_options[i].long_name;
 	names[n] = NULL;
 	near = suggest_nearest(arg + strspn(arg, "-"), names);
 	if (near)
@@ -166,12 +261,10 @@ int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct 
 	out->now = getenv("SLUICE_NOW");
 	if (cmd->flags & CLI_F_ENV && getenv("SLUICE_ENV") && *getenv("SLUICE_ENV"))
 		out->env = getenv("SLUICE_ENV");
-	out->pos = calloc((size_t)argc + 1, sizeof(char *));
-	if (!out->pos)
-		abort();
+	out->pos = xcalloc((size_t)argc + 1, sizeof(char *));
 	for (int i = 0; i < argc; i++) {
 		const char *arg = argv[i], *value;
-		const struct flag_spec *f;
+		const struct cli_option *f;
 
 		if (options && strcmp(arg, "--") == 0) {
 			/* what follows are arguments, whatever they start with */
@@ -188,7 +281,7 @@ int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct 
 			continue;
 		}
 		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			cli_print_usage(cmd);
+			cli_print_usage(stdout, cmd);
 			return CLI_HELP;
 		}
 		f = find_flag(arg, &value);
@@ -196,7 +289,7 @@ int cli_args_parse(const struct cli_command *cmd, int argc, char **argv, struct 
 			unknown_flag(cmd, arg);
 			return CLI_USAGE;
 		}
-		if (f->takes_value && !value) {
+		if (f->value && !value) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "sluice %s: option '%s' needs a value\n", cmd->name,
 					arg);

@@ -1,7 +1,7 @@
 /*
  * What every command shares: the parsed command line, the project session
  * (project loaded and validated, warehouse open) and output helpers. Each
- * command lives in its own file and is listed in src/main.c's table.
+ * command lives in its own file and is listed in commands.c's table.
  */
 #ifndef SL_CLI_CLI_H
 #define SL_CLI_CLI_H
@@ -58,6 +58,30 @@ struct cli_args {
 	struct wh *wh;
 	FILE *out, *err;
 	const char *now;
+	/* The command table, for a command that runs others by name (serve
+	 * runs its clients'): handed down by the dispatcher rather than
+	 * linked, since the table lists that command too. */
+	const struct cli_command *commands;
+};
+
+/* A flag several commands may take, with its help beside it (git's
+ * parse-options): `sluice help CMD` explains each flag CMD lists. */
+struct cli_option {
+	const char *long_name;
+	char short_name;
+	unsigned bit;      /* enum cli_flag: the commands that take it */
+	const char *value; /* the name of its value in help, NULL: it takes none */
+	const char *help;  /* what it does, one sentence without a full stop */
+};
+
+/* The flags, in the order a command's help lists them. */
+extern const struct cli_option cli_options[];
+
+/* A command's own words for a flag whose meaning is the command's (what
+ * one round of --once is). */
+struct cli_option_note {
+	const char *long_name;
+	const char *help;
 };
 
 struct cli_command {
@@ -65,8 +89,9 @@ struct cli_command {
 	int (*run)(struct cli_args *args);
 	unsigned flags;
 	int nargs;           /* positional arguments it takes, at most */
-	const char *usage;   /* arguments after the name */
+	const char *usage;   /* synopsis: the arguments after the name */
 	const char *summary; /* one line */
+	const struct cli_option_note *notes; /* ended by a NULL name, or NULL */
 };
 
 /* Exit codes */
@@ -77,10 +102,14 @@ struct cli_command {
 #define CLI_WAITED 4 /* --fail-on-wait: nothing failed, but something waited */
 #define CLI_HELP (-1) /* not an exit code: usage was printed, stop with 0 */
 
-/* The command table (main.c). */
-extern const struct cli_command cli_commands[];
-const struct cli_command *cli_command_find(const char *name);
-void cli_print_usage(const struct cli_command *c);
+/* The command of table called name, or NULL. */
+const struct cli_command *cli_command_find(const struct cli_command *table, const char *name);
+/* The help of flag f for command c: the command's note on it, else the
+ * flag's own. */
+const char *cli_option_help(const struct cli_command *c, const struct cli_option *f);
+/* Prints c's help to out: its synopsis, what it does, and each flag it
+ * takes with what it does, aligned. */
+void cli_print_usage(FILE *out, const struct cli_command *c);
 
 /* Parses argv after the command name; unknown or disallowed flags and
  * extra arguments are usage errors printed to stderr. --help prints the

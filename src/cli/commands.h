@@ -1,6 +1,6 @@
 /*
- * The command handlers, one per file in src/cli/, gathered in main.c's
- * command table.
+ * The command handlers, one per file in src/cli/, gathered in the command
+ * table of commands.c.
  */
 #ifndef SL_CLI_COMMANDS_H
 #define SL_CLI_COMMANDS_H
@@ -24,5 +24,11 @@ int cli_serve(struct cli_args *args);
 int cli_poll(struct cli_args *args);
 int cli_cdc(struct cli_args *args);
 int cli_help(struct cli_args *args);
+
+/* The commands, ended by a NULL name. */
+extern const struct cli_command cli_commands[];
+/* Says on stderr that word is no command, with the nearest one as a hint;
+ * returns CLI_USAGE. */
+int cli_command_unknown(const char *word);
 
 #endif

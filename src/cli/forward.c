@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "project/project.h"
 #include "server/client.h"
 
@@ -33,7 +34,7 @@ static char *request_body(const struct cli_args *args, size_t *len)
 	text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
 	if (!text)
-		abort();
+		xalloc_die();
 	*len = strlen(text);
 	return text;
 }

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "project/dag.h"
 #include "project/model.h"
 
@@ -43,9 +44,7 @@ int cli_ls(struct cli_args *args)
 
 	if (rc)
 		return rc;
-	selected = calloc(s.project->nmodels + 1, sizeof(bool));
-	if (!selected)
-		abort();
+	selected = xcalloc(s.project->nmodels + 1, sizeof(bool));
 	rc = dag_select(s.project, args->select, selected, &err);
 	if (rc) {
 		cli_print_err(&err);

@@ -7,6 +7,7 @@
 
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "exec/run.h"
 #include "live/batch.h"
 #include "project/dag.h"
@@ -299,10 +300,8 @@ static int window_ask(const struct cli_args *args, const char *cmd, struct win_a
 /* --chunk slices flexible models; a fixed model's grain is its identity. */
 static void warn_chunk_ignored(const struct cli_session *s, const struct cli_args *args)
 {
-	bool *picked = calloc(s->project->nmodels + 1, sizeof(bool));
+	bool *picked = xcalloc(s->project->nmodels + 1, sizeof(bool));
 
-	if (!picked)
-		abort();
 	if (args->chunk && dag_select(s->project, args->select, picked, NULL) == 0)
 		for (size_t i = 0; i < s->project->nmodels; i++)
 			if (picked[i] && s->project->models[i]->temporal && !s->project->models[i]->flex)

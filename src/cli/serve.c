@@ -22,12 +22,19 @@ static void on_signal(int sig)
 	stopping = 1;
 }
 
+/* What a client's command runs with besides its arguments. */
+struct client_ctx {
+	const char *root;
+	const struct cli_command *commands;
+};
+
 /* A client's command, run by the server as the command line would run it
  * (its arguments were checked there already), on the server's connection
  * and with its output into the server's buffers. */
 static int run_for_client(void *ctx, struct wh *w, const struct server_command *c)
 {
-	const struct cli_command *cmd = cli_command_find(c->name);
+	const struct client_ctx *cc = ctx;
+	const struct cli_command *cmd = cli_command_find(cc->commands, c->name);
 	struct cli_args args;
 	int rc = cmd ? cli_args_parse(cmd, c->argc, c->argv, &args) : CLI_USAGE;
 
@@ -36,7 +43,8 @@ static int run_for_client(void *ctx, struct wh *w, const struct server_command *
 		fprintf(c->err, "sluice %s: the arguments do not parse\n  hint: see 'sluice help %s'\n",
 			c->name, c->name);
 	if (!rc) {
-		args.project = ctx;
+		args.project = cc->root;
+		args.commands = cc->commands;
 		args.wh = w;
 		args.out = c->out;
 		args.err = c->err;
@@ -55,6 +63,7 @@ int cli_serve(struct cli_args *args)
 	struct sl_err err = SL_ERR_INIT;
 	struct sigaction sa;
 	struct server_opts opts = { .log = stdout, .stop = &stopping };
+	struct client_ctx cc = { .commands = args->commands };
 	struct wh *w;
 	int rc = cli_session_open(&s, args, CLI_OPEN_WRITE, true);
 
@@ -67,8 +76,9 @@ int cli_serve(struct cli_args *args)
 	signal(SIGPIPE, SIG_IGN);
 	opts.listen = args->listen ? args->listen : s.project->cfg.server.listen;
 	opts.root = s.root;
+	cc.root = s.root;
 	opts.command = run_for_client;
-	opts.command_ctx = s.root;
+	opts.command_ctx = &cc;
 	/* the server owns the connection from here on */
 	w = s.wh;
 	s.wh = NULL;

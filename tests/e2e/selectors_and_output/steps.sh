@@ -3,6 +3,7 @@
 note help
 sl help
 sl help run
+sl cdc --help
 sl rnu
 sl list
 sl build
