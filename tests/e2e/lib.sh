@@ -141,6 +141,42 @@ retry() {
 	return 1
 }
 
+# wait_until SECONDS CMD...: runs CMD until it succeeds, every 0.05 s
+# (`wait_every=0.01 wait_until ...` sets another pace); fails once it has
+# slept SECONDS (a whole number) and CMD failed once more. The time CMD
+# takes comes on top, so a loaded machine stretches the wait rather than
+# cutting it short. CMD's output is not hidden; a function of the case's
+# own or `prints` makes a condition out of a pipeline.
+wait_until() {
+	local _wait_every=${wait_every:-0.05} _wait_tries
+	_wait_tries=$(awk -v s="$1" -v e="$_wait_every" 'BEGIN { n = s / e; print (n > int(n)) ? int(n) + 1 : n }')
+	shift
+	until "$@"; do
+		[ "$_wait_tries" -gt 0 ] || return 1
+		_wait_tries=$((_wait_tries - 1))
+		sleep "$_wait_every"
+	done
+}
+
+# prints TEXT CMD...: whether CMD prints exactly TEXT (a condition for
+# wait_until, whose CMD would else expand a $(...) once at the call).
+prints() {
+	local _prints_want=$1
+	shift
+	[ "$("$@")" = "$_prints_want" ]
+}
+
+# status_is JQ-ARGS...: whether the document the case's own `status`
+# prints (its server's /api/live/status) meets a jq condition.
+status_is() {
+	status | jq -e "$@" >/dev/null
+}
+
+# gone PID: whether the process PID has ended (for wait_until).
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
 # serve_start [NAME=VALUE...]: starts `sluice serve` on a free loopback port
 # (with those variables in its environment, its output appended to
 # serve.log) and waits until .sluice/server.json names it; sets $serve_pid
@@ -274,15 +310,11 @@ mem_limited() {
 # once it holds it. Its stdin is a fifo that fd 7 keeps open (read-write,
 # so no open ever blocks); closing fd 7 lets it go.
 hold_warehouse() {
-	local i
 	mkfifo holder.in
 	exec 7<>holder.in
 	"$SLUICE_TOOLS/holdlock" "$1" 20 <holder.in >holder.out 2>&1 7>&- &
 	holder=$!
-	for i in $(seq 100); do
-		grep -q locked holder.out && break
-		sleep 0.05
-	done
+	wait_until 5 grep -q locked holder.out
 	cat holder.out
 }
 
@@ -299,7 +331,7 @@ release_warehouse() {
 # for the server to let go of SLOT; every EVERY rounds a `sluice run`
 # builds between landings (to run.log). Counts the kills in $kills.
 kill_consumers() {
-	local source=$1 slot=$2 rounds=$3 every=${4:-0} k i consumer
+	local source=$1 slot=$2 rounds=$3 every=${4:-0} k consumer
 	kills=0
 	for k in $(seq "$rounds"); do
 		"$SLUICE_BIN" cdc "$source" >>consumer.log 2>&1 &
@@ -307,10 +339,7 @@ kill_consumers() {
 		sleep 0.$((RANDOM % 5 + 3))
 		kill -9 $consumer 2>/dev/null && kills=$((kills + 1))
 		wait $consumer 2>/dev/null
-		for i in $(seq 100); do
-			[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$slot'")" = f ] && break
-			sleep 0.05
-		done
+		wait_until 5 prints f src -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$slot'"
 		if [ "$every" -gt 0 ] && [ $((k % every)) -eq 0 ]; then
 			"$SLUICE_BIN" run >>run.log 2>&1
 		fi

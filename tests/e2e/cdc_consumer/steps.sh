@@ -97,20 +97,14 @@ note a slot the consumer made is known from then on: read by someone else before
 fresh_pid=$!
 # killed as soon as it streams from the slot it made, before it confirms
 # anything (the slot is listed already while it is being made)
-for i in $(seq 1000); do
-	[ "$(src -c "SELECT count(*) FROM pg_replication_slots s JOIN pg_stat_replication r ON r.pid = s.active_pid WHERE s.slot_name = 'e2e_cdc_consumer_fresh' AND r.state IN ('catchup', 'streaming')")" = 1 ] && break
-	sleep 0.01
-done
+wait_every=0.01 wait_until 10 prints 1 src -c "SELECT count(*) FROM pg_replication_slots s JOIN pg_stat_replication r ON r.pid = s.active_pid WHERE s.slot_name = 'e2e_cdc_consumer_fresh' AND r.state IN ('catchup', 'streaming')"
 # (the shell's word of the kill, whenever it reaps the process, unsaid)
 {
 	kill -9 $fresh_pid
 	wait $fresh_pid
 } 2>/dev/null
 # (a slot just made may still be held by the walsender of the killed consumer)
-for i in $(seq 200); do
-	[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_consumer_fresh'")" = f ] && break
-	sleep 0.05
-done
+wait_until 10 prints f src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_consumer_fresh'"
 src -c "INSERT INTO orders VALUES (97, 'taken', 3, NULL)" \
 	-c "SELECT 1 FROM pg_replication_slot_advance('e2e_cdc_consumer_fresh', pg_current_wal_lsn())" >/dev/null
 cdc fresh --once

@@ -20,10 +20,7 @@ note the slot is made, its table lands, and the consumer starts
 cdc watched --once
 "$SLUICE_BIN" cdc watched >consumer.log 2>&1 &
 consumer=$!
-for i in $(seq 100); do
-	[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$slot'")" = t ] && break
-	sleep 0.05
-done
+wait_until 5 prints t src -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$slot'"
 src -c "SELECT slot_name, active FROM pg_replication_slots"
 
 note 200000 rows written to a table outside the publication while it runs
@@ -49,11 +46,12 @@ awk -F'|' -v s="$start" -v r="$restart0" '
 
 note then the slot confirms the end of the WAL and keeps almost none of it
 end=$(src -c "SELECT pg_current_wal_lsn() - '0/0'")
-for i in $(seq 250); do
+# reads the slot's figures into $confirmed, $restart and $retained
+slot_idle() {
 	IFS='|' read -r confirmed restart retained < <(slot_lag)
-	[ "$confirmed" -ge "$end" ] && [ "$retained" -lt $((1 << 20)) ] && break
-	sleep 0.1
-done
+	[ "$confirmed" -ge "$end" ] && [ "$retained" -lt $((1 << 20)) ]
+}
+wait_until 25 slot_idle
 echo "confirmed reached the WAL end: $([ "$confirmed" -ge "$end" ] && echo t || echo f)"
 echo "retained under 1MB: $([ "$retained" -lt $((1 << 20)) ] && echo t || echo f)"
 

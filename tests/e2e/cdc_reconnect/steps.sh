@@ -28,21 +28,13 @@ txn() {
 # wait_streaming: until a consumer holds the slot (the snapshot landed,
 # the stream started), at most 20 s
 wait_streaming() {
-	local i
-	for i in $(seq 400); do
-		[ "$(src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_reconnect'")" = t ] && return 0
-		sleep 0.05
-	done
+	wait_until 20 prints t src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_reconnect'"
 }
 # wait_landed: until the slot's confirmed position reaches the server's,
 # which the consumer confirms only after the warehouse stored it
 wait_landed() {
-	local i
-	for i in $(seq 400); do
-		[ "$(src -c "SELECT confirmed_flush_lsn >= pg_current_wal_lsn() FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_reconnect'" 2>/dev/null)" = t ] && return 0
-		sleep 0.05
-	done
-	echo "the consumer did not catch up"
+	wait_until 20 prints t src -c "SELECT confirmed_flush_lsn >= pg_current_wal_lsn() FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_reconnect'" 2>/dev/null ||
+		echo "the consumer did not catch up"
 }
 
 note the consumer runs in the background, a generator commits, the server restarts twice
@@ -96,10 +88,7 @@ cdc_pid=$!
 wait_streaming
 src -c "DROP PUBLICATION e2e_cdc_reconnect" -c "INSERT INTO events VALUES (1000, 'after the drop')"
 # the server says so at the change: trying again meets the same change
-for i in $(seq 400); do
-	kill -0 $cdc_pid 2>/dev/null || break
-	sleep 0.05
-done
+wait_until 20 gone $cdc_pid
 kill -0 $cdc_pid 2>/dev/null && kill -TERM $cdc_pid && echo "the consumer still ran after 20 s"
 wait $cdc_pid
 echo "exit $?"

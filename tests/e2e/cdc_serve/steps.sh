@@ -18,33 +18,22 @@ status() { curl -s "http://127.0.0.1:$serve_port/api/live/status"; }
 # waits until n source transactions landed and silver.orders covers them
 # (the server holds the DuckDB file: asked through its status)
 wait_caught_up() {
-	local i
-	for i in $(seq 400); do
-		status | jq -e --argjson n "$1" '(.cdc[0].transactions >= $n) and
-			([.models[] | select(.model == "silver.orders") | .covered] | first) >=
-			([.sources[] | select(.source == "landing.orders") | .watermark] | first)' >/dev/null && return 0
-		sleep 0.05
-	done
-	echo "silver.orders did not cover $1 transactions"
+	wait_until 20 status_is --argjson n "$1" '(.cdc[0].transactions >= $n) and
+		([.models[] | select(.model == "silver.orders") | .covered] | first) >=
+		([.sources[] | select(.source == "landing.orders") | .watermark] | first)' ||
+		echo "silver.orders did not cover $1 transactions"
 }
 
 # wait_streaming: until the server's consumer streams, at most 10 s
 wait_streaming() {
-	local i
-	for i in $(seq 200); do
-		[ "$(status | jq -r '.cdc[0].state')" = streaming ] && return 0
-		sleep 0.05
-	done
+	wait_until 10 status_is '.cdc[0].state == "streaming"'
 }
 
 serve_start
 note the server made the publication and the slot, and streams from it
 wait_streaming
 # the probe asks the source server of the slot as streaming starts
-for i in $(seq 200); do
-	[ "$(status | jq -r '.cdc[0].wal_status')" != null ] && break
-	sleep 0.05
-done
+wait_until 10 status_is '.cdc[0].wal_status != null'
 status | jq -c '.cdc[] | {slot, sources, state, failures, wal_status, safe_wal_size}'
 "$SLUICE_BIN" live status | grep -A1 "^SLOT" | awk 'NR == 1 { print $1, $2, $7, $8, $9 } NR == 2 { print $1, $2, $6, $7 }'
 
@@ -67,10 +56,7 @@ confirmed_past() {
 	c=$(status | jq -r '.cdc[0].confirmed_lsn // empty')
 	[ -n "$c" ] && [ "$(src -c "SELECT pg_lsn '$c' >= pg_lsn '$server_end'")" = t ]
 }
-for i in $(seq 200); do
-	confirmed_past && break
-	sleep 0.1
-done
+wait_until 20 confirmed_past
 caught_up=false
 confirmed_past && caught_up=true
 status | jq -c --argjson c $caught_up '.cdc[] | {state, transactions, changes, caught_up: $c}'
@@ -101,10 +87,7 @@ serve_start
 wait_streaming
 logged=$(wc -l <serve.log)
 src -c "SELECT count(*) FROM (SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '$slot' AND active_pid IS NOT NULL) t" >/dev/null
-for i in $(seq 100); do
-	[ "$(status | jq -r '.cdc[0].failures')" = 1 ] && break
-	sleep 0.05
-done
+wait_until 5 status_is '.cdc[0].failures == 1'
 status | jq -c '.cdc[] | {state, failures}'
 # within 10 s (1 s before the attempt, 5 s up): well before the server's
 # next keepalive on an idle source, half its wal_sender_timeout away
@@ -120,10 +103,7 @@ note a publication dropped under the server: the consumer fails at the same chan
 logged=$(wc -l <serve.log)
 src -c "DROP PUBLICATION e2e_cdc_serve" -c "INSERT INTO orders VALUES (4, 'dee', 40)"
 # 1 s, then 2 s: a keepalive before the error is no recovery
-for i in $(seq 200); do
-	grep -q "(attempt 2; again in 2000 ms)$" serve.log && break
-	sleep 0.05
-done
+wait_until 10 grep -q "(attempt 2; again in 2000 ms)$" serve.log
 tail -n +$((logged + 1)) serve.log >dropped.log
 grep -c "again in" dropped.log | sed 's/^/failures logged: /'
 grep -c "streaming again" dropped.log | sed 's/^/recoveries logged: /'

@@ -21,21 +21,15 @@ status() { curl -s "http://127.0.0.1:$serve_port/api/live/status"; }
 # waits until the consumer landed $1 transactions and every live model
 # covers all that landed
 wait_caught_up() {
-	local i
-	for i in $(seq 1200); do
-		status | jq -e --argjson n "$1" '([.sources[].watermark] | max) as $w | .cdc[0].transactions >= $n and $w > 0 and all(.models[]; .covered >= $w)' \
-			>/dev/null && return 0
-		sleep 0.05
-	done
+	wait_until 60 status_is --argjson n "$1" \
+		'([.sources[].watermark] | max) as $w | .cdc[0].transactions >= $n and $w > 0 and all(.models[]; .covered >= $w)' &&
+		return 0
 	echo "the live models did not catch up"
 	status | jq -c '{sources: [.sources[] | {source, watermark}], models: [.models[] | {model, covered}]}'
 }
 
 serve_start
-for i in $(seq 200); do
-	[ "$(status | jq -r '.cdc[0].state')" = streaming ] && break
-	sleep 0.05
-done
+wait_until 10 status_is '.cdc[0].state == "streaming"'
 
 note a generator commits 400 transactions across both tables while the server lands and refreshes
 gen=400

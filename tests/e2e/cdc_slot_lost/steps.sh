@@ -14,13 +14,9 @@ status() { curl -s "http://127.0.0.1:$serve_port/api/live/status"; }
 # serve_until STATE: sluice serve until its slot is in that state and the
 # server was asked of it, at most 10 s
 serve_until() {
-	local i
 	serve_start
-	for i in $(seq 200); do
-		status | jq -e --arg s "$1" '.cdc[0] | .state == $s and .wal_status != null' >/dev/null && return 0
-		sleep 0.05
-	done
-	echo "the slot did not become $1"
+	wait_until 10 status_is --arg s "$1" '.cdc[0] | .state == $s and .wal_status != null' ||
+		echo "the slot did not become $1"
 }
 serve_stop() {
 	kill -TERM $serve_pid
@@ -64,16 +60,18 @@ note a slot dropped and made again while the consumer reconnects skips no change
 # can:
 # either the consumer refuses the new slot or the race is lost and every
 # change lands.
+# race_settled: whether race's consumer gave up or confirmed $target
+race_settled() {
+	gone $race_pid ||
+		prints t src -c "SELECT coalesce(confirmed_flush_lsn >= '$target', false) FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_slot_lost' AND active_pid IS NOT NULL"
+}
 # race N: one such race, its changes marked 'gap N'; says what went wrong,
 # and counts it in skipped
 race() {
-	local race_pid race_rc gap target t
+	local race_pid race_rc gap target
 	"$SLUICE_BIN" cdc events > race.log 2>&1 &
 	race_pid=$!
-	for t in $(seq 100); do
-		[ "$(src -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_slot_lost' AND active_pid IS NOT NULL")" = 1 ] && break
-		sleep 0.1
-	done
+	wait_until 10 prints 1 src -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_slot_lost' AND active_pid IS NOT NULL"
 	src -c "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_slot_lost'" >/dev/null
 	src -c "INSERT INTO events (v) SELECT 'gap $1' FROM generate_series(1, 5)"
 	src <<-'SQL'
@@ -100,11 +98,7 @@ race() {
 	src -c "INSERT INTO events (v) VALUES ('after the race')"
 	# until the consumer gave up or confirmed what was written
 	target=$(src -c "SELECT pg_current_wal_lsn()")
-	for t in $(seq 100); do
-		kill -0 $race_pid 2>/dev/null || break
-		[ "$(src -c "SELECT coalesce(confirmed_flush_lsn >= '$target', false) FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_slot_lost' AND active_pid IS NOT NULL")" = t ] && break
-		sleep 0.1
-	done
+	wait_until 10 race_settled
 	kill -TERM $race_pid 2>/dev/null
 	wait $race_pid
 	race_rc=$?

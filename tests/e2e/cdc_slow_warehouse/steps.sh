@@ -26,15 +26,13 @@ LD_PRELOAD="$SLUICE_TOOLS/faultfs.so" FAULTFS_MATCH=warehouse.duckdb FAULTFS_AFT
 	"$SLUICE_BIN" cdc t >cdc.out 2>cdc.err &
 pid=$!
 walsender() { src -c "SELECT pid FROM pg_stat_replication"; }
-for _ in $(seq 100); do [ -n "$(walsender)" ] && break; sleep 0.1; done
+walsender_up() { [ -n "$(walsender)" ]; }
+wait_until 10 walsender_up
 first=$(walsender)
 # once what the server had is confirmed the stream is idle; the last two
 # transactions come while the commit of one of the first two is under way
 idle=$(src -c "SELECT pg_current_wal_lsn()")
-for _ in $(seq 200); do
-	[ "$(src -c "SELECT confirmed_flush_lsn >= '$idle' FROM pg_replication_slots")" = t ] && break
-	sleep 0.1
-done
+wait_until 20 prints t src -c "SELECT confirmed_flush_lsn >= '$idle' FROM pg_replication_slots"
 src -c "INSERT INTO t (v) VALUES ('a')"
 sleep 1
 src -c "INSERT INTO t (v) VALUES ('c')"
@@ -43,10 +41,7 @@ src -c "INSERT INTO t (v) VALUES (repeat('b', 5000))"
 sleep 0.5
 src -c "UPDATE t SET n = 1 WHERE v LIKE 'b%'"
 target=$(src -c "SELECT pg_current_wal_lsn()")
-for _ in $(seq 600); do
-	[ "$(src -c "SELECT confirmed_flush_lsn >= '$target' FROM pg_replication_slots")" = t ] && break
-	sleep 0.1
-done
+wait_until 60 prints t src -c "SELECT confirmed_flush_lsn >= '$target' FROM pg_replication_slots"
 src -c "SELECT 'confirmed the last commit: ' || (confirmed_flush_lsn >= '$target') FROM pg_replication_slots"
 last=$(walsender)
 kill -TERM $pid
@@ -77,16 +72,10 @@ rm -f faults.log
 LD_PRELOAD="$SLUICE_TOOLS/faultfs.so" FAULTFS_MATCH=warehouse.duckdb FAULTFS_AFTER=1000000000000 \
 	FAULTFS_SLOW_MS=3000 FAULTFS_LOG="$PWD/faults.log" "$SLUICE_BIN" cdc t >lost.out 2>lost.err &
 pid=$!
-for _ in $(seq 200); do
-	grep -q 'slow by' faults.log 2>/dev/null && break
-	sleep 0.05
-done
+wait_until 10 grep -qs 'slow by' faults.log
 src -c "SELECT pg_terminate_backend(pid) FROM pg_stat_replication" >/dev/null
 # the next attempt streams from what landed, and confirms past it
-for _ in $(seq 300); do
-	[ "$(src -c "SELECT active AND confirmed_flush_lsn >= '$target' FROM pg_replication_slots")" = t ] && break
-	sleep 0.05
-done
+wait_until 15 prints t src -c "SELECT active AND confirmed_flush_lsn >= '$target' FROM pg_replication_slots"
 kill -TERM $pid
 wait $pid
 echo "exit $?"

@@ -17,10 +17,7 @@ slot=$name
 cdc_source "${name}_src" "$slot" "${slot}_b"
 # the server lets go of a slot a little after its consumer ended
 slot_let_go() {
-	for _ in $(seq 100); do
-		[ "$(src -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$slot' AND active")" = 0 ] && return
-		sleep 0.05
-	done
+	wait_until 5 prints 0 src -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$slot' AND active"
 }
 # kinds: one row of many types before the slot, the same values streamed after
 kinds="1, 9223372036854775807, 12345678901234567890.000000000001, 0.1::float8, 'NaN'::float8,
@@ -158,26 +155,17 @@ slot_let_go
 pg_recvlogical -d "$SRC_PG" -S "$slot" --start -f /dev/null -o proto_version=1 \
 	-o publication_names="$slot" 2>/dev/null &
 holder=$!
-for _ in $(seq 100); do
-	[ "$(src -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$slot' AND active")" = 1 ] && break
-	sleep 0.05
-done
+wait_until 5 prints 1 src -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$slot' AND active"
 cdc orders --once --resnapshot | sed -E 's/by process [0-9]+/by process <pid>/'
 [ "$(state)" = "$before" ] && echo "the slot's row and the landing table: as they were"
 
 note without --once the consumer tries again, and takes its snapshot once the other lets go of the slot
 "$SLUICE_BIN" cdc orders --resnapshot >held.out 2>held.err &
 consumer=$!
-for _ in $(seq 200); do
-	grep -q 'in use by process' held.err && break
-	sleep 0.05
-done
+wait_until 10 grep -q 'in use by process' held.err
 kill $holder
 wait $holder 2>/dev/null
-for _ in $(seq 600); do
-	grep -q 'streaming again' held.err && break
-	sleep 0.05
-done
+wait_until 30 grep -q 'streaming again' held.err
 kill -TERM $consumer
 wait $consumer
 echo "exit $?"

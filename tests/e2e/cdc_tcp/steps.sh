@@ -32,12 +32,8 @@ same_as_source
 note changes stream over TCP, from a consumer the server sees at 127.0.0.1
 "$SLUICE_BIN" cdc events >cdc.out 2>cdc.err &
 cdc_pid=$!
-streaming=no
-for i in $(seq 400); do
-	[ "$(local_src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_tcp'")" = t ] && streaming=yes && break
-	sleep 0.05
-done
-[ $streaming = yes ] || { echo "the consumer did not start streaming"; cat cdc.err; }
+wait_until 20 prints t local_src -c "SELECT active FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_tcp'" ||
+	{ echo "the consumer did not start streaming"; cat cdc.err; }
 local_src -c "SELECT 'replication from ' || host(client_addr) FROM pg_stat_replication"
 local_src -c "UPDATE events SET v = 'changed ' || id WHERE id % 3 = 0" \
 	-c "DELETE FROM events WHERE id % 7 = 0" \
@@ -45,12 +41,8 @@ local_src -c "UPDATE events SET v = 'changed ' || id WHERE id % 3 = 0" \
 # until the slot is confirmed past the last change, which the consumer
 # confirms only once the warehouse stored it
 target=$(local_src -c "SELECT pg_current_wal_lsn()")
-landed=no
-for i in $(seq 400); do
-	[ "$(local_src -c "SELECT confirmed_flush_lsn >= '$target' FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_tcp'")" = t ] && landed=yes && break
-	sleep 0.05
-done
-[ $landed = yes ] || { echo "the consumer did not land the changes"; cat cdc.err; }
+wait_until 20 prints t local_src -c "SELECT confirmed_flush_lsn >= '$target' FROM pg_replication_slots WHERE slot_name = 'e2e_cdc_tcp'" ||
+	{ echo "the consumer did not land the changes"; cat cdc.err; }
 kill -TERM $cdc_pid
 wait $cdc_pid
 echo "consumer exit $?"

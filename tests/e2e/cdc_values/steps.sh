@@ -54,13 +54,10 @@ compare model "SELECT * FROM silver.vals" "$(is_postgres || echo n,ns,jb)"
 note a composite given a field while the consumer runs, after it read the type: its values follow the type as it is now
 # landed: waits until the consumer has confirmed everything committed so far
 landed() {
-	local target i
+	local target
 	target=$(src -c "SELECT pg_current_wal_lsn()")
-	for i in $(seq 200); do
-		[ "$(src -c "SELECT confirmed_flush_lsn >= '$target' FROM pg_replication_slots WHERE slot_name = '$name'")" = t ] && return
-		sleep 0.05
-	done
-	echo "the consumer did not land the changes"
+	wait_until 10 prints t src -c "SELECT confirmed_flush_lsn >= '$target' FROM pg_replication_slots WHERE slot_name = '$name'" ||
+		echo "the consumer did not land the changes"
 }
 "$SLUICE_BIN" cdc vals >consumer.log 2>&1 &
 consumer=$!

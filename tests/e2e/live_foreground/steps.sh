@@ -6,11 +6,9 @@ retry "$SLUICE_BIN" run >/dev/null
 pid=$!
 retry "$SLUICE_BIN" sql "INSERT INTO landing.orders (order_id, amount, region) VALUES (1, 5, 'eu'), (2, 7, 'us')" >/dev/null
 retry "$SLUICE_BIN" live advance orders
-for i in $(seq 100); do
-	n=$(retry "$SLUICE_BIN" sql "SELECT count(*) FROM gold.revenue" | tail -1)
-	[ "$n" = 2 ] && break
-	sleep 0.1
-done
+# (each look opens the DuckDB file the runner opens too: no more often than 0.1 s)
+revenue_rows() { retry "$SLUICE_BIN" sql "SELECT count(*) FROM gold.revenue" | tail -1; }
+wait_every=0.1 wait_until 10 prints 2 revenue_rows
 kill -TERM $pid
 wait $pid
 echo "runner exit $?"

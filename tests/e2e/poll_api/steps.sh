@@ -7,10 +7,7 @@
 	pages/1.json pages/2.json 500:pages/error.json pages/bad.json pages/3.json hang \
 	pages/4.json >api.port &
 api=$!
-for i in $(seq 100); do
-	[ -s api.port ] && break
-	sleep 0.05
-done
+wait_until 5 test -s api.port
 port=$(sed 's/^port //' api.port)
 sed -i "s/PORT/$port/" sluice.yml
 export RATES_TOKEN=s3cret
@@ -54,10 +51,7 @@ sl validate --project bad
 note "in the foreground until SIGTERM"
 "$SLUICE_BIN" poll rates >poll.log 2>&1 &
 pid=$!
-for i in $(seq 100); do
-	[ -s poll.log ] && break
-	sleep 0.05
-done
+wait_until 5 test -s poll.log
 kill -TERM $pid
 wait $pid
 echo "poll exit $?"
@@ -65,10 +59,8 @@ head -1 poll.log | sed -E "s/127\.0\.0\.1:$port/127.0.0.1:<port>/g"
 
 note "sluice serve runs a poller per poll source"
 serve_start
-for i in $(seq 100); do
-	curl -s "http://127.0.0.1:$serve_port/api/live/status" | grep -q '"polls":[1-9]' && break
-	sleep 0.05
-done
+polled() { curl -s "http://127.0.0.1:$serve_port/api/live/status" | grep -q '"polls":[1-9]'; }
+wait_until 5 polled
 curl -s "http://127.0.0.1:$serve_port/api/live/status" | sed -E 's/.*"pollers":\[//; s/\]\}$//' |
 	sed -E 's/"(last_ok|next_attempt|last_error_at)":"[^"]*"/"\1":"<ts>"/g;
 		s/"(polls|next_attempt_in_ms)":[0-9]+/"\1":<n>/g' |
@@ -85,10 +77,7 @@ wait $api
 note "a cursor goes back as the bytes it was, and a fragment stays out of the query"
 "$SLUICE_TOOLS/fake_api" -l odd.log -q since -q limit pages/odd.json pages/none.json >odd.port &
 api=$!
-for i in $(seq 100); do
-	[ -s odd.port ] && break
-	sleep 0.05
-done
+wait_until 5 test -s odd.port
 port=$(sed 's/^port //' odd.port)
 sed -i "s/PORT/$port/" odd/sluice.yml
 slp poll events --once --project odd

@@ -28,16 +28,12 @@ standby() {
 # their way out too
 trap '[ -z "${serve_pid:-}" ] || kill $serve_pid 2>/dev/null; standby ""; own_pg_server_gone' EXIT
 # waiting WHAT: the pid of the session whose statement WHAT (a LIKE
-# pattern) waits for a synchronous standby, once there is one
+# pattern) waits for a synchronous standby; fails while there is none
 waiting() {
-	local i pid
-	for i in $(seq 400); do
-		pid=$(admin -c "SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'
-			AND query LIKE '$1' AND pid <> pg_backend_pid()")
-		[ -n "$pid" ] && echo "$pid" && return 0
-		sleep 0.025
-	done
-	return 1
+	local pid
+	pid=$(admin -c "SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'
+		AND query LIKE '$1' AND pid <> pg_backend_pid()")
+	[ -n "$pid" ] && echo "$pid"
 }
 # post ID: the answer to a webhook event, status first
 post() {
@@ -57,7 +53,7 @@ standby nobody
 # the setting is in force once a commit waits; ending that session keeps it
 psql "$pg_dsn" -qAtX -c "CREATE TABLE probe ()" >probe.log 2>&1 &
 probe=$!
-pid=$(waiting 'CREATE TABLE probe%') || echo "no probe waits for the standby"
+pid=$(wait_until 10 waiting 'CREATE TABLE probe%') || echo "no probe waits for the standby"
 admin -c "SELECT pg_terminate_backend($pid)" >/dev/null
 wait $probe
 echo "probe: exit $?, table kept: $(admin -c "SELECT count(*) FROM pg_tables WHERE tablename = 'probe'")"
@@ -66,26 +62,24 @@ grep -o 'already committed locally' probe.log
 note the COMMIT of the writer waits, its session is ended: the commit is kept, the answer lost
 post 2 >answer.txt &
 poster=$!
-pid=$(waiting 'COMMIT') || echo "the writer's COMMIT does not wait for the standby"
+pid=$(wait_until 10 waiting 'COMMIT') || echo "the writer's COMMIT does not wait for the standby"
 admin -c "SELECT pg_terminate_backend($pid)" >/dev/null
 # the ended session, on its way out, drops its temporary function in a
 # commit that waits for the standby too: the writer sees the loss only when
 # the standby is no longer waited for
-for i in $(seq 400); do
+# (sets $landed)
+landed_once() {
 	landed=$(wh -c "SELECT count(*) FROM landing.events WHERE id = 2")
-	[ "$landed" = 1 ] && break
-	sleep 0.025
-done
+	[ "$landed" = 1 ]
+}
+wait_until 10 landed_once
 echo "landed meanwhile: $landed"
 echo "answered meanwhile: $([ -s answer.txt ] && echo yes || echo no)"
 
 note the writer sees the loss, and asks only once a new session opens
 admin -c "ALTER DATABASE wh ALLOW_CONNECTIONS false"
 standby ''
-for i in $(seq 400); do
-	[ "$(health)" = 503 ] && break
-	sleep 0.025
-done
+wait_until 10 prints 503 health
 echo "health $(health) $(jq -c '{status, components: (.components | map_values(.status))}' health.json)"
 echo "answered meanwhile: $([ -s answer.txt ] && echo yes || echo no)"
 admin -c "ALTER DATABASE wh ALLOW_CONNECTIONS true"

@@ -58,13 +58,9 @@ retry "$SLUICE_BIN" run >/dev/null
 # serve_wait: waits for the server to exit, at most 10 s, or for the load
 # to end (a server that answered all of it did not meet the fault); sets
 # $serve_status (or "running": it is then killed)
+serve_or_load_gone() { gone $serve_pid || gone $load; }
 serve_wait() {
-	local i
-	for i in $(seq 400); do
-		kill -0 $serve_pid 2>/dev/null || break
-		kill -0 $load 2>/dev/null || break
-		sleep 0.025
-	done
+	wait_until 10 serve_or_load_gone
 	if kill -0 $serve_pid 2>/dev/null; then
 		serve_status=running
 		kill -9 $serve_pid

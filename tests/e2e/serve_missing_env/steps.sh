@@ -7,6 +7,7 @@
 unset E2E_MISSING_SECRET E2E_MISSING_DSN
 retry "$SLUICE_BIN" run >/dev/null
 health() { curl -s -o health.json -w '%{http_code}' "http://127.0.0.1:$serve_port/api/health"; }
+status() { curl -s "http://127.0.0.1:$serve_port/api/live/status"; }
 post() { curl -s -o reply.json -w '%{http_code}' -d "$2" "http://127.0.0.1:$serve_port/api/ingest/webhook/$1"; }
 
 note the server starts, and says what it leaves out
@@ -17,7 +18,7 @@ jq -c '{status, components: (.components | map_values(.status))}' health.json
 jq -r '.components["source orders"].error' health.json
 
 note the live status lists the sources that cannot take data
-curl -s "http://127.0.0.1:$serve_port/api/live/status" | jq -c '.unavailable[] | {source, state, error: (.error | sub(" \\(hint.*"; ""))}'
+status | jq -c '.unavailable[] | {source, state, error: (.error | sub(" \\(hint.*"; ""))}'
 
 "$SLUICE_BIN" live status | sed -n '/^UNAVAILABLE/,$p' | normalize
 
@@ -27,11 +28,7 @@ jq -r .detail reply.json
 
 note the other webhook lands, and its live model refreshes
 echo "events: $(post events '{"id": 1, "amount": 5}') $(jq -c . reply.json)"
-for i in $(seq 200); do
-	curl -s "http://127.0.0.1:$serve_port/api/live/status" |
-		jq -e '[.models[] | select(.model == "silver.events") | .covered] | first >= 1' >/dev/null && break
-	sleep 0.05
-done
+wait_until 10 status_is '[.models[] | select(.model == "silver.events") | .covered] | first >= 1'
 kill -TERM $serve_pid
 wait $serve_pid
 echo "server exit $?"

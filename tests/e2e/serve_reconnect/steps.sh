@@ -11,10 +11,7 @@
 # a poll source too: an API with nothing new each time
 "$SLUICE_TOOLS/fake_api" pages/empty.json >api.port &
 api=$!
-for i in $(seq 100); do
-	[ -s api.port ] && break
-	sleep 0.05
-done
+wait_until 5 test -s api.port
 sed -i "s/PORT/$(sed 's/^port //' api.port)/" sluice.yml
 export SERVE_TOKEN=t0ken
 # a slot and a source database of each run's own: the two runs of the case
@@ -30,10 +27,7 @@ wh_db=${SLUICE_E2E_PG##*dbname=}
 admin() { PGOPTIONS="-c client_min_messages=warning" psql "$SLUICE_TEST_PG" -qAtX -v ON_ERROR_STOP=1 "$@"; }
 
 serve_start
-for i in $(seq 200); do
-	[ "$(status | jq -r '.cdc[0].state')" = streaming ] && break
-	sleep 0.05
-done
+wait_until 10 status_is '.cdc[0].state == "streaming"'
 note health before anything happens
 echo "health $(health) $(jq -c '{status}' health.json)"
 
@@ -50,6 +44,12 @@ changes=$!
 if is_postgres; then
 	note the warehouse ends every connection of the server, five times, once refusing new ones for a while
 	seen=no
+	# all_unreachable: whether health answers 503 with every part waiting
+	# for the warehouse; sets seen once it answers 503
+	all_unreachable() {
+		[ "$(health)" = 503 ] && seen=yes &&
+			jq -e '[.components[] | .status] | all(. == "unreachable")' health.json >/dev/null
+	}
 	for round in 1 2 3 4 5; do
 		sleep 0.$((RANDOM % 5 + 3))
 		[ $round = 3 ] && admin -c "ALTER DATABASE $wh_db ALLOW_CONNECTIONS false"
@@ -59,11 +59,7 @@ if is_postgres; then
 			WHERE slot_name = '$slot' AND active_pid IS NOT NULL" >/dev/null
 		if [ $round = 3 ]; then
 			# each part finds the loss at its next use of the warehouse
-			for i in $(seq 200); do
-				[ "$(health)" = 503 ] && seen=yes && jq -e '[.components[] | .status] |
-					all(. == "unreachable")' health.json >/dev/null && break
-				sleep 0.05
-			done
+			wait_until 10 all_unreachable
 			cp health.json down.json
 			echo "meanwhile: status $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $SERVE_TOKEN" \
 				"http://127.0.0.1:$serve_port/api/live/status"), advance $(curl -s -o /dev/null -w '%{http_code}' \
@@ -91,10 +87,8 @@ fi
 note the server comes back to health ok on its own
 # a slot whose replication connection was cut counts as failing until it
 # streams again
-for i in $(seq 600); do
-	[ "$(health)" = 200 ] && jq -e '.status == "ok"' health.json >/dev/null && break
-	sleep 0.05
-done
+healthy() { [ "$(health)" = 200 ] && jq -e '.status == "ok"' health.json >/dev/null; }
+wait_until 30 healthy
 echo "health $(health) $(jq -c '{status, components: (.components | map_values(.status))}' health.json)"
 # every source change (300 inserts, 300 updates) landed, and silver.orders
 # covers them: asked of the warehouse on PostgreSQL (a commit that met the
@@ -107,17 +101,11 @@ changes_landed() {
 		status | jq -r '.cdc[0].changes'
 	fi
 }
-for i in $(seq 1200); do
-	[ "$(changes_landed)" = 600 ] && break
-	sleep 0.05
-done
+wait_until 60 prints 600 changes_landed
 echo "source changes landed: $(changes_landed)"
-for i in $(seq 400); do
-	[ "$(status | jq -r '[.models[]? | select(.model == "silver.orders") | .covered] | first')" = \
-	  "$(status | jq -r '[.sources[]? | select(.source == "landing.orders") | .watermark] | first')" ] &&
-	[ "$(status | jq -r '[.models[]? | select(.model == "gold.accounts") | .covered] | first')" != null ] && break
-	sleep 0.05
-done
+wait_until 20 status_is '([.models[]? | select(.model == "silver.orders") | .covered] | first) ==
+	([.sources[]? | select(.source == "landing.orders") | .watermark] | first) and
+	([.models[]? | select(.model == "gold.accounts") | .covered] | first) != null'
 kill -TERM $serve_pid
 wait $serve_pid
 echo "server exit $?"

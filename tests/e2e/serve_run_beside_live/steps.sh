@@ -7,10 +7,9 @@ serve_start
 post() { curl -s -o /dev/null -w '%{http_code}' -d "$1" "http://127.0.0.1:$serve_port/api/ingest/webhook/events"; }
 note a first row, refreshed by the runner
 echo "posted: $(post '{"id": 1}')"
-for i in $(seq 100); do
-	[ "$("$SLUICE_BIN" sql --format csv "SELECT count(*) AS n FROM silver.events" | tail -1)" = 1 ] && break
-	sleep 0.1
-done
+# (each look is a command the server runs beside its runner: every 0.1 s)
+events_rows() { "$SLUICE_BIN" sql --format csv "SELECT count(*) AS n FROM silver.events" | tail -1; }
+wait_every=0.1 wait_until 10 prints 1 events_rows
 q "SELECT id FROM silver.events ORDER BY id"
 note two more rows, applied by a run through the server before the runner gets to them
 echo "posted: $(post '{"id": 2}') $(post '{"id": 3}')"

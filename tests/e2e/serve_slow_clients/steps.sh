@@ -8,17 +8,16 @@ export SERVE_TOKEN=t0ken
 serve_start
 url=http://127.0.0.1:$serve_port
 
-# settled: until the server holds no connection of 127.0.0.1's from the
-# step before, at most 5 s: it closes them on its own thread, and until
+# no_local_conns: whether the server holds no connection of 127.0.0.1's
+no_local_conns() {
+	! awk -v l="$(printf '0100007F:%04X' "$serve_port")" '$2 == l && $3 ~ /^0100007F:/ && ($4 == "01" || $4 == "08")' \
+		/proc/net/tcp | grep -q .
+}
+# settled: until no connection of 127.0.0.1's from the step before is
+# left, at most 5 s: the server closes them on its own thread, and until
 # it has, each counts against the cap on one client's connections
 settled() {
-	local here i
-	here=$(printf '0100007F:%04X' "$serve_port")
-	for i in $(seq 100); do
-		awk -v l="$here" '$2 == l && $3 ~ /^0100007F:/ && ($4 == "01" || $4 == "08")' \
-			/proc/net/tcp | grep -q . || return 0
-		sleep 0.05
-	done
+	wait_until 5 no_local_conns
 }
 # flood ARGS...: conn_flood against the server; its exit code
 flood() {

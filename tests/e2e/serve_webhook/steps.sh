@@ -65,10 +65,8 @@ call POST /api/ingest/webhook/orders '{"order_id": 6, "amount": 3, "region": "eu
 call POST /api/ingest/webhook/orders '{"order_id": 6, "amount": 3, "region": "eu"}' -H 'X-Sluice-Delivery: d-6'
 
 note "the live chain keeps up"
-for i in $(seq 100); do
-	[ "$(status | grep -c '"live"')" = 2 ] && break
-	sleep 0.05
-done
+both_live() { [ "$(status | grep -c '"live"')" = 2 ]; }
+wait_until 5 both_live
 status
 
 note "steering the runner"

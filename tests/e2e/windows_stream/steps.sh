@@ -10,11 +10,7 @@ post() {
 }
 # until LINE: waits (10 s at most) for the server to log a line
 until_logged() {
-	local i
-	for i in $(seq 400); do
-		grep -qF "$1" serve.log && { echo "logged: $1"; return 0; }
-		sleep 0.025
-	done
+	wait_until 10 grep -qF "$1" serve.log && { echo "logged: $1"; return 0; }
 	echo "not logged within 10 s: $1"
 	cat serve.log
 }
