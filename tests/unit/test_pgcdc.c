@@ -16,13 +16,13 @@
 
 #include "fixture_wh.h"
 
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 #include "live/gate.h"
 #include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
-#include "ingest/pgcdc_pg.h"
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgcdc_pg.h"
+#include "pgcdc/pgoutput.h"
 #include "warehouse/wh.h"
 
 #include <poll.h>

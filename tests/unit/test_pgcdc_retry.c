@@ -13,7 +13,7 @@
 
 #include "core/err.h"
 #include "core/units.h"
-#include "ingest/pgcdc_retry.h"
+#include "pgcdc/pgcdc_retry.h"
 
 #include <stdlib.h>
 #include <string.h>

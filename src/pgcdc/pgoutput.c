@@ -6,7 +6,7 @@
  * used, and nothing is kept (in out or in the cache) until the whole
  * message decoded. Values are not looked at here (pgoutput_json.c).
  */
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgoutput.h"
 
 #include "core/arena.h"
 #include "core/err.h"

@@ -4,7 +4,7 @@
  * waits itself: a thread waits on its signal, a command in the
  * foreground until its next attempt or a stop.
  */
-#include "ingest/pgcdc_retry.h"
+#include "pgcdc/pgcdc_retry.h"
 
 #include "core/err.h"
 #include "core/units.h"

@@ -7,13 +7,13 @@
  * arrays, composites) as the payloads write them. Only reads; never
  * changes anything on the server.
  */
-#include "ingest/pgcdc_pg.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgoutput.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * put into words, a table's quoted name, the session's output settings),
  * the initial snapshot, the filling of unchanged TOAST values and what the
  * server says of a slot for the status.
- * Internal to src/ingest/pgcdc*.c (and their tests); the rest of the tree
+ * Internal to src/pgcdc/pgcdc*.c (and their tests); the rest of the tree
  * sees pgcdc.h.
  */
 #ifndef SL_INGEST_PGCDC_PG_H

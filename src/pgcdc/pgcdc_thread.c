@@ -7,15 +7,15 @@
  * their figures under the consumer's lock, so a status read never waits
  * for the source database.
  */
-#include "ingest/pgcdc_thread.h"
+#include "pgcdc/pgcdc_thread.h"
 
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "core/worker.h"
-#include "ingest/pgcdc.h"
-#include "ingest/pgcdc_pg.h"
-#include "ingest/pgcdc_retry.h"
+#include "pgcdc/pgcdc.h"
+#include "pgcdc/pgcdc_pg.h"
+#include "pgcdc/pgcdc_retry.h"
 #include "project/config.h"
 #include "project/project.h"
 #include "warehouse/wh.h"

@@ -8,15 +8,15 @@
  * an LSN the warehouse has not stored, and never lands a NULL for a value
  * the server did not send.
  */
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "ingest/pgcdc_pg.h"
-#include "ingest/pgcdc_retry.h"
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgcdc_pg.h"
+#include "pgcdc/pgcdc_retry.h"
+#include "pgcdc/pgoutput.h"
 #include "warehouse/wh.h"
 
 #include <errno.h>

@@ -4,17 +4,17 @@
  * LSNs, in one transaction. Never speaks to the source database, and never
  * stores an LSN apart from the rows it accounts for.
  */
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "ingest/jsontext.h"
-#include "ingest/pgcdc_pg.h"
-#include "ingest/pgoutput.h"
 #include "live/advance.h"
 #include "live/gate.h"
+#include "pgcdc/pgcdc_pg.h"
+#include "pgcdc/pgoutput.h"
 #include "warehouse/wh.h"
 
 #include <inttypes.h>

@@ -10,7 +10,7 @@
 #ifndef SL_INGEST_PGCDC_RETRY_H
 #define SL_INGEST_PGCDC_RETRY_H
 
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 
 #include <stdbool.h>
 #include <stdint.h>
