@@ -50,6 +50,10 @@ int pgcdc_pg_run(PGconn *conn, const char *sql, const char *param, ExecStatusTyp
  * UTC, hex bytea, every float digit), set on conn. */
 int pgcdc_pg_settings(PGconn *conn, struct sl_err *err);
 
+/* An LSN as the server writes it ("16/B374D848") into *out; SL_E_PARSE
+ * when s is NULL or not one. */
+int pgcdc_pg_lsn(const char *s, uint64_t *out);
+
 /* "schema.name" as a quoted SQL name. */
 void pgcdc_pg_add_table(struct buf *b, const char *table);
 
