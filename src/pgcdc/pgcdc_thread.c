@@ -13,6 +13,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "core/worker.h"
+#include "core/xalloc.h"
 #include "pgcdc/pgcdc.h"
 #include "pgcdc/pgcdc_pg.h"
 #include "pgcdc/pgcdc_retry.h"
@@ -230,13 +231,11 @@ int pgcdc_thread_start(const struct project *p, const struct source_cfg *src,
 		       struct pgcdc_thread **out, struct sl_err *err)
 {
 	const struct project_cfg *cfg = &p->cfg;
-	struct pgcdc_thread *t = calloc(1, sizeof(*t));
+	struct pgcdc_thread *t = xcalloc(1, sizeof(*t));
 	char *names;
 	size_t len = 0;
 	int rc;
 
-	if (!t)
-		abort();
 	t->a = arena_new(NULL);
 	rc = pgcdc_cfg_of(t->a, p, src, &t->cfg, err);
 	if (rc) {
