@@ -17,6 +17,7 @@
 #include "pgcdc/pgcdc_pg.h"
 #include "pgcdc/pgcdc_retry.h"
 #include "pgcdc/pgoutput.h"
+#include "state/cdc_slots.h"
 #include "warehouse/wh.h"
 
 #include <errno.h>
@@ -116,7 +117,7 @@ struct stream {
 	/* per table, its primary key as the catalog had it when the stream
 	 * started (in shape_a): the key of a REPLICA IDENTITY FULL table */
 	struct pgcdc_key *keys;
-	struct pgcdc_shape *shapes;
+	struct state_cdc_shape *shapes;
 	size_t nshapes, shapes_cap;
 	struct shape_note *notes;
 	size_t nnotes, notes_cap;
@@ -295,7 +296,7 @@ enum start_plan {
 /* What to do with the slot the server has and the state the warehouse
  * stored: never a slot made again in silence over changes it has lost. */
 static int plan_start(const struct pgcdc_cfg *c, const struct pgcdc_opts *o,
-		      const struct slot_info *slot, const struct pgcdc_slot_state *stored,
+		      const struct slot_info *slot, const struct state_cdc_slot *stored,
 		      enum start_plan *plan, struct sl_err *err)
 {
 	const char *name = c->name ? c->name : c->slot;
@@ -462,7 +463,7 @@ static int start_stream(struct stream *s, enum start_plan plan, struct sl_err *e
  * (snapshot: never) may stand anywhere, one that changes landed from no
  * further than they did.
  */
-static int check_held_slot(const struct stream *s, const struct pgcdc_slot_state *stored,
+static int check_held_slot(const struct stream *s, const struct state_cdc_slot *stored,
 			   struct sl_err *err)
 {
 	const struct pgcdc_opts held = { 0 };
@@ -586,7 +587,7 @@ static int land_txn(struct stream *s, const struct pgcdc_txn *t, int64_t now_ms,
 	int rc = append_txn(s, t, now_ms, err);
 
 	for (size_t i = 0; !rc && i < nnotes; i++) {
-		rc = pgcdc_shape_store(s->w, s->c->slot, notes[i].relation, t->commit_lsn,
+		rc = state_cdc_shape_store(s->w, s->c->slot, notes[i].relation, t->commit_lsn,
 				       s->txn_start + notes[i].pos, notes[i].columns, err);
 		if (rc)
 			pgcdc_batch_abandon(s->w, &s->batch);
@@ -853,7 +854,7 @@ static int on_change(struct stream *s, const struct pgoutput_msg *m, struct sl_e
 static int on_relation(struct stream *s, const struct pgoutput_relation *rel)
 {
 	struct buf text = BUF_INIT;
-	struct pgcdc_shape *known = NULL;
+	struct state_cdc_shape *known = NULL;
 	struct shape_note *n;
 	int table = table_of(s->c, rel);
 	const char *name;
@@ -1257,14 +1258,14 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	      struct pgcdc_stats *st, struct sl_err *err)
 {
 	struct stream s = { .c = c, .o = opts, .st = st, .w = w, .payload = BUF_INIT };
-	struct pgcdc_slot_state stored;
+	struct state_cdc_slot stored;
 	struct slot_info slot;
 	enum start_plan plan = PLAN_STREAM;
 	PGconn *conn = NULL;
 	int rc;
 
 	*st = (struct pgcdc_stats){ .snapshot_rows = -1 };
-	rc = pgcdc_slot_read(w, c->slot, &stored, err);
+	rc = state_cdc_slot_read(w, c->slot, &stored, err);
 	if (!rc)
 		rc = pgcdc_pg_connect(c->dsn, false, &conn, err);
 	if (!rc)
@@ -1310,7 +1311,7 @@ int pgcdc_run(struct wh *w, const struct pgcdc_cfg *c, const struct pgcdc_opts *
 	s.cols = arena_alloc(s.shape_a, (c->ntables + 1) * sizeof(*s.cols));
 	memset(s.cols, 0, (c->ntables + 1) * sizeof(*s.cols));
 	if (!rc)
-		rc = pgcdc_shapes_read(w, s.shape_a, c->slot, &s.shapes, &s.nshapes, err);
+		rc = state_cdc_shapes_read(w, s.shape_a, c->slot, &s.shapes, &s.nshapes, err);
 	s.shapes_cap = s.nshapes;
 	if (!rc) {
 		rc = pgcdc_committer_start(&s.committer, err);
