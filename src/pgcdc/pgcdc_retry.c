@@ -59,8 +59,13 @@ void pgcdc_retry_failed(struct pgcdc_retry *r, int rc, const struct sl_err *err)
 		 rc && err ? err->msg : "the server ended the replication stream");
 	r->next_attempt_ms = units_mono_ms() + wait;
 	if (r->log) {
-		fprintf(r->log, "slot %s: %s (attempt %d; again in %lld ms)\n", r->slot,
-			r->last_error, r->failures, (long long)wait);
+		/* the attempt on the message's first line, its hints and
+		 * context lines after it */
+		const char *more = strchr(r->last_error, '\n');
+		int first = more ? (int)(more - r->last_error) : (int)strlen(r->last_error);
+
+		fprintf(r->log, "slot %s: %.*s (attempt %d; again in %lld ms)%s\n", r->slot, first,
+			r->last_error, r->failures, (long long)wait, more ? more : "");
 		fflush(r->log);
 	}
 }

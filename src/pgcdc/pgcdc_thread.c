@@ -140,6 +140,9 @@ static void *run(void *arg)
 		if (t->wk.stop)
 			break;
 		probe_ask(t);
+		/* the one place a slot's failure is recorded (the status, the
+		 * log): several slots share them */
+		sl_err_context(&err, "in source %s (slot %s)", t->cfg.name, t->cfg.slot);
 		/* every failure is tried again, those pgcdc_retry_mends does
 		 * not expect to mend too: the server stays up for its other
 		 * work, and a fix on the source database (the publication
