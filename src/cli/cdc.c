@@ -108,6 +108,7 @@ int cli_cdc(struct cli_args *args)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	rc = pgcdc_cfg_of(s.arena, s.project, src, &c, &err);
+	opts.a = s.arena;
 	pgcdc_retry_init(&retry, src->slot, stderr);
 	if (!rc)
 		rc = state_ensure(s.wh, &err);

@@ -223,6 +223,9 @@ struct pgcdc_opts {
 	/* drop the slot and start over from a new snapshot, replacing every
 	 * row its landing tables hold */
 	bool resnapshot;
+	/* the run's memory is a child of it (may be NULL): the slot's, or
+	 * the command's */
+	struct arena *a;
 };
 
 /* Runs the consumer of c's slot on w until opts->stop is set, the server

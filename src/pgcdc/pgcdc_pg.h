@@ -54,6 +54,11 @@ int pgcdc_pg_settings(PGconn *conn, struct sl_err *err);
  * when s is NULL or not one. */
 int pgcdc_pg_lsn(const char *s, uint64_t *out);
 
+static inline uint64_t pgcdc_lsn_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
 /* "schema.name" as a quoted SQL name. */
 void pgcdc_pg_add_table(struct buf *b, const char *table);
 

@@ -67,20 +67,15 @@ static void probe_ask(struct pgcdc_thread *t)
 	pthread_mutex_unlock(&t->probe.mu);
 }
 
-static uint64_t lsn_max(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
 /* Under wk.mu: the LSNs as they stand, across attempts (0: not known yet). */
 static uint64_t landed_lsn(const struct pgcdc_thread *t)
 {
-	return lsn_max(t->retry.total.landed_lsn, t->st.landed_lsn);
+	return pgcdc_lsn_max(t->retry.total.landed_lsn, t->st.landed_lsn);
 }
 
 static uint64_t confirmed_lsn(const struct pgcdc_thread *t)
 {
-	return lsn_max(t->retry.total.confirmed_lsn, t->st.confirmed_lsn);
+	return pgcdc_lsn_max(t->retry.total.confirmed_lsn, t->st.confirmed_lsn);
 }
 
 /* Under wk.mu: the server's WAL is at lsn (a keepalive said so, or the
@@ -90,7 +85,7 @@ static void server_at(struct pgcdc_thread *t, uint64_t lsn)
 {
 	uint64_t confirmed = confirmed_lsn(t);
 
-	t->wal_end = lsn_max(t->wal_end, lsn);
+	t->wal_end = pgcdc_lsn_max(t->wal_end, lsn);
 	if (!confirmed || t->wal_end <= confirmed)
 		t->behind_since_ms = 0;
 	else if (!t->behind_since_ms)
@@ -123,7 +118,7 @@ static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_en
 static void *run(void *arg)
 {
 	struct pgcdc_thread *t = arg;
-	struct pgcdc_opts opts = { .stop = &t->stop, .progress = on_progress, .ctx = t };
+	struct pgcdc_opts opts = { .stop = &t->stop, .progress = on_progress, .ctx = t, .a = t->a };
 
 	pthread_mutex_lock(&t->wk.mu);
 	while (!t->wk.stop) {
@@ -229,9 +224,10 @@ static void *probe_run(void *arg)
 	return NULL;
 }
 
-int pgcdc_thread_start(const struct project *p, const struct source_cfg *src,
-		       struct wh *w, FILE *log, pgcdc_landed_fn landed, void *ctx,
-		       struct pgcdc_thread **out, struct sl_err *err)
+int pgcdc_thread_start(struct arena *parent, const struct project *p,
+		       const struct source_cfg *src, struct wh *w, FILE *log,
+		       pgcdc_landed_fn landed, void *ctx, struct pgcdc_thread **out,
+		       struct sl_err *err)
 {
 	const struct project_cfg *cfg = &p->cfg;
 	struct pgcdc_thread *t = xcalloc(1, sizeof(*t));
@@ -239,7 +235,7 @@ int pgcdc_thread_start(const struct project *p, const struct source_cfg *src,
 	size_t len = 0;
 	int rc;
 
-	t->a = arena_new(NULL);
+	t->a = arena_new(parent);
 	rc = pgcdc_cfg_of(t->a, p, src, &t->cfg, err);
 	if (rc) {
 		arena_free(t->a);

@@ -242,7 +242,7 @@ static int start_poller(struct server *s, const struct source_cfg *src, struct w
 static int start_consumer(struct server *s, const struct source_cfg *src, struct wh *c,
 			  struct sl_err *err)
 {
-	int rc = pgcdc_thread_start(s->p, src, c, s->opts->log, on_cdc_landed, s,
+	int rc = pgcdc_thread_start(NULL, s->p, src, c, s->opts->log, on_cdc_landed, s,
 				    &s->consumers[s->nconsumers], err);
 
 	s->nconsumers += !rc;
