@@ -29,8 +29,8 @@
  *   someone else, or with nothing landed before a snapshot) is an error,
  *   never made again in silence.
  */
-#ifndef SL_INGEST_PGCDC_H
-#define SL_INGEST_PGCDC_H
+#ifndef SL_PGCDC_PGCDC_H
+#define SL_PGCDC_PGCDC_H
 
 #include <signal.h>
 #include <stdbool.h>

@@ -1,14 +1,15 @@
 /*
  * What the postgres_cdc consumer's files share: about speaking to the
- * source database over libpq (connecting, running a statement, an error
- * put into words, a table's quoted name, the session's output settings),
- * the initial snapshot, the filling of unchanged TOAST values and what the
- * server says of a slot for the status.
+ * source database over libpq (pgcdc_pg.c: connecting, running a
+ * statement, an error put into words, a table's quoted name, the
+ * session's output settings, an LSN), the initial snapshot, the filling
+ * of unchanged TOAST values, the status updates, the committer, the
+ * catalog and what the server says of a slot for the status.
  * Internal to src/pgcdc/pgcdc*.c (and their tests); the rest of the tree
  * sees pgcdc.h.
  */
-#ifndef SL_INGEST_PGCDC_PG_H
-#define SL_INGEST_PGCDC_PG_H
+#ifndef SL_PGCDC_PGCDC_PG_H
+#define SL_PGCDC_PGCDC_PG_H
 
 #include "core/err.h"
 #include "core/worker.h"

@@ -7,8 +7,8 @@
  * doubling to 60 s), what the attempts landed, and logs each failure and
  * recovery. The caller waits and serializes (a thread's lock).
  */
-#ifndef SL_INGEST_PGCDC_RETRY_H
-#define SL_INGEST_PGCDC_RETRY_H
+#ifndef SL_PGCDC_PGCDC_RETRY_H
+#define SL_PGCDC_PGCDC_RETRY_H
 
 #include "pgcdc/pgcdc.h"
 

@@ -7,8 +7,8 @@
  * is lost or landed twice. It tells the caller of every transaction that
  * landed, and keeps what status documents show of the slot.
  */
-#ifndef SL_INGEST_PGCDC_THREAD_H
-#define SL_INGEST_PGCDC_THREAD_H
+#ifndef SL_PGCDC_PGCDC_THREAD_H
+#define SL_PGCDC_PGCDC_THREAD_H
 
 #include <jansson.h>
 #include <stdbool.h>
