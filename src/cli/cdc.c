@@ -13,9 +13,9 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "ingest/pgcdc.h"
-#include "ingest/pgcdc_retry.h"
 #include "live/advance.h"
+#include "pgcdc/pgcdc.h"
+#include "pgcdc/pgcdc_retry.h"
 #include "project/project.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
@@ -108,6 +108,7 @@ int cli_cdc(struct cli_args *args)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	rc = pgcdc_cfg_of(s.arena, s.project, src, &c, &err);
+	opts.a = s.arena;
 	pgcdc_retry_init(&retry, src->slot, stderr);
 	if (!rc)
 		rc = state_ensure(s.wh, &err);

@@ -13,8 +13,6 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
-#include "ingest/pgcdc.h"
-#include "ingest/pgcdc_thread.h"
 #include "ingest/poll.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
@@ -22,6 +20,8 @@
 #include "live/status.h"
 #include "live/thread.h"
 #include "live/windows.h"
+#include "pgcdc/pgcdc.h"
+#include "pgcdc/pgcdc_thread.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/model.h"
@@ -242,7 +242,7 @@ static int start_poller(struct server *s, const struct source_cfg *src, struct w
 static int start_consumer(struct server *s, const struct source_cfg *src, struct wh *c,
 			  struct sl_err *err)
 {
-	int rc = pgcdc_thread_start(s->p, src, c, s->opts->log, on_cdc_landed, s,
+	int rc = pgcdc_thread_start(NULL, s->p, src, c, s->opts->log, on_cdc_landed, s,
 				    &s->consumers[s->nconsumers], err);
 
 	s->nconsumers += !rc;

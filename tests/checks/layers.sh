@@ -4,11 +4,17 @@
 # windows/ is the time grid, coverage algebra, contracts and schedule: pure
 # modules on core alone, which the state rows, the project's checks, the
 # plan and the executor all reason with, so it sits just above core.
+# Folders in one quoted entry share a height and may include each other:
+# ingest/ (webhook, poll, the writer, coerce, jsontext) and pgcdc/ (the
+# logical-replication client) both turn outside rows into landing rows,
+# and the server and the cli above start them.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-order=(core windows warehouse state project plan exec live replay ingest server cli)
+order=(core windows warehouse state project plan exec live replay "ingest pgcdc" server cli)
 declare -A rank
-for i in "${!order[@]}"; do rank[${order[$i]}]=$i; done
+for i in "${!order[@]}"; do
+	for d in ${order[$i]}; do rank[$d]=$i; done
+done
 bad=0
 for f in "$root"/src/*/*.[ch]; do
 	dir=$(basename "$(dirname "$f")")

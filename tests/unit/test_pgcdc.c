@@ -16,13 +16,14 @@
 
 #include "fixture_wh.h"
 
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 #include "live/gate.h"
+#include "state/cdc_slots.h"
 #include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
-#include "ingest/pgcdc_pg.h"
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgcdc_pg.h"
+#include "pgcdc/pgoutput.h"
 #include "warehouse/wh.h"
 
 #include <poll.h>
@@ -80,7 +81,7 @@ static void test_one_transaction_one_sequence(void **state)
 	};
 	struct pgcdc_txn t = { .commit_lsn = 1000, .end_lsn = 1040, .xid = 7, .rows = rows,
 			       .nrows = 3 };
-	struct pgcdc_slot_state st;
+	struct state_cdc_slot st;
 	int64_t seq;
 
 	assert_int_equal(pgcdc_land(f->w, f->a, &cfg, &t, 0, &seq, &f->err), 0);
@@ -96,18 +97,18 @@ static void test_one_transaction_one_sequence(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_sources WHERE "
 					 "watermark = (SELECT max(_sluice_seq) FROM landing.orders)"),
 			 2);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 1000);
 	assert_int_equal(st.confirmed, 1040);
 
 	/* an idle slot's WAL end raises confirmed, never lowers it */
 	assert_int_equal(pgcdc_confirm_store(f->w, "s1", 2000, &f->err), 0);
 	assert_int_equal(pgcdc_confirm_store(f->w, "s1", 1500, &f->err), 0);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 1000);
 	assert_int_equal(st.confirmed, 2000);
 	/* another slot has a row of its own */
-	assert_int_equal(pgcdc_slot_read(f->w, "s2", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s2", &st, &f->err), 0);
 	assert_int_equal(st.landed + st.confirmed, 0);
 }
 
@@ -123,7 +124,7 @@ static void test_failure_lands_nothing(void **state)
 	};
 	struct pgcdc_txn t = { .commit_lsn = 1000, .end_lsn = 1040, .xid = 7, .rows = rows,
 			       .nrows = 2 };
-	struct pgcdc_slot_state st;
+	struct state_cdc_slot st;
 	int64_t seq;
 
 	c.tables = three;
@@ -133,7 +134,7 @@ static void test_failure_lands_nothing(void **state)
 	assert_non_null(strstr(f->err.msg, "landing.gone"));
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.live_sources"), 0);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 0);
 }
 
@@ -152,7 +153,7 @@ static void test_batch_in_parts(void **state)
 		{ 1, 't', "{}" },
 	};
 	struct pgcdc_batch b;
-	struct pgcdc_slot_state st;
+	struct state_cdc_slot st;
 	bool done = false;
 
 	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 3000, 9, 0, false, &b, &f->err), 0);
@@ -172,7 +173,7 @@ static void test_batch_in_parts(void **state)
 					 "_sluice_seq FROM landing.items)"),
 			 1);
 	assert_int_equal(query_int(f->w, "SELECT sum(rows) FROM _sluice.live_advances"), 4);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 3000);
 	assert_int_equal(st.confirmed, 3040);
 }
@@ -187,7 +188,7 @@ static void test_batch_groups(void **state)
 	struct pgcdc_row one[] = { { 1, 'c', "{\"id\":1}" }, { 0, 'c', "{\"order_id\":1}" } };
 	struct pgcdc_row two[] = { { 1, 'u', "{\"id\":1}" } };
 	struct pgcdc_batch b;
-	struct pgcdc_slot_state st;
+	struct state_cdc_slot st;
 	bool done = false;
 
 	assert_int_equal(pgcdc_batch_begin(f->w, f->a, &cfg, 3000, 9, 0, false, &b, &f->err), 0);
@@ -210,7 +211,7 @@ static void test_batch_groups(void **state)
 	assert_string_equal(query_text(f, "SELECT string_agg(source || ':' || rows, ',' ORDER BY "
 					  "seq, source) FROM _sluice.live_advances"),
 			    "landing.items:1,landing.orders:2");
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 4000);
 	assert_int_equal(st.confirmed, 4040);
 }
@@ -225,7 +226,7 @@ static void test_gate_try_commit(void **state)
 	struct pgcdc_row row[] = { { 1, 'c', "{\"id\":1}" } };
 	struct pgcdc_row more[] = { { 1, 'u', "{\"id\":1}" } };
 	struct pgcdc_batch b;
-	struct pgcdc_slot_state st;
+	struct state_cdc_slot st;
 	bool done = true;
 
 	gated.gate = true;
@@ -245,7 +246,7 @@ static void test_gate_try_commit(void **state)
 					  "ORDER BY _sluice_pos) FROM landing.orders"),
 			    "c500/1,u600/2");
 	assert_int_equal(query_int(f->w, "SELECT sum(rows) FROM _sluice.live_advances"), 2);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 600);
 	assert_int_equal(st.confirmed, 640);
 }
@@ -262,7 +263,7 @@ static void test_committer(void **state)
 	struct pgcdc_row bad[] = { { 1, 'c', "{\"id\":" } };
 	struct pgcdc_committer k;
 	struct pgcdc_batch b;
-	struct pgcdc_slot_state st;
+	struct state_cdc_slot st;
 	struct pollfd pfd;
 	bool done = true;
 	int rc = -1;
@@ -289,7 +290,7 @@ static void test_committer(void **state)
 	assert_true(done);
 	assert_int_equal(poll(&pfd, 1, 0), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 500);
 	assert_int_equal(st.confirmed, 540);
 
@@ -301,7 +302,7 @@ static void test_committer(void **state)
 	assert_false(done);
 	assert_non_null(strstr(f->err.msg, "landing.orders"));
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.landed, 500);
 	pgcdc_committer_stop(&k);
 }
@@ -318,19 +319,19 @@ static void test_shapes(void **state)
 	struct pgoutput_relation rel = { .nspname = "public", .relname = "orders", .ncols = 2,
 					 .cols = cols };
 	struct buf text = BUF_INIT;
-	struct pgcdc_shape *shapes;
+	struct state_cdc_shape *shapes;
 	size_t n;
 
 	pgcdc_shape_text(&text, &rel);
 	assert_string_equal(text.buf, "[{\"name\":\"id\",\"type\":23,\"typmod\":-1,\"key\":true},"
 				      "{\"name\":\"say \\\"hi\\\"\",\"type\":1043,\"typmod\":14,"
 				      "\"key\":false}]");
-	assert_int_equal(pgcdc_shape_store(f->w, "s1", "public.orders", 100, 1, "[1]", &f->err), 0);
-	assert_int_equal(pgcdc_shape_store(f->w, "s1", "public.orders", 200, 3, "[3]", &f->err), 0);
-	assert_int_equal(pgcdc_shape_store(f->w, "s1", "public.orders", 200, 2, "[2]", &f->err), 0);
-	assert_int_equal(pgcdc_shape_store(f->w, "s1", "public.items", 150, 1, "[i]", &f->err), 0);
-	assert_int_equal(pgcdc_shape_store(f->w, "s2", "public.orders", 900, 1, "[x]", &f->err), 0);
-	assert_int_equal(pgcdc_shapes_read(f->w, f->a, "s1", &shapes, &n, &f->err), 0);
+	assert_int_equal(state_cdc_shape_store(f->w, "s1", "public.orders", 100, 1, "[1]", &f->err), 0);
+	assert_int_equal(state_cdc_shape_store(f->w, "s1", "public.orders", 200, 3, "[3]", &f->err), 0);
+	assert_int_equal(state_cdc_shape_store(f->w, "s1", "public.orders", 200, 2, "[2]", &f->err), 0);
+	assert_int_equal(state_cdc_shape_store(f->w, "s1", "public.items", 150, 1, "[i]", &f->err), 0);
+	assert_int_equal(state_cdc_shape_store(f->w, "s2", "public.orders", 900, 1, "[x]", &f->err), 0);
+	assert_int_equal(state_cdc_shapes_read(f->w, f->a, "s1", &shapes, &n, &f->err), 0);
 	assert_int_equal(n, 2);
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(shapes[i].columns,
@@ -353,13 +354,13 @@ static void test_snapshot_replaces(void **state)
 		{ 1, 'r', "{\"id\":2}" },
 	};
 	struct pgcdc_batch snap;
-	struct pgcdc_slot_state st;
+	struct state_cdc_slot st;
 	bool done = false;
 	int64_t seq;
 
 	assert_int_equal(pgcdc_land(f->w, f->a, &cfg, &t, 0, &seq, &f->err), 0);
 	assert_int_equal(pgcdc_snapshot_pending(f->w, "s1", &f->err), 0);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_true(st.stored);
 	assert_int_equal(st.snapshot, 'p');
 	assert_int_equal(st.landed + st.confirmed, 0);
@@ -381,7 +382,7 @@ static void test_snapshot_replaces(void **state)
 	assert_int_equal(query_int(f->w, "SELECT sum(rows) FROM _sluice.live_advances WHERE seq = "
 					 "(SELECT max(_sluice_seq) FROM landing.orders)"),
 			 3);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.snapshot, 'd');
 	assert_int_equal(st.landed, 2000);
 	assert_int_equal(st.confirmed, 2000);
@@ -398,7 +399,7 @@ static void test_snapshot_failure_changes_nothing(void **state)
 			       .nrows = 1 };
 	struct pgcdc_row rows[] = { { 1, 'r', "{\"id\":1}" }, { 0, 'r', "{\"id\":2}" } };
 	struct pgcdc_batch snap;
-	struct pgcdc_slot_state st;
+	struct state_cdc_slot st;
 	int64_t seq;
 
 	assert_int_equal(pgcdc_land(f->w, f->a, &cfg, &t, 0, &seq, &f->err), 0);
@@ -417,7 +418,7 @@ static void test_snapshot_failure_changes_nothing(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.items"), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders WHERE op = 'c'"), 1);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
-	assert_int_equal(pgcdc_slot_read(f->w, "s1", &st, &f->err), 0);
+	assert_int_equal(state_cdc_slot_read(f->w, "s1", &st, &f->err), 0);
 	assert_int_equal(st.snapshot, 'p');
 }
 

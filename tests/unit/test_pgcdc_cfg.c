@@ -1,5 +1,5 @@
 /*
- * A slot's consumer settings from the project (src/ingest/pgcdc_cfg.c):
+ * A slot's consumer settings from the project (src/pgcdc/pgcdc_cfg.c):
  * every postgres_cdc source naming the slot, in landing-name order, each
  * with its replica_identity; one consumer per slot; a dsn_env that is not
  * set is named.
@@ -14,8 +14,8 @@
 
 #include "core/arena.h"
 #include "core/err.h"
-#include "ingest/pgcdc.h"
 #include "live/gate.h"
+#include "pgcdc/pgcdc.h"
 #include "project/project.h"
 
 #include <stdlib.h>

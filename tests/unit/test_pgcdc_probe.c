@@ -11,7 +11,7 @@
 
 #include "fixture_pg.h"
 
-#include "ingest/pgcdc_pg.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include <stdlib.h>
 #include <string.h>

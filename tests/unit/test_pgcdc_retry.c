@@ -13,7 +13,7 @@
 
 #include "core/err.h"
 #include "core/units.h"
-#include "ingest/pgcdc_retry.h"
+#include "pgcdc/pgcdc_retry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +62,29 @@ static void test_failures_and_recovery_logged(void **state)
 				  "slot shop: the server ended the replication stream (attempt 2; "
 				  "again in 2000 ms)\n"
 				  "slot shop: streaming again\n");
+	free(text);
+}
+
+/* A failure of several lines (a hint, the source and slot it happened
+ * in) is logged with its attempt on its first line, which names the slot. */
+static void test_failure_lines_logged(void **state)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct pgcdc_retry r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *log = open_memstream(&text, &len);
+
+	(void)state;
+	pgcdc_retry_init(&r, "shop", log);
+	sl_err_set(&err, SL_E_IO, "publication \"p\" does not exist\n  hint: make it");
+	sl_err_context(&err, "in source orders (slot shop)");
+	pgcdc_retry_failed(&r, err.code, &err);
+	fclose(log);
+	assert_string_equal(r.last_error, "publication \"p\" does not exist\n  hint: make it\n"
+					  "  in source orders (slot shop)");
+	assert_string_equal(text, "slot shop: publication \"p\" does not exist (attempt 1; again in "
+				  "1000 ms)\n  hint: make it\n  in source orders (slot shop)\n");
 	free(text);
 }
 
@@ -179,6 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_backoff_doubles_to_a_minute),
 		cmocka_unit_test(test_failures_and_recovery_logged),
+		cmocka_unit_test(test_failure_lines_logged),
 		cmocka_unit_test(test_recovery_takes_progress_or_time),
 		cmocka_unit_test(test_attempts_add_up),
 		cmocka_unit_test(test_only_connection_trouble_mends),

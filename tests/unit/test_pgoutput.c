@@ -1,5 +1,5 @@
 /*
- * The replication stream decoder (src/ingest/pgoutput.c, pgoutput_json.c)
+ * The replication stream decoder (src/pgcdc/pgoutput.c, pgoutput_json.c)
  * against a stream captured from PostgreSQL 15 (tests/unit/pgoutput/:
  * schema.sql, workload.sql, capture.sh): every message of it decodes, and
  * every row of t_all it carries gives the JSON PostgreSQL's own
@@ -17,7 +17,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgoutput.h"
 
 #include "pgoutput/stream.h"
 

@@ -7,8 +7,8 @@
  * is lost or landed twice. It tells the caller of every transaction that
  * landed, and keeps what status documents show of the slot.
  */
-#ifndef SL_INGEST_PGCDC_THREAD_H
-#define SL_INGEST_PGCDC_THREAD_H
+#ifndef SL_PGCDC_PGCDC_THREAD_H
+#define SL_PGCDC_PGCDC_THREAD_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -35,10 +35,12 @@ typedef void (*pgcdc_landed_fn)(void *ctx, const struct pgcdc_landed *landed);
 
 /* The consumer of src's slot (cfg's postgres_cdc sources that name it) on
  * connection w, which it owns from now on; log gets a line per failure
- * and recovery (may be NULL). */
-int pgcdc_thread_start(const struct project *p, const struct source_cfg *src,
-		       struct wh *w, FILE *log, pgcdc_landed_fn landed, void *ctx,
-		       struct pgcdc_thread **out, struct sl_err *err);
+ * and recovery (may be NULL). The slot's memory is a child of parent (may
+ * be NULL) until pgcdc_thread_free. */
+int pgcdc_thread_start(struct arena *parent, const struct project *p,
+		       const struct source_cfg *src, struct wh *w, FILE *log,
+		       pgcdc_landed_fn landed, void *ctx, struct pgcdc_thread **out,
+		       struct sl_err *err);
 /* Stops between transactions (within a second) and joins; the status
  * stays readable until pgcdc_thread_free. */
 void pgcdc_thread_stop(struct pgcdc_thread *t);

@@ -4,7 +4,7 @@
  * pg_replication_slots, and the server's WAL position. One query, for the
  * status of a consumer; never changes anything on the server.
  */
-#include "ingest/pgcdc_pg.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include "core/err.h"
 

@@ -4,10 +4,11 @@
  * waits itself: a thread waits on its signal, a command in the
  * foreground until its next attempt or a stop.
  */
-#include "ingest/pgcdc_retry.h"
+#include "pgcdc/pgcdc_retry.h"
 
 #include "core/err.h"
 #include "core/units.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include <string.h>
 
@@ -20,11 +21,6 @@ void pgcdc_retry_init(struct pgcdc_retry *r, const char *slot, FILE *log)
 	*r = (struct pgcdc_retry){ .slot = slot, .log = log, .total = { .snapshot_rows = -1 } };
 }
 
-static uint64_t lsn_max(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
 void pgcdc_retry_ended(struct pgcdc_retry *r, const struct pgcdc_stats *st)
 {
 	struct pgcdc_stats *t = &r->total;
@@ -33,8 +29,8 @@ void pgcdc_retry_ended(struct pgcdc_retry *r, const struct pgcdc_stats *st)
 	t->rows += st->rows;
 	t->skipped += st->skipped;
 	/* an attempt that failed before it read the stored LSNs has zeros */
-	t->landed_lsn = lsn_max(t->landed_lsn, st->landed_lsn);
-	t->confirmed_lsn = lsn_max(t->confirmed_lsn, st->confirmed_lsn);
+	t->landed_lsn = pgcdc_lsn_max(t->landed_lsn, st->landed_lsn);
+	t->confirmed_lsn = pgcdc_lsn_max(t->confirmed_lsn, st->confirmed_lsn);
 	if (st->snapshot_rows >= 0)
 		t->snapshot_rows = st->snapshot_rows;
 }
@@ -59,8 +55,13 @@ void pgcdc_retry_failed(struct pgcdc_retry *r, int rc, const struct sl_err *err)
 		 rc && err ? err->msg : "the server ended the replication stream");
 	r->next_attempt_ms = units_mono_ms() + wait;
 	if (r->log) {
-		fprintf(r->log, "slot %s: %s (attempt %d; again in %lld ms)\n", r->slot,
-			r->last_error, r->failures, (long long)wait);
+		/* the attempt on the message's first line, its hints and
+		 * context lines after it */
+		const char *more = strchr(r->last_error, '\n');
+		int first = more ? (int)(more - r->last_error) : (int)strlen(r->last_error);
+
+		fprintf(r->log, "slot %s: %.*s (attempt %d; again in %lld ms)%s\n", r->slot, first,
+			r->last_error, r->failures, (long long)wait, more ? more : "");
 		fflush(r->log);
 	}
 }

@@ -9,7 +9,7 @@
  * are scanned with a stack of their own; arrays nest at most 6 deep, as
  * PostgreSQL's do).
  */
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgoutput.h"
 #include "ingest/jsontext.h"
 
 #include "core/buf.h"

@@ -3,7 +3,7 @@
  * postgres_cdc source that names the slot, with the connection string its
  * dsn_env holds.
  */
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 
 #include "core/arena.h"
 #include "core/err.h"

@@ -7,15 +7,16 @@
  * their figures under the consumer's lock, so a status read never waits
  * for the source database.
  */
-#include "ingest/pgcdc_thread.h"
+#include "pgcdc/pgcdc_thread.h"
 
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "core/worker.h"
-#include "ingest/pgcdc.h"
-#include "ingest/pgcdc_pg.h"
-#include "ingest/pgcdc_retry.h"
+#include "core/xalloc.h"
+#include "pgcdc/pgcdc.h"
+#include "pgcdc/pgcdc_pg.h"
+#include "pgcdc/pgcdc_retry.h"
 #include "project/config.h"
 #include "project/project.h"
 #include "warehouse/wh.h"
@@ -66,20 +67,15 @@ static void probe_ask(struct pgcdc_thread *t)
 	pthread_mutex_unlock(&t->probe.mu);
 }
 
-static uint64_t lsn_max(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
 /* Under wk.mu: the LSNs as they stand, across attempts (0: not known yet). */
 static uint64_t landed_lsn(const struct pgcdc_thread *t)
 {
-	return lsn_max(t->retry.total.landed_lsn, t->st.landed_lsn);
+	return pgcdc_lsn_max(t->retry.total.landed_lsn, t->st.landed_lsn);
 }
 
 static uint64_t confirmed_lsn(const struct pgcdc_thread *t)
 {
-	return lsn_max(t->retry.total.confirmed_lsn, t->st.confirmed_lsn);
+	return pgcdc_lsn_max(t->retry.total.confirmed_lsn, t->st.confirmed_lsn);
 }
 
 /* Under wk.mu: the server's WAL is at lsn (a keepalive said so, or the
@@ -89,7 +85,7 @@ static void server_at(struct pgcdc_thread *t, uint64_t lsn)
 {
 	uint64_t confirmed = confirmed_lsn(t);
 
-	t->wal_end = lsn_max(t->wal_end, lsn);
+	t->wal_end = pgcdc_lsn_max(t->wal_end, lsn);
 	if (!confirmed || t->wal_end <= confirmed)
 		t->behind_since_ms = 0;
 	else if (!t->behind_since_ms)
@@ -122,7 +118,7 @@ static void on_progress(void *ctx, const struct pgcdc_stats *st, uint64_t wal_en
 static void *run(void *arg)
 {
 	struct pgcdc_thread *t = arg;
-	struct pgcdc_opts opts = { .stop = &t->stop, .progress = on_progress, .ctx = t };
+	struct pgcdc_opts opts = { .stop = &t->stop, .progress = on_progress, .ctx = t, .a = t->a };
 
 	pthread_mutex_lock(&t->wk.mu);
 	while (!t->wk.stop) {
@@ -139,6 +135,9 @@ static void *run(void *arg)
 		if (t->wk.stop)
 			break;
 		probe_ask(t);
+		/* the one place a slot's failure is recorded (the status, the
+		 * log): several slots share them */
+		sl_err_context(&err, "in source %s (slot %s)", t->cfg.name, t->cfg.slot);
 		/* every failure is tried again, those pgcdc_retry_mends does
 		 * not expect to mend too: the server stays up for its other
 		 * work, and a fix on the source database (the publication
@@ -225,19 +224,18 @@ static void *probe_run(void *arg)
 	return NULL;
 }
 
-int pgcdc_thread_start(const struct project *p, const struct source_cfg *src,
-		       struct wh *w, FILE *log, pgcdc_landed_fn landed, void *ctx,
-		       struct pgcdc_thread **out, struct sl_err *err)
+int pgcdc_thread_start(struct arena *parent, const struct project *p,
+		       const struct source_cfg *src, struct wh *w, FILE *log,
+		       pgcdc_landed_fn landed, void *ctx, struct pgcdc_thread **out,
+		       struct sl_err *err)
 {
 	const struct project_cfg *cfg = &p->cfg;
-	struct pgcdc_thread *t = calloc(1, sizeof(*t));
+	struct pgcdc_thread *t = xcalloc(1, sizeof(*t));
 	char *names;
 	size_t len = 0;
 	int rc;
 
-	if (!t)
-		abort();
-	t->a = arena_new(NULL);
+	t->a = arena_new(parent);
 	rc = pgcdc_cfg_of(t->a, p, src, &t->cfg, err);
 	if (rc) {
 		arena_free(t->a);

@@ -6,10 +6,10 @@
  * meanwhile. One commit at a time; the warehouse connection is the
  * committer's from the submit until the caller has taken the result.
  */
-#include "ingest/pgcdc_pg.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include "core/err.h"
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -15,8 +15,8 @@
  * and bytea_output hex (escape is read too); values are PostgreSQL's text
  * output, never binary (the pgoutput "binary" option is refused).
  */
-#ifndef SL_INGEST_PGOUTPUT_H
-#define SL_INGEST_PGOUTPUT_H
+#ifndef SL_PGCDC_PGOUTPUT_H
+#define SL_PGCDC_PGOUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,13 +8,13 @@
  * it could not find exactly: that is an error naming the table, the key
  * and the column.
  */
-#include "ingest/pgcdc.h"
-#include "ingest/pgcdc_pg.h"
+#include "pgcdc/pgcdc.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include "core/buf.h"
 #include "core/err.h"
 #include "ingest/jsontext.h"
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgoutput.h"
 #include "warehouse/wh.h"
 
 #include <stdlib.h>

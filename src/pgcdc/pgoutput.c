@@ -6,11 +6,12 @@
  * used, and nothing is kept (in out or in the cache) until the whole
  * message decoded. Values are not looked at here (pgoutput_json.c).
  */
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgoutput.h"
 
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/utf8.h"
+#include "core/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -204,10 +205,8 @@ struct pgoutput_types {
 
 struct pgoutput_types *pgoutput_types_new(void)
 {
-	struct pgoutput_types *t = calloc(1, sizeof(*t));
+	struct pgoutput_types *t = xcalloc(1, sizeof(*t));
 
-	if (!t)
-		abort();
 	return t;
 }
 
@@ -247,9 +246,7 @@ void pgoutput_types_put(struct pgoutput_types *t, const struct pgoutput_type *ty
 
 	for (uint16_t i = 0; i < nf; i++)
 		size += strlen(type->names[i]) + 1;
-	copy = calloc(1, size);
-	if (!copy)
-		abort();
+	copy = xcalloc(1, size);
 	*copy = *type;
 	copy->nfields = nf;
 	names = (const char **)(copy + 1);
@@ -268,9 +265,7 @@ void pgoutput_types_put(struct pgoutput_types *t, const struct pgoutput_type *ty
 	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 8;
-		t->all = realloc(t->all, t->cap * sizeof(*t->all));
-		if (!t->all)
-			abort();
+		t->all = xreallocarray(t->all, t->cap, sizeof(*t->all));
 	}
 	t->all[t->n++] = copy;
 }
@@ -299,10 +294,8 @@ struct pgoutput_cache {
 
 struct pgoutput_cache *pgoutput_cache_new(void)
 {
-	struct pgoutput_cache *c = calloc(1, sizeof(*c));
+	struct pgoutput_cache *c = xcalloc(1, sizeof(*c));
 
-	if (!c)
-		abort();
 	c->described = pgoutput_types_new();
 	return c;
 }
@@ -378,9 +371,7 @@ static void cache_grow(struct pgoutput_cache *c)
 	struct pgoutput_cache bigger = *c;
 
 	bigger.nslots = c->nslots ? c->nslots * 2 : 16;
-	bigger.slots = calloc(bigger.nslots, sizeof(*bigger.slots));
-	if (!bigger.slots)
-		abort();
+	bigger.slots = xcalloc(bigger.nslots, sizeof(*bigger.slots));
 	for (size_t i = 0; i < c->nslots; i++)
 		if (c->slots[i])
 			bigger.slots[slot_of(&bigger, c->slots[i]->rel.oid)] = c->slots[i];
@@ -398,9 +389,7 @@ static void cache_put_relation(struct pgoutput_cache *c, const struct pgoutput_r
 
 	for (uint16_t k = 0; k < rel->ncols; k++)
 		size += strlen(rel->cols[k].name) + 1;
-	e = calloc(1, size);
-	if (!e)
-		abort();
+	e = xcalloc(1, size);
 	e->rel = *rel;
 	e->rel.cols = (struct pgoutput_column *)(e + 1);
 	strings = (char *)(e->rel.cols + rel->ncols);
@@ -425,10 +414,8 @@ static void cache_put_type(struct pgoutput_cache *c, uint32_t oid, const char *n
 {
 	size_t n = strlen(nsp) + strlen(name) + 2;
 	struct type_entry *t = NULL;
-	char *qualified = malloc(n);
+	char *qualified = xmalloc(n);
 
-	if (!qualified)
-		abort();
 	snprintf(qualified, n, "%s%s%s", nsp, *nsp ? "." : "", name);
 	for (size_t i = 0; i < c->ntypes; i++)
 		if (c->types[i].oid == oid)
@@ -436,9 +423,7 @@ static void cache_put_type(struct pgoutput_cache *c, uint32_t oid, const char *n
 	if (!t) {
 		if (c->ntypes == c->types_cap) {
 			c->types_cap = c->types_cap ? c->types_cap * 2 : 8;
-			c->types = realloc(c->types, c->types_cap * sizeof(*c->types));
-			if (!c->types)
-				abort();
+			c->types = xreallocarray(c->types, c->types_cap, sizeof(*c->types));
 		}
 		t = &c->types[c->ntypes++];
 		t->oid = oid;

@@ -4,107 +4,24 @@
  * LSNs, in one transaction. Never speaks to the source database, and never
  * stores an LSN apart from the rows it accounts for.
  */
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "ingest/jsontext.h"
-#include "ingest/pgcdc_pg.h"
-#include "ingest/pgoutput.h"
 #include "live/advance.h"
 #include "live/gate.h"
+#include "pgcdc/pgcdc_pg.h"
+#include "pgcdc/pgoutput.h"
+#include "state/cdc_slots.h"
 #include "warehouse/wh.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out,
-		    struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	struct wh_result *r;
-	int rc;
-
-	*out = (struct pgcdc_slot_state){ 0 };
-	buf_adds(&sql, "SELECT landed_lsn, confirmed_lsn, snapshot FROM _sluice.cdc_slots WHERE "
-		       "slot = ");
-	buf_add_sql_str(&sql, slot);
-	rc = wh_query(w, sql.buf, &r, err);
-	buf_release(&sql);
-	if (rc)
-		return rc;
-	if (wh_result_nrows(r)) {
-		const char *snap = wh_result_value(r, 0, 2);
-
-		out->stored = true;
-		out->landed = strtoull(wh_result_value(r, 0, 0), NULL, 10);
-		out->confirmed = strtoull(wh_result_value(r, 0, 1), NULL, 10);
-		out->snapshot = !snap ? 0 : !strcmp(snap, "pending") ? 'p' : 'd';
-	}
-	wh_result_free(r);
-	return 0;
-}
-
-/* The slot's row: landed (unless 0, kept) and confirmed raised to at
- * least confirmed, in the caller's transaction. */
-static int slot_store(struct wh *w, const char *slot, uint64_t landed, uint64_t confirmed,
-		      struct sl_err *err)
-{
-	const struct wh_arg args[] = { WH_INT((int64_t)landed), WH_INT((int64_t)confirmed),
-				       WH_TEXT(slot) };
-	const char *update = "UPDATE _sluice.cdc_slots SET landed_lsn = CASE WHEN $1::BIGINT > 0 "
-			     "THEN $1::BIGINT ELSE landed_lsn END, confirmed_lsn = "
-			     "greatest(confirmed_lsn, $2::BIGINT) WHERE slot = $3::VARCHAR";
-	int64_t changed = 0;
-	int rc = wh_exec_args(w, update, args, 3, &changed, err);
-
-	/* planned anew: the kept plan may date from before the row existed */
-	if (!rc && !changed) {
-		wh_forget_statement(w, update);
-		rc = wh_exec_args(w, update, args, 3, &changed, err);
-	}
-	if (!rc && !changed) {
-		const struct wh_arg row[] = { WH_TEXT(slot), WH_INT((int64_t)landed),
-					      WH_INT((int64_t)(confirmed > landed ? confirmed
-										  : landed)) };
-
-		wh_forget_statement(w, update);
-		rc = wh_exec_args(w,
-				  "INSERT INTO _sluice.cdc_slots (slot, landed_lsn, confirmed_lsn) "
-				  "VALUES ($1::VARCHAR, $2::BIGINT, $3::BIGINT)",
-				  row, 3, NULL, err);
-	}
-	return rc;
-}
-
-/* The slot's row replaced by one of the given LSNs and snapshot state, in
- * the caller's transaction. */
-static int slot_replace(struct wh *w, const char *slot, uint64_t lsn, const char *snapshot,
-			struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	buf_adds(&sql, "DELETE FROM _sluice.cdc_slots WHERE slot = ");
-	buf_add_sql_str(&sql, slot);
-	rc = wh_exec(w, sql.buf, err);
-	if (!rc) {
-		buf_reset(&sql);
-		buf_adds(&sql, "INSERT INTO _sluice.cdc_slots (slot, landed_lsn, confirmed_lsn, "
-			       "snapshot) VALUES (");
-		buf_add_sql_str(&sql, slot);
-		buf_addf(&sql, ", %" PRIu64 ", %" PRIu64 ", ", lsn, lsn);
-		buf_add_sql_str(&sql, snapshot);
-		buf_adds(&sql, ")");
-		rc = wh_exec(w, sql.buf, err);
-	}
-	buf_release(&sql);
-	return rc;
-}
 
 /* Appended payload bytes past which a batch's appenders are flushed: a
  * PostgreSQL appender holds its rows until then. */
@@ -373,8 +290,8 @@ static int record(struct wh *w, const struct pgcdc_cfg *c, struct pgcdc_batch *b
 			rc = live_advance_record(w, c->tables[i].landing, &adv, b->now_ms, err);
 	}
 	if (!rc)
-		rc = b->snapshot ? slot_replace(w, c->slot, b->lsn, "done", err)
-				 : slot_store(w, c->slot, b->lsn, end_lsn, err);
+		rc = b->snapshot ? state_cdc_slot_replace(w, c->slot, b->lsn, "done", err)
+				 : state_cdc_slot_store(w, c->slot, b->lsn, end_lsn, err);
 	return rc;
 }
 
@@ -432,7 +349,7 @@ int pgcdc_confirm_store(struct wh *w, const char *slot, uint64_t lsn, struct sl_
 	int rc = wh_begin(w, err);
 
 	if (!rc)
-		rc = slot_store(w, slot, 0, lsn, err);
+		rc = state_cdc_slot_store(w, slot, 0, lsn, err);
 	if (!rc)
 		rc = wh_commit(w, err);
 	if (rc)
@@ -445,7 +362,7 @@ int pgcdc_snapshot_pending(struct wh *w, const char *slot, struct sl_err *err)
 	int rc = wh_begin(w, err);
 
 	if (!rc)
-		rc = slot_replace(w, slot, 0, "pending", err);
+		rc = state_cdc_slot_replace(w, slot, 0, "pending", err);
 	if (!rc)
 		rc = wh_commit(w, err);
 	if (rc)
@@ -465,51 +382,4 @@ void pgcdc_shape_text(struct buf *out, const struct pgoutput_relation *rel)
 			 col->type_oid, col->typmod, col->key ? "true" : "false");
 	}
 	buf_addch(out, ']');
-}
-
-int pgcdc_shapes_read(struct wh *w, struct arena *a, const char *slot, struct pgcdc_shape **out,
-		      size_t *n, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	struct wh_result *r;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	buf_adds(&sql, "SELECT relation, columns FROM _sluice.cdc_relations AS c WHERE slot = ");
-	buf_add_sql_str(&sql, slot);
-	buf_adds(&sql, " AND NOT EXISTS (SELECT 1 FROM _sluice.cdc_relations AS l WHERE l.slot = "
-		       "c.slot AND l.relation = c.relation AND (l.lsn > c.lsn OR (l.lsn = c.lsn AND "
-		       "l.pos > c.pos)))");
-	rc = wh_query(w, sql.buf, &r, err);
-	buf_release(&sql);
-	if (rc)
-		return rc;
-	*out = arena_alloc(a, (wh_result_nrows(r) + 1) * sizeof(**out));
-	for (size_t i = 0; i < wh_result_nrows(r); i++) {
-		(*out)[i].relation = arena_strdup(a, wh_result_value(r, i, 0));
-		(*out)[i].columns = arena_strdup(a, wh_result_value(r, i, 1));
-	}
-	*n = wh_result_nrows(r);
-	wh_result_free(r);
-	return 0;
-}
-
-int pgcdc_shape_store(struct wh *w, const char *slot, const char *relation, uint64_t lsn,
-		      int64_t pos, const char *columns, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	buf_adds(&sql, "INSERT INTO _sluice.cdc_relations (slot, relation, lsn, pos, columns) "
-		       "VALUES (");
-	buf_add_sql_str(&sql, slot);
-	buf_adds(&sql, ", ");
-	buf_add_sql_str(&sql, relation);
-	buf_addf(&sql, ", %" PRIu64 ", %" PRId64 ", ", lsn, pos);
-	buf_add_sql_str(&sql, columns);
-	buf_adds(&sql, ")");
-	rc = wh_exec(w, sql.buf, err);
-	buf_release(&sql);
-	return rc;
 }

@@ -1,14 +1,15 @@
 /*
  * What the postgres_cdc consumer's files share: about speaking to the
- * source database over libpq (connecting, running a statement, an error
- * put into words, a table's quoted name, the session's output settings),
- * the initial snapshot, the filling of unchanged TOAST values and what the
- * server says of a slot for the status.
- * Internal to src/ingest/pgcdc*.c (and their tests); the rest of the tree
+ * source database over libpq (pgcdc_pg.c: connecting, running a
+ * statement, an error put into words, a table's quoted name, the
+ * session's output settings, an LSN), the initial snapshot, the filling
+ * of unchanged TOAST values, the status updates, the committer, the
+ * catalog and what the server says of a slot for the status.
+ * Internal to src/pgcdc/pgcdc*.c (and their tests); the rest of the tree
  * sees pgcdc.h.
  */
-#ifndef SL_INGEST_PGCDC_PG_H
-#define SL_INGEST_PGCDC_PG_H
+#ifndef SL_PGCDC_PGCDC_PG_H
+#define SL_PGCDC_PGCDC_PG_H
 
 #include "core/err.h"
 #include "core/worker.h"
@@ -49,6 +50,15 @@ int pgcdc_pg_run(PGconn *conn, const char *sql, const char *param, ExecStatusTyp
 /* The output settings pgoutput_tuple_json reads values in (DateStyle ISO,
  * UTC, hex bytea, every float digit), set on conn. */
 int pgcdc_pg_settings(PGconn *conn, struct sl_err *err);
+
+/* An LSN as the server writes it ("16/B374D848") into *out; SL_E_PARSE
+ * when s is NULL or not one. */
+int pgcdc_pg_lsn(const char *s, uint64_t *out);
+
+static inline uint64_t pgcdc_lsn_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
 
 /* "schema.name" as a quoted SQL name. */
 void pgcdc_pg_add_table(struct buf *b, const char *table);

@@ -29,8 +29,8 @@
  *   someone else, or with nothing landed before a snapshot) is an error,
  *   never made again in silence.
  */
-#ifndef SL_INGEST_PGCDC_H
-#define SL_INGEST_PGCDC_H
+#ifndef SL_PGCDC_PGCDC_H
+#define SL_PGCDC_PGCDC_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -104,18 +104,6 @@ struct pgcdc_txn {
 	struct pgcdc_row *rows;
 	size_t nrows, cap;
 };
-
-/* What _sluice.cdc_slots holds for a slot (zeros when it has no row). */
-struct pgcdc_slot_state {
-	bool stored; /* the slot has a row */
-	uint64_t landed, confirmed;
-	/* 'p' pending: the slot is being made for a snapshot that has not
-	 * landed; 'd' done: it landed; 0: the slot streams without one */
-	char snapshot;
-};
-
-int pgcdc_slot_read(struct wh *w, const char *slot, struct pgcdc_slot_state *out,
-		    struct sl_err *err);
 
 /* A landing in progress: one warehouse transaction from begin to commit,
  * its rows all stamped with one sequence. It holds one source transaction
@@ -194,22 +182,10 @@ int pgcdc_land(struct wh *w, struct arena *a, const struct pgcdc_cfg *c,
 struct pgoutput_relation;
 struct buf;
 
-/* The columns of rel as _sluice.cdc_relations keeps them: a JSON array of
- * {"name", "type" (OID), "typmod", "key"}, appended to out. */
+/* The columns of rel as _sluice.cdc_relations keeps them
+ * (state_cdc_shape_store): a JSON array of {"name", "type" (OID),
+ * "typmod", "key"}, appended to out. */
 void pgcdc_shape_text(struct buf *out, const struct pgoutput_relation *rel);
-
-/* A table's latest shape ("public.orders" and its columns). */
-struct pgcdc_shape {
-	const char *relation, *columns;
-};
-
-/* The latest shape of each table of the slot, into a. */
-int pgcdc_shapes_read(struct wh *w, struct arena *a, const char *slot, struct pgcdc_shape **out,
-		      size_t *n, struct sl_err *err);
-/* Records relation's columns as taking effect at (lsn, pos), in the
- * caller's transaction. */
-int pgcdc_shape_store(struct wh *w, const char *slot, const char *relation, uint64_t lsn,
-		      int64_t pos, const char *columns, struct sl_err *err);
 
 /* Stores lsn as the slot's confirmed_lsn (never lowering it), in a
  * transaction of its own: before an idle slot's WAL end is confirmed. */
@@ -247,6 +223,9 @@ struct pgcdc_opts {
 	/* drop the slot and start over from a new snapshot, replacing every
 	 * row its landing tables hold */
 	bool resnapshot;
+	/* the run's memory is a child of it (may be NULL): the slot's, or
+	 * the command's */
+	struct arena *a;
 };
 
 /* Runs the consumer of c's slot on w until opts->stop is set, the server

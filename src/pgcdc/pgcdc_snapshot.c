@@ -8,14 +8,14 @@
  * Never holds more than one batch of rows in memory, and never lands a
  * table apart from the slot's row that says the snapshot is done.
  */
-#include "ingest/pgcdc.h"
-#include "ingest/pgcdc_pg.h"
+#include "pgcdc/pgcdc.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgoutput.h"
 #include "warehouse/wh.h"
 
 #include <stdlib.h>

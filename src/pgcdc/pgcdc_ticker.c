@@ -6,11 +6,11 @@
  * lock, and the ticker only ever repeats the LSN the stream last sent, so
  * it never confirms what the warehouse has not stored.
  */
-#include "ingest/pgcdc_pg.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include "core/err.h"
 #include "core/units.h"
-#include "ingest/pgoutput.h"
+#include "pgcdc/pgoutput.h"
 
 /* Under the lock: the status update, LSN lsn. */
 static int send_locked(struct pgcdc_ticker *t, uint64_t lsn, bool reply, struct sl_err *err)

@@ -7,13 +7,13 @@
  * arrays, composites) as the payloads write them. Only reads; never
  * changes anything on the server.
  */
-#include "ingest/pgcdc_pg.h"
+#include "pgcdc/pgcdc_pg.h"
 
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
-
-#include "ingest/pgoutput.h"
+#include "core/xalloc.h"
+#include "pgcdc/pgoutput.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -105,10 +105,8 @@ static void put_type(PGresult *r, int *at, struct pgoutput_types *types)
 	while (first + n < PQntuples(r) && strcmp(PQgetvalue(r, first + n, 0), PQgetvalue(r, first, 0)) == 0)
 		n++;
 	*at = first + n;
-	names = calloc((size_t)n + 1, sizeof(*names));
-	fields = calloc((size_t)n + 1, sizeof(*fields));
-	if (!names || !fields)
-		abort();
+	names = xcalloc((size_t)n + 1, sizeof(*names));
+	fields = xcalloc((size_t)n + 1, sizeof(*fields));
 	for (int i = 0; t.kind == 'c' && i < n && !PQgetisnull(r, first + i, 3); i++) {
 		names[t.nfields] = PQgetvalue(r, first + i, 3);
 		fields[t.nfields++] = (uint32_t)strtoul(PQgetvalue(r, first + i, 4), NULL, 10);

@@ -7,10 +7,10 @@
  * doubling to 60 s), what the attempts landed, and logs each failure and
  * recovery. The caller waits and serializes (a thread's lock).
  */
-#ifndef SL_INGEST_PGCDC_RETRY_H
-#define SL_INGEST_PGCDC_RETRY_H
+#ifndef SL_PGCDC_PGCDC_RETRY_H
+#define SL_PGCDC_PGCDC_RETRY_H
 
-#include "ingest/pgcdc.h"
+#include "pgcdc/pgcdc.h"
 
 #include <stdbool.h>
 #include <stdint.h>
