@@ -1162,10 +1162,10 @@ static int drop_temps(struct cdc_run *c, struct sl_err *err)
 	return c->ntemps ? run(c, &sql, err) : 0;
 }
 
-int cdc_apply(struct wh *w, const struct model *m, const char *events, const char *table,
-	      bool full, int64_t *changed, struct sl_err *err)
+int cdc_apply(struct wh *w, struct arena *parent, const struct model *m, const char *events,
+	      const char *table, bool full, int64_t *changed, struct sl_err *err)
 {
-	struct cdc_run c = { .w = w, .m = m, .a = arena_new(NULL), .table = table, .full = full };
+	struct cdc_run c = { .w = w, .m = m, .a = arena_new(parent), .table = table, .full = full };
 	struct cdc_winners wn = { 0 };
 	bool plain = false;
 	const char *from;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct arena;
 struct buf;
 struct sl_err;
 struct wh;
@@ -32,9 +33,10 @@ void cdc_sql_tombstones(struct buf *sql, const struct model *m);
  * table and tombstones the previous builds left. *changed gets the number
  * of keys whose row changed. A bad event (unknown op, missing or unreadable
  * sequence, NULL key) fails with SL_E_INVALID before anything is written.
+ * Its memory is an arena child of parent (may be NULL), freed on return.
  */
-int cdc_apply(struct wh *w, const struct model *m, const char *events, const char *table,
-	      bool full, int64_t *changed, struct sl_err *err);
+int cdc_apply(struct wh *w, struct arena *parent, const struct model *m, const char *events,
+	      const char *table, bool full, int64_t *changed, struct sl_err *err);
 
 /* Drops m's tombstones table, left behind when m stopped applying change
  * events. */

@@ -10,6 +10,7 @@
 #include "core/err.h"
 #include "core/parfor.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "exec/lock.h"
 #include "exec/materialize.h"
 #include "exec/render.h"
@@ -133,13 +134,11 @@ static int add_checks(struct run *r, struct run_item *item, const struct model *
 {
 	struct assert_result *res;
 	size_t n;
-	int rc = assert_run_all(r->w, m, on->with, on->relation, &res, &n, err);
+	int rc = assert_run_all(r->w, r->a, m, on->with, on->relation, &res, &n, err);
 
 	if (rc)
 		return rc;
-	item->asserts = realloc(item->asserts, (item->nasserts + n + 1) * sizeof(*res));
-	if (!item->asserts)
-		abort();
+	item->asserts = xreallocarray(item->asserts, item->nasserts + n + 1, sizeof(*res));
 	for (size_t i = 0; i < n; i++) {
 		res[i].model = m;
 		item->asserts[item->nasserts++] = res[i];
@@ -442,6 +441,7 @@ static int build_model(struct run *r, struct run_item *item, bool full, const ch
 	wrow = applied_row(r, m, win);
 	pthread_mutex_unlock(r->rows_mu);
 	plan.ctx.env = r->opts->env;
+	plan.a = r->a;
 	if (win) {
 		/* after the run's first window of the model its table is there */
 		if (!full) {
@@ -1674,9 +1674,7 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	r.built = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	r.windows_failed = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	memset(r.windows_failed, 0, (p->nmodels + 1) * sizeof(bool));
-	report->items = calloc(total + 1, sizeof(*report->items));
-	if (!report->items)
-		abort();
+	report->items = xcalloc(total + 1, sizeof(*report->items));
 	for (size_t i = 0; i < p->nmodels; i++) {
 		struct model *m = p->models[i];
 		struct plan_item *pi = next < plan.n && plan.items[next].m == m ? &plan.items[next] : NULL;
