@@ -315,159 +315,244 @@ int build_island_join(struct run *r, const struct model *m, const struct state_w
 	return rc;
 }
 
-/* One build in its own transaction: the whole model, or with win one
- * window of a temporal model (full: the table made anew from it, every
- * window row of the model dropped). *made (may be NULL) says whether its
- * data committed. */
-int build_model(struct run *r, struct run_item *item, bool full, const char *sig,
-		const struct win_range *win, bool *made, struct sl_err *run_err)
+/* One build's working state, from its first step to its failure path. */
+struct build {
+	struct run *r;
+	struct run_item *item;
+	struct model *m;
+	const struct state_model *st; /* the model's row as the run knows it, or NULL */
+	const char *sig;
+	const struct win_range *win;
+	bool full;
+	struct mat_plan plan;
+	struct mat_outcome out;
+	const struct run_book *book; /* when m keeps watermarks */
+	void *entry;                 /* the bookkeeping's own, for close and abort */
+	bool silent;                 /* a live refresh that writes nothing (quiet) */
+	struct state_model row;      /* the model's row after the build */
+	struct state_window wrow;    /* its window's row, or its existence row */
+	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
+	int64_t started;
+	int joined; /* a flexible window's join into its island, after the commit */
+	struct sl_err err;
+};
+
+static void build_open(struct build *b, struct run *r, struct run_item *item, bool full,
+		       const char *sig, const struct win_range *win)
 {
 	struct model *m = item->m;
-	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
-	struct mat_plan plan = { .full = full, .run_ts = r->run_ts, .old_kind_known = r->kinds != NULL,
-				 .old_kind = run_relation_kind(r, model_relation(m)) };
-	struct mat_outcome out = { 0 };
-	struct sl_err err = SL_ERR_INIT;
-	struct buf sql = BUF_INIT;
-	int64_t started = units_now_ms();
-	const struct run_book *book = inputs_tracks(m) ? r->book : NULL;
-	void *entry = NULL;
-	bool silent = false;
-	struct state_model row = { 0 };
-	struct state_window wrow;
-	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
-	int rc, joined = 0;
 
+	*b = (struct build){
+		.r = r,
+		.item = item,
+		.m = m,
+		.st = state_models_find(r->state, r->nstate, m->fqn),
+		.sig = sig,
+		.win = win,
+		.full = full,
+		.plan = { .full = full, .run_ts = r->run_ts, .old_kind_known = r->kinds != NULL,
+			  .old_kind = run_relation_kind(r, model_relation(m)), .a = r->a },
+		.book = inputs_tracks(m) ? r->book : NULL,
+		.started = units_now_ms(),
+		.err = SL_ERR_INIT,
+	};
 	pthread_mutex_lock(r->rows_mu);
-	wrow = build_applied_row(r, m, win);
+	b->wrow = build_applied_row(r, m, win);
 	pthread_mutex_unlock(r->rows_mu);
-	plan.ctx.env = r->opts->env;
-	plan.a = r->a;
+	b->plan.ctx.env = r->opts->env;
 	if (win) {
 		/* after the run's first window of the model its table is there */
 		if (!full) {
-			plan.old_kind_known = true;
-			plan.old_kind = "table";
+			b->plan.old_kind_known = true;
+			b->plan.old_kind = "table";
 		}
-		win_time_format(win->since, since);
-		win_time_format(win->until, until);
-		plan.ctx.since = since;
-		plan.ctx.until = until;
+		win_time_format(win->since, b->since);
+		win_time_format(win->until, b->until);
+		b->plan.ctx.since = b->since;
+		b->plan.ctx.until = b->until;
 	}
-	rc = wh_begin_snapshot(r->w, &err);
-	if (!rc && book)
-		rc = book->open(book->ctx, r->w, r->a, m, full, &plan.ctx, &entry, &err);
-	if (!rc)
-		rc = materialize_write(r->w, m, &plan, &out, &err);
-	if (!rc && m->checks_hash[0] && !r->opts->skip_asserts)
-		rc = run_checks(r, item,
-				win ? &(struct checked){ .with = window_rows(r, m, out.relation, &plan.ctx),
-							 .relation = "_sluice_window" }
-				    : &(struct checked){ .relation = out.relation },
-				&plan.ctx, &err);
-	if (!rc && assert_errors(item->asserts, item->nasserts)) {
+}
+
+/* The data: into a staging table (full builds) or the table, the
+ * watermarks it starts from pointed at first. */
+static int build_write(struct build *b)
+{
+	int rc = 0;
+
+	if (b->book)
+		rc = b->book->open(b->book->ctx, b->r->w, b->r->a, b->m, b->full, &b->plan.ctx,
+				   &b->entry, &b->err);
+	return rc ? rc : materialize_write(b->r->w, b->m, &b->plan, &b->out, &b->err);
+}
+
+/* The checks on the new data, before anyone can see it: a window's on its
+ * rows alone. A failing error-severity check fails the build. */
+static int build_check(struct build *b)
+{
+	struct run *r = b->r;
+	int rc = 0;
+
+	if (b->m->checks_hash[0] && !r->opts->skip_asserts) {
+		struct checked on = { .relation = b->out.relation };
+
+		if (b->win)
+			on = (struct checked){ .with = window_rows(r, b->m, b->out.relation,
+								   &b->plan.ctx),
+					       .relation = "_sluice_window" };
+		rc = run_checks(r, b->item, &on, &b->plan.ctx, &b->err);
+	}
+	if (!rc && assert_errors(b->item->asserts, b->item->nasserts)) {
 		rc = SL_E_ASSERT;
-		item->message = format_assert_failures(r, item);
+		b->item->message = format_assert_failures(r, b->item);
 	}
-	if (!rc)
-		rc = materialize_publish(r->w, m, &out, &err);
+	return rc;
+}
+
+/* The staging table swapped in under the model's name, with its comment. */
+static int build_publish(struct build *b)
+{
+	int rc = materialize_publish(b->r->w, b->m, &b->out, &b->err);
+
 	/* a temporal model's comment is written with the window that makes
 	 * its table, alone, and after its windows: in each window's
 	 * transaction the workers' would conflict */
-	if (!rc && m->description && (!win || full))
-		rc = build_describe(r->w, m, &err);
-	if (!rc) {
-		/* a window replaced may hold fewer rows than before, or none */
-		bool changed = full || out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE ||
-			       win;
+	if (!rc && b->m->description && (!b->win || b->full))
+		rc = build_describe(b->r->w, b->m, &b->err);
+	return rc;
+}
 
-		silent = book && quiet(r, m, st, sig, changed);
-		rc = silent ? 0 : run_id_need(r, &err);
-		row = build_model_row(r, m, st, sig, changed);
-		item->message = format_assert_failures(r, item);
-		if (!*item->message)
-			item->message = NULL;
-		item->status = item->message ? RUN_WARN : RUN_OK;
-	}
-	if (!rc && !silent) {
+/* The model's row, its window row, the watermarks and the run-log row,
+ * in the build's transaction. */
+static int build_record(struct build *b)
+{
+	struct run *r = b->r;
+	struct model *m = b->m;
+	const struct win_range *win = b->win;
+	/* a window replaced may hold fewer rows than before, or none */
+	bool changed = b->full || b->out.rows > 0 || m->mat == MAT_VIEW || m->mat == MAT_TABLE ||
+		       win;
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	b->silent = b->book && quiet(r, m, b->st, b->sig, changed);
+	rc = b->silent ? 0 : run_id_need(r, &b->err);
+	b->row = build_model_row(r, m, b->st, b->sig, changed);
+	b->item->message = format_assert_failures(r, b->item);
+	if (!*b->item->message)
+		b->item->message = NULL;
+	b->item->status = b->item->message ? RUN_WARN : RUN_OK;
+	if (!rc && !b->silent) {
 		if (!r->pooled)
-			state_sql_model(&sql, r->opts->env, &row, st != NULL);
-		if (full && win)
+			state_sql_model(&sql, r->opts->env, &b->row, b->st != NULL);
+		if (b->full && win)
 			state_sql_windows_drop(&sql, r->opts->env, m->fqn, 0, 0, STATE_DROP_OVERLAPPING);
 		/* a flexible window's own row, joined into its island after */
 		else if (win && m->flex)
 			state_sql_windows_drop(&sql, r->opts->env, m->fqn, win->since, win->until,
 					       STATE_DROP_INSIDE);
 		if (build_records_window(r, m, win))
-			state_sql_window(&sql, r->opts->env, &wrow);
+			state_sql_window(&sql, r->opts->env, &b->wrow);
 	}
-	if (!rc && book)
-		rc = book->close(book->ctx, r->w, m, entry, out.rows, full, silent ? NULL : &sql,
-				 &err);
+	if (!rc && b->book)
+		rc = b->book->close(b->book->ctx, r->w, m, b->entry, b->out.rows, b->full,
+				    b->silent ? NULL : &sql, &b->err);
 	/* live refreshes are logged in aggregate by the runner, windows by
 	 * their model's run */
-	if (!rc && !silent && !r->opts->live && !win) {
-		rc = wh_exec(r->w, sql.buf, &err);
+	if (!rc && !b->silent && !r->opts->live && !win) {
+		rc = wh_exec(r->w, sql.buf, &b->err);
 		buf_reset(&sql);
 		if (!rc)
-			rc = run_log_done(r, item, out.rows, started, &err);
+			rc = run_log_done(r, b->item, b->out.rows, b->started, &b->err);
 	}
 	if (!rc && sql.len)
-		rc = wh_exec(r->w, sql.buf, &err);
+		rc = wh_exec(r->w, sql.buf, &b->err);
 	buf_release(&sql);
-	if (!rc)
-		rc = wh_commit(r->w, &err);
-	if (!rc) {
-		pthread_mutex_lock(r->rows_mu);
-		if (full && win)
-			run_windows_clear(&r->wins, m);
-		if (win && m->flex) {
-			run_windows_add(&r->wins, m, &wrow);
-			joined = build_island_join(r, m, &wrow, &err);
-		} else if (!silent && build_records_window(r, m, win)) {
-			run_windows_put(&r->wins, m, &wrow);
-		}
-		pthread_mutex_unlock(r->rows_mu);
+	return rc;
+}
+
+/* The commit, then what the run keeps of it: the window rows, the data
+ * version, the model's row. */
+static int build_commit(struct build *b)
+{
+	struct run *r = b->r;
+	struct model *m = b->m;
+	int rc = wh_commit(r->w, &b->err);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(r->rows_mu);
+	if (b->full && b->win)
+		run_windows_clear(&r->wins, m);
+	if (b->win && m->flex) {
+		run_windows_add(&r->wins, m, &b->wrow);
+		b->joined = build_island_join(r, m, &b->wrow, &b->err);
+	} else if (!b->silent && build_records_window(r, m, b->win)) {
+		run_windows_put(&r->wins, m, &b->wrow);
 	}
-	if (!rc && !r->pooled) {
-		r->version[m->order] = row.data_version;
-		if (book && !silent)
-			book->saved(book->ctx, m);
-		if (!silent)
-			run_keep_row(r, &row);
-	}
-	if (made)
-		*made = !rc;
-	item->rows = out.rows;
-	item->action = out.action;
-	/* a window whose row stands apart is built: the next run joins it */
-	if (joined && wh_suspect(r->w, run_err)) {
-		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
-		return SL_E_SUSPECT;
-	}
-	if (rc && wh_suspect(r->w, run_err)) {
-		if (entry)
-			book->abort(book->ctx, entry);
-		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
-		return SL_E_SUSPECT;
-	}
-	if (rc) {
+	pthread_mutex_unlock(r->rows_mu);
+	if (r->pooled)
+		return 0;
+	r->version[m->order] = b->row.data_version;
+	if (b->book && !b->silent)
+		b->book->saved(b->book->ctx, m);
+	if (!b->silent)
+		run_keep_row(r, &b->row);
+	return 0;
+}
+
+/* A failed build rolls back alone, and the run goes on; unless the
+ * warehouse is in doubt (SL_E_SUSPECT, into run_err): then nothing more
+ * is written, not even the failure. A build that another process's commit
+ * undid (SL_E_BUSY) is rolled back and left to the caller, unrecorded. */
+static int build_fail(struct build *b, int rc, struct sl_err *run_err)
+{
+	struct run *r = b->r;
+	struct run_item *item = b->item;
+	bool suspect = wh_suspect(r->w, run_err);
+
+	if (!suspect)
 		wh_rollback(r->w);
-		if (entry)
-			book->abort(book->ctx, entry);
-	}
-	/* undone by another process's commit: the caller tries again */
+	if (b->entry)
+		b->book->abort(b->book->ctx, b->entry);
+	if (suspect)
+		return SL_E_SUSPECT;
 	if (rc == SL_E_BUSY)
 		return SL_E_BUSY;
-	if (rc) {
-		item->status = RUN_FAILED;
-		item->had_previous = run_relation_exists(r, model_relation(m));
-		if (!item->message)
-			item->message = arena_strdup(r->a, err.msg);
-		if (!win)
-			run_log_failed(r, item, started);
-	}
+	item->status = RUN_FAILED;
+	item->had_previous = run_relation_exists(r, model_relation(b->m));
+	if (!item->message)
+		item->message = arena_strdup(r->a, b->err.msg);
+	if (!b->win)
+		run_log_failed(r, item, b->started);
 	return 0;
+}
+
+int build_model(struct run *r, struct run_item *item, bool full, const char *sig,
+		const struct win_range *win, bool *made, struct sl_err *run_err)
+{
+	struct build b;
+	int rc;
+
+	build_open(&b, r, item, full, sig, win);
+	rc = wh_begin_snapshot(r->w, &b.err);
+	if (!rc)
+		rc = build_write(&b);
+	if (!rc)
+		rc = build_check(&b);
+	if (!rc)
+		rc = build_publish(&b);
+	if (!rc)
+		rc = build_record(&b);
+	if (!rc)
+		rc = build_commit(&b);
+	if (made)
+		*made = !rc;
+	item->rows = b.out.rows;
+	item->action = b.out.action;
+	/* a window whose row stands apart is built: the next run joins it */
+	if (!rc && b.joined && wh_suspect(r->w, run_err))
+		return SL_E_SUSPECT;
+	return rc ? build_fail(&b, rc, run_err) : 0;
 }
 
 /*
@@ -524,10 +609,8 @@ int build_checks_only(struct run *r, struct run_item *item, const char *sig, str
 	buf_release(&sql);
 	if (!rc && record)
 		run_keep_row(r, &row);
-	if (rc && wh_suspect(r->w, run_err)) {
-		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
+	if (rc && wh_suspect(r->w, run_err))
 		return SL_E_SUSPECT;
-	}
 	if (rc) {
 		wh_rollback(r->w);
 		item->status = RUN_FAILED;

@@ -382,6 +382,128 @@ static int open_state(struct run *r, struct sl_err *err)
 	return rc ? rc : run_windows_load(&r->wins, r->a, r->p, rows_from, env, r->wanted, err);
 }
 
+/* The models the run builds or checks, and how many items its report
+ * holds. */
+static int select_models(struct run *r, bool *selected, size_t *total, struct sl_err *err)
+{
+	const struct run_opts *opts = r->opts;
+	int rc = dag_select(r->p, opts->selector, selected, err);
+
+	*total = 0;
+	for (size_t i = 0; !rc && i < r->p->nmodels; i++) {
+		const struct model *m = r->p->models[i];
+
+		if ((opts->seeds_only && m->mat != MAT_SEED) || (opts->pick && !opts->pick(opts->ctx, m)) ||
+		    (opts->test && !m->checks_hash[0]))
+			selected[i] = false;
+		*total += selected[i] && (m->mat != MAT_EPHEMERAL || opts->test);
+	}
+	return rc;
+}
+
+/* Which models a contract names, whose window rows the run reads, and
+ * whether it reads any: the window rows are read when a selected model has
+ * windows or gates (a live runner's cycles, say, need none). */
+static void mark_windowed(struct run *r, const bool *selected)
+{
+	size_t n = r->p->nmodels;
+
+	r->gating = arena_alloc(r->a, (n + 1) * sizeof(bool));
+	memset(r->gating, 0, (n + 1) * sizeof(bool));
+	r->wanted = arena_alloc(r->a, (n + 1) * sizeof(bool));
+	memcpy(r->wanted, selected, n * sizeof(bool));
+	for (size_t i = 0; i < n; i++) {
+		const struct model *m = r->p->models[i];
+
+		r->windowed |= selected[i] && m->temporal;
+		for (size_t k = 0; k < m->nupstreams; k++) {
+			if (m->upstreams[k].level >= 0 && m->upstreams[k].target) {
+				r->gating[m->upstreams[k].target->order] = true;
+				r->wanted[m->upstreams[k].target->order] |= selected[i];
+			}
+			if (m->upstreams[k].level >= 0 &&
+			    (m->upstreams[k].target || model_upstream_streams(&m->upstreams[k])))
+				r->windowed |= selected[i];
+		}
+	}
+}
+
+/* The run's time, and the facts its plan is decided on. */
+static void open_facts(struct run *r)
+{
+	const struct run_opts *opts = r->opts;
+	int64_t now_ms = units_now_ms();
+
+	r->now = opts->windows.now ? opts->windows.now : now_ms / 1000;
+	units_format_ts(now_ms, r->run_ts, sizeof(r->run_ts));
+	r->facts = (struct plan_facts){
+		.p = r->p,
+		.state = r->state,
+		.nstate = r->nstate,
+		.relations = r->relations,
+		.nrelations = r->nrelations,
+		.full_refresh = opts->full_refresh,
+		.skip_checks = opts->skip_asserts,
+		.behind = r->book ? r->book->behind : NULL,
+		.behind_ctx = r->book ? r->book->ctx : NULL,
+		.hold = opts->hold,
+		.hold_ctx = opts->ctx,
+		.windows_due = windows_due,
+		.windows_ctx = r,
+	};
+}
+
+/* One model of the run, at the boundary of its build: an error that stops
+ * the run says, here and only here, in which model. */
+static int run_model(struct run *r, struct plan_item *pi, const char *sig, struct run_item *item,
+		     struct sl_err *err)
+{
+	const struct model *m = item->m;
+	int rc = 0;
+
+	if (r->opts->test && m->mat != MAT_EPHEMERAL &&
+	    !run_relation_exists(r, model_relation(m))) {
+		item->status = RUN_UP_TO_DATE;
+		item->reason = "not built";
+	} else if (r->opts->test) {
+		rc = build_checks_only(r, item, sig, err);
+	} else if (upstream_failed(r, m)) {
+		item->status = RUN_UPSTREAM_FAILED;
+		item->reason = "an input failed";
+	} else {
+		rc = execute(r, pi, sig, item, err);
+	}
+	if (rc)
+		sl_err_context(err, "in model %s (%s)", m->fqn, m->path);
+	return rc;
+}
+
+static void report_count(struct run_report *report, const struct run_item *item)
+{
+	switch (item->status) {
+	case RUN_OK:
+		report->ok++;
+		report->checked += item->checks_only;
+		break;
+	case RUN_WARN:
+		report->warned++;
+		report->checked += item->checks_only;
+		break;
+	case RUN_FAILED:
+		report->failed++;
+		break;
+	case RUN_PLANNED:
+		report->planned++;
+		report->checked += item->checks_only;
+		break;
+	case RUN_BLOCKED:
+		report->waiting++;
+		break;
+	default:
+		report->skipped++;
+	}
+}
+
 int build_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,
 	      size_t nrelations, const struct run_opts *opts, struct run_report *report,
 	      struct sl_err *err)
@@ -392,66 +514,22 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 	bool *selected = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
 	int64_t t0 = units_mono_ms();
 	struct plan plan = { 0 };
-	size_t total = 0, idx = 0, next = 0;
-	int64_t now_ms;
+	size_t total, idx = 0, next = 0;
 	int rc;
 
 	memset(report, 0, sizeof(*report));
-	rc = dag_select(p, opts->selector, selected, err);
-	for (size_t i = 0; !rc && i < p->nmodels; i++) {
-		const struct model *m = p->models[i];
-
-		if ((opts->seeds_only && m->mat != MAT_SEED) || (opts->pick && !opts->pick(opts->ctx, m)) ||
-		    (opts->test && !m->checks_hash[0]))
-			selected[i] = false;
-		total += selected[i] && (m->mat != MAT_EPHEMERAL || opts->test);
-	}
-	r.gating = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
-	memset(r.gating, 0, (p->nmodels + 1) * sizeof(bool));
-	r.wanted = arena_alloc(a, (p->nmodels + 1) * sizeof(bool));
-	memcpy(r.wanted, selected, p->nmodels * sizeof(bool));
-	/* the window rows are read when a selected model has windows or
-	 * gates: a live runner's cycles, say, need none */
-	for (size_t i = 0; i < p->nmodels; i++) {
-		const struct model *m = p->models[i];
-
-		r.windowed |= selected[i] && m->temporal;
-		for (size_t k = 0; k < m->nupstreams; k++) {
-			if (m->upstreams[k].level >= 0 && m->upstreams[k].target) {
-				r.gating[m->upstreams[k].target->order] = true;
-				r.wanted[m->upstreams[k].target->order] |= selected[i];
-			}
-			if (m->upstreams[k].level >= 0 &&
-			    (m->upstreams[k].target || model_upstream_streams(&m->upstreams[k])))
-				r.windowed |= selected[i];
-		}
-	}
-	if (!rc)
-		rc = need_book(&r, selected, err);
+	rc = select_models(&r, selected, &total, err);
+	if (rc)
+		return rc;
+	mark_windowed(&r, selected);
+	rc = need_book(&r, selected, err);
 	if (!rc)
 		rc = open_state(&r, err);
 	if (!rc && r.windowed)
 		rc = run_windows_load_sources(&r.wins, r.w, selected, err);
 	if (rc)
 		return rc;
-	now_ms = units_now_ms();
-	r.now = opts->windows.now ? opts->windows.now : now_ms / 1000;
-	units_format_ts(now_ms, r.run_ts, sizeof(r.run_ts));
-	r.facts = (struct plan_facts){
-		.p = p,
-		.state = r.state,
-		.nstate = r.nstate,
-		.relations = r.relations,
-		.nrelations = r.nrelations,
-		.full_refresh = opts->full_refresh,
-		.skip_checks = opts->skip_asserts,
-		.behind = r.book ? r.book->behind : NULL,
-		.behind_ctx = r.book ? r.book->ctx : NULL,
-		.hold = opts->hold,
-		.hold_ctx = opts->ctx,
-		.windows_due = windows_due,
-		.windows_ctx = &r,
-	};
+	open_facts(&r);
 	if (!opts->test)
 		plan_make(a, &r.facts, selected, &plan);
 	r.version = plan_versions(a, &r.facts);
@@ -480,44 +558,13 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		if (opts->on_start)
 			opts->on_start(opts->ctx, item, idx, total);
 		t = units_mono_ms();
-		if (opts->test && m->mat != MAT_EPHEMERAL && !run_relation_exists(&r, model_relation(m))) {
-			item->status = RUN_UP_TO_DATE;
-			item->reason = "not built";
-		} else if (opts->test) {
-			rc = build_checks_only(&r, item, sig, err);
-		} else if (upstream_failed(&r, m)) {
-			item->status = RUN_UPSTREAM_FAILED;
-			item->reason = "an input failed";
-		} else {
-			rc = execute(&r, pi, sig, item, err);
-		}
+		rc = run_model(&r, pi, sig, item, err);
 		if (rc)
 			break;
 		plan_pass_through(m, r.version, r.run_id);
 		r.status[i] = item->status;
 		item->ms = units_mono_ms() - t;
-		switch (item->status) {
-		case RUN_OK:
-			report->ok++;
-			report->checked += item->checks_only;
-			break;
-		case RUN_WARN:
-			report->warned++;
-			report->checked += item->checks_only;
-			break;
-		case RUN_FAILED:
-			report->failed++;
-			break;
-		case RUN_PLANNED:
-			report->planned++;
-			report->checked += item->checks_only;
-			break;
-		case RUN_BLOCKED:
-			report->waiting++;
-			break;
-		default:
-			report->skipped++;
-		}
+		report_count(report, item);
 		if (opts->on_done)
 			opts->on_done(opts->ctx, item, idx, total);
 	}

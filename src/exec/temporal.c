@@ -655,10 +655,8 @@ int temporal_build(struct run *r, struct plan_item *pi, const char *sig, struct 
 	if (r->opts->dry_run || (!gd.nunbuilt && !item->windows && !fresh))
 		return 0;
 	rc = record_unbuilt(r, item, gd.unbuilt, gd.nunbuilt, fresh, started, &err);
-	if (rc && wh_suspect(r->w, run_err)) {
-		sl_err_context(run_err, "in model %s (%s)", m->fqn, m->path);
+	if (rc && wh_suspect(r->w, run_err))
 		return SL_E_SUSPECT;
-	}
 	if (rc) {
 		item->status = RUN_FAILED;
 		item->message = arena_strdup(r->a, err.msg);
