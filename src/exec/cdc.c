@@ -48,6 +48,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "state/tombstones.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -117,18 +118,10 @@ bool cdc_model(const struct model *m)
 	return m->cdc_op && m->cdc_seq;
 }
 
-/* The name of m's tombstones table in the schema _sluice. */
-static void tombstones_name(char *name, size_t size, const struct model *m)
+/* The name of m's tombstones table (src/state/tombstones.c). */
+static void add_tombstones(const struct cdc_run *c, struct buf *sql)
 {
-	snprintf(name, size, "cdc_tombstones__%s__%s", m->schema, m->name);
-}
-
-void cdc_sql_tombstones(struct buf *sql, const struct model *m)
-{
-	char name[512];
-
-	tombstones_name(name, sizeof(name), m);
-	wh_sql_qualified(sql, "_sluice", name);
+	state_sql_tombstones(sql, c->m->schema, c->m->name);
 }
 
 /* Runs the statements in sql and frees it. */
@@ -579,7 +572,6 @@ out:
 static int create_tables(struct cdc_run *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, stones = BUF_INIT;
-	char name[512];
 
 	buf_adds(&stones, "SELECT ");
 	add_keys(c, &stones, NULL);
@@ -593,11 +585,9 @@ static int create_tables(struct cdc_run *c, struct sl_err *err)
 	buf_adds(&stones, " FROM " EVENTS " LIMIT 0");
 	buf_adds(&sql, "CREATE TABLE ");
 	add_target(c, &sql);
-	buf_addf(&sql, " AS SELECT *%s FROM " EVENTS " LIMIT 0;\n"
-		       "CREATE SCHEMA IF NOT EXISTS _sluice;\n",
+	buf_addf(&sql, " AS SELECT *%s FROM " EVENTS " LIMIT 0;\n",
 		 c->m->cdc_soft ? ", false AS _sluice_deleted" : "");
-	tombstones_name(name, sizeof(name), c->m);
-	wh_sql_replace_as(c->w, &sql, WH_TABLE, "_sluice", name, stones.buf);
+	state_sql_tombstones_create(c->w, &sql, c->m->schema, c->m->name, stones.buf);
 	buf_release(&stones);
 	return run(c, &sql, err);
 }
@@ -843,7 +833,7 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 	buf_adds(&sql, " AS t ON ");
 	add_key_match(c, &sql, "w", "t");
 	buf_adds(&sql, " LEFT JOIN ");
-	cdc_sql_tombstones(&sql, c->m);
+	add_tombstones(c, &sql);
 	buf_adds(&sql, " AS tb ON ");
 	add_key_match(c, &sql, "w", "tb");
 	if (soft) {
@@ -881,7 +871,7 @@ static int all_newer(struct cdc_run *c, const char *oldest, bool *newer, struct 
 	buf_adds(&sql, " >= CAST(");
 	buf_add_sql_str(&sql, oldest);
 	buf_addf(&sql, " AS %s)) OR EXISTS (SELECT 1 FROM ", type);
-	cdc_sql_tombstones(&sql, c->m);
+	add_tombstones(c, &sql);
 	buf_adds(&sql, " WHERE ");
 	add_col(&sql, NULL, c->seq);
 	buf_adds(&sql, " >= CAST(");
@@ -1012,7 +1002,7 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		buf_adds(&sql, ") AS k WHERE ");
 		add_key_match(c, &sql, "t", "k");
 		buf_adds(&sql, ";\nDELETE FROM ");
-		cdc_sql_tombstones(&sql, c->m);
+		add_tombstones(c, &sql);
 		buf_adds(&sql, " AS tb USING (SELECT ");
 		add_keys(c, &sql, NULL);
 		buf_addf(&sql, " FROM %s WHERE ", c->apply);
@@ -1040,7 +1030,7 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		buf_adds(&sql, " AND NOT _sluice_cdc_del");
 	}
 	buf_adds(&sql, ";\nINSERT INTO ");
-	cdc_sql_tombstones(&sql, c->m);
+	add_tombstones(c, &sql);
 	buf_addf(&sql, " (%s) SELECT %s FROM ", stones.buf, stones.buf);
 	if (c->m->cdc_soft) {
 		buf_adds(&sql, ROWS " WHERE _sluice_deleted");
@@ -1095,7 +1085,7 @@ static int expand_truncates(struct cdc_run *c, struct sl_err *err)
 		 keys.buf, keys.buf);
 	add_target(c, &sql);
 	buf_addf(&sql, " UNION SELECT %s FROM ", keys.buf);
-	cdc_sql_tombstones(&sql, c->m);
+	add_tombstones(c, &sql);
 	buf_adds(&sql, ") AS k");
 	buf_release(&keys);
 	return run(c, &sql, err);
@@ -1185,17 +1175,5 @@ int cdc_apply(struct wh *w, struct arena *parent, const struct model *m, const c
 	if (!rc)
 		rc = drop_temps(&c, err);
 	arena_free(c.a);
-	return rc;
-}
-
-int cdc_forget(struct wh *w, const struct model *m, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	buf_adds(&sql, "DROP TABLE IF EXISTS ");
-	cdc_sql_tombstones(&sql, m);
-	rc = wh_exec(w, sql.buf, err);
-	buf_release(&sql);
 	return rc;
 }

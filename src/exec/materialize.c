@@ -10,6 +10,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "state/tombstones.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -178,7 +179,7 @@ static int write_query_staging(struct wh *w, const struct model *m, const struct
 	}
 	/* a model that no longer applies change events drops its tombstones */
 	if (!rc && keyed_increment(m))
-		rc = cdc_forget(w, m, err);
+		rc = state_tombstones_drop(w, m->schema, m->name, err);
 	return rc;
 }
 
