@@ -554,6 +554,60 @@ static const char *due_text(struct run *r, const struct win_grid *g, const struc
 	return s;
 }
 
+/* The model fails as a whole with msg; on record (log) unless the run is
+ * dry. */
+static void fail_model(struct run *r, struct run_item *item, const char *msg, bool log,
+		       int64_t started)
+{
+	item->status = RUN_FAILED;
+	item->message = msg;
+	if (log && !r->opts->dry_run)
+		run_log_failed(r, item, started);
+}
+
+/* A write of the model's rows that failed with err: the model fails, or
+ * the run stops when the warehouse is in doubt. */
+static int write_failed(struct run *r, struct run_item *item, const struct sl_err *err,
+			struct sl_err *run_err)
+{
+	if (wh_suspect(r->w, run_err))
+		return SL_E_SUSPECT;
+	fail_model(r, item, arena_strdup(r->a, err->msg), false, 0);
+	return 0;
+}
+
+/* Gates every due window, cut from its run one at a time. SL_E_INVALID,
+ * err set, when a contract can never be met. */
+static int gate_due(struct run *r, struct run_item *item, const struct run_gates *gates,
+		    const struct win_grid *grid, const struct win_ask *ask,
+		    const struct win_list *due, struct gated *gd, struct sl_err *err)
+{
+	int rc = 0;
+
+	for (size_t k = 0; k < due->n && !rc; k++) {
+		for (int64_t t = due->r[k].since; t < due->r[k].until && !rc;) {
+			struct win_range win = { t, win_next(grid, ask, t, due->r[k].until) };
+
+			rc = gate_window(r, item, gates, &win, gd, err);
+			t = win.until;
+		}
+	}
+	return rc;
+}
+
+/* What a temporal model's windows came to, once built or gated. */
+static enum run_status windows_status(const struct run *r, const struct run_item *item,
+				      const struct win_list *due)
+{
+	if (!due->n)
+		return RUN_UP_TO_DATE;
+	return r->opts->dry_run ? (item->windows ? RUN_PLANNED : RUN_BLOCKED)
+	       : item->failed_windows ? RUN_FAILED
+	       : item->windows	      ? (item->message ? RUN_WARN : RUN_OK)
+	       : item->blocked	      ? RUN_BLOCKED
+				      : RUN_UP_TO_DATE;
+}
+
 /*
  * A temporal model: the windows the run's mode and window make due, each
  * gated on every upstream contract and, when met, built in a transaction
@@ -585,44 +639,27 @@ int temporal_build(struct run *r, struct plan_item *pi, const char *sig, struct 
 	item->action = "windows";
 	/* before anything is forgotten: a refused grid changes nothing */
 	if (win_grid_check(&grid, r->now, &err)) {
-		item->status = RUN_FAILED;
-		item->message = arena_strdup(r->a, err.msg);
-		if (!r->opts->dry_run)
-			run_log_failed(r, item, started);
+		fail_model(r, item, arena_strdup(r->a, err.msg), true, started);
 		return 0;
 	}
 	if (old_grain && ask.mode != WIN_TORCH) {
-		item->status = RUN_FAILED;
-		item->message = arena_sprintf(r->a, "grain changed from %s to %s: rerun with --mode torch",
-					      old_grain, win_grain_name(m->grain));
-		if (!r->opts->dry_run)
-			run_log_failed(r, item, started);
+		fail_model(r, item,
+			   arena_sprintf(r->a, "grain changed from %s to %s: rerun with --mode torch",
+					 old_grain, win_grain_name(m->grain)),
+			   true, started);
 		return 0;
 	}
 	rc = forget_windows(r, m, pi->full, clear, uncover ? &ask : NULL, &err);
 	if (!rc && m->flex && !clear && !r->opts->dry_run)
 		rc = join_loose(r, m, &err);
-	if (rc && wh_suspect(r->w, run_err))
-		return SL_E_SUSPECT;
-	if (rc) {
-		item->status = RUN_FAILED;
-		item->message = arena_strdup(r->a, err.msg);
-		return 0;
-	}
+	if (rc)
+		return write_failed(r, item, &err, run_err);
 	run_gates_open(&r->wins, m, r->now, &gates);
 	run_windows_due(&r->wins, m, &ask, &gates, &due, &again);
-	for (size_t k = 0; k < due.n && !rc; k++) {
-		for (int64_t t = due.r[k].since; t < due.r[k].until && !rc;) {
-			struct win_range win = { t, win_next(&grid, &ask, t, due.r[k].until) };
-
-			rc = gate_window(r, item, &gates, &win, &gd, &err);
-			t = win.until;
-		}
-	}
+	rc = gate_due(r, item, &gates, &grid, &ask, &due, &gd, &err);
 	run_gates_free(&gates);
 	if (rc) { /* a contract that can never be met builds none */
-		item->status = RUN_FAILED;
-		item->message = arena_strdup(r->a, err.msg);
+		fail_model(r, item, arena_strdup(r->a, err.msg), false, started);
 		rc = 0;
 	}
 	/* room for the rows of the windows to build that fail */
@@ -640,26 +677,13 @@ int temporal_build(struct run *r, struct plan_item *pi, const char *sig, struct 
 		item->message = arena_sprintf(r->a, "%s\n(%lld windows failed)", item->message,
 					      (long long)item->failed_windows);
 	if (item->status == RUN_FAILED) { /* a contract that can never be met */
-		if (!r->opts->dry_run)
-			run_log_failed(r, item, started);
+		fail_model(r, item, item->message, true, started);
 		return 0;
 	}
-	item->status = r->opts->dry_run ? (item->windows ? RUN_PLANNED : RUN_BLOCKED)
-		       : item->failed_windows ? RUN_FAILED
-		       : item->windows	      ? (item->message ? RUN_WARN : RUN_OK)
-		       : item->blocked	      ? RUN_BLOCKED
-					      : RUN_UP_TO_DATE;
-	if (!due.n)
-		item->status = RUN_UP_TO_DATE;
+	item->status = windows_status(r, item, &due);
 	r->windows_failed[m->order] = item->failed_windows > 0;
 	if (r->opts->dry_run || (!gd.nunbuilt && !item->windows && !fresh))
 		return 0;
 	rc = record_unbuilt(r, item, gd.unbuilt, gd.nunbuilt, fresh, started, &err);
-	if (rc && wh_suspect(r->w, run_err))
-		return SL_E_SUSPECT;
-	if (rc) {
-		item->status = RUN_FAILED;
-		item->message = arena_strdup(r->a, err.msg);
-	}
-	return 0;
+	return rc ? write_failed(r, item, &err, run_err) : 0;
 }
