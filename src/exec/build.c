@@ -137,8 +137,6 @@ static const char *format_assert_failures(struct run *r, const struct run_item *
 	return s;
 }
 
-/* Live refreshes that change nothing need no run id: it is taken on first
- * use, so they cost no query for it. */
 int run_id_need(struct run *r, struct sl_err *err)
 {
 	return r->run_id ? 0 : state_run_begin(r->w, &r->run_id, err);
@@ -166,7 +164,6 @@ void run_log_failed(struct run *r, const struct run_item *item, int64_t started)
 		wh_rollback(r->w);
 }
 
-/* The run-log row of a model that ended ok or with warnings. */
 int run_log_done(struct run *r, const struct run_item *item, int64_t rows, int64_t started,
 		 struct sl_err *err)
 {
@@ -199,8 +196,6 @@ static bool quiet(const struct run *r, const struct model *m, const struct state
 	       !wh_shared(r->w) && r->book->may_defer(r->book->ctx, m);
 }
 
-/* Keeps what a finished model's row now says for the rest of the run and
- * for a caller that holds the rows between runs. */
 void run_keep_row(struct run *r, const struct state_model *row)
 {
 	if (!r->opts->cache)
@@ -270,7 +265,6 @@ bool build_records_window(const struct run *r, const struct model *m, const stru
 	return win || (m->mat != MAT_EPHEMERAL && (!r->opts->live || r->gating[m->order]));
 }
 
-/* The model's row after a build of it (changed: its data changed). */
 struct state_model build_model_row(const struct run *r, const struct model *m,
 				   const struct state_model *st, const char *sig, bool changed)
 {
