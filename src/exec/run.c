@@ -1,7 +1,10 @@
 /*
- * The executor. Takes the plan of the selected models, then builds each
- * that needs it in its own transaction: data, checks, state row and
- * run-log row commit together or not at all.
+ * The executor's run loop. Takes the plan of the selected models, then
+ * goes through them in order: each that needs it is built (build.c, or
+ * temporal.c window by window) under its build lock, its decision taken
+ * again when its inputs came out other than planned. It must never write
+ * a model's data or rows itself: the builds do, each in its own
+ * transaction.
  */
 #include "exec/run.h"
 
