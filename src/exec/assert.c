@@ -7,6 +7,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "warehouse/wh.h"
 
 #include <stdlib.h>
@@ -169,17 +170,16 @@ static int spelt_check(struct wh *w, struct arena *a, const char *with, const ch
 	return 0;
 }
 
-int assert_run_all(struct wh *w, const struct model *m, const char *with, const char *relation,
-		   struct assert_result **out, size_t *n, struct sl_err *err)
+int assert_run_all(struct wh *w, struct arena *parent, const struct model *m, const char *with,
+		   const char *relation, struct assert_result **out, size_t *n,
+		   struct sl_err *err)
 {
-	struct assert_result *res = calloc(m->nasserts + 1, sizeof(*res));
+	struct assert_result *res = xcalloc(m->nasserts + 1, sizeof(*res));
 	struct buf q = BUF_INIT, sql = BUF_INIT;
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	struct columns own = { 0 };
 	int rc = 0;
 
-	if (!res)
-		abort();
 	for (size_t i = 0; i < m->nasserts && !rc; i++) {
 		const struct model_assert *check;
 

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+struct arena;
 struct buf;
 struct sl_err;
 struct wh;
@@ -30,9 +31,11 @@ void assert_failing_sql(const struct model_assert *check, const char *relation, 
 /* Runs every check of m on relation; with, when not NULL, is a common
  * table expression ("name AS (query)") each check's query starts with, for
  * a relation that is a query rather than a table. *out (n entries, one per
- * check) must be freed with assert_results_free. */
-int assert_run_all(struct wh *w, const struct model *m, const char *with, const char *relation,
-		   struct assert_result **out, size_t *n, struct sl_err *err);
+ * check) must be freed with assert_results_free. Its scratch memory is
+ * an arena child of parent (the build's, may be NULL). */
+int assert_run_all(struct wh *w, struct arena *parent, const struct model *m, const char *with,
+		   const char *relation, struct assert_result **out, size_t *n,
+		   struct sl_err *err);
 void assert_results_free(struct assert_result *r, size_t n);
 
 /* How many error-severity checks failed. */

@@ -40,95 +40,35 @@
  * events were split into builds. A first (full) build applies every event
  * to a new, empty table.
  *
- * Everything is set-based SQL over the batch; nothing here loops over rows.
- * Must never begin, commit or roll back a transaction.
+ * Step 1, the events' check, and what an event is in SQL are in
+ * cdc_events.c. Everything is set-based SQL over the batch; nothing here
+ * loops over rows. Must never begin, commit or roll back a transaction.
  */
 #include "exec/cdc.h"
 
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "exec/cdc_events.h"
+#include "state/tombstones.h"
 #include "warehouse/wh.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#define EVENTS "_sluice_cdc_events"
-#define WINNERS "_sluice_cdc_winners"
 #define UPSERTS "_sluice_cdc_upserts"
 #define APPLY "_sluice_cdc_apply"
 #define ROWS "_sluice_cdc_rows"
 #define TRUNCATES "_sluice_cdc_truncates"
-
-/* An integer sequence written as text, and an ISO-8601 time with a UTC
- * offset (a time without one is read as UTC), each matched as a whole.
- * SPACE is RE2's \\s spelt so that POSIX expressions read it too; (.|\n)
- * because RE2's dot leaves out newlines and POSIX's does not. */
-#define SPACE "[ \t\n\f\r]"
-#define INT_RE SPACE "*[+-]?[0-9]+" SPACE "*"
-#define OFFSET_RE                                                                           \
-	"(.|\n)*[0-9]:[0-9]{2}(:[0-9]{2}(\\.[0-9]*)?)?" SPACE "*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)" \
-	SPACE "*"
-
-#define OP_HINT                                                                             \
-	"\n  hint: an op is I/U/D, insert/update/delete or Debezium's c/r/u/d; anything "  \
-	"starting with d is a delete"
-#define SEQ_HINT                                                                            \
-	"\n  hint: cdc_seq orders the changes of a key: an integer (an LSN, a sequence) or " \
-	"an ISO-8601 timestamp, one kind for every event"
-
-/* One apply: the model, where it goes, and what the events look like. */
-struct cdc_run {
-	struct wh *w;
-	const struct model *m;
-	struct arena *a;
-	const char *table; /* in m->schema */
-	bool full;
-	struct wh_column *cols; /* the events' columns */
-	size_t ncols;
-	const char *op, *seq; /* the events' columns named by cdc_op, cdc_seq */
-	const char **keys;    /* ... and by unique_key */
-	bool text_seq;        /* cdc_seq is text, read as integers or timestamps */
-	const char *kind;     /* for text: "integer" or "timestamp", this batch's */
-	bool landing_seq;     /* the events have _sluice_seq, their landing order */
-	/* the events' _sluice_pos, the order of the changes of one source
-	 * transaction (which share their commit LSN), or NULL */
-	const char *pos;
-	bool truncates; /* some event is a truncate */
-	/* the apply table says per key whether it applies and whether a row
-	 * is stored (else every winner applies, replacing a row or not) */
-	bool decided;
-	const char *apply; /* the apply table: APPLY, or WINNERS when not decided */
-	const char *temps[6]; /* the temporary tables made, to drop at the end */
-	size_t ntemps;
-};
-
-/* What the table WINNERS holds: how many, and the oldest one's cdc_seq as
- * text (NULL when none). */
-struct cdc_winners {
-	int64_t n;
-	const char *oldest;
-};
 
 bool cdc_model(const struct model *m)
 {
 	return m->cdc_op && m->cdc_seq;
 }
 
-/* The name of m's tombstones table in the schema _sluice. */
-static void tombstones_name(char *name, size_t size, const struct model *m)
+/* The name of m's tombstones table (src/state/tombstones.c). */
+static void add_tombstones(const struct cdc_run *c, struct buf *sql)
 {
-	snprintf(name, size, "cdc_tombstones__%s__%s", m->schema, m->name);
-}
-
-void cdc_sql_tombstones(struct buf *sql, const struct model *m)
-{
-	char name[512];
-
-	tombstones_name(name, sizeof(name), m);
-	wh_sql_qualified(sql, "_sluice", name);
+	state_sql_tombstones(sql, c->m->schema, c->m->name);
 }
 
 /* Runs the statements in sql and frees it. */
@@ -161,443 +101,27 @@ static void add_target(const struct cdc_run *c, struct buf *sql)
 	wh_sql_qualified(sql, c->m->schema, c->table);
 }
 
-/* alias.column, or the column alone when alias is NULL. */
-static void add_col(struct buf *sql, const char *alias, const char *col)
-{
-	if (alias)
-		buf_addf(sql, "%s.", alias);
-	wh_sql_ident(sql, col);
-}
-
-static void add_keys(const struct cdc_run *c, struct buf *sql, const char *alias)
-{
-	for (size_t i = 0; i < c->m->nunique_key; i++) {
-		if (i)
-			buf_adds(sql, ", ");
-		add_col(sql, alias, c->keys[i]);
-	}
-}
-
-/* The events' columns. */
-static void add_columns(const struct cdc_run *c, struct buf *sql)
-{
-	for (size_t i = 0; i < c->ncols; i++) {
-		buf_adds(sql, i ? ", " : "");
-		wh_sql_ident(sql, c->cols[i].name);
-	}
-}
-
-static void add_key_match(const struct cdc_run *c, struct buf *sql, const char *l, const char *r)
-{
-	for (size_t i = 0; i < c->m->nunique_key; i++) {
-		if (i)
-			buf_adds(sql, " AND ");
-		add_col(sql, l, c->keys[i]);
-		buf_adds(sql, " = ");
-		add_col(sql, r, c->keys[i]);
-	}
-}
-
-/* "id=42, region=eu", for messages. */
-static void add_key_text(const struct cdc_run *c, struct buf *sql, const char *alias)
-{
-	buf_adds(sql, "concat_ws(', '");
-	for (size_t i = 0; i < c->m->nunique_key; i++) {
-		char label[300];
-
-		snprintf(label, sizeof(label), "%s=", c->keys[i]);
-		buf_adds(sql, ", ");
-		buf_add_sql_str(sql, label);
-		buf_adds(sql, " || coalesce(CAST(");
-		add_col(sql, alias, c->keys[i]);
-		buf_adds(sql, " AS VARCHAR), 'NULL')");
-	}
-	buf_adds(sql, ")");
-}
-
-static void add_lower_op(const struct cdc_run *c, struct buf *sql, const char *alias)
-{
-	buf_adds(sql, "lower(CAST(");
-	add_col(sql, alias, c->op);
-	buf_adds(sql, " AS VARCHAR))");
-}
-
-/* Whether an event is a truncate of the whole table. */
-static void add_is_truncate(const struct cdc_run *c, struct buf *sql, const char *alias)
-{
-	add_lower_op(c, sql, alias);
-	buf_adds(sql, " IN ('t', 'truncate')");
-}
-
-/* Whether an event is a delete, once check_events has found every op to be
- * one of the known ones. A truncate is a delete of every key (see
- * expand_truncates). */
-static void add_is_delete(const struct cdc_run *c, struct buf *sql, const char *alias)
-{
-	buf_adds(sql, "(starts_with(");
-	add_lower_op(c, sql, alias);
-	buf_adds(sql, ", 'd') OR ");
-	add_is_truncate(c, sql, alias);
-	buf_adds(sql, ")");
-}
-
-/* true for a delete or truncate, false for an upsert, NULL for anything
- * else. */
-static void add_op_kind(const struct cdc_run *c, struct buf *sql, const char *alias)
-{
-	buf_adds(sql, "CASE WHEN ");
-	add_is_delete(c, sql, alias);
-	buf_adds(sql, " THEN true WHEN ");
-	add_lower_op(c, sql, alias);
-	buf_adds(sql, " IN ('i', 'u', 'c', 'r', 'insert', 'update', 'create', 'read') "
-		      "THEN false END");
-}
-
-/* The column as text. */
-static void add_text(struct buf *sql, const char *alias, const char *col)
-{
-	buf_adds(sql, "CAST(");
-	add_col(sql, alias, col);
-	buf_adds(sql, " AS VARCHAR)");
-}
-
-static void add_text_int(const struct cdc_run *c, struct buf *sql, const char *alias,
-			 const char *col)
-{
-	struct buf text = BUF_INIT, trimmed = BUF_INIT;
-
-	add_text(&text, alias, col);
-	buf_addf(&trimmed, "trim(%s)", text.buf);
-	buf_adds(sql, "CASE WHEN ");
-	wh_sql_matches(c->w, sql, text.buf, INT_RE);
-	buf_adds(sql, " THEN ");
-	wh_sql_try_cast(c->w, sql, trimmed.buf, wh_sql_type(c->w, WH_TYPE_INT128));
-	buf_adds(sql, " END");
-	buf_release(&trimmed);
-	buf_release(&text);
-}
-
-/* Microseconds since the epoch of text read as a time of type t. */
-static void add_epoch_of(const struct cdc_run *c, struct buf *sql, const char *text,
-			 enum wh_type t)
-{
-	struct buf time = BUF_INIT;
-
-	wh_sql_try_cast(c->w, &time, text, wh_sql_type(c->w, t));
-	wh_sql_epoch_us(c->w, sql, time.buf);
-	buf_release(&time);
-}
-
-/* Microseconds since the epoch, UTC. */
-static void add_text_time(const struct cdc_run *c, struct buf *sql, const char *alias,
-			  const char *col)
-{
-	struct buf text = BUF_INIT;
-
-	add_text(&text, alias, col);
-	buf_adds(sql, "CASE WHEN ");
-	wh_sql_matches(c->w, sql, text.buf, OFFSET_RE);
-	buf_adds(sql, " THEN ");
-	add_epoch_of(c, sql, text.buf, WH_TYPE_TIMESTAMPTZ);
-	buf_adds(sql, " ELSE ");
-	add_epoch_of(c, sql, text.buf, WH_TYPE_TIMESTAMP);
-	buf_adds(sql, " END");
-	buf_release(&text);
-}
-
-/* 'integer', 'timestamp', or NULL for a text sequence neither can read. */
-static void add_text_kind(const struct cdc_run *c, struct buf *sql, const char *alias,
-			  const char *col)
-{
-	buf_adds(sql, "CASE WHEN (");
-	add_text_int(c, sql, alias, col);
-	buf_adds(sql, ") IS NOT NULL THEN 'integer' WHEN (");
-	add_text_time(c, sql, alias, col);
-	buf_adds(sql, ") IS NOT NULL THEN 'timestamp' END");
-}
-
-/* A value of cdc_seq (or of a column of its type) as it compares: as is,
- * or read from text as this batch's kind (NULL when it is of another). */
-static void add_seq_value(const struct cdc_run *c, struct buf *sql, const char *alias,
-			  const char *col)
-{
-	if (!c->text_seq)
-		add_col(sql, alias, col);
-	else if (strcmp(c->kind, "timestamp") == 0)
-		add_text_time(c, sql, alias, col);
-	else
-		add_text_int(c, sql, alias, col);
-}
-
-static const char *quoted(struct arena *a, const char *v)
-{
-	return v ? arena_sprintf(a, "'%s'", v) : "NULL";
-}
-
-/* The name of the events' column `name`, or NULL. */
-static const char *event_column(const struct cdc_run *c, const char *name, const char **type)
-{
-	for (size_t i = 0; i < c->ncols; i++) {
-		if (strcasecmp(c->cols[i].name, name) == 0) {
-			if (type)
-				*type = c->cols[i].type;
-			return c->cols[i].name;
-		}
-	}
-	return NULL;
-}
-
-static int missing_column(const struct cdc_run *c, const char *what, const char *name,
-			  struct sl_err *err)
-{
-	struct buf list = BUF_INIT;
-	int rc;
-
-	for (size_t i = 0; i < c->ncols; i++)
-		buf_addf(&list, "%s%s", i ? ", " : "", c->cols[i].name);
-	rc = sl_err_set(err, SL_E_INVALID,
-			"model %s: %s column '%s' is not in the query's output\n"
-			"  hint: the query returns %s",
-			c->m->fqn, what, name, list.buf);
-	buf_release(&list);
-	return rc;
-}
-
-/* Finds the configured columns among those of the events (the rows of
- * the subquery from) and how cdc_seq compares. */
-static int read_columns(struct cdc_run *c, const char *from, struct sl_err *err)
-{
-	const char *type = NULL;
-	enum wh_seq_kind kind;
-	int rc = wh_query_columns(c->w, c->a, arena_sprintf(c->a, "SELECT * FROM %s", from),
-				  &c->cols, &c->ncols, err);
-
-	if (rc)
-		return rc;
-	c->keys = arena_alloc(c->a, (c->m->nunique_key + 1) * sizeof(char *));
-	for (size_t i = 0; i < c->m->nunique_key; i++) {
-		c->keys[i] = event_column(c, c->m->unique_key[i], NULL);
-		if (!c->keys[i])
-			return missing_column(c, "unique_key", c->m->unique_key[i], err);
-	}
-	c->op = event_column(c, c->m->cdc_op, NULL);
-	if (!c->op)
-		return missing_column(c, "cdc_op", c->m->cdc_op, err);
-	c->seq = event_column(c, c->m->cdc_seq, &type);
-	if (!c->seq)
-		return missing_column(c, "cdc_seq", c->m->cdc_seq, err);
-	if (c->m->cdc_soft && event_column(c, "_sluice_deleted", NULL))
-		return sl_err_set(err, SL_E_INVALID,
-				  "model %s: the query returns a column '_sluice_deleted', which "
-				  "cdc_deletes=soft adds itself\n"
-				  "  hint: leave it out of the columns the query selects",
-				  c->m->fqn);
-	c->landing_seq = event_column(c, "_sluice_seq", NULL) != NULL;
-	c->pos = event_column(c, "_sluice_pos", NULL);
-	kind = wh_sql_seq_kind(c->w, type);
-	c->text_seq = kind == WH_SEQ_TEXT;
-	if (kind == WH_SEQ_NONE)
-		return sl_err_set(err, SL_E_INVALID,
-				  "model %s: cdc_seq column '%s' is of type %s" SEQ_HINT, c->m->fqn,
-				  c->seq, type);
-	c->kind = "integer";
-	return 0;
-}
-
-/* Whether an event other than a truncate (which names no key) has a NULL
- * key column. */
-static void add_null_key(const struct cdc_run *c, struct buf *sql)
-{
-	buf_adds(sql, "((");
-	for (size_t i = 0; i < c->m->nunique_key; i++) {
-		buf_adds(sql, i ? " OR " : "");
-		add_col(sql, NULL, c->keys[i]);
-		buf_adds(sql, " IS NULL");
-	}
-	buf_adds(sql, ") AND NOT coalesce(");
-	add_is_truncate(c, sql, NULL);
-	buf_adds(sql, ", false))");
-}
-
-/* The winners' count and the oldest winner's sequence, as two columns. */
-static void add_winners_read(const struct cdc_run *c, struct buf *sql)
-{
-	buf_adds(sql, "(SELECT count(*) FROM " WINNERS "), (SELECT CAST(min(");
-	add_col(sql, NULL, c->seq);
-	buf_adds(sql, ") AS VARCHAR) FROM " WINNERS ")");
-}
-
-/* The two columns of add_winners_read from column col of r: the count,
- * and the sequence (NULL when there is no winner). */
-static void take_winners(struct cdc_run *c, struct wh_result *r, size_t col,
-			 struct cdc_winners *wn)
-{
-	const char *oldest = wh_result_value(r, 0, col + 1);
-
-	wn->n = strtoll(wh_result_value(r, 0, col), NULL, 10);
-	wn->oldest = oldest ? arena_strdup(c->a, oldest) : NULL;
-}
-
-/*
- * Whether an event of rel (the events' table, or the model's query as a
- * relation) has a NULL key or sequence or an unknown op: a quick look
- * (each distinct op is judged once) before the search for the first bad
- * event, which judges every event. Text sequences are judged per event
- * anyway, so they take the search at once. The same look at the ops finds
- * whether any event is a truncate (c->truncates) and, given wn, reads
- * what read_winners does.
- */
-static int maybe_bad(struct cdc_run *c, const char *rel, bool *bad, struct cdc_winners *wn,
-		     struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	struct wh_result *r;
-	const char *bad_v, *truncates_v;
-	int rc;
-
-	buf_addf(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM %s WHERE ", rel);
-	add_null_key(c, &sql);
-	buf_adds(&sql, " OR ");
-	add_col(&sql, NULL, c->seq);
-	buf_adds(&sql, " IS NULL) OR bool_or((");
-	add_op_kind(c, &sql, NULL);
-	buf_adds(&sql, ") IS NULL) AS INTEGER), CAST(bool_or(coalesce(");
-	add_is_truncate(c, &sql, NULL);
-	buf_adds(&sql, ", false)) AS INTEGER)");
-	if (wn) {
-		buf_adds(&sql, ", ");
-		add_winners_read(c, &sql);
-	}
-	buf_adds(&sql, " FROM (SELECT ");
-	add_col(&sql, NULL, c->op);
-	buf_addf(&sql, " FROM %s GROUP BY ", rel);
-	add_col(&sql, NULL, c->op);
-	buf_adds(&sql, ") AS o");
-	rc = wh_query(c->w, sql.buf, &r, err);
-	buf_release(&sql);
-	if (rc)
-		return rc;
-	/* NULL: there are no events */
-	bad_v = wh_result_value(r, 0, 0);
-	truncates_v = wh_result_value(r, 0, 1);
-	*bad = c->text_seq || (bad_v && strcmp(bad_v, "0") != 0);
-	c->truncates = truncates_v && strcmp(truncates_v, "0") != 0;
-	if (wn)
-		take_winners(c, r, 2, wn);
-	wh_result_free(r);
-	return 0;
-}
-
-/* The first bad event, as an error; 0 when every event can be applied. */
-static int check_events(struct cdc_run *c, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	struct wh_result *r = NULL;
-	const char *m = c->m->fqn, *key, *op, *seq;
-	bool bad;
-	int rc = maybe_bad(c, EVENTS, &bad, NULL, err);
-
-	if (rc || !bad)
-		return rc;
-	if (c->text_seq) {
-		/* the kind every event must have; one of another kind is
-		 * reported below as mixed */
-		buf_adds(&sql, "SELECT min(");
-		add_text_kind(c, &sql, NULL, c->seq);
-		buf_adds(&sql, ") FROM " EVENTS);
-		rc = wh_query(c->w, sql.buf, &r, err);
-		if (!rc && wh_result_value(r, 0, 0))
-			c->kind = arena_strdup(c->a, wh_result_value(r, 0, 0));
-		wh_result_free(r);
-		buf_reset(&sql);
-		if (rc)
-			goto out;
-	}
-	buf_adds(&sql, "SELECT problem, key, op, seq FROM (SELECT CASE WHEN ");
-	add_null_key(c, &sql);
-	buf_adds(&sql, " THEN 1 WHEN (");
-	add_op_kind(c, &sql, NULL);
-	buf_adds(&sql, ") IS NULL THEN 2 WHEN ");
-	add_col(&sql, NULL, c->seq);
-	buf_adds(&sql, " IS NULL THEN 3");
-	if (c->text_seq) {
-		buf_adds(&sql, " WHEN (");
-		add_text_kind(c, &sql, NULL, c->seq);
-		buf_adds(&sql, ") IS NULL THEN 4 WHEN (");
-		add_text_kind(c, &sql, NULL, c->seq);
-		buf_addf(&sql, ") <> '%s' THEN 5", c->kind);
-	}
-	buf_adds(&sql, " END AS problem, ");
-	add_key_text(c, &sql, NULL);
-	buf_adds(&sql, " AS key, CAST(");
-	add_col(&sql, NULL, c->op);
-	buf_adds(&sql, " AS VARCHAR) AS op, CAST(");
-	add_col(&sql, NULL, c->seq);
-	buf_adds(&sql, " AS VARCHAR) AS seq FROM " EVENTS ") AS e WHERE problem IS NOT NULL "
-		       "ORDER BY problem, key, seq LIMIT 1");
-	rc = wh_query(c->w, sql.buf, &r, err);
-	if (rc || wh_result_nrows(r) == 0)
-		goto out;
-	key = wh_result_value(r, 0, 1);
-	op = quoted(c->a, wh_result_value(r, 0, 2));
-	seq = quoted(c->a, wh_result_value(r, 0, 3));
-	switch (wh_result_value(r, 0, 0)[0]) {
-	case '1':
-		rc = sl_err_set(err, SL_E_INVALID,
-				"model %s: a change event has a NULL unique_key (%s, cdc_op %s, "
-				"cdc_seq %s)\n  hint: every event must name the key it changes",
-				m, key, op, seq);
-		break;
-	case '2':
-		rc = sl_err_set(err, SL_E_INVALID, "model %s: unknown cdc_op value %s for key %s" OP_HINT,
-				m, op, key);
-		break;
-	case '3':
-		rc = sl_err_set(err, SL_E_INVALID, "model %s: cdc_seq is NULL for key %s" SEQ_HINT, m,
-				key);
-		break;
-	case '4':
-		rc = sl_err_set(err, SL_E_INVALID,
-				"model %s: cdc_seq value %s for key %s is neither an integer nor an "
-				"ISO-8601 timestamp" SEQ_HINT,
-				m, seq, key);
-		break;
-	default:
-		rc = sl_err_set(err, SL_E_INVALID,
-				"model %s: mixed cdc_seq values: %s for key %s is a timestamp, other "
-				"events have integers" SEQ_HINT,
-				m, seq, key);
-	}
-out:
-	wh_result_free(r);
-	buf_release(&sql);
-	return rc;
-}
-
 /* A full build starts from an empty table and no tombstones, both with the
  * events' column types. */
 static int create_tables(struct cdc_run *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, stones = BUF_INIT;
-	char name[512];
 
 	buf_adds(&stones, "SELECT ");
-	add_keys(c, &stones, NULL);
+	cdc_sql_keys(c, &stones, NULL);
 	buf_adds(&stones, ", ");
-	add_col(&stones, NULL, c->seq);
+	cdc_sql_col(&stones, NULL, c->seq);
 	if (c->m->cdc_soft) {
 		buf_adds(&stones, ", ");
-		add_col(&stones, NULL, c->seq);
+		cdc_sql_col(&stones, NULL, c->seq);
 		buf_adds(&stones, " AS _sluice_values_seq");
 	}
 	buf_adds(&stones, " FROM " EVENTS " LIMIT 0");
 	buf_adds(&sql, "CREATE TABLE ");
 	add_target(c, &sql);
-	buf_addf(&sql, " AS SELECT *%s FROM " EVENTS " LIMIT 0;\n"
-		       "CREATE SCHEMA IF NOT EXISTS _sluice;\n",
+	buf_addf(&sql, " AS SELECT *%s FROM " EVENTS " LIMIT 0;\n",
 		 c->m->cdc_soft ? ", false AS _sluice_deleted" : "");
-	tombstones_name(name, sizeof(name), c->m);
-	wh_sql_replace_as(c->w, &sql, WH_TABLE, "_sluice", name, stones.buf);
+	state_sql_tombstones_create(c->w, &sql, c->m->schema, c->m->name, stones.buf);
 	buf_release(&stones);
 	return run(c, &sql, err);
 }
@@ -608,7 +132,7 @@ static void add_by_count(const struct cdc_run *c, struct buf *sql, const char *r
 			 const char *cmp)
 {
 	buf_addf(sql, "SELECT r.* FROM %s JOIN _sluice_cdc_k AS k ON ", rel);
-	add_key_match(c, sql, "r", "k");
+	cdc_sql_key_match(c, sql, "r", "k");
 	buf_addf(sql, " WHERE k._sluice_cdc_n %s 1", cmp);
 }
 
@@ -629,17 +153,17 @@ static void add_newest(const struct cdc_run *c, struct buf *sql, const char *rel
 {
 	struct buf keys = BUF_INIT, order = BUF_INIT, several = BUF_INIT;
 
-	add_keys(c, &keys, NULL);
-	add_seq_value(c, &order, NULL, c->seq);
+	cdc_sql_keys(c, &keys, NULL);
+	cdc_sql_seq_value(c, &order, NULL, c->seq);
 	buf_adds(&order, " DESC");
 	if (c->pos) {
 		buf_adds(&order, ", ");
-		add_col(&order, NULL, c->pos);
+		cdc_sql_col(&order, NULL, c->pos);
 		buf_adds(&order, " DESC NULLS LAST");
 	}
 	if (deletes_first) {
 		buf_adds(&order, ", ");
-		add_is_delete(c, &order, NULL);
+		cdc_sql_is_delete(c, &order, NULL);
 		buf_adds(&order, " DESC");
 	}
 	if (c->landing_seq)
@@ -665,10 +189,10 @@ static int write_upserts(struct cdc_run *c, struct sl_err *err)
 	struct buf query = BUF_INIT, rel = BUF_INIT;
 
 	buf_adds(&rel, "(SELECT * FROM " EVENTS " WHERE NOT ");
-	add_is_delete(c, &rel, NULL);
+	cdc_sql_is_delete(c, &rel, NULL);
 	buf_adds(&rel, ") AS r");
 	buf_adds(&query, "SELECT *, ");
-	add_seq_value(c, &query, NULL, c->seq);
+	cdc_sql_seq_value(c, &query, NULL, c->seq);
 	buf_adds(&query, " AS _sluice_cdc_seq FROM (\n");
 	add_newest(c, &query, rel.buf, false);
 	buf_adds(&query, ") AS e");
@@ -682,11 +206,11 @@ static void add_unreadable(const struct cdc_run *c, struct buf *sql, const char 
 			   const char *col)
 {
 	buf_adds(sql, " WHEN ");
-	add_col(sql, alias, col);
+	cdc_sql_col(sql, alias, col);
 	buf_adds(sql, " IS NOT NULL AND (");
-	add_seq_value(c, sql, alias, col);
+	cdc_sql_seq_value(c, sql, alias, col);
 	buf_adds(sql, ") IS NULL THEN CAST(");
-	add_col(sql, alias, col);
+	cdc_sql_col(sql, alias, col);
 	buf_adds(sql, " AS VARCHAR)");
 }
 
@@ -695,11 +219,11 @@ static void add_unreadable(const struct cdc_run *c, struct buf *sql, const char 
 static void add_winner_columns(const struct cdc_run *c, struct buf *sql)
 {
 	buf_adds(sql, ", ");
-	add_is_delete(c, sql, NULL);
+	cdc_sql_is_delete(c, sql, NULL);
 	buf_adds(sql, " AS _sluice_cdc_del");
 	if (c->text_seq) {
 		buf_adds(sql, ", ");
-		add_seq_value(c, sql, NULL, c->seq);
+		cdc_sql_seq_value(c, sql, NULL, c->seq);
 		buf_adds(sql, " AS _sluice_cdc_seq");
 	}
 }
@@ -710,7 +234,7 @@ static void add_winner_seq(const struct cdc_run *c, struct buf *sql)
 	if (c->text_seq)
 		buf_adds(sql, "_sluice_cdc_seq");
 	else
-		add_col(sql, NULL, c->seq);
+		cdc_sql_col(sql, NULL, c->seq);
 }
 
 /* The newest event of each key, as the table WINNERS: from the events'
@@ -739,12 +263,12 @@ static int read_winners(struct cdc_run *c, struct cdc_winners *wn, struct sl_err
 	int rc;
 
 	buf_adds(&sql, "SELECT ");
-	add_winners_read(c, &sql);
+	cdc_sql_winners_read(c, &sql);
 	rc = wh_query(c->w, sql.buf, &r, err);
 	buf_release(&sql);
 	if (rc)
 		return rc;
-	take_winners(c, r, 0, wn);
+	cdc_winners_take(c, r, 0, wn);
 	wh_result_free(r);
 	return 0;
 }
@@ -768,7 +292,7 @@ static int winners_from_query(struct cdc_run *c, const char *query, const char *
 		return 0;
 	rc = write_winners(c, query, err);
 	if (!rc)
-		rc = maybe_bad(c, from, &bad, wn, err);
+		rc = cdc_events_maybe_bad(c, from, &bad, wn, err);
 	*plain = !rc && !bad && !c->truncates;
 	return rc;
 }
@@ -802,31 +326,31 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 	add_winner_seq(c, &sql);
 	buf_adds(&sql, " = _sluice_cdc_stored AND _sluice_cdc_live) AS _sluice_cdc_apply FROM (\n"
 		       "SELECT w.*, ");
-	add_col(&sql, "t", c->keys[0]);
+	cdc_sql_col(&sql, "t", c->keys[0]);
 	buf_adds(&sql, " IS NOT NULL AS _sluice_cdc_row, ");
 	if (soft) {
 		for (size_t i = 0; i < c->ncols; i++) {
-			add_col(&sql, "t", c->cols[i].name);
+			cdc_sql_col(&sql, "t", c->cols[i].name);
 			buf_adds(&sql, " AS ");
 			wh_sql_ident(&sql, old_column(c, c->cols[i].name));
 			buf_adds(&sql, ", ");
 		}
-		add_seq_value(c, &sql, "t", c->seq);
+		cdc_sql_seq_value(c, &sql, "t", c->seq);
 		buf_adds(&sql, " AS _sluice_cdc_stored, coalesce(NOT t._sluice_deleted, false) AS "
 			       "_sluice_cdc_live, coalesce(t._sluice_deleted, false) AS "
 			       "_sluice_cdc_was_deleted, CASE WHEN t._sluice_deleted THEN ");
-		add_seq_value(c, &sql, "tb", "_sluice_values_seq");
+		cdc_sql_seq_value(c, &sql, "tb", "_sluice_values_seq");
 		buf_adds(&sql, " ELSE ");
-		add_seq_value(c, &sql, "t", c->seq);
+		cdc_sql_seq_value(c, &sql, "t", c->seq);
 		buf_adds(&sql, " END AS _sluice_cdc_vseq, tb._sluice_values_seq AS "
 			       "_sluice_cdc_vseq_raw, u._sluice_cdc_seq AS _sluice_cdc_useq");
 	} else {
 		buf_adds(&sql, "coalesce(");
-		add_seq_value(c, &sql, "t", c->seq);
+		cdc_sql_seq_value(c, &sql, "t", c->seq);
 		buf_adds(&sql, ", ");
-		add_seq_value(c, &sql, "tb", c->seq);
+		cdc_sql_seq_value(c, &sql, "tb", c->seq);
 		buf_adds(&sql, ") AS _sluice_cdc_stored, ");
-		add_col(&sql, "t", c->keys[0]);
+		cdc_sql_col(&sql, "t", c->keys[0]);
 		buf_adds(&sql, " IS NOT NULL AS _sluice_cdc_live");
 	}
 	if (c->text_seq) {
@@ -841,14 +365,14 @@ static int write_apply(struct cdc_run *c, struct sl_err *err)
 	buf_adds(&sql, "\nFROM " WINNERS " AS w LEFT JOIN ");
 	add_target(c, &sql);
 	buf_adds(&sql, " AS t ON ");
-	add_key_match(c, &sql, "w", "t");
+	cdc_sql_key_match(c, &sql, "w", "t");
 	buf_adds(&sql, " LEFT JOIN ");
-	cdc_sql_tombstones(&sql, c->m);
+	add_tombstones(c, &sql);
 	buf_adds(&sql, " AS tb ON ");
-	add_key_match(c, &sql, "w", "tb");
+	cdc_sql_key_match(c, &sql, "w", "tb");
 	if (soft) {
 		buf_adds(&sql, " LEFT JOIN " UPSERTS " AS u ON ");
-		add_key_match(c, &sql, "w", "u");
+		cdc_sql_key_match(c, &sql, "w", "u");
 	}
 	buf_adds(&sql, ") AS s) AS d");
 	return run_temp(c, APPLY, &sql, err);
@@ -873,17 +397,17 @@ static int all_newer(struct cdc_run *c, const char *oldest, bool *newer, struct 
 	*newer = false;
 	if (c->full || c->text_seq || c->m->cdc_soft || !oldest)
 		return 0;
-	event_column(c, c->seq, &type);
+	cdc_event_column(c, c->seq, &type);
 	buf_adds(&sql, "SELECT CAST(EXISTS (SELECT 1 FROM ");
 	add_target(c, &sql);
 	buf_adds(&sql, " WHERE ");
-	add_col(&sql, NULL, c->seq);
+	cdc_sql_col(&sql, NULL, c->seq);
 	buf_adds(&sql, " >= CAST(");
 	buf_add_sql_str(&sql, oldest);
 	buf_addf(&sql, " AS %s)) OR EXISTS (SELECT 1 FROM ", type);
-	cdc_sql_tombstones(&sql, c->m);
+	add_tombstones(c, &sql);
 	buf_adds(&sql, " WHERE ");
-	add_col(&sql, NULL, c->seq);
+	cdc_sql_col(&sql, NULL, c->seq);
 	buf_adds(&sql, " >= CAST(");
 	buf_add_sql_str(&sql, oldest);
 	buf_addf(&sql, " AS %s)) AS INTEGER)", type);
@@ -900,9 +424,9 @@ static int check_stored(struct cdc_run *c, struct sl_err *err)
 	int rc;
 
 	buf_adds(&sql, "SELECT ");
-	add_key_text(c, &sql, NULL);
+	cdc_sql_key_text(c, &sql, NULL);
 	buf_adds(&sql, " AS key, CAST(");
-	add_col(&sql, NULL, c->seq);
+	cdc_sql_col(&sql, NULL, c->seq);
 	buf_adds(&sql, " AS VARCHAR), _sluice_cdc_bad FROM " APPLY
 		       " WHERE _sluice_cdc_bad IS NOT NULL ORDER BY key LIMIT 1");
 	rc = wh_query(c->w, sql.buf, &r, err);
@@ -911,8 +435,8 @@ static int check_stored(struct cdc_run *c, struct sl_err *err)
 				"model %s: mixed cdc_seq values for key %s: %s in this batch, %s "
 				"stored" SEQ_HINT,
 				c->m->fqn, wh_result_value(r, 0, 0),
-				quoted(c->a, wh_result_value(r, 0, 1)),
-				quoted(c->a, wh_result_value(r, 0, 2)));
+				cdc_quoted(c->a, wh_result_value(r, 0, 1)),
+				cdc_quoted(c->a, wh_result_value(r, 0, 2)));
 	wh_result_free(r);
 	buf_release(&sql);
 	return rc;
@@ -946,26 +470,26 @@ static int write_soft_rows(struct cdc_run *c, struct sl_err *err)
 
 		if (own_column(c, col)) {
 			buf_adds(&sql, "CASE WHEN a._sluice_cdc_values THEN ");
-			add_col(&sql, "a", old);
+			cdc_sql_col(&sql, "a", old);
 			buf_adds(&sql, " ELSE ");
 		} else {
 			buf_adds(&sql, "CASE a._sluice_cdc_src WHEN 'upsert' THEN ");
-			add_col(&sql, "u", col);
+			cdc_sql_col(&sql, "u", col);
 			buf_adds(&sql, " WHEN 'stored' THEN ");
-			add_col(&sql, "a", old);
+			cdc_sql_col(&sql, "a", old);
 			buf_adds(&sql, " ELSE ");
 		}
-		add_col(&sql, "a", col);
+		cdc_sql_col(&sql, "a", col);
 		buf_adds(&sql, " END AS ");
 		wh_sql_ident(&sql, col);
 		buf_adds(&sql, ", ");
 	}
 	buf_adds(&sql, "a._sluice_cdc_del OR a._sluice_cdc_values AS _sluice_deleted, "
 		       "CASE a._sluice_cdc_src WHEN 'upsert' THEN ");
-	add_col(&sql, "u", c->seq);
+	cdc_sql_col(&sql, "u", c->seq);
 	buf_adds(&sql, " WHEN 'stored' THEN CASE WHEN a._sluice_cdc_was_deleted THEN "
 		       "a._sluice_cdc_vseq_raw ELSE ");
-	add_col(&sql, "a", old_column(c, c->seq));
+	cdc_sql_col(&sql, "a", old_column(c, c->seq));
 	buf_adds(&sql, " END END AS _sluice_values_seq\n"
 		       "FROM (SELECT *, CASE WHEN _sluice_cdc_values THEN 'upsert' WHEN NOT "
 		       "_sluice_cdc_del THEN NULL WHEN _sluice_cdc_vseq IS NOT NULL AND "
@@ -974,7 +498,7 @@ static int write_soft_rows(struct cdc_run *c, struct sl_err *err)
 		       "_sluice_cdc_src FROM " APPLY
 		       " WHERE _sluice_cdc_apply OR _sluice_cdc_values) AS a LEFT JOIN " UPSERTS
 		       " AS u ON ");
-	add_key_match(c, &sql, "a", "u");
+	cdc_sql_key_match(c, &sql, "a", "u");
 	return run_temp(c, ROWS, &sql, err);
 }
 
@@ -1004,27 +528,27 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		buf_adds(&sql, "DELETE FROM ");
 		add_target(c, &sql);
 		buf_adds(&sql, " AS t USING (SELECT ");
-		add_keys(c, &sql, NULL);
+		cdc_sql_keys(c, &sql, NULL);
 		buf_addf(&sql, " FROM %s WHERE ", c->apply);
 		add_changes(c, &sql);
 		if (c->decided)
 			buf_adds(&sql, " AND _sluice_cdc_row");
 		buf_adds(&sql, ") AS k WHERE ");
-		add_key_match(c, &sql, "t", "k");
+		cdc_sql_key_match(c, &sql, "t", "k");
 		buf_adds(&sql, ";\nDELETE FROM ");
-		cdc_sql_tombstones(&sql, c->m);
+		add_tombstones(c, &sql);
 		buf_adds(&sql, " AS tb USING (SELECT ");
-		add_keys(c, &sql, NULL);
+		cdc_sql_keys(c, &sql, NULL);
 		buf_addf(&sql, " FROM %s WHERE ", c->apply);
 		add_changes(c, &sql);
 		buf_adds(&sql, ") AS k WHERE ");
-		add_key_match(c, &sql, "tb", "k");
+		cdc_sql_key_match(c, &sql, "tb", "k");
 		buf_adds(&sql, ";\n");
 	}
-	add_columns(c, &cols);
-	add_keys(c, &stones, NULL);
+	cdc_sql_columns(c, &cols);
+	cdc_sql_keys(c, &stones, NULL);
 	buf_adds(&stones, ", ");
-	add_col(&stones, NULL, c->seq);
+	cdc_sql_col(&stones, NULL, c->seq);
 	if (c->m->cdc_soft) {
 		buf_adds(&cols, ", _sluice_deleted");
 		buf_adds(&stones, ", _sluice_values_seq");
@@ -1040,7 +564,7 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 		buf_adds(&sql, " AND NOT _sluice_cdc_del");
 	}
 	buf_adds(&sql, ";\nINSERT INTO ");
-	cdc_sql_tombstones(&sql, c->m);
+	add_tombstones(c, &sql);
 	buf_addf(&sql, " (%s) SELECT %s FROM ", stones.buf, stones.buf);
 	if (c->m->cdc_soft) {
 		buf_adds(&sql, ROWS " WHERE _sluice_deleted");
@@ -1071,15 +595,15 @@ static int expand_truncates(struct cdc_run *c, struct sl_err *err)
 	if (!c->truncates)
 		return 0;
 	buf_adds(&sql, "SELECT * FROM " EVENTS " WHERE ");
-	add_is_truncate(c, &sql, NULL);
+	cdc_sql_is_truncate(c, &sql, NULL);
 	rc = run_temp(c, TRUNCATES, &sql, err);
 	if (rc)
 		return rc;
-	add_keys(c, &keys, NULL);
+	cdc_sql_keys(c, &keys, NULL);
 	buf_adds(&sql, "DELETE FROM " EVENTS " WHERE ");
-	add_is_truncate(c, &sql, NULL);
+	cdc_sql_is_truncate(c, &sql, NULL);
 	buf_adds(&sql, ";\nINSERT INTO " EVENTS " (");
-	add_columns(c, &sql);
+	cdc_sql_columns(c, &sql);
 	buf_adds(&sql, ") SELECT ");
 	for (size_t i = 0; i < c->ncols; i++) {
 		const char *col = c->cols[i].name;
@@ -1088,14 +612,14 @@ static int expand_truncates(struct cdc_run *c, struct sl_err *err)
 		for (size_t k = 0; k < c->m->nunique_key && !key; k++)
 			key = strcmp(col, c->keys[k]) == 0;
 		buf_adds(&sql, i ? ", " : "");
-		add_col(&sql, key ? "k" : "t", col);
+		cdc_sql_col(&sql, key ? "k" : "t", col);
 	}
 	buf_addf(&sql, " FROM " TRUNCATES " AS t CROSS JOIN (SELECT %s FROM " EVENTS
 		       " UNION SELECT %s FROM ",
 		 keys.buf, keys.buf);
 	add_target(c, &sql);
 	buf_addf(&sql, " UNION SELECT %s FROM ", keys.buf);
-	cdc_sql_tombstones(&sql, c->m);
+	add_tombstones(c, &sql);
 	buf_adds(&sql, ") AS k");
 	buf_release(&keys);
 	return run(c, &sql, err);
@@ -1140,7 +664,7 @@ static int stage_events(struct cdc_run *c, const char *query, struct cdc_winners
 	if (!rc)
 		rc = wh_query_int(c->w, "SELECT count(*) FROM " EVENTS, &n, err);
 	if (!rc && n)
-		rc = check_events(c, err);
+		rc = cdc_events_check(c, err);
 	if (!rc && c->full)
 		rc = create_tables(c, err);
 	if (!rc && n)
@@ -1162,10 +686,10 @@ static int drop_temps(struct cdc_run *c, struct sl_err *err)
 	return c->ntemps ? run(c, &sql, err) : 0;
 }
 
-int cdc_apply(struct wh *w, const struct model *m, const char *events, const char *table,
-	      bool full, int64_t *changed, struct sl_err *err)
+int cdc_apply(struct wh *w, struct arena *parent, const struct model *m, const char *events,
+	      const char *table, bool full, int64_t *changed, struct sl_err *err)
 {
-	struct cdc_run c = { .w = w, .m = m, .a = arena_new(NULL), .table = table, .full = full };
+	struct cdc_run c = { .w = w, .m = m, .a = arena_new(parent), .table = table, .full = full };
 	struct cdc_winners wn = { 0 };
 	bool plain = false;
 	const char *from;
@@ -1175,7 +699,7 @@ int cdc_apply(struct wh *w, const struct model *m, const char *events, const cha
 	/* the model's query as a subquery, for the statements that read it
 	 * once */
 	from = arena_sprintf(c.a, "(\n%s\n) AS _sluice_cdc_q", events);
-	rc = read_columns(&c, from, err);
+	rc = cdc_events_columns(&c, from, err);
 	if (!rc)
 		rc = winners_from_query(&c, events, from, &plain, &wn, err);
 	if (!rc && !plain)
@@ -1185,17 +709,5 @@ int cdc_apply(struct wh *w, const struct model *m, const char *events, const cha
 	if (!rc)
 		rc = drop_temps(&c, err);
 	arena_free(c.a);
-	return rc;
-}
-
-int cdc_forget(struct wh *w, const struct model *m, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	buf_adds(&sql, "DROP TABLE IF EXISTS ");
-	cdc_sql_tombstones(&sql, m);
-	rc = wh_exec(w, sql.buf, err);
-	buf_release(&sql);
 	return rc;
 }

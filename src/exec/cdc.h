@@ -12,15 +12,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct buf;
+struct arena;
 struct sl_err;
 struct wh;
 
 /* Whether m applies change events (it sets cdc_op and cdc_seq). */
 bool cdc_model(const struct model *m);
-
-/* Appends the name of m's tombstones table, "_sluice"."cdc_tombstones__S__N". */
-void cdc_sql_tombstones(struct buf *sql, const struct model *m);
 
 /*
  * Applies the change events that the query `events` returns to the table
@@ -32,12 +29,9 @@ void cdc_sql_tombstones(struct buf *sql, const struct model *m);
  * table and tombstones the previous builds left. *changed gets the number
  * of keys whose row changed. A bad event (unknown op, missing or unreadable
  * sequence, NULL key) fails with SL_E_INVALID before anything is written.
+ * Its memory is an arena child of parent (may be NULL), freed on return.
  */
-int cdc_apply(struct wh *w, const struct model *m, const char *events, const char *table,
-	      bool full, int64_t *changed, struct sl_err *err);
-
-/* Drops m's tombstones table, left behind when m stopped applying change
- * events. */
-int cdc_forget(struct wh *w, const struct model *m, struct sl_err *err);
+int cdc_apply(struct wh *w, struct arena *parent, const struct model *m, const char *events,
+	      const char *table, bool full, int64_t *changed, struct sl_err *err);
 
 #endif

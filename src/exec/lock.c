@@ -15,6 +15,7 @@
 #include "exec/lock.h"
 
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -52,9 +53,7 @@ static struct lock_entry *entry_get(const char *model)
 
 	if (e)
 		return e;
-	e = malloc(sizeof(*e) + len + 1);
-	if (!e)
-		abort();
+	e = xmalloc(sizeof(*e) + len + 1);
 	memcpy(e->model, model, len + 1);
 	pthread_cond_init(&e->released, NULL);
 	e->waiters = 0;

@@ -10,6 +10,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "state/tombstones.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -136,7 +137,7 @@ static int write_cdc_staging(struct wh *w, const struct model *m, const struct m
 	if (!rc)
 		rc = render_model(m, &plan->ctx, filtered, sql, err);
 	if (!rc)
-		rc = cdc_apply(w, m, sql->buf, staging, true, &changed, err);
+		rc = cdc_apply(w, plan->a, m, sql->buf, staging, true, &changed, err);
 	buf_reset(sql);
 	return rc;
 }
@@ -178,7 +179,7 @@ static int write_query_staging(struct wh *w, const struct model *m, const struct
 	}
 	/* a model that no longer applies change events drops its tombstones */
 	if (!rc && keyed_increment(m))
-		rc = cdc_forget(w, m, err);
+		rc = state_tombstones_drop(w, m->schema, m->name, err);
 	return rc;
 }
 
@@ -367,7 +368,7 @@ static int write_increment(struct wh *w, struct arena *a, const struct model *m,
 	if (applies_changes(m)) {
 		rc = render_model(m, &plan->ctx, true, &sql, err);
 		if (!rc)
-			rc = cdc_apply(w, m, sql.buf, m->name, false, &out->rows, err);
+			rc = cdc_apply(w, plan->a, m, sql.buf, m->name, false, &out->rows, err);
 		out->action = "applied";
 	} else if (m->strategy == STRAT_DELETE_INSERT) {
 		rc = write_delete_insert(w, a, m, plan, out, err);
@@ -509,7 +510,7 @@ out:
 int materialize_write(struct wh *w, const struct model *m, const struct mat_plan *plan,
 		      struct mat_outcome *out, struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(plan->a);
 	const char *kind = NULL;
 	int rc = 0;
 

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct arena;
 struct sl_err;
 struct wh;
 
@@ -26,6 +27,9 @@ struct mat_plan {
 	bool old_kind_known;
 	const char *old_kind;
 	struct render_ctx ctx;
+	/* the build's arena, which the write's own are children of (NULL:
+	 * they are roots) */
+	struct arena *a;
 };
 
 struct mat_outcome {

@@ -8,6 +8,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "project/sqltext.h"
 #include "warehouse/wh.h"
 
@@ -32,9 +33,7 @@ static struct buf *edit_add(struct edits *e, size_t offset, size_t len)
 
 	if (e->n == e->cap) {
 		e->cap = e->cap ? e->cap * 2 : 8;
-		e->v = realloc(e->v, e->cap * sizeof(*e->v));
-		if (!e->v)
-			abort();
+		e->v = xreallocarray(e->v, e->cap, sizeof(*e->v));
 	}
 	x = &e->v[e->n++];
 	x->offset = offset;
@@ -157,11 +156,9 @@ static int part_edits(const struct model *m, enum model_part part, const struct 
 {
 	const char *text = part == PART_BODY ? m->body : m->filter;
 	size_t len = strlen(text);
-	bool *in_string = malloc(len + 1);
+	bool *in_string = xmalloc(len + 1);
 	int rc = 0;
 
-	if (!in_string)
-		abort();
 	sqltext_string_map(text, len, in_string);
 	for (size_t i = 0; i < m->nplaceholders && !rc; i++) {
 		const struct model_placeholder *ph = &m->placeholders[i];
@@ -195,9 +192,7 @@ static int part_edits(const struct model *m, enum model_part part, const struct 
 			if ((*ephs)[k] == r->target)
 				break;
 		if (k == *nephs) {
-			*ephs = realloc(*ephs, (*nephs + 1) * sizeof(**ephs));
-			if (!*ephs)
-				abort();
+			*ephs = xreallocarray(*ephs, *nephs + 1, sizeof(**ephs));
 			(*ephs)[(*nephs)++] = r->target;
 		}
 	}

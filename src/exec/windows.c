@@ -11,6 +11,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "warehouse/wh.h"
 #include "windows/contract.h"
 
@@ -523,8 +524,8 @@ static struct win_row *applied_rows(const struct run_windows *rw, const struct m
 				t = row.until;
 			} while (t < s->until);
 		}
-		if (!fill && !(out = malloc((*n + 1) * sizeof(*out))))
-			abort();
+		if (!fill)
+			out = xmalloc((*n + 1) * sizeof(*out));
 	}
 	return out;
 }
@@ -567,9 +568,7 @@ static void add_stale(struct stale *st, const struct stale_row *row)
 		}
 		if (st->n == st->cap) {
 			st->cap = st->cap ? 2 * st->cap : 16;
-			st->r = realloc(st->r, st->cap * sizeof(*st->r));
-			if (!st->r)
-				abort();
+			st->r = xreallocarray(st->r, st->cap, sizeof(*st->r));
 		}
 		st->r[st->n] = *row;
 		st->r[st->n].since = gaps.r[i].since;
@@ -788,9 +787,7 @@ void run_gates_open(const struct run_windows *rw, const struct model *m, int64_t
 		    struct run_gates *out)
 {
 	*out = (struct run_gates){ .m = m, .a = rw->a, .now = now };
-	out->g = calloc(m->nupstreams + 1, sizeof(*out->g));
-	if (!out->g)
-		abort();
+	out->g = xcalloc(m->nupstreams + 1, sizeof(*out->g));
 	for (size_t i = 0; i < m->nupstreams; i++) {
 		const struct model_upstream *u = &m->upstreams[i];
 		const struct model *t = u->target;

@@ -2,7 +2,11 @@
  * A batch run the way `sluice run`, `plan` and `test` make it: before a run
  * that writes, the state schema and the landing tables of the declared
  * sources are made sure of; the watermark bookkeeping of the models that
- * keep watermarks is read for the run and handed down to it.
+ * keep watermarks is read for the run and handed down to it. The run
+ * itself is src/exec/run.c's (build_run); this is the live layer's part
+ * of it, and lives here because src/exec/ is below src/live/ and never
+ * includes it: the bookkeeping reaches the run only as hooks
+ * (run_opts.book), which this file gives it.
  */
 #ifndef SL_LIVE_BATCH_H
 #define SL_LIVE_BATCH_H

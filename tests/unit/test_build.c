@@ -218,7 +218,7 @@ static void test_assert_run_all(void **state)
 	checks[0].cols = list(f, "id", NULL);
 	m.asserts = checks;
 	m.nasserts = 4;
-	assert_int_equal(assert_run_all(f->w, &m, NULL, "\"silver\".\"t\"", &res, &n, &f->err), 0);
+	assert_int_equal(assert_run_all(f->w, NULL, &m, NULL, "\"silver\".\"t\"", &res, &n, &f->err), 0);
 	assert_int_equal(n, 4);
 	assert_ptr_equal(res[0].check, &checks[0]);
 	assert_int_equal(res[0].failures, 1);
@@ -252,7 +252,7 @@ static void test_assert_run_all_broken_check(void **state)
 	make_checked_table(f);
 	m.asserts = checks;
 	m.nasserts = 2;
-	assert_int_equal(assert_run_all(f->w, &m, NULL, "\"silver\".\"t\"", &res, &n, &f->err), SL_E_SQL);
+	assert_int_equal(assert_run_all(f->w, NULL, &m, NULL, "\"silver\".\"t\"", &res, &n, &f->err), SL_E_SQL);
 	assert_null(res);
 	assert_non_null(strstr(f->err.msg, "no_such_column"));
 	assert_non_null(strstr(f->err.msg, "\n  in @assert no_such_column > 0 (models/silver/t.sql:5)"));

@@ -58,7 +58,7 @@ static int64_t build(struct fixture_db *f, const struct model *m, bool full, int
 	plan.ctx.env = "";
 	plan.ctx.watermark = watermark;
 	if (materialize_write(f->w, m, &plan, &out, &f->err) ||
-	    assert_run_all(f->w, m, NULL, out.relation, &res, &n, &f->err) ||
+	    assert_run_all(f->w, NULL, m, NULL, out.relation, &res, &n, &f->err) ||
 	    materialize_publish(f->w, m, &out, &f->err))
 		fail_msg("%s", f->err.msg);
 	for (size_t i = 0; i < n; i++)
