@@ -15,6 +15,7 @@
  * not have committed: its caller is told so, and looks.
  */
 #include "warehouse/csv.h"
+#include "warehouse/csv_file.h"
 #include "warehouse/pg_array.h"
 #include "warehouse/reconnect.h"
 #include "warehouse/watchdog.h"
