@@ -337,7 +337,8 @@ static int64_t rows_changed(duckdb_result *res)
 	return (int64_t)duckdb_rows_changed(res);
 }
 
-static int exec_kept(struct wh_duckdb *d, const char *sql, struct sl_err *err);
+static int exec_kept(struct wh_duckdb *d, const char *sql, const struct wh_arg *args, size_t n,
+		     struct wh_result **out, int64_t *changed, struct sl_err *err);
 
 static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_err *err)
 {
@@ -349,7 +350,7 @@ static int duck_exec(struct wh *w, const char *sql, int64_t *changed, struct sl_
 	/* the landing writer's every commit: kept prepared, they skip a parse
 	 * each (some 50 us) */
 	if (strcmp(sql, "BEGIN TRANSACTION") == 0 || strcmp(sql, "COMMIT") == 0)
-		return exec_kept(d, sql, err);
+		return exec_kept(d, sql, NULL, 0, NULL, NULL, err);
 	locked = lock_commit(d, sql, false);
 	if (refused(d, err))
 		rc = SL_E_SUSPECT;
@@ -817,32 +818,6 @@ static void forget_prepared(struct wh_duckdb *d, duckdb_prepared_statement ps)
 	}
 }
 
-/* A statement without arguments or rows, kept prepared. */
-static int exec_kept(struct wh_duckdb *d, const char *sql, struct sl_err *err)
-{
-	duckdb_prepared_statement ps;
-	duckdb_result res;
-	bool kept = false, locked;
-	int rc = cached_statement(d, sql, &ps, &kept, err);
-
-	if (rc)
-		return rc;
-	locked = lock_commit(d, sql, false);
-	if (refused(d, err))
-		rc = SL_E_SUSPECT;
-	else if (duckdb_execute_prepared(ps, &res) != DuckDBSuccess)
-		rc = duck_error(d, &res, err);
-	else
-		duckdb_destroy_result(&res);
-	unlock_commit(d, locked);
-	follow_transaction(d, sql);
-	if (rc && kept)
-		forget_prepared(d, ps);
-	else if (!kept)
-		duckdb_destroy_prepare(&ps);
-	return rc;
-}
-
 static void duck_forget_statement(struct wh *w, const char *sql)
 {
 	struct wh_duckdb *d = dd(w);
@@ -869,10 +844,13 @@ static duckdb_state bind_arg(duckdb_prepared_statement ps, idx_t k, const struct
 	}
 }
 
-static int duck_exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
-			  struct wh_result **out, int64_t *changed, struct sl_err *err)
+/* A statement kept prepared, with $1..$n bound to args, its rows read into
+ * *out when out is given: the commit lock taken as for any statement, the
+ * transaction followed (a BEGIN or COMMIT may come this way too), and the
+ * plan forgotten when it fails. */
+static int exec_kept(struct wh_duckdb *d, const char *sql, const struct wh_arg *args, size_t n,
+		     struct wh_result **out, int64_t *changed, struct sl_err *err)
 {
-	struct wh_duckdb *d = dd(w);
 	duckdb_prepared_statement ps;
 	duckdb_result res;
 	bool kept = false, locked;
@@ -890,6 +868,7 @@ static int duck_exec_args(struct wh *w, const char *sql, const struct wh_arg *ar
 	if (!rc && duckdb_execute_prepared(ps, &res) != DuckDBSuccess)
 		rc = duck_error(d, &res, err);
 	unlock_commit(d, locked);
+	follow_transaction(d, sql);
 	if (!rc && changed)
 		*changed = (int64_t)duckdb_rows_changed(&res);
 	if (!rc && out)
@@ -901,6 +880,12 @@ static int duck_exec_args(struct wh *w, const char *sql, const struct wh_arg *ar
 	else if (!kept)
 		duckdb_destroy_prepare(&ps);
 	return rc;
+}
+
+static int duck_exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+			  struct wh_result **out, int64_t *changed, struct sl_err *err)
+{
+	return exec_kept(dd(w), sql, args, n, out, changed, err);
 }
 
 static void duck_swap_in(struct wh *w, struct buf *sql, const char *schema, const char *staging,
