@@ -145,7 +145,7 @@ static int recorded_envs(struct cli_session *s, struct state_env_model **rows, s
 {
 	*rows = NULL;
 	*n = 0;
-	if (!s->wh || !dag_relation_exists(s->relations, s->nrelations, "_sluice.models"))
+	if (!s->wh || !dag_relation_exists(s->relations, s->nrelations, STATE_MODELS_TABLE))
 		return 0;
 	return state_env_models_load(s->wh, s->arena, rows, n, err);
 }
