@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "exec/run.h"
 #include "live/advance.h"
 #include "live/alert.h"
@@ -94,13 +95,11 @@ static void tell(struct live_runner *r, const char *event, const struct model *m
 
 struct live_runner *live_runner_new(struct project *p, FILE *out)
 {
-	struct live_runner *r = calloc(1, sizeof(*r));
+	struct live_runner *r = xcalloc(1, sizeof(*r));
 
-	if (!r)
-		abort();
 	r->p = p;
 	r->out = out;
-	r->rt = calloc(p->nmodels + 1, sizeof(*r->rt));
+	r->rt = xcalloc(p->nmodels + 1, sizeof(*r->rt));
 	r->cycle = arena_new(NULL);
 	r->catalog = arena_new(NULL);
 	r->catalog_stale = true;
@@ -108,8 +107,6 @@ struct live_runner *live_runner_new(struct project *p, FILE *out)
 	live_books_over(&r->books, p, r->ledger);
 	r->windows = live_windows_new(p);
 	r->last_checkpoint_ms = units_mono_ms();
-	if (!r->rt)
-		abort();
 	for (size_t i = 0; i < p->nmodels; i++)
 		r->rt[i].window_start_ms = units_mono_ms();
 	return r;

@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/civil.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "warehouse/csv.h"
 #include "warehouse/duckdb_feed.h"
 #include "warehouse/duckdb_read.h"
@@ -227,10 +228,8 @@ static void duck_close(struct wh *w)
 
 static int duck_connect(struct wh *w, struct wh **out, struct sl_err *err)
 {
-	struct wh_duckdb *d = calloc(1, sizeof(*d)), *from = dd(w);
+	struct wh_duckdb *d = xcalloc(1, sizeof(*d)), *from = dd(w);
 
-	if (!d)
-		abort();
 	if (refused(from, err)) {
 		free(d);
 		return SL_E_SUSPECT;
@@ -426,9 +425,7 @@ static struct duck_wrapped *remember_wrapped(struct wh_duckdb *d, const char *sq
 {
 	if (d->nwrapped == PREPARED_MAX)
 		return NULL;
-	m.sql = strdup(sql);
-	if (!m.sql)
-		abort();
+	m.sql = xstrdup(sql);
 	m.text = buf_detach(wrapped, NULL);
 	d->wrapped[d->nwrapped] = m;
 	return &d->wrapped[d->nwrapped++];
@@ -505,9 +502,7 @@ static struct wh_result *new_result(duckdb_result *res, struct duck_text_col **c
 	idx_t ncols = duckdb_column_count(res);
 	struct wh_result *r = wh_result_new(ncols);
 
-	*cols = calloc(ncols ? ncols : 1, sizeof(**cols));
-	if (!*cols)
-		abort();
+	*cols = xcalloc(ncols ? ncols : 1, sizeof(**cols));
 	for (idx_t c = 0; c < ncols; c++) {
 		duckdb_logical_type t = duckdb_column_logical_type(res, c);
 
@@ -791,9 +786,7 @@ static int cached_statement(struct wh_duckdb *d, const char *sql, duckdb_prepare
 	}
 	*kept = d->nprepared < PREPARED_MAX;
 	if (*kept) {
-		d->prepared[d->nprepared].sql = strdup(sql);
-		if (!d->prepared[d->nprepared].sql)
-			abort();
+		d->prepared[d->nprepared].sql = xstrdup(sql);
 		d->prepared[d->nprepared++].ps = *ps;
 	}
 	return 0;
@@ -989,9 +982,7 @@ static struct duck_kept_feed *new_feed(struct wh_duckdb *d, struct duck_appender
 		return NULL;
 	if (!k)
 		k = &d->feeds[d->nfeeds++];
-	k->table = strdup(a->table);
-	if (!k->table)
-		abort();
+	k->table = xstrdup(a->table);
 	k->feed = feed;
 	return k;
 }
@@ -1007,9 +998,7 @@ static int open_appender(struct wh_duckdb *d, struct duck_appender *a, const cha
 		return rc;
 	}
 	a->ncols = (size_t)duckdb_appender_column_count(a->ap);
-	a->types = calloc(a->ncols + 1, sizeof(*a->types));
-	if (!a->types)
-		abort();
+	a->types = xcalloc(a->ncols + 1, sizeof(*a->types));
 	for (size_t i = 0; i < a->ncols; i++) {
 		duckdb_logical_type t = duckdb_appender_column_type(a->ap, (idx_t)i);
 
@@ -1025,12 +1014,10 @@ static int duck_appender_open(struct wh *w, const char *schema, const char *tabl
 			      struct wh_appender **out, struct sl_err *err)
 {
 	struct wh_duckdb *d = dd(w);
-	struct duck_appender *a = calloc(1, sizeof(*a));
+	struct duck_appender *a = xcalloc(1, sizeof(*a));
 	struct duck_kept_feed *k;
 	int rc;
 
-	if (!a)
-		abort();
 	if (refused(d, err)) {
 		free(a);
 		return SL_E_SUSPECT;
@@ -1232,15 +1219,13 @@ static int classify_open_error(const char *path, const char *msg, struct sl_err 
 
 int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_err *err)
 {
-	struct wh_duckdb *d = calloc(1, sizeof(*d));
-	struct duck_db *db = calloc(1, sizeof(*db));
+	struct wh_duckdb *d = xcalloc(1, sizeof(*d));
+	struct duck_db *db = xcalloc(1, sizeof(*db));
 	duckdb_config config = NULL;
 	char *open_err = NULL;
 	duckdb_state st;
 	int rc;
 
-	if (!d || !db)
-		abort();
 	d->base.ops = &duckdb_ops;
 	d->shared = db;
 	db->refs = 1;
@@ -1273,8 +1258,8 @@ int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_
 		return sl_err_set(err, SL_E_IO, "cannot connect to warehouse '%s'",
 				  path ? path : ":memory:");
 	}
-	if (path && !(db->path = strdup(path)))
-		abort();
+	if (path)
+		db->path = xstrdup(path);
 	snprintf(d->version, sizeof(d->version), "%s", duckdb_library_version());
 	d->base.memo = wh_memo_new();
 	*out = &d->base;

@@ -25,6 +25,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 
 #include <libpq-fe.h>
 #include <stdatomic.h>
@@ -602,20 +603,16 @@ static int session_open(const char *dsn, PGconn **out, char *version, size_t n,
 static int pg_open_conn(const char *dsn, struct wh_memo *memo, struct wh **out,
 			struct sl_err *err)
 {
-	struct wh_pg *p = calloc(1, sizeof(*p));
+	struct wh_pg *p = xcalloc(1, sizeof(*p));
 	int rc;
 
-	if (!p)
-		abort();
 	p->base.ops = &pg_ops;
 	rc = session_open(dsn, &p->conn, p->version, sizeof(p->version), err);
 	if (rc) {
 		free(p);
 		return rc;
 	}
-	p->dsn = strdup(dsn);
-	if (!p->dsn)
-		abort();
+	p->dsn = xstrdup(dsn);
 	p->base.memo = memo;
 	*out = &p->base;
 	return 0;
@@ -1006,22 +1003,18 @@ static int array_columns(struct wh_pg *p, const char *qualified, char **out,
 	if (!res || !ok(res))
 		rc = result_error(p, res, sql, err);
 	else
-		*out = strdup(PQntuples(res) ? PQgetvalue(res, 0, 0) : "");
+		*out = xstrdup(PQntuples(res) ? PQgetvalue(res, 0, 0) : "");
 	PQclear(res);
-	if (!rc && !*out)
-		abort();
 	return rc;
 }
 
 static int pg_appender_open(struct wh *w, const char *schema, const char *table,
 			    struct wh_appender **out, struct sl_err *err)
 {
-	struct pg_appender *ap = calloc(1, sizeof(*ap));
+	struct pg_appender *ap = xcalloc(1, sizeof(*ap));
 	struct buf sql = BUF_INIT;
 	int rc = refused(pg(w), err);
 
-	if (!ap)
-		abort();
 	if (rc) {
 		free(ap);
 		return rc;
