@@ -10,9 +10,9 @@
 #include "state/profiles.h"
 #include "warehouse/wh.h"
 
-int live_profile(struct wh *w, const struct model *m, struct sl_err *err)
+int live_profile(struct arena *cycle, struct wh *w, const struct model *m, struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(cycle);
 	struct wh_column *cols;
 	size_t n;
 	int rc = wh_table_columns(w, a, m->schema, m->name, &cols, &n, err);

@@ -261,7 +261,7 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 		if (profile_due(r, m, rt)) {
 			struct sl_err err = SL_ERR_INIT;
 
-			if (live_profile(r->w, m, &err) && r->out)
+			if (live_profile(r->cycle, r->w, m, &err) && r->out)
 				fprintf(r->out, "profile of %s failed: %s\n", m->fqn, err.msg);
 			rt->last_profile_ms = units_mono_ms();
 		}
