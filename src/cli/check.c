@@ -17,6 +17,7 @@
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/model.h"
+#include "state/state.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -70,7 +71,7 @@ int cli_check(struct cli_args *args)
 		json_decref(arr);
 		return rc;
 	}
-	if (s.wh && dag_relation_exists(s.relations, s.nrelations, "_sluice.live_state")) {
+	if (s.wh && dag_relation_exists(s.relations, s.nrelations, STATE_LIVE_TABLE)) {
 		ledger = live_ledger_new(s.project);
 		rc = live_ledger_load(ledger, s.wh, &err);
 		live_books_over(&books, s.project, ledger);

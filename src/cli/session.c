@@ -9,6 +9,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "live/advance.h"
 #include "project/dag.h"
 #include "project/inputs.h"
@@ -145,7 +146,7 @@ static int recorded_envs(struct cli_session *s, struct state_env_model **rows, s
 {
 	*rows = NULL;
 	*n = 0;
-	if (!s->wh || !dag_relation_exists(s->relations, s->nrelations, "_sluice.models"))
+	if (!s->wh || !dag_relation_exists(s->relations, s->nrelations, STATE_MODELS_TABLE))
 		return 0;
 	return state_env_models_load(s->wh, s->arena, rows, n, err);
 }
@@ -283,10 +284,8 @@ static size_t put_cell(FILE *out, const char *v, size_t len)
 void cli_print_rows(FILE *out, const struct cli_rows *t, const char *indent)
 {
 	size_t nc = t->ncols, nr = t->nrows, len;
-	size_t *width = calloc(nc + 1, sizeof(size_t));
+	size_t *width = xcalloc(nc + 1, sizeof(size_t));
 
-	if (!width)
-		abort();
 	for (size_t c = 0; c < nc; c++)
 		for (size_t i = 0; i <= nr; i++) {
 			const char *v = cell(t, i, c, &len);
@@ -333,14 +332,12 @@ void cli_print_table(FILE *out, const struct wh_result *r, const char *indent)
 const struct source_cfg *cli_find_source(const struct project_cfg *cfg, const char *name,
 					const char *kind, const char *hint)
 {
-	const char **names = calloc(cfg->nsources + 1, sizeof(char *));
+	const char **names = xcalloc(cfg->nsources + 1, sizeof(char *));
 	const struct source_cfg *found = NULL;
 	bool other = false;
 	const char *near;
 	size_t n = 0;
 
-	if (!names)
-		abort();
 	for (size_t i = 0; i < cfg->nsources; i++) {
 		const struct source_cfg *src = &cfg->sources[i];
 		bool same = src->kind && strcmp(src->kind, kind) == 0;

@@ -14,6 +14,7 @@
 #include "exec/windows.h"
 #include "project/dag.h"
 #include "project/model.h"
+#include "state/state.h"
 #include "state/windows.h"
 #include "warehouse/wh.h"
 #include "windows/grid.h"
@@ -171,7 +172,7 @@ int cli_windows(struct cli_args *args)
 				  src->name)
 	     : src ? 0
 	     : !m  ? SL_E_NOTFOUND
-		: !s.wh || !dag_relation_exists(s.relations, s.nrelations, "_sluice.windows")
+		: !s.wh || !dag_relation_exists(s.relations, s.nrelations, STATE_WINDOWS_TABLE)
 		? 0
 		: state_windows_load(s.wh, s.arena, args->env ? args->env : "", &m->fqn, 1,
 					     &rows, &n, &err);

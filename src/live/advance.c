@@ -13,6 +13,7 @@
 #include "core/units.h"
 #include "project/inputs.h"
 #include "project/model.h"
+#include "state/live.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
 
@@ -24,7 +25,7 @@
  * advance and build writes to. */
 static bool is_state_table(const char *fqn)
 {
-	return strncmp(fqn, "_sluice.", 8) == 0;
+	return strncmp(fqn, STATE_SCHEMA ".", strlen(STATE_SCHEMA ".")) == 0;
 }
 
 /* What every refusal of live_advance_target points to. */
@@ -331,85 +332,24 @@ int live_advance_lock(struct wh *w, const char *fqn, struct sl_err *err)
 
 int live_next_seq(struct wh *w, int64_t *seq, struct sl_err *err)
 {
-	return wh_query_int_args(w, "SELECT nextval('_sluice.seq')", NULL, 0, seq, err);
+	return state_live_seq_next(w, seq, err);
 }
 
-/* The landing writer records an advance on every flush, so the statements
- * are kept prepared, one set per source (its name is in their text). */
 int live_advance_record(struct wh *w, const char *fqn, const struct live_advance *adv,
 			int64_t now_ms, struct sl_err *err)
 {
-	const struct wh_arg args[] = { WH_INT(adv->seq), WH_INT(adv->rows), WH_TS_MS(now_ms) };
-	struct buf sql = BUF_INIT, update = BUF_INIT;
-	int64_t updated = 0;
-	int rc;
-
-	buf_adds(&sql, "INSERT INTO _sluice.live_advances VALUES (");
-	buf_add_sql_str(&sql, fqn);
-	buf_adds(&sql, ", $1::BIGINT, $2::BIGINT, $3::TIMESTAMP)");
-	rc = wh_exec_args(w, sql.buf, args, 3, NULL, err);
-	buf_adds(&update, "UPDATE _sluice.live_sources SET watermark = $1::BIGINT, rows = rows + "
-			  "$2::BIGINT, advanced_at = $3::TIMESTAMP WHERE source = ");
-	buf_add_sql_str(&update, fqn);
-	if (!rc)
-		rc = wh_exec_args(w, update.buf, args, 3, &updated, err);
-	/* planned anew: the kept plan may date from before the row existed */
-	if (!rc && !updated) {
-		wh_forget_statement(w, update.buf);
-		rc = wh_exec_args(w, update.buf, args, 3, &updated, err);
-	}
-	/* the first advance of a source makes its row */
-	if (!rc && !updated) {
-		wh_forget_statement(w, update.buf);
-		buf_reset(&sql);
-		buf_adds(&sql, "INSERT INTO _sluice.live_sources (source, watermark, rows, "
-			       "advanced_at) VALUES (");
-		buf_add_sql_str(&sql, fqn);
-		buf_adds(&sql, ", $1::BIGINT, $2::BIGINT, $3::TIMESTAMP)");
-		rc = wh_exec_args(w, sql.buf, args, 3, NULL, err);
-		wh_forget_statement(w, sql.buf);
-	}
-	buf_release(&sql);
-	buf_release(&update);
-	return rc;
+	return state_live_advance_record(w, fqn, adv->seq, adv->rows, now_ms, err);
 }
 
 int live_cursor_set(struct wh *w, const char *fqn, const char *cursor, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	int64_t updated = 0;
-	int rc;
-
-	buf_adds(&sql, "UPDATE _sluice.live_sources SET cursor = ");
-	buf_add_sql_str(&sql, cursor);
-	buf_adds(&sql, " WHERE source = ");
-	buf_add_sql_str(&sql, fqn);
-	rc = wh_exec_count(w, sql.buf, &updated, err);
-	buf_release(&sql);
-	if (!rc && !updated)
-		rc = sl_err_set(err, SL_E_NOTFOUND,
-				"no advance recorded for '%s': its cursor has no row to go in", fqn);
-	return rc;
+	return state_live_cursor_set(w, fqn, cursor, err);
 }
 
 int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char **out,
 		    struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	struct wh_result *r;
-	int rc;
-
-	*out = NULL;
-	buf_adds(&sql, "SELECT cursor FROM _sluice.live_sources WHERE source = ");
-	buf_add_sql_str(&sql, fqn);
-	rc = wh_query(w, sql.buf, &r, err);
-	buf_release(&sql);
-	if (rc)
-		return rc;
-	if (wh_result_nrows(r) && wh_result_value(r, 0, 0))
-		*out = arena_strdup(a, wh_result_value(r, 0, 0));
-	wh_result_free(r);
-	return 0;
+	return state_live_cursor_get(w, a, fqn, out, err);
 }
 
 /* Stamps and records, in one transaction. */

@@ -1,18 +1,19 @@
 /*
- * Claims of live model groups in `_sluice.live_claims` (group, runner,
- * lease end in ms of the warehouse's clock) and the runners seen in
- * `_sluice.live_runners`. Every runner writes only its own rows, and
- * takes a group only in one statement that finds it free or lapsed, so
- * two runners never both take it.
+ * Which runner refreshes which group of live models on a shared warehouse:
+ * the groups (live models joined by their inputs), an even share of them
+ * per runner alive, taken when free or lapsed and let go of when over the
+ * share. The claims themselves are rows of src/state/claims.c, where two
+ * runners never both take a group.
  */
 #include "live/claims.h"
 
 #include "core/arena.h"
-#include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "project/inputs.h"
 #include "project/project.h"
+#include "state/claims.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -86,12 +87,10 @@ static int64_t lease_ms(const struct live_claims *c)
 
 struct live_claims *live_claims_new(const struct project *p, const char *runner)
 {
-	struct live_claims *c = calloc(1, sizeof(*c));
+	struct live_claims *c = xcalloc(1, sizeof(*c));
 	size_t *parent;
 	char host[256] = "";
 
-	if (!c)
-		abort();
 	c->p = p;
 	c->a = arena_new(NULL);
 	gethostname(host, sizeof(host) - 1);
@@ -148,83 +147,22 @@ bool live_claims_holds(const struct live_claims *c, const struct model *m)
 	return g != SIZE_MAX && c->held[g] && units_mono_ms() < c->held_until_mono_ms;
 }
 
-/* The warehouse's clock in ms, plus offset. */
-static void now_plus(struct wh *w, struct buf *sql, int64_t offset)
-{
-	buf_adds(sql, "(");
-	wh_sql_epoch_ms(w, sql, "now()");
-	buf_addf(sql, " + %lld)", (long long)offset);
-}
-
 /* The heartbeat of this runner, its leases renewed, and what it takes to
  * be every group's claim and the number of runners alive. */
 static int renew(struct live_claims *c, struct wh *w, struct wh_result **out, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	int64_t lease = lease_ms(c);
-	int rc;
-
-	buf_adds(&sql, "INSERT INTO _sluice.live_runners VALUES (");
-	buf_add_sql_str(&sql, c->runner);
-	buf_adds(&sql, ", ");
-	now_plus(w, &sql, lease);
-	buf_adds(&sql, ") ON CONFLICT (runner) DO UPDATE SET until_ms = excluded.until_ms;\n"
-		       "UPDATE _sluice.live_claims SET until_ms = ");
-	now_plus(w, &sql, lease);
-	buf_adds(&sql, " WHERE runner = ");
-	buf_add_sql_str(&sql, c->runner);
-	/* runners gone for long are forgotten */
-	buf_adds(&sql, ";\nDELETE FROM _sluice.live_runners WHERE until_ms < ");
-	now_plus(w, &sql, -100 * lease);
-	rc = wh_exec(w, sql.buf, err);
-	buf_reset(&sql);
-	buf_adds(&sql, "SELECT 'g', grp, runner, CAST(until_ms >= ");
-	now_plus(w, &sql, 0);
-	buf_adds(&sql, " AS INTEGER) FROM _sluice.live_claims UNION ALL SELECT 'r', NULL, "
-		       "runner, 1 FROM _sluice.live_runners WHERE until_ms >= ");
-	now_plus(w, &sql, 0);
-	if (!rc)
-		rc = wh_query(w, sql.buf, out, err);
-	buf_release(&sql);
-	return rc;
+	return state_claims_renew(w, c->runner, lease_ms(c), out, err);
 }
 
 /* Takes group g when it is free or lapsed: *got says whether it did. */
 static int take(struct live_claims *c, struct wh *w, size_t g, bool *got, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	int64_t changed = 0;
-	int rc;
-
-	buf_adds(&sql, "INSERT INTO _sluice.live_claims VALUES (");
-	buf_add_sql_str(&sql, c->groups[g]);
-	buf_adds(&sql, ", ");
-	buf_add_sql_str(&sql, c->runner);
-	buf_adds(&sql, ", ");
-	now_plus(w, &sql, lease_ms(c));
-	buf_adds(&sql, ") ON CONFLICT (grp) DO UPDATE SET runner = excluded.runner, until_ms = "
-		       "excluded.until_ms WHERE _sluice.live_claims.until_ms < ");
-	now_plus(w, &sql, 0);
-	rc = wh_exec_count(w, sql.buf, &changed, err);
-	buf_release(&sql);
-	*got = !rc && changed > 0;
-	return rc;
+	return state_claims_take(w, c->groups[g], c->runner, lease_ms(c), got, err);
 }
 
 static int let_go(struct live_claims *c, struct wh *w, size_t g, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	buf_adds(&sql, "DELETE FROM _sluice.live_claims WHERE runner = ");
-	buf_add_sql_str(&sql, c->runner);
-	if (g != SIZE_MAX) {
-		buf_adds(&sql, " AND grp = ");
-		buf_add_sql_str(&sql, c->groups[g]);
-	}
-	rc = wh_exec(w, sql.buf, err);
-	buf_release(&sql);
-	return rc;
+	return state_claims_drop(w, c->runner, g == SIZE_MAX ? NULL : c->groups[g], err);
 }
 
 /* What the claims rows say: held[g] for this runner's live claims, free[g]
@@ -306,14 +244,10 @@ int live_claims_keep(struct live_claims *c, struct wh *w, bool *gained, struct s
 
 int live_claims_release(struct live_claims *c, struct wh *w, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
 	int rc = let_go(c, w, SIZE_MAX, err);
 
-	buf_adds(&sql, "DELETE FROM _sluice.live_runners WHERE runner = ");
-	buf_add_sql_str(&sql, c->runner);
 	if (!rc)
-		rc = wh_exec(w, sql.buf, err);
-	buf_release(&sql);
+		rc = state_claims_runner_drop(w, c->runner, err);
 	for (size_t g = 0; g < c->ngroups; g++)
 		c->held[g] = false;
 	c->kept_mono_ms = 0;

@@ -9,7 +9,9 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "project/project.h"
+#include "state/live.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
 
@@ -41,22 +43,12 @@ struct live_ledger {
 	int64_t seen; /* highest advance sequence read from the table */
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
 static void clear(struct live_ledger *l);
 
 struct live_ledger *live_ledger_new(const struct project *p)
 {
-	struct live_ledger *l = calloc(1, sizeof(*l));
+	struct live_ledger *l = xcalloc(1, sizeof(*l));
 
-	if (!l)
-		abort();
 	l->p = p;
 	l->a = arena_new(NULL);
 	pthread_mutex_init(&l->mu, NULL);
@@ -120,11 +112,9 @@ static struct ledger_source *source(struct live_ledger *l, const char *name, boo
 		return NULL;
 	if (l->nsources == l->cap) {
 		l->cap = l->cap ? l->cap * 2 : 8;
-		l->sources = xrealloc(l->sources, l->cap * sizeof(*l->sources));
+		l->sources = xreallocarray(l->sources, l->cap, sizeof(*l->sources));
 	}
-	l->sources[l->nsources] = (struct ledger_source){ .name = strdup(name) };
-	if (!l->sources[l->nsources].name)
-		abort();
+	l->sources[l->nsources] = (struct ledger_source){ .name = xstrdup(name) };
 	return &l->sources[l->nsources++];
 }
 
@@ -143,7 +133,7 @@ static void add_arrival(struct ledger_source *s, int64_t seq, int64_t arrived_ms
 	}
 	if (s->narrivals == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
-		s->arrivals = xrealloc(s->arrivals, s->cap * sizeof(*s->arrivals));
+		s->arrivals = xreallocarray(s->arrivals, s->cap, sizeof(*s->arrivals));
 	}
 	memmove(&s->arrivals[at + 1], &s->arrivals[at], (s->narrivals - at) * sizeof(*s->arrivals));
 	s->arrivals[at] = (struct arrival){ seq, arrived_ms };
@@ -232,63 +222,25 @@ static void load_row(struct live_ledger *l, const struct wh_result *r, size_t i)
 	}
 }
 
-/* " WHERE model = fqn" when fqn, for a query of one model's rows. */
-static void of_model(struct buf *sql, const char *fqn)
-{
-	if (!fqn)
-		return;
-	buf_adds(sql, " WHERE model = ");
-	buf_add_sql_str(sql, fqn);
-}
-
-/* One query for every table; each row says which table it is from. With
- * fqn, only that model's rows. */
-static void load_sql(struct wh *w, struct buf *sql, const char *fqn)
-{
-	if (!fqn) {
-		buf_adds(sql, "SELECT 's', source, NULL, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-			      "_sluice.live_sources UNION ALL SELECT 'a', source, NULL, seq, ");
-		wh_sql_epoch_ms(w, sql, "arrived_at");
-		buf_adds(sql, ", 0, 0, 0, 0, 0, 0, 0 FROM _sluice.live_advances UNION ALL ");
-	}
-	buf_adds(sql, "SELECT 'c', model, input, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-		      "_sluice.live_consumed");
-	of_model(sql, fqn);
-	buf_adds(sql, " UNION ALL SELECT 'v', model, source, seq, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-		      "_sluice.live_covered");
-	of_model(sql, fqn);
-	buf_adds(sql, " UNION ALL SELECT 'z', model, CAST(events_per_s AS VARCHAR), published, "
-		      "covered, refresh_count, events, failures, coalesce(");
-	wh_sql_epoch_ms(w, sql, "last_refresh_at");
-	buf_adds(sql, ", 0), coalesce(");
-	wh_sql_epoch_ms(w, sql, "next_retry_at");
-	buf_adds(sql, ", 0), CAST(paused AS INTEGER), CAST(status = 'failing' AS INTEGER) FROM "
-		      "_sluice.live_state");
-	of_model(sql, fqn);
-	buf_adds(sql, " ORDER BY 1, 4");
-}
-
 int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
-	const char *kind = NULL;
+	bool present = false;
 	int rc;
 
 	/* a warehouse without live state has nothing to load. Asked first:
 	 * another process may make the state between a query that failed for
 	 * want of it and a look at the catalog after */
-	rc = wh_relation_kind(w, a, "_sluice", "live_state", &kind, err);
-	arena_free(a);
+	rc = state_live_present(w, &present, err);
 	pthread_mutex_lock(&l->mu);
 	clear(l);
-	if (!rc && kind) {
-		load_sql(w, &sql, NULL);
+	if (!rc && present) {
+		state_live_sql_load(w, &sql, NULL);
 		rc = wh_query(w, sql.buf, &r, err);
 		buf_release(&sql);
 	}
-	if (rc || !kind) {
+	if (rc || !present) {
 		l->loaded = rc == 0;
 		pthread_mutex_unlock(&l->mu);
 		return rc;
@@ -313,7 +265,7 @@ int live_ledger_reload_model(struct live_ledger *l, struct wh *w, const struct m
 
 	if (!lm)
 		return 0;
-	load_sql(w, &sql, m->fqn);
+	state_live_sql_load(w, &sql, m->fqn);
 	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);
 	if (rc)
@@ -344,29 +296,24 @@ int live_ledger_poll(struct live_ledger *l, struct wh *w, bool *moved, struct sl
 	*moved = false;
 	if (!l->loaded)
 		return 0;
-	buf_adds(&sql, "SELECT source, seq, ");
-	wh_sql_epoch_ms(w, &sql, "arrived_at");
 	pthread_mutex_lock(&l->mu);
 	seen = l->seen;
 	/* processes that share the warehouse commit advances of different
 	 * sources out of sequence order: each source is read from its own
 	 * watermark */
 	if (wh_shared(w)) {
-		buf_adds(&sql, " FROM _sluice.live_advances WHERE source NOT IN (''");
+		const char **names = xcalloc(l->nsources + 1, sizeof(*names));
+		int64_t *marks = xcalloc(l->nsources + 1, sizeof(*marks));
+
 		for (size_t i = 0; i < l->nsources; i++) {
-			buf_adds(&sql, ", ");
-			buf_add_sql_str(&sql, l->sources[i].name);
+			names[i] = l->sources[i].name;
+			marks[i] = l->sources[i].watermark;
 		}
-		buf_adds(&sql, ")");
-		for (size_t i = 0; i < l->nsources; i++) {
-			buf_adds(&sql, " OR (source = ");
-			buf_add_sql_str(&sql, l->sources[i].name);
-			buf_addf(&sql, " AND seq > %lld)", (long long)l->sources[i].watermark);
-		}
-		buf_adds(&sql, " ORDER BY seq");
+		state_live_sql_advances_per_source(w, &sql, names, marks, l->nsources);
+		free(names);
+		free(marks);
 	} else {
-		buf_addf(&sql, " FROM _sluice.live_advances WHERE seq > %lld ORDER BY seq",
-			 (long long)seen);
+		state_live_sql_advances_after(w, &sql, seen);
 	}
 	pthread_mutex_unlock(&l->mu);
 	rc = wh_query(w, sql.buf, &r, err);
@@ -505,69 +452,29 @@ int64_t live_ledger_lag_ms(struct live_ledger *l, const struct model *m, int64_t
 	return oldest && now_ms > oldest ? now_ms - oldest : 0;
 }
 
-static void where_model(struct buf *sql, const char *fqn)
-{
-	buf_adds(sql, " WHERE model = ");
-	buf_add_sql_str(sql, fqn);
-}
-
-/* UPDATE when the row exists, INSERT when it does not: an upsert costs
- * DuckDB several times more. */
-static void pair_row(struct buf *sql, const char *table, const char *key, const char *fqn,
-		     const char *name, const char *col, int64_t v, bool saved)
-{
-	if (saved) {
-		buf_addf(sql, "UPDATE _sluice.%s SET %s = %lld", table, col, (long long)v);
-		where_model(sql, fqn);
-		buf_addf(sql, " AND %s = ", key);
-		buf_add_sql_str(sql, name);
-	} else {
-		buf_addf(sql, "INSERT INTO _sluice.%s VALUES (", table);
-		buf_add_sql_str(sql, fqn);
-		buf_adds(sql, ", ");
-		buf_add_sql_str(sql, name);
-		buf_addf(sql, ", %lld)", (long long)v);
-	}
-	buf_adds(sql, ";\n");
-}
-
 void live_ledger_sql_model(struct live_ledger *l, const struct model *m, struct buf *sql)
 {
 	const struct ledger_model *lm = live_ledger_model(l, m);
-	char at[32] = "NULL";
+	struct state_live_row row;
 
 	if (!lm)
 		return;
 	for (size_t i = 0; i < lm->in.n; i++)
-		pair_row(sql, "live_consumed", "input", m->fqn, lm->in.items[i].name, "watermark",
-			 lm->consumed[i], lm->consumed_saved[i]);
+		state_live_sql_consumed(sql, m->fqn, lm->in.items[i].name, lm->consumed[i],
+					lm->consumed_saved[i]);
 	for (size_t k = 0; k < lm->in.nsources; k++)
-		pair_row(sql, "live_covered", "source", m->fqn, lm->in.sources[k], "seq",
-			 lm->covered_by[k], lm->covered_saved[k]);
-	if (lm->last_refresh_ms) {
-		at[0] = '\'';
-		units_format_ts(lm->last_refresh_ms, at + 1, sizeof(at) - 2);
-		strcat(at, "'");
-	}
-	if (lm->known) {
-		buf_addf(sql,
-			 "UPDATE _sluice.live_state SET published = %lld, covered = %lld, "
-			 "refresh_count = %lld, events = %lld, events_per_s = %.3f, "
-			 "last_refresh_at = %s",
-			 (long long)lm->published, (long long)lm->covered,
-			 (long long)lm->refresh_count, (long long)lm->events, lm->events_per_s, at);
-		if (!lm->failing)
-			buf_adds(sql, ", status = 'live', failures = 0, last_error = NULL, "
-				      "next_retry_at = NULL");
-		where_model(sql, m->fqn);
-	} else {
-		buf_adds(sql, "INSERT INTO _sluice.live_state VALUES (");
-		buf_add_sql_str(sql, m->fqn);
-		buf_addf(sql, ", %lld, %lld, %lld, %lld, %.3f, 'live', false, 0, NULL, %s, NULL)",
-			 (long long)lm->published, (long long)lm->covered,
-			 (long long)lm->refresh_count, (long long)lm->events, lm->events_per_s, at);
-	}
-	buf_adds(sql, ";\n");
+		state_live_sql_covered(sql, m->fqn, lm->in.sources[k], lm->covered_by[k],
+				       lm->covered_saved[k]);
+	row = (struct state_live_row){
+		.published = lm->published,
+		.covered = lm->covered,
+		.refresh_count = lm->refresh_count,
+		.events = lm->events,
+		.events_per_s = lm->events_per_s,
+		.last_refresh_ms = lm->last_refresh_ms,
+		.failing = lm->failing,
+	};
+	state_live_sql_state(sql, m->fqn, &row, lm->known);
 }
 
 void live_ledger_saved(struct live_ledger *l, const struct model *m)
@@ -646,9 +553,7 @@ int live_ledger_prune(struct live_ledger *l, struct wh *w, struct sl_err *err)
 			s->narrivals -= drop;
 		}
 		s->pruned = upto;
-		buf_adds(&sql, "DELETE FROM _sluice.live_advances WHERE source = ");
-		buf_add_sql_str(&sql, s->name);
-		buf_addf(&sql, " AND seq <= %lld;\n", (long long)upto);
+		state_live_sql_prune(&sql, s->name, upto);
 	}
 	pthread_mutex_unlock(&l->mu);
 	if (sql.len)

@@ -6,10 +6,13 @@
 #ifndef SL_LIVE_PROFILE_H
 #define SL_LIVE_PROFILE_H
 
+struct arena;
 struct model;
 struct sl_err;
 struct wh;
 
-int live_profile(struct wh *w, const struct model *m, struct sl_err *err);
+/* Profiles m; its scratch memory is a child of cycle, freed before it
+ * returns. */
+int live_profile(struct arena *cycle, struct wh *w, const struct model *m, struct sl_err *err);
 
 #endif

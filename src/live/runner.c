@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "exec/run.h"
 #include "live/advance.h"
 #include "live/alert.h"
@@ -21,6 +22,8 @@
 #include "live/windows.h"
 #include "project/inputs.h"
 #include "project/model.h"
+#include "state/live.h"
+#include "state/profiles.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
 
@@ -92,13 +95,11 @@ static void tell(struct live_runner *r, const char *event, const struct model *m
 
 struct live_runner *live_runner_new(struct project *p, FILE *out)
 {
-	struct live_runner *r = calloc(1, sizeof(*r));
+	struct live_runner *r = xcalloc(1, sizeof(*r));
 
-	if (!r)
-		abort();
 	r->p = p;
 	r->out = out;
-	r->rt = calloc(p->nmodels + 1, sizeof(*r->rt));
+	r->rt = xcalloc(p->nmodels + 1, sizeof(*r->rt));
 	r->cycle = arena_new(NULL);
 	r->catalog = arena_new(NULL);
 	r->catalog_stale = true;
@@ -106,8 +107,6 @@ struct live_runner *live_runner_new(struct project *p, FILE *out)
 	live_books_over(&r->books, p, r->ledger);
 	r->windows = live_windows_new(p);
 	r->last_checkpoint_ms = units_mono_ms();
-	if (!r->rt)
-		abort();
 	for (size_t i = 0; i < p->nmodels; i++)
 		r->rt[i].window_start_ms = units_mono_ms();
 	return r;
@@ -192,19 +191,10 @@ static int record_failure(struct live_runner *r, const struct run_item *item, in
 	struct ledger_model *lm = live_ledger_model(r->ledger, item->m);
 	int64_t retry_ms = units_now_ms() + backoff_ms(&r->p->cfg.live, failures);
 	struct buf sql = BUF_INIT;
-	char retry[32];
 	int rc;
 
-	units_format_ts(retry_ms, retry, sizeof(retry));
-	buf_adds(&sql, "INSERT INTO _sluice.live_state VALUES (");
-	buf_add_sql_str(&sql, item->m->fqn);
-	buf_addf(&sql, ", 0, 0, 0, 0, 0, 'failing', false, %d, ", failures);
-	buf_add_sql_str(&sql, item->message ? item->message : "failed");
-	buf_addf(&sql,
-		 ", NULL, '%s') ON CONFLICT (model) DO UPDATE SET status = 'failing', failures = "
-		 "excluded.failures, last_error = excluded.last_error, next_retry_at = "
-		 "excluded.next_retry_at",
-		 retry);
+	state_live_sql_failing(&sql, item->m->fqn, failures, item->message ? item->message : "failed",
+			       retry_ms);
 	rc = wh_exec(r->w, sql.buf, err);
 	buf_release(&sql);
 	if (!rc) {
@@ -237,17 +227,11 @@ static bool profile_due(struct live_runner *r, const struct model *m, struct mod
 	int64_t interval = r->p->cfg.live.profile_interval_ms;
 
 	if (!rt->last_profile_ms) {
-		struct buf sql = BUF_INIT;
 		int64_t last = 0;
 
-		buf_adds(&sql, "SELECT coalesce(");
-		wh_sql_epoch_ms(r->w, &sql, "max(profiled_at)");
-		buf_adds(&sql, ", 0) FROM _sluice.profiles WHERE model = ");
-		buf_add_sql_str(&sql, m->fqn);
-		if (wh_query_int(r->w, sql.buf, &last, NULL) == 0 && last &&
+		if (state_profile_last_ms(r->w, m->fqn, &last, NULL) == 0 && last &&
 		    units_now_ms() - last < interval)
 			rt->last_profile_ms = units_mono_ms() - (units_now_ms() - last);
-		buf_release(&sql);
 	}
 	return !rt->last_profile_ms || units_mono_ms() - rt->last_profile_ms >= interval;
 }
@@ -277,7 +261,7 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 		if (profile_due(r, m, rt)) {
 			struct sl_err err = SL_ERR_INIT;
 
-			if (live_profile(r->w, m, &err) && r->out)
+			if (live_profile(r->cycle, r->w, m, &err) && r->out)
 				fprintf(r->out, "profile of %s failed: %s\n", m->fqn, err.msg);
 			rt->last_profile_ms = units_mono_ms();
 		}
@@ -430,20 +414,7 @@ static int hold_ledger(struct live_runner *r, struct wh *w, bool *fresh, struct 
 
 void live_pause_sql(struct buf *sql, const char *model, bool pause)
 {
-	char now[32];
-
-	units_format_ts(units_now_ms(), now, sizeof(now));
-	/* resuming also skips what is left of a failure's backoff */
-	buf_adds(sql, "INSERT INTO _sluice.live_state VALUES (");
-	buf_add_sql_str(sql, model);
-	buf_addf(sql,
-		 ", 0, 0, 0, 0, 0, 'live', %s, 0, NULL, NULL, NULL) ON CONFLICT (model) DO UPDATE "
-		 "SET paused = excluded.paused%s;\n",
-		 pause ? "true" : "false", pause ? "" : ", next_retry_at = NULL");
-	buf_adds(sql, "INSERT INTO _sluice.run_log VALUES (NULL, ");
-	buf_add_sql_str(sql, model);
-	buf_addf(sql, ", '', 'live', '%s', '%s', '%s', 0, 0, NULL)", pause ? "paused" : "resumed",
-		 now, now);
+	state_live_sql_pause(sql, model, pause, units_now_ms());
 }
 
 int live_runner_pause(struct live_runner *r, struct wh *w, const struct model *m, bool pause,

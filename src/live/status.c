@@ -5,13 +5,15 @@
 #include "live/status.h"
 
 #include "core/arena.h"
-#include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "live/claims.h"
 #include "live/ledger.h"
 #include "project/inputs.h"
 #include "project/model.h"
+#include "state/claims.h"
+#include "state/live.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <stdlib.h>
@@ -29,41 +31,6 @@ static int64_t num(const struct wh_result *r, size_t row, size_t col)
 	return v ? strtoll(v, NULL, 10) : 0;
 }
 
-/* Every row of live_state, in one query (a status is polled). */
-static int state_rows(struct wh *w, struct wh_result **out, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	buf_adds(&sql, "SELECT status, CAST(paused AS INTEGER), refresh_count, events, "
-		       "events_per_s, CAST(date_trunc('second', last_refresh_at) AS VARCHAR), "
-		       "last_error, coalesce(");
-	wh_sql_epoch_ms(w, &sql, "next_retry_at");
-	buf_adds(&sql, ", 0), covered, model FROM _sluice.live_state");
-	rc = wh_query(w, sql.buf, out, err);
-	buf_release(&sql);
-	return rc;
-}
-
-/* Which runner refreshes each group of live models, where runners share
- * them (a lease that has not lapsed). A warehouse whose state predates
- * claims has none. */
-static int claim_rows(struct wh *w, struct arena *a, struct wh_result **out, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	const char *kind = NULL;
-	int rc = wh_relation_kind(w, a, "_sluice", "live_claims", &kind, err);
-
-	*out = NULL;
-	if (rc || !kind)
-		return rc;
-	buf_adds(&sql, "SELECT grp, runner FROM _sluice.live_claims WHERE until_ms >= ");
-	wh_sql_epoch_ms(w, &sql, "now()");
-	rc = wh_query(w, sql.buf, out, err);
-	buf_release(&sql);
-	return rc;
-}
-
 static const char *runner_of(const struct wh_result *claims, const char *group)
 {
 	for (size_t k = 0; claims && group && k < wh_result_nrows(claims); k++)
@@ -72,7 +39,8 @@ static const char *runner_of(const struct wh_result *claims, const char *group)
 	return NULL;
 }
 
-/* The model's row of live_state, into o; the state it names. */
+/* The model's row of live_state (state_live_rows), into o; the state it
+ * names. */
 static void model_row(const struct wh_result *r, const struct model *m, json_t *o,
 		      const char **state)
 {
@@ -117,20 +85,8 @@ static json_t *new_model(const struct model *m)
 static int sources(struct wh *w, json_t *arr, struct sl_err *err)
 {
 	struct wh_result *r;
-	bool cursors = false;
-	/* a warehouse opened read-only may still have the layout before cursors */
-	int rc = wh_has_column(w, "_sluice", "live_sources", "cursor", &cursors, err);
+	int rc = state_live_sources(w, &r, err);
 
-	if (!rc) {
-		struct buf sql = BUF_INIT;
-
-		buf_addf(&sql,
-			 "SELECT source, watermark, rows, CAST(date_trunc('second', advanced_at) AS "
-			 "VARCHAR), %s FROM _sluice.live_sources ORDER BY source",
-			 cursors ? "cursor" : "NULL");
-		rc = wh_query(w, sql.buf, &r, err);
-		buf_release(&sql);
-	}
 	for (size_t i = 0; !rc && i < wh_result_nrows(r); i++) {
 		json_t *o = json_object();
 
@@ -173,24 +129,24 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 	struct live_ledger *ledger = NULL;
 	struct wh_result *rows = NULL, *claims = NULL;
 	struct live_claims *groups = NULL;
-	const char *kind = NULL;
+	bool present = false;
 	int64_t now = units_now_ms();
 	int rc = 0;
 
 	/* the state tables, once there, stay: asked once per process */
-	if (w && wh_memo_has(w, "table:_sluice.live_state"))
-		kind = "table";
+	if (w && wh_memo_has(w, "table:" STATE_LIVE_TABLE))
+		present = true;
 	else if (w)
-		rc = wh_relation_kind(w, a, "_sluice", "live_state", &kind, err);
-	if (!rc && kind) {
-		wh_memo_add(w, "table:_sluice.live_state");
+		rc = state_live_present(w, &present, err);
+	if (!rc && present) {
+		wh_memo_add(w, "table:" STATE_LIVE_TABLE);
 		ledger = live_ledger_new(p);
 		rc = live_ledger_load(ledger, w, err);
 	}
 	if (!rc && ledger)
-		rc = state_rows(w, &rows, err);
+		rc = state_live_rows(w, &rows, err);
 	if (!rc && ledger)
-		rc = claim_rows(w, a, &claims, err);
+		rc = state_claims_current(w, a, &claims, err);
 	if (!rc && claims && wh_result_nrows(claims))
 		groups = live_claims_new(p, NULL);
 	for (size_t i = 0; !rc && i < p->nmodels; i++) {

@@ -8,6 +8,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "core/worker.h"
+#include "core/xalloc.h"
 #include "live/runner.h"
 #include "live/schedule.h"
 #include "project/model.h"
@@ -175,10 +176,8 @@ static void *run(void *arg)
 int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_thread **tp,
 		      struct sl_err *err)
 {
-	struct live_thread *t = calloc(1, sizeof(*t));
+	struct live_thread *t = xcalloc(1, sizeof(*t));
 
-	if (!t)
-		abort();
 	t->p = p;
 	t->w = w;
 	t->out = out;

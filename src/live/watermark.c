@@ -16,10 +16,12 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "exec/materialize.h"
 #include "exec/render.h"
 #include "project/inputs.h"
 #include "project/project.h"
+#include "state/live.h"
 #include "warehouse/wh.h"
 
 #include <stdlib.h>
@@ -32,41 +34,26 @@
 static int read_marks(struct wh *w, const struct model *m, const struct ledger_model *lm,
 		      bool shared, struct wh_result **out, struct sl_err *err)
 {
+	const char **sources = xcalloc(lm->in.n + 1, sizeof(*sources));
+	const char **models = xcalloc(lm->in.n + 1, sizeof(*models));
+	size_t nsources = 0, nmodels = 0;
 	struct buf sql = BUF_INIT;
-	bool any = false;
 	int rc;
 
 	*out = NULL;
-	for (int pass = 0; pass < 2; pass++) {
-		bool first = true;
+	for (size_t i = 0; i < lm->in.n; i++) {
+		const struct model_input *in = &lm->in.items[i];
 
-		for (size_t i = 0; i < lm->in.n; i++) {
-			const struct model_input *in = &lm->in.items[i];
-
-			if (pass != (in->kind == INPUT_MODEL) || (pass && !shared))
-				continue;
-			if (first && any)
-				buf_adds(&sql, " UNION ALL ");
-			buf_adds(&sql, !first ? ", "
-				 : pass	      ? "SELECT 'p', model, published FROM _sluice.live_state "
-						"WHERE model IN ("
-					      : "SELECT 's', source, watermark FROM _sluice.live_sources "
-						"WHERE source IN (");
-			buf_add_sql_str(&sql, in->name);
-			first = false;
-			any = true;
-		}
-		if (!first)
-			buf_adds(&sql, ")");
+		if (in->kind != INPUT_MODEL)
+			sources[nsources++] = in->name;
+		else if (shared)
+			models[nmodels++] = in->name;
 	}
-	if (shared) {
-		buf_adds(&sql, any ? " UNION ALL " : "");
-		buf_adds(&sql, "SELECT 'c', input, watermark FROM _sluice.live_consumed WHERE model = ");
-		buf_add_sql_str(&sql, m->fqn);
-		any = true;
-	}
-	rc = any ? wh_query(w, sql.buf, out, err) : 0;
+	state_live_sql_marks(&sql, sources, nsources, models, nmodels, shared ? m->fqn : NULL);
+	rc = sql.len ? wh_query(w, sql.buf, out, err) : 0;
 	buf_release(&sql);
+	free(sources);
+	free(models);
 	return rc;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/arena.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "exec/run.h"
 #include "live/ledger.h"
 #include "project/inputs.h"
@@ -41,14 +42,10 @@ struct live_windows *live_windows_new(const struct project *p)
 
 	if (!live_windows_any(p))
 		return NULL;
-	lw = calloc(1, sizeof(*lw));
-	if (!lw)
-		abort();
+	lw = xcalloc(1, sizeof(*lw));
 	lw->p = p;
-	lw->mark = calloc(p->nmodels + 1, sizeof(*lw->mark));
-	lw->due = calloc(p->nmodels + 1, sizeof(*lw->due));
-	if (!lw->mark || !lw->due)
-		abort();
+	lw->mark = xcalloc(p->nmodels + 1, sizeof(*lw->mark));
+	lw->due = xcalloc(p->nmodels + 1, sizeof(*lw->due));
 	/* the first pass builds what landed before */
 	for (size_t i = 0; i < p->nmodels; i++)
 		lw->mark[i] = -1;

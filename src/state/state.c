@@ -8,6 +8,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -228,14 +229,7 @@ int state_model_load(struct wh *w, struct arena *a, const char *env, const char 
 
 static char *dup_or_null(const char *v)
 {
-	char *d;
-
-	if (!v)
-		return NULL;
-	d = strdup(v);
-	if (!d)
-		abort();
-	return d;
+	return v ? xstrdup(v) : NULL;
 }
 
 static void free_row(struct state_model *row)
@@ -269,9 +263,7 @@ void state_cache_put(struct state_cache *c, const struct state_model *row)
 	}
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 16;
-		c->rows = realloc(c->rows, c->cap * sizeof(*c->rows));
-		if (!c->rows)
-			abort();
+		c->rows = xreallocarray(c->rows, c->cap, sizeof(*c->rows));
 	}
 	c->rows[c->n++] = copy;
 }

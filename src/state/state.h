@@ -18,6 +18,13 @@ struct wh;
 
 #define STATE_VERSION 10
 
+/* The schema of the state tables, and the names of those a caller may look
+ * for in a listing of the warehouse's relations (schema.table). */
+#define STATE_SCHEMA "_sluice"
+#define STATE_MODELS_TABLE STATE_SCHEMA ".models"
+#define STATE_LIVE_TABLE STATE_SCHEMA ".live_state"
+#define STATE_WINDOWS_TABLE STATE_SCHEMA ".windows"
+
 /* The lock (wh_lock) under which the processes that share a warehouse
  * change its catalog: the state schema, landing tables. */
 #define STATE_CATALOG_LOCK "catalog"

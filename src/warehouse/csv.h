@@ -2,8 +2,8 @@
  * Seed files, read by DuckDB's CSV reader on every warehouse with one set
  * of options: a header row, the delimiter, quoting, types and column names
  * DuckDB detects. The DuckDB warehouse reads a seed in SQL (csv_sql_read);
- * a warehouse that reads no CSV has it read here, in a DuckDB of its own in
- * memory (csv_open), and sends the rows on. Private to src/warehouse/.
+ * a warehouse that reads no CSV has it read in a DuckDB of its own in
+ * memory (csv_file.h), and sends the rows on. Private to src/warehouse/.
  */
 #ifndef SL_WAREHOUSE_CSV_H
 #define SL_WAREHOUSE_CSV_H
@@ -13,8 +13,6 @@
 struct arena;
 struct buf;
 struct sl_err;
-struct wh;
-struct wh_result;
 
 /* Appends the table function call that reads the seed file at path. */
 void csv_sql_read(struct buf *sql, const char *path);
@@ -28,23 +26,6 @@ int csv_check_readable(const char *path, struct sl_err *err);
  * reason from DuckDB's message, without the read_csv options it
  * suggests. Returns code. */
 int csv_error(const char *path, int code, struct sl_err *err);
-
-/* A seed file as DuckDB read it: its columns' names and DuckDB type names
- * (as information_schema.columns spells them: "BIGINT", "DECIMAL(18,3)",
- * "TIMESTAMP WITH TIME ZONE") in arena a, and its rows, each value as
- * DuckDB's text (NULL for a NULL). */
-struct csv_file {
-	size_t ncols, nrows;
-	const char **names, **types;
-	struct wh *duck;	/* the in-memory DuckDB that read it */
-	struct wh_result *rows; /* row by row, ncols values each */
-};
-
-/* Reads the file at path. Returns 0, or SL_E_IO for a file that cannot be
- * read, or the reader's error as csv_error words it. A file read must be
- * closed with csv_close. */
-int csv_open(struct arena *a, const char *path, struct csv_file *f, struct sl_err *err);
-void csv_close(struct csv_file *f);
 
 /* The name a column of a seed gets on a warehouse that folds unquoted
  * names to lower case: name in lower case when it is a plain identifier

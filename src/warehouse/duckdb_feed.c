@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/civil.h"
 #include "core/utf8.h"
+#include "core/xalloc.h"
 #include "warehouse/wh.h"
 
 #include <errno.h>
@@ -267,10 +268,8 @@ static void grow(struct duck_feed *f)
 	for (size_t i = 0; i < f->ncols; i++) {
 		struct feed_col *c = &f->cols[i];
 
-		c->data = realloc(c->data, cap * c->width);
-		c->nulls = realloc(c->nulls, cap * sizeof(bool));
-		if (!c->data || !c->nulls)
-			abort();
+		c->data = xreallocarray(c->data, cap, c->width);
+		c->nulls = xreallocarray(c->nulls, cap, sizeof(bool));
 	}
 	f->cap = cap;
 }
@@ -374,10 +373,8 @@ static void feed_bind(duckdb_bind_info info)
 
 static void feed_init(duckdb_init_info info)
 {
-	idx_t *at = calloc(1, sizeof(*at));
+	idx_t *at = xcalloc(1, sizeof(*at));
 
-	if (!at)
-		abort();
 	duckdb_init_set_init_data(info, at, free);
 	duckdb_init_set_max_threads(info, 1);
 }
@@ -462,19 +459,15 @@ static bool prepare_insert(struct duck_feed *f, const char *schema, const char *
 struct duck_feed *duck_feed_new(duckdb_connection conn, const char *schema, const char *name,
 				const duckdb_type *types, size_t ncols)
 {
-	struct duck_feed *f = calloc(1, sizeof(*f));
+	struct duck_feed *f = xcalloc(1, sizeof(*f));
 	duckdb_client_context ctx;
 
-	if (!f)
-		abort();
 	f->conn = conn;
 	duckdb_connection_get_client_context(conn, &ctx);
 	f->conn_id = duckdb_client_context_get_connection_id(ctx);
 	duckdb_destroy_client_context(&ctx);
-	f->cols = calloc(ncols + 1, sizeof(*f->cols));
+	f->cols = xcalloc(ncols + 1, sizeof(*f->cols));
 	f->strings = arena_new(NULL);
-	if (!f->cols)
-		abort();
 	f->ncols = ncols;
 	for (size_t i = 0; i < ncols; i++) {
 		f->cols[i].type = types[i];
@@ -482,9 +475,7 @@ struct duck_feed *duck_feed_new(duckdb_connection conn, const char *schema, cons
 	}
 	/* in the list before the INSERT is prepared: the prepare binds it */
 	pthread_mutex_lock(&all_lock);
-	f->key = malloc(strlen(schema) + strlen(name) + 32);
-	if (!f->key)
-		abort();
+	f->key = xmalloc(strlen(schema) + strlen(name) + 32);
 	sprintf(f->key, "%llu:%s.%s", ++serial, schema, name);
 	f->next_all = all_feeds;
 	all_feeds = f;

@@ -8,6 +8,7 @@
 
 #include "core/arena.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -65,11 +66,9 @@ static int open_postgres(const struct wh_place *at, enum wh_open_mode mode, stru
 /* The folders of a DuckDB file that is to be made. */
 static int make_folders(const char *file, const char *shown, struct sl_err *err)
 {
-	char *path = strdup(file);
+	char *path = xstrdup(file);
 	int rc = 0;
 
-	if (!path)
-		abort();
 	for (char *p = path + 1; *p && !rc; p++) {
 		if (*p != '/')
 			continue;

@@ -6,6 +6,7 @@
 #include "warehouse/sqlparse.h"
 
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "warehouse/duckdb_text.h"
 
 #include <duckdb.h>
@@ -21,12 +22,10 @@ struct sqlparse {
 
 int sqlparse_open(struct sqlparse **out, struct sl_err *err)
 {
-	struct sqlparse *p = calloc(1, sizeof(*p));
+	struct sqlparse *p = xcalloc(1, sizeof(*p));
 	duckdb_config config = NULL;
 	duckdb_state st;
 
-	if (!p)
-		abort();
 	/* one thread: each query is one call on one constant, and with worker
 	 * threads every execution wakes (and waits for) all of them */
 	if (duckdb_create_config(&config) != DuckDBSuccess) {
@@ -123,9 +122,7 @@ static char *first_text(duckdb_result *res)
 	if (duckdb_data_chunk_get_size(chunk) &&
 	    (!valid || duckdb_validity_row_is_valid(valid, 0))) {
 		s = duck_text_string(duckdb_vector_get_data(v), &len);
-		text = strndup(s, len);
-		if (!text)
-			abort();
+		text = xstrndup(s, len);
 	}
 	duckdb_destroy_data_chunk(&chunk);
 	return text;

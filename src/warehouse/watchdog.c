@@ -7,6 +7,7 @@
 #include "warehouse/watchdog.h"
 
 #include "core/err.h"
+#include "core/xalloc.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -42,11 +43,9 @@ static void *watch(void *arg)
 int wh_watchdog_start(int64_t timeout_ms, void (*fire)(void *ctx), void *ctx,
 		      struct wh_watchdog **out, struct sl_err *err)
 {
-	struct wh_watchdog *wd = calloc(1, sizeof(*wd));
+	struct wh_watchdog *wd = xcalloc(1, sizeof(*wd));
 	pthread_condattr_t attr;
 
-	if (!wd)
-		abort();
 	wd->fire = fire;
 	wd->ctx = ctx;
 	pthread_mutex_init(&wd->mu, NULL);

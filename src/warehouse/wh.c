@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -34,28 +35,12 @@ struct wh_result {
 	struct arena *text;
 };
 
-static char *xstrdup(const char *s)
-{
-	char *p;
-
-	if (!s)
-		return NULL;
-	p = strdup(s);
-	if (!p)
-		abort();
-	return p;
-}
-
 struct wh_result *wh_result_new(size_t ncols)
 {
-	struct wh_result *r = calloc(1, sizeof(*r));
+	struct wh_result *r = xcalloc(1, sizeof(*r));
 
-	if (!r)
-		abort();
 	r->ncols = ncols;
-	r->colnames = calloc(ncols ? ncols : 1, sizeof(char *));
-	if (!r->colnames)
-		abort();
+	r->colnames = xcalloc(ncols ? ncols : 1, sizeof(char *));
 	r->text = arena_new(NULL);
 	return r;
 }
@@ -63,7 +48,7 @@ struct wh_result *wh_result_new(size_t ncols)
 void wh_result_set_colname(struct wh_result *r, size_t col, const char *name)
 {
 	free(r->colnames[col]);
-	r->colnames[col] = xstrdup(name);
+	r->colnames[col] = name ? xstrdup(name) : NULL;
 }
 
 size_t wh_result_add_rows(struct wh_result *r, size_t n)
@@ -78,9 +63,7 @@ size_t wh_result_add_rows(struct wh_result *r, size_t n)
 
 		while (cap < r->nrows + n)
 			cap *= 2;
-		cells = realloc(r->cells, cap * width * sizeof(*cells));
-		if (!cells)
-			abort();
+		cells = xreallocarray(r->cells, cap * width, sizeof(*cells));
 		r->cells = cells;
 		r->cap = cap;
 	}
@@ -612,10 +595,8 @@ struct wh_memo {
 
 struct wh_memo *wh_memo_new(void)
 {
-	struct wh_memo *m = calloc(1, sizeof(*m));
+	struct wh_memo *m = xcalloc(1, sizeof(*m));
 
-	if (!m)
-		abort();
 	pthread_mutex_init(&m->mu, NULL);
 	m->refs = 1;
 	return m;
@@ -670,13 +651,9 @@ void wh_memo_add(struct wh *w, const char *fact)
 	pthread_mutex_lock(&m->mu);
 	if (m->n == m->cap) {
 		m->cap = m->cap ? m->cap * 2 : 8;
-		m->facts = realloc(m->facts, m->cap * sizeof(*m->facts));
-		if (!m->facts)
-			abort();
+		m->facts = xreallocarray(m->facts, m->cap, sizeof(*m->facts));
 	}
-	m->facts[m->n] = strdup(fact);
-	if (!m->facts[m->n])
-		abort();
+	m->facts[m->n] = xstrdup(fact);
 	m->n++;
 	pthread_mutex_unlock(&m->mu);
 }

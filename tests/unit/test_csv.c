@@ -13,6 +13,7 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "warehouse/csv.h"
+#include "warehouse/csv_file.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>

@@ -788,6 +788,27 @@ static void test_appender(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.t"), 2);
 }
 
+/* A transaction ended by a kept statement is ended for the connection too:
+ * rows an appender never flushed after it are dropped, not committed by
+ * the appender's close as if a transaction still held them. */
+static void test_exec_args_follows_the_transaction(void **state)
+{
+	struct fx *f = *state;
+	struct wh_appender *ap;
+	const char *day[] = { "2024-01-02" };
+
+	open_memory(f);
+	/* a DATE column: DuckDB's own appender, not the typed feed */
+	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.d (day DATE)");
+	assert_int_equal(wh_begin(f->w, &f->err), 0);
+	exec(f->w, "INSERT INTO s.d VALUES (DATE '2024-01-01')");
+	assert_int_equal(wh_exec_args(f->w, "COMMIT", NULL, 0, NULL, &f->err), 0);
+	assert_int_equal(wh_appender_open(f->w, "s", "d", &ap, &f->err), 0);
+	assert_int_equal(wh_appender_row(ap, day, 1, &f->err), 0);
+	wh_appender_close(ap);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM s.d"), 1);
+}
+
 /* Text the appender takes as typed values lands exactly as the warehouse's
  * own cast of it would, and text it leaves to that cast fails or lands the
  * same way too: the cast is the oracle, for each type held typed. */
@@ -1300,6 +1321,7 @@ int main(void)
 		T(test_exec_atomic),
 		T(test_memo),
 		T(test_appender),
+		T(test_exec_args_follows_the_transaction),
 		T(test_appender_typed_values),
 		T(test_appender_many_rows),
 		T(test_appender_follows_the_table),

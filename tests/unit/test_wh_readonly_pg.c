@@ -1,5 +1,5 @@
 /*
- * A reader's query on PostgreSQL (wh_query_readonly in postgres.c), on the
+ * A reader's query on PostgreSQL (wh_query_readonly in postgres_readonly.c), on the
  * suite's server (SLUICE_TEST_PG): a cursor in a READ ONLY transaction,
  * so that writes, several statements and data-modifying WITH are refused
  * and what would still write (nextval) fails; rows and bytes bounded, a
