@@ -9,7 +9,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/utf8.h"
-#include "ingest/replay.h"
+#include "ingest/seen.h"
 #include "ingest/webhook.h"
 #include "ingest/writer.h"
 #include "project/project.h"

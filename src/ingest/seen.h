@@ -30,8 +30,8 @@
  *
  * Every function may be called from any thread; one lock serializes them.
  */
-#ifndef SL_INGEST_REPLAY_H
-#define SL_INGEST_REPLAY_H
+#ifndef SL_INGEST_SEEN_H
+#define SL_INGEST_SEEN_H
 
 #include "ingest/webhook.h"
 

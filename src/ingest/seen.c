@@ -1,5 +1,5 @@
 /*
- * The replay memory (replay.h): a fixed array of entries, found through an
+ * The replay memory (seen.h): a fixed array of entries, found through an
  * open-addressing table (linear probing, at most half full, deletion by
  * backward shift so that no tombstones pile up), with the landed entries
  * also in a min-heap by timestamp so that the next one to forget is always
@@ -7,7 +7,7 @@
  * entry without raising the floor to its timestamp, nor forget an entry in
  * flight: either would let a copy of a request land twice.
  */
-#include "ingest/replay.h"
+#include "ingest/seen.h"
 
 #include "core/err.h"
 

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "core/err.h"
-#include "ingest/replay.h"
+#include "ingest/seen.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
