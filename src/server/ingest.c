@@ -40,7 +40,7 @@ struct server_ingest {
 	size_t n;
 	const char **hook_names;  /* for suggestions */
 	struct ingest_writer *writer;
-	struct replay *replay;    /* NULL: no signed source */
+	struct seen *seen;      /* NULL: no signed source */
 	atomic_bool closed;
 };
 
@@ -49,13 +49,13 @@ struct pending_call {
 	struct http_call *call;
 	struct arena *a;
 	struct ingest_batch batch;
-	struct replay *replay;    /* set while it holds a claim: settle it */
+	struct seen *seen;      /* set while it holds a claim: settle it */
 	uint32_t ticket;
 };
 
 /* Signed requests remembered at once: with the 300 s tolerance, a steady
  * 870 a second; about 20 MiB. */
-#define REPLAY_CAPACITY 262144
+#define SEEN_CAPACITY 262144
 
 int server_ingest_open(const struct project *p, struct server_ingest **out, struct sl_err *err)
 {
@@ -100,8 +100,8 @@ int server_ingest_open(const struct project *p, struct server_ingest **out, stru
 
 		if (!si->hooks[i].secret)
 			continue;
-		rc = replay_new(REPLAY_CAPACITY, WEBHOOK_TOLERANCE_S, (int64_t)time(NULL),
-				&si->replay, err);
+		rc = seen_new(SEEN_CAPACITY, WEBHOOK_TOLERANCE_S, (int64_t)time(NULL), &si->seen,
+			      err);
 		if (rc) {
 			server_ingest_free(si);
 			return rc;
@@ -132,7 +132,7 @@ void server_ingest_free(struct server_ingest *si)
 	}
 	free(si->hooks);
 	free(si->hook_names);
-	replay_free(si->replay);
+	seen_free(si->seen);
 	free(si);
 }
 
@@ -175,10 +175,10 @@ static void answered(void *ctx, const struct ingest_result *res)
 	struct pending_call *pc = ctx;
 
 	/* before the answer: a copy sent on hearing it must find it settled */
-	if (pc->replay && res->code)
-		replay_settle_failed(pc->replay, pc->ticket);
-	else if (pc->replay)
-		replay_settle_landed(pc->replay, pc->ticket, res->seq, res->rows);
+	if (pc->seen && res->code)
+		seen_settle_failed(pc->seen, pc->ticket);
+	else if (pc->seen)
+		seen_settle_landed(pc->seen, pc->ticket, res->seq, res->rows);
 	if (res->code) {
 		bool again = !res->bad_input && (res->code == SL_E_BUSY || res->code == SL_E_CONN);
 
@@ -241,36 +241,36 @@ static bool claimed(struct server_ingest *si, const struct hook *h, struct http_
 		    const struct webhook_signature *sig, int64_t now_s, struct pending_call *pc)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct replay_claim cl;
+	struct seen_claim cl;
 	json_t *o;
 
 	if (!h->secret)
 		return true;
-	if (replay_claim(si->replay, (uint32_t)(h - si->hooks), sig->mac, sig->ts, now_s, &cl,
-			 &err)) {
+	if (seen_claim(si->seen, (uint32_t)(h - si->hooks), sig->mac, sig->ts, now_s, &cl,
+		       &err)) {
 		http_call_add_header(c, "Retry-After", "1");
 		http_reply_error(c, 503, "busy", err.msg);
 		return false;
 	}
 	switch (cl.state) {
-	case REPLAY_FRESH:
-		pc->replay = si->replay;
+	case SEEN_FRESH:
+		pc->seen = si->seen;
 		pc->ticket = cl.ticket;
 		return true;
-	case REPLAY_IN_FLIGHT:
+	case SEEN_IN_FLIGHT:
 		http_call_add_header(c, "Retry-After", "1");
 		http_reply_error(c, 409, "in flight",
 				 "the same signed request is being landed; send it again for its "
 				 "answer");
 		return false;
-	case REPLAY_LANDED:
+	case SEEN_LANDED:
 		o = json_object();
 		json_object_set_new(o, "seq", json_integer(cl.seq));
 		json_object_set_new(o, "rows", json_integer(cl.rows));
 		json_object_set_new(o, "duplicate", json_true());
 		http_reply_json(c, 200, o);
 		return false;
-	case REPLAY_TOO_OLD:
+	case SEEN_TOO_OLD:
 		break;
 	}
 	http_reply_error(c, 401, "bad signature",
@@ -347,8 +347,8 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 		return;
 	}
 	if (ingest_submit(si->writer, &pc->batch, answered, pc, &err)) {
-		if (pc->replay)
-			replay_settle_failed(pc->replay, pc->ticket);
+		if (pc->seen)
+			seen_settle_failed(pc->seen, pc->ticket);
 		http_call_add_header(c, "Retry-After", "1");
 		http_reply_error(c, 503, err.code == SL_E_CONN ? "warehouse unreachable" : "busy",
 				 err.msg);
