@@ -15,6 +15,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "core/worker.h"
+#include "core/xalloc.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -42,20 +43,19 @@ struct table {
 
 /* A flush done, its answers waiting for the answerer. */
 struct answers {
+	struct ingest_writer *wr;
 	struct pending **items;
 	size_t n;
 	struct live_advance *advs;
 	const char **sources;
 	size_t nadv;
-	struct answers *next;
 };
 
 struct ingest_writer {
 	struct wh *w;
 	struct ingest_opts opts;
 	struct worker wk;
-	struct worker answerer;
-	struct answers *answers_head, *answers_tail; /* under answerer.mu */
+	struct worker_queue *answerer;
 	struct pending *head, *tail;
 	int64_t rows_waiting;
 	/* senders of the last flush, answered or already waiting again, and how
@@ -106,13 +106,9 @@ static struct table *table_of(struct ingest_writer *wr, const char *fqn, struct 
 		sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", fqn);
 		return NULL;
 	}
-	wr->tables = realloc(wr->tables, (wr->ntables + 1) * sizeof(*wr->tables));
-	if (!wr->tables)
-		abort();
+	wr->tables = xreallocarray(wr->tables, wr->ntables + 1, sizeof(*wr->tables));
 	t = &wr->tables[wr->ntables];
-	*t = (struct table){ .fqn = strdup(fqn), .a = arena_new(NULL) };
-	if (!t->fqn)
-		abort();
+	*t = (struct table){ .fqn = xstrdup(fqn), .a = arena_new(NULL) };
 	if (wh_table_columns(wr->w, t->a, schema, name, &t->cols, &t->ncols, err) || !t->ncols) {
 		if (!t->ncols)
 			sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", fqn);
@@ -228,12 +224,10 @@ static int append_batch(struct wh_appender *ap, const struct table *t, struct pe
 			const char *seq, const char *now, struct sl_err *err)
 {
 	const struct ingest_batch *b = p->b;
-	const char **values = calloc(t->ncols + 1, sizeof(char *));
-	int *from = calloc(t->ncols + 1, sizeof(int));
+	const char **values = xcalloc(t->ncols + 1, sizeof(char *));
+	int *from = xcalloc(t->ncols + 1, sizeof(int));
 	int rc;
 
-	if (!values || !from)
-		abort();
 	rc = map_columns(t, b, from, err);
 	for (size_t i = 0; !rc && i < b->nrows; i++) {
 		for (size_t j = 0; j < t->ncols; j++)
@@ -376,9 +370,7 @@ static int lock_sources(struct ingest_writer *wr, struct pending **items, size_t
 
 	if (!wh_shared(wr->w))
 		return 0;
-	names = malloc((n + 1) * sizeof(*names));
-	if (!names)
-		abort();
+	names = xreallocarray(NULL, n + 1, sizeof(*names));
 	for (size_t i = 0; i < n; i++)
 		if (lands(items[i]))
 			names[k++] = items[i]->b->source;
@@ -572,19 +564,28 @@ static void answer(struct ingest_writer *wr, struct pending **items, size_t n,
 	}
 }
 
+/* On the answerer's thread. */
+static void answer_run(void *arg)
+{
+	struct answers *a = arg;
+
+	answer(a->wr, a->items, a->n, a->advs, a->sources, a->nadv);
+	free(a->items);
+	free(a->advs);
+	free(a->sources);
+	free(a);
+}
+
 /* Hands a flush's answers to the answerer; copies what flush reuses. */
 static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 		   const struct live_advance *advs, const char **sources, size_t nadv)
 {
-	struct answers *a = calloc(1, sizeof(*a));
+	struct answers *a = xcalloc(1, sizeof(*a));
 
-	if (!a)
-		abort();
-	a->items = malloc(n * sizeof(*items));
-	a->advs = malloc((nadv ? nadv : 1) * sizeof(*advs));
-	a->sources = malloc((nadv ? nadv : 1) * sizeof(*sources));
-	if (!a->items || !a->advs || !a->sources)
-		abort();
+	a->wr = wr;
+	a->items = xreallocarray(NULL, n, sizeof(*items));
+	a->advs = xreallocarray(NULL, nadv ? nadv : 1, sizeof(*advs));
+	a->sources = xreallocarray(NULL, nadv ? nadv : 1, sizeof(*sources));
 	memcpy(a->items, items, n * sizeof(*items));
 	if (nadv) {
 		memcpy(a->advs, advs, nadv * sizeof(*advs));
@@ -592,46 +593,7 @@ static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 	}
 	a->n = n;
 	a->nadv = nadv;
-	pthread_mutex_lock(&wr->answerer.mu);
-	if (wr->answers_tail)
-		wr->answers_tail->next = a;
-	else
-		wr->answers_head = a;
-	wr->answers_tail = a;
-	pthread_cond_signal(&wr->answerer.cv);
-	pthread_mutex_unlock(&wr->answerer.mu);
-}
-
-static void *answer_run(void *arg)
-{
-	struct ingest_writer *wr = arg;
-
-	pthread_mutex_lock(&wr->answerer.mu);
-	for (;;) {
-		struct answers *a;
-
-		while (!wr->answers_head && !wr->answerer.stop)
-			pthread_cond_wait(&wr->answerer.cv, &wr->answerer.mu);
-		a = wr->answers_head;
-		if (!a)
-			break;
-		wr->answers_head = NULL;
-		wr->answers_tail = NULL;
-		pthread_mutex_unlock(&wr->answerer.mu);
-		while (a) {
-			struct answers *next = a->next;
-
-			answer(wr, a->items, a->n, a->advs, a->sources, a->nadv);
-			free(a->items);
-			free(a->advs);
-			free(a->sources);
-			free(a);
-			a = next;
-		}
-		pthread_mutex_lock(&wr->answerer.mu);
-	}
-	pthread_mutex_unlock(&wr->answerer.mu);
-	return NULL;
+	worker_queue_push(wr->answerer, answer_run, a);
 }
 
 /* The warehouse is in doubt: items (the rest of a flush) are kept
@@ -661,11 +623,9 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 
 	for (struct pending *p = list; p; p = p->next)
 		n++;
-	items = calloc(n, sizeof(*items));
-	advs = calloc(n, sizeof(*advs));
-	sources = calloc(n, sizeof(*sources));
-	if (!items || !advs || !sources)
-		abort();
+	items = xcalloc(n, sizeof(*items));
+	advs = xcalloc(n, sizeof(*advs));
+	sources = xcalloc(n, sizeof(*sources));
 	n = 0;
 	for (struct pending *p = list; p; p = p->next)
 		items[n++] = p;
@@ -784,7 +744,7 @@ static void *run(void *arg)
 				worker_wait_until(&wr->wk, units_mono_ms() + RECONNECT_POLL_MS);
 		}
 		while ((!wr->head || wr->suspect) && !wr->wk.stop)
-			pthread_cond_wait(&wr->wk.cv, &wr->wk.mu);
+			worker_wait(&wr->wk);
 		if (!wr->head || wr->suspect)
 			break;
 		if (wr->none_waited)
@@ -830,19 +790,16 @@ int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ing
 
 	if (rc)
 		return rc;
-	wr = calloc(1, sizeof(*wr));
-	if (!wr)
-		abort();
+	wr = xcalloc(1, sizeof(*wr));
 	wr->w = w;
 	wr->opts = *opts;
 	wr->last_prune_ms = units_mono_ms() - 3600 * 1000;
-	if (worker_start(&wr->answerer, answer_run, wr, "landing answers", err)) {
+	if (worker_queue_start(&wr->answerer, "landing answers", err)) {
 		free(wr);
 		return err ? err->code : SL_E_INTERNAL;
 	}
 	if (worker_start(&wr->wk, run, wr, "landing writer", err)) {
-		worker_stop(&wr->answerer);
-		worker_destroy(&wr->answerer);
+		worker_queue_stop(wr->answerer);
 		free(wr);
 		return err ? err->code : SL_E_INTERNAL;
 	}
@@ -875,9 +832,7 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 		pthread_mutex_unlock(&wr->wk.mu);
 		return sl_err_set(err, SL_E_BUSY, "%s", why);
 	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		abort();
+	p = xmalloc(sizeof(*p));
 	*p = (struct pending){ .b = b, .done = done, .ctx = ctx, .queued_us = units_mono_us() };
 	if (wr->tail)
 		wr->tail->next = p;
@@ -954,8 +909,7 @@ void ingest_writer_stop(struct ingest_writer *wr)
 	/* the writer lands what is queued, then the answerer answers it;
 	 * when the warehouse is in doubt, what is left stays unanswered */
 	worker_stop(&wr->wk);
-	worker_stop(&wr->answerer);
-	worker_destroy(&wr->answerer);
+	worker_queue_stop(wr->answerer);
 	drop(wr->held);
 	drop(wr->head);
 	for (size_t i = 0; i < wr->ntables; i++) {

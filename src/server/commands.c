@@ -8,9 +8,9 @@
 #include "server/commands.h"
 
 #include "core/err.h"
+#include "core/worker.h"
 #include "live/runner.h"
 #include "server/http.h"
-#include "server/offload.h"
 #include "server/server.h"
 
 #include <jansson.h>
@@ -154,7 +154,7 @@ static bool read_request(struct http_call *c, struct command_call *cc)
 }
 
 void server_command_answer(struct http_call *c, const char *name, const struct server_opts *opts,
-			   struct offload *queue, server_on_warehouse_fn on_warehouse, void *ctx)
+			   struct worker_queue *queue, server_on_warehouse_fn on_warehouse, void *ctx)
 {
 	struct command_call *cc;
 	size_t i;
@@ -177,5 +177,5 @@ void server_command_answer(struct http_call *c, const char *name, const struct s
 		command_free(cc);
 		return;
 	}
-	offload_push(queue, command_run, cc);
+	worker_queue_push(queue, command_run, cc);
 }

@@ -9,8 +9,8 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/worker.h"
 #include "server/http.h"
-#include "server/offload.h"
 #include "server/sqlout.h"
 #include "warehouse/wh.h"
 
@@ -22,7 +22,7 @@
 struct server_reader {
 	struct wh *w;    /* the first connection: the reader's is opened from it */
 	struct wh *conn; /* the reader thread's */
-	struct offload *queue;
+	struct worker_queue *queue;
 	atomic_int waiting;
 	atomic_bool stopping; /* what is still queued is not run */
 };
@@ -42,7 +42,7 @@ int server_reader_start(struct wh *w, struct server_reader **out, struct sl_err 
 	if (!r)
 		abort();
 	r->w = w;
-	rc = offload_start(&r->queue, err);
+	rc = worker_queue_start(&r->queue, "sql reader", err);
 	if (rc) {
 		free(r);
 		return rc;
@@ -54,7 +54,7 @@ int server_reader_start(struct wh *w, struct server_reader **out, struct sl_err 
 void server_reader_stop(struct server_reader *r)
 {
 	atomic_store(&r->stopping, true);
-	offload_stop(r->queue);
+	worker_queue_stop(r->queue);
 	if (r->conn)
 		wh_close(r->conn);
 	free(r);
@@ -199,5 +199,5 @@ void server_reader_answer(struct server_reader *r, struct http_call *c)
 		free(rc);
 		return;
 	}
-	offload_push(r->queue, read_run, rc);
+	worker_queue_push(r->queue, read_run, rc);
 }

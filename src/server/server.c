@@ -13,6 +13,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
+#include "core/worker.h"
 #include "ingest/pgcdc.h"
 #include "ingest/pgcdc_thread.h"
 #include "ingest/poll.h"
@@ -29,7 +30,6 @@
 #include "server/commands.h"
 #include "server/http.h"
 #include "server/ingest.h"
-#include "server/offload.h"
 #include "server/read.h"
 #include "server/statusdoc.h"
 #include "state/state.h"
@@ -67,7 +67,7 @@ struct server {
 	 * is not set): the server serves the others */
 	struct unavailable *unavailable;
 	size_t nunavailable;
-	struct offload *control;    /* control calls, off the HTTP thread */
+	struct worker_queue *control; /* control calls, off the HTTP thread */
 	struct server_reader *reader; /* POST /api/sql */
 	struct status_doc *status;  /* GET /api/live/status */
 	struct wh *status_conn;     /* the status thread's, opened at its first build */
@@ -674,7 +674,7 @@ static void control(struct server *s, struct http_call *c)
 	ct = control_new(s, c);
 	ct->m = m;
 	snprintf(ct->action, sizeof(ct->action), "%s", action);
-	offload_push(s->control, model_run, ct);
+	worker_queue_push(s->control, model_run, ct);
 }
 
 /* On the control thread: stamps rows written into a landing table by
@@ -726,7 +726,7 @@ static void advance(struct server *s, struct http_call *c)
 		free(ct);
 		return;
 	}
-	offload_push(s->control, advance_run, ct);
+	worker_queue_push(s->control, advance_run, ct);
 }
 
 /* On the control thread: stopping waits for the refresh in progress. */
@@ -758,7 +758,7 @@ static void start_stop(struct server *s, struct http_call *c)
 		return;
 	ct = control_new(s, c);
 	snprintf(ct->action, sizeof(ct->action), "%s", http_call_segment(c, 2));
-	offload_push(s->control, start_stop_run, ct);
+	worker_queue_push(s->control, start_stop_run, ct);
 }
 
 /* Server-sent events until the client goes away or the server stops. */
@@ -978,7 +978,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		rc = live_sources_ensure(w, p, err);
 	/* before anything that emits events: each one touches the status */
 	if (!rc)
-		rc = offload_start(&s.control, err);
+		rc = worker_queue_start(&s.control, "server control", err);
 	if (!rc)
 		rc = server_reader_start(w, &s.reader, err);
 	if (!rc)
@@ -1031,7 +1031,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		ingest_writer_stop(s.writer);
 	/* control calls still queued may start the runner: they go first */
 	if (s.control)
-		offload_stop(s.control);
+		worker_queue_stop(s.control);
 	stop_live(&s);
 	close_watchers(&s);
 	if (http)
