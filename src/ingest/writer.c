@@ -9,13 +9,14 @@
  */
 #include "ingest/writer.h"
 
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "core/worker.h"
 #include "core/xalloc.h"
+#include "state/deliveries.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -152,14 +153,13 @@ static int map_columns(const struct table *t, const struct ingest_batch *b, int 
 
 /* Which batches carry a delivery id that an earlier batch of this flush
  * carries and, with lookup, which carry one that already landed (their
- * answer is the first one's). One query per flush: per landing table, its
- * ids as one IN list. The query scans _sluice.deliveries (its primary key
- * serves no IN list), so it only runs when a flush met a landed id. */
+ * answer is the first one's). The lookup scans _sluice.deliveries, so it
+ * only runs when a flush met a landed id. */
 static int find_duplicates(struct ingest_writer *wr, struct pending **items, size_t n,
 			   bool lookup, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	struct wh_result *r;
+	struct state_delivery *d;
+	size_t nd = 0;
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {
@@ -173,49 +173,26 @@ static int find_duplicates(struct ingest_writer *wr, struct pending **items, siz
 			    strcmp(items[k]->b->source, b->source) == 0)
 				items[i]->first = items[k];
 	}
-	for (size_t i = 0; lookup && i < n; i++) {
-		const char *source = items[i]->b->source;
-		bool seen = false, any = false;
-
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = strcmp(items[k]->b->source, source) == 0;
-		for (size_t k = i; !seen && k < n; k++) {
-			const struct pending *p = items[k];
-
-			if (!p->b->delivery || p->first || strcmp(p->b->source, source) != 0)
-				continue;
-			if (!any) {
-				buf_adds(&sql, sql.len ? " OR (source = "
-						       : "SELECT source, id, seq, rows FROM "
-							 "_sluice.deliveries WHERE (source = ");
-				buf_add_sql_str(&sql, source);
-				buf_adds(&sql, " AND id IN (");
-			} else {
-				buf_adds(&sql, ", ");
-			}
-			buf_add_sql_str(&sql, p->b->delivery);
-			any = true;
-		}
-		if (any)
-			buf_adds(&sql, "))");
-	}
-	if (!sql.len)
+	if (!lookup)
 		return 0;
-	rc = wh_query(wr->w, sql.buf, &r, err);
-	buf_release(&sql);
-	for (size_t k = 0; !rc && k < wh_result_nrows(r); k++)
-		for (size_t i = 0; i < n; i++) {
+	d = xcalloc(n + 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++)
+		if (items[i]->b->delivery && !items[i]->first)
+			d[nd++] = (struct state_delivery){ .source = items[i]->b->source,
+							   .id = items[i]->b->delivery };
+	rc = state_deliveries_find(wr->w, d, nd, err);
+	for (size_t k = 0; !rc && k < nd; k++)
+		for (size_t i = 0; d[k].landed && i < n; i++) {
 			const struct ingest_batch *b = items[i]->b;
 
-			if (b->delivery && strcmp(b->source, wh_result_value(r, k, 0)) == 0 &&
-			    strcmp(b->delivery, wh_result_value(r, k, 1)) == 0) {
+			if (b->delivery && strcmp(b->source, d[k].source) == 0 &&
+			    strcmp(b->delivery, d[k].id) == 0) {
 				items[i]->res.duplicate = true;
-				items[i]->res.seq = strtoll(wh_result_value(r, k, 2), NULL, 10);
-				items[i]->res.rows = strtoll(wh_result_value(r, k, 3), NULL, 10);
+				items[i]->res.seq = d[k].seq;
+				items[i]->res.rows = d[k].rows;
 			}
 		}
-	if (!rc)
-		wh_result_free(r);
+	free(d);
 	return rc;
 }
 
@@ -252,41 +229,27 @@ static bool lands(const struct pending *p)
 	return !p->first && !p->res.duplicate && p->b->nrows;
 }
 
-/* The delivery ids this flush lands for source, through an appender (a
- * VALUES list costs a parse that grows with the flush). The primary key
- * refuses an id that landed before: the flush is then tried again with
- * the lookup (delivery_clash). */
+/* The delivery ids this flush lands for source. The primary key refuses
+ * an id that landed before: the flush is then tried again with the lookup
+ * (delivery_clash). */
 static int record_deliveries(struct ingest_writer *wr, struct pending **items, size_t n,
 			     const char *source, const char *now, struct sl_err *err)
 {
-	struct wh_appender *ap = NULL;
-	char seq[32], rows[32];
-	int rc = 0;
+	struct state_delivery *d = xcalloc(n + 1, sizeof(*d));
+	size_t nd = 0;
+	int rc;
 
-	for (size_t i = 0; !rc && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct pending *p = items[i];
-		const char *values[5];
 
-		if (!p->b->delivery || !lands(p) || strcmp(p->b->source, source) != 0)
-			continue;
-		if (!ap)
-			rc = wh_appender_open(wr->w, "_sluice", "deliveries", &ap, err);
-		snprintf(seq, sizeof(seq), "%lld", (long long)p->res.seq);
-		snprintf(rows, sizeof(rows), "%lld", (long long)p->res.rows);
-		values[0] = source;
-		values[1] = p->b->delivery;
-		values[2] = seq;
-		values[3] = rows;
-		values[4] = now;
-		if (!rc)
-			rc = wh_appender_row(ap, values, 5, err);
+		if (p->b->delivery && lands(p) && strcmp(p->b->source, source) == 0)
+			d[nd++] = (struct state_delivery){ .source = source,
+							   .id = p->b->delivery,
+							   .seq = p->res.seq,
+							   .rows = p->res.rows };
 	}
-	if (!rc && ap) {
-		rc = wh_appender_flush(ap, err);
-		wr->delivery_clash = rc != 0;
-	}
-	if (ap)
-		wh_appender_close(ap);
+	rc = state_deliveries_record(wr->w, d, nd, now, &wr->delivery_clash, err);
+	free(d);
 	return rc;
 }
 
@@ -668,15 +631,10 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 /* Deliveries are remembered for a day; once an hour the older ones go. */
 static void prune_deliveries(struct ingest_writer *wr)
 {
-	char sql[160], cutoff[32];
-
 	if (units_mono_ms() - wr->last_prune_ms < 3600 * 1000)
 		return;
 	wr->last_prune_ms = units_mono_ms();
-	units_format_ts(units_now_ms() - DELIVERY_KEEP_MS, cutoff, sizeof(cutoff));
-	snprintf(sql, sizeof(sql), "DELETE FROM _sluice.deliveries WHERE received_at < '%s'",
-		 cutoff);
-	wh_exec(wr->w, sql, NULL);
+	state_deliveries_prune(wr->w, units_now_ms() - DELIVERY_KEEP_MS, NULL);
 }
 
 /*
