@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 
 #include <microhttpd.h>
 #include <openssl/crypto.h>
@@ -143,12 +144,6 @@ struct http_server {
 	struct http_conn *conns;
 };
 
-static void die_nomem(void)
-{
-	fputs("sluice: out of memory\n", stderr);
-	abort();
-}
-
 /* ---- responses ---- */
 
 static struct MHD_Response *text_response(const char *type, const char *body, size_t len,
@@ -157,7 +152,7 @@ static struct MHD_Response *text_response(const char *type, const char *body, si
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
 
 	if (!r)
-		die_nomem();
+		xalloc_die();
 	if (type)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	return r;
@@ -263,10 +258,9 @@ static const char *find_pair(const char *p, size_t n, const char *name, bool any
 static struct http_call *call_new(struct http_server *s, struct MHD_Connection *conn,
 				  const char *target)
 {
-	struct http_call *c = calloc(1, sizeof(*c));
+	struct http_call *c = xcalloc(1, sizeof(*c));
 
-	if (!c || !(c->target = strdup(target)))
-		die_nomem();
+	c->target = xstrdup(target);
 	c->s = s;
 	c->conn = conn;
 	c->state = CALL_RECEIVING;
@@ -990,12 +984,10 @@ static int listen_open(const char *addr, int *fd_out, int *port_out, struct sl_e
 int http_server_start(const struct http_config *cfg, http_handler handler, void *ctx,
 		      struct http_server **out, struct sl_err *err)
 {
-	struct http_server *s = calloc(1, sizeof(*s));
+	struct http_server *s = xcalloc(1, sizeof(*s));
 	pthread_condattr_t attr;
 	int fd, rc;
 
-	if (!s)
-		die_nomem();
 	rc = listen_open(cfg->listen, &fd, &s->port, err);
 	if (rc) {
 		free(s);
@@ -1008,8 +1000,8 @@ int http_server_start(const struct http_config *cfg, http_handler handler, void 
 		s->has_token = true;
 		SHA256((const unsigned char *)cfg->token, strlen(cfg->token), s->token_digest);
 	}
-	if (cfg->auth_segment && !(s->auth_segment = strdup(cfg->auth_segment)))
-		die_nomem();
+	if (cfg->auth_segment)
+		s->auth_segment = xstrdup(cfg->auth_segment);
 	s->header_timeout_ms = cfg->header_timeout_ms > 0 ? cfg->header_timeout_ms
 							   : HTTP_HEADER_TIMEOUT_MS;
 	s->idle_timeout_ms = cfg->idle_timeout_ms > 0 ? cfg->idle_timeout_ms
@@ -1174,7 +1166,7 @@ struct http_stream *http_stream_open(struct http_call *c, int64_t heartbeat_ms)
 		MHD_SIZE_UNKNOWN, HTTP_STREAM_BLOCK, stream_read, st, NULL);
 
 	if (!r)
-		die_nomem();
+		xalloc_die();
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	add_reply_headers(c, r);

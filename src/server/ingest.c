@@ -9,6 +9,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/utf8.h"
+#include "core/xalloc.h"
 #include "ingest/seen.h"
 #include "ingest/webhook.h"
 #include "ingest/writer.h"
@@ -59,15 +60,11 @@ struct pending_call {
 
 int server_ingest_open(const struct project *p, struct server_ingest **out, struct sl_err *err)
 {
-	struct server_ingest *si = calloc(1, sizeof(*si));
+	struct server_ingest *si = xcalloc(1, sizeof(*si));
 	const struct project_cfg *cfg = &p->cfg;
 
-	if (!si)
-		abort();
-	si->hooks = calloc(cfg->nsources + 1, sizeof(*si->hooks));
-	si->hook_names = calloc(cfg->nsources + 1, sizeof(char *));
-	if (!si->hooks || !si->hook_names)
-		abort();
+	si->hooks = xcalloc(cfg->nsources + 1, sizeof(*si->hooks));
+	si->hook_names = xcalloc(cfg->nsources + 1, sizeof(char *));
 	for (size_t i = 0; i < cfg->nsources; i++) {
 		const struct source_cfg *src = &cfg->sources[i];
 		struct hook *h = &si->hooks[si->n];
@@ -87,9 +84,7 @@ int server_ingest_open(const struct project *p, struct server_ingest **out, stru
 				     src->name, src->secret_env, src->secret_env) < 0)
 				abort();
 		}
-		h->names = calloc(src->ncolumns + 2, sizeof(char *));
-		if (!h->names)
-			abort();
+		h->names = xcalloc(src->ncolumns + 2, sizeof(char *));
 		for (size_t c = 0; c < src->ncolumns; c++)
 			h->names[c] = src->columns[c].name;
 		h->names[src->ncolumns] = "payload";
@@ -313,9 +308,7 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 		http_reply_error(c, 503, "stopping", "the server is stopping");
 		return;
 	}
-	pc = calloc(1, sizeof(*pc));
-	if (!pc)
-		abort();
+	pc = xcalloc(1, sizeof(*pc));
 	pc->call = c;
 	pc->a = arena_new(NULL);
 	if (webhook_parse(pc->a, h->src, body, len,

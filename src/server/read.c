@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/worker.h"
+#include "core/xalloc.h"
 #include "server/http.h"
 #include "server/sqlout.h"
 #include "warehouse/wh.h"
@@ -36,11 +37,9 @@ struct read_call {
 
 int server_reader_start(struct wh *w, struct server_reader **out, struct sl_err *err)
 {
-	struct server_reader *r = calloc(1, sizeof(*r));
+	struct server_reader *r = xcalloc(1, sizeof(*r));
 	int rc;
 
-	if (!r)
-		abort();
 	r->w = w;
 	rc = worker_queue_start(&r->queue, "sql reader", err);
 	if (rc) {
@@ -182,10 +181,8 @@ static bool read_body(struct http_call *c)
 
 void server_reader_answer(struct server_reader *r, struct http_call *c)
 {
-	struct read_call *rc = calloc(1, sizeof(*rc));
+	struct read_call *rc = xcalloc(1, sizeof(*rc));
 
-	if (!rc)
-		abort();
 	rc->r = r;
 	rc->c = c;
 	if (!read_body(c) || !read_params(c, rc)) {

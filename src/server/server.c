@@ -14,6 +14,7 @@
 #include "core/suggest.h"
 #include "core/units.h"
 #include "core/worker.h"
+#include "core/xalloc.h"
 #include "ingest/pgcdc.h"
 #include "ingest/pgcdc_thread.h"
 #include "ingest/poll.h"
@@ -271,10 +272,8 @@ static int left_out(struct server *s, const struct source_cfg *src, int rc, stru
 static void log_unserved_webhooks(struct server *s)
 {
 	size_t n = s->p->cfg.nsources, k;
-	const char **names = calloc(n + 1, sizeof(char *)), **whys = calloc(n + 1, sizeof(char *));
+	const char **names = xcalloc(n + 1, sizeof(char *)), **whys = xcalloc(n + 1, sizeof(char *));
 
-	if (!names || !whys)
-		abort();
 	k = server_ingest_unavailable(s->ingest, names, whys, n);
 	for (size_t i = 0; i < k; i++)
 		fprintf(s->opts->log, "sluice serve: source '%s' is not served: %s\n", names[i],
@@ -288,11 +287,9 @@ static int start_source_threads(struct server *s, struct sl_err *err)
 	const struct project_cfg *cfg = &s->p->cfg;
 	int rc = 0;
 
-	s->pollers = calloc(cfg->nsources + 1, sizeof(*s->pollers));
-	s->consumers = calloc(cfg->nsources + 1, sizeof(*s->consumers));
-	s->unavailable = calloc(cfg->nsources + 1, sizeof(*s->unavailable));
-	if (!s->pollers || !s->consumers || !s->unavailable)
-		abort();
+	s->pollers = xcalloc(cfg->nsources + 1, sizeof(*s->pollers));
+	s->consumers = xcalloc(cfg->nsources + 1, sizeof(*s->consumers));
+	s->unavailable = xcalloc(cfg->nsources + 1, sizeof(*s->unavailable));
 	for (size_t i = 0; !rc && i < cfg->nsources; i++) {
 		const struct source_cfg *src = &cfg->sources[i];
 		bool poll = src->kind && strcmp(src->kind, "poll") == 0;
@@ -344,13 +341,11 @@ static void free_source_threads(struct server *s)
 static json_t *unavailable_sources(struct server *s)
 {
 	const struct project_cfg *cfg = &s->p->cfg;
-	const char **names = calloc(cfg->nsources + 1, sizeof(char *));
-	const char **whys = calloc(cfg->nsources + 1, sizeof(char *));
+	const char **names = xcalloc(cfg->nsources + 1, sizeof(char *));
+	const char **whys = xcalloc(cfg->nsources + 1, sizeof(char *));
 	json_t *a = json_array();
 	size_t n;
 
-	if (!names || !whys)
-		abort();
 	n = server_ingest_unavailable(s->ingest, names, whys, cfg->nsources);
 	for (size_t i = 0; i < s->nunavailable; i++) {
 		names[n] = s->unavailable[i].source;
@@ -584,9 +579,7 @@ static const struct model *live_model(struct server *s, struct http_call *c, con
 		http_reply_error(c, 400, "ambiguous model", err.msg);
 		return NULL;
 	}
-	names = calloc(s->p->nmodels + 1, sizeof(char *));
-	if (!names)
-		abort();
+	names = xcalloc(s->p->nmodels + 1, sizeof(char *));
 	for (size_t i = 0; i < s->p->nmodels; i++)
 		if (inputs_refreshes(s->p->models[i]))
 			names[n++] = s->p->models[i]->fqn;
@@ -610,10 +603,8 @@ struct control {
 
 static struct control *control_new(struct server *s, struct http_call *c)
 {
-	struct control *ct = calloc(1, sizeof(*ct));
+	struct control *ct = xcalloc(1, sizeof(*ct));
 
-	if (!ct)
-		abort();
 	ct->s = s;
 	ct->c = c;
 	return ct;
@@ -764,10 +755,8 @@ static void start_stop(struct server *s, struct http_call *c)
 /* Server-sent events until the client goes away or the server stops. */
 static void events(struct server *s, struct http_call *c)
 {
-	struct watcher *w = calloc(1, sizeof(*w));
+	struct watcher *w = xcalloc(1, sizeof(*w));
 
-	if (!w)
-		abort();
 	w->stream = http_stream_open(c, 15000);
 	pthread_mutex_lock(&s->watch_mu);
 	w->next = s->watchers;
