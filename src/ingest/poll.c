@@ -29,6 +29,7 @@
 #include <time.h>
 
 struct poller {
+	struct arena *a; /* the poller itself; each poll's page is a child */
 	const struct source_cfg *src;
 	char fqn[256];
 	const char **names; /* typed columns, then payload */
@@ -66,9 +67,10 @@ int64_t poll_backoff_ms(int64_t interval_ms, int failures)
 	return d < cap ? d : cap;
 }
 
-int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err *err)
+int poller_new(struct arena *parent, const struct source_cfg *src, struct poller **out,
+	       struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	struct source_cfg probe = *src;
 	struct poll_page page;
 	struct poller *p;
@@ -77,13 +79,16 @@ int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err 
 	/* the column types are checked once here, not first at a poll */
 	probe.json_path = NULL;
 	rc = poll_page_parse(a, &probe, "[]", 2, &page, err);
-	arena_free(a);
-	if (rc)
+	arena_reset(a);
+	if (rc) {
+		arena_free(a);
 		return rc;
-	p = xcalloc(1, sizeof(*p));
+	}
+	p = arena_alloc(a, sizeof(*p));
+	p->a = a;
 	p->src = src;
 	inputs_source_name(src->name, p->fqn, sizeof(p->fqn));
-	p->names = xcalloc(src->ncolumns + 1, sizeof(char *));
+	p->names = arena_alloc(a, (src->ncolumns + 1) * sizeof(char *));
 	for (size_t c = 0; c < src->ncolumns; c++)
 		p->names[c] = src->columns[c].name;
 	p->names[src->ncolumns] = "payload";
@@ -107,8 +112,7 @@ void poller_free(struct poller *p)
 	worker_destroy(&p->wk);
 	free(p->last_error);
 	free(p->cursor);
-	free(p->names);
-	free(p);
+	arena_free(p->a);
 }
 
 static char *dup_or_null(const char *s)
@@ -171,7 +175,7 @@ static int land(struct poller *p, struct ingest_writer *wr, const struct poll_pa
 int poller_poll(struct poller *p, struct wh *r, struct ingest_writer *wr,
 		struct poll_result *res, struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(p->a);
 	struct sl_err inner = SL_ERR_INIT, local = SL_ERR_INIT;
 	struct poll_result mine;
 	struct buf body = BUF_INIT;

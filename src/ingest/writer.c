@@ -36,8 +36,8 @@ struct pending {
 
 /* A landing table's columns, read once. */
 struct table {
-	char *fqn;
-	struct arena *a;
+	const char *fqn;
+	struct arena *a; /* a child of the writer's */
 	struct wh_column *cols;
 	size_t ncols;
 };
@@ -53,6 +53,7 @@ struct answers {
 };
 
 struct ingest_writer {
+	struct arena *a; /* the landing tables' arenas hang under it */
 	struct wh *w;
 	struct ingest_opts opts;
 	struct worker wk;
@@ -109,12 +110,12 @@ static struct table *table_of(struct ingest_writer *wr, const char *fqn, struct 
 	}
 	wr->tables = xreallocarray(wr->tables, wr->ntables + 1, sizeof(*wr->tables));
 	t = &wr->tables[wr->ntables];
-	*t = (struct table){ .fqn = xstrdup(fqn), .a = arena_new(NULL) };
+	*t = (struct table){ .a = arena_new(wr->a) };
+	t->fqn = arena_strdup(t->a, fqn);
 	if (wh_table_columns(wr->w, t->a, schema, name, &t->cols, &t->ncols, err) || !t->ncols) {
 		if (!t->ncols)
 			sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", fqn);
 		arena_free(t->a);
-		free(t->fqn);
 		return NULL;
 	}
 	wr->ntables++;
@@ -749,15 +750,18 @@ int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ing
 	if (rc)
 		return rc;
 	wr = xcalloc(1, sizeof(*wr));
+	wr->a = arena_new(opts->arena);
 	wr->w = w;
 	wr->opts = *opts;
 	wr->last_prune_ms = units_mono_ms() - 3600 * 1000;
 	if (worker_queue_start(&wr->answerer, "landing answers", err)) {
+		arena_free(wr->a);
 		free(wr);
 		return err ? err->code : SL_E_INTERNAL;
 	}
 	if (worker_start(&wr->wk, run, wr, "landing writer", err)) {
 		worker_queue_stop(wr->answerer);
+		arena_free(wr->a);
 		free(wr);
 		return err ? err->code : SL_E_INTERNAL;
 	}
@@ -870,11 +874,8 @@ void ingest_writer_stop(struct ingest_writer *wr)
 	worker_queue_stop(wr->answerer);
 	drop(wr->held);
 	drop(wr->head);
-	for (size_t i = 0; i < wr->ntables; i++) {
-		arena_free(wr->tables[i].a);
-		free(wr->tables[i].fqn);
-	}
 	free(wr->tables);
+	arena_free(wr->a);
 	wh_close(wr->w);
 	worker_destroy(&wr->wk);
 	free(wr);

@@ -340,7 +340,7 @@ static int no_match(const char *term, const char *near, struct sl_err *err)
 /* The miss of a selector term, with the nearest word it could have meant. */
 static int no_match_near(const struct project *p, const char *term, struct sl_err *err)
 {
-	struct arena *scratch = arena_new(NULL);
+	struct arena *scratch = arena_new(p->arena);
 	int rc = no_match(term, suggest_nearest(term, selector_words(p, scratch, term)), err);
 
 	arena_free(scratch);
@@ -381,7 +381,7 @@ static struct model *named(const struct project *p, const char *name, bool term,
 		no_match_near(p, name, err);
 		return NULL;
 	}
-	scratch = arena_new(NULL);
+	scratch = arena_new(p->arena);
 	near = suggest_nearest(name, selector_words(p, scratch, name));
 	if (near)
 		sl_err_set(err, SL_E_NOTFOUND, "no model '%s'\n  hint: did you mean '%s'?", name, near);

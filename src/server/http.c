@@ -8,6 +8,7 @@
  */
 #include "server/http.h"
 
+#include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
@@ -99,6 +100,7 @@ struct http_stream {
  */
 struct http_call {
 	struct http_server *s;
+	struct arena *a; /* the owner's: a child of the server's, freed with the call */
 	struct MHD_Connection *conn;
 	struct http_call *prev, *next; /* s->calls */
 	enum call_state state;
@@ -124,6 +126,9 @@ struct http_call {
 };
 
 struct http_server {
+	/* the parent of every call's arena. A root: the server outlives
+	 * whoever started it until its last call is answered */
+	struct arena *a;
 	struct MHD_Daemon *daemon;
 	int port;
 	http_handler handler;
@@ -261,6 +266,7 @@ static struct http_call *call_new(struct http_server *s, struct MHD_Connection *
 	struct http_call *c = xcalloc(1, sizeof(*c));
 
 	c->target = xstrdup(target);
+	c->a = arena_new(s->a);
 	c->s = s;
 	c->conn = conn;
 	c->state = CALL_RECEIVING;
@@ -303,6 +309,7 @@ static void call_free(struct http_call *c)
 	buf_release(&c->body);
 	buf_release(&c->stream.backlog);
 	free(c->target);
+	arena_free(c->a);
 	free(c);
 }
 
@@ -312,6 +319,7 @@ static void server_free(struct http_server *s)
 	pthread_cond_destroy(&s->idle);
 	pthread_mutex_destroy(&s->mu);
 	free(s->auth_segment);
+	arena_free(s->a);
 	free(s);
 }
 
@@ -993,6 +1001,7 @@ int http_server_start(const struct http_config *cfg, http_handler handler, void 
 		free(s);
 		return rc;
 	}
+	s->a = arena_new(NULL);
 	s->handler = handler;
 	s->ctx = ctx;
 	s->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
@@ -1113,6 +1122,11 @@ const char *http_call_header(const struct http_call *c, const char *name)
 const char *http_call_query(const struct http_call *c, const char *name)
 {
 	return find_pair(c->req.buf + c->query_at, c->nquery, name, false);
+}
+
+struct arena *http_call_arena(struct http_call *c)
+{
+	return c->a;
 }
 
 const char *http_call_body(const struct http_call *c, size_t *len)

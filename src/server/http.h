@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct arena;
 struct sl_err;
 struct http_server;
 struct http_call;
@@ -111,6 +112,10 @@ const char *http_call_header(const struct http_call *c, const char *name);
 /* The first query parameter called name, percent-decoded; "" for a bare
  * "?name", NULL when absent. */
 const char *http_call_query(const struct http_call *c, const char *name);
+/* Memory for the call's owner, a child of the server's arena: it goes
+ * with the call, so nothing in it may be used once the call is answered
+ * (the last thing its owner does with it). */
+struct arena *http_call_arena(struct http_call *c);
 /* The body (NUL-terminated too, "" when there is none); len may be NULL. */
 const char *http_call_body(const struct http_call *c, size_t *len);
 

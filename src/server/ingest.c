@@ -45,10 +45,10 @@ struct server_ingest {
 	atomic_bool closed;
 };
 
-/* One queued request: its rows live in a until it is answered. */
+/* One queued request, in the call's arena with its rows: both go with the
+ * call once it is answered. */
 struct pending_call {
 	struct http_call *call;
-	struct arena *a;
 	struct ingest_batch batch;
 	struct seen *seen;      /* set while it holds a claim: settle it */
 	uint32_t ticket;
@@ -159,12 +159,6 @@ static const struct hook *find(struct server_ingest *si, struct http_call *c, co
 	return NULL;
 }
 
-static void pending_free(struct pending_call *pc)
-{
-	arena_free(pc->a);
-	free(pc);
-}
-
 static void answered(void *ctx, const struct ingest_result *res)
 {
 	struct pending_call *pc = ctx;
@@ -192,7 +186,6 @@ static void answered(void *ctx, const struct ingest_result *res)
 			json_object_set_new(o, "duplicate", json_true());
 		http_reply_json(pc->call, res->duplicate ? 200 : 202, o);
 	}
-	pending_free(pc);
 }
 
 /* now_s: when the signature was checked, which the replay memory's
@@ -283,6 +276,7 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 	struct webhook_rows rows;
 	struct pending_call *pc;
 	const struct hook *h;
+	struct arena *a;
 	size_t len;
 
 	if (strcmp(http_call_method(c), "POST") != 0) {
@@ -308,21 +302,19 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 		http_reply_error(c, 503, "stopping", "the server is stopping");
 		return;
 	}
-	pc = xcalloc(1, sizeof(*pc));
+	a = http_call_arena(c);
+	pc = arena_alloc(a, sizeof(*pc));
 	pc->call = c;
-	pc->a = arena_new(NULL);
-	if (webhook_parse(pc->a, h->src, body, len,
+	if (webhook_parse(a, h->src, body, len,
 			  type && strncasecmp(type, "application/x-ndjson", 20) == 0, &rows, &err)) {
 		http_reply_error(c, err.code == SL_E_CONFIG ? 500 : 400,
 				 err.code == SL_E_CONFIG ? "bad source" : "bad request", err.msg);
-		pending_free(pc);
 		return;
 	}
 	/* nothing to land takes no sequence and no commit: the same answer
 	 * for an empty body, blank lines and [] */
 	if (!rows.nrows) {
 		http_reply_json(c, 200, json_pack("{s:i}", "rows", 0));
-		pending_free(pc);
 		return;
 	}
 	pc->batch = (struct ingest_batch){
@@ -334,17 +326,14 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 		.delivery = http_call_header(c, "X-Sluice-Delivery"),
 	};
 	if (pc->batch.delivery)
-		pc->batch.delivery = arena_strdup(pc->a, pc->batch.delivery);
-	if (!claimed(si, h, c, &sig, now_s, pc)) {
-		pending_free(pc);
+		pc->batch.delivery = arena_strdup(a, pc->batch.delivery);
+	if (!claimed(si, h, c, &sig, now_s, pc))
 		return;
-	}
 	if (ingest_submit(si->writer, &pc->batch, answered, pc, &err)) {
 		if (pc->seen)
 			seen_settle_failed(pc->seen, pc->ticket);
 		http_call_add_header(c, "Retry-After", "1");
 		http_reply_error(c, 503, err.code == SL_E_CONN ? "warehouse unreachable" : "busy",
 				 err.msg);
-		pending_free(pc);
 	}
 }

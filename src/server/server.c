@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 struct server {
+	struct arena *a; /* the writer's and the pollers' arenas hang under it */
 	struct project *p;
 	struct wh *w; /* the first connection: reads open connections from it */
 	int folder_lock; /* .sluice/server.lock, held while the server runs */
@@ -232,7 +233,7 @@ static int start_poller(struct server *s, const struct source_cfg *src, struct w
 			struct sl_err *err)
 {
 	struct poller *pl;
-	int rc = poller_new(src, &pl, err);
+	int rc = poller_new(s->a, src, &pl, err);
 
 	if (rc)
 		return rc;
@@ -922,7 +923,8 @@ static int hold_folder(struct server *s, struct sl_err *err)
 int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	       struct sl_err *err)
 {
-	struct server s = { .p = p, .w = w, .opts = opts, .folder_lock = -1 };
+	struct server s = { .a = arena_new(opts->arena), .p = p, .w = w, .opts = opts,
+			    .folder_lock = -1 };
 	const struct server_cfg *sc = &p->cfg.server;
 	struct http_config hc = {
 		.listen = opts->listen,
@@ -934,6 +936,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		.max_client_connections = (unsigned)sc->max_client_connections,
 	};
 	struct ingest_opts io = {
+		.arena = s.a,
 		.flush_interval_ms = p->cfg.ingest.flush_interval_ms,
 		.flush_rows = p->cfg.ingest.flush_rows,
 		.max_rows = p->cfg.ingest.flush_rows * 10,
@@ -950,6 +953,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (sc->token_env) {
 		hc.token = getenv(sc->token_env);
 		if (!hc.token || !*hc.token) {
+			arena_free(s.a);
 			wh_close(w);
 			return sl_err_set(err, SL_E_CONFIG,
 					  "server.token_env names $%s, which is not set\n"
@@ -1041,6 +1045,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	pthread_mutex_destroy(&s.watch_mu);
 	if (s.folder_lock >= 0)
 		close(s.folder_lock);
+	arena_free(s.a);
 	wh_close(w);
 	if (!rc && opts->log)
 		fprintf(opts->log, "sluice serve: stopped\n");
