@@ -1159,6 +1159,11 @@ void http_reply_json(struct http_call *c, int status, json_t *doc)
 
 void http_reply_error(struct http_call *c, int status, const char *error, const char *detail)
 {
+	/* the server's own failure names the request it met, as a context
+	 * line of its error; never the body, the query or a header */
+	if (status == MHD_HTTP_INTERNAL_SERVER_ERROR)
+		detail = arena_sprintf(c->a, "%s\n  in request %s %s", detail ? detail : error,
+				       http_call_method(c), http_call_path(c));
 	call_answer(c, (unsigned)status, error_response(error, detail));
 }
 

@@ -131,7 +131,9 @@ void http_reply(struct http_call *c, int status, const char *content_type, const
  * becomes a 500 error. */
 void http_reply_json(struct http_call *c, int status, json_t *doc);
 /* Answers {"error": error, "detail": detail}, the shape of the server's own
- * refusals too; detail may be NULL (JSON null). */
+ * refusals too; detail may be NULL (JSON null). A 500's detail ends with
+ * a context line naming the request ("in request POST /api/sql": the
+ * method and the path, nothing of the query, headers or body). */
 void http_reply_error(struct http_call *c, int status, const char *error, const char *detail);
 /* Answers a failure by its code: 404 for SL_E_NOTFOUND; 503 with
  * Retry-After: 1 for SL_E_BUSY and SL_E_CONN (a warehouse that cannot be
