@@ -6,7 +6,7 @@
  * never stop at the first problem, never read the environment or touch the
  * warehouse, and never hand out memory that is not in the caller's arena.
  */
-#include "project/config.h"
+#include "project/config_int.h"
 
 #include "core/arena.h"
 #include "core/buf.h"
@@ -24,95 +24,15 @@
 #include <strings.h>
 #include <yaml.h>
 
-#define CFG_MAX_KEYS 32
-#define CFG_HINT_MAX 256
-
-struct cfg_loader {
-	struct arena *a;
-	struct diag_list *diags;
-	const char *display;
-	yaml_document_t doc; /* owned by the loader once cfg_doc_load succeeded */
-};
-
-/* libyaml marks are 0-based; diagnostics are 1-based. */
-#define cfg_error(ld, node, hint, ...)                                                   \
-	diag_add((ld)->diags, DIAG_ERROR, (ld)->display, (int)(node)->start_mark.line + 1, \
-		 (int)(node)->start_mark.column + 1, hint, __VA_ARGS__)
-
-enum cfg_kind {
-	CFG_STR,
-	CFG_CHOICE,   /* one of field->choices */
-	CFG_DURATION, /* int64_t milliseconds */
-	CFG_SIZE,     /* int64_t bytes */
-	CFG_COUNT,    /* int64_t, positive */
-	CFG_BOOL,
-	CFG_POLICY,   /* full | bounded-DURATION */
-	CFG_SECTION,  /* a mapping described by field->sub, same base */
-	CFG_SOURCES,  /* base is a struct project_cfg */
-	CFG_COLUMNS,  /* base is a struct source_cfg */
-	CFG_HEADERS,  /* base is a struct source_cfg */
-};
-
-/* One valid key of a mapping; off is where its value goes, counted from the
- * base pointer the table is walked with. A duration or size whose 0 means
- * nothing useful (a runner that never sleeps, a retry without a pause)
- * says why in zero, the hint that refuses it; the others take 0 as "none"
- * or "at once", as docs/project.md lists. */
-struct cfg_field {
-	const char *key;
-	enum cfg_kind kind;
-	size_t off;
-	const char *const *choices;
-	const struct cfg_field *sub;
-	const char *zero;
-};
-
 #define PF(member) offsetof(struct project_cfg, member)
-#define SF(member) offsetof(struct source_cfg, member)
 
 static const char *const warehouse_types[] = { "duckdb", "postgres", NULL };
-static const char *const source_kinds[] = { "webhook", "postgres_cdc", "poll", "kafka",
-					    "adopted", NULL };
-static const char *const boundary_modes[] = { "offsets", "timestamp", "landed_at", "cursor",
-					      NULL };
-static const char *const snapshot_modes[] = { "initial", "never", NULL };
-static const char *const replica_identities[] = { "full", NULL };
 static const char *const replay_fallbacks[] = { "full", "bounded_without_history", NULL };
 
 static const struct cfg_field warehouse_fields[] = {
 	{ "type", CFG_CHOICE, PF(warehouse.type), warehouse_types },
 	{ "path", CFG_STR, PF(warehouse.path) },
 	{ "dsn_env", CFG_STR, PF(warehouse.dsn_env) },
-	{ NULL },
-};
-
-static const struct cfg_field source_fields[] = {
-	{ "kind", CFG_CHOICE, SF(kind), source_kinds },
-	{ "columns", CFG_COLUMNS },
-	{ "secret_env", CFG_STR, SF(secret_env) },
-	{ "event_time", CFG_STR, SF(event_time) },
-	{ "lateness", CFG_DURATION, SF(lateness_ms) },
-	{ "dsn_env", CFG_STR, SF(dsn_env) },
-	{ "publication", CFG_STR, SF(publication) },
-	{ "slot", CFG_STR, SF(slot) },
-	{ "url", CFG_STR, SF(url) },
-	{ "interval", CFG_DURATION, SF(interval_ms), NULL, NULL,
-	  "a poll source asks its API this often: write e.g. 30s" },
-	{ "cursor", CFG_STR, SF(cursor) },
-	{ "cursor_param", CFG_STR, SF(cursor_param) },
-	{ "json_path", CFG_STR, SF(json_path) },
-	{ "headers", CFG_HEADERS },
-	{ "timeout", CFG_DURATION, SF(timeout_ms), NULL, NULL,
-	  "a request needs time to be answered: write e.g. 10s" },
-	{ "brokers", CFG_STR, SF(brokers) },
-	{ "topic", CFG_STR, SF(topic) },
-	{ "boundary", CFG_CHOICE, SF(boundary), boundary_modes },
-	{ "table", CFG_STR, SF(table) },
-	{ "create", CFG_BOOL, SF(create) },
-	{ "snapshot", CFG_CHOICE, SF(snapshot), snapshot_modes },
-	{ "status_interval", CFG_DURATION, SF(status_interval_ms), NULL, NULL,
-	  "the consumer tells the server it is alive this often: write e.g. 10s" },
-	{ "replica_identity", CFG_CHOICE, SF(replica_identity), replica_identities },
 	{ NULL },
 };
 
@@ -186,18 +106,6 @@ static const struct cfg_field project_fields[] = {
 	{ NULL },
 };
 
-/* The fields each source kind cannot work without. */
-#define NEEDS_MAX 3
-static const struct {
-	const char *kind;
-	const char *needs[NEEDS_MAX];
-} source_needs[] = {
-	{ "poll", { "url" } },
-	{ "kafka", { "brokers", "topic" } },
-	{ "postgres_cdc", { "dsn_env", "slot", "publication" } },
-	{ "adopted", { "table", "cursor" } },
-};
-
 void project_cfg_defaults(struct project_cfg *cfg)
 {
 	cfg->warehouse.type = "duckdb";
@@ -226,7 +134,7 @@ void project_cfg_defaults(struct project_cfg *cfg)
 	cfg->replay.on_change_non_breaking = "bounded-7d";
 }
 
-static const char *cfg_path(struct cfg_loader *ld, const char *parent, const char *key)
+const char *cfg_path(struct cfg_loader *ld, const char *parent, const char *key)
 {
 	return parent ? arena_sprintf(ld->a, "%s.%s", parent, key) : key;
 }
@@ -244,7 +152,7 @@ static const char *cfg_node_what(const yaml_node_t *n)
 }
 
 /* YAML's null (an empty value, ~ or null) means "not set", as in dbt. */
-static bool cfg_is_null(const yaml_node_t *n)
+bool cfg_is_null(const yaml_node_t *n)
 {
 	const char *v;
 
@@ -255,13 +163,13 @@ static bool cfg_is_null(const yaml_node_t *n)
 	       !strcmp(v, "NULL");
 }
 
-static yaml_node_t *cfg_node(struct cfg_loader *ld, int index)
+yaml_node_t *cfg_node(struct cfg_loader *ld, int index)
 {
 	return yaml_document_get_node(&ld->doc, index);
 }
 
 /* The pair of map whose key is name, or NULL (also when map is no mapping). */
-static yaml_node_pair_t *cfg_map_pair(struct cfg_loader *ld, yaml_node_t *map, const char *name)
+yaml_node_pair_t *cfg_map_pair(struct cfg_loader *ld, yaml_node_t *map, const char *name)
 {
 	if (!map || map->type != YAML_MAPPING_NODE)
 		return NULL;
@@ -276,7 +184,7 @@ static yaml_node_pair_t *cfg_map_pair(struct cfg_loader *ld, yaml_node_t *map, c
 	return NULL;
 }
 
-static bool cfg_map_has(struct cfg_loader *ld, yaml_node_t *map, const char *name)
+bool cfg_map_has(struct cfg_loader *ld, yaml_node_t *map, const char *name)
 {
 	yaml_node_pair_t *p = cfg_map_pair(ld, map, name);
 
@@ -285,8 +193,8 @@ static bool cfg_map_has(struct cfg_loader *ld, yaml_node_t *map, const char *nam
 
 /* The key of pair as text, or NULL once reported: a key must be a plain
  * name, and only the first of two equal keys counts. */
-static const char *cfg_pair_key(struct cfg_loader *ld, yaml_node_t *map, yaml_node_pair_t *pair,
-				const char *parent)
+const char *cfg_pair_key(struct cfg_loader *ld, yaml_node_t *map, yaml_node_pair_t *pair,
+			 const char *parent)
 {
 	yaml_node_t *key = cfg_node(ld, pair->key);
 	const char *name;
@@ -313,7 +221,7 @@ static const char *cfg_pair_key(struct cfg_loader *ld, yaml_node_t *map, yaml_no
 	return name;
 }
 
-static const char *cfg_scalar(struct cfg_loader *ld, yaml_node_t *val, const char *path)
+const char *cfg_scalar(struct cfg_loader *ld, yaml_node_t *val, const char *path)
 {
 	if (val->type != YAML_SCALAR_NODE) {
 		cfg_error(ld, val, NULL, "expected a scalar for '%s', not %s", path,
@@ -323,7 +231,7 @@ static const char *cfg_scalar(struct cfg_loader *ld, yaml_node_t *val, const cha
 	return (const char *)val->data.scalar.value;
 }
 
-static bool cfg_want_map(struct cfg_loader *ld, yaml_node_t *val, const char *path)
+bool cfg_want_map(struct cfg_loader *ld, yaml_node_t *val, const char *path)
 {
 	if (val->type == YAML_MAPPING_NODE)
 		return true;
@@ -331,7 +239,7 @@ static bool cfg_want_map(struct cfg_loader *ld, yaml_node_t *val, const char *pa
 	return false;
 }
 
-static const struct cfg_field *cfg_field_find(const struct cfg_field *fields, const char *key)
+const struct cfg_field *cfg_field_find(const struct cfg_field *fields, const char *key)
 {
 	for (; fields->key; fields++) {
 		if (!strcmp(fields->key, key))
@@ -423,14 +331,6 @@ static bool cfg_policy_ok(const char *s)
 	return !strncmp(s, "bounded-", 8) && !units_parse_duration(s + 8, &ms) && ms > 0;
 }
 
-static void cfg_map_walk(struct cfg_loader *ld, yaml_node_t *map, const char *parent,
-			 const struct cfg_field *fields, void *base);
-static void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg);
-static void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
-			     struct source_cfg *src);
-static void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
-			     struct source_cfg *src);
-
 static void cfg_scalar_set(struct cfg_loader *ld, const struct cfg_field *f, yaml_node_t *val,
 			   const char *path, char *dst)
 {
@@ -510,8 +410,8 @@ static void cfg_value_set(struct cfg_loader *ld, const struct cfg_field *f, yaml
 	}
 }
 
-static void cfg_map_walk(struct cfg_loader *ld, yaml_node_t *map, const char *parent,
-			 const struct cfg_field *fields, void *base)
+void cfg_map_walk(struct cfg_loader *ld, yaml_node_t *map, const char *parent,
+		  const struct cfg_field *fields, void *base)
 {
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
@@ -531,378 +431,9 @@ static void cfg_map_walk(struct cfg_loader *ld, yaml_node_t *map, const char *pa
 	}
 }
 
-static size_t cfg_map_len(const yaml_node_t *map)
+size_t cfg_map_len(const yaml_node_t *map)
 {
 	return (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
-}
-
-static void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
-			     struct source_cfg *src)
-{
-	src->columns = arena_alloc(ld->a, cfg_map_len(map) * sizeof(*src->columns));
-	src->ncolumns = 0;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *name = cfg_pair_key(ld, map, p, path);
-		yaml_node_t *val = cfg_node(ld, p->value);
-		struct cfg_column *col;
-		const char *type;
-
-		if (!name)
-			continue;
-		if (cfg_is_null(val)) {
-			cfg_error(ld, cfg_node(ld, p->key), "write e.g. amount: DECIMAL(12, 2)",
-				  "missing type for column '%s'", cfg_path(ld, path, name));
-			continue;
-		}
-		type = cfg_scalar(ld, val, cfg_path(ld, path, name));
-		if (!type)
-			continue;
-		col = &src->columns[src->ncolumns++];
-		col->name = arena_strdup(ld->a, name);
-		col->type = arena_strdup(ld->a, type);
-	}
-}
-
-/* An HTTP header name is a token (RFC 9110): no spaces, colons or quotes. */
-static bool cfg_header_name_ok(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (!isalnum((unsigned char)*s) && !strchr("!#$%&'*+-.^_`|~", *s))
-			return false;
-	}
-	return true;
-}
-
-/* A header value: no line breaks, and every ${ closed by a variable name
- * and }. Returns NULL when fine, else what is wrong. */
-static const char *cfg_header_value_problem(const char *s)
-{
-	if (strpbrk(s, "\r\n"))
-		return "a header value cannot hold a line break";
-	for (const char *p = strstr(s, "${"); p; p = strstr(p, "${")) {
-		const char *q = p + 2;
-
-		if (isalpha((unsigned char)*q) || *q == '_')
-			while (isalnum((unsigned char)*q) || *q == '_')
-				q++;
-		if (q == p + 2 || (*q && *q != '}'))
-			return "write ${NAME} with a variable name of letters, digits and '_'";
-		if (!*q)
-			return "close ${NAME} with '}'";
-		p = q + 1;
-	}
-	return NULL;
-}
-
-static void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
-			     struct source_cfg *src)
-{
-	src->headers = arena_alloc(ld->a, cfg_map_len(map) * sizeof(*src->headers));
-	src->nheaders = 0;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *name = cfg_pair_key(ld, map, p, path);
-		yaml_node_t *val = cfg_node(ld, p->value);
-		const char *value, *problem;
-		struct cfg_header *h;
-
-		if (!name)
-			continue;
-		if (!cfg_header_name_ok(name)) {
-			cfg_error(ld, cfg_node(ld, p->key), "use letters, digits and '-', e.g. X-Api-Key",
-				  "invalid header name '%s' in '%s'", name, path);
-			continue;
-		}
-		if (cfg_is_null(val)) {
-			cfg_error(ld, cfg_node(ld, p->key),
-				  "write e.g. Authorization: \"Bearer ${API_TOKEN}\"",
-				  "missing value for header '%s'", cfg_path(ld, path, name));
-			continue;
-		}
-		value = cfg_scalar(ld, val, cfg_path(ld, path, name));
-		if (!value)
-			continue;
-		problem = cfg_header_value_problem(value);
-		if (problem) {
-			cfg_error(ld, val, problem, "invalid value for header '%s'",
-				  cfg_path(ld, path, name));
-			continue;
-		}
-		h = &src->headers[src->nheaders++];
-		h->name = arena_strdup(ld->a, name);
-		h->value = arena_strdup(ld->a, value);
-	}
-}
-
-/* A source name becomes the table landing.NAME, so it must be a plain SQL
- * identifier that needs no quoting. */
-static bool cfg_ident_ok(const char *s)
-{
-	if (!isalpha((unsigned char)*s) && *s != '_')
-		return false;
-	for (s++; *s; s++) {
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	}
-	return true;
-}
-
-/* The node of a source's key (or of its value), or NULL. */
-static yaml_node_t *cfg_source_node(struct cfg_loader *ld, yaml_node_t *map, const char *name,
-				    bool value)
-{
-	yaml_node_pair_t *p = cfg_map_pair(ld, map, name);
-
-	return p ? cfg_node(ld, value ? p->value : p->key) : NULL;
-}
-
-/* The keys only a poll source reads. */
-static const char *const poll_only[] = { "url",	      "interval", "cursor_param",
-					 "json_path", "headers",  "timeout",
-					 NULL };
-static const char *const cdc_only[] = { "create", "snapshot", "status_interval",
-					"replica_identity", NULL };
-
-/* A dot path: keys separated by single dots, none empty. */
-static bool cfg_dot_path_ok(const char *s)
-{
-	if (!*s || *s == '.' || s[strlen(s) - 1] == '.')
-		return false;
-	return !strstr(s, "..");
-}
-
-static bool cfg_query_name_ok(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (!isalnum((unsigned char)*s) && !strchr("-._~", *s))
-			return false;
-	}
-	return true;
-}
-
-static void cfg_poll_check(struct cfg_loader *ld, yaml_node_t *map, struct source_cfg *src)
-{
-	const char *path = cfg_path(ld, "sources", src->name);
-
-	if (src->url && strncasecmp(src->url, "http://", 7) != 0 &&
-	    strncasecmp(src->url, "https://", 8) != 0)
-		cfg_error(ld, cfg_source_node(ld, map, "url", true),
-			  "write e.g. https://api.example.com/v1/rates",
-			  "invalid url '%s' for '%s.url' (http or https only)", src->url, path);
-	if (src->cursor_param && !cfg_query_name_ok(src->cursor_param))
-		cfg_error(ld, cfg_source_node(ld, map, "cursor_param", true),
-			  "use letters, digits, '-', '.', '_' or '~'",
-			  "invalid query parameter '%s' for '%s.cursor_param'", src->cursor_param,
-			  path);
-	else if (src->cursor_param && !src->cursor)
-		cfg_error(ld, cfg_source_node(ld, map, "cursor_param", false),
-			  "add cursor: COLUMN, the field whose highest value is sent",
-			  "'%s.cursor_param' needs a cursor", path);
-	if (src->json_path && !cfg_dot_path_ok(src->json_path))
-		cfg_error(ld, cfg_source_node(ld, map, "json_path", true),
-			  "write the keys from the top of the response, separated by dots, e.g. "
-			  "data.items",
-			  "invalid json_path '%s' for '%s'", src->json_path, path);
-	if (src->cursor && !cfg_dot_path_ok(src->cursor))
-		cfg_error(ld, cfg_source_node(ld, map, "cursor", true),
-			  "name a field of the rows, e.g. updated_at or meta.version",
-			  "invalid cursor '%s' for '%s'", src->cursor, path);
-}
-
-/* A PostgreSQL name sluice writes into its commands unquoted: a
- * replication slot's name is lowercase letters, digits and '_' only. */
-static bool cfg_pg_name_ok(const char *s, bool lower)
-{
-	if (strlen(s) > 63 || !cfg_ident_ok(s))
-		return false;
-	for (; lower && *s; s++)
-		if (isupper((unsigned char)*s))
-			return false;
-	return true;
-}
-
-/* "schema.name" or "name", each a plain identifier. */
-static bool cfg_pg_table_ok(const char *s)
-{
-	const char *dot = strchr(s, '.');
-	char schema[64];
-
-	if (!dot)
-		return cfg_pg_name_ok(s, false);
-	if ((size_t)(dot - s) >= sizeof(schema))
-		return false;
-	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - s), s);
-	return cfg_pg_name_ok(schema, false) && cfg_pg_name_ok(dot + 1, false);
-}
-
-static void cfg_cdc_check(struct cfg_loader *ld, yaml_node_t *map, struct source_cfg *src)
-{
-	const char *path = cfg_path(ld, "sources", src->name);
-
-	if (src->slot && !cfg_pg_name_ok(src->slot, true))
-		cfg_error(ld, cfg_source_node(ld, map, "slot", true),
-			  "use lowercase letters, digits and '_', at most 63",
-			  "invalid slot '%s' for '%s.slot'", src->slot, path);
-	if (src->publication && !cfg_pg_name_ok(src->publication, false))
-		cfg_error(ld, cfg_source_node(ld, map, "publication", true),
-			  "use letters, digits and '_', at most 63",
-			  "invalid publication '%s' for '%s.publication'", src->publication, path);
-	if (src->table && !cfg_pg_table_ok(src->table))
-		cfg_error(ld, cfg_source_node(ld, map, "table", true),
-			  "write the source table as schema.name, e.g. public.orders",
-			  "invalid table '%s' for '%s.table'", src->table, path);
-	else if (!src->table)
-		src->table = arena_sprintf(ld->a, "public.%s", src->name);
-	else if (!strchr(src->table, '.'))
-		src->table = arena_sprintf(ld->a, "public.%s", src->table);
-	if (!src->snapshot)
-		src->snapshot = "initial";
-	if (src->status_interval_ms < 0)
-		src->status_interval_ms = 10000;
-	if (src->ncolumns)
-		cfg_error(ld, cfg_source_node(ld, map, "columns", false),
-			  "read the values from payload in a model",
-			  "'columns' does not apply to postgres_cdc source '%s': each change lands "
-			  "as its row's payload JSON", src->name);
-}
-
-/* Sources that share a slot are one consumer: one server, one publication. */
-static void cfg_slots_check(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg)
-{
-	for (size_t i = 0; i < cfg->nsources; i++) {
-		const struct source_cfg *s = &cfg->sources[i];
-
-		if (!s->kind || strcmp(s->kind, "postgres_cdc") || !s->slot)
-			continue;
-		for (size_t k = 0; k < i; k++) {
-			const struct source_cfg *o = &cfg->sources[k];
-			yaml_node_t *at = cfg_source_node(ld, map, s->name, false);
-			const char *what = NULL;
-
-			if (!o->kind || strcmp(o->kind, "postgres_cdc") || !o->slot ||
-			    strcmp(o->slot, s->slot))
-				continue;
-			if (!o->dsn_env || !s->dsn_env || strcmp(o->dsn_env, s->dsn_env))
-				what = "dsn_env";
-			else if (!o->publication || !s->publication ||
-				 strcmp(o->publication, s->publication))
-				what = "publication";
-			else if (o->create != s->create)
-				what = "create";
-			else if (o->snapshot && s->snapshot && strcmp(o->snapshot, s->snapshot))
-				what = "snapshot";
-			else if (o->status_interval_ms != s->status_interval_ms)
-				what = "status_interval";
-			else if (o->table && s->table && !strcmp(o->table, s->table))
-				what = "table";
-			if (!what)
-				continue;
-			if (strcmp(what, "table") == 0)
-				cfg_error(ld, at, "give each source of the slot a table of its own",
-					  "sources '%s' and '%s' share slot '%s' and table '%s'",
-					  o->name, s->name, s->slot, s->table);
-			else
-				cfg_error(ld, at, "sources of one slot are read by one consumer",
-					  "source '%s' shares slot '%s' with '%s' but not its '%s'",
-					  s->name, s->slot, o->name, what);
-			break;
-		}
-	}
-}
-
-static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_t *map,
-			     struct source_cfg *src)
-{
-	bool poll = src->kind && !strcmp(src->kind, "poll");
-	bool cdc = src->kind && !strcmp(src->kind, "postgres_cdc");
-	yaml_node_t *n;
-
-	if (src->interval_ms < 0)
-		src->interval_ms = poll ? 30000 : 0;
-	if (src->timeout_ms < 0)
-		src->timeout_ms = poll ? 30000 : 0;
-	if (poll)
-		cfg_poll_check(ld, map, src);
-	if (cdc)
-		cfg_cdc_check(ld, map, src);
-	else
-		for (size_t i = 0; src->kind && cdc_only[i]; i++)
-			if ((n = cfg_source_node(ld, map, cdc_only[i], false)))
-				cfg_error(ld, n, NULL, "'%s' applies to postgres_cdc sources only, "
-					  "not to %s source '%s'", cdc_only[i], src->kind, src->name);
-	for (size_t i = 0; src->kind && !poll && poll_only[i]; i++) {
-		yaml_node_t *n = cfg_source_node(ld, map, poll_only[i], false);
-
-		if (n && cfg_map_has(ld, map, poll_only[i]))
-			cfg_error(ld, n, NULL, "'%s' applies to poll sources only, not to %s source "
-				  "'%s'", poll_only[i], src->kind, src->name);
-	}
-	if (!src->kind) {
-		/* a kind that was written but is unknown has been reported already */
-		if (!cfg_map_has(ld, map, "kind"))
-			cfg_error(ld, key,
-				  "add kind: webhook, postgres_cdc, poll, kafka or adopted",
-				  "missing 'kind' for source '%s'", src->name);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(source_needs) / sizeof(source_needs[0]); i++) {
-		if (strcmp(source_needs[i].kind, src->kind))
-			continue;
-		for (size_t j = 0; j < NEEDS_MAX && source_needs[i].needs[j]; j++) {
-			const char *need = source_needs[i].needs[j];
-			const struct cfg_field *f = cfg_field_find(source_fields, need);
-
-			if (*(const char **)((char *)src + f->off) || cfg_map_has(ld, map, need))
-				continue;
-			cfg_error(ld, key, NULL, "missing '%s' for %s source '%s'", need, src->kind,
-				  src->name);
-		}
-	}
-	if (src->lateness_ms && !src->event_time)
-		cfg_error(ld, key, "add event_time: COLUMN, the time lateness counts back from",
-			  "lateness without event_time for source '%s'", src->name);
-}
-
-static void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg)
-{
-	cfg->sources = arena_alloc(ld->a, cfg_map_len(map) * sizeof(*cfg->sources));
-	cfg->nsources = 0;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *name = cfg_pair_key(ld, map, p, "sources");
-		yaml_node_t *key = cfg_node(ld, p->key);
-		yaml_node_t *val = cfg_node(ld, p->value);
-		const char *path;
-		struct source_cfg *src;
-
-		if (!name)
-			continue;
-		if (!cfg_ident_ok(name)) {
-			cfg_error(ld, key, "use letters, digits and '_', not starting with a digit",
-				  "invalid source name '%s'", name);
-			continue;
-		}
-		path = cfg_path(ld, "sources", name);
-		if (!cfg_is_null(val) && !cfg_want_map(ld, val, path))
-			continue;
-		src = &cfg->sources[cfg->nsources++];
-		src->name = arena_strdup(ld->a, name);
-		src->line = (int)key->start_mark.line + 1;
-		/* -1 marks an interval or timeout nobody wrote: only poll sources
-		 * default to 30s */
-		src->interval_ms = -1;
-		src->timeout_ms = -1;
-		src->status_interval_ms = -1;
-		if (val->type == YAML_MAPPING_NODE)
-			cfg_map_walk(ld, val, path, source_fields, src);
-		cfg_source_check(ld, key, val, src);
-	}
-	cfg_slots_check(ld, map, cfg);
 }
 
 /* Retries back off from backoff_base, doubling up to backoff_max: a base
