@@ -1,7 +1,9 @@
 /*
- * What the loader of sluice.yml (config.c) and the checks of its sources:
- * section (config_sources.c) share: the loader, the key tables' shape and
- * the walk over a mapping. Nothing else includes it.
+ * What the loaders of sluice.yml share: config.c (the top-level tables,
+ * the document, the checks across sections), config_sources.c (the
+ * sources: section) and config_walk.c (the walk of a mapping against a
+ * key table, which both drive): the loader and the tables' shape. Nothing
+ * else includes it.
  */
 #ifndef SL_PROJECT_CONFIG_INT_H
 #define SL_PROJECT_CONFIG_INT_H
@@ -38,9 +40,7 @@ enum cfg_kind {
 	CFG_BOOL,
 	CFG_POLICY,   /* full | bounded-DURATION */
 	CFG_SECTION,  /* a mapping described by field->sub, same base */
-	CFG_SOURCES,  /* base is a struct project_cfg */
-	CFG_COLUMNS,  /* base is a struct source_cfg */
-	CFG_HEADERS,  /* base is a struct source_cfg */
+	CFG_MAP,      /* a mapping read by field->load, same base */
 };
 
 /* One valid key of a mapping; off is where its value goes, counted from the
@@ -48,6 +48,9 @@ enum cfg_kind {
  * nothing useful (a runner that never sleeps, a retry without a pause)
  * says why in zero, the hint that refuses it; the others take 0 as "none"
  * or "at once", as docs/project.md lists. */
+typedef void (*cfg_load_fn)(struct cfg_loader *ld, yaml_node_t *map, const char *path,
+			    void *base);
+
 struct cfg_field {
 	const char *key;
 	enum cfg_kind kind;
@@ -55,7 +58,10 @@ struct cfg_field {
 	const char *const *choices;
 	const struct cfg_field *sub;
 	const char *zero;
+	cfg_load_fn load;
 };
+
+/* config_walk.c: */
 
 /* "parent.key" (or key at the top) in the loader's arena. */
 const char *cfg_path(struct cfg_loader *ld, const char *parent, const char *key);
@@ -83,14 +89,15 @@ void cfg_map_walk(struct cfg_loader *ld, yaml_node_t *map, const char *parent,
 		  const struct cfg_field *fields, void *base);
 /* How many pairs map holds. */
 size_t cfg_map_len(const yaml_node_t *map);
-/* The typed columns of a source at path (config_sources.c). */
-void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
-		      struct source_cfg *src);
-/* The request headers of a poll source at path (config_sources.c). */
-void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
-		      struct source_cfg *src);
-/* The sources: mapping, each source checked for its kind, and the slots
- * they share (config_sources.c). */
-void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg);
+/* "a mapping", "a list" or "a scalar", for messages. */
+const char *cfg_node_what(const yaml_node_t *n);
+
+/* config_sources.c, as loaders of CFG_MAP fields: the sources: mapping,
+ * each source checked for its kind, and the slots they share (base: a
+ * struct project_cfg); a source's typed columns and a poll source's
+ * request headers (base: a struct source_cfg). */
+void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base);
+void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base);
+void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base);
 
 #endif

@@ -25,7 +25,7 @@ static const char *const replica_identities[] = { "full", NULL };
 
 static const struct cfg_field source_fields[] = {
 	{ "kind", CFG_CHOICE, SF(kind), source_kinds },
-	{ "columns", CFG_COLUMNS },
+	{ "columns", CFG_MAP, 0, NULL, NULL, NULL, cfg_columns_load },
 	{ "secret_env", CFG_STR, SF(secret_env) },
 	{ "event_time", CFG_STR, SF(event_time) },
 	{ "lateness", CFG_DURATION, SF(lateness_ms) },
@@ -38,7 +38,7 @@ static const struct cfg_field source_fields[] = {
 	{ "cursor", CFG_STR, SF(cursor) },
 	{ "cursor_param", CFG_STR, SF(cursor_param) },
 	{ "json_path", CFG_STR, SF(json_path) },
-	{ "headers", CFG_HEADERS },
+	{ "headers", CFG_MAP, 0, NULL, NULL, NULL, cfg_headers_load },
 	{ "timeout", CFG_DURATION, SF(timeout_ms), NULL, NULL,
 	  "a request needs time to be answered: write e.g. 10s" },
 	{ "brokers", CFG_STR, SF(brokers) },
@@ -65,9 +65,10 @@ static const struct {
 	{ "adopted", { "table", "cursor" } },
 };
 
-void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
-		      struct source_cfg *src)
+void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base)
 {
+	struct source_cfg *src = base;
+
 	src->columns = arena_alloc(ld->a, cfg_map_len(map) * sizeof(*src->columns));
 	src->ncolumns = 0;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
@@ -126,9 +127,10 @@ static const char *cfg_header_value_problem(const char *s)
 	return NULL;
 }
 
-void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
-		      struct source_cfg *src)
+void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base)
 {
+	struct source_cfg *src = base;
+
 	src->headers = arena_alloc(ld->a, cfg_map_len(map) * sizeof(*src->headers));
 	src->nheaders = 0;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
@@ -397,16 +399,18 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 			  "lateness without event_time for source '%s'", src->name);
 }
 
-void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg)
+void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base)
 {
+	struct project_cfg *cfg = base;
+
 	cfg->sources = arena_alloc(ld->a, cfg_map_len(map) * sizeof(*cfg->sources));
 	cfg->nsources = 0;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
-		const char *name = cfg_pair_key(ld, map, p, "sources");
+		const char *name = cfg_pair_key(ld, map, p, path);
 		yaml_node_t *key = cfg_node(ld, p->key);
 		yaml_node_t *val = cfg_node(ld, p->value);
-		const char *path;
+		const char *at;
 		struct source_cfg *src;
 
 		if (!name)
@@ -416,8 +420,8 @@ void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct project_cf
 				  "invalid source name '%s'", name);
 			continue;
 		}
-		path = cfg_path(ld, "sources", name);
-		if (!cfg_is_null(val) && !cfg_want_map(ld, val, path))
+		at = cfg_path(ld, path, name);
+		if (!cfg_is_null(val) && !cfg_want_map(ld, val, at))
 			continue;
 		src = &cfg->sources[cfg->nsources++];
 		src->name = arena_strdup(ld->a, name);
@@ -428,7 +432,7 @@ void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, struct project_cf
 		src->timeout_ms = -1;
 		src->status_interval_ms = -1;
 		if (val->type == YAML_MAPPING_NODE)
-			cfg_map_walk(ld, val, path, source_fields, src);
+			cfg_map_walk(ld, val, at, source_fields, src);
 		cfg_source_check(ld, key, val, src);
 	}
 	cfg_slots_check(ld, map, cfg);

@@ -52,6 +52,29 @@ static bool method(struct http_call *c, const char *want)
 	return false;
 }
 
+/* Every source that cannot take data for its settings, with why: the
+ * webhook sources and those left out at the start. */
+json_t *server_unavailable_sources(struct server *s)
+{
+	const struct project_cfg *cfg = &s->p->cfg;
+	const char **names = xcalloc(cfg->nsources + 1, sizeof(char *));
+	const char **whys = xcalloc(cfg->nsources + 1, sizeof(char *));
+	json_t *a = json_array();
+	size_t n;
+
+	n = server_ingest_unavailable(s->ingest, names, whys, cfg->nsources);
+	for (size_t i = 0; i < s->nunavailable; i++) {
+		names[n] = s->unavailable[i].source;
+		whys[n++] = s->unavailable[i].why;
+	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "source", names[i], "state",
+						   "unavailable", "error", whys[i]));
+	free(names);
+	free(whys);
+	return a;
+}
+
 /* A part of the server as the health check says it: ok, unreachable
  * (its warehouse connection is lost: the whole answer is 503) or failing
  * (it is up, but cannot do its work: the answer is 200, degraded). */

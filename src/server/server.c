@@ -18,9 +18,7 @@
 #include "ingest/poll.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
-#include "live/runner.h"
 #include "live/status.h"
-#include "live/thread.h"
 #include "live/windows.h"
 #include "project/inputs.h"
 #include "project/model.h"
@@ -43,69 +41,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
 /* How long an unchanged status document is kept: however many read it, an
  * idle server builds it at most once per this long, and a busy one once per
  * build at most. */
 #define STATUS_MAX_AGE_MS 100
-
-/* Sends an event to every watcher; a watcher that went away is dropped. */
-static void emit(struct server *s, const char *event, json_t *data)
-{
-	char *text = json_dumps(data, JSON_COMPACT);
-
-	/* whatever is worth an event changes what the status shows */
-	status_doc_touch(s->status);
-	json_decref(data);
-	if (!text)
-		return;
-	pthread_mutex_lock(&s->watch_mu);
-	for (struct watcher **w = &s->watchers; *w;) {
-		if (http_stream_send((*w)->stream, event, text) == 0) {
-			w = &(*w)->next;
-			continue;
-		}
-		struct watcher *gone = *w;
-
-		*w = gone->next;
-		http_stream_close(gone->stream);
-		free(gone);
-	}
-	pthread_mutex_unlock(&s->watch_mu);
-	free(text);
-}
-
-static void close_watchers(struct server *s)
-{
-	pthread_mutex_lock(&s->watch_mu);
-	while (s->watchers) {
-		struct watcher *w = s->watchers;
-
-		s->watchers = w->next;
-		http_stream_close(w->stream);
-		free(w);
-	}
-	pthread_mutex_unlock(&s->watch_mu);
-}
-
-static void on_runner_event(void *ctx, const char *event, const char *model, const char *detail)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "model", json_string(model));
-	if (detail && strcmp(event, "refresh") == 0)
-		json_object_set_new(o, "rows", json_integer(strtoll(detail, NULL, 10)));
-	else if (detail)
-		json_object_set_new(o, "error", json_string(detail));
-	emit(ctx, event, o);
-}
-
-static int watch_job(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err)
-{
-	(void)w;
-	(void)err;
-	live_runner_watch(r, on_runner_event, arg);
-	return 0;
-}
 
 /* Live models to refresh, or windows to build as streams pass them. */
 static bool has_live_models(const struct project *p)
@@ -116,73 +56,9 @@ static bool has_live_models(const struct project *p)
 	return live_windows_any(p);
 }
 
-void server_advanced(void *ctx, const char *source, const struct live_advance *adv)
-{
-	struct server *s = ctx;
-	json_t *o = json_object();
-
-	pthread_rwlock_rdlock(&s->lock);
-	if (s->live)
-		live_thread_advanced(s->live, source, adv);
-	pthread_rwlock_unlock(&s->lock);
-	json_object_set_new(o, "source", json_string(source));
-	json_object_set_new(o, "seq", json_integer(adv->seq));
-	json_object_set_new(o, "rows", json_integer(adv->rows));
-	emit(s, "advance", o);
-}
-
-int server_live_start(struct server *s, struct sl_err *err)
-{
-	struct wh *conn;
-	int rc = 0;
-
-	pthread_rwlock_wrlock(&s->lock);
-	if (!s->live) {
-		rc = wh_connect(s->w, &conn, err);
-		if (!rc)
-			rc = live_thread_start(s->p, conn, s->opts->log, &s->live, err);
-		if (!rc)
-			rc = live_thread_call(s->live, watch_job, s, err);
-		atomic_store(&s->live_on, s->live != NULL);
-	}
-	pthread_rwlock_unlock(&s->lock);
-	return rc;
-}
-
-void server_live_stop(struct server *s)
-{
-	struct live_thread *t;
-
-	pthread_rwlock_wrlock(&s->lock);
-	t = s->live;
-	s->live = NULL;
-	atomic_store(&s->live_on, false);
-	pthread_rwlock_unlock(&s->lock);
-	if (t)
-		live_thread_stop(t);
-}
-
 /* ---- the sources' threads: a poller per poll source (landing through
  * the writer), a consumer per postgres_cdc slot (landing on its own), each
  * on a warehouse connection it owns once started ---- */
-
-/* Source transactions landed: the runner reads the advances anew, and
- * the watchers hear of it. */
-static void on_cdc_landed(void *ctx, const struct pgcdc_landed *landed)
-{
-	struct server *s = ctx;
-	json_t *o = json_object();
-
-	pthread_rwlock_rdlock(&s->lock);
-	if (s->live)
-		live_thread_notify(s->live);
-	pthread_rwlock_unlock(&s->lock);
-	json_object_set_new(o, "slot", json_string(landed->slot));
-	json_object_set_new(o, "seq", json_integer(landed->seq));
-	json_object_set_new(o, "transactions", json_integer(landed->txns));
-	json_object_set_new(o, "changes", json_integer(landed->changes));
-	emit(s, "landed", o);
-}
 
 /* Listed before it starts, so that one that fails to start is freed. */
 static int start_poller(struct server *s, const struct source_cfg *src, struct wh *c,
@@ -200,7 +76,7 @@ static int start_poller(struct server *s, const struct source_cfg *src, struct w
 static int start_consumer(struct server *s, const struct source_cfg *src, struct wh *c,
 			  struct sl_err *err)
 {
-	int rc = pgcdc_thread_start(s->p, src, c, s->opts->log, on_cdc_landed, s,
+	int rc = pgcdc_thread_start(s->p, src, c, s->opts->log, server_cdc_landed, s,
 				    &s->consumers[s->nconsumers], err);
 
 	s->nconsumers += !rc;
@@ -291,29 +167,6 @@ static void free_source_threads(struct server *s)
 	s->pollers = NULL;
 	s->consumers = NULL;
 	s->npollers = s->nconsumers = 0;
-}
-
-/* Every source that cannot take data for its settings, with why: the
- * webhook sources and those left out at the start. */
-json_t *server_unavailable_sources(struct server *s)
-{
-	const struct project_cfg *cfg = &s->p->cfg;
-	const char **names = xcalloc(cfg->nsources + 1, sizeof(char *));
-	const char **whys = xcalloc(cfg->nsources + 1, sizeof(char *));
-	json_t *a = json_array();
-	size_t n;
-
-	n = server_ingest_unavailable(s->ingest, names, whys, cfg->nsources);
-	for (size_t i = 0; i < s->nunavailable; i++) {
-		names[n] = s->unavailable[i].source;
-		whys[n++] = s->unavailable[i].why;
-	}
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "source", names[i], "state",
-						   "unavailable", "error", whys[i]));
-	free(names);
-	free(whys);
-	return a;
 }
 
 /* The pollers under "pollers", the slots under "cdc" when there are, and
@@ -460,7 +313,7 @@ static void stop_parts(struct server *s, struct http_server *http)
 	if (s->control)
 		worker_queue_stop(s->control);
 	server_live_stop(s);
-	close_watchers(s);
+	server_watchers_close(s);
 	if (http)
 		http_server_stop(http);
 	/* no call comes in any more; the status thread still uses w and p */

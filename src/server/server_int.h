@@ -1,7 +1,8 @@
 /*
  * What server.c (the server's life: its parts started and stopped, the
- * source threads, the state file) and routes.c (the routes) share: the
- * server itself. Nothing else includes it.
+ * source threads, the state file), routes.c (the routes) and events.c
+ * (the runner and the event watchers, which both use) share: the server
+ * itself. Nothing else includes it.
  */
 #ifndef SL_SERVER_SERVER_INT_H
 #define SL_SERVER_SERVER_INT_H
@@ -16,6 +17,7 @@
 
 struct http_call;
 struct live_advance;
+struct pgcdc_landed;
 
 struct server {
 	struct arena *a; /* the writer's and the pollers' arenas hang under it */
@@ -56,18 +58,26 @@ struct watcher {
 	struct watcher *next;
 };
 
+/* events.c: */
+
 /* The writer or the control queue advanced source: the runner and the
  * watchers hear of it. */
 void server_advanced(void *ctx, const char *source, const struct live_advance *adv);
+/* A postgres_cdc slot landed source transactions: the same. */
+void server_cdc_landed(void *ctx, const struct pgcdc_landed *landed);
 /* Starts the live runner unless it runs; stops it (waiting for its
  * refresh in progress). */
 int server_live_start(struct server *s, struct sl_err *err);
 void server_live_stop(struct server *s);
+/* Ends every watcher's stream. */
+void server_watchers_close(struct server *s);
+
+/* routes.c: */
+
+/* The HTTP handler: on the HTTP thread, never waiting there. */
+void server_route(void *ctx, struct http_call *c);
 /* Every source that cannot take data for its settings, with why: the
  * webhook sources and those left out at the start. */
 json_t *server_unavailable_sources(struct server *s);
-
-/* The HTTP handler (routes.c): on the HTTP thread, never waiting there. */
-void server_route(void *ctx, struct http_call *c);
 
 #endif
