@@ -57,6 +57,7 @@ static int poll_once(struct cli_session *s, struct poller *p, struct poll_result
 {
 	const struct project_cfg *cfg = &s->project->cfg;
 	struct ingest_opts io = {
+		.arena = s->arena,
 		.flush_interval_ms = 0,
 		.flush_rows = cfg->ingest.flush_rows,
 		.max_rows = cfg->ingest.flush_rows * 10,
@@ -132,7 +133,7 @@ int cli_poll(struct cli_args *args)
 		return rc;
 	src = cli_find_source(&s.project->cfg, args->pos[0], "poll",
 			      "declare one under sources: with kind: poll and a url");
-	if (!src || poller_new(src, &p, &err)) {
+	if (!src || poller_new(s.arena, src, &p, &err)) {
 		if (src)
 			cli_print_err(&err);
 		cli_session_close(&s);

@@ -75,6 +75,7 @@ int cli_serve(struct cli_args *args)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	opts.listen = args->listen ? args->listen : s.project->cfg.server.listen;
+	opts.arena = s.arena;
 	opts.root = s.root;
 	cc.root = s.root;
 	opts.command = run_for_client;

@@ -28,11 +28,11 @@ struct arena_cleanup {
 };
 
 struct arena {
-	/* guards first_child and the children's next_sibling: the children of
+	/* guards first_child and the children's siblings: the children of
 	 * one arena (a server's requests, a command's slots) come and go on
-	 * their own threads */
+	 * their own threads, a server's by the thousand at once */
 	pthread_mutex_t kids;
-	struct arena *parent, *first_child, *next_sibling;
+	struct arena *parent, *first_child, *prev_sibling, *next_sibling;
 	struct arena_block *blocks;
 	struct arena_cleanup *cleanups;
 };
@@ -47,6 +47,8 @@ struct arena *arena_new(struct arena *parent)
 	if (parent) {
 		pthread_mutex_lock(&parent->kids);
 		a->next_sibling = parent->first_child;
+		if (a->next_sibling)
+			a->next_sibling->prev_sibling = a;
 		parent->first_child = a;
 		pthread_mutex_unlock(&parent->kids);
 	}
@@ -55,19 +57,18 @@ struct arena *arena_new(struct arena *parent)
 
 static void unlink_from_parent(struct arena *a)
 {
-	struct arena **p;
-
 	if (!a->parent)
 		return;
 	pthread_mutex_lock(&a->parent->kids);
-	for (p = &a->parent->first_child; *p; p = &(*p)->next_sibling) {
-		if (*p == a) {
-			*p = a->next_sibling;
-			break;
-		}
-	}
+	if (a->prev_sibling)
+		a->prev_sibling->next_sibling = a->next_sibling;
+	else
+		a->parent->first_child = a->next_sibling;
+	if (a->next_sibling)
+		a->next_sibling->prev_sibling = a->prev_sibling;
 	pthread_mutex_unlock(&a->parent->kids);
 	a->parent = NULL;
+	a->prev_sibling = a->next_sibling = NULL;
 }
 
 static struct arena *first_child(struct arena *a)

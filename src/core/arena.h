@@ -1,13 +1,24 @@
 /*
- * Arenas: memory that lives as long as a unit of work (process, command,
- * model build, batch, HTTP request). Arenas form a tree: freeing or resetting
- * one frees its children first. Cleanup callbacks registered on an arena run
- * (last registered first) when it is reset or freed, which is how warehouse
- * handles that belong to a unit of work get closed.
+ * Arenas: memory that lives as long as a unit of work. Arenas form a tree
+ * that follows the work:
+ *
+ *   command (cli_session)
+ *     project (its models, the scratch of a selector's hint)
+ *     server (sluice serve)
+ *       landing writer -> one per landing table it read
+ *       poller -> one per poll (the request, the page, its rows)
+ *     model build / slot -> batch or message
+ *   HTTP server (a root: it outlives its starter until its last call)
+ *     HTTP request (http_call_arena: a webhook's rows until answered)
+ *
+ * Freeing or resetting an arena frees its children first. Cleanup
+ * callbacks registered on an arena run (last registered first) when it is
+ * reset or freed, which is how handles that belong to a unit of work (a
+ * warehouse connection or result, a poll's libcurl handle) get closed.
  * Running out of memory aborts, as in buf.h.
  * Threads: one arena's allocations belong to one thread at a time, but the
  * children of an arena may be made and freed on several threads at once
- * (the requests of a server, the slots of a command).
+ * (the requests of a server, the slots of a command, a poller's polls).
  */
 #ifndef SL_CORE_ARENA_H
 #define SL_CORE_ARENA_H

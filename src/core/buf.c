@@ -27,15 +27,10 @@ static int buf_grow(struct buf *b, size_t extra)
 	if (want < 64)
 		want = 64;
 	if (b->alloc == 0) {
-		b->buf = malloc(want);
-		if (!b->buf)
-			xalloc_die();
+		b->buf = xmalloc(want);
 		b->buf[0] = '\0';
 	} else {
-		char *p = realloc(b->buf, want);
-		if (!p)
-			xalloc_die();
-		b->buf = p;
+		b->buf = xreallocarray(b->buf, want, 1);
 	}
 	b->alloc = want;
 	return 0;

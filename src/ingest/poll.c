@@ -11,6 +11,8 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/worker.h"
+#include "core/xalloc.h"
 #include "ingest/poll_fetch.h"
 #include "ingest/poll_page.h"
 #include "ingest/writer.h"
@@ -19,7 +21,6 @@
 #include "project/inputs.h"
 #include "warehouse/wh.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,14 +29,14 @@
 #include <time.h>
 
 struct poller {
+	struct arena *a; /* the poller itself; each poll's page is a child */
 	const struct source_cfg *src;
 	char fqn[256];
 	const char **names; /* typed columns, then payload */
 	int64_t (*mono_ms)(void); /* the schedule's clock */
 	atomic_bool cancel;
 
-	pthread_mutex_t mu; /* guards everything below */
-	pthread_cond_t cv;
+	struct worker wk; /* its mu guards everything below */
 	int64_t polls, rows;
 	int64_t last_ok_ms, last_error_ms; /* wall clock; 0: never */
 	char *last_error;
@@ -45,8 +46,7 @@ struct poller {
 	bool polled;
 
 	/* the thread, when started */
-	bool running, stop;
-	pthread_t tid;
+	bool running;
 	struct wh *r;
 	struct ingest_writer *wr;
 	FILE *log;
@@ -67,9 +67,10 @@ int64_t poll_backoff_ms(int64_t interval_ms, int failures)
 	return d < cap ? d : cap;
 }
 
-int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err *err)
+int poller_new(struct arena *parent, const struct source_cfg *src, struct poller **out,
+	       struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	struct source_cfg probe = *src;
 	struct poll_page page;
 	struct poller *p;
@@ -78,31 +79,22 @@ int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err 
 	/* the column types are checked once here, not first at a poll */
 	probe.json_path = NULL;
 	rc = poll_page_parse(a, &probe, "[]", 2, &page, err);
-	arena_free(a);
-	if (rc)
+	arena_reset(a);
+	if (rc) {
+		arena_free(a);
 		return rc;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		abort();
+	}
+	p = arena_alloc(a, sizeof(*p));
+	p->a = a;
 	p->src = src;
 	inputs_source_name(src->name, p->fqn, sizeof(p->fqn));
-	p->names = calloc(src->ncolumns + 1, sizeof(char *));
-	if (!p->names)
-		abort();
+	p->names = arena_alloc(a, (src->ncolumns + 1) * sizeof(char *));
 	for (size_t c = 0; c < src->ncolumns; c++)
 		p->names[c] = src->columns[c].name;
 	p->names[src->ncolumns] = "payload";
 	p->mono_ms = units_mono_ms;
 	atomic_init(&p->cancel, false);
-	pthread_mutex_init(&p->mu, NULL);
-	{
-		pthread_condattr_t attr;
-
-		pthread_condattr_init(&attr);
-		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-		pthread_cond_init(&p->cv, &attr);
-		pthread_condattr_destroy(&attr);
-	}
+	worker_init(&p->wk);
 	*out = p;
 	return 0;
 }
@@ -117,24 +109,15 @@ void poller_free(struct poller *p)
 	if (!p)
 		return;
 	poller_stop(p);
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
+	worker_destroy(&p->wk);
 	free(p->last_error);
 	free(p->cursor);
-	free(p->names);
-	free(p);
+	arena_free(p->a);
 }
 
 static char *dup_or_null(const char *s)
 {
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		abort();
-	return d;
+	return s ? xstrdup(s) : NULL;
 }
 
 /* The outcome into the status and the schedule. */
@@ -143,7 +126,7 @@ static void poller_record(struct poller *p, int rc, const struct sl_err *err, in
 {
 	int64_t now = p->mono_ms();
 
-	pthread_mutex_lock(&p->mu);
+	pthread_mutex_lock(&p->wk.mu);
 	p->polled = true;
 	p->polls++;
 	if (cursor && (!p->cursor || strcmp(cursor, p->cursor))) {
@@ -162,7 +145,7 @@ static void poller_record(struct poller *p, int rc, const struct sl_err *err, in
 		p->last_ok_ms = units_now_ms();
 		p->due_mono_ms = started + p->src->interval_ms;
 	}
-	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_unlock(&p->wk.mu);
 }
 
 /* The page's rows and its cursor, in one batch. */
@@ -192,7 +175,7 @@ static int land(struct poller *p, struct ingest_writer *wr, const struct poll_pa
 int poller_poll(struct poller *p, struct wh *r, struct ingest_writer *wr,
 		struct poll_result *res, struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(p->a);
 	struct sl_err inner = SL_ERR_INIT, local = SL_ERR_INIT;
 	struct poll_result mine;
 	struct buf body = BUF_INIT;
@@ -243,9 +226,9 @@ int64_t poller_wait_ms(struct poller *p)
 {
 	int64_t wait;
 
-	pthread_mutex_lock(&p->mu);
+	pthread_mutex_lock(&p->wk.mu);
 	wait = p->due_mono_ms - p->mono_ms();
-	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_unlock(&p->wk.mu);
 	return wait > 0 ? wait : 0;
 }
 
@@ -277,7 +260,7 @@ json_t *poller_status(struct poller *p)
 	json_t *o = json_object();
 	int64_t wait;
 
-	pthread_mutex_lock(&p->mu);
+	pthread_mutex_lock(&p->wk.mu);
 	wait = p->due_mono_ms - p->mono_ms();
 	if (wait < 0)
 		wait = 0;
@@ -295,7 +278,7 @@ json_t *poller_status(struct poller *p)
 	json_object_set_new(o, "next_attempt", time_or_null(units_now_ms() + wait));
 	json_object_set_new(o, "next_attempt_in_ms", json_integer(wait));
 	json_object_set_new(o, "cursor", str_or_null(p->cursor));
-	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_unlock(&p->wk.mu);
 	return o;
 }
 
@@ -304,26 +287,12 @@ json_t *poller_status(struct poller *p)
 /* How often a poller whose warehouse connection is lost tries it. */
 #define RECONNECT_POLL_MS 100
 
-static void wait_for(struct poller *p, int64_t ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&p->cv, &p->mu, &ts);
-}
-
 static void *run(void *arg)
 {
 	struct poller *p = arg;
 
-	pthread_mutex_lock(&p->mu);
-	while (!p->stop) {
+	pthread_mutex_lock(&p->wk.mu);
+	while (!p->wk.stop) {
 		int64_t wait = p->due_mono_ms - p->mono_ms();
 		struct sl_err err = SL_ERR_INIT;
 		int failures = p->failures, rc;
@@ -331,18 +300,20 @@ static void *run(void *arg)
 		/* a lost warehouse connection is opened again while the poll
 		 * waits, so that the health check sees it back */
 		if (wait > 0 && wh_lost(p->r)) {
-			pthread_mutex_unlock(&p->mu);
+			pthread_mutex_unlock(&p->wk.mu);
 			wh_reconnect(p->r, NULL);
-			pthread_mutex_lock(&p->mu);
+			pthread_mutex_lock(&p->wk.mu);
+			if (wh_lost(p->r) && wait > RECONNECT_POLL_MS)
+				wait = RECONNECT_POLL_MS;
 			if (wh_lost(p->r))
-				wait_for(p, wait < RECONNECT_POLL_MS ? wait : RECONNECT_POLL_MS);
+				worker_wait_until(&p->wk, units_mono_ms() + wait);
 			continue;
 		}
 		if (wait > 0) {
-			wait_for(p, wait);
+			worker_wait_until(&p->wk, units_mono_ms() + wait);
 			continue;
 		}
-		pthread_mutex_unlock(&p->mu);
+		pthread_mutex_unlock(&p->wk.mu);
 		rc = poller_poll(p, p->r, p->wr, NULL, &err);
 		if (p->log && rc && rc != SL_E_BUSY)
 			fprintf(p->log, "sluice serve: poll %s failed: %s\n", p->src->name, err.msg);
@@ -350,9 +321,9 @@ static void *run(void *arg)
 			fprintf(p->log, "sluice serve: poll %s recovered\n", p->src->name);
 		if (p->log)
 			fflush(p->log);
-		pthread_mutex_lock(&p->mu);
+		pthread_mutex_lock(&p->wk.mu);
 	}
-	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_unlock(&p->wk.mu);
 	return NULL;
 }
 
@@ -364,8 +335,7 @@ int poller_start(struct poller *p, struct wh *r, struct ingest_writer *wr, FILE 
 	p->r = r;
 	p->wr = wr;
 	p->log = log;
-	p->stop = false;
-	if (pthread_create(&p->tid, NULL, run, p)) {
+	if (worker_run(&p->wk, run, p, "poller", NULL)) {
 		p->r = NULL;
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start the poller of '%s'",
 				  p->src->name);
@@ -379,24 +349,20 @@ void poller_stop(struct poller *p)
 	if (!p->running)
 		return;
 	poller_cancel(p);
-	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	pthread_join(p->tid, NULL);
+	worker_stop(&p->wk);
 	p->running = false;
-	pthread_mutex_lock(&p->mu);
+	pthread_mutex_lock(&p->wk.mu);
 	wh_close(p->r);
 	p->r = NULL;
-	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_unlock(&p->wk.mu);
 }
 
 bool poller_down(struct poller *p)
 {
 	bool down;
 
-	pthread_mutex_lock(&p->mu);
+	pthread_mutex_lock(&p->wk.mu);
 	down = p->r && wh_lost(p->r);
-	pthread_mutex_unlock(&p->mu);
+	pthread_mutex_unlock(&p->wk.mu);
 	return down;
 }

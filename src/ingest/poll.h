@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 struct ingest_writer;
+struct arena;
 struct sl_err;
 struct source_cfg;
 struct wh;
@@ -48,10 +49,13 @@ struct poll_result {
 			   * short when longer) */
 };
 
-/* A poller for src (a poll source), which must outlive it. Fails with
+/* A poller for src (a poll source), which must outlive it, in an arena
+ * of its own under parent (may be NULL; if not, it must outlive the
+ * poller too), which each poll's page is a child of. Fails with
  * SL_E_CONFIG for a column type DuckDB would refuse. Free with
  * poller_free. */
-int poller_new(const struct source_cfg *src, struct poller **out, struct sl_err *err);
+int poller_new(struct arena *parent, const struct source_cfg *src, struct poller **out,
+	       struct sl_err *err);
 /* Stops its thread when it has one, then frees it. */
 void poller_free(struct poller *p);
 /* Makes its schedule (next attempts, the waits until them) read mono_ms,

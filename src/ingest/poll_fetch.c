@@ -157,6 +157,16 @@ static int http_failed(CURLcode cr, const char *errbuf, int64_t timeout_ms, stru
 	}
 }
 
+static void headers_free(void *hdrs)
+{
+	curl_slist_free_all(hdrs);
+}
+
+static void handle_free(void *c)
+{
+	curl_easy_cleanup(c);
+}
+
 int poll_fetch(struct arena *a, const struct source_cfg *src, const char *url,
 	       atomic_bool *cancel, struct buf *body, int *status, struct sl_err *err)
 {
@@ -193,13 +203,15 @@ int poll_fetch(struct arena *a, const struct source_cfg *src, const char *url,
 			abort();
 		hdrs = more;
 	}
+	/* the request's handles go with the poll's arena, whatever happens */
+	if (hdrs)
+		arena_on_reset(a, headers_free, hdrs);
 	c = rc ? NULL : curl_easy_init();
 	if (!rc && !c)
 		rc = sl_err_set(err, SL_E_INTERNAL, "cannot start an HTTP request");
-	if (rc) {
-		curl_slist_free_all(hdrs);
+	if (rc)
 		return rc;
-	}
+	arena_on_reset(a, handle_free, c);
 	body->cap = POLL_MAX_BODY;
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
@@ -239,7 +251,5 @@ int poll_fetch(struct arena *a, const struct source_cfg *src, const char *url,
 		rc = body->len ? sl_err_set(err, SL_E_IO, "HTTP %ld: %s", code, snippet(a, body))
 			       : sl_err_set(err, SL_E_IO, "HTTP %ld", code);
 	}
-	curl_easy_cleanup(c);
-	curl_slist_free_all(hdrs);
 	return rc;
 }

@@ -36,7 +36,8 @@ int poll_request_url(struct arena *a, const struct source_cfg *src, const char *
  * bytes; body stays the caller's to release, on failure too. Redirects are
  * not followed. *status gets the answer's status, 0 when none came.
  * cancel is only read: true before or during the transfer ends it.
- * What it builds (headers, the quoted start of a body) goes to a. Errors:
+ * What it builds (headers, the quoted start of a body) and the request's
+ * libcurl handles go to a: the handles are closed when a is reset. Errors:
  *   SL_E_CONFIG    a header's variable not set or empty (with a context
  *                  line naming the header and the source)
  *   SL_E_IO        no connection, no complete answer within the timeout,

@@ -65,7 +65,7 @@ const json_t *webhook_field(const json_t *obj, const char *name);
 #define WEBHOOK_MAC_LEN 32
 
 /* What a good signature vouched for: the timestamp as sent and the MAC,
- * which together name the request (the replay memory's key, replay.h). */
+ * which together name the request (the replay memory's key, seen.h). */
 struct webhook_signature {
 	int64_t ts;
 	unsigned char mac[WEBHOOK_MAC_LEN];

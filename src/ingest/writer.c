@@ -9,12 +9,14 @@
  */
 #include "ingest/writer.h"
 
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "core/worker.h"
+#include "core/xalloc.h"
+#include "state/deliveries.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -34,28 +36,28 @@ struct pending {
 
 /* A landing table's columns, read once. */
 struct table {
-	char *fqn;
-	struct arena *a;
+	const char *fqn;
+	struct arena *a; /* a child of the writer's */
 	struct wh_column *cols;
 	size_t ncols;
 };
 
 /* A flush done, its answers waiting for the answerer. */
 struct answers {
+	struct ingest_writer *wr;
 	struct pending **items;
 	size_t n;
 	struct live_advance *advs;
 	const char **sources;
 	size_t nadv;
-	struct answers *next;
 };
 
 struct ingest_writer {
+	struct arena *a; /* the landing tables' arenas hang under it */
 	struct wh *w;
 	struct ingest_opts opts;
 	struct worker wk;
-	struct worker answerer;
-	struct answers *answers_head, *answers_tail; /* under answerer.mu */
+	struct worker_queue *answerer;
 	struct pending *head, *tail;
 	int64_t rows_waiting;
 	/* senders of the last flush, answered or already waiting again, and how
@@ -106,18 +108,14 @@ static struct table *table_of(struct ingest_writer *wr, const char *fqn, struct 
 		sl_err_set(err, SL_E_USAGE, "invalid landing table '%s'", fqn);
 		return NULL;
 	}
-	wr->tables = realloc(wr->tables, (wr->ntables + 1) * sizeof(*wr->tables));
-	if (!wr->tables)
-		abort();
+	wr->tables = xreallocarray(wr->tables, wr->ntables + 1, sizeof(*wr->tables));
 	t = &wr->tables[wr->ntables];
-	*t = (struct table){ .fqn = strdup(fqn), .a = arena_new(NULL) };
-	if (!t->fqn)
-		abort();
+	*t = (struct table){ .a = arena_new(wr->a) };
+	t->fqn = arena_strdup(t->a, fqn);
 	if (wh_table_columns(wr->w, t->a, schema, name, &t->cols, &t->ncols, err) || !t->ncols) {
 		if (!t->ncols)
 			sl_err_set(err, SL_E_NOTFOUND, "no landing table '%s'", fqn);
 		arena_free(t->a);
-		free(t->fqn);
 		return NULL;
 	}
 	wr->ntables++;
@@ -156,14 +154,13 @@ static int map_columns(const struct table *t, const struct ingest_batch *b, int 
 
 /* Which batches carry a delivery id that an earlier batch of this flush
  * carries and, with lookup, which carry one that already landed (their
- * answer is the first one's). One query per flush: per landing table, its
- * ids as one IN list. The query scans _sluice.deliveries (its primary key
- * serves no IN list), so it only runs when a flush met a landed id. */
+ * answer is the first one's). The lookup scans _sluice.deliveries, so it
+ * only runs when a flush met a landed id. */
 static int find_duplicates(struct ingest_writer *wr, struct pending **items, size_t n,
 			   bool lookup, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	struct wh_result *r;
+	struct state_delivery *d;
+	size_t nd = 0;
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {
@@ -177,49 +174,26 @@ static int find_duplicates(struct ingest_writer *wr, struct pending **items, siz
 			    strcmp(items[k]->b->source, b->source) == 0)
 				items[i]->first = items[k];
 	}
-	for (size_t i = 0; lookup && i < n; i++) {
-		const char *source = items[i]->b->source;
-		bool seen = false, any = false;
-
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = strcmp(items[k]->b->source, source) == 0;
-		for (size_t k = i; !seen && k < n; k++) {
-			const struct pending *p = items[k];
-
-			if (!p->b->delivery || p->first || strcmp(p->b->source, source) != 0)
-				continue;
-			if (!any) {
-				buf_adds(&sql, sql.len ? " OR (source = "
-						       : "SELECT source, id, seq, rows FROM "
-							 "_sluice.deliveries WHERE (source = ");
-				buf_add_sql_str(&sql, source);
-				buf_adds(&sql, " AND id IN (");
-			} else {
-				buf_adds(&sql, ", ");
-			}
-			buf_add_sql_str(&sql, p->b->delivery);
-			any = true;
-		}
-		if (any)
-			buf_adds(&sql, "))");
-	}
-	if (!sql.len)
+	if (!lookup)
 		return 0;
-	rc = wh_query(wr->w, sql.buf, &r, err);
-	buf_release(&sql);
-	for (size_t k = 0; !rc && k < wh_result_nrows(r); k++)
-		for (size_t i = 0; i < n; i++) {
+	d = xcalloc(n + 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++)
+		if (items[i]->b->delivery && !items[i]->first)
+			d[nd++] = (struct state_delivery){ .source = items[i]->b->source,
+							   .id = items[i]->b->delivery };
+	rc = state_deliveries_find(wr->w, d, nd, err);
+	for (size_t k = 0; !rc && k < nd; k++)
+		for (size_t i = 0; d[k].landed && i < n; i++) {
 			const struct ingest_batch *b = items[i]->b;
 
-			if (b->delivery && strcmp(b->source, wh_result_value(r, k, 0)) == 0 &&
-			    strcmp(b->delivery, wh_result_value(r, k, 1)) == 0) {
+			if (b->delivery && strcmp(b->source, d[k].source) == 0 &&
+			    strcmp(b->delivery, d[k].id) == 0) {
 				items[i]->res.duplicate = true;
-				items[i]->res.seq = strtoll(wh_result_value(r, k, 2), NULL, 10);
-				items[i]->res.rows = strtoll(wh_result_value(r, k, 3), NULL, 10);
+				items[i]->res.seq = d[k].seq;
+				items[i]->res.rows = d[k].rows;
 			}
 		}
-	if (!rc)
-		wh_result_free(r);
+	free(d);
 	return rc;
 }
 
@@ -228,12 +202,10 @@ static int append_batch(struct wh_appender *ap, const struct table *t, struct pe
 			const char *seq, const char *now, struct sl_err *err)
 {
 	const struct ingest_batch *b = p->b;
-	const char **values = calloc(t->ncols + 1, sizeof(char *));
-	int *from = calloc(t->ncols + 1, sizeof(int));
+	const char **values = xcalloc(t->ncols + 1, sizeof(char *));
+	int *from = xcalloc(t->ncols + 1, sizeof(int));
 	int rc;
 
-	if (!values || !from)
-		abort();
 	rc = map_columns(t, b, from, err);
 	for (size_t i = 0; !rc && i < b->nrows; i++) {
 		for (size_t j = 0; j < t->ncols; j++)
@@ -258,41 +230,27 @@ static bool lands(const struct pending *p)
 	return !p->first && !p->res.duplicate && p->b->nrows;
 }
 
-/* The delivery ids this flush lands for source, through an appender (a
- * VALUES list costs a parse that grows with the flush). The primary key
- * refuses an id that landed before: the flush is then tried again with
- * the lookup (delivery_clash). */
+/* The delivery ids this flush lands for source. The primary key refuses
+ * an id that landed before: the flush is then tried again with the lookup
+ * (delivery_clash). */
 static int record_deliveries(struct ingest_writer *wr, struct pending **items, size_t n,
 			     const char *source, const char *now, struct sl_err *err)
 {
-	struct wh_appender *ap = NULL;
-	char seq[32], rows[32];
-	int rc = 0;
+	struct state_delivery *d = xcalloc(n + 1, sizeof(*d));
+	size_t nd = 0;
+	int rc;
 
-	for (size_t i = 0; !rc && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct pending *p = items[i];
-		const char *values[5];
 
-		if (!p->b->delivery || !lands(p) || strcmp(p->b->source, source) != 0)
-			continue;
-		if (!ap)
-			rc = wh_appender_open(wr->w, "_sluice", "deliveries", &ap, err);
-		snprintf(seq, sizeof(seq), "%lld", (long long)p->res.seq);
-		snprintf(rows, sizeof(rows), "%lld", (long long)p->res.rows);
-		values[0] = source;
-		values[1] = p->b->delivery;
-		values[2] = seq;
-		values[3] = rows;
-		values[4] = now;
-		if (!rc)
-			rc = wh_appender_row(ap, values, 5, err);
+		if (p->b->delivery && lands(p) && strcmp(p->b->source, source) == 0)
+			d[nd++] = (struct state_delivery){ .source = source,
+							   .id = p->b->delivery,
+							   .seq = p->res.seq,
+							   .rows = p->res.rows };
 	}
-	if (!rc && ap) {
-		rc = wh_appender_flush(ap, err);
-		wr->delivery_clash = rc != 0;
-	}
-	if (ap)
-		wh_appender_close(ap);
+	rc = state_deliveries_record(wr->w, d, nd, now, &wr->delivery_clash, err);
+	free(d);
 	return rc;
 }
 
@@ -376,9 +334,7 @@ static int lock_sources(struct ingest_writer *wr, struct pending **items, size_t
 
 	if (!wh_shared(wr->w))
 		return 0;
-	names = malloc((n + 1) * sizeof(*names));
-	if (!names)
-		abort();
+	names = xreallocarray(NULL, n + 1, sizeof(*names));
 	for (size_t i = 0; i < n; i++)
 		if (lands(items[i]))
 			names[k++] = items[i]->b->source;
@@ -572,19 +528,28 @@ static void answer(struct ingest_writer *wr, struct pending **items, size_t n,
 	}
 }
 
+/* On the answerer's thread. */
+static void answer_run(void *arg)
+{
+	struct answers *a = arg;
+
+	answer(a->wr, a->items, a->n, a->advs, a->sources, a->nadv);
+	free(a->items);
+	free(a->advs);
+	free(a->sources);
+	free(a);
+}
+
 /* Hands a flush's answers to the answerer; copies what flush reuses. */
 static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 		   const struct live_advance *advs, const char **sources, size_t nadv)
 {
-	struct answers *a = calloc(1, sizeof(*a));
+	struct answers *a = xcalloc(1, sizeof(*a));
 
-	if (!a)
-		abort();
-	a->items = malloc(n * sizeof(*items));
-	a->advs = malloc((nadv ? nadv : 1) * sizeof(*advs));
-	a->sources = malloc((nadv ? nadv : 1) * sizeof(*sources));
-	if (!a->items || !a->advs || !a->sources)
-		abort();
+	a->wr = wr;
+	a->items = xreallocarray(NULL, n, sizeof(*items));
+	a->advs = xreallocarray(NULL, nadv ? nadv : 1, sizeof(*advs));
+	a->sources = xreallocarray(NULL, nadv ? nadv : 1, sizeof(*sources));
 	memcpy(a->items, items, n * sizeof(*items));
 	if (nadv) {
 		memcpy(a->advs, advs, nadv * sizeof(*advs));
@@ -592,46 +557,7 @@ static void finish(struct ingest_writer *wr, struct pending **items, size_t n,
 	}
 	a->n = n;
 	a->nadv = nadv;
-	pthread_mutex_lock(&wr->answerer.mu);
-	if (wr->answers_tail)
-		wr->answers_tail->next = a;
-	else
-		wr->answers_head = a;
-	wr->answers_tail = a;
-	pthread_cond_signal(&wr->answerer.cv);
-	pthread_mutex_unlock(&wr->answerer.mu);
-}
-
-static void *answer_run(void *arg)
-{
-	struct ingest_writer *wr = arg;
-
-	pthread_mutex_lock(&wr->answerer.mu);
-	for (;;) {
-		struct answers *a;
-
-		while (!wr->answers_head && !wr->answerer.stop)
-			pthread_cond_wait(&wr->answerer.cv, &wr->answerer.mu);
-		a = wr->answers_head;
-		if (!a)
-			break;
-		wr->answers_head = NULL;
-		wr->answers_tail = NULL;
-		pthread_mutex_unlock(&wr->answerer.mu);
-		while (a) {
-			struct answers *next = a->next;
-
-			answer(wr, a->items, a->n, a->advs, a->sources, a->nadv);
-			free(a->items);
-			free(a->advs);
-			free(a->sources);
-			free(a);
-			a = next;
-		}
-		pthread_mutex_lock(&wr->answerer.mu);
-	}
-	pthread_mutex_unlock(&wr->answerer.mu);
-	return NULL;
+	worker_queue_push(wr->answerer, answer_run, a);
 }
 
 /* The warehouse is in doubt: items (the rest of a flush) are kept
@@ -661,11 +587,9 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 
 	for (struct pending *p = list; p; p = p->next)
 		n++;
-	items = calloc(n, sizeof(*items));
-	advs = calloc(n, sizeof(*advs));
-	sources = calloc(n, sizeof(*sources));
-	if (!items || !advs || !sources)
-		abort();
+	items = xcalloc(n, sizeof(*items));
+	advs = xcalloc(n, sizeof(*advs));
+	sources = xcalloc(n, sizeof(*sources));
 	n = 0;
 	for (struct pending *p = list; p; p = p->next)
 		items[n++] = p;
@@ -708,15 +632,10 @@ static void flush(struct ingest_writer *wr, struct pending *list)
 /* Deliveries are remembered for a day; once an hour the older ones go. */
 static void prune_deliveries(struct ingest_writer *wr)
 {
-	char sql[160], cutoff[32];
-
 	if (units_mono_ms() - wr->last_prune_ms < 3600 * 1000)
 		return;
 	wr->last_prune_ms = units_mono_ms();
-	units_format_ts(units_now_ms() - DELIVERY_KEEP_MS, cutoff, sizeof(cutoff));
-	snprintf(sql, sizeof(sql), "DELETE FROM _sluice.deliveries WHERE received_at < '%s'",
-		 cutoff);
-	wh_exec(wr->w, sql, NULL);
+	state_deliveries_prune(wr->w, units_now_ms() - DELIVERY_KEEP_MS, NULL);
 }
 
 /*
@@ -784,7 +703,7 @@ static void *run(void *arg)
 				worker_wait_until(&wr->wk, units_mono_ms() + RECONNECT_POLL_MS);
 		}
 		while ((!wr->head || wr->suspect) && !wr->wk.stop)
-			pthread_cond_wait(&wr->wk.cv, &wr->wk.mu);
+			worker_wait(&wr->wk);
 		if (!wr->head || wr->suspect)
 			break;
 		if (wr->none_waited)
@@ -830,19 +749,19 @@ int ingest_writer_start(struct wh *w, const struct ingest_opts *opts, struct ing
 
 	if (rc)
 		return rc;
-	wr = calloc(1, sizeof(*wr));
-	if (!wr)
-		abort();
+	wr = xcalloc(1, sizeof(*wr));
+	wr->a = arena_new(opts->arena);
 	wr->w = w;
 	wr->opts = *opts;
 	wr->last_prune_ms = units_mono_ms() - 3600 * 1000;
-	if (worker_start(&wr->answerer, answer_run, wr, "landing answers", err)) {
+	if (worker_queue_start(&wr->answerer, "landing answers", err)) {
+		arena_free(wr->a);
 		free(wr);
 		return err ? err->code : SL_E_INTERNAL;
 	}
 	if (worker_start(&wr->wk, run, wr, "landing writer", err)) {
-		worker_stop(&wr->answerer);
-		worker_destroy(&wr->answerer);
+		worker_queue_stop(wr->answerer);
+		arena_free(wr->a);
 		free(wr);
 		return err ? err->code : SL_E_INTERNAL;
 	}
@@ -875,9 +794,7 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 		pthread_mutex_unlock(&wr->wk.mu);
 		return sl_err_set(err, SL_E_BUSY, "%s", why);
 	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		abort();
+	p = xmalloc(sizeof(*p));
 	*p = (struct pending){ .b = b, .done = done, .ctx = ctx, .queued_us = units_mono_us() };
 	if (wr->tail)
 		wr->tail->next = p;
@@ -954,15 +871,11 @@ void ingest_writer_stop(struct ingest_writer *wr)
 	/* the writer lands what is queued, then the answerer answers it;
 	 * when the warehouse is in doubt, what is left stays unanswered */
 	worker_stop(&wr->wk);
-	worker_stop(&wr->answerer);
-	worker_destroy(&wr->answerer);
+	worker_queue_stop(wr->answerer);
 	drop(wr->held);
 	drop(wr->head);
-	for (size_t i = 0; i < wr->ntables; i++) {
-		arena_free(wr->tables[i].a);
-		free(wr->tables[i].fqn);
-	}
 	free(wr->tables);
+	arena_free(wr->a);
 	wh_close(wr->w);
 	worker_destroy(&wr->wk);
 	free(wr);

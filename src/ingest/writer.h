@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct arena;
 struct sl_err;
 struct wh;
 
@@ -59,6 +60,7 @@ typedef void (*ingest_advanced_fn)(void *ctx, const char *source, const struct l
 typedef void (*ingest_suspect_fn)(void *ctx, const struct sl_err *err);
 
 struct ingest_opts {
+	struct arena *arena;       /* the parent of the writer's (may be NULL) */
 	int64_t flush_interval_ms; /* longest a batch waits for company */
 	int64_t flush_rows;        /* flush at once when this many rows wait */
 	int64_t max_rows;          /* refuse submissions beyond this many waiting rows */

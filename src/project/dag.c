@@ -9,6 +9,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/suggest.h"
+#include "core/xalloc.h"
 #include "project/inputs.h"
 
 #include <stdlib.h>
@@ -212,13 +213,11 @@ int dag_build(struct project *p, const char *const *relations, size_t nrelations
 	size_t before = diag_count(&p->diags, DIAG_ERROR);
 	const char **names = project_model_names(p);
 	size_t n = p->nmodels, done = 0;
-	size_t *indeg = calloc(n + 1, sizeof(size_t));
+	size_t *indeg = xcalloc(n + 1, sizeof(size_t));
 	struct model **sorted = arena_alloc(p->arena, (n + 1) * sizeof(*sorted));
-	struct model **ready = calloc(n + 1, sizeof(*ready));
+	struct model **ready = xcalloc(n + 1, sizeof(*ready));
 	size_t nready = 0;
 
-	if (!indeg || !ready)
-		abort();
 	if (n > 1)
 		qsort(p->models, n, sizeof(*p->models), cmp_model_name);
 	for (size_t i = 0; i < n; i++) {
@@ -341,7 +340,7 @@ static int no_match(const char *term, const char *near, struct sl_err *err)
 /* The miss of a selector term, with the nearest word it could have meant. */
 static int no_match_near(const struct project *p, const char *term, struct sl_err *err)
 {
-	struct arena *scratch = arena_new(NULL);
+	struct arena *scratch = arena_new(p->arena);
 	int rc = no_match(term, suggest_nearest(term, selector_words(p, scratch, term)), err);
 
 	arena_free(scratch);
@@ -382,7 +381,7 @@ static struct model *named(const struct project *p, const char *name, bool term,
 		no_match_near(p, name, err);
 		return NULL;
 	}
-	scratch = arena_new(NULL);
+	scratch = arena_new(p->arena);
 	near = suggest_nearest(name, selector_words(p, scratch, name));
 	if (near)
 		sl_err_set(err, SL_E_NOTFOUND, "no model '%s'\n  hint: did you mean '%s'?", name, near);
@@ -458,9 +457,7 @@ int dag_select(const struct project *p, const char *selector, bool *selected,
 		memset(selected, 1, p->nmodels * sizeof(bool));
 		return 0;
 	}
-	copy = strdup(selector);
-	if (!copy)
-		abort();
+	copy = xstrdup(selector);
 	for (char *t = strtok_r(copy, ", ", &save); t && !rc; t = strtok_r(NULL, ", ", &save)) {
 		rc = select_one(p, t, selected, err);
 		terms++;

@@ -8,6 +8,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "project/files.h"
 #include "project/header.h"
 #include "project/refs.h"
@@ -46,7 +47,7 @@ int project_locate(const char *dir, char **root, struct sl_err *err)
 					  "no sluice.yml in '%s'\n"
 					  "  hint: create a project with 'sluice init DIR'",
 					  dir);
-		*root = strdup(buf);
+		*root = xstrdup(buf);
 		return 0;
 	}
 	if (!getcwd(buf, sizeof(buf)))
@@ -57,7 +58,7 @@ int project_locate(const char *dir, char **root, struct sl_err *err)
 
 		snprintf(path, sizeof(path), "%s/sluice.yml", buf);
 		if (project_file_exists(path)) {
-			*root = strdup(buf);
+			*root = xstrdup(buf);
 			return 0;
 		}
 		slash = strrchr(buf, '/');
@@ -375,9 +376,7 @@ void project_model_hash(struct model *m)
 		hash_str(ctx, "csv", m->text);
 	} else {
 		hash_str(ctx, "body", m->body);
-		sorted = calloc(m->nsettings + 1, sizeof(*sorted));
-		if (!sorted)
-			abort();
+		sorted = xcalloc(m->nsettings + 1, sizeof(*sorted));
 		for (size_t i = 0; i < m->nsettings; i++)
 			sorted[i] = &m->settings[i];
 		qsort(sorted, m->nsettings, sizeof(*sorted), cmp_setting);

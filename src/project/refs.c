@@ -11,6 +11,7 @@
 #include "core/diag.h"
 #include "core/err.h"
 #include "core/suggest.h"
+#include "core/xalloc.h"
 #include "project/sqltext.h"
 #include "warehouse/sqlparse.h"
 
@@ -121,11 +122,9 @@ static char *masked_part(const struct model *m, enum model_part part)
 {
 	const char *src = part_text(m, part);
 	size_t len = strlen(src);
-	char *text = strdup(src);
-	bool *in_string = malloc(len + 1);
+	char *text = xstrdup(src);
+	bool *in_string = xmalloc(len + 1);
 
-	if (!text || !in_string)
-		abort();
 	sqltext_string_map(text, len, in_string);
 	for (size_t i = 0; i < m->nplaceholders; i++) {
 		const struct model_placeholder *ph = &m->placeholders[i];

@@ -8,9 +8,10 @@
 #include "server/commands.h"
 
 #include "core/err.h"
+#include "core/worker.h"
+#include "core/xalloc.h"
 #include "live/runner.h"
 #include "server/http.h"
-#include "server/offload.h"
 #include "server/server.h"
 
 #include <jansson.h>
@@ -135,9 +136,7 @@ static bool read_request(struct http_call *c, struct command_call *cc)
 		http_reply_error(c, 413, "too many arguments", "at most 64 arguments");
 		return false;
 	}
-	cc->cmd.argv = calloc(json_array_size(args) + 1, sizeof(char *));
-	if (!cc->cmd.argv)
-		abort();
+	cc->cmd.argv = xcalloc(json_array_size(args) + 1, sizeof(char *));
 	json_array_foreach(args, i, v) {
 		const char *s = json_string_value(v);
 
@@ -154,7 +153,7 @@ static bool read_request(struct http_call *c, struct command_call *cc)
 }
 
 void server_command_answer(struct http_call *c, const char *name, const struct server_opts *opts,
-			   struct offload *queue, server_on_warehouse_fn on_warehouse, void *ctx)
+			   struct worker_queue *queue, server_on_warehouse_fn on_warehouse, void *ctx)
 {
 	struct command_call *cc;
 	size_t i;
@@ -165,9 +164,7 @@ void server_command_answer(struct http_call *c, const char *name, const struct s
 		http_reply_error(c, 404, "not found", "the commands are run, seed, plan and test");
 		return;
 	}
-	cc = calloc(1, sizeof(*cc));
-	if (!cc)
-		abort();
+	cc = xcalloc(1, sizeof(*cc));
 	cc->c = c;
 	cc->opts = opts;
 	cc->on_warehouse = on_warehouse;
@@ -177,5 +174,5 @@ void server_command_answer(struct http_call *c, const char *name, const struct s
 		command_free(cc);
 		return;
 	}
-	offload_push(queue, command_run, cc);
+	worker_queue_push(queue, command_run, cc);
 }

@@ -12,7 +12,7 @@
 #include "live/thread.h"
 
 struct http_call;
-struct offload;
+struct worker_queue;
 struct server_opts;
 struct sl_err;
 
@@ -30,6 +30,6 @@ typedef int (*server_on_warehouse_fn)(void *ctx, live_job_fn fn, void *arg, stru
  * good one queued on queue, whose thread runs it through on_warehouse and
  * answers. */
 void server_command_answer(struct http_call *c, const char *name, const struct server_opts *opts,
-			   struct offload *queue, server_on_warehouse_fn on_warehouse, void *ctx);
+			   struct worker_queue *queue, server_on_warehouse_fn on_warehouse, void *ctx);
 
 #endif

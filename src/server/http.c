@@ -8,9 +8,11 @@
  */
 #include "server/http.h"
 
+#include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 
 #include <microhttpd.h>
 #include <openssl/crypto.h>
@@ -98,6 +100,7 @@ struct http_stream {
  */
 struct http_call {
 	struct http_server *s;
+	struct arena *a; /* the owner's: a child of the server's, freed with the call */
 	struct MHD_Connection *conn;
 	struct http_call *prev, *next; /* s->calls */
 	enum call_state state;
@@ -123,6 +126,9 @@ struct http_call {
 };
 
 struct http_server {
+	/* the parent of every call's arena. A root: the server outlives
+	 * whoever started it until its last call is answered */
+	struct arena *a;
 	struct MHD_Daemon *daemon;
 	int port;
 	http_handler handler;
@@ -143,12 +149,6 @@ struct http_server {
 	struct http_conn *conns;
 };
 
-static void die_nomem(void)
-{
-	fputs("sluice: out of memory\n", stderr);
-	abort();
-}
-
 /* ---- responses ---- */
 
 static struct MHD_Response *text_response(const char *type, const char *body, size_t len,
@@ -157,7 +157,7 @@ static struct MHD_Response *text_response(const char *type, const char *body, si
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
 
 	if (!r)
-		die_nomem();
+		xalloc_die();
 	if (type)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	return r;
@@ -263,10 +263,10 @@ static const char *find_pair(const char *p, size_t n, const char *name, bool any
 static struct http_call *call_new(struct http_server *s, struct MHD_Connection *conn,
 				  const char *target)
 {
-	struct http_call *c = calloc(1, sizeof(*c));
+	struct http_call *c = xcalloc(1, sizeof(*c));
 
-	if (!c || !(c->target = strdup(target)))
-		die_nomem();
+	c->target = xstrdup(target);
+	c->a = arena_new(s->a);
 	c->s = s;
 	c->conn = conn;
 	c->state = CALL_RECEIVING;
@@ -309,6 +309,7 @@ static void call_free(struct http_call *c)
 	buf_release(&c->body);
 	buf_release(&c->stream.backlog);
 	free(c->target);
+	arena_free(c->a);
 	free(c);
 }
 
@@ -318,6 +319,7 @@ static void server_free(struct http_server *s)
 	pthread_cond_destroy(&s->idle);
 	pthread_mutex_destroy(&s->mu);
 	free(s->auth_segment);
+	arena_free(s->a);
 	free(s);
 }
 
@@ -990,17 +992,16 @@ static int listen_open(const char *addr, int *fd_out, int *port_out, struct sl_e
 int http_server_start(const struct http_config *cfg, http_handler handler, void *ctx,
 		      struct http_server **out, struct sl_err *err)
 {
-	struct http_server *s = calloc(1, sizeof(*s));
+	struct http_server *s = xcalloc(1, sizeof(*s));
 	pthread_condattr_t attr;
 	int fd, rc;
 
-	if (!s)
-		die_nomem();
 	rc = listen_open(cfg->listen, &fd, &s->port, err);
 	if (rc) {
 		free(s);
 		return rc;
 	}
+	s->a = arena_new(NULL);
 	s->handler = handler;
 	s->ctx = ctx;
 	s->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
@@ -1008,8 +1009,8 @@ int http_server_start(const struct http_config *cfg, http_handler handler, void 
 		s->has_token = true;
 		SHA256((const unsigned char *)cfg->token, strlen(cfg->token), s->token_digest);
 	}
-	if (cfg->auth_segment && !(s->auth_segment = strdup(cfg->auth_segment)))
-		die_nomem();
+	if (cfg->auth_segment)
+		s->auth_segment = xstrdup(cfg->auth_segment);
 	s->header_timeout_ms = cfg->header_timeout_ms > 0 ? cfg->header_timeout_ms
 							   : HTTP_HEADER_TIMEOUT_MS;
 	s->idle_timeout_ms = cfg->idle_timeout_ms > 0 ? cfg->idle_timeout_ms
@@ -1123,6 +1124,11 @@ const char *http_call_query(const struct http_call *c, const char *name)
 	return find_pair(c->req.buf + c->query_at, c->nquery, name, false);
 }
 
+struct arena *http_call_arena(struct http_call *c)
+{
+	return c->a;
+}
+
 const char *http_call_body(const struct http_call *c, size_t *len)
 {
 	if (len)
@@ -1153,6 +1159,11 @@ void http_reply_json(struct http_call *c, int status, json_t *doc)
 
 void http_reply_error(struct http_call *c, int status, const char *error, const char *detail)
 {
+	/* the server's own failure names the request it met, as a context
+	 * line of its error; never the body, the query or a header */
+	if (status == MHD_HTTP_INTERNAL_SERVER_ERROR)
+		detail = arena_sprintf(c->a, "%s\n  in request %s %s", detail ? detail : error,
+				       http_call_method(c), http_call_path(c));
 	call_answer(c, (unsigned)status, error_response(error, detail));
 }
 
@@ -1174,7 +1185,7 @@ struct http_stream *http_stream_open(struct http_call *c, int64_t heartbeat_ms)
 		MHD_SIZE_UNKNOWN, HTTP_STREAM_BLOCK, stream_read, st, NULL);
 
 	if (!r)
-		die_nomem();
+		xalloc_die();
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	add_reply_headers(c, r);

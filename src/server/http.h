@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct arena;
 struct sl_err;
 struct http_server;
 struct http_call;
@@ -111,6 +112,10 @@ const char *http_call_header(const struct http_call *c, const char *name);
 /* The first query parameter called name, percent-decoded; "" for a bare
  * "?name", NULL when absent. */
 const char *http_call_query(const struct http_call *c, const char *name);
+/* Memory for the call's owner, a child of the server's arena: it goes
+ * with the call, so nothing in it may be used once the call is answered
+ * (the last thing its owner does with it). */
+struct arena *http_call_arena(struct http_call *c);
 /* The body (NUL-terminated too, "" when there is none); len may be NULL. */
 const char *http_call_body(const struct http_call *c, size_t *len);
 
@@ -126,7 +131,9 @@ void http_reply(struct http_call *c, int status, const char *content_type, const
  * becomes a 500 error. */
 void http_reply_json(struct http_call *c, int status, json_t *doc);
 /* Answers {"error": error, "detail": detail}, the shape of the server's own
- * refusals too; detail may be NULL (JSON null). */
+ * refusals too; detail may be NULL (JSON null). A 500's detail ends with
+ * a context line naming the request ("in request POST /api/sql": the
+ * method and the path, nothing of the query, headers or body). */
 void http_reply_error(struct http_call *c, int status, const char *error, const char *detail);
 /* Answers a failure by its code: 404 for SL_E_NOTFOUND; 503 with
  * Retry-After: 1 for SL_E_BUSY and SL_E_CONN (a warehouse that cannot be

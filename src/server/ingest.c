@@ -9,7 +9,8 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/utf8.h"
-#include "ingest/replay.h"
+#include "core/xalloc.h"
+#include "ingest/seen.h"
 #include "ingest/webhook.h"
 #include "ingest/writer.h"
 #include "project/project.h"
@@ -40,34 +41,30 @@ struct server_ingest {
 	size_t n;
 	const char **hook_names;  /* for suggestions */
 	struct ingest_writer *writer;
-	struct replay *replay;    /* NULL: no signed source */
+	struct seen *seen;      /* NULL: no signed source */
 	atomic_bool closed;
 };
 
-/* One queued request: its rows live in a until it is answered. */
+/* One queued request, in the call's arena with its rows: both go with the
+ * call once it is answered. */
 struct pending_call {
 	struct http_call *call;
-	struct arena *a;
 	struct ingest_batch batch;
-	struct replay *replay;    /* set while it holds a claim: settle it */
+	struct seen *seen;      /* set while it holds a claim: settle it */
 	uint32_t ticket;
 };
 
 /* Signed requests remembered at once: with the 300 s tolerance, a steady
  * 870 a second; about 20 MiB. */
-#define REPLAY_CAPACITY 262144
+#define SEEN_CAPACITY 262144
 
 int server_ingest_open(const struct project *p, struct server_ingest **out, struct sl_err *err)
 {
-	struct server_ingest *si = calloc(1, sizeof(*si));
+	struct server_ingest *si = xcalloc(1, sizeof(*si));
 	const struct project_cfg *cfg = &p->cfg;
 
-	if (!si)
-		abort();
-	si->hooks = calloc(cfg->nsources + 1, sizeof(*si->hooks));
-	si->hook_names = calloc(cfg->nsources + 1, sizeof(char *));
-	if (!si->hooks || !si->hook_names)
-		abort();
+	si->hooks = xcalloc(cfg->nsources + 1, sizeof(*si->hooks));
+	si->hook_names = xcalloc(cfg->nsources + 1, sizeof(char *));
 	for (size_t i = 0; i < cfg->nsources; i++) {
 		const struct source_cfg *src = &cfg->sources[i];
 		struct hook *h = &si->hooks[si->n];
@@ -87,9 +84,7 @@ int server_ingest_open(const struct project *p, struct server_ingest **out, stru
 				     src->name, src->secret_env, src->secret_env) < 0)
 				abort();
 		}
-		h->names = calloc(src->ncolumns + 2, sizeof(char *));
-		if (!h->names)
-			abort();
+		h->names = xcalloc(src->ncolumns + 2, sizeof(char *));
 		for (size_t c = 0; c < src->ncolumns; c++)
 			h->names[c] = src->columns[c].name;
 		h->names[src->ncolumns] = "payload";
@@ -100,8 +95,8 @@ int server_ingest_open(const struct project *p, struct server_ingest **out, stru
 
 		if (!si->hooks[i].secret)
 			continue;
-		rc = replay_new(REPLAY_CAPACITY, WEBHOOK_TOLERANCE_S, (int64_t)time(NULL),
-				&si->replay, err);
+		rc = seen_new(SEEN_CAPACITY, WEBHOOK_TOLERANCE_S, (int64_t)time(NULL), &si->seen,
+			      err);
 		if (rc) {
 			server_ingest_free(si);
 			return rc;
@@ -132,7 +127,7 @@ void server_ingest_free(struct server_ingest *si)
 	}
 	free(si->hooks);
 	free(si->hook_names);
-	replay_free(si->replay);
+	seen_free(si->seen);
 	free(si);
 }
 
@@ -164,21 +159,15 @@ static const struct hook *find(struct server_ingest *si, struct http_call *c, co
 	return NULL;
 }
 
-static void pending_free(struct pending_call *pc)
-{
-	arena_free(pc->a);
-	free(pc);
-}
-
 static void answered(void *ctx, const struct ingest_result *res)
 {
 	struct pending_call *pc = ctx;
 
 	/* before the answer: a copy sent on hearing it must find it settled */
-	if (pc->replay && res->code)
-		replay_settle_failed(pc->replay, pc->ticket);
-	else if (pc->replay)
-		replay_settle_landed(pc->replay, pc->ticket, res->seq, res->rows);
+	if (pc->seen && res->code)
+		seen_settle_failed(pc->seen, pc->ticket);
+	else if (pc->seen)
+		seen_settle_landed(pc->seen, pc->ticket, res->seq, res->rows);
 	if (res->code) {
 		bool again = !res->bad_input && (res->code == SL_E_BUSY || res->code == SL_E_CONN);
 
@@ -197,7 +186,6 @@ static void answered(void *ctx, const struct ingest_result *res)
 			json_object_set_new(o, "duplicate", json_true());
 		http_reply_json(pc->call, res->duplicate ? 200 : 202, o);
 	}
-	pending_free(pc);
 }
 
 /* now_s: when the signature was checked, which the replay memory's
@@ -241,36 +229,36 @@ static bool claimed(struct server_ingest *si, const struct hook *h, struct http_
 		    const struct webhook_signature *sig, int64_t now_s, struct pending_call *pc)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct replay_claim cl;
+	struct seen_claim cl;
 	json_t *o;
 
 	if (!h->secret)
 		return true;
-	if (replay_claim(si->replay, (uint32_t)(h - si->hooks), sig->mac, sig->ts, now_s, &cl,
-			 &err)) {
+	if (seen_claim(si->seen, (uint32_t)(h - si->hooks), sig->mac, sig->ts, now_s, &cl,
+		       &err)) {
 		http_call_add_header(c, "Retry-After", "1");
 		http_reply_error(c, 503, "busy", err.msg);
 		return false;
 	}
 	switch (cl.state) {
-	case REPLAY_FRESH:
-		pc->replay = si->replay;
+	case SEEN_FRESH:
+		pc->seen = si->seen;
 		pc->ticket = cl.ticket;
 		return true;
-	case REPLAY_IN_FLIGHT:
+	case SEEN_IN_FLIGHT:
 		http_call_add_header(c, "Retry-After", "1");
 		http_reply_error(c, 409, "in flight",
 				 "the same signed request is being landed; send it again for its "
 				 "answer");
 		return false;
-	case REPLAY_LANDED:
+	case SEEN_LANDED:
 		o = json_object();
 		json_object_set_new(o, "seq", json_integer(cl.seq));
 		json_object_set_new(o, "rows", json_integer(cl.rows));
 		json_object_set_new(o, "duplicate", json_true());
 		http_reply_json(c, 200, o);
 		return false;
-	case REPLAY_TOO_OLD:
+	case SEEN_TOO_OLD:
 		break;
 	}
 	http_reply_error(c, 401, "bad signature",
@@ -288,6 +276,7 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 	struct webhook_rows rows;
 	struct pending_call *pc;
 	const struct hook *h;
+	struct arena *a;
 	size_t len;
 
 	if (strcmp(http_call_method(c), "POST") != 0) {
@@ -313,23 +302,19 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 		http_reply_error(c, 503, "stopping", "the server is stopping");
 		return;
 	}
-	pc = calloc(1, sizeof(*pc));
-	if (!pc)
-		abort();
+	a = http_call_arena(c);
+	pc = arena_alloc(a, sizeof(*pc));
 	pc->call = c;
-	pc->a = arena_new(NULL);
-	if (webhook_parse(pc->a, h->src, body, len,
+	if (webhook_parse(a, h->src, body, len,
 			  type && strncasecmp(type, "application/x-ndjson", 20) == 0, &rows, &err)) {
 		http_reply_error(c, err.code == SL_E_CONFIG ? 500 : 400,
 				 err.code == SL_E_CONFIG ? "bad source" : "bad request", err.msg);
-		pending_free(pc);
 		return;
 	}
 	/* nothing to land takes no sequence and no commit: the same answer
 	 * for an empty body, blank lines and [] */
 	if (!rows.nrows) {
 		http_reply_json(c, 200, json_pack("{s:i}", "rows", 0));
-		pending_free(pc);
 		return;
 	}
 	pc->batch = (struct ingest_batch){
@@ -341,17 +326,14 @@ void server_ingest_webhook(struct server_ingest *si, struct http_call *c, const 
 		.delivery = http_call_header(c, "X-Sluice-Delivery"),
 	};
 	if (pc->batch.delivery)
-		pc->batch.delivery = arena_strdup(pc->a, pc->batch.delivery);
-	if (!claimed(si, h, c, &sig, now_s, pc)) {
-		pending_free(pc);
+		pc->batch.delivery = arena_strdup(a, pc->batch.delivery);
+	if (!claimed(si, h, c, &sig, now_s, pc))
 		return;
-	}
 	if (ingest_submit(si->writer, &pc->batch, answered, pc, &err)) {
-		if (pc->replay)
-			replay_settle_failed(pc->replay, pc->ticket);
+		if (pc->seen)
+			seen_settle_failed(pc->seen, pc->ticket);
 		http_call_add_header(c, "Retry-After", "1");
 		http_reply_error(c, 503, err.code == SL_E_CONN ? "warehouse unreachable" : "busy",
 				 err.msg);
-		pending_free(pc);
 	}
 }

@@ -9,8 +9,9 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/worker.h"
+#include "core/xalloc.h"
 #include "server/http.h"
-#include "server/offload.h"
 #include "server/sqlout.h"
 #include "warehouse/wh.h"
 
@@ -22,7 +23,7 @@
 struct server_reader {
 	struct wh *w;    /* the first connection: the reader's is opened from it */
 	struct wh *conn; /* the reader thread's */
-	struct offload *queue;
+	struct worker_queue *queue;
 	atomic_int waiting;
 	atomic_bool stopping; /* what is still queued is not run */
 };
@@ -36,13 +37,11 @@ struct read_call {
 
 int server_reader_start(struct wh *w, struct server_reader **out, struct sl_err *err)
 {
-	struct server_reader *r = calloc(1, sizeof(*r));
+	struct server_reader *r = xcalloc(1, sizeof(*r));
 	int rc;
 
-	if (!r)
-		abort();
 	r->w = w;
-	rc = offload_start(&r->queue, err);
+	rc = worker_queue_start(&r->queue, "sql reader", err);
 	if (rc) {
 		free(r);
 		return rc;
@@ -54,7 +53,7 @@ int server_reader_start(struct wh *w, struct server_reader **out, struct sl_err 
 void server_reader_stop(struct server_reader *r)
 {
 	atomic_store(&r->stopping, true);
-	offload_stop(r->queue);
+	worker_queue_stop(r->queue);
 	if (r->conn)
 		wh_close(r->conn);
 	free(r);
@@ -182,10 +181,8 @@ static bool read_body(struct http_call *c)
 
 void server_reader_answer(struct server_reader *r, struct http_call *c)
 {
-	struct read_call *rc = calloc(1, sizeof(*rc));
+	struct read_call *rc = xcalloc(1, sizeof(*rc));
 
-	if (!rc)
-		abort();
 	rc->r = r;
 	rc->c = c;
 	if (!read_body(c) || !read_params(c, rc)) {
@@ -199,5 +196,5 @@ void server_reader_answer(struct server_reader *r, struct http_call *c)
 		free(rc);
 		return;
 	}
-	offload_push(r->queue, read_run, rc);
+	worker_queue_push(r->queue, read_run, rc);
 }

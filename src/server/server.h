@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+struct arena;
 struct project;
 struct sl_err;
 struct wh;
@@ -32,6 +33,7 @@ struct server_command {
 typedef int (*server_command_fn)(void *ctx, struct wh *w, const struct server_command *cmd);
 
 struct server_opts {
+	struct arena *arena; /* the command's: the server's arena is its child (may be NULL) */
 	const char *listen;  /* "127.0.0.1:8080"; port 0 picks a free one */
 	const char *root;    /* the project folder: the server file goes there */
 	FILE *log;           /* a line per start, stop, failure */

@@ -7,6 +7,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "core/worker.h"
+#include "core/xalloc.h"
 #include "server/http.h"
 
 #include <stdlib.h>
@@ -93,10 +94,8 @@ static void *run(void *arg)
 int status_doc_start(status_build_fn build, void *ctx, int64_t max_age_ms,
 		     struct status_doc **out, struct sl_err *err)
 {
-	struct status_doc *d = calloc(1, sizeof(*d));
+	struct status_doc *d = xcalloc(1, sizeof(*d));
 
-	if (!d)
-		abort();
 	d->build = build;
 	d->ctx = ctx;
 	d->max_age_ms = max_age_ms;
@@ -118,9 +117,7 @@ void status_doc_answer(struct status_doc *d, struct http_call *c)
 	if (d->text && !d->changed && units_mono_ms() - d->built_ms <= d->max_age_ms) {
 		http_reply(c, 200, "application/json", d->text, d->len);
 	} else {
-		w = malloc(sizeof(*w));
-		if (!w)
-			abort();
+		w = xmalloc(sizeof(*w));
 		*w = (struct waiter){ .call = c, .next = d->waiting };
 		d->waiting = w;
 		pthread_cond_signal(&d->wk.cv);

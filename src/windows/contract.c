@@ -9,6 +9,7 @@
 #include "windows/contract.h"
 
 #include "core/suggest.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +35,8 @@ int win_level_parse(const char *s)
 
 static void *copy_of(const void *src, size_t size)
 {
-	void *p = malloc(size);
+	void *p = xmalloc(size);
 
-	if (!p)
-		abort(); /* out of memory: see contract.h */
 	if (src)
 		memcpy(p, src, size);
 	return p;

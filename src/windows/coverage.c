@@ -6,6 +6,8 @@
  */
 #include "windows/coverage.h"
 
+#include "core/xalloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,9 +21,7 @@ static void set_reserve(struct win_set *s, size_t want)
 		return;
 	while (cap < want)
 		cap *= 2;
-	r = realloc(s->r, cap * sizeof(*r));
-	if (!r)
-		abort(); /* out of memory: see coverage.h */
+	r = xreallocarray(s->r, cap, sizeof(*r));
 	s->r = r;
 	s->cap = cap;
 }

@@ -7,6 +7,7 @@
 
 #include "core/err.h"
 #include "core/suggest.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +37,7 @@ static void push(struct win_list *out, int64_t since, int64_t until)
 {
 	if (out->n == out->cap) {
 		out->cap = out->cap ? 2 * out->cap : 16;
-		out->r = realloc(out->r, out->cap * sizeof(*out->r));
-		if (!out->r)
-			abort();
+		out->r = xreallocarray(out->r, out->cap, sizeof(*out->r));
 	}
 	out->r[out->n++] = (struct win_range){ since, until };
 }

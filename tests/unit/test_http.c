@@ -625,6 +625,10 @@ static void test_sl_err_answers(void **state)
 		assert_int_equal(r.status, cases[i].status);
 		assert_int_equal(has_header(&r, "Retry-After: 1"), cases[i].retry);
 		assert_error_body(&r, sl_code_text(cases[i].code));
+		/* the server's own failure names the request, not its query */
+		assert_int_equal(strstr(r.body.buf, "it failed\\n  in request GET /sl-err\"") != NULL,
+				 cases[i].status == 500);
+		assert_null(strstr(r.body.buf, "code="));
 		buf_release(&r.body);
 	}
 }

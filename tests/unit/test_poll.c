@@ -195,7 +195,7 @@ static const char *stored_cursor(struct fx *f)
 static int poll_now(struct fx *f)
 {
 	if (!f->p)
-		assert_int_equal(poller_new(&f->src, &f->p, &f->err), 0);
+		assert_int_equal(poller_new(NULL, &f->src, &f->p, &f->err), 0);
 	sl_err_clear(&f->err);
 	return poller_poll(f->p, f->reader, f->wr, &f->res, &f->err);
 }
@@ -547,7 +547,7 @@ static void test_http_error_backs_off(void **state)
 
 	/* every request takes 300 ms of the poller's clock, so a wait counted
 	 * from the start of a poll differs from one counted from its end */
-	assert_int_equal(poller_new(&f->src, &f->p, &f->err), 0);
+	assert_int_equal(poller_new(NULL, &f->src, &f->p, &f->err), 0);
 	poller_set_clock(f->p, fake_clock);
 	f->api.took_ms = 300;
 	api_answer(&f->api, 500, "{\"error\": \"boom\"}");
@@ -687,7 +687,7 @@ static void test_bad_column_type(void **state)
 	struct poller *p = NULL;
 
 	COLUMNS[1] = (struct cfg_column){ "price", "DECIMAL(50, 2)" };
-	assert_int_equal(poller_new(&f->src, &p, &f->err), SL_E_CONFIG);
+	assert_int_equal(poller_new(NULL, &f->src, &p, &f->err), SL_E_CONFIG);
 	COLUMNS[1] = (struct cfg_column){ "price", "DOUBLE" };
 	assert_null(p);
 	assert_non_null(strstr(f->err.msg, "in column price of source rates"));
@@ -714,7 +714,7 @@ static void test_thread_polls_and_stops(void **state)
 
 	f->src.interval_ms = 50;
 	f->src.timeout_ms = 30000;
-	assert_int_equal(poller_new(&f->src, &f->p, &f->err), 0);
+	assert_int_equal(poller_new(NULL, &f->src, &f->p, &f->err), 0);
 	api_answer(&f->api, 200, "[{\"id\": 1}]");
 	assert_int_equal(wh_connect(f->reader, &r, &f->err), 0);
 	assert_int_equal(poller_start(f->p, r, f->wr, NULL, &f->err), 0);

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "core/err.h"
-#include "ingest/replay.h"
+#include "ingest/seen.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,147 +34,147 @@ static void mac_of(uint32_t n, uint32_t spread, unsigned char mac[WEBHOOK_MAC_LE
 	memcpy(mac + 8, &n, sizeof(n));
 }
 
-static struct replay *memory(size_t capacity)
+static struct seen *memory(size_t capacity)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct replay *m;
+	struct seen *m;
 
-	assert_int_equal(replay_new(capacity, TOL, NOW, &m, &err), 0);
+	assert_int_equal(seen_new(capacity, TOL, NOW, &m, &err), 0);
 	return m;
 }
 
 /* The state a claim of key n (source 0) stamped ts gets at now. */
-static struct replay_claim claim(struct replay *m, uint32_t n, int64_t ts, int64_t now)
+static struct seen_claim claim(struct seen *m, uint32_t n, int64_t ts, int64_t now)
 {
 	unsigned char mac[WEBHOOK_MAC_LEN];
 	struct sl_err err = SL_ERR_INIT;
-	struct replay_claim c;
+	struct seen_claim c;
 
 	mac_of(n, 1u << 20, mac);
-	assert_int_equal(replay_claim(m, 0, mac, ts, now, &c, &err), 0);
+	assert_int_equal(seen_claim(m, 0, mac, ts, now, &c, &err), 0);
 	return c;
 }
 
-static enum replay_state state_of(struct replay *m, uint32_t n, int64_t ts, int64_t now)
+static enum seen_state state_of(struct seen *m, uint32_t n, int64_t ts, int64_t now)
 {
 	return claim(m, n, ts, now).state;
 }
 
 /* Claims key n fresh and lands it with seq n. */
-static void land(struct replay *m, uint32_t n, int64_t ts, int64_t now)
+static void land(struct seen *m, uint32_t n, int64_t ts, int64_t now)
 {
-	struct replay_claim c = claim(m, n, ts, now);
+	struct seen_claim c = claim(m, n, ts, now);
 
-	assert_int_equal(c.state, REPLAY_FRESH);
-	replay_settle_landed(m, c.ticket, n, 1);
+	assert_int_equal(c.state, SEEN_FRESH);
+	seen_settle_landed(m, c.ticket, n, 1);
 }
 
-static struct replay_stats stats(struct replay *m)
+static struct seen_stats stats(struct seen *m)
 {
-	struct replay_stats s;
+	struct seen_stats s;
 
-	replay_stats(m, &s);
+	seen_stats(m, &s);
 	return s;
 }
 
 static void test_fresh_in_flight_landed(void **state)
 {
-	struct replay *m = memory(8);
+	struct seen *m = memory(8);
 	unsigned char mac[WEBHOOK_MAC_LEN];
 	struct sl_err err = SL_ERR_INIT;
-	struct replay_claim c, again;
+	struct seen_claim c, again;
 
 	(void)state;
 	c = claim(m, 1, NOW, NOW);
-	assert_int_equal(c.state, REPLAY_FRESH);
+	assert_int_equal(c.state, SEEN_FRESH);
 	assert_int_equal(stats(m).held, 1);
 	assert_int_equal(stats(m).in_flight, 1);
 	/* a copy while the first is landing is told so, and reserves nothing */
-	assert_int_equal(state_of(m, 1, NOW, NOW + 1), REPLAY_IN_FLIGHT);
+	assert_int_equal(state_of(m, 1, NOW, NOW + 1), SEEN_IN_FLIGHT);
 	assert_int_equal(stats(m).held, 1);
-	replay_settle_landed(m, c.ticket, 42, 3);
+	seen_settle_landed(m, c.ticket, 42, 3);
 	again = claim(m, 1, NOW, NOW + 2);
-	assert_int_equal(again.state, REPLAY_LANDED);
+	assert_int_equal(again.state, SEEN_LANDED);
 	assert_int_equal(again.seq, 42);
 	assert_int_equal(again.rows, 3);
 	assert_int_equal(stats(m).in_flight, 0);
 	/* the same MAC under another source is another request */
 	mac_of(1, 1u << 20, mac);
-	assert_int_equal(replay_claim(m, 1, mac, NOW, NOW, &c, &err), 0);
-	assert_int_equal(c.state, REPLAY_FRESH);
-	assert_int_equal(replay_claim(m, 1, mac, NOW, NOW, &c, &err), 0);
-	assert_int_equal(c.state, REPLAY_IN_FLIGHT);
+	assert_int_equal(seen_claim(m, 1, mac, NOW, NOW, &c, &err), 0);
+	assert_int_equal(c.state, SEEN_FRESH);
+	assert_int_equal(seen_claim(m, 1, mac, NOW, NOW, &c, &err), 0);
+	assert_int_equal(c.state, SEEN_IN_FLIGHT);
 	/* and another MAC of the same second is another request too */
-	assert_int_equal(state_of(m, 2, NOW, NOW), REPLAY_FRESH);
+	assert_int_equal(state_of(m, 2, NOW, NOW), SEEN_FRESH);
 	assert_int_equal(stats(m).held, 3);
-	replay_free(m);
+	seen_free(m);
 }
 
 static void test_failed_settle_frees_the_entry(void **state)
 {
-	struct replay *m = memory(1);
-	struct replay_claim c;
+	struct seen *m = memory(1);
+	struct seen_claim c;
 
 	(void)state;
 	c = claim(m, 1, NOW, NOW);
-	assert_int_equal(c.state, REPLAY_FRESH);
-	replay_settle_failed(m, c.ticket);
+	assert_int_equal(c.state, SEEN_FRESH);
+	seen_settle_failed(m, c.ticket);
 	assert_int_equal(stats(m).held, 0);
 	/* the sender's retry of the very same request is fresh */
 	c = claim(m, 1, NOW, NOW + 1);
-	assert_int_equal(c.state, REPLAY_FRESH);
-	replay_settle_failed(m, c.ticket);
+	assert_int_equal(c.state, SEEN_FRESH);
+	seen_settle_failed(m, c.ticket);
 	/* and the one entry is free for another request: no floor was raised */
 	land(m, 2, NOW + 1, NOW + 1);
 	assert_int_equal(stats(m).floor, NOW - 1);
-	assert_int_equal(state_of(m, 2, NOW + 1, NOW + 2), REPLAY_LANDED);
-	replay_free(m);
+	assert_int_equal(state_of(m, 2, NOW + 1, NOW + 2), SEEN_LANDED);
+	seen_free(m);
 }
 
 static void test_floor_starts_at_creation(void **state)
 {
-	struct replay *m = memory(8);
+	struct seen *m = memory(8);
 
 	(void)state;
 	assert_int_equal(stats(m).floor, NOW - 1);
 	/* stamped before the start: a process before this one may have taken it */
-	assert_int_equal(state_of(m, 1, NOW - 1, NOW), REPLAY_TOO_OLD);
-	assert_int_equal(state_of(m, 1, NOW - TOL, NOW), REPLAY_TOO_OLD);
+	assert_int_equal(state_of(m, 1, NOW - 1, NOW), SEEN_TOO_OLD);
+	assert_int_equal(state_of(m, 1, NOW - TOL, NOW), SEEN_TOO_OLD);
 	assert_int_equal(stats(m).held, 0);
-	assert_int_equal(state_of(m, 2, NOW, NOW), REPLAY_FRESH);
+	assert_int_equal(state_of(m, 2, NOW, NOW), SEEN_FRESH);
 	/* a sender's clock may run ahead */
-	assert_int_equal(state_of(m, 3, NOW + TOL, NOW), REPLAY_FRESH);
-	replay_free(m);
+	assert_int_equal(state_of(m, 3, NOW + TOL, NOW), SEEN_FRESH);
+	seen_free(m);
 }
 
 static void test_expiry_after_tolerance(void **state)
 {
-	struct replay *m = memory(2);
+	struct seen *m = memory(2);
 
 	(void)state;
 	land(m, 1, NOW, NOW);
 	land(m, 2, NOW + 10, NOW + 10);
 	/* still within the tolerance: remembered */
-	assert_int_equal(state_of(m, 1, NOW, NOW + TOL), REPLAY_LANDED);
+	assert_int_equal(state_of(m, 1, NOW, NOW + TOL), SEEN_LANDED);
 	assert_int_equal(stats(m).floor, NOW - 1);
 	/* one second later it is dead: forgotten, and the floor covers it */
-	assert_int_equal(state_of(m, 1, NOW, NOW + TOL + 1), REPLAY_TOO_OLD);
+	assert_int_equal(state_of(m, 1, NOW, NOW + TOL + 1), SEEN_TOO_OLD);
 	assert_int_equal(stats(m).held, 1);
 	assert_int_equal(stats(m).floor, NOW);
-	assert_int_equal(state_of(m, 2, NOW + 10, NOW + TOL + 1), REPLAY_LANDED);
+	assert_int_equal(state_of(m, 2, NOW + 10, NOW + TOL + 1), SEEN_LANDED);
 	/* its entry is reused without forgetting anything else */
 	land(m, 3, NOW + TOL, NOW + TOL + 1);
 	assert_int_equal(stats(m).held, 2);
 	assert_int_equal(stats(m).floor, NOW);
-	assert_int_equal(state_of(m, 2, NOW + 10, NOW + TOL + 2), REPLAY_LANDED);
+	assert_int_equal(state_of(m, 2, NOW + 10, NOW + TOL + 2), SEEN_LANDED);
 	/* a clock that steps back does not bring a forgotten request back */
-	assert_int_equal(state_of(m, 1, NOW, NOW + 1), REPLAY_TOO_OLD);
-	replay_free(m);
+	assert_int_equal(state_of(m, 1, NOW, NOW + 1), SEEN_TOO_OLD);
+	seen_free(m);
 }
 
 static void test_full_memory_raises_the_floor(void **state)
 {
-	struct replay *m = memory(4);
+	struct seen *m = memory(4);
 	/* landed out of order: the oldest timestamp goes first, not the first in */
 	static const int64_t ts[] = { NOW + 9, NOW + 3, NOW + 7, NOW + 5 };
 
@@ -184,77 +184,77 @@ static void test_full_memory_raises_the_floor(void **state)
 	land(m, 4, NOW + 10, NOW + 10);
 	assert_int_equal(stats(m).held, 4);
 	assert_int_equal(stats(m).floor, NOW + 3);
-	assert_int_equal(state_of(m, 1, NOW + 3, NOW + 10), REPLAY_TOO_OLD);
-	assert_int_equal(state_of(m, 0, NOW + 9, NOW + 10), REPLAY_LANDED);
-	assert_int_equal(state_of(m, 2, NOW + 7, NOW + 10), REPLAY_LANDED);
-	assert_int_equal(state_of(m, 3, NOW + 5, NOW + 10), REPLAY_LANDED);
+	assert_int_equal(state_of(m, 1, NOW + 3, NOW + 10), SEEN_TOO_OLD);
+	assert_int_equal(state_of(m, 0, NOW + 9, NOW + 10), SEEN_LANDED);
+	assert_int_equal(state_of(m, 2, NOW + 7, NOW + 10), SEEN_LANDED);
+	assert_int_equal(state_of(m, 3, NOW + 5, NOW + 10), SEEN_LANDED);
 	/* a new request at or before what is now the oldest cannot be told
 	 * apart once room is made for it: refused, and nothing is forgotten */
-	assert_int_equal(state_of(m, 5, NOW + 4, NOW + 10), REPLAY_TOO_OLD);
-	assert_int_equal(state_of(m, 5, NOW + 5, NOW + 10), REPLAY_TOO_OLD);
+	assert_int_equal(state_of(m, 5, NOW + 4, NOW + 10), SEEN_TOO_OLD);
+	assert_int_equal(state_of(m, 5, NOW + 5, NOW + 10), SEEN_TOO_OLD);
 	assert_int_equal(stats(m).floor, NOW + 3);
-	assert_int_equal(state_of(m, 3, NOW + 5, NOW + 10), REPLAY_LANDED);
+	assert_int_equal(state_of(m, 3, NOW + 5, NOW + 10), SEEN_LANDED);
 	/* a newer one makes room */
 	land(m, 6, NOW + 6, NOW + 10);
 	assert_int_equal(stats(m).floor, NOW + 5);
-	assert_int_equal(state_of(m, 3, NOW + 5, NOW + 10), REPLAY_TOO_OLD);
-	assert_int_equal(state_of(m, 6, NOW + 6, NOW + 10), REPLAY_LANDED);
+	assert_int_equal(state_of(m, 3, NOW + 5, NOW + 10), SEEN_TOO_OLD);
+	assert_int_equal(state_of(m, 6, NOW + 6, NOW + 10), SEEN_LANDED);
 	assert_int_equal(stats(m).held, 4);
-	replay_free(m);
+	seen_free(m);
 }
 
 static void test_never_forgets_in_flight(void **state)
 {
-	struct replay *m = memory(3);
+	struct seen *m = memory(3);
 	unsigned char mac[WEBHOOK_MAC_LEN];
 	struct sl_err err = SL_ERR_INIT;
-	struct replay_claim c[3], busy;
+	struct seen_claim c[3], busy;
 
 	(void)state;
 	for (uint32_t n = 0; n < 3; n++) {
 		c[n] = claim(m, n, NOW + n, NOW);
-		assert_int_equal(c[n].state, REPLAY_FRESH);
+		assert_int_equal(c[n].state, SEEN_FRESH);
 	}
 	/* nothing to make room with */
 	mac_of(3, 1u << 20, mac);
-	assert_int_equal(replay_claim(m, 0, mac, NOW + 3, NOW + 3, &busy, &err), SL_E_BUSY);
+	assert_int_equal(seen_claim(m, 0, mac, NOW + 3, NOW + 3, &busy, &err), SL_E_BUSY);
 	assert_string_equal(err.msg, "all 3 signed requests the replay memory holds are still "
 				     "landing; retry shortly");
 	assert_int_equal(stats(m).held, 3);
 	assert_int_equal(stats(m).floor, NOW - 1);
 	/* the newest lands: it is the only one that may go, old as the others are */
-	replay_settle_landed(m, c[2].ticket, 2, 1);
+	seen_settle_landed(m, c[2].ticket, 2, 1);
 	land(m, 3, NOW + 3, NOW + 3);
 	assert_int_equal(stats(m).floor, NOW + 2);
 	assert_int_equal(stats(m).in_flight, 2);
 	/* long past the tolerance, a batch still landing stays remembered */
-	assert_int_equal(state_of(m, 0, NOW, NOW + 10 * TOL), REPLAY_IN_FLIGHT);
-	assert_int_equal(state_of(m, 1, NOW + 1, NOW + 10 * TOL), REPLAY_IN_FLIGHT);
+	assert_int_equal(state_of(m, 0, NOW, NOW + 10 * TOL), SEEN_IN_FLIGHT);
+	assert_int_equal(state_of(m, 1, NOW + 1, NOW + 10 * TOL), SEEN_IN_FLIGHT);
 	assert_int_equal(stats(m).held, 2);
-	replay_settle_landed(m, c[0].ticket, 0, 1);
-	replay_settle_failed(m, c[1].ticket);
+	seen_settle_landed(m, c[0].ticket, 0, 1);
+	seen_settle_failed(m, c[1].ticket);
 	/* landed at last, and dead already: forgotten by the next claim */
-	assert_int_equal(state_of(m, 0, NOW, NOW + 10 * TOL), REPLAY_TOO_OLD);
+	assert_int_equal(state_of(m, 0, NOW, NOW + 10 * TOL), SEEN_TOO_OLD);
 	assert_int_equal(stats(m).floor, NOW + 3);
 	assert_int_equal(stats(m).held, 0);
-	replay_free(m);
+	seen_free(m);
 }
 
 static void test_new_refuses(void **state)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct replay *m;
+	struct seen *m;
 
 	(void)state;
-	assert_int_equal(replay_new(0, TOL, NOW, &m, &err), SL_E_USAGE);
+	assert_int_equal(seen_new(0, TOL, NOW, &m, &err), SL_E_USAGE);
 	assert_null(m);
 	assert_string_equal(err.msg, "replay memory of 0 entries (1 to 1073741824)");
-	assert_int_equal(replay_new(((size_t)1 << 30) + 1, TOL, NOW, &m, &err), SL_E_USAGE);
-	assert_int_equal(replay_new(8, -1, NOW, &m, &err), SL_E_USAGE);
+	assert_int_equal(seen_new(((size_t)1 << 30) + 1, TOL, NOW, &m, &err), SL_E_USAGE);
+	assert_int_equal(seen_new(8, -1, NOW, &m, &err), SL_E_USAGE);
 	assert_string_equal(err.msg, "negative signature tolerance -1 s");
-	assert_int_equal(replay_new(1, 0, NOW, &m, &err), 0);
-	replay_free(m);
-	replay_free(NULL);
+	assert_int_equal(seen_new(1, 0, NOW, &m, &err), 0);
+	seen_free(m);
+	seen_free(NULL);
 }
 
 /* ---- a long random stream against an oracle ---- */
@@ -330,11 +330,11 @@ static void oracle_forget(struct oracle *o, struct okey *k)
 
 /* One claim of k at now, on both, checked against each other. counts[]
  * tallies the states (and SL_E_BUSY in the last one). */
-static void step_claim(struct replay *m, struct oracle *o, struct okey *k, int64_t now,
+static void step_claim(struct seen *m, struct oracle *o, struct okey *k, int64_t now,
 		       size_t counts[5])
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct replay_claim c;
+	struct seen_claim c;
 	struct okey *oldest;
 	int rc;
 
@@ -343,38 +343,38 @@ static void step_claim(struct replay *m, struct oracle *o, struct okey *k, int64
 			oracle_forget(o, o->held[i]);
 	/* what making room would forget */
 	oldest = o->nheld == o->capacity ? oracle_oldest(o) : NULL;
-	rc = replay_claim(m, k->source, k->mac, k->ts, now, &c, &err);
+	rc = seen_claim(m, k->source, k->mac, k->ts, now, &c, &err);
 	if (k->state == O_IN_FLIGHT) {
 		assert_int_equal(rc, 0);
-		assert_int_equal(c.state, REPLAY_IN_FLIGHT);
+		assert_int_equal(c.state, SEEN_IN_FLIGHT);
 	} else if (k->state == O_LANDED) {
 		assert_int_equal(rc, 0);
 		if (k->ts > o->floor) {
 			/* the guarantee: a landed request above the floor is never fresh */
 			assert_true(k->held);
-			assert_int_equal(c.state, REPLAY_LANDED);
+			assert_int_equal(c.state, SEEN_LANDED);
 		} else {
-			assert_true(c.state == REPLAY_LANDED || c.state == REPLAY_TOO_OLD);
+			assert_true(c.state == SEEN_LANDED || c.state == SEEN_TOO_OLD);
 		}
-		if (c.state == REPLAY_LANDED) {
+		if (c.state == SEEN_LANDED) {
 			assert_int_equal(c.seq, k->seq);
 			assert_int_equal(c.rows, k->rows);
 		}
 	} else if (k->ts <= o->floor) {
 		assert_int_equal(rc, 0);
-		assert_int_equal(c.state, REPLAY_TOO_OLD);
+		assert_int_equal(c.state, SEEN_TOO_OLD);
 	} else if (o->nheld == o->capacity && !oldest) {
 		assert_int_equal(rc, SL_E_BUSY);
 		counts[4]++;
 		return;
 	} else if (oldest && oldest->ts >= k->ts) {
 		assert_int_equal(rc, 0);
-		assert_int_equal(c.state, REPLAY_TOO_OLD);
+		assert_int_equal(c.state, SEEN_TOO_OLD);
 	} else {
 		if (oldest)
 			oracle_forget(o, oldest);
 		assert_int_equal(rc, 0);
-		assert_int_equal(c.state, REPLAY_FRESH);
+		assert_int_equal(c.state, SEEN_FRESH);
 		k->state = O_IN_FLIGHT;
 		k->ticket = c.ticket;
 		oracle_hold(o, k);
@@ -383,7 +383,7 @@ static void step_claim(struct replay *m, struct oracle *o, struct okey *k, int64
 	counts[c.state]++;
 }
 
-static void step_settle(struct replay *m, struct oracle *o, struct okey *k, bool landed,
+static void step_settle(struct seen *m, struct oracle *o, struct okey *k, bool landed,
 			int64_t seq)
 {
 	o->in_flight--;
@@ -391,17 +391,17 @@ static void step_settle(struct replay *m, struct oracle *o, struct okey *k, bool
 		k->state = O_LANDED;
 		k->seq = seq;
 		k->rows = rnd(100);
-		replay_settle_landed(m, k->ticket, k->seq, k->rows);
+		seen_settle_landed(m, k->ticket, k->seq, k->rows);
 	} else {
 		k->state = O_UNKNOWN;
 		oracle_drop(o, k);
-		replay_settle_failed(m, k->ticket);
+		seen_settle_failed(m, k->ticket);
 	}
 }
 
-static void check_stats(struct replay *m, const struct oracle *o)
+static void check_stats(struct seen *m, const struct oracle *o)
 {
-	struct replay_stats s = stats(m);
+	struct seen_stats s = stats(m);
 
 	assert_true(s.held <= o->capacity);
 	assert_int_equal(s.held, o->nheld);
@@ -414,7 +414,7 @@ static void check_stats(struct replay *m, const struct oracle *o)
 static void run_stream(size_t capacity, uint32_t spread, uint64_t seed, size_t steps)
 {
 	struct oracle o = { .capacity = capacity, .floor = NOW - 1 };
-	struct replay *m = memory(capacity);
+	struct seen *m = memory(capacity);
 	size_t counts[5] = { 0 };
 	int64_t now = NOW, seq = 0;
 
@@ -467,7 +467,7 @@ static void run_stream(size_t capacity, uint32_t spread, uint64_t seed, size_t s
 		assert_true(counts[s] >= steps / 1000);
 	free(o.held);
 	free(o.keys);
-	replay_free(m);
+	seen_free(m);
 }
 
 static void test_random_stream_against_oracle(void **state)
@@ -485,7 +485,7 @@ static void test_random_stream_against_oracle(void **state)
 #define RACE_KEYS 20000
 
 struct race {
-	struct replay *m;
+	struct seen *m;
 	atomic_int landed[RACE_KEYS]; /* how often each key was settled landed */
 	atomic_int failed[RACE_KEYS];
 	atomic_int wrong;             /* answers that break the contract */
@@ -506,22 +506,22 @@ static void *race_run(void *arg)
 	for (int i = 0; i < RACE_KEYS; i++) {
 		uint32_t n = (uint32_t)(me->id == 0 ? i : RACE_KEYS - 1 - i);
 		unsigned char mac[WEBHOOK_MAC_LEN];
-		struct replay_claim c;
+		struct seen_claim c;
 
 		mac_of(n, 1u << 20, mac);
-		if (replay_claim(r->m, 0, mac, NOW, NOW, &c, NULL) != 0) {
+		if (seen_claim(r->m, 0, mac, NOW, NOW, &c, NULL) != 0) {
 			atomic_fetch_add(&r->wrong, 1);
 			continue;
 		}
-		if (c.state == REPLAY_FRESH && me->id == 0 && n % 3 == 0) {
+		if (c.state == SEEN_FRESH && me->id == 0 && n % 3 == 0) {
 			atomic_fetch_add(&r->failed[n], 1);
-			replay_settle_failed(r->m, c.ticket);
-		} else if (c.state == REPLAY_FRESH) {
+			seen_settle_failed(r->m, c.ticket);
+		} else if (c.state == SEEN_FRESH) {
 			atomic_fetch_add(&r->landed[n], 1);
-			replay_settle_landed(r->m, c.ticket, n, 1);
-		} else if (c.state == REPLAY_LANDED && (c.seq != n || !atomic_load(&r->landed[n]))) {
+			seen_settle_landed(r->m, c.ticket, n, 1);
+		} else if (c.state == SEEN_LANDED && (c.seq != n || !atomic_load(&r->landed[n]))) {
 			atomic_fetch_add(&r->wrong, 1);
-		} else if (c.state == REPLAY_TOO_OLD) {
+		} else if (c.state == SEEN_TOO_OLD) {
 			atomic_fetch_add(&r->wrong, 1);
 		}
 	}
@@ -552,7 +552,7 @@ static void test_two_threads_claim_and_settle(void **state)
 	}
 	assert_int_equal(stats(r->m).in_flight, 0);
 	assert_int_equal(stats(r->m).held, landed);
-	replay_free(r->m);
+	seen_free(r->m);
 	free(r);
 }
 
@@ -562,7 +562,7 @@ static void test_two_threads_claim_and_settle(void **state)
 #define PIPE_DEPTH 64
 
 struct pipe {
-	struct replay *m;
+	struct seen *m;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	uint32_t tickets[PIPE_DEPTH], keys[PIPE_DEPTH];
@@ -593,10 +593,10 @@ static void *pipe_settle(void *arg)
 		/* counted before settling, so that a claim that follows sees it */
 		if (n % 5 == 0 && !atomic_load(&p->failed[n])) {
 			atomic_fetch_add(&p->failed[n], 1);
-			replay_settle_failed(p->m, ticket);
+			seen_settle_failed(p->m, ticket);
 		} else {
 			atomic_fetch_add(&p->landed[n], 1);
-			replay_settle_landed(p->m, ticket, n, 2);
+			seen_settle_landed(p->m, ticket, n, 2);
 		}
 		pthread_mutex_lock(&p->mu);
 	}
@@ -607,14 +607,14 @@ static void *pipe_settle(void *arg)
 static void pipe_claim(struct pipe *p, uint32_t n)
 {
 	unsigned char mac[WEBHOOK_MAC_LEN];
-	struct replay_claim c;
+	struct seen_claim c;
 
 	mac_of(n, 1u << 20, mac);
-	if (replay_claim(p->m, 1, mac, NOW + 1, NOW + 2, &c, NULL) != 0) {
+	if (seen_claim(p->m, 1, mac, NOW + 1, NOW + 2, &c, NULL) != 0) {
 		atomic_fetch_add(&p->wrong, 1);
 		return;
 	}
-	if (c.state == REPLAY_FRESH) {
+	if (c.state == SEEN_FRESH) {
 		/* fresh again only after a failure */
 		if (atomic_load(&p->landed[n]))
 			atomic_fetch_add(&p->wrong, 1);
@@ -626,11 +626,11 @@ static void pipe_claim(struct pipe *p, uint32_t n)
 		p->n++;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
-	} else if (c.state == REPLAY_LANDED) {
+	} else if (c.state == SEEN_LANDED) {
 		/* answered as landed only once it has */
 		if (c.seq != n || c.rows != 2 || !atomic_load(&p->landed[n]))
 			atomic_fetch_add(&p->wrong, 1);
-	} else if (c.state != REPLAY_IN_FLIGHT) {
+	} else if (c.state != SEEN_IN_FLIGHT) {
 		atomic_fetch_add(&p->wrong, 1);
 	}
 }
@@ -664,7 +664,7 @@ static void test_claims_on_one_thread_settles_on_another(void **state)
 	assert_int_equal(stats(p->m).in_flight, 0);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
-	replay_free(p->m);
+	seen_free(p->m);
 	free(p);
 }
 

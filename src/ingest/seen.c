@@ -1,13 +1,13 @@
 /*
- * The replay memory (replay.h): a fixed array of entries, found through an
+ * The replay memory (seen.h): a fixed array of entries, found through an
  * open-addressing table (linear probing, at most half full, deletion by
  * backward shift so that no tombstones pile up), with the landed entries
  * also in a min-heap by timestamp so that the next one to forget is always
- * at hand. Nothing is allocated after replay_new. It must never forget an
+ * at hand. Nothing is allocated after seen_new. It must never forget an
  * entry without raising the floor to its timestamp, nor forget an entry in
  * flight: either would let a copy of a request land twice.
  */
-#include "ingest/replay.h"
+#include "ingest/seen.h"
 
 #include "core/err.h"
 
@@ -28,7 +28,7 @@ struct entry {
 	uint8_t state; /* enum entry_state */
 };
 
-struct replay {
+struct seen {
 	pthread_mutex_t mu;
 	int64_t tolerance_s;
 	int64_t floor;
@@ -60,7 +60,7 @@ static size_t home_of(uint32_t source, const unsigned char *mac)
 
 /* The slot holding (source, mac), or the empty one where it would go;
  * there is always one, the table being at most half full. */
-static size_t probe(const struct replay *m, uint32_t source, const unsigned char *mac)
+static size_t probe(const struct seen *m, uint32_t source, const unsigned char *mac)
 {
 	for (size_t i = home_of(source, mac) & m->mask;; i = (i + 1) & m->mask) {
 		uint32_t e = m->slots[i];
@@ -73,7 +73,7 @@ static size_t probe(const struct replay *m, uint32_t source, const unsigned char
 
 /* Empties slot i, moving back each later entry of its run that may stand
  * there, so that every entry stays reachable from its home slot. */
-static void slot_clear(struct replay *m, size_t i)
+static void slot_clear(struct seen *m, size_t i)
 {
 	for (size_t j = (i + 1) & m->mask; m->slots[j] != NONE; j = (j + 1) & m->mask) {
 		const struct entry *e = &m->entries[m->slots[j]];
@@ -88,12 +88,12 @@ static void slot_clear(struct replay *m, size_t i)
 	m->slots[i] = NONE;
 }
 
-static int64_t heap_ts(const struct replay *m, size_t k)
+static int64_t heap_ts(const struct seen *m, size_t k)
 {
 	return m->entries[m->heap[k]].ts;
 }
 
-static void heap_swap(struct replay *m, size_t a, size_t b)
+static void heap_swap(struct seen *m, size_t a, size_t b)
 {
 	uint32_t t = m->heap[a];
 
@@ -101,7 +101,7 @@ static void heap_swap(struct replay *m, size_t a, size_t b)
 	m->heap[b] = t;
 }
 
-static void heap_push(struct replay *m, uint32_t e)
+static void heap_push(struct seen *m, uint32_t e)
 {
 	size_t k = m->nheap++;
 
@@ -110,7 +110,7 @@ static void heap_push(struct replay *m, uint32_t e)
 		heap_swap(m, k, (k - 1) / 2);
 }
 
-static uint32_t heap_pop(struct replay *m)
+static uint32_t heap_pop(struct seen *m)
 {
 	uint32_t top = m->heap[0];
 	size_t k = 0;
@@ -130,7 +130,7 @@ static uint32_t heap_pop(struct replay *m)
 	}
 }
 
-static void entry_release(struct replay *m, uint32_t e)
+static void entry_release(struct seen *m, uint32_t e)
 {
 	struct entry *en = &m->entries[e];
 
@@ -141,7 +141,7 @@ static void entry_release(struct replay *m, uint32_t e)
 
 /* Forgets the landed entry with the oldest timestamp, and from now on
  * refuses whatever it could have told apart. */
-static void forget_oldest(struct replay *m)
+static void forget_oldest(struct seen *m)
 {
 	uint32_t e = heap_pop(m);
 
@@ -150,10 +150,10 @@ static void forget_oldest(struct replay *m)
 	entry_release(m, e);
 }
 
-int replay_new(size_t capacity, int64_t tolerance_s, int64_t now, struct replay **out,
-	       struct sl_err *err)
+int seen_new(size_t capacity, int64_t tolerance_s, int64_t now, struct seen **out,
+	     struct sl_err *err)
 {
-	struct replay *m;
+	struct seen *m;
 	size_t nslots = 2;
 
 	*out = NULL;
@@ -174,7 +174,7 @@ int replay_new(size_t capacity, int64_t tolerance_s, int64_t now, struct replay 
 	m->heap = malloc(capacity * sizeof(*m->heap));
 	m->unused = malloc(capacity * sizeof(*m->unused));
 	if (!m->entries || !m->slots || !m->heap || !m->unused) {
-		replay_free(m);
+		seen_free(m);
 		return sl_err_set(err, SL_E_NOMEM, "cannot allocate a replay memory of %zu entries",
 				  capacity);
 	}
@@ -191,7 +191,7 @@ int replay_new(size_t capacity, int64_t tolerance_s, int64_t now, struct replay 
 	return 0;
 }
 
-void replay_free(struct replay *m)
+void seen_free(struct seen *m)
 {
 	if (!m)
 		return;
@@ -203,13 +203,13 @@ void replay_free(struct replay *m)
 	free(m);
 }
 
-int replay_claim(struct replay *m, uint32_t source, const unsigned char mac[WEBHOOK_MAC_LEN],
-		 int64_t ts, int64_t now, struct replay_claim *out, struct sl_err *err)
+int seen_claim(struct seen *m, uint32_t source, const unsigned char mac[WEBHOOK_MAC_LEN],
+	       int64_t ts, int64_t now, struct seen_claim *out, struct sl_err *err)
 {
 	int rc = 0;
 	size_t i;
 
-	*out = (struct replay_claim){ .ticket = NONE };
+	*out = (struct seen_claim){ .ticket = NONE };
 	pthread_mutex_lock(&m->mu);
 	while (m->nheap && heap_ts(m, 0) < now - m->tolerance_s)
 		forget_oldest(m);
@@ -217,12 +217,12 @@ int replay_claim(struct replay *m, uint32_t source, const unsigned char mac[WEBH
 	if (m->slots[i] != NONE) {
 		const struct entry *e = &m->entries[m->slots[i]];
 
-		out->state = e->state == ENTRY_IN_FLIGHT ? REPLAY_IN_FLIGHT : REPLAY_LANDED;
+		out->state = e->state == ENTRY_IN_FLIGHT ? SEEN_IN_FLIGHT : SEEN_LANDED;
 		out->seq = e->seq;
 		out->rows = e->rows;
 	} else if (ts <= m->floor || (!m->nunused && m->nheap && heap_ts(m, 0) >= ts)) {
 		/* the second case: making room would raise the floor to ts or past it */
-		out->state = REPLAY_TOO_OLD;
+		out->state = SEEN_TOO_OLD;
 	} else if (!m->nunused && !m->nheap) {
 		rc = sl_err_set(err, SL_E_BUSY,
 				"all %zu signed requests the replay memory holds are still landing; "
@@ -240,7 +240,7 @@ int replay_claim(struct replay *m, uint32_t source, const unsigned char mac[WEBH
 		m->entries[e] = (struct entry){ .ts = ts, .source = source, .state = ENTRY_IN_FLIGHT };
 		memcpy(m->entries[e].mac, mac, WEBHOOK_MAC_LEN);
 		m->slots[i] = e;
-		out->state = REPLAY_FRESH;
+		out->state = SEEN_FRESH;
 		out->ticket = e;
 	}
 	pthread_mutex_unlock(&m->mu);
@@ -249,14 +249,14 @@ int replay_claim(struct replay *m, uint32_t source, const unsigned char mac[WEBH
 
 /* The entry of a fresh claim not yet settled; a ticket is settled exactly
  * once, and anything else is a bug that would corrupt the memory. */
-static struct entry *ticket_entry(struct replay *m, uint32_t ticket)
+static struct entry *ticket_entry(struct seen *m, uint32_t ticket)
 {
 	if (ticket >= m->capacity || m->entries[ticket].state != ENTRY_IN_FLIGHT)
 		abort();
 	return &m->entries[ticket];
 }
 
-void replay_settle_landed(struct replay *m, uint32_t ticket, int64_t seq, int64_t rows)
+void seen_settle_landed(struct seen *m, uint32_t ticket, int64_t seq, int64_t rows)
 {
 	struct entry *e;
 
@@ -269,7 +269,7 @@ void replay_settle_landed(struct replay *m, uint32_t ticket, int64_t seq, int64_
 	pthread_mutex_unlock(&m->mu);
 }
 
-void replay_settle_failed(struct replay *m, uint32_t ticket)
+void seen_settle_failed(struct seen *m, uint32_t ticket)
 {
 	pthread_mutex_lock(&m->mu);
 	ticket_entry(m, ticket);
@@ -277,7 +277,7 @@ void replay_settle_failed(struct replay *m, uint32_t ticket)
 	pthread_mutex_unlock(&m->mu);
 }
 
-void replay_stats(struct replay *m, struct replay_stats *out)
+void seen_stats(struct seen *m, struct seen_stats *out)
 {
 	pthread_mutex_lock(&m->mu);
 	out->held = m->capacity - m->nunused;

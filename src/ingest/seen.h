@@ -30,60 +30,60 @@
  *
  * Every function may be called from any thread; one lock serializes them.
  */
-#ifndef SL_INGEST_REPLAY_H
-#define SL_INGEST_REPLAY_H
+#ifndef SL_INGEST_SEEN_H
+#define SL_INGEST_SEEN_H
 
 #include "ingest/webhook.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct replay;
+struct seen;
 struct sl_err;
 
-enum replay_state {
-	REPLAY_FRESH,     /* never seen: reserved under the ticket, now in flight */
-	REPLAY_IN_FLIGHT, /* claimed before and not settled yet */
-	REPLAY_LANDED,    /* landed before: seq and rows are the first one's answer */
-	REPLAY_TOO_OLD,   /* stamped at or before the floor: the memory cannot tell */
+enum seen_state {
+	SEEN_FRESH,     /* never seen: reserved under the ticket, now in flight */
+	SEEN_IN_FLIGHT, /* claimed before and not settled yet */
+	SEEN_LANDED,    /* landed before: seq and rows are the first one's answer */
+	SEEN_TOO_OLD,   /* stamped at or before the floor: the memory cannot tell */
 };
 
-struct replay_claim {
-	enum replay_state state;
-	uint32_t ticket;   /* REPLAY_FRESH: for exactly one replay_settle_* */
-	int64_t seq, rows; /* REPLAY_LANDED */
+struct seen_claim {
+	enum seen_state state;
+	uint32_t ticket;   /* SEEN_FRESH: for exactly one seen_settle_* */
+	int64_t seq, rows; /* SEEN_LANDED */
 };
 
 /* A memory of at most capacity requests (1 to 2^30), for signatures good
  * for tolerance_s either way, created at unix time now. About 80 bytes a
  * request, allocated here once. Fails with SL_E_USAGE for a capacity out of
- * range or a negative tolerance, SL_E_NOMEM. Free with replay_free. */
-int replay_new(size_t capacity, int64_t tolerance_s, int64_t now, struct replay **out,
-	       struct sl_err *err);
-void replay_free(struct replay *m);
+ * range or a negative tolerance, SL_E_NOMEM. Free with seen_free. */
+int seen_new(size_t capacity, int64_t tolerance_s, int64_t now, struct seen **out,
+	     struct sl_err *err);
+void seen_free(struct seen *m);
 
 /* Looks up (source, mac) for a request stamped ts, at unix time now (the
  * now its signature was checked at), and reserves it when it is fresh.
  * source is the caller's number for the request's source. Fills out and
  * returns 0, or SL_E_BUSY when every entry is in flight (nothing is
  * reserved; the request may be sent again). */
-int replay_claim(struct replay *m, uint32_t source, const unsigned char mac[WEBHOOK_MAC_LEN],
-		 int64_t ts, int64_t now, struct replay_claim *out, struct sl_err *err);
+int seen_claim(struct seen *m, uint32_t source, const unsigned char mac[WEBHOOK_MAC_LEN],
+	       int64_t ts, int64_t now, struct seen_claim *out, struct sl_err *err);
 
 /* Settles a fresh claim: its batch committed with this sequence and row
  * count, which copies of it are answered with from now on. */
-void replay_settle_landed(struct replay *m, uint32_t ticket, int64_t seq, int64_t rows);
+void seen_settle_landed(struct seen *m, uint32_t ticket, int64_t seq, int64_t rows);
 /* Settles a fresh claim whose request landed nothing: it is forgotten, so
  * that the sender's retry of the very same request is fresh. */
-void replay_settle_failed(struct replay *m, uint32_t ticket);
+void seen_settle_failed(struct seen *m, uint32_t ticket);
 
-struct replay_stats {
+struct seen_stats {
 	size_t held;      /* entries in use, at most the capacity */
 	size_t in_flight; /* of those, claimed and not settled */
 	int64_t floor;
 };
 
 /* What the memory holds now. */
-void replay_stats(struct replay *m, struct replay_stats *out);
+void seen_stats(struct seen *m, struct seen_stats *out);
 
 #endif

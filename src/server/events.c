@@ -1,0 +1,146 @@
+/*
+ * This file implements what the watchers of GET /api/live/events hear and
+ * the live runner as the server holds it: the runner started and stopped
+ * under the server's lock, told of advances and of postgres_cdc landings,
+ * and every event sent to every watcher. It calls nothing of server.c or
+ * routes.c, which both use it.
+ */
+#include "server/server_int.h"
+
+#include "core/err.h"
+#include "live/advance.h"
+#include "live/runner.h"
+#include "live/thread.h"
+#include "pgcdc/pgcdc_thread.h"
+#include "server/http.h"
+#include "server/statusdoc.h"
+#include "warehouse/wh.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sends an event to every watcher; a watcher that went away is dropped. */
+static void emit(struct server *s, const char *event, json_t *data)
+{
+	char *text = json_dumps(data, JSON_COMPACT);
+
+	/* whatever is worth an event changes what the status shows */
+	status_doc_touch(s->status);
+	json_decref(data);
+	if (!text)
+		return;
+	pthread_mutex_lock(&s->watch_mu);
+	for (struct watcher **w = &s->watchers; *w;) {
+		if (http_stream_send((*w)->stream, event, text) == 0) {
+			w = &(*w)->next;
+			continue;
+		}
+		struct watcher *gone = *w;
+
+		*w = gone->next;
+		http_stream_close(gone->stream);
+		free(gone);
+	}
+	pthread_mutex_unlock(&s->watch_mu);
+	free(text);
+}
+
+void server_watchers_close(struct server *s)
+{
+	pthread_mutex_lock(&s->watch_mu);
+	while (s->watchers) {
+		struct watcher *w = s->watchers;
+
+		s->watchers = w->next;
+		http_stream_close(w->stream);
+		free(w);
+	}
+	pthread_mutex_unlock(&s->watch_mu);
+}
+
+static void on_runner_event(void *ctx, const char *event, const char *model, const char *detail)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "model", json_string(model));
+	if (detail && strcmp(event, "refresh") == 0)
+		json_object_set_new(o, "rows", json_integer(strtoll(detail, NULL, 10)));
+	else if (detail)
+		json_object_set_new(o, "error", json_string(detail));
+	emit(ctx, event, o);
+}
+
+static int watch_job(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err)
+{
+	(void)w;
+	(void)err;
+	live_runner_watch(r, on_runner_event, arg);
+	return 0;
+}
+
+void server_advanced(void *ctx, const char *source, const struct live_advance *adv)
+{
+	struct server *s = ctx;
+	json_t *o = json_object();
+
+	pthread_rwlock_rdlock(&s->lock);
+	if (s->live)
+		live_thread_advanced(s->live, source, adv);
+	pthread_rwlock_unlock(&s->lock);
+	json_object_set_new(o, "source", json_string(source));
+	json_object_set_new(o, "seq", json_integer(adv->seq));
+	json_object_set_new(o, "rows", json_integer(adv->rows));
+	emit(s, "advance", o);
+}
+
+int server_live_start(struct server *s, struct sl_err *err)
+{
+	struct wh *conn;
+	int rc = 0;
+
+	pthread_rwlock_wrlock(&s->lock);
+	if (!s->live) {
+		rc = wh_connect(s->w, &conn, err);
+		if (!rc)
+			rc = live_thread_start(s->p, conn, s->opts->log, &s->live, err);
+		if (!rc)
+			rc = live_thread_call(s->live, watch_job, s, err);
+		atomic_store(&s->live_on, s->live != NULL);
+	}
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
+}
+
+void server_live_stop(struct server *s)
+{
+	struct live_thread *t;
+
+	pthread_rwlock_wrlock(&s->lock);
+	t = s->live;
+	s->live = NULL;
+	atomic_store(&s->live_on, false);
+	pthread_rwlock_unlock(&s->lock);
+	if (t)
+		live_thread_stop(t);
+}
+
+/* Source transactions landed: the runner reads the advances anew, and
+ * the watchers hear of it. */
+void server_cdc_landed(void *ctx, const struct pgcdc_landed *landed)
+{
+	struct server *s = ctx;
+	json_t *o = json_object();
+
+	pthread_rwlock_rdlock(&s->lock);
+	if (s->live)
+		live_thread_notify(s->live);
+	pthread_rwlock_unlock(&s->lock);
+	json_object_set_new(o, "slot", json_string(landed->slot));
+	json_object_set_new(o, "seq", json_integer(landed->seq));
+	json_object_set_new(o, "transactions", json_integer(landed->txns));
+	json_object_set_new(o, "changes", json_integer(landed->changes));
+	emit(s, "landed", o);
+}
