@@ -14,6 +14,7 @@
 #include "core/xalloc.h"
 #include "exec/materialize.h"
 #include "exec/render.h"
+#include "project/dag.h"
 #include "project/inputs.h"
 #include "warehouse/wh.h"
 
@@ -23,6 +24,28 @@
 #include <string.h>
 
 /* The ephemerals m inlines, directly or through others, each once. */
+bool run_relation_exists(const struct run *r, const char *fqn)
+{
+	return dag_relation_exists(r->relations, r->nrelations, fqn);
+}
+
+/* What a name held when the run started: "table", "view" or NULL. */
+const char *run_relation_kind(const struct run *r, const char *fqn)
+{
+	for (size_t lo = 0, hi = r->nrelations; r->kinds && lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(r->relations[mid], fqn);
+
+		if (!c)
+			return r->kinds[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static void collect_inlined(const struct model *m, const struct model **out, size_t *n, int depth)
 {
 	for (size_t i = 0; i < m->ndeps && depth < 64; i++) {

@@ -17,6 +17,7 @@
 #include "exec/temporal.h"
 #include "project/dag.h"
 #include "project/inputs.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -29,28 +30,6 @@ const char *run_status_name(enum run_status s)
 	static const char *const names[] = { "ok", "warn", "failed", "up to date",
 					     "upstream failed", "planned", "held", "blocked" };
 	return names[s];
-}
-
-bool run_relation_exists(const struct run *r, const char *fqn)
-{
-	return dag_relation_exists(r->relations, r->nrelations, fqn);
-}
-
-/* What a name held when the run started: "table", "view" or NULL. */
-const char *run_relation_kind(const struct run *r, const char *fqn)
-{
-	for (size_t lo = 0, hi = r->nrelations; r->kinds && lo < hi;) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(r->relations[mid], fqn);
-
-		if (!c)
-			return r->kinds[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 static bool upstream_failed(const struct run *r, const struct model *m)
@@ -378,9 +357,9 @@ static int open_state(struct run *r, struct sl_err *err)
 		return rc || r->opts->live ? rc : run_id_need(r, err);
 	}
 	r->run_id = INT64_MAX;
-	if (!r->w || !run_relation_exists(r, "_sluice.models"))
+	if (!r->w || !run_relation_exists(r, STATE_MODELS_TABLE))
 		return run_windows_load(&r->wins, r->a, r->p, NULL, env, NULL, err);
-	rows_from = r->windowed && run_relation_exists(r, "_sluice.windows") ? r->w : NULL;
+	rows_from = r->windowed && run_relation_exists(r, STATE_WINDOWS_TABLE) ? r->w : NULL;
 	rc = state_models_load(r->w, r->a, env, &r->state, &r->nstate, err);
 	return rc ? rc : run_windows_load(&r->wins, r->a, r->p, rows_from, env, r->wanted, err);
 }

@@ -29,7 +29,7 @@ int live_batch_run(struct arena *a, struct project *p, struct wh *w, const char 
 		o.state_ready = true;
 	}
 	if (!rc && w &&
-	    (writes || dag_relation_exists(relations, nrelations, "_sluice.live_state")))
+	    (writes || dag_relation_exists(relations, nrelations, STATE_LIVE_TABLE)))
 		rc = live_books_open(&books, p, w, err);
 	o.book = live_books_hooks(&books);
 	if (!rc)

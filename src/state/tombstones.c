@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "state/state.h"
 #include "warehouse/wh.h"
 
 #include <stdio.h>
@@ -21,7 +22,7 @@ void state_sql_tombstones(struct buf *sql, const char *schema, const char *name)
 	char table[512];
 
 	table_name(table, sizeof(table), schema, name);
-	wh_sql_qualified(sql, "_sluice", table);
+	wh_sql_qualified(sql, STATE_SCHEMA, table);
 }
 
 void state_sql_tombstones_create(struct wh *w, struct buf *sql, const char *schema,
@@ -29,9 +30,9 @@ void state_sql_tombstones_create(struct wh *w, struct buf *sql, const char *sche
 {
 	char table[512];
 
-	buf_adds(sql, "CREATE SCHEMA IF NOT EXISTS _sluice;\n");
+	buf_adds(sql, "CREATE SCHEMA IF NOT EXISTS " STATE_SCHEMA ";\n");
 	table_name(table, sizeof(table), schema, name);
-	wh_sql_replace_as(w, sql, WH_TABLE, "_sluice", table, query);
+	wh_sql_replace_as(w, sql, WH_TABLE, STATE_SCHEMA, table, query);
 }
 
 int state_tombstones_drop(struct wh *w, const char *schema, const char *name, struct sl_err *err)
