@@ -171,7 +171,7 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 	s->err = args->err ? args->err : stderr;
 	s->wh = args->wh;
 	s->borrowed = args->wh != NULL;
-	s->arena = arena_new(NULL);
+	s->arena = arena_new(args->arena);
 	rc = project_locate(args->project, &s->root, &err);
 	if (!rc)
 		rc = sqlparse_open(&s->parser, &err);

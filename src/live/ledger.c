@@ -45,12 +45,12 @@ struct live_ledger {
 
 static void clear(struct live_ledger *l);
 
-struct live_ledger *live_ledger_new(const struct project *p)
+struct live_ledger *live_ledger_new(struct arena *a, const struct project *p)
 {
 	struct live_ledger *l = xcalloc(1, sizeof(*l));
 
 	l->p = p;
-	l->a = arena_new(NULL);
+	l->a = arena_new(a);
 	pthread_mutex_init(&l->mu, NULL);
 	clear(l);
 	return l;

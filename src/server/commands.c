@@ -151,8 +151,9 @@ static bool read_request(struct http_call *c, struct command_call *cc)
 	       optional_text(c, cc->doc, "env", &cc->cmd.env);
 }
 
-void server_command_answer(struct http_call *c, const char *name, const struct server_opts *opts,
-			   struct worker_queue *queue, server_on_warehouse_fn on_warehouse, void *ctx)
+void server_command_answer(struct http_call *c, const char *name, struct arena *a,
+			   const struct server_opts *opts, struct worker_queue *queue,
+			   server_on_warehouse_fn on_warehouse, void *ctx)
 {
 	struct command_call *cc;
 	size_t i;
@@ -169,6 +170,7 @@ void server_command_answer(struct http_call *c, const char *name, const struct s
 	cc->on_warehouse = on_warehouse;
 	cc->ctx = ctx;
 	cc->cmd.name = commands[i];
+	cc->cmd.arena = a;
 	if (!read_request(c, cc)) {
 		command_free(cc);
 		return;

@@ -444,8 +444,8 @@ static int on_warehouse(void *ctx, live_job_fn fn, void *arg, struct sl_err *err
 static void command(struct server *s, struct http_call *c)
 {
 	if (method(c, "POST"))
-		server_command_answer(c, http_call_segment(c, 2), s->opts, s->control, on_warehouse,
-				      s);
+		server_command_answer(c, http_call_segment(c, 2), s->a, s->opts, s->control,
+				      on_warehouse, s);
 }
 
 /* A query for the reader, which answers it. */

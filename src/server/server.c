@@ -198,7 +198,7 @@ static json_t *status_build(void *ctx, struct sl_err *err)
 
 	if (!s->status_conn && wh_connect(s->w, &s->status_conn, err))
 		return NULL;
-	if (live_status_doc(s->p, s->status_conn, &doc, err)) {
+	if (live_status_doc(s->a, s->p, s->status_conn, &doc, err)) {
 		/* a connection that failed may be broken: the next build
 		 * opens another */
 		wh_close(s->status_conn);

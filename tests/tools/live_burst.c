@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 	if (live_batch_run(a, p, w, rel, nrel, &opts, &rep, &err))
 		die(&err);
 	run_report_free(&rep);
-	if (wh_connect(w, &runner_conn, &err) || live_thread_start(p, runner_conn, NULL, &t, &err))
+	if (wh_connect(w, &runner_conn, &err) || live_thread_start(a, p, runner_conn, NULL, &t, &err))
 		die(&err);
 	for (long i = 1; i <= commits; i++) {
 		snprintf(sql, sizeof(sql),

@@ -157,7 +157,7 @@ static int64_t source_wm(struct fx *f, const char *source)
 /* As a ledger read from the tables sees it. */
 static int64_t lag(struct fx *f, const char *fqn, int64_t now)
 {
-	struct live_ledger *l = live_ledger_new(f->p);
+	struct live_ledger *l = live_ledger_new(f->a, f->p);
 	int64_t ms;
 
 	if (live_ledger_load(l, f->w, &f->err))
@@ -1143,7 +1143,7 @@ static const char *status_of(struct fx *f, const char *fqn)
 	size_t i;
 	const char *state = NULL;
 
-	if (live_status_doc(f->p, f->w, &doc, &f->err))
+	if (live_status_doc(f->a, f->p, f->w, &doc, &f->err))
 		fail_msg("status: %s", f->err.msg);
 	json_array_foreach(json_object_get(doc, "models"), i, o)
 		if (strcmp(json_string_value(json_object_get(o, "model")), fqn) == 0)
@@ -1197,7 +1197,7 @@ static void test_lag_after_an_upstream_refresh_that_published_nothing(void **sta
 	assert_int_equal(item(&rep, "gold.top")->status, RUN_UP_TO_DATE);
 	run_report_free(&rep);
 
-	l = live_ledger_new(f->p);
+	l = live_ledger_new(f->a, f->p);
 	if (live_ledger_load(l, f->w, &f->err) || live_ledger_prune(l, f->w, &f->err))
 		fail_msg("ledger: %s", f->err.msg);
 	live_ledger_free(l);
