@@ -137,11 +137,11 @@ static int live_advance(struct cli_args *args)
 		 * only), but the references must be resolved for the landing
 		 * tables that live models read through views to count */
 		dag_build(s.project, NULL, 0);
-		rc = live_advance_target(s.project, args->pos[1], fqn, sizeof(fqn), &err);
+		rc = live_advance_target(s.arena, s.project, args->pos[1], fqn, sizeof(fqn), &err);
 		if (!rc)
 			rc = cli_session_open_warehouse(&s, CLI_OPEN_WRITE, &err);
 		if (!rc)
-			rc = live_sources_ensure(s.wh, s.project, &err);
+			rc = live_sources_ensure(s.wh, s.arena, s.project, &err);
 		if (!rc)
 			rc = live_advance_source(s.wh, fqn, &adv, &err);
 		if (rc)

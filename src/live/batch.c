@@ -25,7 +25,7 @@ int live_batch_run(struct arena *a, struct project *p, struct wh *w, const char 
 	if (writes && !opts->state_ready) {
 		rc = state_ensure(w, err);
 		if (!rc)
-			rc = live_sources_ensure(w, p, err);
+			rc = live_sources_ensure(w, a, p, err);
 		o.state_ready = true;
 	}
 	if (!rc && w &&

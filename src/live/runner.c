@@ -588,7 +588,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	if (!r->prepared) {
 		rc = state_ensure(w, err);
 		if (!rc)
-			rc = live_sources_ensure(w, r->p, err);
+			rc = live_sources_ensure(w, r->cycle, r->p, err);
 		if (rc)
 			return rc;
 		r->prepared = true;
@@ -616,7 +616,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	opts.cache = &r->cache;
 	opts.book = live_books_hooks(&r->books);
 	if (!r->gate_known) {
-		r->gate = live_gate_any(r->p);
+		r->gate = live_gate_any(r->cycle, r->p);
 		r->gate_known = true;
 	}
 	rc = r->gate ? live_gate_enter(w, err) : 0;

@@ -138,7 +138,7 @@ int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_
 	if (w && wh_memo_has(w, "table:" STATE_LIVE_TABLE))
 		present = true;
 	else if (w)
-		rc = state_live_present(w, &present, err);
+		rc = state_live_present(w, a, &present, err);
 	if (!rc && present) {
 		wh_memo_add(w, "table:" STATE_LIVE_TABLE);
 		ledger = live_ledger_new(a, p);

@@ -384,7 +384,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (!rc)
 		rc = state_ensure(w, err);
 	if (!rc)
-		rc = live_sources_ensure(w, p, err);
+		rc = live_sources_ensure(w, s.a, p, err);
 	/* before anything that emits events: each one touches the status */
 	if (!rc)
 		rc = worker_queue_start(&s.control, "server control", err);
