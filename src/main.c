@@ -4,6 +4,8 @@
  */
 #include "cli/commands.h"
 
+#include "core/arena.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@ int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
 	struct cli_args args;
+	struct arena *process;
 	int rc;
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -25,10 +28,13 @@ int main(int argc, char **argv)
 	cmd = cli_command_find(cli_commands, argv[1]);
 	if (!cmd)
 		return cli_command_unknown(argv[1]);
+	process = arena_new(NULL);
 	rc = cli_args_parse(cmd, argc - 2, argv + 2, &args);
 	args.commands = cli_commands;
+	args.arena = process;
 	if (!rc)
 		rc = cmd->run(&args);
 	free(args.pos);
+	arena_free(process);
 	return rc == CLI_HELP ? CLI_OK : rc;
 }

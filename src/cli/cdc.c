@@ -113,7 +113,7 @@ int cli_cdc(struct cli_args *args)
 	if (!rc)
 		rc = state_ensure(s.wh, &err);
 	if (!rc)
-		rc = live_sources_ensure(s.wh, s.project, &err);
+		rc = live_sources_ensure(s.wh, s.arena, s.project, &err);
 	/* the stream reader keeps a core busy; the committer is the
 	 * warehouse's calling thread */
 	if (!rc)

@@ -72,12 +72,12 @@ int cli_check(struct cli_args *args)
 		return rc;
 	}
 	if (s.wh && dag_relation_exists(s.relations, s.nrelations, STATE_LIVE_TABLE)) {
-		ledger = live_ledger_new(s.project);
+		ledger = live_ledger_new(s.arena, s.project);
 		rc = live_ledger_load(ledger, s.wh, &err);
 		live_books_over(&books, s.project, ledger);
 		opts.book = live_books_hooks(&books);
 		if (!rc)
-			rc = live_status_doc(s.project, s.wh, &live, &err);
+			rc = live_status_doc(s.arena, s.project, s.wh, &live, &err);
 	}
 	if (!rc)
 		rc = build_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep,

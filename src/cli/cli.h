@@ -62,6 +62,9 @@ struct cli_args {
 	 * runs its clients'): handed down by the dispatcher rather than
 	 * linked, since the table lists that command too. */
 	const struct cli_command *commands;
+	/* The parent of the command's arena: the process's, or the server's
+	 * for a client's command (NULL: a root). */
+	struct arena *arena;
 };
 
 /* A flag several commands may take, with its help beside it (git's

@@ -93,7 +93,7 @@ static int live_status(struct cli_args *args)
 	} else {
 		rc = cli_session_open_warehouse(&s, CLI_OPEN_READ, &err);
 		if (!rc)
-			rc = live_status_doc(s.project, s.wh, &doc, &err);
+			rc = live_status_doc(s.arena, s.project, s.wh, &doc, &err);
 		if (rc)
 			return finish(&s, rc, &err);
 	}
@@ -137,11 +137,11 @@ static int live_advance(struct cli_args *args)
 		 * only), but the references must be resolved for the landing
 		 * tables that live models read through views to count */
 		dag_build(s.project, NULL, 0);
-		rc = live_advance_target(s.project, args->pos[1], fqn, sizeof(fqn), &err);
+		rc = live_advance_target(s.arena, s.project, args->pos[1], fqn, sizeof(fqn), &err);
 		if (!rc)
 			rc = cli_session_open_warehouse(&s, CLI_OPEN_WRITE, &err);
 		if (!rc)
-			rc = live_sources_ensure(s.wh, s.project, &err);
+			rc = live_sources_ensure(s.wh, s.arena, s.project, &err);
 		if (!rc)
 			rc = live_advance_source(s.wh, fqn, &adv, &err);
 		if (rc)
@@ -218,7 +218,7 @@ static void redraw(struct cli_session *s, bool tty)
 {
 	json_t *doc;
 
-	if (!tty || live_status_doc(s->project, s->wh, &doc, NULL))
+	if (!tty || live_status_doc(s->arena, s->project, s->wh, &doc, NULL))
 		return;
 	printf("\033[H\033[J");
 	live_status_print(doc, stdout);
@@ -321,7 +321,7 @@ static int live_loop(struct cli_args *args)
 		return rc;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	runner = live_runner_new(s.project, tty ? NULL : stdout);
+	runner = live_runner_new(s.arena, s.project, tty ? NULL : stdout);
 	if (!args->once) {
 		live_runner_share(runner);
 		print_start(&s);

@@ -68,7 +68,7 @@ static int poll_once(struct cli_session *s, struct poller *p, struct poll_result
 	int rc = state_ensure(s->wh, err);
 
 	if (!rc)
-		rc = live_sources_ensure(s->wh, s->project, err);
+		rc = live_sources_ensure(s->wh, s->arena, s->project, err);
 	if (!rc)
 		rc = wh_connect(s->wh, &conn, err);
 	if (rc)

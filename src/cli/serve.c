@@ -50,6 +50,7 @@ static int run_for_client(void *ctx, struct wh *w, const struct server_command *
 		args.err = c->err;
 		args.now = c->now;
 		args.env = c->env;
+		args.arena = c->arena;
 		rc = cmd->run(&args);
 	}
 	if (cmd)

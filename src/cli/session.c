@@ -63,8 +63,8 @@ static int open_existing(struct cli_session *s, enum cli_open mode, struct sl_er
 	wh_place_text(&at, shown, sizeof(shown));
 	s->warehouse_path = arena_strdup(s->arena, shown);
 	rc = s->borrowed ? 0
-			 : wh_open(&at, mode == CLI_OPEN_READ ? WH_OPEN_READ : WH_OPEN_WRITE, &s->wh,
-				   err);
+			 : wh_open(&at, s->arena, mode == CLI_OPEN_READ ? WH_OPEN_READ : WH_OPEN_WRITE,
+				   &s->wh, err);
 	if (rc)
 		return rc;
 	if (!s->wh) {
@@ -107,7 +107,7 @@ int cli_session_connect(struct cli_session *s, struct sl_err *err)
 {
 	struct wh_place at = place(s);
 
-	return wh_open(&at, WH_OPEN_CREATE, &s->wh, err);
+	return wh_open(&at, s->arena, WH_OPEN_CREATE, &s->wh, err);
 }
 
 static int check_selector(struct cli_session *s, const char *selector, struct sl_err *err)
@@ -171,7 +171,7 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 	s->err = args->err ? args->err : stderr;
 	s->wh = args->wh;
 	s->borrowed = args->wh != NULL;
-	s->arena = arena_new(NULL);
+	s->arena = arena_new(args->arena);
 	rc = project_locate(args->project, &s->root, &err);
 	if (!rc)
 		rc = sqlparse_open(&s->parser, &err);

@@ -2,14 +2,22 @@
  * Arenas: memory that lives as long as a unit of work. Arenas form a tree
  * that follows the work:
  *
- *   command (cli_session)
- *     project (its models, the scratch of a selector's hint)
- *     server (sluice serve)
- *       landing writer -> one per landing table it read
- *       poller -> one per poll (the request, the page, its rows)
- *     model build / slot -> batch or message
+ *   process (main)
+ *     command (cli_session)
+ *       project (its models, the scratch of a selector's hint)
+ *       server (sluice serve)
+ *         landing writer -> one per landing table it read
+ *         poller -> one per poll (the request, the page, its rows)
+ *         a client's command (POST /api/commands) -> as a command's
+ *         live runner -> as below
+ *       live runner (sluice live) -> cycle, catalog, ledger, claims
+ *       model build / slot -> batch or message
  *   HTTP server (a root: it outlives its starter until its last call)
  *     HTTP request (http_call_arena: a webhook's rows until answered)
+ *
+ * A few roots remain where the owner has its own free function (a
+ * warehouse result's text, a DuckDB feed's strings) or where a warehouse
+ * helper is called from places that hold no arena; each says so.
  *
  * Freeing or resetting an arena frees its children first. Cleanup
  * callbacks registered on an arena run (last registered first) when it is

@@ -3,6 +3,7 @@
  */
 #include "core/xalloc.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,5 +59,19 @@ char *xstrndup(const char *s, size_t n)
 
 	memcpy(p, s, n);
 	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		xalloc_die();
 	return p;
 }

@@ -18,6 +18,8 @@ void *xreallocarray(void *p, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 /* At most n bytes of s, stopping at its end, always terminated. */
 char *xstrndup(const char *s, size_t n);
+/* printf into a new string; must be freed with free(). */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Says so on stderr and aborts: the one place out of memory ends in. */
 void xalloc_die(void) __attribute__((noreturn));
 

@@ -343,7 +343,7 @@ static int open_state(struct run *r, struct sl_err *err)
 			r->kinds = kinds;
 		}
 		if (!rc && cache && !cache->loaded)
-			rc = state_cache_load(cache, r->w, env, err);
+			rc = state_cache_load(cache, r->w, r->a, env, err);
 		if (!rc && cache) {
 			r->state = cache->rows;
 			r->nstate = cache->n;

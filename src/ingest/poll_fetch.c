@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "project/config.h"
 
 #include <curl/curl.h>
@@ -71,7 +72,7 @@ int poll_request_url(struct arena *a, const struct source_cfg *src, const char *
 
 	*out = NULL;
 	if (!u)
-		abort();
+		xalloc_die();
 	uc = curl_url_set(u, CURLUPART_URL, src->url ? src->url : "", 0);
 	/* curl encodes all but the first '=', and config.c lets no '=' into
 	 * the name: the value is encoded whole */
@@ -82,7 +83,7 @@ int poll_request_url(struct arena *a, const struct source_cfg *src, const char *
 		uc = curl_url_get(u, CURLUPART_URL, &url, 0);
 	curl_url_cleanup(u);
 	if (uc == CURLUE_OUT_OF_MEMORY)
-		abort();
+		xalloc_die();
 	if (uc)
 		return sl_err_set(err, SL_E_CONFIG, "invalid url '%s' of source %s: %s",
 				  src->url ? src->url : "", src->name, curl_url_strerror(uc));
@@ -194,13 +195,13 @@ int poll_fetch(struct arena *a, const struct source_cfg *src, const char *url,
 		more = curl_slist_append(hdrs, arena_sprintf(a, "%s: %s", src->headers[i].name,
 							     value));
 		if (!more)
-			abort();
+			xalloc_die();
 		hdrs = more;
 	}
 	if (!rc && !accept) {
 		more = curl_slist_append(hdrs, "Accept: application/json");
 		if (!more)
-			abort();
+			xalloc_die();
 		hdrs = more;
 	}
 	/* the request's handles go with the poll's arena, whatever happens */

@@ -120,10 +120,10 @@ static int refuse_unknown(struct arena *a, const struct targets *t, const char *
 			  target_hint);
 }
 
-int live_advance_target(const struct project *p, const char *name, char *fqn, size_t n,
-			struct sl_err *err)
+int live_advance_target(struct arena *parent, const struct project *p, const char *name,
+			char *fqn, size_t n, struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	struct targets t = { 0 };
 	const char *want = lower_dup(a, name), *found = NULL, *full;
 	const struct model *m;
@@ -218,9 +218,10 @@ static int add_cdc_columns(struct wh *w, const struct project *p, struct sl_err 
 	return rc;
 }
 
-int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *err)
+int live_sources_ensure(struct wh *w, struct arena *parent, const struct project *p,
+			struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	struct buf sql = BUF_INIT;
 	int rc = 0;
 
@@ -293,7 +294,9 @@ static int add_seq_column(struct wh *w, struct arena *a, const char *schema, con
 }
 
 /* What an advance relies on: the state schema, the landing table, its
- * sequence column. Checked once per source and process. */
+ * sequence column. Checked once per source and process, so its scratch is
+ * a root rather than an arena every caller of live_advance_source would
+ * have to pass. */
 static int make_ready(struct wh *w, const char *fqn, const char *schema, const char *name,
 		      struct sl_err *err)
 {

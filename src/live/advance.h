@@ -18,8 +18,10 @@ struct source_cfg;
 struct wh;
 
 /* Creates the landing tables of the sources declared in sluice.yml that do
- * not exist yet, each with `_sluice_seq BIGINT`. */
-int live_sources_ensure(struct wh *w, const struct project *p, struct sl_err *err);
+ * not exist yet, each with `_sluice_seq BIGINT`; its scratch is a child of
+ * a. */
+int live_sources_ensure(struct wh *w, struct arena *a, const struct project *p,
+			struct sl_err *err);
 
 struct live_advance {
 	int64_t seq;  /* the sequence given to the batch; 0 when nothing was new */
@@ -36,9 +38,9 @@ struct live_advance {
  * name goes to fqn. A `_sluice` table or a model's own is refused with
  * SL_E_USAGE ("'x' is not a source of this project"), any other name with
  * SL_E_NOTFOUND and the nearest accepted name. Never touches the
- * warehouse. */
-int live_advance_target(const struct project *p, const char *name, char *fqn, size_t n,
-			struct sl_err *err);
+ * warehouse; its scratch is a child of a. */
+int live_advance_target(struct arena *a, const struct project *p, const char *name, char *fqn,
+			size_t n, struct sl_err *err);
 
 /* Stamps every unstamped row (NULL `_sluice_seq`) of a landing table with
  * the next sequence and records the advance (rows, arrival time), in one

@@ -25,12 +25,12 @@ int live_batch_run(struct arena *a, struct project *p, struct wh *w, const char 
 	if (writes && !opts->state_ready) {
 		rc = state_ensure(w, err);
 		if (!rc)
-			rc = live_sources_ensure(w, p, err);
+			rc = live_sources_ensure(w, a, p, err);
 		o.state_ready = true;
 	}
 	if (!rc && w &&
 	    (writes || dag_relation_exists(relations, nrelations, STATE_LIVE_TABLE)))
-		rc = live_books_open(&books, p, w, err);
+		rc = live_books_open(&books, a, p, w, err);
 	o.book = live_books_hooks(&books);
 	if (!rc)
 		rc = build_run(a, p, w, relations, nrelations, &o, report, err);

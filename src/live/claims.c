@@ -85,14 +85,15 @@ static int64_t lease_ms(const struct live_claims *c)
 	return ms > 0 ? ms : 1;
 }
 
-struct live_claims *live_claims_new(const struct project *p, const char *runner)
+struct live_claims *live_claims_new(struct arena *a, const struct project *p,
+				    const char *runner)
 {
 	struct live_claims *c = xcalloc(1, sizeof(*c));
 	size_t *parent;
 	char host[256] = "";
 
 	c->p = p;
-	c->a = arena_new(NULL);
+	c->a = arena_new(a);
 	gethostname(host, sizeof(host) - 1);
 	if (runner)
 		snprintf(c->runner, sizeof(c->runner), "%s", runner);

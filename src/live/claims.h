@@ -24,8 +24,9 @@ struct wh;
 struct live_claims;
 
 /* The claims over p's live models of the runner named runner, NULL for
- * this process ("HOST:PID"). */
-struct live_claims *live_claims_new(const struct project *p, const char *runner);
+ * this process ("HOST:PID"); its arena is a child of a (may be NULL). */
+struct live_claims *live_claims_new(struct arena *a, const struct project *p,
+				    const char *runner);
 void live_claims_free(struct live_claims *c);
 const char *live_claims_runner(const struct live_claims *c);
 /* The group of a live model: the name of its first model in dependency

@@ -87,9 +87,9 @@ static bool split(const struct reach *r, size_t n)
 	return false;
 }
 
-bool live_gate_wanted(const struct project *p, const char *slot)
+bool live_gate_wanted(struct arena *parent, const struct project *p, const char *slot)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	bool wanted = false;
 
 	for (size_t i = 0; i < p->nmodels && !wanted; i++) {
@@ -108,13 +108,13 @@ bool live_gate_wanted(const struct project *p, const char *slot)
 	return wanted;
 }
 
-bool live_gate_any(const struct project *p)
+bool live_gate_any(struct arena *a, const struct project *p)
 {
 	for (size_t i = 0; i < p->cfg.nsources; i++) {
 		const struct source_cfg *s = &p->cfg.sources[i];
 
 		if (s->kind && !strcmp(s->kind, "postgres_cdc") && s->slot &&
-		    live_gate_wanted(p, s->slot))
+		    live_gate_wanted(a, p, s->slot))
 			return true;
 	}
 	return false;

@@ -12,16 +12,17 @@
 
 #include <stdbool.h>
 
+struct arena;
 struct project;
 struct sl_err;
 struct wh;
 
 /* Whether a live model of p reads, through two of its inputs, two of the
- * landing tables of slot's sources. */
-bool live_gate_wanted(const struct project *p, const char *slot);
+ * landing tables of slot's sources. Its scratch is a child of a. */
+bool live_gate_wanted(struct arena *a, const struct project *p, const char *slot);
 /* Whether that holds for any postgres_cdc slot of p: a runner's cycles
  * then take the gate. */
-bool live_gate_any(const struct project *p);
+bool live_gate_any(struct arena *a, const struct project *p);
 
 /* A cycle's side, shared by every runner: in the process, and on a
  * shared warehouse between processes too. */

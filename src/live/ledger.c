@@ -45,12 +45,12 @@ struct live_ledger {
 
 static void clear(struct live_ledger *l);
 
-struct live_ledger *live_ledger_new(const struct project *p)
+struct live_ledger *live_ledger_new(struct arena *a, const struct project *p)
 {
 	struct live_ledger *l = xcalloc(1, sizeof(*l));
 
 	l->p = p;
-	l->a = arena_new(NULL);
+	l->a = arena_new(a);
 	pthread_mutex_init(&l->mu, NULL);
 	clear(l);
 	return l;
@@ -232,7 +232,7 @@ int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err)
 	/* a warehouse without live state has nothing to load. Asked first:
 	 * another process may make the state between a query that failed for
 	 * want of it and a look at the catalog after */
-	rc = state_live_present(w, &present, err);
+	rc = state_live_present(w, l->a, &present, err);
 	pthread_mutex_lock(&l->mu);
 	clear(l);
 	if (!rc && present) {

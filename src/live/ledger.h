@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct arena;
 struct buf;
 struct project;
 struct sl_err;
@@ -44,8 +45,9 @@ struct ledger_model {
 
 struct live_ledger;
 
-/* An empty ledger for p's models; fill it with live_ledger_load. */
-struct live_ledger *live_ledger_new(const struct project *p);
+/* An empty ledger for p's models, its arena a child of a (may be NULL);
+ * fill it with live_ledger_load. */
+struct live_ledger *live_ledger_new(struct arena *a, const struct project *p);
 void live_ledger_free(struct live_ledger *l);
 
 /* Reads every live state table (one query). Without the state schema the

@@ -45,6 +45,7 @@ struct live_runner {
 	struct project *p;
 	FILE *out;
 	struct model_rt *rt;
+	struct arena *a; /* the cycle, the catalog, the ledger and the claims hang under it */
 	struct arena *cycle;
 	struct wh *w;
 	/* the live bookkeeping and the model rows, kept while the runner
@@ -93,17 +94,18 @@ static void tell(struct live_runner *r, const char *event, const struct model *m
 		r->watch(r->watch_ctx, event, m->fqn, detail);
 }
 
-struct live_runner *live_runner_new(struct project *p, FILE *out)
+struct live_runner *live_runner_new(struct arena *a, struct project *p, FILE *out)
 {
 	struct live_runner *r = xcalloc(1, sizeof(*r));
 
 	r->p = p;
 	r->out = out;
 	r->rt = xcalloc(p->nmodels + 1, sizeof(*r->rt));
-	r->cycle = arena_new(NULL);
-	r->catalog = arena_new(NULL);
+	r->a = arena_new(a);
+	r->cycle = arena_new(r->a);
+	r->catalog = arena_new(r->a);
 	r->catalog_stale = true;
-	r->ledger = live_ledger_new(p);
+	r->ledger = live_ledger_new(r->a, p);
 	live_books_over(&r->books, p, r->ledger);
 	r->windows = live_windows_new(p);
 	r->last_checkpoint_ms = units_mono_ms();
@@ -116,12 +118,11 @@ void live_runner_free(struct live_runner *r)
 {
 	if (!r)
 		return;
-	arena_free(r->cycle);
-	arena_free(r->catalog);
 	live_ledger_free(r->ledger);
 	live_claims_free(r->claims);
 	live_windows_free(r->windows);
 	state_cache_free(&r->cache);
+	arena_free(r->a);
 	free(r->rt);
 	free(r);
 }
@@ -352,7 +353,7 @@ static int housekeeping(struct live_runner *r, struct wh *w, struct sl_err *err)
 static void forget(struct live_runner *r)
 {
 	live_ledger_free(r->ledger);
-	r->ledger = live_ledger_new(r->p);
+	r->ledger = live_ledger_new(r->a, r->p);
 	live_books_over(&r->books, r->p, r->ledger);
 	state_cache_free(&r->cache);
 	r->catalog_stale = true;
@@ -370,7 +371,7 @@ static int keep_claims(struct live_runner *r, struct wh *w, bool *fresh, struct 
 	if (!r->share || !wh_shared(w))
 		return 0;
 	if (!r->claims)
-		r->claims = live_claims_new(r->p, NULL);
+		r->claims = live_claims_new(r->a, r->p, NULL);
 	rc = live_claims_keep(r->claims, w, &gained, err);
 	if (!rc && gained) {
 		state_cache_free(&r->cache);
@@ -587,7 +588,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	if (!r->prepared) {
 		rc = state_ensure(w, err);
 		if (!rc)
-			rc = live_sources_ensure(w, r->p, err);
+			rc = live_sources_ensure(w, r->cycle, r->p, err);
 		if (rc)
 			return rc;
 		r->prepared = true;
@@ -615,7 +616,7 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 	opts.cache = &r->cache;
 	opts.book = live_books_hooks(&r->books);
 	if (!r->gate_known) {
-		r->gate = live_gate_any(r->p);
+		r->gate = live_gate_any(r->cycle, r->p);
 		r->gate_known = true;
 	}
 	rc = r->gate ? live_gate_enter(w, err) : 0;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct arena;
 struct buf;
 struct live_advance;
 struct model;
@@ -34,8 +35,9 @@ typedef void (*live_event_fn)(void *ctx, const char *event, const char *model,
 			      const char *detail);
 
 /* A runner for the project's live models; out receives one line per
- * refresh, failure and recovery (may be NULL). Free with live_runner_free. */
-struct live_runner *live_runner_new(struct project *p, FILE *out);
+ * refresh, failure and recovery (may be NULL). Its arena is a child of a
+ * (may be NULL). Free with live_runner_free, before a. */
+struct live_runner *live_runner_new(struct arena *a, struct project *p, FILE *out);
 void live_runner_free(struct live_runner *r);
 /* A runner that keeps running (the server's, `sluice live`) shares the
  * live models of a shared warehouse with the other such runners: each

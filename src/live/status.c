@@ -122,10 +122,11 @@ static bool waits(const struct model *m, json_t *models, struct arena *a)
 	return false;
 }
 
-int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err *err)
+int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_t **out,
+		    struct sl_err *err)
 {
 	json_t *root = json_object(), *models = json_array(), *srcs = json_array();
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	struct live_ledger *ledger = NULL;
 	struct wh_result *rows = NULL, *claims = NULL;
 	struct live_claims *groups = NULL;
@@ -137,10 +138,10 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 	if (w && wh_memo_has(w, "table:" STATE_LIVE_TABLE))
 		present = true;
 	else if (w)
-		rc = state_live_present(w, &present, err);
+		rc = state_live_present(w, a, &present, err);
 	if (!rc && present) {
 		wh_memo_add(w, "table:" STATE_LIVE_TABLE);
-		ledger = live_ledger_new(p);
+		ledger = live_ledger_new(a, p);
 		rc = live_ledger_load(ledger, w, err);
 	}
 	if (!rc && ledger)
@@ -148,7 +149,7 @@ int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err
 	if (!rc && ledger)
 		rc = state_claims_current(w, a, &claims, err);
 	if (!rc && claims && wh_result_nrows(claims))
-		groups = live_claims_new(p, NULL);
+		groups = live_claims_new(a, p, NULL);
 	for (size_t i = 0; !rc && i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
 		const char *state = "new";

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+struct arena;
 struct project;
 struct sl_err;
 struct wh;
@@ -18,8 +19,10 @@ struct wh;
 /* {"models": [...], "sources": [...]} as the warehouse records it (w may be
  * NULL: every live model is new). A source that follows a cursor column
  * has its "cursor". The server adds "pollers", its pollers' status (see
- * poller_status in ingest/poll.h); live_status_print prints them too. */
-int live_status_doc(struct project *p, struct wh *w, json_t **out, struct sl_err *err);
+ * poller_status in ingest/poll.h); live_status_print prints them too. Its
+ * scratch is a child of parent (may be NULL). */
+int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_t **out,
+		    struct sl_err *err);
 /* The document as two tables. */
 void live_status_print(const json_t *doc, FILE *out);
 

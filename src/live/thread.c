@@ -173,15 +173,15 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_thread **tp,
-		      struct sl_err *err)
+int live_thread_start(struct arena *a, struct project *p, struct wh *w, FILE *out,
+		      struct live_thread **tp, struct sl_err *err)
 {
 	struct live_thread *t = xcalloc(1, sizeof(*t));
 
 	t->p = p;
 	t->w = w;
 	t->out = out;
-	t->runner = live_runner_new(p, out);
+	t->runner = live_runner_new(a, p, out);
 	live_runner_share(t->runner);
 	live_schedule_init(&t->sched, &p->cfg.live);
 	pthread_cond_init(&t->job_done, NULL);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct arena;
 struct project;
 struct live_advance;
 struct sl_err;
@@ -22,9 +23,10 @@ struct live_runner;
 struct live_thread;
 
 /* Starts the runner on connection w (which it owns from now on and closes
- * when stopped). out gets the runner's lines (may be NULL). */
-int live_thread_start(struct project *p, struct wh *w, FILE *out, struct live_thread **t,
-		      struct sl_err *err);
+ * when stopped), its arena a child of a (may be NULL; stop it before a
+ * goes). out gets the runner's lines (may be NULL). */
+int live_thread_start(struct arena *a, struct project *p, struct wh *w, FILE *out,
+		      struct live_thread **t, struct sl_err *err);
 /* Something landed and was announced on another connection: the runner
  * reads the new advances, and the schedule takes it from there. */
 void live_thread_notify(struct live_thread *t);

@@ -330,10 +330,10 @@ void live_books_over(struct live_books *b, const struct project *p, struct live_
 	b->open = true;
 }
 
-int live_books_open(struct live_books *b, const struct project *p, struct wh *w,
-		    struct sl_err *err)
+int live_books_open(struct live_books *b, struct arena *a, const struct project *p,
+		    struct wh *w, struct sl_err *err)
 {
-	struct live_ledger *l = live_ledger_new(p);
+	struct live_ledger *l = live_ledger_new(a, p);
 
 	live_books_over(b, p, l);
 	if (!b->open) {

@@ -57,7 +57,7 @@ int pgcdc_cfg_of(struct arena *a, const struct project *p, const struct source_c
 		.create = src->create,
 		.snapshot = !src->snapshot || strcmp(src->snapshot, "never") != 0,
 		.status_interval_ms = src->status_interval_ms > 0 ? src->status_interval_ms : 10000,
-		.gate = live_gate_wanted(p, src->slot),
+		.gate = live_gate_wanted(a, p, src->slot),
 		.tables = tables,
 		.ntables = n,
 	};

@@ -332,7 +332,7 @@ static void checks_hash(struct model *m)
 		return;
 	ctx = EVP_MD_CTX_new();
 	if (!ctx)
-		abort();
+		xalloc_die();
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 	for (size_t i = 0; i < m->nasserts; i++)
 		hash_str(ctx, m->asserts[i].warn ? "warn" : "error", m->asserts[i].text);
@@ -354,7 +354,7 @@ void project_model_hash_inlined(struct model *m)
 		return;
 	ctx = EVP_MD_CTX_new();
 	if (!ctx)
-		abort();
+		xalloc_die();
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 	hash_str(ctx, "own", m->hash);
 	for (size_t i = 0; i < m->ndeps; i++)
@@ -369,7 +369,7 @@ void project_model_hash(struct model *m)
 	const struct model_setting **sorted;
 
 	if (!ctx)
-		abort();
+		xalloc_die();
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 	hash_str(ctx, "mat", model_mat_name(m->mat));
 	if (m->mat == MAT_SEED) {

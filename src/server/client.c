@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -69,7 +70,7 @@ static void headers_add(struct curl_slist **hdrs, const char *line)
 	struct curl_slist *more = curl_slist_append(*hdrs, line);
 
 	if (!more)
-		abort();
+		xalloc_die();
 	*hdrs = more;
 }
 
@@ -84,7 +85,7 @@ static int url_make(struct request *rq, int port, const char *path, const char *
 	snprintf(base, sizeof(base), "http://127.0.0.1:%d", port);
 	rq->url = curl_url();
 	if (!rq->url)
-		abort();
+		xalloc_die();
 	if (curl_url_set(rq->url, CURLUPART_URL, base, 0) ||
 	    curl_url_set(rq->url, CURLUPART_PATH, path, CURLU_URLENCODE) ||
 	    (query && curl_url_set(rq->url, CURLUPART_QUERY, query, 0)))

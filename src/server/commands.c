@@ -58,7 +58,7 @@ static int command_job(struct live_runner *r, struct wh *w, void *arg, struct sl
 	cc->cmd.out = open_memstream(&cc->out, &cc->out_len);
 	cc->cmd.err = open_memstream(&cc->err, &cc->err_len);
 	if (!cc->cmd.out || !cc->cmd.err)
-		abort();
+		xalloc_die();
 	cc->exit = cc->opts->command(cc->opts->command_ctx, w, &cc->cmd);
 	fclose(cc->cmd.out);
 	fclose(cc->cmd.err);
@@ -76,9 +76,8 @@ static json_t *output(const char *text, size_t len)
 		s = json_stringn(text, len);
 		return s ? s : json_string("(the output is not UTF-8)\n");
 	}
-	if (asprintf(&cut, "%.*s\n(cut: %zu bytes more)\n", COMMAND_MAX_OUTPUT, text,
-		     len - COMMAND_MAX_OUTPUT) < 0)
-		abort();
+	cut = xasprintf("%.*s\n(cut: %zu bytes more)\n", COMMAND_MAX_OUTPUT, text,
+			len - COMMAND_MAX_OUTPUT);
 	s = json_string(cut);
 	free(cut);
 	return s ? s : json_string("(the output is not UTF-8)\n");
@@ -152,8 +151,9 @@ static bool read_request(struct http_call *c, struct command_call *cc)
 	       optional_text(c, cc->doc, "env", &cc->cmd.env);
 }
 
-void server_command_answer(struct http_call *c, const char *name, const struct server_opts *opts,
-			   struct worker_queue *queue, server_on_warehouse_fn on_warehouse, void *ctx)
+void server_command_answer(struct http_call *c, const char *name, struct arena *a,
+			   const struct server_opts *opts, struct worker_queue *queue,
+			   server_on_warehouse_fn on_warehouse, void *ctx)
 {
 	struct command_call *cc;
 	size_t i;
@@ -170,6 +170,7 @@ void server_command_answer(struct http_call *c, const char *name, const struct s
 	cc->on_warehouse = on_warehouse;
 	cc->ctx = ctx;
 	cc->cmd.name = commands[i];
+	cc->cmd.arena = a;
 	if (!read_request(c, cc)) {
 		command_free(cc);
 		return;

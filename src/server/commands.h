@@ -11,6 +11,7 @@
 
 #include "live/thread.h"
 
+struct arena;
 struct http_call;
 struct worker_queue;
 struct server_opts;
@@ -28,8 +29,9 @@ typedef int (*server_on_warehouse_fn)(void *ctx, live_job_fn fn, void *arg, stru
 
 /* Takes the call (the HTTP thread): a bad request is answered at once, a
  * good one queued on queue, whose thread runs it through on_warehouse and
- * answers. */
-void server_command_answer(struct http_call *c, const char *name, const struct server_opts *opts,
-			   struct worker_queue *queue, server_on_warehouse_fn on_warehouse, void *ctx);
+ * answers. The command's arena is a child of a (the server's). */
+void server_command_answer(struct http_call *c, const char *name, struct arena *a,
+			   const struct server_opts *opts, struct worker_queue *queue,
+			   server_on_warehouse_fn on_warehouse, void *ctx);
 
 #endif

@@ -105,7 +105,7 @@ int server_live_start(struct server *s, struct sl_err *err)
 	if (!s->live) {
 		rc = wh_connect(s->w, &conn, err);
 		if (!rc)
-			rc = live_thread_start(s->p, conn, s->opts->log, &s->live, err);
+			rc = live_thread_start(s->a, s->p, conn, s->opts->log, &s->live, err);
 		if (!rc)
 			rc = live_thread_call(s->live, watch_job, s, err);
 		atomic_store(&s->live_on, s->live != NULL);

@@ -77,12 +77,11 @@ int server_ingest_open(const struct project *p, struct server_ingest **out, stru
 		 * the server serves the others */
 		if (src->secret_env) {
 			h->secret = getenv(src->secret_env);
-			if ((!h->secret || !*h->secret) &&
-			    asprintf(&h->missing,
-				     "source '%s' is signed with the secret in $%s, which is not set "
-				     "(hint: export %s=... and start sluice serve again)",
-				     src->name, src->secret_env, src->secret_env) < 0)
-				abort();
+			if (!h->secret || !*h->secret)
+				h->missing = xasprintf("source '%s' is signed with the secret in "
+						       "$%s, which is not set (hint: export "
+						       "%s=... and start sluice serve again)",
+						       src->name, src->secret_env, src->secret_env);
 		}
 		h->names = xcalloc(src->ncolumns + 2, sizeof(char *));
 		for (size_t c = 0; c < src->ncolumns; c++)

@@ -363,8 +363,8 @@ static void advance(struct server *s, struct http_call *c)
 	/* what may be advanced is the project's to say, before anything
 	 * touches the warehouse */
 	ct = control_new(s, c);
-	rc = live_advance_target(s->p, http_call_segment(c, 3), ct->source, sizeof(ct->source),
-				 &err);
+	rc = live_advance_target(http_call_arena(c), s->p, http_call_segment(c, 3), ct->source,
+				 sizeof(ct->source), &err);
 	if (rc) {
 		http_reply_error(c, rc == SL_E_NOTFOUND ? 404 : 400,
 				 rc == SL_E_NOTFOUND ? "unknown source" : "not a source", err.msg);
@@ -444,8 +444,8 @@ static int on_warehouse(void *ctx, live_job_fn fn, void *arg, struct sl_err *err
 static void command(struct server *s, struct http_call *c)
 {
 	if (method(c, "POST"))
-		server_command_answer(c, http_call_segment(c, 2), s->opts, s->control, on_warehouse,
-				      s);
+		server_command_answer(c, http_call_segment(c, 2), s->a, s->opts, s->control,
+				      on_warehouse, s);
 }
 
 /* A query for the reader, which answers it. */

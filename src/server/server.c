@@ -198,7 +198,7 @@ static json_t *status_build(void *ctx, struct sl_err *err)
 
 	if (!s->status_conn && wh_connect(s->w, &s->status_conn, err))
 		return NULL;
-	if (live_status_doc(s->p, s->status_conn, &doc, err)) {
+	if (live_status_doc(s->a, s->p, s->status_conn, &doc, err)) {
 		/* a connection that failed may be broken: the next build
 		 * opens another */
 		wh_close(s->status_conn);
@@ -384,7 +384,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	if (!rc)
 		rc = state_ensure(w, err);
 	if (!rc)
-		rc = live_sources_ensure(w, p, err);
+		rc = live_sources_ensure(w, s.a, p, err);
 	/* before anything that emits events: each one touches the status */
 	if (!rc)
 		rc = worker_queue_start(&s.control, "server control", err);

@@ -27,6 +27,7 @@ struct server_command {
 	int argc;
 	const char *now, *env;
 	FILE *out, *err;
+	struct arena *arena; /* the server's: the command's arena is its child */
 };
 /* Runs it as the command line would, on connection w, and returns its
  * exit code. The CLI's: the server knows no command. */

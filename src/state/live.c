@@ -14,9 +14,9 @@
 
 #include <string.h>
 
-int state_live_present(struct wh *w, bool *present, struct sl_err *err)
+int state_live_present(struct wh *w, struct arena *parent, bool *present, struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	const char *kind = NULL;
 	int rc = wh_relation_kind(w, a, "_sluice", "live_state", &kind, err);
 

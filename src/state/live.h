@@ -22,8 +22,9 @@ struct sl_err;
 struct wh;
 struct wh_result;
 
-/* Whether the live tables exist, as the catalog says now. */
-int state_live_present(struct wh *w, bool *present, struct sl_err *err);
+/* Whether the live tables exist, as the catalog says now; its scratch is
+ * a child of a. */
+int state_live_present(struct wh *w, struct arena *a, bool *present, struct sl_err *err);
 
 /* The next number of the warehouse-wide sequence of advances. */
 int state_live_seq_next(struct wh *w, int64_t *seq, struct sl_err *err);

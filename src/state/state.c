@@ -268,9 +268,10 @@ void state_cache_put(struct state_cache *c, const struct state_model *row)
 	c->rows[c->n++] = copy;
 }
 
-int state_cache_load(struct state_cache *c, struct wh *w, const char *env, struct sl_err *err)
+int state_cache_load(struct state_cache *c, struct wh *w, struct arena *parent, const char *env,
+		     struct sl_err *err)
 {
-	struct arena *a = arena_new(NULL);
+	struct arena *a = arena_new(parent);
 	struct state_model *rows;
 	size_t n;
 	int rc = state_models_load(w, a, env, &rows, &n, err);

@@ -69,7 +69,9 @@ struct state_cache {
 	bool loaded;
 };
 
-int state_cache_load(struct state_cache *c, struct wh *w, const char *env, struct sl_err *err);
+/* Its scratch is a child of a. */
+int state_cache_load(struct state_cache *c, struct wh *w, struct arena *a, const char *env,
+		     struct sl_err *err);
 void state_cache_put(struct state_cache *c, const struct state_model *row);
 void state_cache_free(struct state_cache *c);
 

@@ -82,8 +82,8 @@ static int make_folders(const char *file, const char *shown, struct sl_err *err)
 	return rc;
 }
 
-int wh_open(const struct wh_place *at, enum wh_open_mode mode, struct wh **out,
-	    struct sl_err *err)
+int wh_open(const struct wh_place *at, struct arena *parent, enum wh_open_mode mode,
+	    struct wh **out, struct sl_err *err)
 {
 	struct arena *a;
 	const char *file;
@@ -97,7 +97,7 @@ int wh_open(const struct wh_place *at, enum wh_open_mode mode, struct wh **out,
 		return sl_err_set(err, SL_E_CONFIG, "unknown warehouse type '%s'\n"
 						    "  hint: duckdb or postgres",
 				  at->type);
-	a = arena_new(NULL);
+	a = arena_new(parent);
 	file = at->path[0] == '/' ? at->path : arena_sprintf(a, "%s/%s", at->root, at->path);
 	if (stat(file, &st) != 0 && mode != WH_OPEN_CREATE)
 		goto out;

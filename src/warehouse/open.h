@@ -25,8 +25,9 @@ enum wh_open_mode {
 /* Opens the warehouse at `at`. Errors name the setting that led there: an
  * unset dsn_env variable (SL_E_CONFIG), a server that cannot be reached or
  * refuses the credentials (SL_E_IO), one older than PostgreSQL 15
- * (SL_E_VERSION), a DuckDB file another process holds (SL_E_LOCKED). */
-int wh_open(const struct wh_place *at, enum wh_open_mode mode, struct wh **out,
+ * (SL_E_VERSION), a DuckDB file another process holds (SL_E_LOCKED). Its
+ * scratch is a child of a. */
+int wh_open(const struct wh_place *at, struct arena *a, enum wh_open_mode mode, struct wh **out,
 	    struct sl_err *err);
 
 /* Whether one process at a time holds the warehouse (a DuckDB file):

@@ -140,6 +140,7 @@ static int pg_connect(struct wh *w, struct wh **out, struct sl_err *err)
 static int pg_load_csv(struct wh *w, const char *schema, const char *name, const char *path,
 		       struct sl_err *err)
 {
+	/* a root: the warehouse's load_csv takes no arena */
 	struct arena *a = arena_new(NULL);
 	struct buf sql = BUF_INIT;
 	struct wh_appender *ap = NULL;

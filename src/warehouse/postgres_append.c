@@ -73,8 +73,7 @@ int pg_appender_open(struct wh *w, const char *schema, const char *table,
 	buf_adds(&sql, " FROM STDIN");
 	ap->base.w = w;
 	ap->copy = buf_detach(&sql, NULL);
-	if (asprintf(&ap->table, "%s.%s", schema, table) < 0)
-		abort();
+	ap->table = xasprintf("%s.%s", schema, table);
 	ap->rows = (struct buf)BUF_INIT;
 	ap->value = (struct buf)BUF_INIT;
 	*out = &ap->base;

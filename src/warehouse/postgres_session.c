@@ -194,6 +194,8 @@ int pg_exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_
 		 struct wh_result **out, int64_t *changed, struct sl_err *err)
 {
 	struct wh_pg *p = pg_conn(w);
+	/* a root: every statement with arguments passes here, from callers
+	 * that hold no arena */
 	struct arena *a = arena_new(NULL);
 	const char **values = arena_alloc(a, (n + 1) * sizeof(char *));
 	PGresult *res;

@@ -9,6 +9,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/xalloc.h"
 #include "warehouse/postgres_conn.h"
 #include "warehouse/postgres_session.h"
 
@@ -119,11 +120,9 @@ void pg_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *ty
 
 void pg_matches(struct wh *w, struct buf *sql, const char *expr, const char *re)
 {
-	char *whole = NULL;
+	char *whole = xasprintf("^(?:%s)$", re);
 
 	(void)w;
-	if (asprintf(&whole, "^(?:%s)$", re) < 0)
-		abort();
 	buf_addf(sql, "(%s ~ ", expr);
 	buf_add_sql_str(sql, whole);
 	buf_adds(sql, ")");

@@ -533,6 +533,8 @@ bool wh_split_qualified(const char *qualified, char *schema, size_t n, const cha
 int wh_has_columns(struct wh *w, const char *schema, const char *table,
 		   const char *const *columns, size_t ncolumns, bool *has, struct sl_err *err)
 {
+	/* a root: its callers (a landing's checks, a read of the live state)
+	 * hold no arena */
 	struct arena *a = arena_new(NULL);
 	struct wh_column *cols;
 	size_t n;

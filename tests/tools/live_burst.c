@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		die(&err);
 	at = (struct wh_place){ .type = p->cfg.warehouse.type, .path = p->cfg.warehouse.path,
 				.dsn_env = p->cfg.warehouse.dsn_env, .root = argv[1] };
-	if (wh_open(&at, WH_OPEN_CREATE, &w, &err))
+	if (wh_open(&at, a, WH_OPEN_CREATE, &w, &err))
 		die(&err);
 	if (wh_relation_list(w, a, &rel, &nrel, &err))
 		die(&err);
@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 	if (live_batch_run(a, p, w, rel, nrel, &opts, &rep, &err))
 		die(&err);
 	run_report_free(&rep);
-	if (wh_connect(w, &runner_conn, &err) || live_thread_start(p, runner_conn, NULL, &t, &err))
+	if (wh_connect(w, &runner_conn, &err) ||
+	    live_thread_start(a, p, runner_conn, NULL, &t, &err))
 		die(&err);
 	for (long i = 1; i <= commits; i++) {
 		snprintf(sql, sizeof(sql),

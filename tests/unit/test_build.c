@@ -1027,7 +1027,7 @@ static void test_state_cache(void **state)
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
 	assert_int_equal(record(f, "", &row, false), 0);
-	assert_int_equal(state_cache_load(&c, f->w, "", &f->err), 0);
+	assert_int_equal(state_cache_load(&c, f->w, f->a, "", &f->err), 0);
 	assert_true(c.loaded);
 	assert_int_equal(c.n, 1);
 	row.build_count = 2;

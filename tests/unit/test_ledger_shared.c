@@ -85,7 +85,7 @@ static void advance(struct fx *f, const char *source, int64_t seq)
 static void test_out_of_order_commits_are_found(void **state)
 {
 	struct fx *f = *state;
-	struct live_ledger *l = live_ledger_new(f->p);
+	struct live_ledger *l = live_ledger_new(f->a, f->p);
 	const struct model *b = fixture_model(f->p, "s.b");
 	bool moved;
 

@@ -157,7 +157,7 @@ static int64_t source_wm(struct fx *f, const char *source)
 /* As a ledger read from the tables sees it. */
 static int64_t lag(struct fx *f, const char *fqn, int64_t now)
 {
-	struct live_ledger *l = live_ledger_new(f->p);
+	struct live_ledger *l = live_ledger_new(f->a, f->p);
 	int64_t ms;
 
 	if (live_ledger_load(l, f->w, &f->err))
@@ -358,7 +358,7 @@ static void test_sources_ensure(void **state)
 		    "  legacy: {kind: adopted, table: raw.legacy, cursor: updated_at}\n");
 	fixture_put(f->root, "models/silver/x.sql", "SELECT 1 AS x\n");
 	load(f);
-	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
+	assert_int_equal(live_sources_ensure(f->w, f->a, f->p, &f->err), 0);
 
 	/* webhook: the declared columns first, then the payload and the sequence */
 	cols = columns_of(f, "landing", "orders");
@@ -382,13 +382,13 @@ static void test_sources_ensure(void **state)
 
 	/* a second call keeps what is there */
 	exec(f->w, "INSERT INTO landing.orders (order_id, amount) VALUES (1, 2)");
-	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
+	assert_int_equal(live_sources_ensure(f->w, f->a, f->p, &f->err), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 1);
 	/* a CDC landing table from before xid and positions gets the
 	 * columns, rows kept */
 	exec(f->w, "ALTER TABLE landing.customers DROP COLUMN _sluice_pos; ALTER TABLE "
 		   "landing.customers DROP COLUMN xid; INSERT INTO landing.customers (op) VALUES ('c')");
-	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
+	assert_int_equal(live_sources_ensure(f->w, f->a, f->p, &f->err), 0);
 	assert_non_null(strstr(columns_of(f, "landing", "customers"), ", _sluice_pos BIGINT"));
 	assert_non_null(strstr(columns_of(f, "landing", "customers"), "xid BIGINT"));
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.customers"), 1);
@@ -403,7 +403,7 @@ static void test_sources_ensure_without_sources(void **state)
 	fixture_put(f->root, "sluice.yml", "name: shop\n");
 	fixture_put(f->root, "models/silver/x.sql", "SELECT 1 AS x\n");
 	load(f);
-	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
+	assert_int_equal(live_sources_ensure(f->w, f->a, f->p, &f->err), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM information_schema.schemata WHERE "
 					 "schema_name = 'landing'"),
 			 0);
@@ -441,7 +441,7 @@ static const char *target(struct fx *f, const char *name)
 	char fqn[256];
 
 	sl_err_clear(&f->err);
-	if (live_advance_target(f->p, name, fqn, sizeof(fqn), &f->err))
+	if (live_advance_target(f->a, f->p, name, fqn, sizeof(fqn), &f->err))
 		return "";
 	return arena_strdup(f->a, fqn);
 }
@@ -479,7 +479,7 @@ static void test_target_refuses_state_tables(void **state)
 	const char *cols;
 
 	write_targets_project(f);
-	assert_int_equal(live_sources_ensure(f->w, f->p, &f->err), 0);
+	assert_int_equal(live_sources_ensure(f->w, f->a, f->p, &f->err), 0);
 	land(f, "(1, 10, 'eu')");
 	assert_int_equal(advance(f, "orders").rows, 1);
 	cols = columns_of(f, "_sluice", "live_advances");
@@ -551,7 +551,7 @@ static void test_target_unknown(void **state)
 
 	/* a name that does not fit is refused, not cut short */
 	sl_err_clear(&f->err);
-	assert_int_equal(live_advance_target(f->p, "orders", fqn, sizeof(fqn), &f->err),
+	assert_int_equal(live_advance_target(f->a, f->p, "orders", fqn, sizeof(fqn), &f->err),
 			 SL_E_USAGE);
 }
 
@@ -1143,7 +1143,7 @@ static const char *status_of(struct fx *f, const char *fqn)
 	size_t i;
 	const char *state = NULL;
 
-	if (live_status_doc(f->p, f->w, &doc, &f->err))
+	if (live_status_doc(f->a, f->p, f->w, &doc, &f->err))
 		fail_msg("status: %s", f->err.msg);
 	json_array_foreach(json_object_get(doc, "models"), i, o)
 		if (strcmp(json_string_value(json_object_get(o, "model")), fqn) == 0)
@@ -1197,7 +1197,7 @@ static void test_lag_after_an_upstream_refresh_that_published_nothing(void **sta
 	assert_int_equal(item(&rep, "gold.top")->status, RUN_UP_TO_DATE);
 	run_report_free(&rep);
 
-	l = live_ledger_new(f->p);
+	l = live_ledger_new(f->a, f->p);
 	if (live_ledger_load(l, f->w, &f->err) || live_ledger_prune(l, f->w, &f->err))
 		fail_msg("ledger: %s", f->err.msg);
 	live_ledger_free(l);

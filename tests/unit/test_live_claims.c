@@ -109,7 +109,7 @@ static bool keep(struct fx *f, struct live_claims *c)
 static void test_groups_follow_live_inputs(void **state)
 {
 	struct fx *f = *state;
-	struct live_claims *c = live_claims_new(f->p, "a:1");
+	struct live_claims *c = live_claims_new(f->a, f->p, "a:1");
 
 	assert_string_equal(live_claims_group(c, model(f, "gold.orders")), "bronze.orders");
 	assert_string_equal(live_claims_group(c, model(f, "silver.orders")), "bronze.orders");
@@ -122,7 +122,7 @@ static void test_groups_follow_live_inputs(void **state)
 static void test_alone_takes_everything(void **state)
 {
 	struct fx *f = *state;
-	struct live_claims *c = live_claims_new(f->p, "a:1");
+	struct live_claims *c = live_claims_new(f->a, f->p, "a:1");
 
 	assert_int_equal(holds(f, c), 0);
 	assert_true(keep(f, c));
@@ -138,7 +138,8 @@ static void test_alone_takes_everything(void **state)
 static void test_runners_share_and_never_both_hold(void **state)
 {
 	struct fx *f = *state;
-	struct live_claims *a = live_claims_new(f->p, "a:1"), *b = live_claims_new(f->p, "b:2");
+	struct live_claims *a = live_claims_new(f->a, f->p, "a:1");
+	struct live_claims *b = live_claims_new(f->a, f->p, "b:2");
 
 	keep(f, a);
 	assert_int_equal(holds(f, a), 2);
@@ -164,7 +165,8 @@ static void test_runners_share_and_never_both_hold(void **state)
 static void test_lapsed_lease_is_taken_over(void **state)
 {
 	struct fx *f = *state;
-	struct live_claims *a = live_claims_new(f->p, "a:1"), *b = live_claims_new(f->p, "b:2");
+	struct live_claims *a = live_claims_new(f->a, f->p, "a:1");
+	struct live_claims *b = live_claims_new(f->a, f->p, "b:2");
 
 	keep(f, a);
 	keep(f, b);
@@ -186,7 +188,8 @@ static void test_lapsed_lease_is_taken_over(void **state)
 static void test_release_gives_up_at_once(void **state)
 {
 	struct fx *f = *state;
-	struct live_claims *a = live_claims_new(f->p, "a:1"), *b = live_claims_new(f->p, "b:2");
+	struct live_claims *a = live_claims_new(f->a, f->p, "a:1");
+	struct live_claims *b = live_claims_new(f->a, f->p, "b:2");
 
 	keep(f, a);
 	assert_int_equal(live_claims_release(a, f->w, &f->err), 0);

@@ -165,7 +165,7 @@ static struct project *load_chain(struct fx *f, struct chain ch)
 				  "GROUP BY region\n",
 				  ch.gold ? ch.gold : ""));
 	f->p = fixture_load_valid(f->a, f->root);
-	f->r = live_runner_new(f->p, f->out);
+	f->r = live_runner_new(f->a, f->p, f->out);
 	return f->p;
 }
 
@@ -349,7 +349,7 @@ static void test_runner_builds_windows_as_the_stream_passes(void **state)
 		    "SELECT id, ts FROM landing.ev\n"
 		    "WHERE ts >= {since} AND ts < {until} AND _sluice_seq > {watermark}\n");
 	f->p = fixture_load_valid(f->a, f->root);
-	f->r = live_runner_new(f->p, f->out);
+	f->r = live_runner_new(f->a, f->p, f->out);
 	/* the first cycle looks once: nothing landed, every hour waits */
 	cycle_lines(f, &lines);
 	assert_string_equal(lines, "");
@@ -685,7 +685,7 @@ static void test_runner_defers_refreshes_that_change_nothing(void **state)
 		    "SELECT order_id, amount, region, _sluice_seq FROM landing.orders\n");
 	f->p = fixture_load(f->a, f->root);
 	project_validate(f->p, NULL, 0);
-	f->r = live_runner_new(f->p, f->out);
+	f->r = live_runner_new(f->a, f->p, f->out);
 	assert_int_equal(cycle(f).refreshed, 1);
 	land(f, "(1, 10, 'eu')");
 	assert_int_equal(cycle(f).events, 1);
@@ -704,7 +704,7 @@ static void test_runner_defers_refreshes_that_change_nothing(void **state)
 
 	/* the runner dies: the next one reads the row again and applies nothing */
 	live_runner_free(f->r);
-	f->r = live_runner_new(f->p, f->out);
+	f->r = live_runner_new(f->a, f->p, f->out);
 	c = cycle(f);
 	assert_int_equal(c.refreshed, 1);
 	assert_int_equal(c.events, 0);
@@ -731,7 +731,7 @@ static const char *status_of(struct fx *f, const char *fqn)
 	size_t i;
 	const char *out = NULL;
 
-	if (live_status_doc(f->p, f->w, &doc, &f->err))
+	if (live_status_doc(f->a, f->p, f->w, &doc, &f->err))
 		fail_msg("status: %s", f->err.msg);
 	json_array_foreach(json_object_get(doc, "models"), i, o)
 		if (strcmp(json_string_value(json_object_get(o, "model")), fqn) == 0)
@@ -820,7 +820,7 @@ static void test_thread_runs_jobs(void **state)
 	start_chain(f, "live: {poll_interval: 1h, debounce: 10ms, min_interval: 0, "
 		       "max_latency: 1s}\n");
 	assert_int_equal(wh_connect(f->w, &w2, &f->err), 0);
-	assert_int_equal(live_thread_start(f->p, w2, NULL, &f->t, &f->err), 0);
+	assert_int_equal(live_thread_start(f->a, f->p, w2, NULL, &f->t, &f->err), 0);
 	assert_int_equal(live_thread_call(f->t, pause_job, &j, &f->err), 0);
 	assert_string_equal(state_of(f, "silver.orders", "paused"), "true");
 	adv = land_unseen(f, "(1, 10, 'eu')");
@@ -850,7 +850,7 @@ static void test_thread_wakes_on_notify(void **state)
 	start_chain(f, "live: {poll_interval: 1h, debounce: 10ms, min_interval: 0, "
 		       "max_latency: 1s}\n");
 	assert_int_equal(wh_connect(f->w, &w2, &f->err), 0);
-	assert_int_equal(live_thread_start(f->p, w2, NULL, &f->t, &f->err), 0);
+	assert_int_equal(live_thread_start(f->a, f->p, w2, NULL, &f->t, &f->err), 0);
 	/* the thread polls once as it starts when its clock says a poll is
 	 * due; let that cycle pass */
 	started = units_mono_ms();

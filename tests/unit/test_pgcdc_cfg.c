@@ -79,7 +79,7 @@ static void test_gate_wanted(void **state)
 			   "incremental_filter=WHERE _sluice_seq > {watermark}\n";
 	struct project *p;
 
-	assert_false(live_gate_wanted(f->p, "a"));
+	assert_false(live_gate_wanted(f->a, f->p, "a"));
 	fixture_put(f->root, "models/silver/o.sql",
 		    arena_sprintf(f->a, "%sSELECT payload, _sluice_seq FROM landing.orders\n", live));
 	fixture_put(f->root, "models/silver/i.sql",
@@ -87,8 +87,8 @@ static void test_gate_wanted(void **state)
 	fixture_put(f->root, "models/silver/u.sql",
 		    arena_sprintf(f->a, "%sSELECT payload, _sluice_seq FROM landing.users\n", live));
 	p = fixture_load_valid(f->a, f->root);
-	assert_false(live_gate_wanted(p, "a"));
-	assert_false(live_gate_any(p));
+	assert_false(live_gate_wanted(f->a, p, "a"));
+	assert_false(live_gate_any(f->a, p));
 	fixture_put(f->root, "models/gold/check.sql",
 		    "@config materialized=incremental, live=true, incremental_strategy=append, "
 		    "incremental_filter=WHERE o._sluice_seq > {watermark:silver.o}\n"
@@ -96,9 +96,9 @@ static void test_gate_wanted(void **state)
 		    "i._sluice_seq = o._sluice_seq JOIN silver.u AS u ON u._sluice_seq = "
 		    "o._sluice_seq\n");
 	p = fixture_load_valid(f->a, f->root);
-	assert_true(live_gate_wanted(p, "a"));
-	assert_false(live_gate_wanted(p, "b"));
-	assert_true(live_gate_any(p));
+	assert_true(live_gate_wanted(f->a, p, "a"));
+	assert_false(live_gate_wanted(f->a, p, "b"));
+	assert_true(live_gate_any(f->a, p));
 
 	/* one input reaching both tables (a view over them) beside another
 	 * reaching one of them */
@@ -113,7 +113,7 @@ static void test_gate_wanted(void **state)
 		    "SELECT o.payload, o._sluice_seq FROM silver.o AS o JOIN silver.both AS b ON "
 		    "b._sluice_seq = o._sluice_seq\n");
 	p = fixture_load_valid(f->a, f->root);
-	assert_true(live_gate_wanted(p, "a"));
+	assert_true(live_gate_wanted(f->a, p, "a"));
 }
 
 static void test_unset_dsn_is_named(void **state)

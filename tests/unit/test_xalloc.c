@@ -54,6 +54,21 @@ static void test_strndup_stops_at_the_end(void **state)
 	free(c);
 }
 
+static void test_asprintf_formats(void **state)
+{
+	char *a = xasprintf("%s.%s", "gold", "revenue");
+	char *b = xasprintf("%.*s|%zu", 2, "abcdef", (size_t)7);
+	char *c = xasprintf("%s", "");
+
+	(void)state;
+	assert_string_equal(a, "gold.revenue");
+	assert_string_equal(b, "ab|7");
+	assert_string_equal(c, "");
+	free(a);
+	free(b);
+	free(c);
+}
+
 static void test_zero_sizes_are_usable(void **state)
 {
 	void *a = xmalloc(0), *b = xcalloc(0, 8);
@@ -123,6 +138,7 @@ int main(void)
 		cmocka_unit_test(test_calloc_is_zeroed),
 		cmocka_unit_test(test_reallocarray_keeps_content),
 		cmocka_unit_test(test_strndup_stops_at_the_end),
+		cmocka_unit_test(test_asprintf_formats),
 		cmocka_unit_test(test_zero_sizes_are_usable),
 		cmocka_unit_test(test_overflow_aborts),
 		cmocka_unit_test(test_no_memory_aborts),
