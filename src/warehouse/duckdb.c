@@ -179,7 +179,7 @@ static int duck_query(struct wh *w, const char *sql, struct wh_result **out, str
 		rc = duck_error(d, &res, err);
 	duck_unlock_commit(d, locked);
 	if (!rc)
-		rc = duck_result_read(d, &res, out, err);
+		rc = duck_result_read(d, &res, NULL, out, NULL, err);
 	if (!rc && memo)
 		duck_choose_direct(memo, *out);
 	return rc;
@@ -284,7 +284,7 @@ static int exec_kept(struct wh_duckdb *d, const char *sql, const struct wh_arg *
 	if (!rc && changed)
 		*changed = (int64_t)duckdb_rows_changed(&res);
 	if (!rc && out)
-		rc = duck_result_read(d, &res, out, err);
+		rc = duck_result_read(d, &res, NULL, out, NULL, err);
 	else if (!rc)
 		duckdb_destroy_result(&res);
 	if (rc && kept)

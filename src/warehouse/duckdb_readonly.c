@@ -99,60 +99,6 @@ static void interrupt_reader(void *ctx)
 	duckdb_interrupt(((struct wh_duckdb *)ctx)->conn);
 }
 
-/* How many of the chunk's first rows fit in the bytes left, each row's
- * values measured before any is copied: *bytes grows by theirs. */
-static idx_t rows_within(duckdb_data_chunk chunk, idx_t n, idx_t ncols,
-			 const struct duck_text_col *cols, size_t max_bytes, size_t *bytes)
-{
-	for (idx_t i = 0; i < n; i++) {
-		size_t row = 0;
-
-		for (idx_t c = 0; c < ncols; c++)
-			row += duck_text_len(duckdb_data_chunk_get_vector(chunk, c), i, &cols[c]) + 1;
-		if (row > max_bytes - *bytes)
-			return i;
-		*bytes += row;
-	}
-	return n;
-}
-
-/* Streams the rows in until the limits, and destroys res. The row that
- * would pass max_bytes is not read: a value of any size costs no more
- * than the limit. */
-static int read_bounded(struct wh_duckdb *d, duckdb_result *res, const struct wh_read_limits *lim,
-			struct wh_result **out, bool *truncated, struct sl_err *err)
-{
-	struct duck_text_col *cols;
-	struct wh_result *r = duck_result_new(res, &cols);
-	idx_t ncols = duckdb_column_count(res);
-	duckdb_data_chunk chunk;
-	size_t bytes = 0;
-	const char *failed;
-
-	while (!*truncated && (chunk = duckdb_fetch_chunk(*res)) != NULL) {
-		idx_t n = duckdb_data_chunk_get_size(chunk);
-		size_t room = lim->max_rows - wh_result_nrows(r);
-		idx_t take = rows_within(chunk, n < room ? n : room, ncols, cols, lim->max_bytes,
-					 &bytes);
-		size_t first = wh_result_add_rows(r, take);
-
-		for (idx_t c = 0; c < ncols; c++)
-			duck_text_write(r, first, c, duckdb_data_chunk_get_vector(chunk, c), take,
-					&cols[c]);
-		duckdb_destroy_data_chunk(&chunk);
-		*truncated = take < n;
-	}
-	free(cols);
-	failed = *truncated ? NULL : duckdb_result_error(res);
-	if (failed && *failed) {
-		wh_result_free(r);
-		return duck_error(d, res, err);
-	}
-	duckdb_destroy_result(res);
-	*out = r;
-	return 0;
-}
-
 /* Runs ps in a READ ONLY transaction, rolled back whatever happens: a
  * statement that got past the checks and would write (nextval, say)
  * fails there. */
@@ -172,7 +118,7 @@ static int run_readonly(struct wh_duckdb *d, duckdb_prepared_statement ps,
 		if (duckdb_execute_prepared_streaming(ps, &res) != DuckDBSuccess)
 			rc = duck_error(d, &res, err);
 		else
-			rc = read_bounded(d, &res, lim, out, truncated, err);
+			rc = duck_result_read(d, &res, lim, out, truncated, err);
 		if (wh_watchdog_stop(wd) && rc == SL_E_SQL)
 			rc = sl_err_set(err, SL_E_BUSY,
 					"the query ran past its %lld ms and was stopped",

@@ -164,27 +164,55 @@ struct wh_result *duck_result_new(duckdb_result *res, struct duck_text_col **col
 	return r;
 }
 
-int duck_result_read(struct wh_duckdb *d, duckdb_result *res, struct wh_result **out,
-		     struct sl_err *err)
+/* How many of the chunk's first rows fit in the bytes left, each row's
+ * values measured before any is copied: *bytes grows by theirs. */
+static idx_t rows_within(duckdb_data_chunk chunk, idx_t n, idx_t ncols,
+			 const struct duck_text_col *cols, size_t max_bytes, size_t *bytes)
+{
+	for (idx_t i = 0; i < n; i++) {
+		size_t row = 0;
+
+		for (idx_t c = 0; c < ncols; c++)
+			row += duck_text_len(duckdb_data_chunk_get_vector(chunk, c), i, &cols[c]) + 1;
+		if (row > max_bytes - *bytes)
+			return i;
+		*bytes += row;
+	}
+	return n;
+}
+
+int duck_result_read(struct wh_duckdb *d, duckdb_result *res, const struct wh_read_limits *lim,
+		     struct wh_result **out, bool *truncated, struct sl_err *err)
 {
 	struct duck_text_col *cols;
 	struct wh_result *r = duck_result_new(res, &cols);
 	idx_t ncols = duckdb_column_count(res);
 	duckdb_data_chunk chunk;
+	size_t bytes = 0;
+	bool cut = false;
 	const char *failed;
 
-	while ((chunk = duckdb_fetch_chunk(*res)) != NULL) {
-		idx_t n = duckdb_data_chunk_get_size(chunk);
-		size_t first = wh_result_add_rows(r, n);
+	while (!cut && (chunk = duckdb_fetch_chunk(*res)) != NULL) {
+		idx_t n = duckdb_data_chunk_get_size(chunk), take = n;
+		size_t first, room;
 
+		if (lim) {
+			room = lim->max_rows - wh_result_nrows(r);
+			take = rows_within(chunk, n < room ? n : room, ncols, cols, lim->max_bytes,
+					   &bytes);
+		}
+		first = wh_result_add_rows(r, take);
 		for (idx_t c = 0; c < ncols; c++)
-			duck_text_write(r, first, c, duckdb_data_chunk_get_vector(chunk, c), n,
+			duck_text_write(r, first, c, duckdb_data_chunk_get_vector(chunk, c), take,
 					&cols[c]);
 		duckdb_destroy_data_chunk(&chunk);
+		cut = take < n;
 	}
 	free(cols);
+	if (truncated)
+		*truncated = cut;
 	/* the end of the rows, or a failure to fetch the next ones */
-	failed = duckdb_result_error(res);
+	failed = cut ? NULL : duckdb_result_error(res);
 	if (failed && *failed) {
 		wh_result_free(r);
 		return duck_error(d, res, err);

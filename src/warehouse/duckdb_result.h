@@ -7,11 +7,13 @@
 #define SL_WAREHOUSE_DUCKDB_RESULT_H
 
 #include <duckdb.h>
+#include <stdbool.h>
 
 struct duck_text_col;
 struct duck_wrapped;
 struct sl_err;
 struct wh_duckdb;
+struct wh_read_limits;
 struct wh_result;
 
 /* sql prepared so that every column it returns has a writer, or as it is
@@ -27,8 +29,11 @@ void duck_choose_direct(struct duck_wrapped *m, const struct wh_result *r);
 /* An empty result with res's columns, and in *cols their writers (to be
  * freed with free). */
 struct wh_result *duck_result_new(duckdb_result *res, struct duck_text_col **cols);
-/* Materializes the rows as text, chunk by chunk, and destroys res. */
-int duck_result_read(struct wh_duckdb *d, duckdb_result *res, struct wh_result **out,
-		     struct sl_err *err);
+/* Materializes the rows as text, chunk by chunk, and destroys res. With
+ * lim, stops at its rows or bytes (*truncated says whether it did): the
+ * row that would pass max_bytes is not read, so a value of any size costs
+ * no more than the limit. lim and truncated may be NULL. */
+int duck_result_read(struct wh_duckdb *d, duckdb_result *res, const struct wh_read_limits *lim,
+		     struct wh_result **out, bool *truncated, struct sl_err *err);
 
 #endif
