@@ -28,6 +28,10 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
  * syntax error at the check's line. Returns 0 or SL_E_PARSE. */
 int refs_check_asserts(struct sqlparse *parser, struct model *m, struct diag_list *diags);
 
+/* The aggregate a function of the parse tree names, lowercase ("count" for
+ * the parser's count_star), or NULL when it is no aggregate. */
+const char *refs_aggregate_name(const char *function_name);
+
 /* The text the parser sees for a model (placeholders masked by same-length
  * stand-ins, filter wrapped around the body); offsets in it are what
  * refs_find. *filter_start is where the filter begins in it (0 without
