@@ -499,7 +499,7 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	struct apply c = { a, m, diags, pipeline_path };
 	size_t before = diag_count(diags, DIAG_ERROR);
 	const struct model_setting *st;
-	int mat = MAT_VIEW, strat_i = -1, live = 0, ivm = MODEL_IVM_AUTO;
+	int mat = MAT_VIEW, strat_i = -1, live = 0, ivm = 0;
 	enum model_strategy strat;
 	bool mat_ok, strat_ok, live_ok;
 
@@ -548,13 +548,14 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	if (st)
 		m->description = st->value;
 
+	/* a misspelt ivm stays auto, so that validate adds no error over it */
 	st = model_setting_get(m, "ivm");
-	if (st && check_choice(&c, st, ivm_names, &ivm) >= 0 && ivm == MODEL_IVM_REQUIRED &&
-	    model_setting_get(m, "incremental_filter"))
+	m->ivm = st && check_choice(&c, st, ivm_names, &ivm) >= 0 ? (enum model_ivm)ivm
+								  : MODEL_IVM_AUTO;
+	if (m->ivm == MODEL_IVM_REQUIRED && model_setting_get(m, "incremental_filter"))
 		apply_error(&c, st, "remove incremental_filter, or ivm to keep writing it by hand",
 			    "ivm 'required' derives the refresh from the query; incremental_filter "
 			    "writes it by hand");
-	m->ivm = (enum model_ivm)ivm;
 
 	check_plain_choices(&c);
 	check_single_values(&c);
