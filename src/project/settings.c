@@ -552,7 +552,7 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	st = model_setting_get(m, "ivm");
 	m->ivm = st && check_choice(&c, st, ivm_names, &ivm) >= 0 ? (enum model_ivm)ivm
 								  : MODEL_IVM_AUTO;
-	if (m->ivm == MODEL_IVM_REQUIRED && model_setting_get(m, "incremental_filter"))
+	if (m->ivm == MODEL_IVM_REQUIRED && m->live && model_setting_get(m, "incremental_filter"))
 		apply_error(&c, st, "remove incremental_filter, or ivm to keep writing it by hand",
 			    "ivm 'required' derives the refresh from the query; incremental_filter "
 			    "writes it by hand");

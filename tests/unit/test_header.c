@@ -776,6 +776,10 @@ static void test_ivm_setting(void **state)
 		    "it by hand",
 		    "remove incremental_filter, or ivm to keep writing it by hand");
 	assert_int_equal(f->d.n, 2);
+	/* a batch run reads the filter; ivm is about live refreshes */
+	ivm_of(f, "@config materialized=incremental, ivm=required,\n"
+		  "  incremental_filter=WHERE id > 0\nSELECT 1",
+	       0);
 }
 
 static void test_default_strategy(void **state)
