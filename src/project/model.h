@@ -18,6 +18,10 @@ struct arena;
 
 enum model_mat { MAT_VIEW, MAT_TABLE, MAT_INCREMENTAL, MAT_EPHEMERAL, MAT_SNAPSHOT, MAT_SEED };
 enum model_strategy { STRAT_NONE, STRAT_APPEND, STRAT_MERGE, STRAT_DELETE_INSERT, STRAT_MICROBATCH };
+/* @config ivm: whether a live model's refresh is derived from its query
+ * (auto), must be (required: a query that can only be rebuilt whole is an
+ * error), or is not (off) */
+enum model_ivm { MODEL_IVM_AUTO, MODEL_IVM_REQUIRED, MODEL_IVM_OFF };
 
 /* Which text of a model a position refers to. */
 enum model_part { PART_BODY, PART_FILTER };
@@ -142,6 +146,7 @@ struct model {
 	const char *description;
 	bool live;
 	int64_t live_interval_ms;
+	enum model_ivm ivm;
 	/* change events: the columns holding each event's operation and its
 	 * order among the events of one key (both NULL for other models), and
 	 * whether a delete keeps the row, flagged _sluice_deleted */
@@ -164,6 +169,9 @@ struct model {
 	/* what makes its result depend on how rows are cut into windows
 	 * ("GROUP BY", "sum", "a window function"), or NULL */
 	const char *aggregates;
+	/* a live model's parse tree as sqlparse_tree gives it (JSON of
+	 * refs_parse_text), for the maintenance classifier; NULL for others */
+	const char *tree;
 	/* whether the model's table has a _sluice_seq column: 0 not known yet,
 	 * 1 yes, 2 yes and a _sluice_pos column too, -1 no; forgotten when the
 	 * model is built from scratch */

@@ -291,7 +291,7 @@ static void hash_str(EVP_MD_CTX *ctx, const char *tag, const char *s)
 static bool hash_ignores(const char *key)
 {
 	static const char *const keys[] = { "live", "live_interval", "tags", "description",
-					     "end", "lookback", NULL };
+					     "end", "lookback", "ivm", NULL };
 
 	for (size_t i = 0; keys[i]; i++)
 		if (strcmp(key, keys[i]) == 0)

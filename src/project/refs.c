@@ -260,25 +260,36 @@ static void add_base_table(struct walk *w, json_t *node)
 
 static void walk_json(struct walk *w, json_t *j);
 
+/* The parser does not tell aggregates from other functions, so they go by
+ * name. */
+static const char *const aggregate_names[] = {
+	"count", "sum", "avg", "mean", "min", "max", "any_value", "first", "last",
+	"arg_min", "arg_max", "argmin", "argmax", "min_by", "max_by", "string_agg",
+	"group_concat", "listagg", "list", "array_agg", "median", "mode", "quantile",
+	"quantile_cont", "quantile_disc", "percentile_cont", "percentile_disc",
+	"approx_count_distinct", "approx_quantile", "stddev", "stddev_pop",
+	"stddev_samp", "variance", "var_pop", "var_samp", "corr", "covar_pop",
+	"covar_samp", "bool_and", "bool_or", "bit_and", "bit_or", "bit_xor",
+	"histogram", "entropy", "kurtosis", "skewness", "product", "fsum", "sumkahan",
+	"favg", "every", "json_group_array", "json_group_object",
+	"regr_slope", "regr_intercept", "regr_count", "regr_r2", NULL,
+};
+
+const char *refs_aggregate_name(const char *function_name)
+{
+	if (strcasecmp(function_name, "count_star") == 0)
+		return "count"; /* count(*) as the parser names it */
+	for (size_t i = 0; aggregate_names[i]; i++)
+		if (strcasecmp(function_name, aggregate_names[i]) == 0)
+			return aggregate_names[i];
+	return NULL;
+}
+
 /* Whether a node makes the query's result depend on how its rows are cut
- * into windows: a GROUP BY, an aggregate or a window function. The parser
- * does not tell aggregates from other functions, so they go by name. */
+ * into windows: a GROUP BY, an aggregate or a window function. */
 static const char *aggregation(json_t *j)
 {
-	static const char *const aggregates[] = {
-		"count", "sum", "avg", "mean", "min", "max", "any_value", "first", "last",
-		"arg_min", "arg_max", "argmin", "argmax", "min_by", "max_by", "string_agg",
-		"group_concat", "listagg", "list", "array_agg", "median", "mode", "quantile",
-		"quantile_cont", "quantile_disc", "percentile_cont", "percentile_disc",
-		"approx_count_distinct", "approx_quantile", "stddev", "stddev_pop",
-		"stddev_samp", "variance", "var_pop", "var_samp", "corr", "covar_pop",
-		"covar_samp", "bool_and", "bool_or", "bit_and", "bit_or", "bit_xor",
-		"histogram", "entropy", "kurtosis", "skewness", "product", "fsum", "sumkahan",
-		"favg", "every", "json_group_array", "json_group_object",
-		"regr_slope", "regr_intercept", "regr_count", "regr_r2", NULL,
-	};
 	json_t *groups = json_object_get(j, "group_expressions");
-	const char *name;
 
 	if (json_is_array(groups) && json_array_size(groups) > 0)
 		return "GROUP BY";
@@ -286,13 +297,7 @@ static const char *aggregation(json_t *j)
 		return "a window function";
 	if (strcmp(jstr(j, "class"), "FUNCTION") != 0)
 		return NULL;
-	name = jstr(j, "function_name");
-	if (strcasecmp(name, "count_star") == 0)
-		return "count"; /* count(*) as the parser names it */
-	for (size_t i = 0; aggregates[i]; i++)
-		if (strcasecmp(name, aggregates[i]) == 0)
-			return aggregates[i];
-	return NULL;
+	return refs_aggregate_name(jstr(j, "function_name"));
 }
 
 /* The first aggregation anywhere in the query but inside a subquery
@@ -406,6 +411,8 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 	}
 	/* "no location" is 2^64-1, which jansson's integers cannot hold */
 	root = json_loads(tree, JSON_DECODE_INT_AS_REAL, NULL);
+	if (m->live)
+		m->tree = arena_strdup(a, tree);
 	free(tree);
 	if (!root) {
 		free(text);

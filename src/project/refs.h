@@ -18,15 +18,20 @@ struct sqlparse;
 int refs_scan_placeholders(struct arena *a, struct model *m, struct diag_list *diags);
 
 /* Parses the body (and filter) with the warehouse's parser and records every
- * base table read, skipping CTE names and the model's own name. A syntax
- * error becomes a diagnostic at its file:line:col. Needs the placeholders
- * scanned first. Returns 0 or SL_E_PARSE. */
+ * base table read, skipping CTE names and the model's own name; a live
+ * model keeps its tree (m->tree). A syntax error becomes a diagnostic at
+ * its file:line:col. Needs the placeholders scanned first. Returns 0 or
+ * SL_E_PARSE. */
 int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 	      struct diag_list *diags);
 
 /* Parses the SQL of the model's expression and rows: checks, reporting a
  * syntax error at the check's line. Returns 0 or SL_E_PARSE. */
 int refs_check_asserts(struct sqlparse *parser, struct model *m, struct diag_list *diags);
+
+/* The aggregate a function of the parse tree names, lowercase ("count" for
+ * the parser's count_star), or NULL when it is no aggregate. */
+const char *refs_aggregate_name(const char *function_name);
 
 /* The text the parser sees for a model (placeholders masked by same-length
  * stand-ins, filter wrapped around the body); offsets in it are what

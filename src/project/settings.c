@@ -30,7 +30,7 @@ const char *const header_config_keys[] = {
 	"live", "live_interval", "cdc_op", "cdc_seq", "cdc_deletes", "temporality",
 	"time_column", "grain", "start", "end", "lookback", "flexibility", "replay_anchor",
 	"replay_on_change",
-	"bounded_replay_fallback", "tags", "description", "check_cols", NULL,
+	"bounded_replay_fallback", "tags", "description", "check_cols", "ivm", NULL,
 };
 
 static const char *const mat_names[] = { "view", "table", "incremental", "ephemeral",
@@ -44,6 +44,8 @@ static const char *const grain_names[] = { "1h", "1d", "1w", "1mo", NULL };
 static const char *const flexibility_names[] = { "fix", "flex", NULL };
 static const char *const anchor_names[] = { "auto", "never", NULL };
 static const char *const fallback_names[] = { "full", "bounded_without_history", NULL };
+/* in the order of enum model_ivm */
+static const char *const ivm_names[] = { "auto", "required", "off", NULL };
 
 /* State of one header_apply_settings call. */
 struct apply {
@@ -497,7 +499,7 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	struct apply c = { a, m, diags, pipeline_path };
 	size_t before = diag_count(diags, DIAG_ERROR);
 	const struct model_setting *st;
-	int mat = MAT_VIEW, strat_i = -1, live = 0;
+	int mat = MAT_VIEW, strat_i = -1, live = 0, ivm = 0;
 	enum model_strategy strat;
 	bool mat_ok, strat_ok, live_ok;
 
@@ -545,6 +547,15 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	st = model_setting_get(m, "description");
 	if (st)
 		m->description = st->value;
+
+	/* a misspelt ivm stays auto, so that validate adds no error over it */
+	st = model_setting_get(m, "ivm");
+	m->ivm = st && check_choice(&c, st, ivm_names, &ivm) >= 0 ? (enum model_ivm)ivm
+								  : MODEL_IVM_AUTO;
+	if (m->ivm == MODEL_IVM_REQUIRED && m->live && model_setting_get(m, "incremental_filter"))
+		apply_error(&c, st, "remove incremental_filter, or ivm to keep writing it by hand",
+			    "ivm 'required' derives the refresh from the query; incremental_filter "
+			    "writes it by hand");
 
 	check_plain_choices(&c);
 	check_single_values(&c);

@@ -117,3 +117,38 @@ size_t sqltext_skip_space(const char *sql, size_t offset)
 		}
 	}
 }
+
+size_t sqltext_close_paren(const char *sql, size_t open)
+{
+	size_t depth = 0, i = open;
+
+	while (sql[i]) {
+		if (sql[i] == '\'') {
+			for (i++; sql[i] && !(sql[i] == '\'' && sql[i + 1] != '\''); i++)
+				if (sql[i] == '\'')
+					i++;
+			if (!sql[i])
+				return 0;
+			i++;
+		} else if (sql[i] == '"') {
+			size_t n = ident_len(sql + i);
+
+			if (!n)
+				return 0;
+			i += n;
+		} else if ((sql[i] == '-' && sql[i + 1] == '-') || (sql[i] == '/' && sql[i + 1] == '*')) {
+			i = sqltext_skip_space(sql, i);
+		} else if (sql[i] == '(') {
+			depth++;
+			i++;
+		} else if (sql[i] == ')') {
+			if (depth <= 1)
+				return depth ? i : 0;
+			depth--;
+			i++;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}

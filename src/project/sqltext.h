@@ -20,4 +20,8 @@ void sqltext_string_map(const char *sql, size_t len, bool *in_string);
 /* Offset just past leading whitespace and comments. */
 size_t sqltext_skip_space(const char *sql, size_t offset);
 
+/* Offset of the ')' that closes the '(' at sql[open], past string
+ * literals, quoted names and comments; 0 when it is never closed. */
+size_t sqltext_close_paren(const char *sql, size_t open);
+
 #endif

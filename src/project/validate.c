@@ -9,7 +9,9 @@
 #include "core/suggest.h"
 #include "project/dag.h"
 #include "project/inputs.h"
+#include "project/ivm.h"
 #include "project/project.h"
+#include "project/refs.h"
 #include "state/state.h"
 #include "windows/contract.h"
 
@@ -125,6 +127,32 @@ static void check_live_inputs(struct project *p, const struct model *m)
 				 "read a landing table or a live incremental model",
 				 "'{watermark}' in model '%s', which tracks no input", m->fqn);
 	}
+}
+
+/* ivm=required: a live model whose query can only be rebuilt whole is an
+ * error at the construct that makes it so. A filter is refused with the
+ * setting; whether the input only gains rows moves MIN and MAX between
+ * counted and regroup, never to full, so it is not asked. */
+static void check_ivm(struct project *p, const struct model *m)
+{
+	struct ivm_result r;
+	size_t filter_start;
+	int line = m->body_line, col = 0;
+	char *text;
+
+	if (m->ivm != MODEL_IVM_REQUIRED || !inputs_refreshes(m) || !m->tree || m->filter)
+		return;
+	text = refs_parse_text(m, &filter_start);
+	if (ivm_classify(p->arena, m->tree, text, false, &r) == 0 && r.cls == IVM_FULL) {
+		if (r.offset >= 0)
+			model_span_position(m, PART_BODY, (size_t)r.offset, &line, &col);
+		diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
+			 "ivm=required refuses to rebuild it on each refresh: rewrite the query, or "
+			 "set ivm=auto to accept that",
+			 "live model '%s' cannot be maintained incrementally: %s", m->fqn,
+			 r.blocker);
+	}
+	free(text);
 }
 
 /* The contract rules the definitions alone decide (the reference's
@@ -322,6 +350,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		project_model_hash_inlined(p->models[i]);
 		check_placeholders(p, p->models[i]);
 		check_live_inputs(p, p->models[i]);
+		check_ivm(p, p->models[i]);
 		check_windowed(p, p->models[i]);
 		check_upstreams(p, p->models[i]);
 		check_cdc_order(p, p->models[i]);

@@ -730,6 +730,58 @@ static void test_bad_values(void **state)
 	assert_false(f->m.live);
 }
 
+/* The ivm of a model file read afresh, after apply returned rc; its
+ * diagnostics add to f's. */
+static enum model_ivm ivm_of(struct fx *f, const char *text, int rc)
+{
+	memset(&f->m, 0, sizeof(f->m));
+	f->m.path = PATH;
+	assert_int_equal(parse(f, text), 0);
+	assert_int_equal(apply(f), rc);
+	return f->m.ivm;
+}
+
+/* ivm is auto unless set, one of three words, from the model or its
+ * folder; required and a hand-written filter contradict each other. */
+static void test_ivm_setting(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(ivm_of(f, "@config materialized=incremental, unique_key=id, live=true\n"
+				   "SELECT 1",
+				0),
+			 MODEL_IVM_AUTO);
+	assert_int_equal(ivm_of(f, "@config materialized=incremental, unique_key=id,\n"
+				   "  live=true, ivm=required\nSELECT 1",
+				0),
+			 MODEL_IVM_REQUIRED);
+	add_default(f, "ivm", "off", 4);
+	assert_int_equal(ivm_of(f, "@config materialized=incremental, unique_key=id\nSELECT 1", 0),
+			 MODEL_IVM_OFF);
+	expect_clean(f);
+
+	/* no guess: validate must not add an error over a typo */
+	assert_int_equal(ivm_of(f, "@config materialized=incremental, unique_key=id,\n"
+				   "  ivm=requird\nSELECT 1",
+				SL_E_CONFIG),
+			 MODEL_IVM_AUTO);
+	expect_diag(f, PATH, 2, "invalid ivm 'requird'",
+		    "did you mean 'required'? (one of auto, required, off)");
+
+	ivm_of(f, "@config materialized=incremental, live=true, ivm=required,\n"
+		  "  incremental_filter=WHERE _sluice_seq > {watermark}\nSELECT 1",
+	       SL_E_CONFIG);
+	expect_diag(f, PATH, 1,
+		    "ivm 'required' derives the refresh from the query; incremental_filter writes "
+		    "it by hand",
+		    "remove incremental_filter, or ivm to keep writing it by hand");
+	assert_int_equal(f->d.n, 2);
+	/* a batch run reads the filter; ivm is about live refreshes */
+	ivm_of(f, "@config materialized=incremental, ivm=required,\n"
+		  "  incremental_filter=WHERE id > 0\nSELECT 1",
+	       0);
+}
+
 static void test_default_strategy(void **state)
 {
 	struct fx *f = *state;
@@ -1151,7 +1203,7 @@ static void test_config_keys_table(void **state)
 	(void)state;
 	while (header_config_keys[n])
 		n++;
-	assert_int_equal(n, 22);
+	assert_int_equal(n, 23);
 	assert_string_equal(header_config_keys[0], "materialized");
 }
 
@@ -1188,6 +1240,7 @@ int main(void)
 		T(test_pipeline_unknown_and_bad),
 		T(test_unknown_key),
 		T(test_bad_values),
+		T(test_ivm_setting),
 		T(test_default_strategy),
 		T(test_strategy_not_incremental),
 		T(test_merge_needs_unique_key),

@@ -578,6 +578,8 @@ static void test_hash_ignores_refresh_and_description(void **state)
 			     "SELECT id, amount FROM t\n", true);
 	expect_hash(f, base, "@config materialized=incremental, unique_key=id, tags=[a, b]\n"
 			     "SELECT id, amount FROM t\n", true);
+	expect_hash(f, base, "@config materialized=incremental, unique_key=id, ivm=off\n"
+			     "SELECT id, amount FROM t\n", true);
 	expect_hash(f, base, "@config materialized=incremental, unique_key=id,\n"
 			     "  description='what it is'\n"
 			     "SELECT id, amount FROM t\n", true);
@@ -724,6 +726,47 @@ static void test_cdc_order_by_landing_sequence_warned(void **state)
 			 0);
 }
 
+/* ivm=required makes a live model that would be rebuilt whole an error at
+ * the construct to blame; a class that keeps groups passes, and so do
+ * ivm=auto and models that are not live. */
+static void test_ivm_required(void **state)
+{
+	struct fixture_project *f = *state;
+	const char *join = "SELECT o.region, count(*) AS n\n"
+			   "FROM silver.orders o\n"
+			   "JOIN silver.regions r ON r.name = o.region\n"
+			   "GROUP BY o.region\n";
+	const struct diag *d;
+
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/orders.sql",
+		    "@config materialized=incremental, unique_key=id, live=true\n"
+		    "SELECT id, region, amount, _sluice_seq FROM landing.orders\n");
+	fixture_put(f->root, "models/silver/regions.sql", "SELECT 'north' AS name\n");
+	fixture_put(f->root, "models/gold/joined.sql",
+		    arena_sprintf(f->a, "@config materialized=incremental, unique_key=region,\n"
+					"        live=true, ivm=required\n%s", join));
+	fixture_put(f->root, "models/gold/joined_auto.sql",
+		    arena_sprintf(f->a, "@config materialized=incremental, unique_key=region, "
+					"live=true\n%s", join));
+	fixture_put(f->root, "models/gold/joined_batch.sql",
+		    arena_sprintf(f->a, "@config materialized=table, ivm=required\n%s", join));
+	fixture_put(f->root, "models/gold/by_region.sql",
+		    "@config materialized=incremental, unique_key=region, live=true, ivm=required\n"
+		    "SELECT region, count(*) AS n, max(amount) AS top FROM silver.orders GROUP BY 1\n");
+	load(f);
+	expect_clean(f);
+	assert_int_equal(project_validate(f->p, NULL, 0), SL_E_INVALID);
+	assert_int_equal(diag_count(&f->p->diags, DIAG_ERROR), 1);
+	d = &f->p->diags.items[0];
+	assert_string_equal(d->file, "models/gold/joined.sql");
+	assert_int_equal(d->line, 5);
+	assert_int_equal(d->col, 1);
+	assert_string_equal(d->msg, "live model 'gold.joined' cannot be maintained incrementally: "
+				    "a join");
+	assert_non_null(strstr(d->hint, "ivm=auto"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -744,6 +787,7 @@ int main(void)
 		T(test_invalid_name),
 		T(test_model_problems_reported),
 		T(test_cdc_order_by_landing_sequence_warned),
+		T(test_ivm_required),
 		T(test_files_must_be_regular_text),
 		T(test_models_never_write_where_sluice_does),
 		T(test_environment_schemas_never_meet),
