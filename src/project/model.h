@@ -206,6 +206,9 @@ const char *model_relation(const struct model *m);
 /* Whether the upstream gates on a stream's coverage: a contract that looks
  * at rows (not exists, which only names it) on a source with event_time. */
 bool model_upstream_streams(const struct model_upstream *u);
+/* Whether the model keeps a change log (src/exec/changes.c): a live
+ * merge or delete+insert model, which rewrites rows in place. */
+bool model_keeps_changes(const struct model *m);
 /* Converts a byte offset of a part into a 1-based file line and column. */
 void model_span_position(const struct model *m, enum model_part part, size_t offset, int *line,
 			 int *col);

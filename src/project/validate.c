@@ -10,6 +10,7 @@
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/project.h"
+#include "state/changes.h"
 #include "state/state.h"
 #include "windows/contract.h"
 
@@ -124,6 +125,58 @@ static void check_live_inputs(struct project *p, const struct model *m)
 			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
 				 "read a landing table or a live incremental model",
 				 "'{watermark}' in model '%s', which tracks no input", m->fqn);
+	}
+}
+
+static bool uses_watermark(const struct model *m)
+{
+	for (size_t i = 0; i < m->nplaceholders; i++)
+		if (m->placeholders[i].kind == PH_WATERMARK)
+			return true;
+	return false;
+}
+
+/* Whether m reads u's change log. */
+static bool reads_changes(const struct model *m, const struct model *u)
+{
+	char table[512];
+
+	state_changes_table(table, sizeof(table), u->schema, u->name);
+	for (size_t i = 0; i < m->nrefs; i++)
+		if (strcasecmp(m->refs[i].schema, STATE_SCHEMA) == 0 &&
+		    strcasecmp(m->refs[i].name, table) == 0)
+			return true;
+	return false;
+}
+
+/* A model that finds what changed in a merge or delete+insert model by
+ * its new rows alone never sees the old values those rows replaced, nor
+ * the rows deleted: the groups they were in are never recomputed. Warned
+ * once per such input, at its first reference. */
+static void check_rewritten_inputs(struct project *p, const struct model *m)
+{
+	if (!uses_watermark(m))
+		return;
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model *u = m->refs[i].target;
+		bool first = true;
+		char table[512];
+		int line, col;
+
+		for (size_t k = 0; k < i && first; k++)
+			first = m->refs[k].target != u;
+		if (!u || !first || !model_keeps_changes(u) || reads_changes(m, u))
+			continue;
+		state_changes_table(table, sizeof(table), u->schema, u->name);
+		model_span_position(m, m->refs[i].span.part, m->refs[i].span.offset, &line, &col);
+		diag_add(&p->diags, DIAG_WARNING, m->path, line, col,
+			 arena_sprintf(p->arena,
+				       "find the changed rows, old values and deleted rows too, in "
+				       "its change log " STATE_SCHEMA ".%s (see docs/live.md)",
+				       table),
+			 "model '%s' reads %s model '%s' by {watermark}: it rewrites rows in "
+			 "place, so the groups of their old values are never recomputed",
+			 m->fqn, model_strategy_name(u->strategy), u->fqn);
 	}
 }
 
@@ -322,6 +375,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		project_model_hash_inlined(p->models[i]);
 		check_placeholders(p, p->models[i]);
 		check_live_inputs(p, p->models[i]);
+		check_rewritten_inputs(p, p->models[i]);
 		check_windowed(p, p->models[i]);
 		check_upstreams(p, p->models[i]);
 		check_cdc_order(p, p->models[i]);
