@@ -61,8 +61,9 @@ static const char *schemas_with(struct project *p, const char *name)
 	return s;
 }
 
-/* The model whose change log r names (state/changes.c), or NULL: the log
- * is made with the model's first build, so reading it waits for that. */
+/* The model whose change log r names (state/changes.c), by the schema
+ * names of the project, or NULL: the log is made with the model's first
+ * build, so reading it waits for that. */
 static struct model *changes_of(const struct project *p, const struct model_ref *r)
 {
 	char table[512];
@@ -72,7 +73,7 @@ static struct model *changes_of(const struct project *p, const struct model_ref 
 	for (size_t i = 0; i < p->nmodels; i++) {
 		struct model *u = p->models[i];
 
-		state_changes_table(table, sizeof(table), u->schema, u->name);
+		state_changes_table(table, sizeof(table), u->home_schema, u->name);
 		if (model_keeps_changes(u) && strcasecmp(r->name, table) == 0)
 			return u;
 	}
@@ -92,8 +93,9 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 			add_edge(p, m, r->target);
 			continue;
 		}
-		if (changes_of(p, r)) {
-			add_edge(p, m, changes_of(p, r));
+		r->changes_of = changes_of(p, r);
+		if (r->changes_of) {
+			add_edge(p, m, r->changes_of);
 			continue;
 		}
 		if (!relations || dag_relation_exists(relations, nrelations, fqn))

@@ -36,6 +36,9 @@ struct model_ref {
 	struct model_span span; /* the reference text, e.g. `silver . "orders"` */
 	bool schema_given;
 	struct model *target; /* the model that produces it, or NULL (external) */
+	/* the model whose change log it names (_sluice.changes__SCHEMA__NAME,
+	 * in the project's schema names), or NULL */
+	struct model *changes_of;
 };
 
 enum placeholder_kind { PH_THIS, PH_WATERMARK, PH_SINCE, PH_UNTIL, PH_ENV };

@@ -139,12 +139,8 @@ static bool uses_watermark(const struct model *m)
 /* Whether m reads u's change log. */
 static bool reads_changes(const struct model *m, const struct model *u)
 {
-	char table[512];
-
-	state_changes_table(table, sizeof(table), u->schema, u->name);
 	for (size_t i = 0; i < m->nrefs; i++)
-		if (strcasecmp(m->refs[i].schema, STATE_SCHEMA) == 0 &&
-		    strcasecmp(m->refs[i].name, table) == 0)
+		if (m->refs[i].changes_of == u)
 			return true;
 	return false;
 }
@@ -167,7 +163,7 @@ static void check_rewritten_inputs(struct project *p, const struct model *m)
 			first = m->refs[k].target != u;
 		if (!u || !first || !model_keeps_changes(u) || reads_changes(m, u))
 			continue;
-		state_changes_table(table, sizeof(table), u->schema, u->name);
+		state_changes_table(table, sizeof(table), u->home_schema, u->name);
 		model_span_position(m, m->refs[i].span.part, m->refs[i].span.offset, &line, &col);
 		diag_add(&p->diags, DIAG_WARNING, m->path, line, col,
 			 arena_sprintf(p->arena,
