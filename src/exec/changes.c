@@ -15,6 +15,7 @@
 #include "state/changes.h"
 #include "warehouse/wh.h"
 
+#include <string.h>
 #include <strings.h>
 
 /* The table's columns but its own _sluice_seq, which the log's replaces. */
@@ -66,6 +67,52 @@ int changes_open(struct wh *w, struct arena *a, const struct model *m, const cha
 	rc = wh_exec(w, sql.buf, err);
 	buf_release(&sql);
 	buf_release(&query);
+	return rc;
+}
+
+/* Whether the relation rel has every column the log takes. */
+static int has_logged_columns(const struct changes *c, const char *rel, bool *has,
+			      struct sl_err *err)
+{
+	struct buf sql = BUF_INIT, cols = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_addf(&sql, "SELECT * FROM %s LIMIT 0", rel);
+	rc = wh_query(c->w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < wh_result_ncols(r); i++) {
+		if (strcasecmp(wh_result_colname(r, i), "_sluice_seq") == 0)
+			continue;
+		if (cols.len)
+			buf_adds(&cols, ", ");
+		wh_sql_ident(&cols, wh_result_colname(r, i));
+	}
+	wh_result_free(r);
+	/* the log's columns are the table's, in its order: the batch's in the
+	 * same order, when it has them all and nothing more */
+	*has = strcmp(cols.buf, c->cols) == 0;
+	buf_release(&cols);
+	return 0;
+}
+
+int changes_record_written(const struct changes *c, const char *batch, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	bool whole;
+	int rc = has_logged_columns(c, batch, &whole, err);
+
+	if (rc || !whole)
+		return rc ? rc : changes_record(c, batch, 1, err);
+	buf_adds(&sql, "INSERT INTO ");
+	state_sql_changes(&sql, c->m->schema, c->m->name);
+	buf_addf(&sql, " (%s, _sluice_weight, _sluice_seq) SELECT %s, CAST(1 AS INTEGER), "
+		       "CAST(%lld AS BIGINT) FROM %s",
+		 c->cols, c->cols, (long long)c->seq, batch);
+	rc = wh_exec(c->w, sql.buf, err);
+	buf_release(&sql);
 	return rc;
 }
 

@@ -36,4 +36,9 @@ int changes_open(struct wh *w, struct arena *a, const struct model *m, const cha
  * refresh writes them, +1 after. */
 int changes_record(const struct changes *c, const char *keys, int weight, struct sl_err *err);
 
+/* Records as written (+1) the rows of batch, which the refresh wrote
+ * whole: from batch itself when it has every logged column, which spares
+ * a join with m's table; else as changes_record does. */
+int changes_record_written(const struct changes *c, const char *batch, struct sl_err *err);
+
 #endif

@@ -335,7 +335,7 @@ static int write_delete_insert(struct wh *w, struct arena *a, const struct model
 	if (!rc)
 		rc = run_counted(w, &sql, &out->rows, err);
 	if (!rc && log)
-		rc = changes_record(log, BATCH_TABLE, 1, err);
+		rc = changes_record_written(log, BATCH_TABLE, err);
 	if (!rc) {
 		buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
 		rc = run(w, &sql, err);
@@ -387,7 +387,7 @@ static int write_merge(struct wh *w, struct arena *a, const struct model *m,
 	if (!rc)
 		rc = run_counted(w, &sql, &out->rows, err);
 	if (!rc && log)
-		rc = changes_record(log, BATCH_TABLE, 1, err);
+		rc = changes_record_written(log, BATCH_TABLE, err);
 	if (!rc && log) {
 		buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
 		rc = run(w, &sql, err);
@@ -409,10 +409,10 @@ static int write_increment(struct wh *w, struct arena *a, const struct model *m,
 
 	set_relation(out, m->schema, m->name);
 	if (model_keeps_changes(m) && plan->ctx.refresh_seq) {
-		log = &changes;
-		rc = changes_open(w, a, m, m->name, false, plan->ctx.refresh_seq, log, err);
+		rc = changes_open(w, a, m, m->name, false, plan->ctx.refresh_seq, &changes, err);
 		if (rc)
 			return rc;
+		log = plan->ctx.changes_unread ? NULL : &changes;
 	}
 	if (applies_changes(m)) {
 		rc = render_model(m, &plan->ctx, true, &sql, err);

@@ -28,6 +28,9 @@ struct render_ctx {
 	 * its changes with (exec/changes.c): one above what the model
 	 * published, which it publishes at least; 0 for none */
 	int64_t refresh_seq;
+	/* no model reads that model: its refresh records nothing in the log,
+	 * which would forget it at once */
+	bool changes_unread;
 };
 
 /* Appends the model's query to out; with_filter wraps it with the model's

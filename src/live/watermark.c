@@ -141,6 +141,7 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 	ctx->nwm = n;
 	ctx->watermark = n ? book->from[0] : 0;
 	ctx->refresh_seq = lm->published + 1;
+	ctx->changes_unread = live_ledger_readers_consumed(l, m) < 0;
 	return 0;
 }
 
@@ -232,8 +233,8 @@ static void cover(struct live_ledger *l, struct ledger_model *lm, const int64_t 
 	}
 }
 
-/* The change log keeps what some reader has not consumed; with no reader,
- * nothing past the refresh that wrote it. */
+/* The change log keeps what some reader has not consumed; with no reader
+ * (whose refreshes record nothing), nothing. */
 static void prune_changes(struct live_ledger *l, const struct model *m, struct buf *sql)
 {
 	int64_t upto = live_ledger_readers_consumed(l, m);
