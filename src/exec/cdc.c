@@ -50,6 +50,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "exec/cdc_events.h"
+#include "exec/changes.h"
 #include "state/tombstones.h"
 #include "warehouse/wh.h"
 
@@ -59,6 +60,7 @@
 #define APPLY "_sluice_cdc_apply"
 #define ROWS "_sluice_cdc_rows"
 #define TRUNCATES "_sluice_cdc_truncates"
+#define CHANGED "_sluice_cdc_changed"
 
 bool cdc_model(const struct model *m)
 {
@@ -519,10 +521,29 @@ static void add_changes(const struct cdc_run *c, struct buf *sql)
 	buf_adds(sql, ")");
 }
 
+/* The keys that change, as the table CHANGED, and their rows as they are
+ * now into the change log, to be taken back. */
+static int log_old_rows(struct cdc_run *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "SELECT ");
+	cdc_sql_keys(c, &sql, NULL);
+	buf_addf(&sql, " FROM %s WHERE ", c->apply);
+	add_changes(c, &sql);
+	rc = run_temp(c, CHANGED, &sql, err);
+	return rc ? rc : changes_record(c->log, CHANGED, -1, err);
+}
+
 /* Replaces the rows and tombstones of every key that changes. */
 static int write_changes(struct cdc_run *c, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, cols = BUF_INIT, stones = BUF_INIT;
+	int rc = c->log && !c->full ? log_old_rows(c, err) : 0;
+
+	if (rc)
+		return rc;
 
 	if (!c->full) {
 		buf_adds(&sql, "DELETE FROM ");
@@ -575,7 +596,10 @@ static int write_changes(struct cdc_run *c, struct sl_err *err)
 	}
 	buf_release(&stones);
 	buf_release(&cols);
-	return run(c, &sql, err);
+	rc = run(c, &sql, err);
+	if (!rc && c->log && !c->full)
+		rc = changes_record(c->log, CHANGED, 1, err);
+	return rc;
 }
 
 /*
@@ -687,9 +711,11 @@ static int drop_temps(struct cdc_run *c, struct sl_err *err)
 }
 
 int cdc_apply(struct wh *w, struct arena *parent, const struct model *m, const char *events,
-	      const char *table, bool full, int64_t *changed, struct sl_err *err)
+	      const char *table, bool full, const struct changes *log, int64_t *changed,
+	      struct sl_err *err)
 {
-	struct cdc_run c = { .w = w, .m = m, .a = arena_new(parent), .table = table, .full = full };
+	struct cdc_run c = { .w = w, .m = m, .a = arena_new(parent), .table = table, .full = full,
+			     .log = log };
 	struct cdc_winners wn = { 0 };
 	bool plain = false;
 	const char *from;

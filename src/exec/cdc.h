@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct arena;
+struct changes;
 struct sl_err;
 struct wh;
 
@@ -26,12 +27,15 @@ bool cdc_model(const struct model *m);
  * every read must see the same events. With `full` the table
  * must not exist: it is created from the events alone (and m's tombstones
  * table is recreated empty); otherwise the events are applied to the
- * table and tombstones the previous builds left. *changed gets the number
+ * table and tombstones the previous builds left, and with log (NULL for
+ * none) the rows of the keys that change go to the model's change log as
+ * they were and as they become. *changed gets the number
  * of keys whose row changed. A bad event (unknown op, missing or unreadable
  * sequence, NULL key) fails with SL_E_INVALID before anything is written.
  * Its memory is an arena child of parent (may be NULL), freed on return.
  */
 int cdc_apply(struct wh *w, struct arena *parent, const struct model *m, const char *events,
-	      const char *table, bool full, int64_t *changed, struct sl_err *err);
+	      const char *table, bool full, const struct changes *log, int64_t *changed,
+	      struct sl_err *err);
 
 #endif

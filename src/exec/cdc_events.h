@@ -50,7 +50,8 @@ struct cdc_run {
 	 * is stored (else every winner applies, replacing a row or not) */
 	bool decided;
 	const char *apply; /* the apply table: APPLY, or WINNERS when not decided */
-	const char *temps[6]; /* the temporary tables made, to drop at the end */
+	const struct changes *log; /* the model's change log, or NULL */
+	const char *temps[7]; /* the temporary tables made, to drop at the end */
 	size_t ntemps;
 };
 

@@ -7,9 +7,11 @@
 #include "exec/materialize.h"
 
 #include "exec/cdc.h"
+#include "exec/changes.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "state/changes.h"
 #include "state/tombstones.h"
 #include "warehouse/wh.h"
 
@@ -137,7 +139,7 @@ static int write_cdc_staging(struct wh *w, const struct model *m, const struct m
 	if (!rc)
 		rc = render_model(m, &plan->ctx, filtered, sql, err);
 	if (!rc)
-		rc = cdc_apply(w, plan->a, m, sql->buf, staging, true, &changed, err);
+		rc = cdc_apply(w, plan->a, m, sql->buf, staging, true, NULL, &changed, err);
 	buf_reset(sql);
 	return rc;
 }
@@ -213,9 +215,23 @@ static int ensure_schema(struct wh *w, const char *schema, struct sl_err *err)
 	return rc;
 }
 
+/* A model built from scratch starts its change log anew, empty: its
+ * readers rebuild too. One that keeps none any more drops it. */
+static int restart_changes(struct wh *w, struct arena *a, const struct model *m,
+			   const struct mat_plan *plan, const char *staging, struct sl_err *err)
+{
+	struct changes log;
+
+	if (!keyed_increment(m))
+		return 0;
+	if (model_keeps_changes(m) && plan->ctx.refresh_seq)
+		return changes_open(w, a, m, staging, true, plan->ctx.refresh_seq, &log, err);
+	return state_changes_drop(w, m->schema, m->name, err);
+}
+
 /* The new relation's rows go to a staging table beside the old one. */
-static int write_staging(struct wh *w, const struct model *m, const struct mat_plan *plan,
-			 struct mat_outcome *out, struct sl_err *err)
+static int write_staging(struct wh *w, struct arena *a, const struct model *m,
+			 const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	char staging[300];
@@ -233,6 +249,8 @@ static int write_staging(struct wh *w, const struct model *m, const struct mat_p
 		rc = write_cdc_staging(w, m, plan, staging, filtered, &sql, err);
 	else
 		rc = write_query_staging(w, m, plan, staging, filtered, &sql, &out->rows, err);
+	if (!rc)
+		rc = restart_changes(w, a, m, plan, staging, err);
 	if (rc)
 		goto out;
 	/* counting scans the table: asked only when its making did not say */
@@ -289,8 +307,8 @@ static void key_match(const struct model *m, const char *left, const char *right
 }
 
 static int write_delete_insert(struct wh *w, struct arena *a, const struct model *m,
-			       const struct mat_plan *plan, struct mat_outcome *out,
-			       struct sl_err *err)
+			       const struct mat_plan *plan, const struct changes *log,
+			       struct mat_outcome *out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, query = BUF_INIT;
 	int rc;
@@ -302,6 +320,8 @@ static int write_delete_insert(struct wh *w, struct arena *a, const struct model
 		wh_sql_replace_as(w, &sql, WH_TEMP_TABLE, NULL, BATCH_TABLE, query.buf);
 		rc = run(w, &sql, err);
 	}
+	if (!rc && log)
+		rc = changes_record(log, BATCH_TABLE, -1, err);
 	if (!rc) {
 		buf_adds(&sql, "DELETE FROM ");
 		qualified(m, &sql);
@@ -314,6 +334,8 @@ static int write_delete_insert(struct wh *w, struct arena *a, const struct model
 					   "SELECT * FROM " BATCH_TABLE, err);
 	if (!rc)
 		rc = run_counted(w, &sql, &out->rows, err);
+	if (!rc && log)
+		rc = changes_record_written(log, BATCH_TABLE, err);
 	if (!rc) {
 		buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
 		rc = run(w, &sql, err);
@@ -323,8 +345,12 @@ static int write_delete_insert(struct wh *w, struct arena *a, const struct model
 	return rc;
 }
 
+/* A merge that keeps a change log reads its batch three times (the old
+ * rows, the merge, the new rows), so the batch is computed once into a
+ * temporary table. */
 static int write_merge(struct wh *w, struct arena *a, const struct model *m,
-		       const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
+		       const struct mat_plan *plan, const struct changes *log,
+		       struct mat_outcome *out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, query = BUF_INIT, from = BUF_INIT, rows = BUF_INIT;
 	int seq = m->seq_column;
@@ -342,6 +368,16 @@ static int write_merge(struct wh *w, struct arena *a, const struct model *m,
 	} else {
 		buf_add(&rows, query.buf, query.len);
 	}
+	if (log) {
+		wh_sql_replace_as(w, &sql, WH_TEMP_TABLE, NULL, BATCH_TABLE, rows.buf);
+		rc = run(w, &sql, err);
+		if (!rc)
+			rc = changes_record(log, BATCH_TABLE, -1, err);
+		if (rc)
+			goto out;
+		buf_reset(&rows);
+		buf_adds(&rows, "SELECT * FROM " BATCH_TABLE);
+	}
 	buf_adds(&sql, "MERGE INTO ");
 	qualified(m, &sql);
 	buf_addf(&sql, " AS _sluice_t USING (\n%s\n) AS _sluice_new ON (", rows.buf);
@@ -350,6 +386,12 @@ static int write_merge(struct wh *w, struct arena *a, const struct model *m,
 	rc = wh_sql_merge_by_name(w, a, &sql, m->schema, m->name, rows.buf, "_sluice_new", err);
 	if (!rc)
 		rc = run_counted(w, &sql, &out->rows, err);
+	if (!rc && log)
+		rc = changes_record_written(log, BATCH_TABLE, err);
+	if (!rc && log) {
+		buf_adds(&sql, "DROP TABLE " BATCH_TABLE);
+		rc = run(w, &sql, err);
+	}
 out:
 	buf_release(&sql);
 	buf_release(&query);
@@ -362,19 +404,26 @@ static int write_increment(struct wh *w, struct arena *a, const struct model *m,
 			   const struct mat_plan *plan, struct mat_outcome *out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, query = BUF_INIT;
-	int rc;
+	struct changes changes, *log = NULL;
+	int rc = 0;
 
 	set_relation(out, m->schema, m->name);
+	if (model_keeps_changes(m) && plan->ctx.refresh_seq) {
+		rc = changes_open(w, a, m, m->name, false, plan->ctx.refresh_seq, &changes, err);
+		if (rc)
+			return rc;
+		log = plan->ctx.changes_unread ? NULL : &changes;
+	}
 	if (applies_changes(m)) {
 		rc = render_model(m, &plan->ctx, true, &sql, err);
 		if (!rc)
-			rc = cdc_apply(w, plan->a, m, sql.buf, m->name, false, &out->rows, err);
+			rc = cdc_apply(w, plan->a, m, sql.buf, m->name, false, log, &out->rows, err);
 		out->action = "applied";
 	} else if (m->strategy == STRAT_DELETE_INSERT) {
-		rc = write_delete_insert(w, a, m, plan, out, err);
+		rc = write_delete_insert(w, a, m, plan, log, out, err);
 		out->action = "replaced keys";
 	} else if (m->strategy == STRAT_MERGE) {
-		rc = write_merge(w, a, m, plan, out, err);
+		rc = write_merge(w, a, m, plan, log, out, err);
 		out->action = "merged";
 	} else {
 		rc = render_model(m, &plan->ctx, true, &query, err);
@@ -531,7 +580,7 @@ int materialize_write(struct wh *w, const struct model *m, const struct mat_plan
 		case MAT_INCREMENTAL:
 		case MAT_SNAPSHOT:
 			if (plan->full || !out->old_kind || strcmp(out->old_kind, "table") != 0)
-				rc = write_staging(w, m, plan, out, err);
+				rc = write_staging(w, a, m, plan, out, err);
 			else if (m->temporal && !applies_changes(m))
 				rc = write_window(w, a, m, plan, out, err);
 			else if (m->mat == MAT_SNAPSHOT)
@@ -541,7 +590,7 @@ int materialize_write(struct wh *w, const struct model *m, const struct mat_plan
 			break;
 		case MAT_TABLE:
 		case MAT_SEED:
-			rc = write_staging(w, m, plan, out, err);
+			rc = write_staging(w, a, m, plan, out, err);
 			break;
 		}
 	}

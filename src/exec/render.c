@@ -10,6 +10,7 @@
 #include "core/err.h"
 #include "core/xalloc.h"
 #include "project/sqltext.h"
+#include "state/changes.h"
 #include "warehouse/wh.h"
 
 #include <ctype.h>
@@ -174,6 +175,12 @@ static int part_edits(const struct model *m, enum model_part part, const struct 
 		struct buf *b;
 		size_t k;
 
+		/* a change log read in an environment is its copy's */
+		if (r->span.part == part && r->changes_of && reads_env_copy(m, r->changes_of, ctx)) {
+			state_sql_changes(edit_add(e, r->span.offset, r->span.len),
+					  r->changes_of->schema, r->changes_of->name);
+			continue;
+		}
 		if (r->span.part == part && r->target && r->target->mat != MAT_EPHEMERAL &&
 		    reads_env_copy(m, r->target, ctx)) {
 			wh_sql_qualified(edit_add(e, r->span.offset, r->span.len), r->target->schema,

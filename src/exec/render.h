@@ -24,6 +24,13 @@ struct render_ctx {
 	size_t nwm;
 	const char *since, *until; /* window bounds as 'YYYY-MM-DD HH:MM:SS', or NULL */
 	const char *this_relation; /* overrides {this} (e.g. a staging table), or NULL */
+	/* the sequence a refresh of a model that keeps a change log stamps
+	 * its changes with (exec/changes.c): one above what the model
+	 * published, which it publishes at least; 0 for none */
+	int64_t refresh_seq;
+	/* no model reads that model: its refresh records nothing in the log,
+	 * which would forget it at once */
+	bool changes_unread;
 };
 
 /* Appends the model's query to out; with_filter wraps it with the model's

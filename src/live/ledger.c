@@ -405,6 +405,21 @@ static int64_t reach(struct live_ledger *l, const struct ledger_model *lm, const
 	return least > recorded ? least : recorded;
 }
 
+int64_t live_ledger_readers_consumed(struct live_ledger *l, const struct model *m)
+{
+	int64_t least = -1;
+
+	for (size_t k = 0; k < l->p->nmodels; k++) {
+		const struct ledger_model *lm = live_ledger_model(l, l->p->models[k]);
+
+		for (size_t i = 0; lm && i < lm->in.n; i++)
+			if (lm->in.items[i].kind == INPUT_MODEL && lm->in.items[i].model == m &&
+			    (least < 0 || lm->consumed[i] < least))
+				least = lm->consumed[i];
+	}
+	return least;
+}
+
 int64_t live_ledger_covers(struct live_ledger *l, const struct model *m, const char *source_name)
 {
 	const struct ledger_model *lm = live_ledger_model(l, m);

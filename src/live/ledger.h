@@ -80,6 +80,9 @@ int64_t live_ledger_covers(struct live_ledger *l, const struct model *m, const c
 /* The same of an input: -1 for a landing table. */
 int64_t live_ledger_input_covers(struct live_ledger *l, const struct model_input *in,
 				 const char *source);
+/* The least that the models reading m (live, or keeping watermarks) have
+ * consumed of it; -1 when none reads it. */
+int64_t live_ledger_readers_consumed(struct live_ledger *l, const struct model *m);
 /* Whether an input of m holds more than m consumed. */
 bool live_ledger_behind(struct live_ledger *l, const struct model *m);
 /* Age of the oldest arrival behind m it has not covered; 0 when caught up. */

@@ -21,6 +21,7 @@
 #include "exec/render.h"
 #include "project/inputs.h"
 #include "project/project.h"
+#include "state/changes.h"
 #include "state/live.h"
 #include "warehouse/wh.h"
 
@@ -139,6 +140,8 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 	ctx->wm_values = book->from;
 	ctx->nwm = n;
 	ctx->watermark = n ? book->from[0] : 0;
+	ctx->refresh_seq = lm->published + 1;
+	ctx->changes_unread = live_ledger_readers_consumed(l, m) < 0;
 	return 0;
 }
 
@@ -158,8 +161,10 @@ static int has_seq_column(struct wh *w, struct model *m, bool full, bool *has, s
 
 /* What the model publishes: the highest sequence its table holds when it
  * passes the column through (only rows above the last published value can
- * be new, so DuckDB skips the rest by their min/max), else a counter of
- * refreshes that changed it. */
+ * be new, so DuckDB skips the rest by their min/max), or its change log,
+ * whose refresh that only deleted rows moves it too; else a counter of
+ * refreshes that changed it, which is the sequence its change log stamps
+ * (live_book_open: one above what it published). */
 static int publish(struct wh *w, struct model *m, struct ledger_model *lm, int64_t rows, bool full,
 		   struct sl_err *err)
 {
@@ -180,9 +185,15 @@ static int publish(struct wh *w, struct model *m, struct ledger_model *lm, int64
 			     err);
 	if (rc)
 		return rc;
-	buf_adds(&sql, "SELECT coalesce(max(_sluice_seq), 0) FROM ");
+	buf_adds(&sql, "SELECT coalesce(max(s), 0) FROM (SELECT max(_sluice_seq) AS s FROM ");
 	wh_sql_qualified(&sql, m->schema, m->name);
 	buf_addf(&sql, " WHERE _sluice_seq > %lld", (long long)from);
+	if (model_keeps_changes(m)) {
+		buf_adds(&sql, " UNION ALL SELECT max(_sluice_seq) FROM ");
+		state_sql_changes(&sql, m->schema, m->name);
+		buf_addf(&sql, " WHERE _sluice_seq > %lld", (long long)from);
+	}
+	buf_adds(&sql, ") AS _sluice_marks");
 	rc = wh_query_int(w, sql.buf, &top, err);
 	buf_release(&sql);
 	if (!rc)
@@ -222,6 +233,18 @@ static void cover(struct live_ledger *l, struct ledger_model *lm, const int64_t 
 	}
 }
 
+/* The change log keeps what some reader has not consumed; with no reader
+ * (whose refreshes record nothing), nothing. */
+static void prune_changes(struct live_ledger *l, const struct model *m, struct buf *sql)
+{
+	int64_t upto = live_ledger_readers_consumed(l, m);
+
+	if (!model_keeps_changes(m))
+		return;
+	state_sql_changes_prune(sql, m->schema, m->name,
+				upto < 0 ? live_ledger_model(l, m)->published : upto);
+}
+
 int live_book_close(struct wh *w, struct live_ledger *l, struct model *m, struct live_book *book,
 		    int64_t rows, bool full, struct buf *sql, struct sl_err *err)
 {
@@ -244,10 +267,12 @@ int live_book_close(struct wh *w, struct live_ledger *l, struct model *m, struct
 	lm->failing = false;
 	lm->failures = 0;
 	lm->next_retry_ms = 0;
-	if (sql)
+	if (sql) {
 		live_ledger_sql_model(l, m, sql);
-	else
+		prune_changes(l, m, sql);
+	} else {
 		lm->dirty = true;
+	}
 	return 0;
 }
 

@@ -11,6 +11,8 @@
 #include "core/suggest.h"
 #include "core/xalloc.h"
 #include "project/inputs.h"
+#include "state/changes.h"
+#include "state/state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,25 @@ static const char *schemas_with(struct project *p, const char *name)
 	return s;
 }
 
+/* The model whose change log r names (state/changes.c), by the schema
+ * names of the project, or NULL: the log is made with the model's first
+ * build, so reading it waits for that. */
+static struct model *changes_of(const struct project *p, const struct model_ref *r)
+{
+	char table[512];
+
+	if (strcasecmp(r->schema, STATE_SCHEMA) != 0)
+		return NULL;
+	for (size_t i = 0; i < p->nmodels; i++) {
+		struct model *u = p->models[i];
+
+		state_changes_table(table, sizeof(table), u->home_schema, u->name);
+		if (model_keeps_changes(u) && strcasecmp(r->name, table) == 0)
+			return u;
+	}
+	return NULL;
+}
+
 static void resolve_refs(struct project *p, struct model *m, const char *const *relations,
 			 size_t nrelations, const char **names)
 {
@@ -70,6 +91,11 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 		r->target = project_find_model(p, fqn);
 		if (r->target) {
 			add_edge(p, m, r->target);
+			continue;
+		}
+		r->changes_of = changes_of(p, r);
+		if (r->changes_of) {
+			add_edge(p, m, r->changes_of);
 			continue;
 		}
 		if (!relations || dag_relation_exists(relations, nrelations, fqn))

@@ -44,6 +44,12 @@ const struct model_setting *model_setting_get(const struct model *m, const char 
 	return NULL;
 }
 
+bool model_keeps_changes(const struct model *m)
+{
+	return m->live && m->mat == MAT_INCREMENTAL && !m->temporal &&
+	       (m->strategy == STRAT_MERGE || m->strategy == STRAT_DELETE_INSERT);
+}
+
 void model_span_position(const struct model *m, enum model_part part, size_t offset, int *line,
 			 int *col)
 {

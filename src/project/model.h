@@ -40,6 +40,9 @@ struct model_ref {
 	struct model_span span; /* the reference text, e.g. `silver . "orders"` */
 	bool schema_given;
 	struct model *target; /* the model that produces it, or NULL (external) */
+	/* the model whose change log it names (_sluice.changes__SCHEMA__NAME,
+	 * in the project's schema names), or NULL */
+	struct model *changes_of;
 };
 
 enum placeholder_kind { PH_THIS, PH_WATERMARK, PH_SINCE, PH_UNTIL, PH_ENV };
@@ -214,6 +217,9 @@ const char *model_relation(const struct model *m);
 /* Whether the upstream gates on a stream's coverage: a contract that looks
  * at rows (not exists, which only names it) on a source with event_time. */
 bool model_upstream_streams(const struct model_upstream *u);
+/* Whether the model keeps a change log (src/exec/changes.c): a live
+ * merge or delete+insert model, which rewrites rows in place. */
+bool model_keeps_changes(const struct model *m);
 /* Converts a byte offset of a part into a 1-based file line and column. */
 void model_span_position(const struct model *m, enum model_part part, size_t offset, int *line,
 			 int *col);

@@ -12,6 +12,7 @@
 #include "project/ivm.h"
 #include "project/project.h"
 #include "project/refs.h"
+#include "state/changes.h"
 #include "state/state.h"
 #include "windows/contract.h"
 
@@ -153,6 +154,54 @@ static void check_ivm(struct project *p, const struct model *m)
 			 r.blocker);
 	}
 	free(text);
+}
+
+static bool uses_watermark(const struct model *m)
+{
+	for (size_t i = 0; i < m->nplaceholders; i++)
+		if (m->placeholders[i].kind == PH_WATERMARK)
+			return true;
+	return false;
+}
+
+/* Whether m reads u's change log. */
+static bool reads_changes(const struct model *m, const struct model *u)
+{
+	for (size_t i = 0; i < m->nrefs; i++)
+		if (m->refs[i].changes_of == u)
+			return true;
+	return false;
+}
+
+/* A model that finds what changed in a merge or delete+insert model by
+ * its new rows alone never sees the old values those rows replaced, nor
+ * the rows deleted: the groups they were in are never recomputed. Warned
+ * once per such input, at its first reference. */
+static void check_rewritten_inputs(struct project *p, const struct model *m)
+{
+	if (!uses_watermark(m))
+		return;
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model *u = m->refs[i].target;
+		bool first = true;
+		char table[512];
+		int line, col;
+
+		for (size_t k = 0; k < i && first; k++)
+			first = m->refs[k].target != u;
+		if (!u || !first || !model_keeps_changes(u) || reads_changes(m, u))
+			continue;
+		state_changes_table(table, sizeof(table), u->home_schema, u->name);
+		model_span_position(m, m->refs[i].span.part, m->refs[i].span.offset, &line, &col);
+		diag_add(&p->diags, DIAG_WARNING, m->path, line, col,
+			 arena_sprintf(p->arena,
+				       "find the changed rows, old values and deleted rows too, in "
+				       "its change log " STATE_SCHEMA ".%s (see docs/live.md)",
+				       table),
+			 "model '%s' reads %s model '%s' by {watermark}: it rewrites rows in "
+			 "place, so the groups of their old values are never recomputed",
+			 m->fqn, model_strategy_name(u->strategy), u->fqn);
+	}
 }
 
 /* The contract rules the definitions alone decide (the reference's
@@ -351,6 +400,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		check_placeholders(p, p->models[i]);
 		check_live_inputs(p, p->models[i]);
 		check_ivm(p, p->models[i]);
+		check_rewritten_inputs(p, p->models[i]);
 		check_windowed(p, p->models[i]);
 		check_upstreams(p, p->models[i]);
 		check_cdc_order(p, p->models[i]);

@@ -13,7 +13,7 @@ kill -TERM $pid
 wait $pid
 echo "runner exit $?"
 echo "it said at start:"
-grep -v '^refreshed' runner.log | head -3 | normalize
+grep -v -e '^refreshed' -e 'warning: model' -e '^  hint: find' runner.log | head -3 | normalize
 grep -c '^refreshed' runner.log | sed 's/^/refresh lines: /'
 q "SELECT * FROM gold.revenue ORDER BY region"
 q "SELECT model, rows FROM _sluice.run_log WHERE run_type = 'live' AND status = 'ok' ORDER BY model"

@@ -1,0 +1,143 @@
+/*
+ * This file implements what goes into the change log of a live model that
+ * rewrites rows: a refresh records, for the keys it touches, what the
+ * model's table held before it writes them (-1) and after (+1), so a reader
+ * downstream knows the old values a merge replaced in place or a delete
+ * removed. A key the refresh rewrote to the same values logs a -1 and a +1
+ * that cancel. All set-based SQL in the caller's transaction, which it
+ * must never begin, commit or roll back.
+ */
+#include "exec/changes.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "state/changes.h"
+#include "warehouse/wh.h"
+
+#include <string.h>
+#include <strings.h>
+
+/* The table's columns but its own _sluice_seq, which the log's replaces. */
+static int logged_columns(struct wh *w, struct arena *a, const struct model *m, const char *table,
+			  const char **out, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT, cols = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_adds(&sql, "SELECT * FROM ");
+	wh_sql_qualified(&sql, m->schema, table);
+	buf_adds(&sql, " LIMIT 0");
+	rc = wh_query(w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < wh_result_ncols(r); i++) {
+		const char *name = wh_result_colname(r, i);
+
+		if (strcasecmp(name, "_sluice_seq") == 0)
+			continue;
+		if (cols.len)
+			buf_adds(&cols, ", ");
+		wh_sql_ident(&cols, name);
+	}
+	wh_result_free(r);
+	*out = arena_strdup(a, cols.buf);
+	buf_release(&cols);
+	return 0;
+}
+
+int changes_open(struct wh *w, struct arena *a, const struct model *m, const char *table,
+		 bool anew, int64_t seq, struct changes *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT, query = BUF_INIT;
+	int rc;
+
+	*c = (struct changes){ .w = w, .m = m, .seq = seq };
+	rc = logged_columns(w, a, m, table, &c->cols, err);
+	if (rc)
+		return rc;
+	buf_addf(&query, "SELECT %s, CAST(0 AS INTEGER) AS _sluice_weight, "
+			 "CAST(0 AS BIGINT) AS _sluice_seq FROM ",
+		 c->cols);
+	wh_sql_qualified(&query, m->schema, table);
+	buf_adds(&query, " LIMIT 0");
+	state_sql_changes_create(&sql, m->schema, m->name, query.buf, anew);
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	buf_release(&query);
+	return rc;
+}
+
+/* Whether the relation rel has every column the log takes. */
+static int has_logged_columns(const struct changes *c, const char *rel, bool *has,
+			      struct sl_err *err)
+{
+	struct buf sql = BUF_INIT, cols = BUF_INIT;
+	struct wh_result *r;
+	int rc;
+
+	buf_addf(&sql, "SELECT * FROM %s LIMIT 0", rel);
+	rc = wh_query(c->w, sql.buf, &r, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < wh_result_ncols(r); i++) {
+		if (strcasecmp(wh_result_colname(r, i), "_sluice_seq") == 0)
+			continue;
+		if (cols.len)
+			buf_adds(&cols, ", ");
+		wh_sql_ident(&cols, wh_result_colname(r, i));
+	}
+	wh_result_free(r);
+	/* the log's columns are the table's, in its order: the batch's in the
+	 * same order, when it has them all and nothing more */
+	*has = strcmp(cols.buf, c->cols) == 0;
+	buf_release(&cols);
+	return 0;
+}
+
+int changes_record_written(const struct changes *c, const char *batch, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	bool whole;
+	int rc = has_logged_columns(c, batch, &whole, err);
+
+	if (rc || !whole)
+		return rc ? rc : changes_record(c, batch, 1, err);
+	buf_adds(&sql, "INSERT INTO ");
+	state_sql_changes(&sql, c->m->schema, c->m->name);
+	buf_addf(&sql, " (%s, _sluice_weight, _sluice_seq) SELECT %s, CAST(1 AS INTEGER), "
+		       "CAST(%lld AS BIGINT) FROM %s",
+		 c->cols, c->cols, (long long)c->seq, batch);
+	rc = wh_exec(c->w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
+int changes_record(const struct changes *c, const char *keys, int weight, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "INSERT INTO ");
+	state_sql_changes(&sql, c->m->schema, c->m->name);
+	buf_addf(&sql, " (%s, _sluice_weight, _sluice_seq) SELECT %s, CAST(%d AS INTEGER), "
+		       "CAST(%lld AS BIGINT) FROM ",
+		 c->cols, c->cols, weight, (long long)c->seq);
+	wh_sql_qualified(&sql, c->m->schema, c->m->name);
+	buf_addf(&sql, " AS _sluice_t WHERE EXISTS (SELECT 1 FROM %s AS _sluice_k WHERE ", keys);
+	for (size_t i = 0; i < c->m->nunique_key; i++) {
+		if (i)
+			buf_adds(&sql, " AND ");
+		buf_adds(&sql, "_sluice_t.");
+		wh_sql_ident(&sql, c->m->unique_key[i]);
+		buf_adds(&sql, " = _sluice_k.");
+		wh_sql_ident(&sql, c->m->unique_key[i]);
+	}
+	buf_adds(&sql, ")");
+	rc = wh_exec(c->w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
