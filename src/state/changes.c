@@ -11,19 +11,15 @@
 #include "state/state.h"
 #include "warehouse/wh.h"
 
-#include <stdio.h>
 
 void state_changes_table(char *out, size_t size, const char *schema, const char *name)
 {
-	snprintf(out, size, "changes__%s__%s", schema, name);
+	state_model_table(out, size, "changes", schema, name);
 }
 
 void state_sql_changes(struct buf *sql, const char *schema, const char *name)
 {
-	char table[512];
-
-	state_changes_table(table, sizeof(table), schema, name);
-	wh_sql_qualified(sql, STATE_SCHEMA, table);
+	state_sql_model_table(sql, "changes", schema, name);
 }
 
 void state_sql_changes_create(struct buf *sql, const char *schema, const char *name,
@@ -49,12 +45,5 @@ void state_sql_changes_prune(struct buf *sql, const char *schema, const char *na
 
 int state_changes_drop(struct wh *w, const char *schema, const char *name, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	buf_adds(&sql, "DROP TABLE IF EXISTS ");
-	state_sql_changes(&sql, schema, name);
-	rc = wh_exec(w, sql.buf, err);
-	buf_release(&sql);
-	return rc;
+	return state_model_table_drop(w, "changes", schema, name, err);
 }

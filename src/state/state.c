@@ -384,3 +384,31 @@ int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *
 	buf_release(&sql);
 	return rc;
 }
+
+void state_model_table(char *out, size_t size, const char *kind, const char *schema,
+		       const char *name)
+{
+	snprintf(out, size, "%s__%s__%s", kind, schema, name);
+}
+
+void state_sql_model_table(struct buf *sql, const char *kind, const char *schema,
+			   const char *name)
+{
+	char table[512];
+
+	state_model_table(table, sizeof(table), kind, schema, name);
+	wh_sql_qualified(sql, STATE_SCHEMA, table);
+}
+
+int state_model_table_drop(struct wh *w, const char *kind, const char *schema, const char *name,
+			   struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	buf_adds(&sql, "DROP TABLE IF EXISTS ");
+	state_sql_model_table(&sql, kind, schema, name);
+	rc = wh_exec(w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}

@@ -25,6 +25,17 @@ struct wh;
 #define STATE_LIVE_TABLE STATE_SCHEMA ".live_state"
 #define STATE_WINDOWS_TABLE STATE_SCHEMA ".windows"
 
+/* A table of the state schema that belongs to one model (its tombstones,
+ * its change log): "KIND__SCHEMA__NAME". */
+void state_model_table(char *out, size_t size, const char *kind, const char *schema,
+		       const char *name);
+/* Appends that table's qualified name. */
+void state_sql_model_table(struct buf *sql, const char *kind, const char *schema,
+			   const char *name);
+/* Drops that table, when there is one. */
+int state_model_table_drop(struct wh *w, const char *kind, const char *schema, const char *name,
+			   struct sl_err *err);
+
 /* The lock (wh_lock) under which the processes that share a warehouse
  * change its catalog: the state schema, landing tables. */
 #define STATE_CATALOG_LOCK "catalog"

@@ -10,19 +10,10 @@
 #include "state/state.h"
 #include "warehouse/wh.h"
 
-#include <stdio.h>
-
-static void table_name(char *out, size_t size, const char *schema, const char *name)
-{
-	snprintf(out, size, "cdc_tombstones__%s__%s", schema, name);
-}
 
 void state_sql_tombstones(struct buf *sql, const char *schema, const char *name)
 {
-	char table[512];
-
-	table_name(table, sizeof(table), schema, name);
-	wh_sql_qualified(sql, STATE_SCHEMA, table);
+	state_sql_model_table(sql, "cdc_tombstones", schema, name);
 }
 
 void state_sql_tombstones_create(struct wh *w, struct buf *sql, const char *schema,
@@ -31,18 +22,11 @@ void state_sql_tombstones_create(struct wh *w, struct buf *sql, const char *sche
 	char table[512];
 
 	buf_adds(sql, "CREATE SCHEMA IF NOT EXISTS " STATE_SCHEMA ";\n");
-	table_name(table, sizeof(table), schema, name);
+	state_model_table(table, sizeof(table), "cdc_tombstones", schema, name);
 	wh_sql_replace_as(w, sql, WH_TABLE, STATE_SCHEMA, table, query);
 }
 
 int state_tombstones_drop(struct wh *w, const char *schema, const char *name, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT;
-	int rc;
-
-	buf_adds(&sql, "DROP TABLE IF EXISTS ");
-	state_sql_tombstones(&sql, schema, name);
-	rc = wh_exec(w, sql.buf, err);
-	buf_release(&sql);
-	return rc;
+	return state_model_table_drop(w, "cdc_tombstones", schema, name, err);
 }
