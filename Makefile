@@ -79,11 +79,20 @@ demo: deps all
 
 unit: deps $(BIN) $(UNIT_BIN)
 
-test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(FAULTFS)
+# the benchmarks built on sluice's library: the tests build them too, so
+# that a change of the library's interface cannot leave them behind
+BENCH_LIB_BIN := $(addprefix $(BUILD)/bench/,live_chain cdc_apply cdc_stream windows_gate)
+
+test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(FAULTFS) $(BENCH_LIB_BIN)
 	@tests/run.sh $(BUILD)
 
-# the benchmarks' tools that stand alone (the others run.sh builds itself)
-BENCH_BIN := $(BUILD)/bench/cdc_latency
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a $(LDLIBS)
+
+# what make bench runs beside sluice (run.sh builds the programs on the
+# engine alone itself)
+BENCH_BIN := $(BUILD)/bench/cdc_latency $(BENCH_LIB_BIN)
 
 $(BUILD)/bench/cdc_latency: bench/cdc_latency.c bench/raw_pg.h tests/tools/live_status.h | $(DUCKDB)/STAMP
 	@mkdir -p $(dir $@)
@@ -95,4 +104,4 @@ bench: deps all $(BUILD)/tools/post_load $(BENCH_BIN)
 clean:
 	rm -rf build sluice
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d) $(TOOL_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d) $(TOOL_BIN:=.d) $(BENCH_LIB_BIN:=.d)

@@ -158,7 +158,7 @@ static void land(void *ctx, int64_t from, int64_t to)
 }
 
 /* The writer and the runner thread as the server starts them. */
-static void start(struct run *r, struct project *p, struct wh *w)
+static void start(struct arena *a, struct run *r, struct project *p, struct wh *w)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct ingest_opts io = {
@@ -170,8 +170,8 @@ static void start(struct run *r, struct project *p, struct wh *w)
 	};
 	struct wh *runner_w, *writer_w;
 
-	if (state_ensure(w, &err) || live_sources_ensure(w, p, &err) ||
-	    wh_connect(w, &runner_w, &err) || live_thread_start(p, runner_w, NULL, &r->t, &err) ||
+	if (state_ensure(w, &err) || live_sources_ensure(w, a, p, &err) ||
+	    wh_connect(w, &runner_w, &err) || live_thread_start(a, p, runner_w, NULL, &r->t, &err) ||
 	    live_thread_call(r->t, watch_job, r, &err) || wh_connect(w, &writer_w, &err) ||
 	    ingest_writer_start(writer_w, &io, &r->wr, &err))
 		die(&err);
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	seconds = atoll(argv[4]);
 	stream_init(&r.s, atoll(argv[2]), atoll(argv[3]), seconds);
 	p = load(a, argv[1], &parser, &w);
-	start(&r, p, w);
+	start(a, &r, p, w);
 	/* the warm-up: the first refresh reads the catalog and profiles the
 	 * model, as a server's first one does */
 	land(&r, 0, r.s.first);

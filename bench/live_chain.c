@@ -48,10 +48,10 @@ static void land_one(struct wh *w, long long id, struct live_advance *adv)
 
 /* The 0-row figure: a runner cycle in which bronze is behind but its filter
  * drops the new row (a negative id), against the bare statement it runs. */
-static void overhead_zero_rows(struct project *p, struct wh *w)
+static void overhead_zero_rows(struct arena *a, struct project *p, struct wh *w)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct live_runner *r = live_runner_new(p, NULL);
+	struct live_runner *r = live_runner_new(a, p, NULL);
 	struct live_cycle c;
 	int64_t cyc = 0, bare = 0, t0;
 	const int reps = 50;
@@ -97,7 +97,7 @@ static void overhead_zero_rows(struct project *p, struct wh *w)
 static void overhead_one_row(struct arena *a, struct project *p, struct wh *w)
 {
 	struct sl_err err = SL_ERR_INIT;
-	struct live_ledger *l = live_ledger_new(p);
+	struct live_ledger *l = live_ledger_new(a, p);
 	struct state_cache cache = { 0 };
 	struct run_opts opts = { .env = "", .live = true, .state_ready = true,
 				 .selector = "bronze.events", .cache = &cache };
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 				       .dsn_env = p->cfg.warehouse.dsn_env,
 				       .root = argv[1] };
 
-		if (wh_open(&at, WH_OPEN_CREATE, &w, &err) ||
+		if (wh_open(&at, a, WH_OPEN_CREATE, &w, &err) ||
 		    wh_relation_list(w, a, &rel, &nrel, &err))
 			die(&err);
 	}
@@ -204,11 +204,11 @@ int main(int argc, char **argv)
 		die(&err);
 	run_report_free(&rep);
 
-	overhead_zero_rows(p, w);
+	overhead_zero_rows(a, p, w);
 	overhead_one_row(a, p, w);
 
 	if (wh_connect(w, &rconn, &err) || wh_connect(w, &probe, &err) ||
-	    live_thread_start(p, rconn, NULL, &t, &err))
+	    live_thread_start(a, p, rconn, NULL, &t, &err))
 		die(&err);
 	refreshes0 = qint(w, "SELECT coalesce(sum(refresh_count), 0) FROM _sluice.live_state");
 	start = units_mono_ms();

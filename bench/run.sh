@@ -338,13 +338,11 @@ GROUP BY account
 SQL
 }
 
-# build_program NAME: bench/NAME.c linked with sluice's library into $out/NAME
+# build_program NAME: bench/NAME.c linked with sluice's library (the
+# Makefile's rule, which make test builds too) into $out/NAME
 build_program() {
-	local lib=$root/build/release/libsluice.a
-	[[ -f $lib ]] || die "no $lib (run make first)"
-	cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/src" -I"$duckdb/include" "bench/$1.c" "$lib" \
-		-L"$duckdb/lib" -Wl,-rpath,"$duckdb/lib" -lduckdb -lpq -lyaml -ljansson -lcrypto -lpthread -lm \
-		-o "$out/$1" || die "cannot build $1"
+	make -s -C "$root" "build/release/bench/$1" || die "cannot build $1"
+	cp "$root/build/release/bench/$1" "$out/$1"
 }
 
 bench_live() {
