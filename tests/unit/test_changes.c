@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_project_wh.h"
 #include "fixture_pg.h"
 #include "fixture_wh.h"
 
@@ -34,20 +35,10 @@
 
 #define PG_DATABASE "sluice_unit_changes"
 
-struct fx {
-	struct arena *a;
-	char root[PATH_MAX];
-	struct project *p;
-	struct wh *w;
-	struct sl_err err;
-};
-
 static int setup_duckdb(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
+	struct fx *f = fx_new("changes");
 
-	fixture_mkdtemp(f->root, "changes");
-	f->a = arena_new(NULL);
 	if (fixture_open_tiny(&f->w))
 		return -1;
 	*state = f;
@@ -58,7 +49,7 @@ static int setup_duckdb(void **state)
  * left on the server is in the way. */
 static int setup_postgres(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
+	struct fx *f = fx_new("changes");
 	struct wh *admin = fixture_pg_open();
 	char dsn[1024];
 
@@ -68,8 +59,6 @@ static int setup_postgres(void **state)
 	snprintf(dsn, sizeof(dsn), "%s dbname=" PG_DATABASE, fixture_pg_dsn());
 	if (wh_open_postgres(dsn, &f->w, &f->err))
 		fail_msg("%s", f->err.msg);
-	fixture_mkdtemp(f->root, "changes");
-	f->a = arena_new(NULL);
 	*state = f;
 	return 0;
 }
@@ -78,10 +67,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	wh_close(f->w);
-	fixture_rmtree(f->root);
-	arena_free(f->a);
-	free(f);
+	fx_free(f);
 	return 0;
 }
 

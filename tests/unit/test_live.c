@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_project_wh.h"
 #include "fixture_wh.h"
 
 #include "core/arena.h"
@@ -39,20 +40,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct fx {
-	struct arena *a;
-	char root[PATH_MAX];
-	struct project *p;
-	struct wh *w;
-	struct sl_err err;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
+	struct fx *f = fx_new("live");
 
-	fixture_mkdtemp(f->root, "live");
-	f->a = arena_new(NULL);
 	if (fixture_open_tiny(&f->w))
 		return -1;
 	*state = f;
@@ -63,10 +54,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	wh_close(f->w);
-	fixture_rmtree(f->root);
-	arena_free(f->a);
-	free(f);
+	fx_free(f);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_project_wh.h"
 #include "fixture_pg.h"
 
 #include "core/arena.h"
@@ -26,14 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-struct fx {
-	struct arena *a;
-	char root[PATH_MAX];
-	struct project *p;
-	struct wh *w;
-	struct sl_err err;
-};
 
 static void sleep_ms(long ms)
 {
@@ -50,10 +43,8 @@ static void sleep_ms(long ms)
  * and a batch model: two groups. A lease of 150 ms, kept every 50 ms. */
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
+	struct fx *f = fx_new("live-claims");
 
-	f->a = arena_new(NULL);
-	fixture_mkdtemp(f->root, "live-claims");
 	fixture_put(f->root, "sluice.yml",
 		    "name: shop\nlive: {poll_interval: 300ms}\nsources:\n"
 		    "  orders: {kind: webhook, columns: {order_id: BIGINT}}\n");
@@ -79,10 +70,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 
 	wh_exec(f->w, "DROP SCHEMA IF EXISTS _sluice CASCADE", NULL);
-	wh_close(f->w);
-	fixture_rmtree(f->root);
-	arena_free(f->a);
-	free(f);
+	fx_free(f);
 	return 0;
 }
 
