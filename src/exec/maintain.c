@@ -245,6 +245,12 @@ static int log_columns(struct refresh *r, struct sl_err *err)
 	buf_adds(&r->sql, " LIMIT 0");
 	rc = wh_query(r->w, r->sql.buf, &res, err);
 	buf_reset(&r->sql);
+	/* shown before the input's first build, which makes its log */
+	if (rc && r->dry) {
+		sl_err_clear(err);
+		r->cols = "*";
+		return 0;
+	}
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < wh_result_ncols(res); i++) {
@@ -320,38 +326,65 @@ int maintain_build_state(struct wh *w, struct arena *a, const struct model *m,
 	return rc;
 }
 
+static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, const char **how,
+		   struct sl_err *err)
+{
+	bool seq = true, past = false;
+	int rc;
+
+	*rows = 0;
+	r->since = r->mt->ref ? input_watermark(r) : 0;
+	rc = input_has_seq(r, &seq, err);
+	if (!rc && r->mt->in == MAINT_REWRITES && r->mt->cls != IVM_FULL)
+		rc = log_columns(r, err);
+	*how = "recomputed";
+	if (rc)
+		return rc;
+	if (r->mt->cls == IVM_FULL || !seq)
+		return refresh_whole(r, log, rows, err);
+	if (r->mt->cls == IVM_COUNTED) {
+		*how = "counted";
+		return maint_refresh_counted(r, log, rows, err);
+	}
+	if (r->mt->cls == IVM_MAPPED && r->mt->in == MAINT_APPENDS) {
+		*how = "appended";
+		return refresh_appended(r, log, rows, err);
+	}
+	*how = "regrouped";
+	rc = refresh_regroup(r, log, rows, &past, err);
+	if (!rc && past) {
+		*how = "recomputed";
+		rc = refresh_whole(r, log, rows, err);
+	}
+	return rc;
+}
+
 int maintain_refresh(struct wh *w, struct arena *a, const struct model *m,
 		     const struct render_ctx *ctx, const struct changes *log, int64_t *rows,
 		     const char **how, struct sl_err *err)
 {
 	struct refresh r;
-	bool seq = true, past = false;
 	int rc;
 
-	*rows = 0;
 	maint_refresh_init(&r, w, a, m, ctx);
-	r.since = r.mt->ref ? input_watermark(&r) : 0;
-	rc = input_has_seq(&r, &seq, err);
-	if (!rc && r.mt->in == MAINT_REWRITES && r.mt->cls != IVM_FULL)
-		rc = log_columns(&r, err);
-	*how = "recomputed";
-	if (rc || r.mt->cls == IVM_FULL || !seq) {
-		if (!rc)
-			rc = refresh_whole(&r, log, rows, err);
-	} else if (r.mt->cls == IVM_COUNTED) {
-		*how = "counted";
-		rc = maint_refresh_counted(&r, log, rows, err);
-	} else if (r.mt->cls == IVM_MAPPED && r.mt->in == MAINT_APPENDS) {
-		*how = "appended";
-		rc = refresh_appended(&r, log, rows, err);
-	} else {
-		*how = "regrouped";
-		rc = refresh_regroup(&r, log, rows, &past, err);
-		if (!rc && past) {
-			*how = "recomputed";
-			rc = refresh_whole(&r, log, rows, err);
-		}
-	}
+	rc = refresh(&r, log, rows, how, err);
+	buf_release(&r.sql);
+	return rc;
+}
+
+int maintain_compile(struct wh *w, struct arena *a, const struct model *m,
+		     const struct render_ctx *ctx, struct buf *out, struct sl_err *err)
+{
+	struct refresh r;
+	const char *how;
+	int64_t rows;
+	int rc;
+
+	maint_refresh_init(&r, w, a, m, ctx);
+	r.dry = out;
+	buf_addf(out, "-- %s is maintained: %s\n-- a refresh runs, in one transaction:\n\n", m->fqn,
+		 maintain_describe(a, m));
+	rc = refresh(&r, NULL, &rows, &how, err);
 	buf_release(&r.sql);
 	return rc;
 }
