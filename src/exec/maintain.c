@@ -326,10 +326,28 @@ int maintain_build_state(struct wh *w, struct arena *a, const struct model *m,
 	return rc;
 }
 
+/* Whether the input was built from scratch since the model applied it:
+ * its log started anew, and says so in a row of weight 0. */
+static int input_rebuilt(struct refresh *r, bool *rebuilt, struct sl_err *err)
+{
+	int64_t n = 0;
+	int rc;
+
+	*rebuilt = false;
+	if (r->mt->in != MAINT_REWRITES || r->dry)
+		return 0;
+	buf_adds(&r->sql, "SELECT count(*) FROM ");
+	state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
+	buf_addf(&r->sql, " WHERE _sluice_seq > %lld AND _sluice_weight = 0", (long long)r->since);
+	rc = maint_query_int(r, &n, err);
+	*rebuilt = n > 0;
+	return rc;
+}
+
 static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, const char **how,
 		   struct sl_err *err)
 {
-	bool seq = true, past = false;
+	bool seq = true, rebuilt = false, past = false;
 	int rc;
 
 	*rows = 0;
@@ -337,10 +355,12 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 	rc = input_has_seq(r, &seq, err);
 	if (!rc && r->mt->in == MAINT_REWRITES && r->mt->cls != IVM_FULL)
 		rc = log_columns(r, err);
+	if (!rc && r->mt->cls != IVM_FULL)
+		rc = input_rebuilt(r, &rebuilt, err);
 	*how = "recomputed";
 	if (rc)
 		return rc;
-	if (r->mt->cls == IVM_FULL || !seq)
+	if (r->mt->cls == IVM_FULL || !seq || rebuilt)
 		return refresh_whole(r, log, rows, err);
 	if (r->mt->cls == IVM_COUNTED) {
 		*how = "counted";
