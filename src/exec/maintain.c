@@ -77,12 +77,19 @@ static const char *rows_of_batch_keys(struct refresh *r)
 	maint_add_input(&q, mt);
 	buf_adds(&q, " AS ");
 	wh_sql_ident(&q, alias);
-	buf_adds(&q, " WHERE EXISTS (SELECT 1 FROM " DELTA " AS _sluice_d WHERE ");
+	/* the batch's keys under names no input column has, so that a column
+	 * the expressions name unqualified is the input row's */
+	buf_adds(&q, " WHERE EXISTS (SELECT 1 FROM (SELECT ");
 	for (size_t k = 0; k < mt->nkeys; k++) {
-		buf_adds(&q, k ? " AND _sluice_d." : "_sluice_d.");
+		buf_adds(&q, k ? ", " : "");
 		wh_sql_ident(&q, mt->keys[k]);
-		buf_addf(&q, r->nullsafe ? " IS NOT DISTINCT FROM (%s)" : " = (%s)", mt->key_exprs[k]);
+		buf_addf(&q, " AS _sluice_k%zu", k);
 	}
+	buf_adds(&q, " FROM " DELTA ") AS _sluice_d WHERE ");
+	for (size_t k = 0; k < mt->nkeys; k++)
+		buf_addf(&q, r->nullsafe ? "%s_sluice_d._sluice_k%zu IS NOT DISTINCT FROM (%s)"
+					 : "%s_sluice_d._sluice_k%zu = (%s)",
+			 k ? " AND " : "", k, mt->key_exprs[k]);
 	buf_adds(&q, ")");
 	s = maint_in_place_of_input(r, q.buf);
 	buf_release(&q);

@@ -24,6 +24,8 @@ sl run
 all
 note what a refresh of a counted model runs, in the dialect of the warehouse
 sl compile gold.by_region
+note a regroup refresh reads only the input rows of the regions the batch touched
+sl compile gold.busy_regions
 note orders land in A and B, one with no region and no amount
 land "(1, 10, 'A', 1), (2, 5, 'A', 2), (3, 7, 'B', NULL), (4, NULL, NULL, 3)"
 refresh
