@@ -37,6 +37,13 @@
 
 #define REGROUP_FLOOR 1000
 
+/* A counted refresh reads the batch's changes twice (new rows, old rows);
+ * a whole one the input twice (the query, the groups). Past this share of
+ * the input's rows in changes (and over COUNTED_FLOOR of them), the
+ * whole query is the cheaper. */
+#define COUNTED_SHARE 0.5
+#define COUNTED_FLOOR 100000
+
 /* The distinct keys the query gives rows (in place of the input), HAVING
  * let through: a group that fails it must still be computed again. */
 static int keys_query(struct refresh *r, const char *rows, struct buf *out, struct sl_err *err)
@@ -132,6 +139,29 @@ static int past_crossover(struct refresh *r, int64_t touched, bool *past, struct
 	maint_add_model(&r->sql, r->m);
 	rc = maint_query_int(r, &total, err);
 	*past = !rc && (double)touched > REGROUP_SHARE * (double)total;
+	return rc;
+}
+
+/* Whether the batch's changes are too many to count. */
+static int counted_past_crossover(struct refresh *r, bool *past, struct sl_err *err)
+{
+	int64_t changes = 0, total = 0;
+	int rc;
+
+	*past = false;
+	buf_adds(&r->sql, "SELECT count(*) FROM ");
+	if (r->mt->in == MAINT_APPENDS)
+		maint_add_input(&r->sql, r->mt);
+	else
+		state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
+	buf_addf(&r->sql, " WHERE _sluice_seq > %lld", (long long)r->since);
+	rc = maint_query_int(r, &changes, err);
+	if (rc || changes <= COUNTED_FLOOR)
+		return rc;
+	buf_adds(&r->sql, "SELECT count(*) FROM ");
+	maint_add_input(&r->sql, r->mt);
+	rc = maint_query_int(r, &total, err);
+	*past = !rc && (double)changes > COUNTED_SHARE * (double)total;
 	return rc;
 }
 
@@ -370,6 +400,9 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 	if (r->mt->cls == IVM_FULL || !seq || rebuilt)
 		return refresh_whole(r, log, rows, err);
 	if (r->mt->cls == IVM_COUNTED) {
+		rc = r->dry ? 0 : counted_past_crossover(r, &past, err);
+		if (rc || past)
+			return rc ? rc : refresh_whole(r, log, rows, err);
 		*how = "counted";
 		return maint_refresh_counted(r, log, rows, err);
 	}

@@ -48,6 +48,15 @@ all
 q "SELECT * FROM gold.by_region ORDER BY region"
 land "(5, 1, 'd', 1)"
 refresh
+note a batch of most of the input is computed whole: past the crossover, that is the cheaper
+if is_postgres; then rows="generate_series(0, 199999) AS r(i)"; else rows="range(200000) AS r(i)"; fi
+"$SLUICE_BIN" sql "INSERT INTO landing.orders (order_id, amount, region, qty) SELECT 1000 + i, i % 100, 'x' || (i % 3000), i % 7 FROM $rows" >/dev/null
+sl live advance orders
+sl run
+all
+land "(6, 2, 'd', 1)"
+sl live advance orders
+sl run
 note ivm=required refuses a model its refreshes would rebuild whole, at the construct
 cat >models/gold/joined.sql <<'SQL'
 @config materialized=incremental, live=true, ivm=required
