@@ -55,6 +55,10 @@ const struct cli_option cli_options[] = {
 	{ "format", 0, CLI_F_FORMAT, "F", "print the rows as table (the default), json, csv or ndjson" },
 	{ "max-rows", 0, CLI_F_FORMAT, "N",
 	  "print at most N rows (the server answers 10000 unless asked)" },
+	{ "upstream", 0, CLI_F_LINEAGE, NULL,
+	  "follow each column to the columns it comes from (the default)" },
+	{ "downstream", 0, CLI_F_LINEAGE, NULL, "follow each column to the columns that read it" },
+	{ "depth", 0, CLI_F_LINEAGE, "N", "follow at most N steps (default: all)" },
 	{ "dot", 0, CLI_F_DOT, NULL, "print Graphviz DOT" },
 	{ "json", 0, CLI_F_JSON, NULL, "print JSON for machines" },
 	{ NULL, 0, 0, NULL, NULL },
@@ -212,6 +216,12 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 		break;
 	case CLI_F_FAIL_ON_WAIT:
 		out->fail_on_wait = true;
+		break;
+	case CLI_F_LINEAGE:
+		if (strcmp(f->long_name, "depth") == 0)
+			out->depth = value;
+		else
+			*(strcmp(f->long_name, "upstream") == 0 ? &out->upstream : &out->downstream) = true;
 		break;
 	}
 }

@@ -745,11 +745,11 @@ static void query_node(struct walk *w, json_t *node, const struct scope *outer,
 	w->nctes = saved;
 }
 
-int lineage_query(struct arena *a, const char *tree, const char *text, lineage_columns_fn columns,
-		  void *ctx, struct lineage *out)
+int lineage_query(struct arena *a, const char *tree, const char *text, bool unwrap,
+		  lineage_columns_fn columns, void *ctx, struct lineage *out)
 {
 	struct walk w = { .a = a, .columns = columns, .ctx = ctx, .out = out };
-	json_t *root, *stmts;
+	json_t *root, *stmts, *node;
 
 	memset(out, 0, sizeof(*out));
 	tree_text_init(&w.t, text);
@@ -760,7 +760,11 @@ int lineage_query(struct arena *a, const char *tree, const char *text, lineage_c
 		json_decref(root);
 		return SL_E_PARSE;
 	}
-	query_node(&w, json_object_get(json_array_get(stmts, 0), "node"), NULL, out);
+	node = json_object_get(json_array_get(stmts, 0), "node");
+	if (unwrap)
+		node = json_object_get(
+			json_object_get(json_object_get(node, "from_table"), "subquery"), "node");
+	query_node(&w, node, NULL, out);
 	json_decref(root);
 	return 0;
 }

@@ -61,10 +61,13 @@ typedef bool (*lineage_columns_fn)(void *ctx, const char *schema, const char *ta
 				   const char *const **cols, size_t *n);
 
 /* The lineage of the one query of tree (sqlparse_tree's JSON of text),
- * the relations it reads described by columns(ctx, ...). Strings of out
- * live in a. Returns 0, or SL_E_PARSE when the tree is not one query. */
-int lineage_query(struct arena *a, const char *tree, const char *text, lineage_columns_fn columns,
-		  void *ctx, struct lineage *out);
+ * the relations it reads described by columns(ctx, ...); unwrap: the
+ * query is a model's body wrapped with its incremental filter
+ * (refs_parse_text), which only incremental runs apply, and the body's
+ * lineage is the model's. Strings of out live in a. Returns 0, or
+ * SL_E_PARSE when the tree is not one query. */
+int lineage_query(struct arena *a, const char *tree, const char *text, bool unwrap,
+		  lineage_columns_fn columns, void *ctx, struct lineage *out);
 
 /* "IDENTITY", "TRANSFORMATION", ... as OpenLineage spells them. */
 const char *lineage_kind_name(enum lineage_kind k);

@@ -177,8 +177,9 @@ struct model {
 	/* what makes its result depend on how rows are cut into windows
 	 * ("GROUP BY", "sum", "a window function"), or NULL */
 	const char *aggregates;
-	/* a live model's parse tree as sqlparse_tree gives it (JSON of
-	 * refs_parse_text), for the maintenance classifier; NULL for others */
+	/* the model's parse tree as sqlparse_tree gives it (JSON of
+	 * refs_parse_text), for the maintenance classifier and lineage;
+	 * NULL when the query does not parse */
 	const char *tree;
 	/* whether the model's table has a _sluice_seq column: 0 not known yet,
 	 * 1 yes, 2 yes and a _sluice_pos column too, -1 no; forgotten when the

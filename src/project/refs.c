@@ -411,8 +411,7 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 	}
 	/* "no location" is 2^64-1, which jansson's integers cannot hold */
 	root = json_loads(tree, JSON_DECODE_INT_AS_REAL, NULL);
-	if (m->live)
-		m->tree = arena_strdup(a, tree);
+	m->tree = arena_strdup(a, tree);
 	free(tree);
 	if (!root) {
 		free(text);

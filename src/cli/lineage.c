@@ -1,0 +1,276 @@
+/*
+ * `sluice lineage MODEL[.COLUMN]`: where each output column of a model
+ * comes from, step by step through the models it reads up to sources and
+ * seeds (--upstream, the default), or which columns of which models read
+ * it (--downstream); as indented text, as JSON in the shape of
+ * OpenLineage's columnLineage facet, or as Graphviz DOT. Opens the
+ * warehouse read-only, only to learn the columns of the tables no model
+ * makes.
+ */
+#include "cli/commands.h"
+
+#include "core/arena.h"
+#include "core/err.h"
+#include "project/dag.h"
+#include "project/lineage_graph.h"
+#include "warehouse/wh.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Past this many steps a walk stops: a graph has no cycles, so only a
+ * project of that depth is cut short. */
+#define DEPTH_MAX 64
+
+struct show {
+	struct cli_session *s;
+	struct lineage_graph g;
+	int depth;
+	bool down;
+	/* DOT: the edges printed; JSON: the models walked */
+	json_t *json;
+	bool dot;
+};
+
+/* The columns of a table no model makes, as the warehouse has them. */
+static bool warehouse_columns(void *ctx, const char *schema, const char *table,
+			      const char *const **cols, size_t *n)
+{
+	struct cli_session *s = ctx;
+	struct sl_err err = SL_ERR_INIT;
+	struct wh_column *c;
+	const char **names;
+	size_t nc;
+
+	if (!s->wh || wh_table_columns(s->wh, s->arena, schema, table, &c, &nc, &err) || !nc)
+		return false;
+	names = arena_alloc(s->arena, (nc + 1) * sizeof(*names));
+	for (size_t i = 0; i < nc; i++) {
+		char *low = arena_strdup(s->arena, c[i].name);
+
+		for (char *q = low; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		names[i] = low;
+	}
+	*cols = names;
+	*n = nc;
+	return true;
+}
+
+static void step(struct show *sh, const char *from_rel, const char *from_col, const char *to_rel,
+		 const char *to_col, enum lineage_kind kind, int indent, const char *shown_rel,
+		 const char *shown_col)
+{
+	if (sh->dot)
+		printf("  \"%s.%s\" -> \"%s.%s\" [label=\"%s\"];\n", from_rel, from_col, to_rel, to_col,
+		       lineage_kind_name(kind));
+	else if (!sh->json)
+		printf("%*s%-15s %s.%s\n", indent, "", lineage_kind_name(kind), shown_rel, shown_col);
+}
+
+static void model_json(struct show *sh, const struct model *m);
+
+static void up(struct show *sh, const struct model *m, const struct lineage_column *c, int indent,
+	       int depth)
+{
+	for (size_t i = 0; i < c->ninputs; i++) {
+		const struct lineage_input *in = &c->inputs[i];
+		const struct model *u = lineage_graph_model(&sh->g, in->relation);
+		const struct lineage_column *uc = u ? lineage_graph_column(&sh->g, u, in->column) : NULL;
+
+		step(sh, in->relation, in->column, m->fqn, c->name, in->kind, indent, in->relation,
+		     in->column);
+		if (u && sh->json)
+			model_json(sh, u);
+		if (uc && depth > 1)
+			up(sh, u, uc, indent + 2, depth - 1);
+	}
+}
+
+static void down(struct show *sh, const char *relation, const char *column, int indent, int depth)
+{
+	const struct project *p = sh->g.p;
+
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+		const struct lineage *l = sh->g.of[i];
+
+		for (size_t k = 0; l && k < l->ncols; k++) {
+			const struct lineage_column *c = &l->cols[k];
+
+			for (size_t j = 0; j < c->ninputs; j++) {
+				const struct lineage_input *in = &c->inputs[j];
+
+				if (strcmp(in->relation, relation) != 0 || strcmp(in->column, column) != 0)
+					continue;
+				step(sh, relation, column, m->fqn, c->name, in->kind, indent, m->fqn, c->name);
+				if (sh->json)
+					model_json(sh, m);
+				if (depth > 1)
+					down(sh, m->fqn, c->name, indent + 2, depth - 1);
+			}
+		}
+	}
+}
+
+/* One model as OpenLineage's columnLineage facet shows it, once. */
+static void model_json(struct show *sh, const struct model *m)
+{
+	const struct lineage *l = sh->g.of[m->order];
+	json_t *fields, *unknown;
+	char ns[300];
+
+	if (json_object_get(sh->json, m->fqn))
+		return;
+	snprintf(ns, sizeof(ns), "sluice://%s", sh->g.p->cfg.name);
+	fields = json_object();
+	unknown = json_array();
+	for (size_t i = 0; l && i < l->ncols; i++) {
+		json_t *inputs = json_array();
+
+		for (size_t k = 0; k < l->cols[i].ninputs; k++) {
+			const struct lineage_input *in = &l->cols[i].inputs[k];
+
+			json_array_append_new(
+				inputs,
+				json_pack("{s:s, s:s, s:s, s:[{s:s, s:s}]}", "namespace", ns, "name",
+					  in->relation, "field", in->column, "transformations", "type",
+					  lineage_kind_direct(in->kind) ? "DIRECT" : "INDIRECT",
+					  "subtype", lineage_kind_name(in->kind)));
+		}
+		json_object_set_new(fields, l->cols[i].name, json_pack("{s:o}", "inputFields", inputs));
+	}
+	for (size_t i = 0; l && i < l->nunknown; i++) {
+		int line = m->body_line, col = 0;
+
+		if (l->unknown[i].offset >= 0)
+			model_span_position(m, PART_BODY, (size_t)l->unknown[i].offset, &line, &col);
+		json_array_append_new(unknown, json_pack("{s:s, s:s}", "reason", l->unknown[i].why, "at",
+							 arena_sprintf(sh->s->arena, "%s:%d:%d",
+								       m->path, line, col)));
+	}
+	json_object_set_new(sh->json, m->fqn,
+			    json_pack("{s:s, s:s, s:{s:o}, s:o}", "namespace", ns, "name", m->fqn,
+				      "columnLineage", "fields", fields, "unknown", unknown));
+}
+
+/* MODEL or MODEL.COLUMN: the model, and the column or NULL. */
+static const struct model *target(struct cli_session *s, const char *arg, const char **column,
+				  struct sl_err *err)
+{
+	const char *dot = strrchr(arg, '.');
+	const struct model *m;
+
+	struct sl_err other = SL_ERR_INIT;
+
+	*column = NULL;
+	if ((m = dag_model_named(s->project, arg, err)) || !dot)
+		return m;
+	/* MODEL.COLUMN; when that is no model either, the error is MODEL's */
+	m = dag_model_named(s->project, arena_strndup(s->arena, arg, (size_t)(dot - arg)), &other);
+	if (m) {
+		sl_err_clear(err);
+		*column = dot + 1;
+	}
+	return m;
+}
+
+/* The columns asked for (a seed's too), walked one way. */
+static int walk(struct show *sh, const struct model *m, const char *column)
+{
+	const struct lineage *l = sh->g.of[m->order];
+	const char *const *names;
+	size_t n;
+	bool open, found;
+
+	if (!lineage_graph_names(&sh->g, m, &names, &n, &open)) {
+		fprintf(stderr, "sluice lineage: the query of model '%s' does not parse\n", m->fqn);
+		return CLI_FAILED;
+	}
+	if (column) {
+		found = open;
+		for (size_t i = 0; i < n; i++)
+			found |= strcasecmp(names[i], column) == 0;
+		if (!found) {
+			fprintf(stderr, "sluice lineage: model '%s' has no column '%s'\n", m->fqn, column);
+			return CLI_FAILED;
+		}
+		names = &column;
+		n = 1;
+	}
+	if (sh->json && l)
+		model_json(sh, m);
+	for (size_t i = 0; i < n; i++) {
+		const struct lineage_column *c = lineage_graph_column(&sh->g, m, names[i]);
+		char *name = arena_strdup(sh->s->arena, names[i]);
+
+		for (char *q = name; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		if (!sh->json && !sh->dot)
+			printf("%s.%s\n", m->fqn, name);
+		if (sh->down)
+			down(sh, m->fqn, name, 2, sh->depth);
+		else if (c)
+			up(sh, m, c, 2, sh->depth);
+	}
+	for (size_t i = 0; !sh->json && !sh->dot && l && i < l->nunknown; i++)
+		printf("unknown: %s\n", l->unknown[i].why);
+	return CLI_OK;
+}
+
+int cli_lineage(struct cli_args *args)
+{
+	struct show sh = { .depth = DEPTH_MAX, .down = args->downstream, .dot = args->dot };
+	struct sl_err err = SL_ERR_INIT;
+	struct cli_session s;
+	const struct model *m;
+	const char *column;
+	char *end = NULL;
+	int rc;
+
+	if (args->npos != 1 || (args->upstream && args->downstream) || (args->json && args->dot)) {
+		fprintf(stderr, "usage: sluice lineage MODEL[.COLUMN] [--upstream | --downstream] "
+				"[--depth N] [--json | --dot]\n");
+		return CLI_USAGE;
+	}
+	if (args->depth) {
+		long d = strtol(args->depth, &end, 10);
+
+		if (!*args->depth || *end || d < 1 || d > DEPTH_MAX) {
+			fprintf(stderr, "sluice lineage: --depth takes a number from 1 to %d, not '%s'\n",
+				DEPTH_MAX, args->depth);
+			return CLI_USAGE;
+		}
+		sh.depth = (int)d;
+	}
+	rc = cli_session_open(&s, args, CLI_OPEN_READ, true);
+	if (rc)
+		return rc;
+	sh.s = &s;
+	m = target(&s, args->pos[0], &column, &err);
+	if (!m) {
+		cli_print_err(&err);
+		cli_session_close(&s);
+		return CLI_FAILED;
+	}
+	lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
+	if (args->json)
+		sh.json = json_object();
+	if (sh.dot)
+		printf("digraph lineage {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n");
+	rc = walk(&sh, m, column);
+	if (sh.dot)
+		printf("}\n");
+	if (sh.json && rc == CLI_OK) {
+		char *text = json_dumps(sh.json, JSON_INDENT(2));
+
+		printf("%s\n", text);
+		free(text);
+	}
+	json_decref(sh.json);
+	cli_session_close(&s);
+	return rc;
+}
