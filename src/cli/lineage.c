@@ -30,10 +30,25 @@ struct show {
 	struct lineage_graph g;
 	int depth;
 	bool down;
-	/* DOT: the edges printed; JSON: the models walked */
+	/* JSON: the models walked */
 	json_t *json;
 	bool dot;
+	/* the columns whose steps are shown already ("model.column"): a
+	 * column many others read is walked once, else a project's walk
+	 * grows with the number of its paths */
+	json_t *seen;
 };
+
+/* Whether model.column's steps are shown already; marks them so. */
+static bool seen(struct show *sh, const char *model, const char *column)
+{
+	char *key = arena_sprintf(sh->s->arena, "%s.%s", model, column);
+
+	if (json_object_get(sh->seen, key))
+		return true;
+	json_object_set_new(sh->seen, key, json_true());
+	return false;
+}
 
 /* The columns of a table no model makes, as the warehouse has them. */
 static bool warehouse_columns(void *ctx, const char *schema, const char *table,
@@ -60,15 +75,17 @@ static bool warehouse_columns(void *ctx, const char *schema, const char *table,
 	return true;
 }
 
+/* One step; again: the column it reaches is walked elsewhere. */
 static void step(struct show *sh, const char *from_rel, const char *from_col, const char *to_rel,
 		 const char *to_col, enum lineage_kind kind, int indent, const char *shown_rel,
-		 const char *shown_col)
+		 const char *shown_col, bool again)
 {
 	if (sh->dot)
 		printf("  \"%s.%s\" -> \"%s.%s\" [label=\"%s\"];\n", from_rel, from_col, to_rel, to_col,
 		       lineage_kind_name(kind));
 	else if (!sh->json)
-		printf("%*s%-15s %s.%s\n", indent, "", lineage_kind_name(kind), shown_rel, shown_col);
+		printf("%*s%-15s %s.%s%s\n", indent, "", lineage_kind_name(kind), shown_rel, shown_col,
+		       again ? " (above)" : "");
 }
 
 static void model_json(struct show *sh, const struct model *m);
@@ -80,12 +97,13 @@ static void up(struct show *sh, const struct model *m, const struct lineage_colu
 		const struct lineage_input *in = &c->inputs[i];
 		const struct model *u = lineage_graph_model(&sh->g, in->relation);
 		const struct lineage_column *uc = u ? lineage_graph_column(&sh->g, u, in->column) : NULL;
+		bool again = uc && depth > 1 && seen(sh, u->fqn, uc->name);
 
 		step(sh, in->relation, in->column, m->fqn, c->name, in->kind, indent, in->relation,
-		     in->column);
+		     in->column, again);
 		if (u && sh->json)
 			model_json(sh, u);
-		if (uc && depth > 1)
+		if (uc && depth > 1 && !again)
 			up(sh, u, uc, indent + 2, depth - 1);
 	}
 }
@@ -104,12 +122,16 @@ static void down(struct show *sh, const char *relation, const char *column, int 
 			for (size_t j = 0; j < c->ninputs; j++) {
 				const struct lineage_input *in = &c->inputs[j];
 
+				bool again;
+
 				if (strcmp(in->relation, relation) != 0 || strcmp(in->column, column) != 0)
 					continue;
-				step(sh, relation, column, m->fqn, c->name, in->kind, indent, m->fqn, c->name);
+				again = depth > 1 && seen(sh, m->fqn, c->name);
+				step(sh, relation, column, m->fqn, c->name, in->kind, indent, m->fqn, c->name,
+				     again);
 				if (sh->json)
 					model_json(sh, m);
-				if (depth > 1)
+				if (depth > 1 && !again)
 					down(sh, m->fqn, c->name, indent + 2, depth - 1);
 			}
 		}
@@ -257,6 +279,7 @@ int cli_lineage(struct cli_args *args)
 		return CLI_FAILED;
 	}
 	lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
+	sh.seen = json_object();
 	if (args->json)
 		sh.json = json_object();
 	if (sh.dot)
@@ -271,6 +294,7 @@ int cli_lineage(struct cli_args *args)
 		free(text);
 	}
 	json_decref(sh.json);
+	json_decref(sh.seen);
 	cli_session_close(&s);
 	return rc;
 }

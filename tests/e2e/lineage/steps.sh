@@ -14,6 +14,15 @@ sl lineage seeds.customers.country --downstream
 sl lineage silver.orders.amount --downstream --dot
 sl lineage gold.sample
 sl lineage gold.sample --json
+note a column many others read is walked once: 30 models that each read the one before twice
+mkdir -p models/chain
+printf '@config materialized=view\nSELECT 1 AS k, 1 AS x\n' >models/chain/c0.sql
+for i in $(seq 1 30); do
+	printf '@config materialized=view\nSELECT a.k, a.x + b.x AS x FROM chain.c%d AS a JOIN chain.c%d AS b USING (k)\n' $((i - 1)) $((i - 1)) >models/chain/c$i.sql
+done
+timeout 20 "$SLUICE_BIN" lineage chain.c30.x | head -c 1000000 | wc -l
+timeout 20 "$SLUICE_BIN" lineage chain.c0.x --downstream | head -c 1000000 | wc -l
+rm -r models/chain
 note mistakes
 sl lineage gold.by_country.nope
 sl lineage gold.nope
