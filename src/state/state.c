@@ -89,6 +89,12 @@ static const char *const migrations[] = {
 	 * contract on one that is up to date is met without a rebuild */
 	"INSERT INTO _sluice.windows (model, env, status, applied_at, attempts) SELECT name, env, "
 	"'applied', last_built_at, 1 FROM _sluice.models WHERE last_built_at IS NOT NULL;\n",
+	/* 11: per model the columns of the relation its last build made, as
+	 * the warehouse names their types; a model built before gets its rows
+	 * when a build makes its relation again */
+	"CREATE TABLE _sluice.model_columns (model VARCHAR NOT NULL, env VARCHAR NOT NULL, "
+	"position INTEGER NOT NULL, column_name VARCHAR NOT NULL, column_type VARCHAR NOT "
+	"NULL);\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
