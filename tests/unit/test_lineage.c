@@ -59,7 +59,7 @@ static void of(struct arena *a, const char *sql, struct lineage *out)
 
 	if (sqlparse_tree(parser, sql, &tree, &off, &err))
 		fail_msg("'%s' does not parse: %s", sql, err.msg);
-	assert_int_equal(lineage_query(a, tree, sql, columns, NULL, out), 0);
+	assert_int_equal(lineage_query(a, tree, sql, false, columns, NULL, out), 0);
 	free(tree);
 }
 
