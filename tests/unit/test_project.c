@@ -744,7 +744,7 @@ static void test_ivm_required(void **state)
 		    "SELECT id, region, amount, _sluice_seq FROM landing.orders\n");
 	fixture_put(f->root, "models/silver/regions.sql", "SELECT 'north' AS name\n");
 	fixture_put(f->root, "models/gold/joined.sql",
-		    arena_sprintf(f->a, "@config materialized=incremental, unique_key=region,\n"
+		    arena_sprintf(f->a, "@config materialized=incremental,\n"
 					"        live=true, ivm=required\n%s", join));
 	fixture_put(f->root, "models/gold/joined_auto.sql",
 		    arena_sprintf(f->a, "@config materialized=incremental, unique_key=region, "
@@ -752,7 +752,7 @@ static void test_ivm_required(void **state)
 	fixture_put(f->root, "models/gold/joined_batch.sql",
 		    arena_sprintf(f->a, "@config materialized=table, ivm=required\n%s", join));
 	fixture_put(f->root, "models/gold/by_region.sql",
-		    "@config materialized=incremental, unique_key=region, live=true, ivm=required\n"
+		    "@config materialized=incremental, live=true, ivm=required\n"
 		    "SELECT region, count(*) AS n, max(amount) AS top FROM silver.orders GROUP BY 1\n");
 	load(f);
 	expect_clean(f);
