@@ -59,6 +59,9 @@ const struct cli_option cli_options[] = {
 	  "follow each column to the columns it comes from (the default)" },
 	{ "downstream", 0, CLI_F_LINEAGE, NULL, "follow each column to the columns that read it" },
 	{ "depth", 0, CLI_F_LINEAGE, "N", "follow at most N steps (default: all)" },
+	{ "openlineage", 0, CLI_F_LINEAGE, NULL,
+	  "print one OpenLineage run event per model (schema and columnLineage facets), a line "
+	  "each" },
 	{ "dot", 0, CLI_F_DOT, NULL, "print Graphviz DOT" },
 	{ "json", 0, CLI_F_JSON, NULL, "print JSON for machines" },
 	{ NULL, 0, 0, NULL, NULL },
@@ -220,6 +223,8 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 	case CLI_F_LINEAGE:
 		if (strcmp(f->long_name, "depth") == 0)
 			out->depth = value;
+		else if (strcmp(f->long_name, "openlineage") == 0)
+			out->openlineage = true;
 		else
 			*(strcmp(f->long_name, "upstream") == 0 ? &out->upstream : &out->downstream) = true;
 		break;

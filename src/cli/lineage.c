@@ -13,13 +13,21 @@
 #include "core/err.h"
 #include "project/dag.h"
 #include "project/lineage_graph.h"
+#include "state/columns.h"
 #include "warehouse/wh.h"
+#include "windows/grid.h"
 
 #include <ctype.h>
 #include <jansson.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define PRODUCER "urn:sluice:" SLUICE_VERSION
+#define RUN_EVENT_SCHEMA "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+#define SCHEMA_FACET "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json"
+#define COLUMN_FACET "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json"
 
 /* Past this many steps a walk stops: a graph has no cycles, so only a
  * project of that depth is cut short. */
@@ -138,18 +146,11 @@ static void down(struct show *sh, const char *relation, const char *column, int 
 	}
 }
 
-/* One model as OpenLineage's columnLineage facet shows it, once. */
-static void model_json(struct show *sh, const struct model *m)
+/* The columnLineage facet's fields of one model's lineage. */
+static json_t *facet_fields(const char *ns, const struct lineage *l)
 {
-	const struct lineage *l = sh->g.of[m->order];
-	json_t *fields, *unknown;
-	char ns[300];
+	json_t *fields = json_object();
 
-	if (json_object_get(sh->json, m->fqn))
-		return;
-	snprintf(ns, sizeof(ns), "sluice://%s", sh->g.p->cfg.name);
-	fields = json_object();
-	unknown = json_array();
 	for (size_t i = 0; l && i < l->ncols; i++) {
 		json_t *inputs = json_array();
 
@@ -165,6 +166,24 @@ static void model_json(struct show *sh, const struct model *m)
 		}
 		json_object_set_new(fields, l->cols[i].name, json_pack("{s:o}", "inputFields", inputs));
 	}
+	return fields;
+}
+
+static const char *namespace_of(struct show *sh)
+{
+	return arena_sprintf(sh->s->arena, "sluice://%s", sh->g.p->cfg.name);
+}
+
+/* One model as OpenLineage's columnLineage facet shows it, once. */
+static void model_json(struct show *sh, const struct model *m)
+{
+	const struct lineage *l = sh->g.of[m->order];
+	const char *ns = namespace_of(sh);
+	json_t *unknown;
+
+	if (json_object_get(sh->json, m->fqn))
+		return;
+	unknown = json_array();
 	for (size_t i = 0; l && i < l->nunknown; i++) {
 		int line = m->body_line, col = 0;
 
@@ -176,7 +195,89 @@ static void model_json(struct show *sh, const struct model *m)
 	}
 	json_object_set_new(sh->json, m->fqn,
 			    json_pack("{s:s, s:s, s:{s:o}, s:o}", "namespace", ns, "name", m->fqn,
-				      "columnLineage", "fields", fields, "unknown", unknown));
+				      "columnLineage", "fields", facet_fields(ns, l), "unknown", unknown));
+}
+
+/* A run's id in OpenLineage is a UUID: one of the project's and the
+ * model's names, so that the same export names the same runs. */
+static const char *run_id(struct show *sh, const struct model *m)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	const char *name = arena_sprintf(sh->s->arena, "%s/%s", sh->g.p->cfg.name, m->fqn);
+
+	EVP_Digest(name, strlen(name), md, &len, EVP_sha256(), NULL);
+	md[6] = (unsigned char)((md[6] & 0x0f) | 0x50);
+	md[8] = (unsigned char)((md[8] & 0x3f) | 0x80);
+	return arena_sprintf(sh->s->arena,
+			     "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			     md[0], md[1], md[2], md[3], md[4], md[5], md[6], md[7], md[8], md[9],
+			     md[10], md[11], md[12], md[13], md[14], md[15]);
+}
+
+/* The schema facet: the model's columns, with the types its last build
+ * recorded when there is one. */
+static json_t *schema_fields(struct show *sh, const struct model *m,
+			     const struct state_model_columns *built, size_t nbuilt)
+{
+	const struct state_model_columns *b = state_columns_find(built, nbuilt, m->fqn);
+	const struct lineage *l = sh->g.of[m->order];
+	json_t *fields = json_array();
+
+	for (size_t i = 0; b && i < b->n; i++)
+		json_array_append_new(fields, json_pack("{s:s, s:s}", "name", b->cols[i].name, "type",
+							b->cols[i].type));
+	for (size_t i = 0; !b && l && i < l->ncols; i++)
+		json_array_append_new(fields, json_pack("{s:s}", "name", l->cols[i].name));
+	return fields;
+}
+
+/* One OpenLineage run event per model with a query, a line each. */
+static int openlineage(struct show *sh)
+{
+	const struct project *p = sh->g.p;
+	const char *ns = namespace_of(sh);
+	struct state_model_columns *built = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	char when[WIN_TIME_MAX];
+	int64_t now = cli_window_clock("lineage");
+	size_t nbuilt = 0;
+
+	if (now < 0)
+		return CLI_USAGE;
+	/* types come from the last builds; a warehouse without them has none */
+	if (sh->s->wh && state_columns_read(sh->s->wh, sh->s->arena, "", &built, &nbuilt, &err))
+		nbuilt = 0;
+	win_time_format(now, when);
+	when[10] = 'T';
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+		json_t *inputs = json_array(), *event;
+		char *text;
+
+		if (!sh->g.of[i])
+			continue;
+		for (size_t k = 0; k < m->nrefs; k++)
+			json_array_append_new(inputs, json_pack("{s:s, s:s}", "namespace", ns, "name",
+								arena_sprintf(sh->s->arena, "%s.%s",
+									      m->refs[k].schema,
+									      m->refs[k].name)));
+		event = json_pack(
+			"{s:s, s:s, s:s, s:s, s:{s:s}, s:{s:s, s:s}, s:o, s:[{s:s, s:s, s:{s:{s:s, s:s, "
+			"s:o}, s:{s:s, s:s, s:o}}}]}",
+			"eventType", "COMPLETE", "eventTime", arena_sprintf(sh->s->arena, "%sZ", when),
+			"producer", PRODUCER, "schemaURL", RUN_EVENT_SCHEMA, "run", "runId", run_id(sh, m),
+			"job", "namespace", ns, "name", m->fqn, "inputs", inputs, "outputs", "namespace",
+			ns, "name", m->fqn, "facets", "schema", "_producer", PRODUCER, "_schemaURL",
+			SCHEMA_FACET, "fields", schema_fields(sh, m, built, nbuilt), "columnLineage",
+			"_producer", PRODUCER, "_schemaURL", COLUMN_FACET, "fields",
+			facet_fields(ns, sh->g.of[i]));
+		text = json_dumps(event, JSON_COMPACT);
+		printf("%s\n", text);
+		free(text);
+		json_decref(event);
+	}
+	return CLI_OK;
 }
 
 /* MODEL or MODEL.COLUMN: the model, and the column or NULL. */
@@ -253,9 +354,12 @@ int cli_lineage(struct cli_args *args)
 	char *end = NULL;
 	int rc;
 
-	if (args->npos != 1 || (args->upstream && args->downstream) || (args->json && args->dot)) {
+	if (args->npos != !args->openlineage || (args->upstream && args->downstream) ||
+	    (args->json && args->dot) ||
+	    (args->openlineage && (args->upstream || args->downstream || args->depth || args->json ||
+				   args->dot))) {
 		fprintf(stderr, "usage: sluice lineage MODEL[.COLUMN] [--upstream | --downstream] "
-				"[--depth N] [--json | --dot]\n");
+				"[--depth N] [--json | --dot] | --openlineage\n");
 		return CLI_USAGE;
 	}
 	if (args->depth) {
@@ -272,6 +376,12 @@ int cli_lineage(struct cli_args *args)
 	if (rc)
 		return rc;
 	sh.s = &s;
+	if (args->openlineage) {
+		lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
+		rc = openlineage(&sh);
+		cli_session_close(&s);
+		return rc;
+	}
 	m = target(&s, args->pos[0], &column, &err);
 	if (!m) {
 		cli_print_err(&err);

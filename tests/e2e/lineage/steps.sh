@@ -14,6 +14,8 @@ sl lineage seeds.customers.country --downstream
 sl lineage silver.orders.amount --downstream --dot
 sl lineage gold.sample
 sl lineage gold.sample --json
+note one OpenLineage run event per model, a line each, its schema facet with the types of the last build
+SLUICE_NOW='2026-12-01 09:00' "$SLUICE_BIN" lineage --openlineage | jq -c '{time: .eventTime, schema: .schemaURL, run: (.run.runId | test("^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")), job: .job.name, inputs: [.inputs[].name], columns: .outputs[0].facets.schema.fields, revenue: .outputs[0].facets.columnLineage.fields.revenue.inputFields}'
 note a column many others read is walked once: 30 models that each read the one before twice
 mkdir -p models/chain
 printf '@config materialized=view\nSELECT 1 AS k, 1 AS x\n' >models/chain/c0.sql
