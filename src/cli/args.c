@@ -59,6 +59,9 @@ const struct cli_option cli_options[] = {
 	  "follow each column to the columns it comes from (the default)" },
 	{ "downstream", 0, CLI_F_LINEAGE, NULL, "follow each column to the columns that read it" },
 	{ "depth", 0, CLI_F_LINEAGE, "N", "follow at most N steps (default: all)" },
+	{ "audit", 0, CLI_F_LINEAGE, NULL,
+	  "list the models whose rows come from what sluice cannot follow: unknown provenance, "
+	  "declared files, apis and hardcoded inputs" },
 	{ "openlineage", 0, CLI_F_LINEAGE, NULL,
 	  "print one OpenLineage run event per model (schema and columnLineage facets), a line "
 	  "each" },
@@ -225,6 +228,8 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 			out->depth = value;
 		else if (strcmp(f->long_name, "openlineage") == 0)
 			out->openlineage = true;
+		else if (strcmp(f->long_name, "audit") == 0)
+			out->audit = true;
 		else
 			*(strcmp(f->long_name, "upstream") == 0 ? &out->upstream : &out->downstream) = true;
 		break;

@@ -174,6 +174,83 @@ static const char *namespace_of(struct show *sh)
 	return arena_sprintf(sh->s->arena, "sluice://%s", sh->g.p->cfg.name);
 }
 
+/* The inputs m declares with @upstream that are no model: a file, an
+ * api, a hardcoded input. */
+static json_t *declared_json(const struct model *m)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < m->nupstreams; i++) {
+		const struct model_upstream *u = &m->upstreams[i];
+		const char *where = lineage_graph_declared(u);
+
+		if (where)
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s}", "name", u->name, "type",
+							     u->type, "where", where));
+	}
+	return out;
+}
+
+/* The model's inputs that no query shows: declared ones, or none at all. */
+static void print_provenance(const struct model *m, const char *indent)
+{
+	for (size_t i = 0; i < m->nupstreams; i++) {
+		const char *where = lineage_graph_declared(&m->upstreams[i]);
+
+		if (where)
+			printf("%sdeclared: %s (%s) %s\n", indent, m->upstreams[i].name,
+			       m->upstreams[i].type, where);
+	}
+	if (!lineage_graph_inputs_known(m))
+		printf("%sprovenance unknown: it reads no table and declares no input (@upstream)\n",
+		       indent);
+}
+
+/* sluice lineage --audit: the models whose rows come from what sluice
+ * cannot follow: unknown provenance, declared files, apis and hardcoded
+ * inputs, and what each query's lineage does not see through. */
+static int audit(struct show *sh)
+{
+	const struct project *p = sh->g.p;
+	json_t *out = json_array();
+	size_t shown = 0;
+
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+		const struct lineage *l = sh->g.of[i];
+		json_t *declared = declared_json(m), *unknown = json_array();
+		bool known = lineage_graph_inputs_known(m);
+
+		for (size_t k = 0; l && k < l->nunknown; k++)
+			json_array_append_new(unknown, json_string(l->unknown[k].why));
+		if (known && !json_array_size(declared) && !json_array_size(unknown)) {
+			json_decref(declared);
+			json_decref(unknown);
+			continue;
+		}
+		shown++;
+		if (!sh->json) {
+			printf("%s (%s)\n", m->fqn, m->path);
+			print_provenance(m, "  ");
+			for (size_t k = 0; l && k < l->nunknown; k++)
+				printf("  not followed: %s\n", l->unknown[k].why);
+		}
+		json_array_append_new(out, json_pack("{s:s, s:s, s:b, s:o, s:o}", "model", m->fqn, "path",
+						     m->path, "inputs_known", known, "declared_inputs",
+						     declared, "not_followed", unknown));
+	}
+	if (sh->json) {
+		char *text = json_dumps(out, JSON_INDENT(2));
+
+		printf("%s\n", text);
+		free(text);
+	} else if (!shown) {
+		printf("every model's rows come from tables sluice follows\n");
+	}
+	json_decref(out);
+	return CLI_OK;
+}
+
 /* One model as OpenLineage's columnLineage facet shows it, once. */
 static void model_json(struct show *sh, const struct model *m)
 {
@@ -194,8 +271,10 @@ static void model_json(struct show *sh, const struct model *m)
 								       m->path, line, col)));
 	}
 	json_object_set_new(sh->json, m->fqn,
-			    json_pack("{s:s, s:s, s:{s:o}, s:o}", "namespace", ns, "name", m->fqn,
-				      "columnLineage", "fields", facet_fields(ns, l), "unknown", unknown));
+			    json_pack("{s:s, s:s, s:{s:o}, s:o, s:b, s:o}", "namespace", ns, "name",
+				      m->fqn, "columnLineage", "fields", facet_fields(ns, l), "unknown",
+				      unknown, "inputs_known", lineage_graph_inputs_known(m),
+				      "declared_inputs", declared_json(m)));
 }
 
 /* A run's id in OpenLineage is a UUID: one of the project's and the
@@ -341,6 +420,8 @@ static int walk(struct show *sh, const struct model *m, const char *column)
 	}
 	for (size_t i = 0; !sh->json && !sh->dot && l && i < l->nunknown; i++)
 		printf("unknown: %s\n", l->unknown[i].why);
+	if (!sh->json && !sh->dot)
+		print_provenance(m, "");
 	return CLI_OK;
 }
 
@@ -354,12 +435,14 @@ int cli_lineage(struct cli_args *args)
 	char *end = NULL;
 	int rc;
 
-	if (args->npos != !args->openlineage || (args->upstream && args->downstream) ||
-	    (args->json && args->dot) ||
-	    (args->openlineage && (args->upstream || args->downstream || args->depth || args->json ||
-				   args->dot))) {
+	bool whole = args->openlineage || args->audit;
+
+	if (args->npos != !whole || (args->upstream && args->downstream) ||
+	    (args->json && args->dot) || (args->openlineage && args->audit) ||
+	    (whole && (args->upstream || args->downstream || args->depth || args->dot)) ||
+	    (args->openlineage && args->json)) {
 		fprintf(stderr, "usage: sluice lineage MODEL[.COLUMN] [--upstream | --downstream] "
-				"[--depth N] [--json | --dot] | --openlineage\n");
+				"[--depth N] [--json | --dot] | --openlineage | --audit [--json]\n");
 		return CLI_USAGE;
 	}
 	if (args->depth) {
@@ -376,9 +459,11 @@ int cli_lineage(struct cli_args *args)
 	if (rc)
 		return rc;
 	sh.s = &s;
-	if (args->openlineage) {
+	if (whole) {
 		lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
-		rc = openlineage(&sh);
+		sh.json = args->json ? json_object() : NULL;
+		rc = args->audit ? audit(&sh) : openlineage(&sh);
+		json_decref(sh.json);
 		cli_session_close(&s);
 		return rc;
 	}

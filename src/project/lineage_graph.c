@@ -115,6 +115,24 @@ void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn 
 	}
 }
 
+bool lineage_graph_inputs_known(const struct model *m)
+{
+	return m->nrefs > 0 || m->nupstreams > 0 || m->mat == MAT_SEED;
+}
+
+const char *lineage_graph_declared(const struct model_upstream *u)
+{
+	static const char *const keys[] = { "path", "url", "rows", "sql", NULL };
+
+	if (!u->type || strcmp(u->type, "model") == 0)
+		return NULL;
+	for (size_t k = 0; keys[k]; k++)
+		for (size_t i = 0; i < u->nopts; i++)
+			if (strcmp(u->keys[i], keys[k]) == 0)
+				return u->values[i];
+	return "";
+}
+
 const struct lineage_column *lineage_graph_column(const struct lineage_graph *g,
 						  const struct model *m, const char *name)
 {

@@ -45,4 +45,12 @@ const struct lineage_column *lineage_graph_column(const struct lineage_graph *g,
 bool lineage_graph_names(const struct lineage_graph *g, const struct model *m,
 			 const char *const **names, size_t *n, bool *open);
 
+/* Whether where m's rows come from is known: it reads a table, or
+ * declares an input with @upstream. */
+bool lineage_graph_inputs_known(const struct model *m);
+
+/* What an @upstream input of a type other than model names: its path,
+ * url, rows or sql as written, or NULL. */
+const char *lineage_graph_declared(const struct model_upstream *u);
+
 #endif
