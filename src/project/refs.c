@@ -282,7 +282,8 @@ const char *refs_aggregate_name(const char *function_name)
 	for (size_t i = 0; aggregate_names[i]; i++)
 		if (strcasecmp(function_name, aggregate_names[i]) == 0)
 			return aggregate_names[i];
-	return NULL;
+	/* the rest of the warehouse's catalog: arg_max, histogram, ... */
+	return sqlparse_aggregate(function_name);
 }
 
 /* Whether a node makes the query's result depend on how its rows are cut

@@ -4,6 +4,8 @@
  */
 #include "project/tree.h"
 
+#include "warehouse/sqlparse.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -79,7 +81,8 @@ bool tree_is_volatile(const char *name)
 	for (size_t i = 0; names[i]; i++)
 		if (strcasecmp(name, names[i]) == 0)
 			return true;
-	return false;
+	/* and what the warehouse's catalog calls VOLATILE */
+	return sqlparse_volatile(name);
 }
 
 /* CURRENT_TIMESTAMP and its kin, which the parser reads as column names. */

@@ -101,6 +101,8 @@ static const struct corpus_case corpus[] = {
 	  IVM_FULL, "a key without a name (give it an alias)", 1, 8 },
 	{ "SELECT region, count(*) FILTER (WHERE amount > 10) AS big FROM silver.orders GROUP BY region",
 	  false, IVM_REGROUP, "FILTER", 1, 25 },
+	{ "SELECT region, arg_max(amount, ts) AS latest FROM silver.orders GROUP BY region", false,
+	  IVM_REGROUP, "arg_max()", 1, 16 },
 	{ "SELECT region, median(amount) FROM silver.orders GROUP BY region", false, IVM_REGROUP,
 	  "median()", 1, 16 },
 	{ "SELECT region, string_agg(name, ',' ORDER BY name) FROM t GROUP BY region", false,

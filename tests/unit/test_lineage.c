@@ -246,6 +246,13 @@ static void test_unknown_is_named(void **state)
 	assert_string_equal(l.unknown[0].why, "a table function (read_csv)");
 	assert_string_equal(l.unknown[1].why, "random() gives other values on each run");
 
+	/* an aggregate the catalog knows, a volatile function it knows */
+	of(a, "SELECT g, arg_max(a, ts) AS latest, uuid() AS id FROM t GROUP BY g", &l);
+	assert_string_equal(inputs(a, &l, "latest"),
+			    "AGGREGATION main.t.a, AGGREGATION main.t.ts, GROUP_BY main.t.g");
+	assert_int_equal(l.nunknown, 1);
+	assert_string_equal(l.unknown[0].why, "uuid() gives other values on each run");
+
 	of(a, "SELECT x FROM t, unnest(t.d) AS n(x)", &l);
 	assert_string_equal(inputs(a, &l, "x"), "TRANSFORMATION main.t.d");
 	arena_free(a);
