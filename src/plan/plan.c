@@ -114,6 +114,15 @@ static const char *checks_due(const struct plan_facts *f, const struct model *m,
 	return NULL;
 }
 
+/* Whether the state row records m's definition as it is: its change hash,
+ * or the hash of the same text in the form earlier versions recorded (a
+ * build records the current form). */
+static bool same_definition(const struct model *m, const struct state_model *st)
+{
+	return st->hash && (strcmp(st->hash, m->hash) == 0 || strcmp(st->hash, m->text_hash) == 0) &&
+	       st->materialized && strcmp(st->materialized, model_mat_name(m->mat)) == 0;
+}
+
 static void up_to_date(const struct plan_facts *f, const struct model *m,
 		       const struct state_model *st, const char *sig, const char *reason,
 		       struct plan_item *item)
@@ -141,8 +150,7 @@ void plan_decide(const struct plan_facts *f, struct model *m, const char *sig,
 		build(item, true, st ? "missing from the warehouse" : "new");
 	else if (f->full_refresh && m->mat != MAT_SNAPSHOT)
 		build(item, true, "full refresh");
-	else if (!st->hash || strcmp(st->hash, m->hash) != 0 || !st->materialized ||
-		 strcmp(st->materialized, model_mat_name(m->mat)) != 0)
+	else if (!same_definition(m, st))
 		/* a snapshot keeps its history through definition changes */
 		build(item, m->mat != MAT_SNAPSHOT,
 		      m->mat == MAT_SEED ? "file changed" : "definition changed");

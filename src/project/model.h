@@ -195,7 +195,13 @@ struct model {
 	size_t order;            /* position in dependency order */
 	int mark;                /* scratch for graph walks */
 
+	/* hex SHA-256 of the query's parse tree without its locations, and of
+	 * its placeholders as written; "" when the query does not parse */
+	char tree_hash[65];
 	char hash[65];           /* change hash, hex SHA-256 */
+	/* the change hash as sluice computed it over the query's text before
+	 * it hashed parse trees: a state row holding it is still current */
+	char text_hash[65];
 	/* hex SHA-256 of its checks and those of the ephemerals it inlines;
 	 * "" when there are none */
 	char checks_hash[65];

@@ -24,8 +24,12 @@ int project_locate(const char *dir, char **root, struct sl_err *err);
 int project_load(struct arena *a, const char *root, struct sqlparse *parser,
 		 struct project **out, struct sl_err *err);
 
-/* Computes m->hash over everything that changes the model's data. */
-void project_model_hash(struct model *m);
+/* Computes m->hash over everything that changes the model's data: its
+ * parse tree (m->tree_hash) when the query parsed, else its text; on a
+ * warehouse that reads SQL with a parser other than sluice's (own_parser
+ * false) the query's tokens too. Computes m->text_hash, the form earlier
+ * versions recorded, alongside. */
+void project_model_hash(struct model *m, bool own_parser);
 /* Points every model at its copy in environment env: schema_env.name, so
  * that builds write there and readers of managed models read there (a
  * validated project; names and state rows keep the project's names).

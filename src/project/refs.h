@@ -19,7 +19,8 @@ int refs_scan_placeholders(struct arena *a, struct model *m, struct diag_list *d
 
 /* Parses the body (and filter) with the warehouse's parser and records every
  * base table read, skipping CTE names and the model's own name; a live
- * model keeps its tree (m->tree). A syntax error becomes a diagnostic at
+ * model keeps its tree (m->tree). Fills m->tree_hash from the tree (see
+ * model.h), so that the change hash need not parse again. A syntax error becomes a diagnostic at
  * its file:line:col. Needs the placeholders scanned first. Returns 0 or
  * SL_E_PARSE. */
 int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,

@@ -1,0 +1,45 @@
+# The change hash covers a model's parse tree, not its text: comments,
+# spacing and the case of keywords rebuild nothing, a changed expression
+# rebuilds the model and what reads it, and a warehouse whose rows hold
+# the hash earlier versions wrote (over the text) is up to date.
+cd shop
+sl run
+
+note comments, spacing and keyword case change nothing
+cat >models/silver/orders.sql <<'SQL'
+@config materialized=table
+-- the orders that count, amounts doubled
+select id,
+       amount*2 as amount,   /* in cents */
+       region
+  from seeds.orders
+ where amount>0
+SQL
+sl plan
+sl run
+
+note a changed expression rebuilds the model and what reads it
+sed -i 's/amount\*2 as amount/amount*3 as amount/' models/silver/orders.sql
+sl plan
+sl run
+q "SELECT region, total, n FROM gold.revenue ORDER BY region"
+
+note a hash an earlier version recorded, over the text, still says up to date
+# each tag and value ended by a NUL, the settings sorted by key
+body=$(sed 1d models/gold/revenue.sql)
+old=$(printf 'mat\0incremental\0body\0%s\0materialized\0incremental\0unique_key\0region\0' "$body" |
+	sha256sum | cut -c1-64)
+"$SLUICE_BIN" sql "UPDATE _sluice.models SET hash = '$old' WHERE name = 'gold.revenue'" >/dev/null
+sl plan -s gold.revenue
+"$SLUICE_BIN" sql "UPDATE _sluice.models SET hash = 'not the text' WHERE name = 'gold.revenue'" >/dev/null
+sl plan -s gold.revenue
+"$SLUICE_BIN" sql "UPDATE _sluice.models SET hash = '$old' WHERE name = 'gold.revenue'" >/dev/null
+
+note the next build merges, not from scratch, and records the hash of the tree
+printf '5,7,eu\n' >>seeds/orders.csv
+sl run
+q "SELECT region, total, n FROM gold.revenue ORDER BY region"
+stored=$("$SLUICE_BIN" sql "SELECT hash FROM _sluice.models WHERE name = 'gold.revenue'")
+case $stored in *"$old"*) echo "the text form is still recorded" ;; *) echo "the tree form is recorded" ;; esac
+sed -i 's/SELECT region/-- by region\nselect region/' models/gold/revenue.sql
+sl plan -s gold.revenue
