@@ -114,13 +114,29 @@ static const char *checks_due(const struct plan_facts *f, const struct model *m,
 	return NULL;
 }
 
-/* Whether the state row records m's definition as it is: its change hash,
- * or the hash of the same text in the form earlier versions recorded (a
- * build records the current form). */
+/* Whether the state row records m's definition as it is. A build records
+ * two forms, "tree:text" (model.h), a version before the tree hash only
+ * the text's; one of them matching m's change hash or its text hash is
+ * enough: the tree's lets a model be reformatted, the text's lets a parser
+ * whose tree reads otherwise, or an upgrade, rebuild nothing. */
 static bool same_definition(const struct model *m, const struct state_model *st)
 {
-	return st->hash && (strcmp(st->hash, m->hash) == 0 || strcmp(st->hash, m->text_hash) == 0) &&
-	       st->materialized && strcmp(st->materialized, model_mat_name(m->mat)) == 0;
+	const char *part = st->hash;
+
+	if (!st->hash || !st->materialized ||
+	    strcmp(st->materialized, model_mat_name(m->mat)) != 0)
+		return false;
+	if (strcmp(st->hash, m->recorded_hash) == 0)
+		return true;
+	while (*part) {
+		size_t len = strcspn(part, ":");
+
+		if (len && ((len == strlen(m->hash) && strncmp(part, m->hash, len) == 0) ||
+			    (len == strlen(m->text_hash) && strncmp(part, m->text_hash, len) == 0)))
+			return true;
+		part += len + (part[len] == ':');
+	}
+	return false;
 }
 
 static void up_to_date(const struct plan_facts *f, const struct model *m,

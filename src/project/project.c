@@ -384,6 +384,11 @@ static void fold_inlined(const struct model *m, bool text, char *hash)
 	hex_digest(ctx, hash);
 }
 
+static void record_hash(struct model *m)
+{
+	snprintf(m->recorded_hash, sizeof(m->recorded_hash), "%s:%s", m->hash, m->text_hash);
+}
+
 void project_model_hash_inlined(struct model *m)
 {
 	bool inlines = false;
@@ -395,6 +400,7 @@ void project_model_hash_inlined(struct model *m)
 		return;
 	fold_inlined(m, false, m->hash);
 	fold_inlined(m, true, m->text_hash);
+	record_hash(m);
 }
 
 /* The change hash of m into out: over its text (text, or a query that did
@@ -440,6 +446,7 @@ void project_model_hash(struct model *m, bool own_parser)
 {
 	model_digest(m, false, !own_parser, m->hash);
 	model_digest(m, true, false, m->text_hash);
+	record_hash(m);
 }
 
 bool project_env_name_valid(const char *env)
