@@ -294,7 +294,7 @@ struct state_model build_model_row(const struct run *r, const struct model *m,
 {
 	return (struct state_model){
 		.name = m->fqn,
-		.hash = m->hash,
+		.hash = m->recorded_hash,
 		.materialized = model_mat_name(m->mat),
 		.inputs = sig,
 		.last_built_at = r->run_ts,

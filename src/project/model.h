@@ -196,7 +196,17 @@ struct model {
 	size_t order;            /* position in dependency order */
 	int mark;                /* scratch for graph walks */
 
+	/* hex SHA-256 of the query's parse tree without its locations, and of
+	 * its placeholders as written; "" when the query does not parse */
+	char tree_hash[65];
 	char hash[65];           /* change hash, hex SHA-256 */
+	/* the change hash over the query's text, as versions before the tree
+	 * hash computed it: a state row holding it is still current */
+	char text_hash[65];
+	/* what a build records in its state row: "hash:text_hash", so that
+	 * either form matching later says the definition is the same (the
+	 * text, when another parser's tree reads otherwise) */
+	char recorded_hash[130];
 	/* hex SHA-256 of its checks and those of the ephemerals it inlines;
 	 * "" when there are none */
 	char checks_hash[65];

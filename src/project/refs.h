@@ -19,7 +19,9 @@ int refs_scan_placeholders(struct arena *a, struct model *m, struct diag_list *d
 
 /* Parses the body (and filter) with the warehouse's parser and records every
  * base table read, skipping CTE names and the model's own name; the
- * model keeps its tree (m->tree). A syntax error becomes a diagnostic at
+ * model keeps its tree (m->tree) and fills m->tree_hash from it (see
+ * model.h), so that the change hash need not parse again. A syntax error
+ * becomes a diagnostic at
  * its file:line:col. Needs the placeholders scanned first. Returns 0 or
  * SL_E_PARSE. */
 int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,

@@ -320,6 +320,20 @@ static void add_str_or_null(struct buf *b, const char *s)
 		buf_adds(b, "NULL");
 }
 
+void state_sql_model_hash(struct buf *sql, const char *env, const char *name, const char *from,
+			  const char *to)
+{
+	buf_adds(sql, "UPDATE _sluice.models SET hash = ");
+	buf_add_sql_str(sql, to);
+	buf_adds(sql, " WHERE name = ");
+	buf_add_sql_str(sql, name);
+	buf_adds(sql, " AND env = ");
+	buf_add_sql_str(sql, env);
+	buf_adds(sql, " AND hash = ");
+	buf_add_sql_str(sql, from);
+	buf_adds(sql, ";\n");
+}
+
 void state_sql_model(struct buf *sql, const char *env, const struct state_model *row,
 		     bool exists)
 {
