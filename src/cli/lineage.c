@@ -331,11 +331,12 @@ static int openlineage(struct show *sh)
 	when[10] = 'T';
 	for (size_t i = 0; i < p->nmodels; i++) {
 		const struct model *m = p->models[i];
-		json_t *inputs = json_array(), *event;
+		json_t *inputs, *event;
 		char *text;
 
 		if (!sh->g.of[i])
 			continue;
+		inputs = json_array();
 		for (size_t k = 0; k < m->nrefs; k++)
 			json_array_append_new(inputs, json_pack("{s:s, s:s}", "namespace", ns, "name",
 								arena_sprintf(sh->s->arena, "%s.%s",
