@@ -443,7 +443,7 @@ int cli_lineage(struct cli_args *args)
 	    (whole && (args->upstream || args->downstream || args->depth || args->dot)) ||
 	    (args->openlineage && args->json)) {
 		fprintf(stderr, "usage: sluice lineage MODEL[.COLUMN] [--upstream | --downstream] "
-				"[--depth N] [--json | --dot] | --openlineage | --audit [--json]\n");
+				"[--depth N] [--json | --dot] | [--audit [--json]] | --openlineage\n");
 		return CLI_USAGE;
 	}
 	if (args->depth) {
