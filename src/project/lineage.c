@@ -146,7 +146,15 @@ static struct lineage_column *find_col(struct lineage_column *cols, size_t n, co
 	return NULL;
 }
 
-/* The column name in rel r, through its columns or its base table. */
+/* Whether rel r has columns it cannot list: it is a table whose columns
+ * are not known, or a query's * of one. */
+static bool rel_open(const struct rel *r)
+{
+	return !r->known || find_col(r->cols, r->ncols, "*");
+}
+
+/* The column name in rel r, through its columns, the * of a table whose
+ * columns are not known (that table's column name), or its base table. */
 static bool rel_column(struct walk *w, const struct rel *r, const char *name, enum lineage_kind kind,
 		       struct lineage_column *out)
 {
@@ -156,9 +164,19 @@ static bool rel_column(struct walk *w, const struct rel *r, const char *name, en
 		add_from(w->a, out, c, kind);
 		return true;
 	}
-	if (r->known)
+	if (!r->known) {
+		add_input(w->a, out, r->base, lower(w->a, name), kind);
+		return true;
+	}
+	if (!(c = find_col(r->cols, r->ncols, "*")))
 		return false;
-	add_input(w->a, out, r->base, lower(w->a, name), kind);
+	for (size_t i = 0; i < c->ninputs; i++) {
+		const struct lineage_input *in = &c->inputs[i];
+
+		add_input(w->a, out, in->relation,
+			  strcmp(in->column, "*") == 0 ? lower(w->a, name) : in->column,
+			  compose(kind, in->kind));
+	}
 	return true;
 }
 
@@ -196,7 +214,7 @@ static bool column_ref(struct walk *w, const struct scope *s, json_t *e, enum li
 			if (find_col(sc->rels[i].cols, sc->rels[i].ncols, first))
 				return rel_column(w, &sc->rels[i], first, kind, out);
 		for (size_t i = 0; !qual && i < sc->nrels; i++)
-			if (!sc->rels[i].known)
+			if (rel_open(&sc->rels[i]))
 				return rel_column(w, &sc->rels[i], col, kind, out);
 	}
 	return false;

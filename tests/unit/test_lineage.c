@@ -186,6 +186,11 @@ static void test_stars(void **state)
 	assert_string_equal(inputs(a, &l, "*"), "FILTER other.s.f, IDENTITY other.s.*");
 	assert_int_equal(l.nunknown, 1);
 	assert_string_equal(l.unknown[0].why, "* of other.s, whose columns are not known");
+
+	/* through a subquery's * of it, by name, qualified or not */
+	of(a, "SELECT k, x.f FROM (SELECT * EXCLUDE (z) FROM other.s WHERE g = 1) AS x", &l);
+	assert_string_equal(inputs(a, &l, "k"), "FILTER other.s.g, IDENTITY other.s.k");
+	assert_string_equal(inputs(a, &l, "f"), "FILTER other.s.g, IDENTITY other.s.f");
 	arena_free(a);
 }
 
