@@ -705,6 +705,26 @@ static void select_node(struct walk *w, json_t *node, const struct scope *outer,
 	q->rows = s.rows;
 }
 
+static bool has_direct(const struct lineage_column *c)
+{
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (lineage_kind_direct(c->inputs[i].kind))
+			return true;
+	return false;
+}
+
+/* A UNION's column one side of which gives values of no column (a
+ * constant, count(*)): it holds more than the other side's copies, which
+ * are transformations. */
+static void union_computed(struct arena *a, struct lineage_column *c)
+{
+	struct lineage_column was = *c;
+
+	c->inputs = NULL;
+	c->ninputs = c->inputs_cap = 0;
+	add_from(a, c, &was, LINEAGE_TRANSFORMATION);
+}
+
 /* UNION, EXCEPT, INTERSECT: columns by position (or by name, UNION BY
  * NAME), named by the left side; EXCEPT and INTERSECT keep a left row by
  * all of its columns and the right side's, and without ALL each does
@@ -717,10 +737,14 @@ static void set_operation(struct walk *w, json_t *node, const struct scope *oute
 	bool by_name = tree_is(node, "setop_type", "UNION_BY_NAME");
 	bool union_op = by_name || tree_is(node, "setop_type", "UNION");
 	bool all = json_is_true(json_object_get(node, "setop_all"));
+	bool *computed;
 
 	query_node(w, json_object_get(node, "left"), outer, &l);
 	query_node(w, json_object_get(node, "right"), outer, &r);
+	computed = arena_alloc(w->a, l.ncols + r.ncols + 1);
+	memset(computed, 0, l.ncols + r.ncols + 1);
 	for (size_t i = 0; i < l.ncols; i++) {
+		computed[i] = !has_direct(&l.cols[i]);
 		add_from(w->a, push_col(w->a, &q->cols, &q->ncols, &q->cols_cap, l.cols[i].name),
 			 &l.cols[i], LINEAGE_IDENTITY);
 		if (!union_op)
@@ -740,9 +764,13 @@ static void set_operation(struct walk *w, json_t *node, const struct scope *oute
 		if (!c)
 			c = push_col(w->a, &q->cols, &q->ncols, &q->cols_cap, r.cols[i].name);
 		add_from(w->a, c, &r.cols[i], LINEAGE_IDENTITY);
+		computed[c - q->cols] |= !has_direct(&r.cols[i]);
 		if (!all)
 			add_from(w->a, &s.rows, &r.cols[i], LINEAGE_GROUP_BY);
 	}
+	for (size_t i = 0; union_op && i < q->ncols; i++)
+		if (computed[i])
+			union_computed(w->a, &q->cols[i]);
 	modifiers(w, &s, node);
 	for (size_t i = 0; i < q->ncols; i++)
 		add_from(w->a, &q->cols[i], &s.rows, LINEAGE_IDENTITY);

@@ -251,6 +251,14 @@ static void test_windows_cases_and_sets(void **state)
 	of(a, "SELECT a FROM t EXCEPT SELECT id FROM u", &l);
 	assert_string_equal(inputs(a, &l, "a"),
 			    "FILTER main.t.a, FILTER main.u.id, GROUP_BY main.t.a, IDENTITY main.t.a");
+	/* a side whose values are of no column (a constant, count(*)) makes
+	 * the other side's copy a transformation: the column holds more */
+	of(a, "SELECT a, b FROM t UNION ALL SELECT id, 0 FROM u", &l);
+	assert_string_equal(inputs(a, &l, "a"), "IDENTITY main.t.a, IDENTITY main.u.id");
+	assert_string_equal(inputs(a, &l, "b"), "TRANSFORMATION main.t.b");
+	of(a, "SELECT count(*) AS n FROM u UNION ALL BY NAME SELECT a AS n FROM t", &l);
+	assert_string_equal(inputs(a, &l, "n"), "TRANSFORMATION main.t.a");
+
 	/* the ORDER BY of a whole UNION, which its LIMIT keeps rows by */
 	of(a, "SELECT a FROM t UNION ALL SELECT id FROM u ORDER BY 1 LIMIT 2", &l);
 	assert_string_equal(inputs(a, &l, "a"),
