@@ -2,10 +2,14 @@
  * Column lineage (src/project/lineage.c, lineage_graph.c) against an
  * oracle that does not read queries: projects generated from a seed (a
  * few source tables of seeded rows, layers of table models whose queries
- * combine projections, filters, joins ON and USING, GROUP BY, window
- * functions, CASE, UNION ALL, DISTINCT, stars, CTEs and subqueries) are
+ * combine projections and expressions, WHERE (IN subqueries among them),
+ * inner, outer and NATURAL joins ON and USING, GROUP BY and HAVING,
+ * aggregates over all rows, window functions and QUALIFY, CASE, scalar
+ * subqueries, UNION (ALL, BY NAME), EXCEPT, INTERSECT, DISTINCT, ORDER BY
+ * with LIMIT, *, t.* and * EXCLUDE, CTEs and subqueries in FROM) are
  * built on DuckDB, then rebuilt once per source column and way of
- * changing its values. Sound: an output column whose values changed, or
+ * changing its values; lineage is read twice, with the sources' columns
+ * told and without. Sound: an output column whose values changed, or
  * whose rows changed together with the columns lineage says do not
  * depend on that source column, is a column lineage must name it for
  * (upstream through the models, directly or indirectly). IDENTITY: a
