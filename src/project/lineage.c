@@ -146,7 +146,15 @@ static struct lineage_column *find_col(struct lineage_column *cols, size_t n, co
 	return NULL;
 }
 
-/* The column name in rel r, through its columns or its base table. */
+/* Whether rel r has columns it cannot list: it is a table whose columns
+ * are not known, or a query's * of one. */
+static bool rel_open(const struct rel *r)
+{
+	return !r->known || find_col(r->cols, r->ncols, "*");
+}
+
+/* The column name in rel r, through its columns, the * of a table whose
+ * columns are not known (that table's column name), or its base table. */
 static bool rel_column(struct walk *w, const struct rel *r, const char *name, enum lineage_kind kind,
 		       struct lineage_column *out)
 {
@@ -156,9 +164,19 @@ static bool rel_column(struct walk *w, const struct rel *r, const char *name, en
 		add_from(w->a, out, c, kind);
 		return true;
 	}
-	if (r->known)
+	if (!r->known) {
+		add_input(w->a, out, r->base, lower(w->a, name), kind);
+		return true;
+	}
+	if (!(c = find_col(r->cols, r->ncols, "*")))
 		return false;
-	add_input(w->a, out, r->base, lower(w->a, name), kind);
+	for (size_t i = 0; i < c->ninputs; i++) {
+		const struct lineage_input *in = &c->inputs[i];
+
+		add_input(w->a, out, in->relation,
+			  strcmp(in->column, "*") == 0 ? lower(w->a, name) : in->column,
+			  compose(kind, in->kind));
+	}
 	return true;
 }
 
@@ -196,7 +214,7 @@ static bool column_ref(struct walk *w, const struct scope *s, json_t *e, enum li
 			if (find_col(sc->rels[i].cols, sc->rels[i].ncols, first))
 				return rel_column(w, &sc->rels[i], first, kind, out);
 		for (size_t i = 0; !qual && i < sc->nrels; i++)
-			if (!sc->rels[i].known)
+			if (rel_open(&sc->rels[i]))
 				return rel_column(w, &sc->rels[i], col, kind, out);
 	}
 	return false;
@@ -359,12 +377,14 @@ static struct lineage_column *push_col(struct arena *a, struct lineage_column **
 }
 
 /* A relation made of a query's output columns, renamed by an alias list
- * (t(a, b)) when there is one. */
+ * (t(a, b)) when there is one; the rows it has decide those of s, even
+ * for an output column that names none of its columns (count(*)). */
 static void rel_of_query(struct walk *w, struct scope *s, const char *name,
 			 const struct lineage *q, json_t *aliases)
 {
 	struct rel *r = push_rel(w, s, name);
 
+	add_from(w->a, &s->rows, &q->rows, LINEAGE_IDENTITY);
 	for (size_t i = 0; i < q->ncols; i++) {
 		json_t *alias = json_array_get(aliases, i);
 		struct lineage_column *c = push_col(w->a, &r->cols, &r->ncols, &r->cols_cap,
@@ -651,13 +671,17 @@ static void modifiers(struct walk *w, struct scope *s, json_t *node)
 	size_t i;
 
 	json_array_foreach(json_object_get(node, "modifiers"), i, m) {
-		json_t *o;
+		json_t *on = json_object_get(m, "distinct_on_targets"), *o;
 		size_t k;
 
 		json_array_foreach(json_object_get(m, "orders"), k, o)
 			clause_expr(w, s, json_object_get(o, "expression"), LINEAGE_SORT, &s->rows);
-		json_array_foreach(json_object_get(m, "distinct_on_targets"), k, o)
+		json_array_foreach(on, k, o)
 			clause_expr(w, s, o, LINEAGE_GROUP_BY, &s->rows);
+		/* plain DISTINCT keeps one of the rows alike in every column */
+		if (tree_is(m, "type", "DISTINCT_MODIFIER") && !json_array_size(on))
+			for (k = 0; k < s->items->ncols; k++)
+				add_from(w->a, &s->rows, &s->items->cols[k], LINEAGE_GROUP_BY);
 	}
 }
 
@@ -678,36 +702,81 @@ static void select_node(struct walk *w, json_t *node, const struct scope *outer,
 	modifiers(w, &s, node);
 	for (i = 0; i < q->ncols; i++)
 		add_from(w->a, &q->cols[i], &s.rows, LINEAGE_IDENTITY);
+	q->rows = s.rows;
+}
+
+static bool has_direct(const struct lineage_column *c)
+{
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (lineage_kind_direct(c->inputs[i].kind))
+			return true;
+	return false;
+}
+
+/* A UNION's column one side of which gives values of no column (a
+ * constant, count(*)): it holds more than the other side's copies, which
+ * are transformations. */
+static void union_computed(struct arena *a, struct lineage_column *c)
+{
+	struct lineage_column was = *c;
+
+	c->inputs = NULL;
+	c->ninputs = c->inputs_cap = 0;
+	add_from(a, c, &was, LINEAGE_TRANSFORMATION);
 }
 
 /* UNION, EXCEPT, INTERSECT: columns by position (or by name, UNION BY
- * NAME), named by the left side; the right side of EXCEPT and INTERSECT
- * decides which rows stay. */
+ * NAME), named by the left side; EXCEPT and INTERSECT keep a left row by
+ * all of its columns and the right side's, and without ALL each does
+ * away with rows alike in every column; an ORDER BY orders the whole. */
 static void set_operation(struct walk *w, json_t *node, const struct scope *outer,
 			  struct lineage *q)
 {
 	struct lineage l = { 0 }, r = { 0 };
+	struct scope s = { .items = q };
 	bool by_name = tree_is(node, "setop_type", "UNION_BY_NAME");
 	bool union_op = by_name || tree_is(node, "setop_type", "UNION");
+	bool all = json_is_true(json_object_get(node, "setop_all"));
+	bool *computed;
 
 	query_node(w, json_object_get(node, "left"), outer, &l);
 	query_node(w, json_object_get(node, "right"), outer, &r);
-	for (size_t i = 0; i < l.ncols; i++)
+	computed = arena_alloc(w->a, l.ncols + r.ncols + 1);
+	memset(computed, 0, l.ncols + r.ncols + 1);
+	for (size_t i = 0; i < l.ncols; i++) {
+		computed[i] = !has_direct(&l.cols[i]);
 		add_from(w->a, push_col(w->a, &q->cols, &q->ncols, &q->cols_cap, l.cols[i].name),
 			 &l.cols[i], LINEAGE_IDENTITY);
+		if (!union_op)
+			add_from(w->a, &s.rows, &l.cols[i], LINEAGE_FILTER);
+		if (!all)
+			add_from(w->a, &s.rows, &l.cols[i], LINEAGE_GROUP_BY);
+	}
 	for (size_t i = 0; i < r.ncols; i++) {
 		struct lineage_column *c = by_name ? find_col(q->cols, q->ncols, r.cols[i].name)
 				      : i < q->ncols ? &q->cols[i]
 						     : NULL;
 
+		if (!union_op) {
+			add_from(w->a, &s.rows, &r.cols[i], LINEAGE_FILTER);
+			continue;
+		}
 		if (!c)
 			c = push_col(w->a, &q->cols, &q->ncols, &q->cols_cap, r.cols[i].name);
-		if (union_op)
-			add_from(w->a, c, &r.cols[i], LINEAGE_IDENTITY);
-		else
-			for (size_t k = 0; k < q->ncols; k++)
-				add_from(w->a, &q->cols[k], &r.cols[i], LINEAGE_FILTER);
+		add_from(w->a, c, &r.cols[i], LINEAGE_IDENTITY);
+		computed[c - q->cols] |= !has_direct(&r.cols[i]);
+		if (!all)
+			add_from(w->a, &s.rows, &r.cols[i], LINEAGE_GROUP_BY);
 	}
+	for (size_t i = 0; union_op && i < q->ncols; i++)
+		if (computed[i])
+			union_computed(w->a, &q->cols[i]);
+	modifiers(w, &s, node);
+	for (size_t i = 0; i < q->ncols; i++)
+		add_from(w->a, &q->cols[i], &s.rows, LINEAGE_IDENTITY);
+	add_from(w->a, &s.rows, &l.rows, LINEAGE_IDENTITY);
+	add_from(w->a, &s.rows, &r.rows, LINEAGE_IDENTITY);
+	q->rows = s.rows;
 }
 
 static void push_ctes(struct walk *w, json_t *node)
@@ -743,6 +812,21 @@ static void query_node(struct walk *w, json_t *node, const struct scope *outer,
 			tree_first_location(&w->t, node));
 	}
 	w->nctes = saved;
+}
+
+void lineage_add_rows(struct arena *a, struct lineage *l, const char *relation,
+		      const struct lineage_column *rows)
+{
+	for (size_t i = 0; i < l->ncols; i++) {
+		struct lineage_column *c = &l->cols[i];
+		bool named = false;
+
+		for (size_t k = 0; k < c->ninputs && !named; k++)
+			named = strcmp(c->inputs[k].relation, relation) == 0;
+		if (!named)
+			add_from(a, c, rows, LINEAGE_IDENTITY);
+	}
+	add_from(a, &l->rows, rows, LINEAGE_IDENTITY);
 }
 
 int lineage_query(struct arena *a, const char *tree, const char *text, bool unwrap,

@@ -51,6 +51,9 @@ struct lineage_unknown {
 struct lineage {
 	struct lineage_column *cols;
 	size_t ncols, cols_cap;
+	/* the inputs that decide which rows the query has (every column has
+	 * them too), for a query that reads it and names none of its columns */
+	struct lineage_column rows;
 	struct lineage_unknown *unknown;
 	size_t nunknown, unknown_cap;
 };
@@ -68,6 +71,13 @@ typedef bool (*lineage_columns_fn)(void *ctx, const char *schema, const char *ta
  * SL_E_PARSE when the tree is not one query. */
 int lineage_query(struct arena *a, const char *tree, const char *text, bool unwrap,
 		  lineage_columns_fn columns, void *ctx, struct lineage *out);
+
+/* What the query of l has of relation ("schema.table") that it reads,
+ * rows being the inputs that decide which rows relation has (its own
+ * lineage's): l's rows, and each column that names none of relation's
+ * columns (count(*), a constant) has them too. Strings live in a. */
+void lineage_add_rows(struct arena *a, struct lineage *l, const char *relation,
+		      const struct lineage_column *rows);
 
 /* "IDENTITY", "TRANSFORMATION", ... as OpenLineage spells them. */
 const char *lineage_kind_name(enum lineage_kind k);

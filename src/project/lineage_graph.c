@@ -109,8 +109,15 @@ void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn 
 			continue;
 		l = arena_alloc(a, sizeof(*l));
 		text = refs_parse_text(m, &filter_start);
-		if (lineage_query(a, m->tree, text, m->filter != NULL, graph_columns, g, l) == 0)
+		if (lineage_query(a, m->tree, text, m->filter != NULL, graph_columns, g, l) == 0) {
+			for (size_t r = 0; r < m->nrefs; r++) {
+				const struct model *read = m->refs[r].target;
+
+				if (read && g->of[read->order])
+					lineage_add_rows(a, l, read->fqn, &g->of[read->order]->rows);
+			}
 			g->of[i] = l;
+		}
 		free(text);
 	}
 }

@@ -3,8 +3,10 @@
  * DuckDB's parser: direct inputs (identity, transformation, aggregation)
  * and indirect ones (join, filter, group by, sort, window, conditional)
  * through CTEs, subqueries, stars with EXCLUDE and REPLACE, joins with
- * USING, set operations, window functions and table functions; what it
- * cannot see through is named, never dropped.
+ * USING, set operations, window functions and table functions; DISTINCT
+ * and set operations without ALL, whose rows depend on every column; a
+ * column that names nothing of a subquery or model it reads has its rows
+ * all the same; what it cannot see through is named, never dropped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,8 +20,10 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "project/lineage.h"
+#include "project/lineage_graph.h"
 #include "warehouse/sqlparse.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +186,11 @@ static void test_stars(void **state)
 	assert_string_equal(inputs(a, &l, "*"), "FILTER other.s.f, IDENTITY other.s.*");
 	assert_int_equal(l.nunknown, 1);
 	assert_string_equal(l.unknown[0].why, "* of other.s, whose columns are not known");
+
+	/* through a subquery's * of it, by name, qualified or not */
+	of(a, "SELECT k, x.f FROM (SELECT * EXCLUDE (z) FROM other.s WHERE g = 1) AS x", &l);
+	assert_string_equal(inputs(a, &l, "k"), "FILTER other.s.g, IDENTITY other.s.k");
+	assert_string_equal(inputs(a, &l, "f"), "FILTER other.s.g, IDENTITY other.s.f");
 	arena_free(a);
 }
 
@@ -198,6 +207,12 @@ static void test_through_ctes_and_subqueries(void **state)
 			    "FILTER main.t.c, GROUP_BY main.t.a, IDENTITY main.t.a");
 	assert_string_equal(inputs(a, &l, "total"),
 			    "AGGREGATION main.t.b, FILTER main.t.c, GROUP_BY main.t.a");
+
+	/* a column that names none of a subquery's columns has its rows */
+	of(a, "SELECT count(*) AS n FROM (SELECT a FROM t WHERE d > 0) AS s", &l);
+	assert_string_equal(inputs(a, &l, "n"), "FILTER main.t.d");
+	of(a, "WITH x AS (SELECT a FROM t JOIN u ON u.id = t.g) SELECT 1 AS one FROM x, v", &l);
+	assert_string_equal(inputs(a, &l, "one"), "JOIN main.t.g, JOIN main.u.id");
 
 	/* a correlated scalar subquery, and an EXISTS */
 	of(a, "SELECT (SELECT max(x) FROM u WHERE u.id = t.g) AS top FROM t "
@@ -228,9 +243,84 @@ static void test_windows_cases_and_sets(void **state)
 	assert_string_equal(names(a, &l), "k b");
 	assert_string_equal(inputs(a, &l, "k"), "IDENTITY main.t.a, IDENTITY main.u.id");
 	of(a, "SELECT b, a FROM t UNION BY NAME SELECT x AS a, b FROM u", &l);
+	assert_string_equal(inputs(a, &l, "a"),
+			    "GROUP_BY main.t.a, GROUP_BY main.t.b, GROUP_BY main.u.b, "
+			    "GROUP_BY main.u.x, IDENTITY main.t.a, IDENTITY main.u.x");
+	of(a, "SELECT b, a FROM t UNION ALL BY NAME SELECT x AS a, b FROM u", &l);
 	assert_string_equal(inputs(a, &l, "a"), "IDENTITY main.t.a, IDENTITY main.u.x");
 	of(a, "SELECT a FROM t EXCEPT SELECT id FROM u", &l);
-	assert_string_equal(inputs(a, &l, "a"), "FILTER main.u.id, IDENTITY main.t.a");
+	assert_string_equal(inputs(a, &l, "a"),
+			    "FILTER main.t.a, FILTER main.u.id, GROUP_BY main.t.a, IDENTITY main.t.a");
+	/* a side whose values are of no column (a constant, count(*)) makes
+	 * the other side's copy a transformation: the column holds more */
+	of(a, "SELECT a, b FROM t UNION ALL SELECT id, 0 FROM u", &l);
+	assert_string_equal(inputs(a, &l, "a"), "IDENTITY main.t.a, IDENTITY main.u.id");
+	assert_string_equal(inputs(a, &l, "b"), "TRANSFORMATION main.t.b");
+	of(a, "SELECT count(*) AS n FROM u UNION ALL BY NAME SELECT a AS n FROM t", &l);
+	assert_string_equal(inputs(a, &l, "n"), "TRANSFORMATION main.t.a");
+
+	/* the ORDER BY of a whole UNION, which its LIMIT keeps rows by */
+	of(a, "SELECT a FROM t UNION ALL SELECT id FROM u ORDER BY 1 LIMIT 2", &l);
+	assert_string_equal(inputs(a, &l, "a"),
+			    "IDENTITY main.t.a, IDENTITY main.u.id, SORT main.t.a, SORT main.u.id");
+	arena_free(a);
+}
+
+/* DISTINCT keeps one row of each that are alike in every column, so which
+ * rows a column has depends on all of them; a UNION, EXCEPT or INTERSECT
+ * without ALL does the same, and EXCEPT and INTERSECT keep a row by all
+ * of its columns. */
+static void test_distinct_rows(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct lineage l;
+
+	(void)state;
+	of(a, "SELECT DISTINCT a, b + 1 AS c FROM t", &l);
+	assert_string_equal(inputs(a, &l, "a"),
+			    "GROUP_BY main.t.a, GROUP_BY main.t.b, IDENTITY main.t.a");
+	assert_string_equal(inputs(a, &l, "c"),
+			    "GROUP_BY main.t.a, GROUP_BY main.t.b, TRANSFORMATION main.t.b");
+
+	of(a, "SELECT a, b FROM t UNION SELECT id, x FROM u", &l);
+	assert_string_equal(inputs(a, &l, "a"),
+			    "GROUP_BY main.t.a, GROUP_BY main.t.b, GROUP_BY main.u.id, "
+			    "GROUP_BY main.u.x, IDENTITY main.t.a, IDENTITY main.u.id");
+	of(a, "SELECT a, b FROM t UNION ALL SELECT id, x FROM u", &l);
+	assert_string_equal(inputs(a, &l, "a"), "IDENTITY main.t.a, IDENTITY main.u.id");
+	of(a, "SELECT a, b FROM t EXCEPT ALL SELECT id, x FROM u", &l);
+	assert_string_equal(inputs(a, &l, "a"), "FILTER main.t.a, FILTER main.t.b, FILTER main.u.id, "
+						 "FILTER main.u.x, IDENTITY main.t.a");
+	of(a, "SELECT a, b FROM t INTERSECT SELECT id, x FROM u", &l);
+	assert_string_equal(inputs(a, &l, "b"),
+			    "FILTER main.t.a, FILTER main.t.b, FILTER main.u.id, FILTER main.u.x, "
+			    "GROUP_BY main.t.a, GROUP_BY main.t.b, IDENTITY main.t.b");
+	arena_free(a);
+}
+
+/* Across models: a column that names none of the columns of the model it
+ * reads (count(*), a constant) has that model's rows all the same. */
+static void test_rows_of_a_model_read(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	char root[PATH_MAX];
+	struct project *p;
+	struct lineage_graph g;
+	struct lineage *l;
+
+	(void)state;
+	fixture_mkdtemp(root, "lineage-rows");
+	fixture_put(root, "sluice.yml", "name: rows\n");
+	fixture_put(root, "models/gen/a.sql", "SELECT x FROM raw.t WHERE y > 0\n");
+	fixture_put(root, "models/gen/b.sql",
+		    "SELECT count(*) AS n, 7 AS k, max(x) AS top FROM gen.a\n");
+	p = fixture_load_valid(a, root);
+	lineage_graph_build(a, p, NULL, NULL, &g);
+	l = g.of[fixture_model(p, "gen.b")->order];
+	assert_string_equal(inputs(a, l, "n"), "FILTER raw.t.y");
+	assert_string_equal(inputs(a, l, "k"), "FILTER raw.t.y");
+	assert_string_equal(inputs(a, l, "top"), "AGGREGATION gen.a.x");
+	fixture_rmtree(root);
 	arena_free(a);
 }
 
@@ -267,6 +357,8 @@ int main(void)
 		cmocka_unit_test(test_stars),
 		cmocka_unit_test(test_through_ctes_and_subqueries),
 		cmocka_unit_test(test_windows_cases_and_sets),
+		cmocka_unit_test(test_distinct_rows),
+		cmocka_unit_test(test_rows_of_a_model_read),
 		cmocka_unit_test(test_unknown_is_named),
 	};
 
