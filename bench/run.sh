@@ -15,9 +15,9 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|chain|windows|live|cdc|ingest  run one benchmark
-#   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live
-#                           the PostgreSQL benchmarks (all three, or one)
+#   BENCH_ONLY=plan|chain|windows|live|cdc|ivm|ingest  run one benchmark
+#   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live|pg-ivm
+#                           the PostgreSQL benchmarks (all four, or one)
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
@@ -28,6 +28,12 @@
 #   BENCH_CDC_STREAM_SECONDS=30 BENCH_CDC_RATE=25000
 #                           the CDC stream: seconds a step (0: no stream), the
 #                           rate its search starts from
+#   BENCH_IVM_ROWS=10000000 BENCH_IVM_BATCHES=25 BENCH_IVM_BATCH=1000
+#   BENCH_IVM_REBUILDS=5 BENCH_IVM_CROSSOVER=30
+#                           maintained aggregates (DuckDB and PostgreSQL): the
+#                           orders, the counted batches and their events, the
+#                           rebuilds timed among them, the crossover batch in
+#                           percent of the orders (0: none)
 #   BENCH_INGEST_ONE_REQUESTS=2000 BENCH_INGEST_REQUESTS=100000
 #   BENCH_INGEST_CONNS="64 256" BENCH_INGEST_NDJSON_EVENTS=300000
 #   BENCH_INGEST_NDJSON_CONNS=32 BENCH_LIVE_SECONDS=10
@@ -531,6 +537,75 @@ bench_cdc() {
 		merge=
 	done
 	((${BENCH_CDC_STREAM_SECONDS:-30} > 0)) && cdc_stream_search "$rows"
+}
+
+# ------------------------------------------------- maintained aggregates
+
+ivm_rows=${BENCH_IVM_ROWS:-10000000}
+
+# write_ivm_project DIR WAREHOUSE: the orders (a live CDC merge model fed
+# by a webhook source) and the three aggregates sluice maintains, on the
+# warehouse the line WAREHOUSE of sluice.yml names
+write_ivm_project() {
+	local dir=$1 g
+	rm -rf "$dir/models" && mkdir -p "$dir/models/silver" "$dir/models/gold"
+	cat >"$dir/sluice.yml" <<YML
+name: ivmbench
+warehouse: $2
+sources:
+  orders: {kind: webhook, columns: {order_id: BIGINT, r10: BIGINT, r1k: BIGINT, r100k: BIGINT, amount: BIGINT, op: VARCHAR, lsn: BIGINT}}
+live: {debounce: 50ms, max_latency: 100ms, min_interval: 0}
+YML
+	cat >"$dir/models/silver/orders.sql" <<'SQL'
+@config materialized=incremental, live=true, incremental_strategy=merge, unique_key=order_id,
+        cdc_op=op, cdc_seq=lsn, incremental_filter=WHERE _sluice_seq > {watermark}
+SELECT order_id, r10, r1k, r100k, amount, op, lsn, _sluice_seq FROM landing.orders
+SQL
+	for g in 10 1k 100k; do
+		cat >"$dir/models/gold/g$g.sql" <<SQL
+@config materialized=incremental, live=true
+SELECT r$g, count(*) AS orders, sum(amount) AS revenue FROM silver.orders GROUP BY r$g
+SQL
+	done
+}
+
+# ivm_run DIR_SQL DIR_RUNNER: bench/ivm.c's batches on the two copies,
+# its lines printed with the load average
+ivm_run() {
+	local batches=${BENCH_IVM_BATCHES:-25} batch=${BENCH_IVM_BATCH:-1000}
+	local rebuilds=${BENCH_IVM_REBUILDS:-5} cross=${BENCH_IVM_CROSSOVER:-30}
+	echo "   $batches batches of $batch events after a warm-up one, the rebuild $rebuilds times among them, then one of $cross% of the orders; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	timed "$out/ivm" run "$1" "$2" "$ivm_rows" "$batches" "$batch" "$rebuilds" "$cross" || {
+		show_failure "ivm run failed"
+		return 1
+	}
+	cat "$out/last.log"
+	echo "   took $(secs "$elapsed") s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+bench_ivm() {
+	local dir=$out/ivm_build pristine=$out/ivm_pristine.duckdb stamp d
+	echo
+	echo "== maintained aggregates: counted refreshes of count(*) and sum() by 10, 1000 and 100000 groups over a $ivm_rows-row live merge model (bench/ivm.c), against a rebuild of the same GROUP BY"
+	build_program ivm
+	write_ivm_project "$dir" "{type: duckdb, path: warehouse.duckdb}"
+	# the starting warehouse is made once and kept while its recipe stays the same
+	stamp="$ivm_rows $(cat bench/ivm.c bench/bench_sql.h "$dir"/models/*/*.sql | cksum) $(stat -c '%s %Y' "$duckdb/lib/libduckdb.so")"
+	if [[ ! -f $pristine || "$(cat "$out/ivm_pristine.stamp" 2>/dev/null)" != "$stamp" ]]; then
+		echo "   building the $ivm_rows orders and the aggregates in ${pristine#"$root"/} ..."
+		rm -f "$pristine" "$pristine.wal" "$out/ivm_pristine.stamp" "$dir/warehouse.duckdb" "$dir/warehouse.duckdb.wal"
+		timed "$out/ivm" init "$dir" "$ivm_rows" || {
+			show_failure "ivm init failed"
+			return
+		}
+		sed 's/^/   /' "$out/last.log"
+		mv "$dir/warehouse.duckdb" "$pristine" && echo "$stamp" >"$out/ivm_pristine.stamp"
+	fi
+	for d in ivm_sql ivm_runner; do
+		write_ivm_project "$out/$d" "{type: duckdb, path: warehouse.duckdb}"
+		fresh_copy "$pristine" "$out/$d/warehouse.duckdb" || die "cannot copy $pristine"
+	done
+	ivm_run "$out/ivm_sql" "$out/ivm_runner"
 }
 
 # ------------------------------------------------- webhook ingest (serve)
@@ -1191,6 +1266,32 @@ bench_pg_live() {
 	echo "PostgreSQL: live chain at $rate events/s in batches of 100: p99 lag $m_p99 ms (target <= debounce 50 ms + 400 ms), p50 $(fmedian "${p50s[@]}") ms; libpq alone, the chain's statements back to back: p99 $m_raw ms = $(fratio "$m_p99" "$m_raw")x$(verdict $ok)"
 }
 
+bench_pg_ivm() {
+	echo
+	echo "== PostgreSQL: maintained aggregates: counted refreshes by 10, 1000 and 100000 groups over a $ivm_rows-row live merge model (bench/ivm.c), against a rebuild of the same GROUP BY"
+	pg_start || return
+	build_program ivm
+	# the statements' side takes the database made, the runner's side a
+	# copy of it (two databases of 10M orders are what the disk must hold)
+	pg_db bench_ivm_sql || return
+	export SLUICE_BENCH_PG_SQL=$db_dsn
+	write_ivm_project "$out/pg_ivm_sql" "{type: postgres, dsn_env: SLUICE_BENCH_PG_SQL}"
+	timed "$out/ivm" init "$out/pg_ivm_sql" "$ivm_rows" || {
+		show_failure "ivm init failed"
+		return
+	}
+	sed 's/^/   /' "$out/last.log"
+	psql "$db_dsn" -qAtX -c "VACUUM (FREEZE, ANALYZE)" >"$out/last.log" 2>&1 || {
+		show_failure "cannot vacuum bench_ivm_sql"
+		return
+	}
+	echo "   made in $(secs "$elapsed") s in the database bench_ivm_sql (then VACUUM (FREEZE, ANALYZE)); the runner's side a copy of it: bench_ivm_runner"
+	pg_db bench_ivm_runner bench_ivm_sql || return
+	export SLUICE_BENCH_PG_RUNNER=$db_dsn
+	write_ivm_project "$out/pg_ivm_runner" "{type: postgres, dsn_env: SLUICE_BENCH_PG_RUNNER}"
+	ivm_run "$out/pg_ivm_sql" "$out/pg_ivm_runner"
+}
+
 # ------------------------------------------------ postgres_cdc consumer
 #
 # sluice's logical-replication consumer against PostgreSQL's own client
@@ -1648,10 +1749,12 @@ bench_pgcdc_latency() {
 [[ -z $only || $only == windows ]] && bench_windows
 [[ -z $only || $only == live ]] && bench_live
 [[ -z $only || $only == cdc ]] && bench_cdc
+[[ -z $only || $only == ivm ]] && bench_ivm
 [[ -z $only || $only == ingest ]] && bench_ingest
 [[ -z $only || $only == pg || $only == pg-chain ]] && bench_pg_chain
 [[ -z $only || $only == pg || $only == pg-ingest ]] && bench_pg_ingest
 [[ -z $only || $only == pg || $only == pg-live ]] && bench_pg_live
+[[ -z $only || $only == pg || $only == pg-ivm ]] && bench_pg_ivm
 [[ -z $only || $only == pgcdc || $only == pgcdc-land ]] && bench_pgcdc_land
 [[ -z $only || $only == pgcdc || $only == pgcdc-latency ]] && bench_pgcdc_latency
 exit $failed
