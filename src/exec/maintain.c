@@ -118,10 +118,8 @@ static int regroup_keys(struct refresh *r, struct sl_err *err)
 		buf_addf(&q, "\nUNION ALL\n%s", sub.buf);
 	}
 	buf_adds(&q, "\n) AS _sluice_u");
-	if (!rc) {
-		wh_sql_replace_as(r->w, &r->sql, WH_TEMP_TABLE, NULL, DELTA, q.buf);
-		rc = maint_run(r, NULL, err);
-	}
+	if (!rc)
+		rc = maint_temp_table(r, DELTA, q.buf, err);
 	buf_release(&q);
 	buf_release(&sub);
 	return rc;
@@ -214,10 +212,8 @@ static int refresh_appended(struct refresh *r, const struct changes *log, int64_
 	struct render_edit e = maint_input_edit(r, maint_changed_rows(r, 1));
 	int rc = render_model_edited(r->m, r->ctx, &e, 1, &query, err);
 
-	if (!rc) {
-		wh_sql_replace_as(r->w, &r->sql, WH_TEMP_TABLE, NULL, BATCH, query.buf);
-		rc = maint_run(r, NULL, err);
-	}
+	if (!rc)
+		rc = maint_temp_table(r, BATCH, query.buf, err);
 	if (!rc) {
 		buf_adds(&r->sql, "INSERT INTO ");
 		maint_add_model(&r->sql, r->m);

@@ -227,10 +227,8 @@ static int counted_delta(struct refresh *r, const struct state_col *c, size_t nc
 	}
 	buf_adds(&q, ") AS _sluice_u");
 	maint_add_group_by(&q, r->mt);
-	if (!rc) {
-		wh_sql_replace_as(r->w, &r->sql, WH_TEMP_TABLE, NULL, DELTA, q.buf);
-		rc = maint_run(r, NULL, err);
-	}
+	if (!rc)
+		rc = maint_temp_table(r, DELTA, q.buf, err);
 	buf_release(&q);
 	buf_release(&sub);
 	return rc;
@@ -258,8 +256,7 @@ static int counted_next(struct refresh *r, const struct state_col *c, size_t nc,
 	add_group_cols(&q, r->mt, c, nc, NULL);
 	buf_adds(&q, " FROM " DELTA ") AS _sluice_u");
 	maint_add_group_by(&q, r->mt);
-	wh_sql_replace_as(r->w, &r->sql, WH_TEMP_TABLE, NULL, NEXT, q.buf);
-	rc = maint_run(r, NULL, err);
+	rc = maint_temp_table(r, NEXT, q.buf, err);
 	buf_release(&q);
 	return rc;
 }

@@ -245,6 +245,12 @@ int maint_record(struct refresh *r, const struct changes *log, int weight, struc
 	return changes_record(&c, DELTA, weight, err);
 }
 
+int maint_temp_table(struct refresh *r, const char *name, const char *query, struct sl_err *err)
+{
+	wh_sql_replace_as(r->w, &r->sql, WH_TEMP_TABLE, NULL, name, query);
+	return maint_run(r, NULL, err);
+}
+
 int maint_drop_temp(struct refresh *r, const char *name, struct sl_err *err)
 {
 	buf_addf(&r->sql, "DROP TABLE IF EXISTS %s", name);

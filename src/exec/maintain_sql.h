@@ -96,6 +96,9 @@ int maint_delete_batch_keys(struct refresh *r, bool groups, struct sl_err *err);
 /* Records in log (when not NULL) the model's rows of the batch's keys. */
 int maint_record(struct refresh *r, const struct changes *log, int weight, struct sl_err *err);
 
+/* Makes the temporary table name hold the rows of query. */
+int maint_temp_table(struct refresh *r, const char *name, const char *query, struct sl_err *err);
+
 /* Drops a temporary table of the refresh. */
 int maint_drop_temp(struct refresh *r, const char *name, struct sl_err *err);
 

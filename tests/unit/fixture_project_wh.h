@@ -9,6 +9,8 @@
 
 #include "core/arena.h"
 #include "core/err.h"
+#include "fixture_pg.h"
+#include "fixture_wh.h"
 #include "warehouse/wh.h"
 
 #include <limits.h>
@@ -40,6 +42,43 @@ static inline void fx_free(struct fx *f)
 	fixture_rmtree(f->root);
 	arena_free(f->a);
 	free(f);
+}
+
+/* Setups and teardown of a test run on each warehouse: a DuckDB file of
+ * its own, or a PostgreSQL database of the suite's server made anew
+ * (database), so that nothing another test left there is in the way. */
+static inline int fx_setup_duckdb(void **state, const char *name)
+{
+	struct fx *f = fx_new(name);
+
+	if (fixture_open_tiny(&f->w))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static inline int fx_setup_postgres(void **state, const char *name, const char *database)
+{
+	struct fx *f = fx_new(name);
+	struct wh *admin = fixture_pg_open();
+	char sql[256], dsn[1024];
+
+	snprintf(sql, sizeof(sql), "DROP DATABASE IF EXISTS %s", database);
+	exec(admin, sql);
+	snprintf(sql, sizeof(sql), "CREATE DATABASE %s", database);
+	exec(admin, sql);
+	wh_close(admin);
+	snprintf(dsn, sizeof(dsn), "%s dbname=%s", fixture_pg_dsn(), database);
+	if (wh_open_postgres(dsn, &f->w, &f->err))
+		fail_msg("%s", f->err.msg);
+	*state = f;
+	return 0;
+}
+
+static inline int fx_teardown(void **state)
+{
+	fx_free(*state);
+	return 0;
 }
 
 #endif

@@ -37,38 +37,17 @@
 
 static int setup_duckdb(void **state)
 {
-	struct fx *f = fx_new("changes");
-
-	if (fixture_open_tiny(&f->w))
-		return -1;
-	*state = f;
-	return 0;
+	return fx_setup_duckdb(state, "changes");
 }
 
-/* A database of this file's own, made anew, so that nothing another test
- * left on the server is in the way. */
 static int setup_postgres(void **state)
 {
-	struct fx *f = fx_new("changes");
-	struct wh *admin = fixture_pg_open();
-	char dsn[1024];
-
-	exec(admin, "DROP DATABASE IF EXISTS " PG_DATABASE);
-	exec(admin, "CREATE DATABASE " PG_DATABASE);
-	wh_close(admin);
-	snprintf(dsn, sizeof(dsn), "%s dbname=" PG_DATABASE, fixture_pg_dsn());
-	if (wh_open_postgres(dsn, &f->w, &f->err))
-		fail_msg("%s", f->err.msg);
-	*state = f;
-	return 0;
+	return fx_setup_postgres(state, "changes", PG_DATABASE);
 }
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
-
-	fx_free(f);
-	return 0;
+	return fx_teardown(state);
 }
 
 #define YML "name: changes\n"
