@@ -296,8 +296,10 @@ static void announce(const struct side *s, const char *what, const char *model)
 
 /* The model's statements alone over the change log above since, in one
  * transaction: the counted refresh without the run's bookkeeping (the
- * model's own state and watermarks are left as they were). */
-static int64_t statements(struct side *s, const char *model, int64_t since)
+ * model's own state and watermarks are left as they were). Past the
+ * crossover (may_recompute) the refresh computes the whole query; before
+ * it, anything but a counted refresh is a fault of the benchmark. */
+static int64_t statements(struct side *s, const char *model, int64_t since, bool may_recompute)
 {
 	struct sl_err err = SL_ERR_INIT;
 	static const char *const names[] = { "silver.orders" };
@@ -320,7 +322,8 @@ static int64_t statements(struct side *s, const char *model, int64_t since)
 	    materialize_publish(s->w, m, &out, &err) || wh_commit(s->w, &err))
 		die(&err);
 	t0 = units_mono_us() - t0;
-	if (strcmp(out.action, "counted") != 0) {
+	if (strcmp(out.action, "counted") != 0 &&
+	    !(may_recompute && strcmp(out.action, "recomputed") == 0)) {
 		fprintf(stderr, "ivm: %s was %s, not counted\n", model, out.action);
 		exit(1);
 	}
@@ -434,7 +437,7 @@ static void crossover(struct side *sides[2], int64_t rows, int64_t from, int64_t
 	for (int k = 0; k < NAGG; k++) {
 		int64_t r[CROSS_REBUILDS];
 
-		sides[0]->cross_us[k] = statements(sides[0], agg_model[k], since);
+		sides[0]->cross_us[k] = statements(sides[0], agg_model[k], since, true);
 		for (int i = 0; i < CROSS_REBUILDS; i++)
 			r[i] = rebuild(sides[0], k);
 		qsort(r, CROSS_REBUILDS, sizeof(*r), cmp64);
@@ -483,7 +486,7 @@ static void run(const char *dir_sql, const char *dir_runner, int64_t rows, int64
 				int64_t us;
 
 				if (s == &s_sql) {
-					us = statements(s, agg_model[k], since);
+					us = statements(s, agg_model[k], since, false);
 				} else {
 					announce(s, "refresh of", agg_model[k]);
 					us = refresh(s, agg_model[k]);
