@@ -244,12 +244,22 @@ static int refresh_whole(struct refresh *r, const struct changes *log, int64_t *
 	int64_t gone = 0, made = 0;
 	int rc = log ? changes_record_all(log, -1, err) : 0;
 
+	r->since = 0;
+	/* a counted model's groups anew, and its rows from them: the input
+	 * aggregated once */
+	if (!rc && r->ngcols) {
+		rc = maint_build_groups(r, false, err);
+		if (!rc)
+			rc = maint_finish_whole(r, rows, err);
+		if (!rc && log)
+			rc = changes_record_all(log, 1, err);
+		return rc;
+	}
 	if (!rc) {
 		buf_adds(&r->sql, "DELETE FROM ");
 		maint_add_model(&r->sql, r->m);
 		rc = maint_run(r, &gone, err);
 	}
-	r->since = 0;
 	if (!rc)
 		rc = build_query(r, &query, err);
 	if (!rc) {
@@ -258,8 +268,6 @@ static int refresh_whole(struct refresh *r, const struct changes *log, int64_t *
 		buf_addf(&r->sql, "\n%s\n", query.buf);
 		rc = maint_run(r, &made, err);
 	}
-	if (!rc && maint_counts(r->mt))
-		rc = maint_build_groups(r, false, err);
 	if (!rc && log)
 		rc = changes_record_all(log, 1, err);
 	*rows = gone + made;
@@ -391,6 +399,8 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 		rc = log_columns(r, err);
 	if (!rc && r->mt->cls != IVM_FULL)
 		rc = input_rebuilt(r, &rebuilt, err);
+	if (!rc && r->mt->cls == IVM_COUNTED)
+		rc = maint_groups_columns(r, err);
 	*how = "recomputed";
 	if (rc)
 		return rc;
@@ -399,7 +409,9 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 	if (r->mt->cls == IVM_FULL || !seq || rebuilt ||
 	    (r->mt->cls == IVM_REGROUP && !r->mt->nkeys))
 		return refresh_whole(r, log, rows, err);
-	if (r->mt->cls == IVM_COUNTED) {
+	/* a counted model without its groups table (its sums are floats)
+	 * computes the groups a batch touched again, exactly */
+	if (r->mt->cls == IVM_COUNTED && (r->ngcols || r->dry)) {
 		rc = r->dry ? 0 : counted_past_crossover(r, &past, err);
 		if (rc || past)
 			return rc ? rc : refresh_whole(r, log, rows, err);

@@ -159,21 +159,12 @@ static void add_finished(struct refresh *r, const struct ivm_agg *g, size_t j,
  * another item as written with each aggregate in it finished. The groups
  * table's column types say how avg() divides; shown, not run, before the
  * table is there, it divides as for numbers that are not decimals. */
-static int add_finishing(struct refresh *r, struct buf *b, struct sl_err *err)
+static void add_finishing(struct refresh *r, struct buf *b)
 {
 	const struct ivm_result *q = &r->mt->q;
 	const char *s = r->m->body;
-	struct wh_column *cols = NULL;
-	size_t ncols = 0;
-	char table[512];
-	int rc;
-
-	state_model_table(table, sizeof(table), "groups", r->m->schema, r->m->name);
-	rc = wh_table_columns(r->w, r->a, STATE_SCHEMA, table, &cols, &ncols, err);
-	if (rc && !r->dry)
-		return rc;
-	if (rc)
-		sl_err_clear(err);
+	const struct wh_column *cols = r->gcols;
+	size_t ncols = r->ngcols;
 
 	for (size_t i = 0; i < q->nitems; i++) {
 		const struct ivm_item *it = &q->items[i];
@@ -199,7 +190,6 @@ static int add_finishing(struct refresh *r, struct buf *b, struct sl_err *err)
 		}
 		buf_add(b, s + pos, it->end - pos);
 	}
-	return 0;
 }
 
 /* The groups of the batch: the new rows' sums less the old rows'. */
@@ -269,6 +259,48 @@ static void add_alive(struct buf *b, const struct maint *mt)
 		buf_adds(b, " WHERE _sluice_g._sluice_n > 0");
 }
 
+/* The model's rows of the groups of from (its groups table, or the
+ * touched groups' next hidden columns), finished. */
+static int insert_finished(struct refresh *r, const char *from, int64_t *rows, struct sl_err *err)
+{
+	buf_adds(&r->sql, "INSERT INTO ");
+	maint_add_model(&r->sql, r->m);
+	buf_adds(&r->sql, " SELECT");
+	add_finishing(r, &r->sql);
+	buf_addf(&r->sql, " FROM %s AS _sluice_g", from);
+	add_alive(&r->sql, r->mt);
+	return maint_run(r, rows, err);
+}
+
+int maint_finish_whole(struct refresh *r, int64_t *rows, struct sl_err *err)
+{
+	struct buf from = BUF_INIT;
+	int64_t gone = 0, made = 0;
+	int rc;
+
+	buf_adds(&r->sql, "DELETE FROM ");
+	maint_add_model(&r->sql, r->m);
+	rc = maint_run(r, &gone, err);
+	maint_add_groups(&from, r->m);
+	if (!rc)
+		rc = insert_finished(r, from.buf, &made, err);
+	buf_release(&from);
+	*rows = gone + made;
+	return rc;
+}
+
+int maint_groups_columns(struct refresh *r, struct sl_err *err)
+{
+	char table[512];
+
+	r->gcols = NULL;
+	r->ngcols = 0;
+	if (r->dry)
+		return 0;
+	state_model_table(table, sizeof(table), "groups", r->m->schema, r->m->name);
+	return wh_table_columns(r->w, r->a, STATE_SCHEMA, table, &r->gcols, &r->ngcols, err);
+}
+
 int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t *rows,
 			   struct sl_err *err)
 {
@@ -298,16 +330,8 @@ int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t 
 	}
 	if (!rc)
 		rc = maint_delete_batch_keys(r, false, err);
-	if (!rc) {
-		buf_adds(&r->sql, "INSERT INTO ");
-		maint_add_model(&r->sql, r->m);
-		buf_adds(&r->sql, " SELECT");
-		rc = add_finishing(r, &r->sql, err);
-		buf_adds(&r->sql, " FROM " NEXT " AS _sluice_g");
-		add_alive(&r->sql, r->mt);
-		if (!rc)
-			rc = maint_run(r, NULL, err);
-	}
+	if (!rc)
+		rc = insert_finished(r, NEXT, NULL, err);
 	if (!rc)
 		rc = maint_record(r, log, 1, err);
 	if (!rc)
@@ -315,20 +339,39 @@ int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t 
 	return rc ? rc : maint_drop_temp(r, DELTA, err);
 }
 
-/* The groups table of a counted model, anew from its whole input. */
+/* Whether a sum or average is of floating-point values. */
+static bool floating_sums(const struct refresh *r, const struct wh_column *cols, size_t n)
+{
+	for (size_t j = 0; j < r->mt->q.naggs; j++) {
+		const struct ivm_agg *g = &r->mt->q.aggs[j];
+		const char *name = arena_sprintf(r->a, "_sluice_a%zu", j);
+
+		if (g->kind != IVM_SUM && g->kind != IVM_AVG)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (strcasecmp(cols[i].name, name) == 0 && wh_sql_type_is_float(r->w, cols[i].type))
+				return true;
+	}
+	return false;
+}
+
 /* The groups table anew, empty, its columns typed as query gives them and
  * stored as the warehouse reads them fastest: every refresh reads the
  * hidden sums of the groups it touches. */
-static int create_groups(struct refresh *r, const char *query, struct sl_err *err)
+static int create_groups(struct refresh *r, const char *query, bool *made, struct sl_err *err)
 {
 	struct wh_column *cols = NULL;
 	size_t n = 0;
 	int rc = r->dry ? 0 : wh_query_columns(r->w, r->a, query, &cols, &n, err);
 
+	*made = false;
 	if (rc)
 		return rc;
 	buf_adds(&r->sql, "DROP TABLE IF EXISTS ");
 	maint_add_groups(&r->sql, r->m);
+	if (floating_sums(r, cols, n))
+		return maint_run(r, NULL, err);
+	*made = true;
 	buf_adds(&r->sql, ";\nCREATE TABLE ");
 	maint_add_groups(&r->sql, r->m);
 	buf_adds(&r->sql, " (");
@@ -349,22 +392,23 @@ int maint_build_groups(struct refresh *r, bool fresh, struct sl_err *err)
 	size_t nc = state_cols(r->a, r->mt, &c);
 	int rc = state_query(r, r->mt->in == MAINT_APPENDS ? maint_changed_rows(r, 1) : NULL, c, nc, &q,
 			     err);
+	bool made = true;
 
 	if (!rc && fresh)
-		rc = create_groups(r, q.buf, err);
+		rc = create_groups(r, q.buf, &made, err);
 	if (!rc && !fresh) {
 		buf_adds(&r->sql, "DELETE FROM ");
 		maint_add_groups(&r->sql, r->m);
 		rc = maint_run(r, NULL, err);
 	}
-	if (!rc) {
+	if (!rc && made) {
 		buf_adds(&r->sql, "INSERT INTO ");
 		maint_add_groups(&r->sql, r->m);
 		buf_addf(&r->sql, " %s", q.buf);
 		rc = maint_run(r, NULL, err);
 	}
 	buf_release(&q);
-	if (!rc && fresh && r->mt->nkeys) {
+	if (!rc && fresh && made && r->mt->nkeys) {
 		char table[512];
 
 		state_model_table(table, sizeof(table), "groups", r->m->schema, r->m->name);

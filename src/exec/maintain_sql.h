@@ -36,6 +36,10 @@ struct refresh {
 	/* a refresh shown, not run: its statements go here, and every count
 	 * it asks is 1 */
 	struct buf *dry;
+	/* a counted model's groups table as the catalog has it (none: a
+	 * model whose sums are of floating-point values keeps none) */
+	struct wh_column *gcols;
+	size_t ngcols;
 };
 
 /* Runs (and empties) r->sql: a statement, its rows counted into *rows
@@ -106,10 +110,16 @@ int maint_drop_temp(struct refresh *r, const char *name, struct sl_err *err);
 void maint_refresh_init(struct refresh *r, struct wh *w, struct arena *a, const struct model *m,
 			 const struct render_ctx *ctx);
 
-/* maintain_counted.c: a counted refresh, and the groups table anew from
- * the whole input (fresh: made anew, else its rows replaced). */
+/* maintain_counted.c: the groups table's columns into r->gcols (none
+ * when it is not there; shown, not run: none); a counted refresh; the
+ * groups table anew from the whole input (fresh: made anew, else its rows
+ * replaced; a model whose sums are of floating-point values keeps none,
+ * as adding and taking them away drifts in the last digits); the model's
+ * rows all written anew from its groups. */
+int maint_groups_columns(struct refresh *r, struct sl_err *err);
 int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t *rows,
 			  struct sl_err *err);
 int maint_build_groups(struct refresh *r, bool fresh, struct sl_err *err);
+int maint_finish_whole(struct refresh *r, int64_t *rows, struct sl_err *err);
 
 #endif

@@ -701,6 +701,18 @@ void wh_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *c
 	w->ops->sql_avg_of(w, sql, sum, count, sum_type);
 }
 
+bool wh_sql_type_is_float(struct wh *w, const char *type)
+{
+	static const char *const names[] = { "DOUBLE", "FLOAT", "REAL", "FLOAT4", "FLOAT8",
+					     "double precision", NULL };
+
+	(void)w;
+	for (size_t i = 0; names[i]; i++)
+		if (strcasecmp(type, names[i]) == 0)
+			return true;
+	return false;
+}
+
 void wh_sql_column_storage(struct wh *w, struct buf *sql, const char *type)
 {
 	if (w->ops->sql_column_storage)

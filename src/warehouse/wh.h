@@ -321,6 +321,9 @@ void wh_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *c
  * whole on every refresh: DuckDB keeps 128-bit integers uncompressed,
  * whose bit-packed form is read 50 times slower. Nothing elsewhere. */
 void wh_sql_column_storage(struct wh *w, struct buf *sql, const char *type);
+/* Whether a type (as wh_query_columns names it) holds floating-point
+ * numbers. */
+bool wh_sql_type_is_float(struct wh *w, const char *type);
 /* expr cast to type, or NULL where it cannot be. */
 void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type);
 /* Whether the text expr matches re as a whole; re uses only what RE2 and
