@@ -46,17 +46,44 @@
 
 enum backend { ON_DUCKDB, ON_POSTGRES };
 
-static const enum backend backends[] = { ON_DUCKDB, ON_POSTGRES };
+/* A test's warehouse, and the fixture of its run under way: teardown
+ * frees it when a failure ends the test early, since an open connection
+ * keeps the next run from dropping its database. */
+struct slot {
+	enum backend b;
+	struct fx *f;
+};
+
+static int setup_on(void **state, enum backend b)
+{
+	struct slot *s = xcalloc(1, sizeof(*s));
+
+	s->b = b;
+	*state = s;
+	return 0;
+}
 
 static int setup_duckdb(void **state)
 {
-	*state = (void *)&backends[ON_DUCKDB];
-	return 0;
+	return setup_on(state, ON_DUCKDB);
 }
 
 static int setup_postgres(void **state)
 {
-	*state = (void *)&backends[ON_POSTGRES];
+	return setup_on(state, ON_POSTGRES);
+}
+
+static void slot_close(struct slot *s)
+{
+	if (s->f)
+		fx_free(s->f);
+	s->f = NULL;
+}
+
+static int teardown(void **state)
+{
+	slot_close(*state);
+	free(*state);
 	return 0;
 }
 
@@ -72,14 +99,17 @@ static bool slow(void)
 	return s && *s && strcmp(s, "0") != 0;
 }
 
-/* A new folder and an empty warehouse: a DuckDB file in the folder, or a
- * PostgreSQL database named after tag, made anew so that nothing an
- * earlier run left is in the way. */
-static struct fx *fresh(enum backend b, const char *tag)
+/* A new folder and an empty warehouse for a run, in place of the last
+ * run's: a DuckDB file in the folder, or a PostgreSQL database named
+ * after tag, made anew so that nothing an earlier run left is in the
+ * way. */
+static struct fx *slot_fresh(struct slot *s, const char *tag)
 {
-	struct fx *f = fx_new("ivm-oracle");
+	struct fx *f;
 
-	if (b == ON_DUCKDB) {
+	slot_close(s);
+	f = s->f = fx_new("ivm-oracle");
+	if (s->b == ON_DUCKDB) {
 		if (wh_open_duckdb(arena_sprintf(f->a, "%s/warehouse.duckdb", f->root), false,
 				   &f->w, &f->err))
 			fail_msg("%s", f->err.msg);
@@ -279,6 +309,7 @@ struct gold {
 	const char *model;
 	const char *check;
 	const char *query;
+	bool soft; /* only over soft deletes: it reads _sluice_deleted */
 };
 
 /* Recomputes the regions that changed, as docs/live.md writes it; its
@@ -343,7 +374,7 @@ static const struct gold without_log[] = {
 struct oracle {
 	struct fx *f;
 	struct arena *batch; /* a batch's scratch, reset after it */
-	const struct gold *gold;
+	struct gold *gold;   /* those of the variant */
 	size_t ngold;
 	const char *deletes; /* "hard" or "soft" */
 	uint64_t seed;
@@ -494,16 +525,19 @@ static void oracle_open(struct oracle *o, struct fx *f, bool soft, const struct 
 {
 	o->f = f;
 	o->batch = arena_new(f->a);
-	o->gold = gold;
-	o->ngold = ngold;
 	o->deletes = soft ? "soft" : "hard";
 	o->seed = seed;
 	fixture_put(f->root, "sluice.yml", "name: oracle\n");
 	fixture_put(f->root, "models/silver/orders.sql",
 		    soft ? SILVER(", cdc_deletes=soft") : SILVER(""));
-	for (size_t i = 0; i < ngold; i++)
+	o->gold = arena_alloc(f->a, ngold * sizeof(*gold));
+	for (size_t i = 0; i < ngold; i++) {
+		if (gold[i].soft && !soft)
+			continue;
+		o->gold[o->ngold++] = gold[i];
 		fixture_put(f->root, arena_sprintf(f->a, "models/gold/%s.sql", gold[i].name),
 			    gold[i].model);
+	}
 	exec(f->w, LANDING);
 	f->p = fixture_load_valid(f->a, f->root);
 	refresh(o);
@@ -543,26 +577,32 @@ struct tally {
 	struct buf report;
 };
 
+/* Adds what a run's oracle found to t, and releases its report. */
+static void tally_add(struct tally *t, struct oracle *o)
+{
+	t->batches += o->batches;
+	t->refreshes += o->refreshes;
+	t->mismatches += o->mismatches;
+	buf_adds(&t->report, o->report.buf);
+	buf_release(&o->report);
+}
+
 /* Feeds the stream of seed, in batches of up to most events, to a new
  * project of gold on a fresh warehouse, and adds what the oracle found to
  * t. */
-static void oracle_once(enum backend b, const struct gold *gold, size_t ngold, bool soft,
+static void oracle_once(struct slot *slot, const struct gold *gold, size_t ngold, bool soft,
 			uint64_t seed, size_t most, struct tally *t)
 {
-	struct fx *f = fresh(b, "run");
+	struct fx *f = slot_fresh(slot, "run");
 	struct stream s = stream_make(seed, EVENTS);
 	struct rng split = { seed ^ 0xba7c4e5ULL };
 	struct oracle o = { .report = BUF_INIT };
 
 	oracle_open(&o, f, soft, gold, ngold, seed);
 	oracle_feed(&o, &s, most, &split);
-	t->batches += o.batches;
-	t->refreshes += o.refreshes;
-	t->mismatches += o.mismatches;
-	buf_adds(&t->report, o.report.buf);
-	buf_release(&o.report);
+	tally_add(t, &o);
 	free(s.ev);
-	fx_free(f);
+	slot_close(slot);
 }
 
 /* Prints the summary line (SLUICE_SLOW=1), and fails the test with the
@@ -586,26 +626,26 @@ static void tally_end(enum backend b, const char *what, struct tally *t)
  * query after every refresh. */
 static void test_pattern_matches_its_query(void **state)
 {
-	enum backend b = *(const enum backend *)*state;
+	struct slot *slot = *state;
 	struct tally t = { .report = BUF_INIT };
 
 	for (size_t i = 0; i < SEEDS; i++)
 		for (int soft = 0; soft < 2; soft++)
-			oracle_once(b, pattern, N(pattern), soft, seeds[i], MOST, &t);
-	tally_end(b, "pattern", &t);
+			oracle_once(slot, pattern, N(pattern), soft, seeds[i], MOST, &t);
+	tally_end(slot->b, "pattern", &t);
 }
 
 /* The oracle itself can fail: the pattern without the change log misses
  * the regions orders move out of. */
 static void test_oracle_catches_a_model_without_the_log(void **state)
 {
-	enum backend b = *(const enum backend *)*state;
+	struct slot *slot = *state;
 	struct tally t = { .report = BUF_INIT };
 
 	for (int soft = 0; soft < 2; soft++) {
 		size_t before = t.mismatches;
 
-		oracle_once(b, without_log, N(without_log), soft, seeds[0], MOST, &t);
+		oracle_once(slot, without_log, N(without_log), soft, seeds[0], MOST, &t);
 		if (t.mismatches == before)
 			fail_msg("the oracle found nothing wrong with a model that ignores the "
 				 "change log (%s deletes, %zu batches)",
@@ -662,15 +702,25 @@ static const char *rows_dump(struct wh *w, struct arena *a, const char *sql)
 	return s;
 }
 
-/* The tables a run ends in: silver.orders, then each gold model as the
- * oracle reads it. */
-static const char **tables_dump(struct oracle *o, struct arena *a)
-{
-	const char **d = arena_alloc(a, (o->ngold + 1) * sizeof(*d));
+/* The tables a run ends in, by name, as rows_dump gives them. */
+struct dump {
+	const char **names, **rows;
+	size_t n;
+};
 
-	d[0] = rows_dump(o->f->w, a, "SELECT * FROM silver.orders");
-	for (size_t i = 0; i < o->ngold; i++)
-		d[i + 1] = rows_dump(o->f->w, a, o->gold[i].check);
+/* silver.orders, then each gold model as the oracle reads it. */
+static struct dump tables_dump(struct oracle *o, struct arena *a)
+{
+	struct dump d = { .n = o->ngold + 1 };
+
+	d.names = arena_alloc(a, d.n * sizeof(*d.names));
+	d.rows = arena_alloc(a, d.n * sizeof(*d.rows));
+	d.names[0] = "silver.orders";
+	d.rows[0] = rows_dump(o->f->w, a, "SELECT * FROM silver.orders");
+	for (size_t i = 1; i < d.n; i++) {
+		d.names[i] = arena_sprintf(a, "gold.%s", o->gold[i - 1].name);
+		d.rows[i] = rows_dump(o->f->w, a, o->gold[i - 1].check);
+	}
 	return d;
 }
 
@@ -692,39 +742,34 @@ static void first_difference(struct arena *a, const char *x, const char *y, cons
 
 /* The stream of seed landed one event a batch, and in batches of up to
  * most events: the runs must end in the same tables. */
-static void splits_compare(enum backend b, const struct gold *gold, size_t ngold, bool soft,
+static void splits_compare(struct slot *slot, const struct gold *gold, size_t ngold, bool soft,
 			   uint64_t seed, size_t most, struct tally *t)
 {
 	struct arena *a = arena_new(NULL);
 	struct stream s = stream_make(seed, EVENTS);
-	const char **dumps[2];
+	struct dump dumps[2];
 	size_t sizes[2] = { 1, most };
 
 	for (int run = 0; run < 2; run++) {
-		struct fx *f = fresh(b, run ? "split_b" : "split_a");
+		struct fx *f = slot_fresh(slot, run ? "split_b" : "split_a");
 		struct rng split = { seed + (uint64_t)run };
 		struct oracle o = { .report = BUF_INIT };
 
 		oracle_open(&o, f, soft, gold, ngold, seed);
 		oracle_feed(&o, &s, sizes[run], &split);
 		dumps[run] = tables_dump(&o, a);
-		t->batches += o.batches;
-		t->refreshes += o.refreshes;
-		t->mismatches += o.mismatches;
-		buf_adds(&t->report, o.report.buf);
-		buf_release(&o.report);
-		fx_free(f);
+		tally_add(t, &o);
+		slot_close(slot);
 	}
-	for (size_t i = 0; i <= ngold; i++) {
+	for (size_t i = 0; i < dumps[0].n; i++) {
 		const char *x, *y;
 
-		if (strcmp(dumps[0][i], dumps[1][i]) == 0)
+		if (strcmp(dumps[0].rows[i], dumps[1].rows[i]) == 0)
 			continue;
-		first_difference(a, dumps[0][i], dumps[1][i], &x, &y);
+		first_difference(a, dumps[0].rows[i], dumps[1].rows[i], &x, &y);
 		fail_msg("seed %" PRIu64 " (%s deletes): %s differs between one event a batch "
 			 "and batches of up to %zu: first %s against %s",
-			 seed, soft ? "soft" : "hard", i ? gold[i - 1].name : "silver.orders", most,
-			 x, y);
+			 seed, soft ? "soft" : "hard", dumps[0].names[i], most, x, y);
 	}
 	free(s.ev);
 	arena_free(a);
@@ -732,18 +777,18 @@ static void splits_compare(enum backend b, const struct gold *gold, size_t ngold
 
 static void test_batch_splits_agree(void **state)
 {
-	enum backend b = *(const enum backend *)*state;
+	struct slot *slot = *state;
 	struct tally t = { .report = BUF_INIT };
 
 	for (size_t i = 0; i < (slow() ? N(seeds) : 1); i++)
 		for (int soft = 0; soft < 2; soft++)
-			splits_compare(b, pattern, N(pattern), soft, seeds[i], 12, &t);
-	tally_end(b, "splits", &t);
+			splits_compare(slot, pattern, N(pattern), soft, seeds[i], 12, &t);
+	tally_end(slot->b, "splits", &t);
 }
 
 int main(void)
 {
-#define ON(name, wh) { #name "_" #wh, test_##name, setup_##wh, NULL, NULL }
+#define ON(name, wh) { #name "_" #wh, test_##name, setup_##wh, teardown, NULL }
 #define T(name) ON(name, duckdb), ON(name, postgres)
 	const struct CMUnitTest tests[] = {
 		T(pattern_matches_its_query),
