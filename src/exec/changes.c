@@ -116,27 +116,46 @@ int changes_record_written(const struct changes *c, const char *batch, struct sl
 	return rc;
 }
 
+/* The INSERT of m's rows into the log, with weight, up to FROM and the
+ * table's alias _sluice_t. */
+static void insert_rows(const struct changes *c, int weight, struct buf *sql)
+{
+	buf_adds(sql, "INSERT INTO ");
+	state_sql_changes(sql, c->m->schema, c->m->name);
+	buf_addf(sql, " (%s, _sluice_weight, _sluice_seq) SELECT %s, CAST(%d AS INTEGER), "
+		      "CAST(%lld AS BIGINT) FROM ",
+		 c->cols, c->cols, weight, (long long)c->seq);
+	wh_sql_qualified(sql, c->m->schema, c->m->name);
+	buf_adds(sql, " AS _sluice_t");
+}
+
 int changes_record(const struct changes *c, const char *keys, int weight, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	int rc;
 
-	buf_adds(&sql, "INSERT INTO ");
-	state_sql_changes(&sql, c->m->schema, c->m->name);
-	buf_addf(&sql, " (%s, _sluice_weight, _sluice_seq) SELECT %s, CAST(%d AS INTEGER), "
-		       "CAST(%lld AS BIGINT) FROM ",
-		 c->cols, c->cols, weight, (long long)c->seq);
-	wh_sql_qualified(&sql, c->m->schema, c->m->name);
-	buf_addf(&sql, " AS _sluice_t WHERE EXISTS (SELECT 1 FROM %s AS _sluice_k WHERE ", keys);
+	insert_rows(c, weight, &sql);
+	buf_addf(&sql, " WHERE EXISTS (SELECT 1 FROM %s AS _sluice_k WHERE ", keys);
 	for (size_t i = 0; i < c->m->nunique_key; i++) {
 		if (i)
 			buf_adds(&sql, " AND ");
 		buf_adds(&sql, "_sluice_t.");
 		wh_sql_ident(&sql, c->m->unique_key[i]);
-		buf_adds(&sql, " = _sluice_k.");
+		buf_adds(&sql, c->nullsafe ? " IS NOT DISTINCT FROM _sluice_k." : " = _sluice_k.");
 		wh_sql_ident(&sql, c->m->unique_key[i]);
 	}
-	buf_adds(&sql, ")");
+	buf_adds(&sql, c->m->nunique_key ? ")" : "TRUE)");
+	rc = wh_exec(c->w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
+int changes_record_all(const struct changes *c, int weight, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	insert_rows(c, weight, &sql);
 	rc = wh_exec(c->w, sql.buf, err);
 	buf_release(&sql);
 	return rc;

@@ -23,6 +23,8 @@ struct changes {
 	const struct model *m;
 	const char *cols; /* the logged columns, comma-separated */
 	int64_t seq;      /* the refresh's sequence */
+	/* keys are matched NULL to NULL (a maintained model's NULL group) */
+	bool nullsafe;
 };
 
 /* Makes m's change log (anew and empty, or only when it is not there)
@@ -35,6 +37,9 @@ int changes_open(struct wh *w, struct arena *a, const struct model *m, const cha
  * (which names m's unique_key columns), with weight: -1 before the
  * refresh writes them, +1 after. */
 int changes_record(const struct changes *c, const char *keys, int weight, struct sl_err *err);
+
+/* Records every row m's table holds, with weight. */
+int changes_record_all(const struct changes *c, int weight, struct sl_err *err);
 
 /* Records as written (+1) the rows of batch, which the refresh wrote
  * whole: from batch itself when it has every logged column, which spares

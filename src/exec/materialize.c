@@ -8,6 +8,7 @@
 
 #include "exec/cdc.h"
 #include "exec/changes.h"
+#include "exec/maintain.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -169,6 +170,8 @@ static int write_query_staging(struct wh *w, const struct model *m, const struct
 		buf_adds(sql, " AS valid_from, CAST(NULL AS TIMESTAMP) AS valid_to FROM (\n");
 		rc = render_model(m, &plan->ctx, false, sql, err);
 		buf_adds(sql, "\n) AS _sluice_snap");
+	} else if (m->maint) {
+		rc = maintain_render_full(w, m, &plan->ctx, sql, err);
 	} else {
 		rc = render_model(m, &plan->ctx, filtered, sql, err);
 	}
@@ -251,6 +254,8 @@ static int write_staging(struct wh *w, struct arena *a, const struct model *m,
 		rc = write_query_staging(w, m, plan, staging, filtered, &sql, &out->rows, err);
 	if (!rc)
 		rc = restart_changes(w, a, m, plan, staging, err);
+	if (!rc && m->maint)
+		rc = maintain_build_state(w, a, m, &plan->ctx, err);
 	if (rc)
 		goto out;
 	/* counting scans the table: asked only when its making did not say */
@@ -414,7 +419,9 @@ static int write_increment(struct wh *w, struct arena *a, const struct model *m,
 			return rc;
 		log = plan->ctx.changes_unread ? NULL : &changes;
 	}
-	if (applies_changes(m)) {
+	if (m->maint) {
+		rc = maintain_refresh(w, a, m, &plan->ctx, log, &out->rows, &out->action, err);
+	} else if (applies_changes(m)) {
 		rc = render_model(m, &plan->ctx, true, &sql, err);
 		if (!rc)
 			rc = cdc_apply(w, plan->a, m, sql.buf, m->name, false, log, &out->rows, err);

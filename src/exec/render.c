@@ -206,13 +206,37 @@ static int part_edits(const struct model *m, enum model_part part, const struct 
 	return rc;
 }
 
+/* The caller's edits of the body, in place of rendering's own that they
+ * cover. */
+static void add_extra_edits(struct edits *e, const struct render_edit *extra, size_t nextra)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		bool covered = false;
+
+		for (size_t k = 0; k < nextra && !covered; k++)
+			covered = extra[k].len && e->v[i].offset >= extra[k].offset &&
+				  e->v[i].offset < extra[k].offset + extra[k].len;
+		if (covered)
+			buf_release(&e->v[i].with);
+		else
+			e->v[kept++] = e->v[i];
+	}
+	e->n = kept;
+	for (size_t k = 0; k < nextra; k++)
+		buf_adds(edit_add(e, extra[k].offset, extra[k].len), extra[k].with);
+}
+
 static int render_part(const struct model *m, enum model_part part, const struct render_ctx *ctx,
-		       struct buf *out, const struct model ***ephs, size_t *nephs,
-		       struct sl_err *err)
+		       const struct render_edit *extra, size_t nextra, struct buf *out,
+		       const struct model ***ephs, size_t *nephs, struct sl_err *err)
 {
 	struct edits e = { 0 };
 	int rc = part_edits(m, part, ctx, &e, ephs, nephs, err);
 
+	if (!rc && part == PART_BODY && nextra)
+		add_extra_edits(&e, extra, nextra);
 	if (!rc)
 		apply_edits(part == PART_BODY ? m->body : m->filter, &e, out);
 	edits_free(&e);
@@ -241,7 +265,8 @@ static int render_ephemerals(const struct render_ctx *ctx, const struct model **
 			     size_t nephs, struct buf *ctes, int depth, struct sl_err *err);
 
 static int render_query(const struct model *m, const struct render_ctx *ctx, bool with_filter,
-			struct buf *out, int depth, struct sl_err *err)
+			const struct render_edit *extra, size_t nextra, struct buf *out, int depth,
+			struct sl_err *err)
 {
 	const struct model **ephs = NULL;
 	size_t nephs = 0;
@@ -253,12 +278,12 @@ static int render_query(const struct model *m, const struct render_ctx *ctx, boo
 				  m->fqn);
 	if (with_filter && m->filter) {
 		buf_adds(&q, "SELECT * FROM (\n");
-		rc = render_part(m, PART_BODY, ctx, &q, &ephs, &nephs, err);
+		rc = render_part(m, PART_BODY, ctx, NULL, 0, &q, &ephs, &nephs, err);
 		buf_adds(&q, "\n) AS _sluice_src\n");
 		if (!rc)
-			rc = render_part(m, PART_FILTER, ctx, &q, &ephs, &nephs, err);
+			rc = render_part(m, PART_FILTER, ctx, NULL, 0, &q, &ephs, &nephs, err);
 	} else {
-		rc = render_part(m, PART_BODY, ctx, &q, &ephs, &nephs, err);
+		rc = render_part(m, PART_BODY, ctx, extra, nextra, &q, &ephs, &nephs, err);
 	}
 	if (!rc && nephs)
 		rc = render_ephemerals(ctx, ephs, nephs, &ctes, depth, err);
@@ -295,7 +320,7 @@ static int render_ephemerals(const struct render_ctx *ctx, const struct model **
 			buf_adds(ctes, ",\n");
 		eph_cte_name(ctes, ephs[i]);
 		buf_adds(ctes, " AS (\n");
-		rc = render_query(ephs[i], &inner, false, ctes, depth + 1, err);
+		rc = render_query(ephs[i], &inner, false, NULL, 0, ctes, depth + 1, err);
 		if (rc)
 			return rc;
 		buf_adds(ctes, "\n)");
@@ -306,7 +331,18 @@ static int render_ephemerals(const struct render_ctx *ctx, const struct model **
 int render_model(const struct model *m, const struct render_ctx *ctx, bool with_filter,
 		 struct buf *out, struct sl_err *err)
 {
-	int rc = render_query(m, ctx, with_filter, out, 0, err);
+	int rc = render_query(m, ctx, with_filter, NULL, 0, out, 0, err);
+
+	if (rc)
+		sl_err_context(err, "in model %s (%s)", m->fqn, m->path);
+	return rc;
+}
+
+int render_model_edited(const struct model *m, const struct render_ctx *ctx,
+			const struct render_edit *edits, size_t n, struct buf *out,
+			struct sl_err *err)
+{
+	int rc = render_query(m, ctx, false, edits, n, out, 0, err);
 
 	if (rc)
 		sl_err_context(err, "in model %s (%s)", m->fqn, m->path);

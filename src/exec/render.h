@@ -39,6 +39,20 @@ struct render_ctx {
 int render_model(const struct model *m, const struct render_ctx *ctx, bool with_filter,
 		 struct buf *out, struct sl_err *err);
 
+/* An edit of a model's body beside rendering's own: with replaces
+ * body[offset, offset + len) (len 0: inserted there), and any placeholder
+ * or reference inside it. */
+struct render_edit {
+	size_t offset, len;
+	const char *with;
+};
+
+/* render_model without the filter, the body edited by edits (n of them,
+ * none overlapping another). */
+int render_model_edited(const struct model *m, const struct render_ctx *ctx,
+			const struct render_edit *edits, size_t n, struct buf *out,
+			struct sl_err *err);
+
 /* Whether the model's filter mentions {this} (it cannot run before the
  * model's table exists). */
 bool render_filter_reads_this(const struct model *m);

@@ -11,6 +11,7 @@
 #include "core/suggest.h"
 #include "core/xalloc.h"
 #include "project/inputs.h"
+#include "project/maintain.h"
 #include "state/changes.h"
 #include "state/state.h"
 
@@ -296,6 +297,7 @@ int dag_build(struct project *p, const char *const *relations, size_t nrelations
 		memcpy(p->models, sorted, n * sizeof(*sorted));
 	for (size_t i = 0; i < n; i++)
 		p->models[i]->order = i;
+	maintain_plan_all(p);
 	free(indeg);
 	free(ready);
 	return diag_count(&p->diags, DIAG_ERROR) > before ? SL_E_INVALID : 0;

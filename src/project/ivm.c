@@ -235,8 +235,9 @@ static bool agg_kind(const char *function, size_t nargs, enum ivm_agg_kind *kind
 }
 
 /* The text between an aggregate's parentheses, trimmed, or NULL when the
- * text does not show them where the tree places the call. */
-static const char *agg_arg(struct walk *w, json_t *fn)
+ * text does not show them where the tree places the call; *end: just past
+ * the closing parenthesis. */
+static const char *agg_arg(struct walk *w, json_t *fn, size_t *end)
 {
 	const char *s = w->text;
 	long at = location(w, fn);
@@ -247,12 +248,13 @@ static const char *agg_arg(struct walk *w, json_t *fn)
 	open = sqltext_skip_space(s, (size_t)at + sqltext_name_len(s, (size_t)at));
 	if (s[open] != '(' || !(close = sqltext_close_paren(s, open)))
 		return NULL;
+	*end = close + 1;
 	open = sqltext_skip_space(s, open + 1);
 	if (strncasecmp(s + open, "all", 3) == 0 && isspace((unsigned char)s[open + 3]))
 		open = sqltext_skip_space(s, open + 3);
 	while (close > open && isspace((unsigned char)s[close - 1]))
 		close--;
-	return close > open ? arena_strndup(w->a, s + open, close - open) : NULL;
+	return close > open ? arena_strndup(w->a, s + open, close - open) : "";
 }
 
 /* An aggregate of the outer select list: one counting can keep, or what
@@ -266,7 +268,8 @@ static void aggregate(struct walk *w, json_t *fn, const struct expr_ctx *ctx)
 	long at = location(w, fn);
 	enum ivm_agg_kind kind;
 	struct ivm_agg *agg;
-	const char *arg = NULL;
+	const char *arg;
+	size_t end = 0;
 
 	if (json_is_true(json_object_get(fn, "distinct"))) {
 		block(w, RANK_REGROUP, arena_sprintf(w->a, "%s(DISTINCT)", upper(w->a, name)), at);
@@ -289,16 +292,19 @@ static void aggregate(struct walk *w, json_t *fn, const struct expr_ctx *ctx)
 		      arena_sprintf(w->a, "%s() over input that updates or deletes rows", name), at);
 		return;
 	}
-	if (kind != IVM_COUNT_STAR && !(arg = agg_arg(w, fn))) {
+	arg = agg_arg(w, fn, &end);
+	if (!arg || (kind != IVM_COUNT_STAR && !*arg)) {
 		block(w, RANK_REGROUP, arena_sprintf(w->a, "%s() written as sluice cannot read", name),
 		      at);
 		return;
 	}
 	agg = ARENA_PUSH(w->a, &w->out->aggs, &w->out->naggs, &w->out->aggs_cap);
 	agg->kind = kind;
-	agg->arg = arg;
+	agg->arg = kind == IVM_COUNT_STAR ? NULL : arg;
 	agg->item = ctx->item;
 	agg->bare = fn == ctx->item_node;
+	agg->start = (size_t)at;
+	agg->end = end;
 }
 
 static const char *subquery_name(json_t *sub)
@@ -563,8 +569,9 @@ static void cte_query(struct walk *w, size_t k)
 }
 
 /* What FROM reads: one table, looked for through WITH names and subqueries
- * that map rows one by one; anything else is rebuilt whole. */
-static void from_table(struct walk *w, json_t *from)
+ * that map rows one by one; anything else is rebuilt whole. outer: the
+ * FROM of the outer query. */
+static void from_table(struct walk *w, json_t *from, bool outer)
 {
 	long at = location(w, from);
 
@@ -584,6 +591,8 @@ static void from_table(struct walk *w, json_t *from)
 		}
 		w->out->schema = lower(w->a, *schema ? schema : "main");
 		w->out->table = lower(w->a, name);
+		w->out->table_at = at;
+		w->out->direct = outer;
 	} else if (is(from, "type", "SUBQUERY")) {
 		query_node(w, json_object_get(json_object_get(from, "subquery"), "node"), false);
 	} else if (is(from, "type", "JOIN")) {
@@ -601,6 +610,103 @@ static void from_table(struct walk *w, json_t *from)
 		block(w, RANK_FULL, "VALUES", keyword_at(w, from, "VALUES", 1));
 	} else {
 		block(w, RANK_FULL, upper(w->a, str(from, "type")), first_location(w, from));
+	}
+}
+
+/* Whether a column is named in j other than inside an aggregate's call. */
+static bool column_outside_aggregates(json_t *j)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			if (column_outside_aggregates(v))
+				return true;
+		return false;
+	}
+	if (!json_is_object(j))
+		return false;
+	if (is(j, "class", "COLUMN_REF") && !is_volatile_keyword(j))
+		return true;
+	if (is(j, "class", "FUNCTION") && refs_aggregate_name(str(j, "function_name")))
+		return false;
+	json_object_foreach(j, key, v)
+		if (column_outside_aggregates(v))
+			return true;
+	return false;
+}
+
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80;
+}
+
+/* Where the expression of the item s[start, end) ends before its alias,
+ * or 0 when the text does not end with it. */
+static size_t expr_end(const char *s, size_t start, size_t end, const char *alias)
+{
+	size_t e = end, n = strlen(alias);
+
+	if (!n)
+		return end;
+	while (e > start && isspace((unsigned char)s[e - 1]))
+		e--;
+	if (e >= start + n + 2 && s[e - 1] == '"' && s[e - n - 2] == '"' &&
+	    strncmp(s + e - n - 1, alias, n) == 0)
+		e -= n + 2;
+	else if (e >= start + n && strncasecmp(s + e - n, alias, n) == 0 &&
+		 (e - n == start || !ident_char(s[e - n - 1])))
+		e -= n;
+	else
+		return 0;
+	while (e > start && isspace((unsigned char)s[e - 1]))
+		e--;
+	if (e >= start + 2 && strncasecmp(s + e - 2, "as", 2) == 0 &&
+	    (e - 2 == start || !ident_char(s[e - 3])))
+		e -= 2;
+	return e > start ? e : 0;
+}
+
+/* The outer select list, item by item, where the text shows it: from its
+ * SELECT (the first outside parentheses, past any WITH) and DISTINCT to
+ * FROM, split at its commas. */
+static void split_items(struct walk *w, json_t *node, bool distinct)
+{
+	json_t *items = json_object_get(node, "select_list");
+	size_t n = json_array_size(items), *ends, start, k;
+	long first = first_location(w, json_array_get(items, 0));
+	long kw = sqltext_find_word(w->text, 0, "select");
+
+	if (kw < 0 || (first >= 0 && kw > first)) {
+		block(w, RANK_FULL, "a select list sluice cannot split", first);
+		return;
+	}
+	start = sqltext_skip_space(w->text, (size_t)kw + 6);
+	if (distinct && strncasecmp(w->text + start, "distinct", 8) == 0 &&
+	    !ident_char(w->text[start + 8])) {
+		w->out->distinct_at = (long)start;
+		start += 8;
+	} else if (distinct) {
+		block(w, RANK_FULL, "a DISTINCT sluice cannot place", first);
+	} else {
+		start = (size_t)kw + 6;
+	}
+	ends = arena_alloc(w->a, (n + 1) * sizeof(*ends));
+	if (sqltext_split_list(w->text, start, "from", ends, n + 1) != n) {
+		block(w, RANK_FULL, "a select list sluice cannot split", first);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ivm_item *it = ARENA_PUSH(w->a, &w->out->items, &w->out->nitems,
+						 &w->out->items_cap);
+
+		it->start = i ? ends[i - 1] + 1 : start;
+		it->end = ends[i];
+		it->expr_end = expr_end(w->text, it->start, it->end, str(json_array_get(items, i), "alias"));
+		for (k = 0; k < w->out->nkeys; k++)
+			it->key |= w->out->keys[k].item == i;
 	}
 }
 
@@ -626,9 +732,25 @@ static void outer_select(struct walk *w, json_t *node, bool distinct)
 		block(w, RANK_FULL, "DISTINCT over groups", keyword_at(w, items, "DISTINCT", 1));
 	find_keys(w, node, agg_items, distinct);
 	if (present(node, "having")) {
+		long at = keyword_at(w, json_object_get(node, "having"), "HAVING", 1);
+
 		walk_plain(w, json_object_get(node, "having"));
-		block(w, RANK_REGROUP, "HAVING", keyword_at(w, json_object_get(node, "having"), "HAVING", 1));
+		block(w, RANK_REGROUP, "HAVING", at);
+		if (at >= 0 && strncasecmp(w->text + at, "having", 6) == 0)
+			w->out->having_end = at + 6;
+		else
+			block(w, RANK_FULL, "a HAVING sluice cannot place", at);
 	}
+	split_items(w, node, distinct);
+	for (i = 0; i < w->out->nitems; i++)
+		if (w->grouped && !distinct && !w->out->items[i].key &&
+		    column_outside_aggregates(json_array_get(items, i)))
+			block(w, RANK_REGROUP, "a selected expression that is not a GROUP BY key",
+			      first_location(w, json_array_get(items, i)));
+	for (i = 0; i < w->out->nkeys; i++)
+		if (!w->out->keys[i].name)
+			block(w, RANK_FULL, "a key without a name (give it an alias)",
+			      first_location(w, json_array_get(items, w->out->keys[i].item)));
 }
 
 /* A query under FROM must map each row to at most one row. */
@@ -670,7 +792,7 @@ static void query_node(struct walk *w, json_t *node, bool outer)
 	distinct = modifiers(w, node);
 	if (present(node, "sample"))
 		block(w, RANK_FULL, "USING SAMPLE", -1);
-	from_table(w, json_object_get(node, "from_table"));
+	from_table(w, json_object_get(node, "from_table"), outer);
 	walk_plain(w, json_object_get(node, "where_clause"));
 	walk_plain(w, json_object_get(node, "qualify"));
 	if (outer)
@@ -688,7 +810,7 @@ int ivm_classify(struct arena *a, const char *tree, const char *text, bool appen
 	json_t *root, *stmts;
 
 	memset(out, 0, sizeof(*out));
-	out->offset = -1;
+	out->offset = out->table_at = out->distinct_at = out->having_end = -1;
 	/* "no location" is 2^64-1, which jansson's integers cannot hold */
 	root = json_loads(tree, JSON_DECODE_INT_AS_REAL, NULL);
 	stmts = json_object_get(root, "statements");
@@ -706,6 +828,8 @@ int ivm_classify(struct arena *a, const char *tree, const char *text, bool appen
 		out->naggs = 0;
 	if (out->cls == IVM_FULL || out->cls == IVM_MAPPED)
 		out->nkeys = 0;
+	if (out->cls == IVM_FULL)
+		out->nitems = 0;
 	return 0;
 }
 

@@ -31,6 +31,16 @@ struct ivm_agg {
 	const char *arg; /* its argument as written; NULL for COUNT(*) */
 	size_t item;     /* the select item holding it, from 0 */
 	bool bare;       /* the item is the aggregate alone, not an expression over it */
+	size_t start, end; /* the call in the text, name to closing parenthesis */
+};
+
+/* An item of the outer select list as written: [start, end) runs from
+ * just past the comma (or SELECT) before it to the comma (or FROM) after
+ * it, white space and comments included; its expression ends at expr_end,
+ * before its alias (end when it has none; 0 when that cannot be told). */
+struct ivm_item {
+	size_t start, end, expr_end;
+	bool key;
 };
 
 /* A GROUP BY key (or, under SELECT DISTINCT, a selected column): the
@@ -60,6 +70,17 @@ struct ivm_result {
 	/* counted: its aggregates */
 	struct ivm_agg *aggs;
 	size_t naggs, aggs_cap;
+	/* mapped, counted and regroup: the outer select list, item by item */
+	struct ivm_item *items;
+	size_t nitems, items_cap;
+	/* where the input table is named (set with table), or -1; whether the
+	 * outer query's FROM names it itself (not a WITH name or a subquery) */
+	long table_at;
+	bool direct;
+	/* SELECT DISTINCT: where DISTINCT is written, else -1 */
+	long distinct_at;
+	/* just past the HAVING keyword, else -1 */
+	long having_end;
 };
 
 /* Classifies the one query of tree (sqlparse_tree's JSON of text).

@@ -150,6 +150,11 @@ struct model {
 	bool live;
 	int64_t live_interval_ms;
 	enum model_ivm ivm;
+	/* a live incremental model written as its plain query (no filter, key
+	 * or strategy; ivm not off): sluice derives its refreshes, as maint
+	 * says once dag_build planned them (project/maintain.h) */
+	bool maintained;
+	const struct maint *maint;
 	/* change events: the columns holding each event's operation and its
 	 * order among the events of one key (both NULL for other models), and
 	 * whether a delete keeps the row, flagged _sluice_deleted */

@@ -307,7 +307,7 @@ static void check_combinations(struct apply *c, bool mat_ok, enum model_strategy
 		apply_error(c, s_live, arena_sprintf(c->a, "this model is materialized as %s", mat),
 			    "a live model must be incremental or a view");
 	if (mat_ok && strat_ok && live_ok && m->live && m->mat == MAT_INCREMENTAL) {
-		if (strat == STRAT_APPEND && !s_filter)
+		if (strat == STRAT_APPEND && !s_filter && !m->maintained)
 			apply_error(c, s_live,
 				    "without it each refresh appends the whole query again, e.g. incremental_filter=WHERE _sluice_seq > {watermark}",
 				    "a live append model needs incremental_filter");
@@ -556,6 +556,13 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 		apply_error(&c, st, "remove incremental_filter, or ivm to keep writing it by hand",
 			    "ivm 'required' derives the refresh from the query; incremental_filter "
 			    "writes it by hand");
+	/* its refreshes rewrite the rows of the keys they touch, as a
+	 * delete+insert does, keyed by what maintain_plan_all finds */
+	m->maintained = m->live && m->mat == MAT_INCREMENTAL && strat_i < 0 && !m->nunique_key &&
+			strat == STRAT_APPEND && !model_setting_get(m, "incremental_filter") &&
+			!model_setting_get(m, "cdc_op") && m->ivm != MODEL_IVM_OFF;
+	if (m->maintained)
+		m->strategy = STRAT_DELETE_INSERT;
 
 	check_plain_choices(&c);
 	check_single_values(&c);

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 static bool ident_char(unsigned char c)
 {
@@ -151,4 +152,77 @@ size_t sqltext_close_paren(const char *sql, size_t open)
 		}
 	}
 	return 0;
+}
+
+/* Offset just past the string literal that opens at sql[i]. */
+static size_t skip_string(const char *sql, size_t i)
+{
+	for (i++; sql[i]; i++) {
+		if (sql[i] != '\'')
+			continue;
+		if (sql[i + 1] != '\'')
+			return i + 1;
+		i++;
+	}
+	return i;
+}
+
+/* Walks the text from start to the word kw outside parentheses (or the
+ * end), noting the commas outside them in ends (up to max); returns where
+ * it stopped, and in *n how many commas it met. */
+static size_t scan_list(const char *sql, size_t start, const char *kw, size_t *ends, size_t max,
+			size_t *count)
+{
+	size_t depth = 0, n = 0, i = start, kwlen = strlen(kw);
+
+	while (sql[i]) {
+		unsigned char c = (unsigned char)sql[i];
+
+		if (c == '\'') {
+			i = skip_string(sql, i);
+		} else if (c == '"') {
+			size_t len = ident_len(sql + i);
+
+			i += len ? len : strlen(sql + i);
+		} else if ((c == '-' && sql[i + 1] == '-') || (c == '/' && sql[i + 1] == '*')) {
+			i = sqltext_skip_space(sql, i);
+		} else if (c == '(' || c == '[' || c == '{') {
+			depth++;
+			i++;
+		} else if (c == ')' || c == ']' || c == '}') {
+			depth -= depth > 0;
+			i++;
+		} else if (c == ',' && !depth) {
+			if (n < max)
+				ends[n] = i;
+			n++;
+			i++;
+		} else if (ident_char(c) && !isdigit(c) && (i == start || !ident_char((unsigned char)sql[i - 1]))) {
+			size_t len = ident_len(sql + i);
+
+			if (!depth && len == kwlen && strncasecmp(sql + i, kw, kwlen) == 0)
+				break;
+			i += len;
+		} else {
+			i++;
+		}
+	}
+	*count = n;
+	return i;
+}
+
+size_t sqltext_split_list(const char *sql, size_t start, const char *kw, size_t *ends, size_t max)
+{
+	size_t n, end = scan_list(sql, start, kw, ends, max, &n);
+
+	if (n < max)
+		ends[n] = end;
+	return n + 1;
+}
+
+long sqltext_find_word(const char *sql, size_t start, const char *kw)
+{
+	size_t n, end = scan_list(sql, start, kw, NULL, 0, &n);
+
+	return sql[end] ? (long)end : -1;
 }

@@ -24,4 +24,14 @@ size_t sqltext_skip_space(const char *sql, size_t offset);
  * literals, quoted names and comments; 0 when it is never closed. */
 size_t sqltext_close_paren(const char *sql, size_t open);
 
+/* Splits the comma-separated list that starts at sql[start] and ends at
+ * the first word kw (any case) outside parentheses and brackets, or at the
+ * text's end: each item's end (its comma, or the list's end) goes into
+ * ends, up to max of them. Returns how many items the list has. */
+size_t sqltext_split_list(const char *sql, size_t start, const char *kw, size_t *ends, size_t max);
+
+/* Where the first word kw (any case) outside parentheses and brackets
+ * starts, from sql[start] on, or -1. */
+long sqltext_find_word(const char *sql, size_t start, const char *kw);
+
 #endif

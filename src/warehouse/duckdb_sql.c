@@ -46,6 +46,13 @@ void duck_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const ch
 	buf_addf(sql, "TRY_CAST(%s AS %s)", expr, type);
 }
 
+/* avg() divides as a DOUBLE whatever it averages */
+void duck_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count)
+{
+	(void)w;
+	buf_addf(sql, "(CAST(%s AS DOUBLE) / CAST(%s AS DOUBLE))", sum, count);
+}
+
 void duck_sql_matches(struct wh *w, struct buf *sql, const char *expr, const char *re)
 {
 	(void)w;

@@ -228,6 +228,7 @@ static const struct wh_ops pg_ops = {
 	.sql_first_per_key = pg_first_per_key,
 	.sql_epoch = pg_epoch,
 	.sql_try_cast = pg_try_cast,
+	.sql_avg_of = pg_avg_of,
 	.sql_matches = pg_matches,
 	.sql_type = pg_type,
 	.sql_declared_type = pg_declared_type,

@@ -118,6 +118,14 @@ void pg_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *ty
 	buf_addf(sql, "pg_temp.sluice_try_cast(CAST(%s AS TEXT), CAST(NULL AS %s))", expr, type);
 }
 
+/* avg() of integers and numerics divides their NUMERIC sum by a NUMERIC
+ * count, of floats their float sum: a numeric count keeps the sum's kind */
+void pg_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count)
+{
+	(void)w;
+	buf_addf(sql, "(%s / CAST(%s AS NUMERIC))", sum, count);
+}
+
 void pg_matches(struct wh *w, struct buf *sql, const char *expr, const char *re)
 {
 	char *whole = xasprintf("^(?:%s)$", re);

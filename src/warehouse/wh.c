@@ -695,6 +695,11 @@ void wh_sql_epoch_us(struct wh *w, struct buf *sql, const char *expr)
 	w->ops->sql_epoch(w, sql, expr, 6);
 }
 
+void wh_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count)
+{
+	w->ops->sql_avg_of(w, sql, sum, count);
+}
+
 void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type)
 {
 	w->ops->sql_try_cast(w, sql, expr, type);
