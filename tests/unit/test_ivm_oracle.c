@@ -362,12 +362,62 @@ static const struct gold without_log[] = {
 	{ "by_region", RECOMPUTE(CHANGED_NEW), BY_REGION_CHECK, BY_REGION_QUERY },
 };
 
+/* Models sluice maintains from their plain queries, as the oracle reads
+ * them: whole. */
+#define MAINTAINED(name, sql, soft)                                              \
+	{ name, "@config materialized=incremental, live=true\n" sql "\n",           \
+	  "SELECT * FROM gold." name, sql, soft }
+#define PLAIN(name, sql) MAINTAINED(name, sql, false)
+#define PLAIN_SOFT(name, sql) MAINTAINED(name, sql, true)
+
+/* One or more of each class: counted, regroup, mapped and full. */
+static const struct gold plain[] = {
+	/* counted */
+	PLAIN("by_region", "SELECT region, count(*) AS orders, count(qty) AS qtys, sum(amount) AS "
+			   "revenue, avg(qty) AS mean_qty, sum(amount) / count(*) AS per_order, "
+			   "sum(amount * qty) AS value FROM silver.orders GROUP BY region"),
+	PLAIN("by_region_qty", "SELECT region, qty, count(*) AS orders, sum(amount) AS revenue, "
+			       "avg(amount) AS mean FROM silver.orders GROUP BY region, qty"),
+	PLAIN("totals", "SELECT count(*) AS orders, count(amount) AS amounts, sum(amount) AS "
+			"revenue, avg(amount) AS mean FROM silver.orders"),
+	PLAIN("regions", "SELECT DISTINCT region FROM silver.orders"),
+	PLAIN("parity", "SELECT qty % 2 AS parity, count(*) AS orders, sum(qty) AS qtys FROM "
+			"silver.orders WHERE amount > 10 GROUP BY qty % 2"),
+	/* over the landing table, which only appends: MIN and MAX are counted */
+	PLAIN("landed", "SELECT region, count(*) AS events, sum(amount) AS amount, min(amount) AS "
+			"least, max(amount) AS most, max(lsn) AS last_lsn FROM landing.events "
+			"GROUP BY region"),
+	/* over a maintained model */
+	PLAIN("chain", "SELECT count(*) AS regions, sum(orders) AS orders FROM gold.by_region"),
+	/* regroup */
+	PLAIN("qty_kinds", "SELECT region, count(DISTINCT qty) AS kinds FROM silver.orders GROUP "
+			   "BY region"),
+	PLAIN("busy", "SELECT region, count(*) AS orders FROM silver.orders GROUP BY region HAVING "
+		      "count(*) > 1"),
+	PLAIN("extremes", "SELECT region, max(amount) AS most, min(qty) AS least FROM "
+			  "silver.orders GROUP BY region"),
+	PLAIN("big_qty", "SELECT region, count(*) FILTER (WHERE qty > 2) AS big FROM silver.orders "
+			 "GROUP BY region"),
+	PLAIN("top", "SELECT max(amount) AS most, count(DISTINCT region) AS regions FROM "
+		     "silver.orders"),
+	/* mapped */
+	PLAIN("large", "SELECT id, region, amount FROM silver.orders WHERE amount > 50"),
+	PLAIN("deletes", "SELECT id, lsn FROM landing.events WHERE op = 'd'"),
+	/* full */
+	PLAIN("ranked", "SELECT id, region, amount, rank() OVER (PARTITION BY region ORDER BY "
+			"amount DESC NULLS LAST, id) AS pos FROM silver.orders"),
+	PLAIN("top3", "SELECT id, amount FROM silver.orders ORDER BY amount DESC NULLS LAST, id "
+		      "LIMIT 3"),
+	PLAIN_SOFT("live_by_region", "SELECT region, count(*) AS orders, sum(amount) AS revenue "
+				     "FROM silver.orders WHERE NOT _sluice_deleted GROUP BY region"),
+	PLAIN_SOFT("by_deleted", "SELECT _sluice_deleted, count(*) AS orders, max(amount) AS most "
+				 "FROM silver.orders GROUP BY _sluice_deleted"),
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- the oracle ---- */
 
-/* How many mismatches a run reports in full; it counts them all. */
-#define REPORTED 3
 /* Rows shown of each side of a mismatch. */
 #define SHOWN 5
 
@@ -375,15 +425,54 @@ struct oracle {
 	struct fx *f;
 	struct arena *batch; /* a batch's scratch, reset after it */
 	struct gold *gold;   /* those of the variant */
+	const char **negative; /* by gold model: its negative counts (negative_sql) */
 	size_t ngold;
 	const char *deletes; /* "hard" or "soft" */
 	uint64_t seed;
 	size_t batches, refreshes, mismatches;
-	struct buf report; /* the first REPORTED mismatches */
+	/* the first problem of each gold model (the last slot: of any other
+	 * model); all are counted */
+	struct buf report;
+	bool *reported;
 };
 
-/* One batch run of the whole project, as sluice run makes it: every
- * model must end ok or up to date. */
+/* A problem of gold model i of the run (o->ngold: of another model):
+ * counted, and reported when it is the model's first; returns whether it
+ * was. */
+static bool problem(struct oracle *o, size_t i, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool problem(struct oracle *o, size_t i, const char *fmt, ...)
+{
+	va_list ap;
+
+	o->mismatches++;
+	if (o->reported[i])
+		return false;
+	o->reported[i] = true;
+	buf_addf(&o->report, "seed %" PRIu64 " (%s deletes) batch %zu: ", o->seed, o->deletes,
+		 o->batches);
+	va_start(ap, fmt);
+	buf_vaddf(&o->report, fmt, ap);
+	va_end(ap);
+	buf_adds(&o->report, "\n");
+	return true;
+}
+
+/* The index of the gold model m in o, o->ngold when it is none. */
+static size_t gold_index(const struct oracle *o, const struct model *m)
+{
+	size_t i = 0;
+
+	while (i < o->ngold && !(strcmp(m->schema, "gold") == 0 &&
+				 strcmp(m->name, o->gold[i].name) == 0))
+		i++;
+	return i;
+}
+
+/* One batch run of the whole project, as sluice run makes it: a model
+ * that does not end ok or up to date is a problem of the run (its table
+ * stays as it was, which the checks then find too). */
 static void refresh(struct oracle *o)
 {
 	struct run_opts opts = { .env = "" };
@@ -399,10 +488,10 @@ static void refresh(struct oracle *o)
 			 f->err.msg);
 	for (size_t i = 0; i < rep.n; i++)
 		if (rep.items[i].status != RUN_OK && rep.items[i].status != RUN_UP_TO_DATE)
-			fail_msg("seed %" PRIu64 " (%s deletes) batch %zu: %s: %s (%s)", o->seed,
-				 o->deletes, o->batches, rep.items[i].m->fqn,
-				 run_status_name(rep.items[i].status),
-				 rep.items[i].message ? rep.items[i].message : "");
+			problem(o, gold_index(o, rep.items[i].m), "%s: %s (%s)",
+				rep.items[i].m->fqn,
+				run_status_name(rep.items[i].status),
+				rep.items[i].message ? rep.items[i].message : "");
 	run_report_free(&rep);
 	o->refreshes++;
 }
@@ -433,15 +522,16 @@ static void rows_show(struct oracle *o, const char *sql, const char *label, stru
 	wh_result_free(r);
 }
 
-/* How many rows of the hidden state of g hold a negative count: the
- * columns of _sluice.groups__gold__NAME whose names end in _n. 0 when
- * the model keeps no such table. */
-static int64_t counts_negative(struct oracle *o, const struct gold *g)
+/* The count of the rows of g's hidden state that hold a negative count,
+ * as an expression: over the columns of _sluice.groups__gold__NAME whose
+ * names end in _n, "0" when the model keeps no such table. Asked once,
+ * after the first build made it. */
+static const char *negative_sql(struct oracle *o, const struct gold *g)
 {
-	const char *table = arena_sprintf(o->batch, "groups__gold__%s", g->name);
+	const char *table = arena_sprintf(o->f->a, "groups__gold__%s", g->name);
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
-	int64_t n = 0;
+	const char *s = "0";
 
 	if (wh_query(o->f->w,
 		     arena_sprintf(o->batch,
@@ -454,38 +544,58 @@ static int64_t counts_negative(struct oracle *o, const struct gold *g)
 	for (size_t i = 0; i < wh_result_nrows(r); i++)
 		buf_addf(&sql, "%s\"%s\" < 0", i ? " OR " : "", wh_result_value(r, i, 0));
 	if (sql.len)
-		n = query_int(o->f->w, arena_sprintf(o->batch,
-						     "SELECT count(*) FROM _sluice.%s WHERE %s",
-						     table, sql.buf));
+		s = arena_sprintf(o->f->a, "(SELECT count(*) FROM _sluice.%s WHERE %s)", table,
+				  sql.buf);
 	wh_result_free(r);
 	buf_release(&sql);
-	return n;
+	return s;
 }
 
-/* Checks g against its query; a mismatch is counted, and the first few
- * go to the report with the rows that differ. */
-static void gold_check(struct oracle *o, const struct gold *g)
+/* A mismatch of g, with n the rows it has that its query does not, the
+ * rows it lacks and its negative counts: counted, and the first few go
+ * to the report with the rows that differ. */
+static void mismatch_report(struct oracle *o, size_t i, const int64_t n[3])
 {
-	const char *extra = except_all(o->batch, g->check, g->query);
-	const char *missing = except_all(o->batch, g->query, g->check);
-	int64_t nextra = query_int(o->f->w, arena_sprintf(o->batch,
-							  "SELECT count(*) FROM (%s) AS d", extra));
-	int64_t nmissing = query_int(o->f->w, arena_sprintf(o->batch,
-							    "SELECT count(*) FROM (%s) AS d",
-							    missing));
-	int64_t negative = counts_negative(o, g);
+	const struct gold *g = &o->gold[i];
 
-	if (!nextra && !nmissing && !negative)
+	if (!problem(o, i,
+		     "gold.%s has %" PRId64 " rows its query does not, lacks %" PRId64
+		     " of its rows, %" PRId64 " groups with a negative count",
+		     g->name, n[0], n[1], n[2]))
 		return;
-	if (o->mismatches++ >= REPORTED)
-		return;
-	buf_addf(&o->report,
-		 "seed %" PRIu64 " (%s deletes) batch %zu: gold.%s has %" PRId64
-		 " rows its query does not, lacks %" PRId64 " of its rows, %" PRId64
-		 " groups with a negative count\n",
-		 o->seed, o->deletes, o->batches, g->name, nextra, nmissing, negative);
-	rows_show(o, extra, "model only:", &o->report);
-	rows_show(o, missing, "query only:", &o->report);
+	rows_show(o, except_all(o->batch, g->check, g->query), "model only:", &o->report);
+	rows_show(o, except_all(o->batch, g->query, g->check), "query only:", &o->report);
+}
+
+/* Checks every gold model against its query, in one statement: for each
+ * the rows it has that its query does not, those it lacks (EXCEPT ALL
+ * both ways) and its negative counts, which must all be 0. */
+static void oracle_check(struct oracle *o)
+{
+	struct buf sql = BUF_INIT;
+	struct wh_result *r;
+
+	buf_adds(&sql, "SELECT ");
+	for (size_t i = 0; i < o->ngold; i++) {
+		const struct gold *g = &o->gold[i];
+
+		buf_addf(&sql, "%s(SELECT count(*) FROM (%s) AS d), ", i ? ", " : "",
+			 except_all(o->batch, g->check, g->query));
+		buf_addf(&sql, "(SELECT count(*) FROM (%s) AS d), %s",
+			 except_all(o->batch, g->query, g->check), o->negative[i]);
+	}
+	if (wh_query(o->f->w, sql.buf, &r, &o->f->err))
+		fail_msg("%s\n%s", o->f->err.msg, sql.buf);
+	for (size_t i = 0; i < o->ngold; i++) {
+		int64_t n[3];
+
+		for (size_t j = 0; j < 3; j++)
+			n[j] = strtoll(wh_result_value(r, 0, 3 * i + j), NULL, 10);
+		if (n[0] || n[1] || n[2])
+			mismatch_report(o, i, n);
+	}
+	wh_result_free(r);
+	buf_release(&sql);
 }
 
 /* Lands events [from, to) in one batch and announces them. */
@@ -538,9 +648,13 @@ static void oracle_open(struct oracle *o, struct fx *f, bool soft, const struct 
 		fixture_put(f->root, arena_sprintf(f->a, "models/gold/%s.sql", gold[i].name),
 			    gold[i].model);
 	}
+	o->reported = arena_alloc(f->a, (o->ngold + 1) * sizeof(*o->reported));
 	exec(f->w, LANDING);
 	f->p = fixture_load_valid(f->a, f->root);
 	refresh(o);
+	o->negative = arena_alloc(f->a, o->ngold * sizeof(*o->negative));
+	for (size_t i = 0; i < o->ngold; i++)
+		o->negative[i] = negative_sql(o, &o->gold[i]);
 	arena_reset(o->batch);
 }
 
@@ -556,8 +670,7 @@ static void oracle_feed(struct oracle *o, const struct stream *s, size_t most, s
 		o->batches++;
 		land(o, s, at, to);
 		refresh(o);
-		for (size_t i = 0; i < o->ngold; i++)
-			gold_check(o, &o->gold[i]);
+		oracle_check(o);
 		arena_reset(o->batch);
 		at = to;
 	}
@@ -567,10 +680,15 @@ static void oracle_feed(struct oracle *o, const struct stream *s, size_t most, s
 
 static const uint64_t seeds[] = { 1, 2, 3, 20261207, 0x5eed, 77, 4242, 9001 };
 
-/* Events of one stream, batches up to how many events. */
-#define EVENTS (slow() ? 2500 : 120)
-#define SEEDS (slow() ? N(seeds) : 2)
+/* Events of one stream, the seeds run, batches of up to how many events;
+ * the same for the runs that compare splits, whose batches of one event
+ * each make them the slow part. */
+#define EVENTS (slow() ? 700 : 80)
+#define SEEDS (slow() ? N(seeds) : 1)
 #define MOST 8
+#define SPLIT_EVENTS (slow() ? 150 : 20)
+#define SPLIT_SEEDS (slow() ? 4 : 1)
+#define SPLIT_MOST 12
 
 struct tally {
 	size_t batches, refreshes, mismatches;
@@ -620,6 +738,19 @@ static void tally_end(enum backend b, const char *what, struct tally *t)
 			 t->mismatches, t->batches, backend_name(b), what);
 	}
 	buf_release(&t->report);
+}
+
+/* Every model sluice maintains from its plain query, over hard and soft
+ * deletes, equals its query after every refresh. */
+static void test_maintained_models_match_their_queries(void **state)
+{
+	struct slot *slot = *state;
+	struct tally t = { .report = BUF_INIT };
+
+	for (size_t i = 0; i < SEEDS; i++)
+		for (int soft = 0; soft < 2; soft++)
+			oracle_once(slot, plain, N(plain), soft, seeds[i], MOST, &t);
+	tally_end(slot->b, "maintained", &t);
 }
 
 /* The pattern of docs/live.md, over hard and soft deletes, equals its
@@ -746,7 +877,7 @@ static void splits_compare(struct slot *slot, const struct gold *gold, size_t ng
 			   uint64_t seed, size_t most, struct tally *t)
 {
 	struct arena *a = arena_new(NULL);
-	struct stream s = stream_make(seed, EVENTS);
+	struct stream s = stream_make(seed, SPLIT_EVENTS);
 	struct dump dumps[2];
 	size_t sizes[2] = { 1, most };
 
@@ -780,9 +911,9 @@ static void test_batch_splits_agree(void **state)
 	struct slot *slot = *state;
 	struct tally t = { .report = BUF_INIT };
 
-	for (size_t i = 0; i < (slow() ? N(seeds) : 1); i++)
+	for (size_t i = 0; i < SPLIT_SEEDS; i++)
 		for (int soft = 0; soft < 2; soft++)
-			splits_compare(slot, pattern, N(pattern), soft, seeds[i], 12, &t);
+			splits_compare(slot, plain, N(plain), soft, seeds[i], SPLIT_MOST, &t);
 	tally_end(slot->b, "splits", &t);
 }
 
@@ -791,6 +922,7 @@ int main(void)
 #define ON(name, wh) { #name "_" #wh, test_##name, setup_##wh, teardown, NULL }
 #define T(name) ON(name, duckdb), ON(name, postgres)
 	const struct CMUnitTest tests[] = {
+		T(maintained_models_match_their_queries),
 		T(pattern_matches_its_query),
 		T(oracle_catches_a_model_without_the_log),
 		T(batch_splits_agree),
