@@ -9,11 +9,11 @@
  * maintains from their plain queries, of every class, and docs/live.md's
  * "recompute the groups that changed" pattern written by hand. After
  * every refresh each gold model must hold exactly the rows of its query
- * run from scratch (EXCEPT ALL, both ways), and no hidden count of its
- * groups may be negative; the same events landed in other batch sizes
- * must end in the same tables. The pattern without its change log is
- * wrong, and the oracle must say so. SLUICE_SLOW=1 runs many more
- * batches and prints a summary line per test.
+ * run from scratch (EXCEPT ALL, both ways), and its hidden groups no
+ * negative count and no group of no rows; the same events landed in
+ * other batch sizes must end in the same tables. The pattern without its
+ * change log is wrong, and the oracle must say so. SLUICE_SLOW=1 runs
+ * many more batches and prints a summary line per test.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -381,7 +381,9 @@ static const struct gold without_log[] = {
 #define PLAIN(name, sql) MAINTAINED(name, sql, false)
 #define PLAIN_SOFT(name, sql) MAINTAINED(name, sql, true)
 
-/* One or more of each class: counted, regroup, mapped and full. */
+/* One or more of each class: counted, regroup, mapped and full;
+ * by_region first, which test_oracle_catches_a_bad_hidden_count takes
+ * alone. */
 static const struct gold plain[] = {
 	/* counted */
 	PLAIN("by_region", "SELECT region, count(*) AS orders, count(qty) AS qtys, sum(amount) AS "
@@ -438,7 +440,9 @@ struct oracle {
 	struct fx *f;
 	struct arena *batch; /* a batch's scratch, reset after it */
 	struct gold *gold;   /* those of the variant */
-	const char **negative; /* by gold model: its negative counts (negative_sql) */
+	/* by gold model: its hidden groups with bad counts, NULL without
+	 * hidden groups (bad_sql) */
+	const char **bad;
 	size_t ngold;
 	const char *deletes; /* "hard" or "soft" */
 	uint64_t seed;
@@ -535,16 +539,17 @@ static void rows_show(struct oracle *o, const char *sql, const char *label, stru
 	wh_result_free(r);
 }
 
-/* The count of the rows of g's hidden state that hold a negative count,
- * as an expression: over the columns of _sluice.groups__gold__NAME whose
- * names end in _n, "0" when the model keeps no such table. Asked once,
+/* The groups of g's hidden state with a bad count, as a query: a
+ * negative one in a column of _sluice.groups__gold__NAME whose name ends
+ * in _n, or a group of no rows at all (_sluice_n 0), which should have
+ * been dropped; NULL when the model keeps no such table. Asked once,
  * after the first build made it. */
-static const char *negative_sql(struct oracle *o, const struct gold *g)
+static const char *bad_sql(struct oracle *o, const struct gold *g)
 {
 	const char *table = arena_sprintf(o->f->a, "groups__gold__%s", g->name);
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
-	const char *s = "0";
+	const char *s = NULL;
 
 	if (wh_query(o->f->w,
 		     arena_sprintf(o->batch,
@@ -554,18 +559,21 @@ static const char *negative_sql(struct oracle *o, const struct gold *g)
 				   table),
 		     &r, &o->f->err))
 		fail_msg("%s", o->f->err.msg);
-	for (size_t i = 0; i < wh_result_nrows(r); i++)
-		buf_addf(&sql, "%s\"%s\" < 0", i ? " OR " : "", wh_result_value(r, i, 0));
+	for (size_t i = 0; i < wh_result_nrows(r); i++) {
+		const char *col = wh_result_value(r, i, 0);
+
+		buf_addf(&sql, "%s\"%s\" %s 0", i ? " OR " : "", col,
+			 strcmp(col, "_sluice_n") == 0 ? "<=" : "<");
+	}
 	if (sql.len)
-		s = arena_sprintf(o->f->a, "(SELECT count(*) FROM _sluice.%s WHERE %s)", table,
-				  sql.buf);
+		s = arena_sprintf(o->f->a, "SELECT * FROM _sluice.%s WHERE %s", table, sql.buf);
 	wh_result_free(r);
 	buf_release(&sql);
 	return s;
 }
 
 /* A mismatch of g, with n the rows it has that its query does not, the
- * rows it lacks and its negative counts: counted, and the first few go
+ * rows it lacks and its groups with bad counts: counted, and the first few go
  * to the report with the rows that differ. */
 static void mismatch_report(struct oracle *o, size_t i, const int64_t n[3])
 {
@@ -573,16 +581,18 @@ static void mismatch_report(struct oracle *o, size_t i, const int64_t n[3])
 
 	if (!problem(o, i,
 		     "gold.%s has %" PRId64 " rows its query does not, lacks %" PRId64
-		     " of its rows, %" PRId64 " groups with a negative count",
+		     " of its rows, %" PRId64 " groups with a bad count",
 		     g->name, n[0], n[1], n[2]))
 		return;
 	rows_show(o, except_all(o->batch, g->check, g->query), "model only:", &o->report);
 	rows_show(o, except_all(o->batch, g->query, g->check), "query only:", &o->report);
+	if (n[2])
+		rows_show(o, o->bad[i], "bad group:", &o->report);
 }
 
 /* Checks every gold model against its query, in one statement: for each
  * the rows it has that its query does not, those it lacks (EXCEPT ALL
- * both ways) and its negative counts, which must all be 0. */
+ * both ways) and its groups with bad counts, which must all be 0. */
 static void oracle_check(struct oracle *o)
 {
 	struct buf sql = BUF_INIT;
@@ -594,8 +604,12 @@ static void oracle_check(struct oracle *o)
 
 		buf_addf(&sql, "%s(SELECT count(*) FROM (%s) AS d), ", i ? ", " : "",
 			 except_all(o->batch, g->check, g->query));
-		buf_addf(&sql, "(SELECT count(*) FROM (%s) AS d), %s",
-			 except_all(o->batch, g->query, g->check), o->negative[i]);
+		buf_addf(&sql, "(SELECT count(*) FROM (%s) AS d), ",
+			 except_all(o->batch, g->query, g->check));
+		if (o->bad[i])
+			buf_addf(&sql, "(SELECT count(*) FROM (%s) AS b)", o->bad[i]);
+		else
+			buf_adds(&sql, "0");
 	}
 	if (wh_query(o->f->w, sql.buf, &r, &o->f->err))
 		fail_msg("%s\n%s", o->f->err.msg, sql.buf);
@@ -665,9 +679,9 @@ static void oracle_open(struct oracle *o, struct fx *f, bool soft, const struct 
 	exec(f->w, LANDING);
 	f->p = fixture_load_valid(f->a, f->root);
 	refresh(o);
-	o->negative = arena_alloc(f->a, o->ngold * sizeof(*o->negative));
+	o->bad = arena_alloc(f->a, o->ngold * sizeof(*o->bad));
 	for (size_t i = 0; i < o->ngold; i++)
-		o->negative[i] = negative_sql(o, &o->gold[i]);
+		o->bad[i] = bad_sql(o, &o->gold[i]);
 	arena_reset(o->batch);
 }
 
@@ -818,6 +832,29 @@ static void test_oracle_catches_a_model_without_the_log(void **state)
 	buf_release(&t.report);
 }
 
+/* And it reads the hidden groups: a group of no rows left in them is
+ * reported, with the group. */
+static void test_oracle_catches_a_bad_hidden_count(void **state)
+{
+	struct slot *slot = *state;
+	struct fx *f = slot_fresh(slot, "run");
+	struct stream s = stream_make(seeds[0], 16, 0);
+	struct rng split = { seeds[0] };
+	struct oracle o = { .report = BUF_INIT };
+
+	/* gold.by_region alone: a counted model, with hidden groups */
+	oracle_open(&o, f, false, plain, 1, seeds[0]);
+	oracle_feed(&o, &s, 0, MOST, &split);
+	assert_int_equal(o.mismatches, 0);
+	exec(f->w, "UPDATE _sluice.groups__gold__by_region SET _sluice_n = 0");
+	oracle_check(&o);
+	assert_true(o.mismatches > 0);
+	assert_non_null(strstr(o.report.buf, "bad group:"));
+	buf_release(&o.report);
+	free(s.ev);
+	slot_close(slot);
+}
+
 /* ---- batch splits ---- */
 
 static int line_cmp(const void *x, const void *y)
@@ -958,6 +995,7 @@ int main(void)
 		T(maintained_models_past_the_crossover),
 		T(pattern_matches_its_query),
 		T(oracle_catches_a_model_without_the_log),
+		T(oracle_catches_a_bad_hidden_count),
 		T(batch_splits_agree),
 	};
 #undef T
