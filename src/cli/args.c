@@ -55,6 +55,16 @@ const struct cli_option cli_options[] = {
 	{ "format", 0, CLI_F_FORMAT, "F", "print the rows as table (the default), json, csv or ndjson" },
 	{ "max-rows", 0, CLI_F_FORMAT, "N",
 	  "print at most N rows (the server answers 10000 unless asked)" },
+	{ "upstream", 0, CLI_F_LINEAGE, NULL,
+	  "follow each column to the columns it comes from (the default)" },
+	{ "downstream", 0, CLI_F_LINEAGE, NULL, "follow each column to the columns that read it" },
+	{ "depth", 0, CLI_F_LINEAGE, "N", "follow at most N steps (default: all)" },
+	{ "audit", 0, CLI_F_LINEAGE, NULL,
+	  "list the models whose rows come from what sluice cannot follow: unknown provenance, "
+	  "declared files, apis and hardcoded inputs" },
+	{ "openlineage", 0, CLI_F_LINEAGE, NULL,
+	  "print one OpenLineage run event per model (schema and columnLineage facets), a line "
+	  "each" },
 	{ "dot", 0, CLI_F_DOT, NULL, "print Graphviz DOT" },
 	{ "json", 0, CLI_F_JSON, NULL, "print JSON for machines" },
 	{ NULL, 0, 0, NULL, NULL },
@@ -212,6 +222,16 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 		break;
 	case CLI_F_FAIL_ON_WAIT:
 		out->fail_on_wait = true;
+		break;
+	case CLI_F_LINEAGE:
+		if (strcmp(f->long_name, "depth") == 0)
+			out->depth = value;
+		else if (strcmp(f->long_name, "openlineage") == 0)
+			out->openlineage = true;
+		else if (strcmp(f->long_name, "audit") == 0)
+			out->audit = true;
+		else
+			*(strcmp(f->long_name, "upstream") == 0 ? &out->upstream : &out->downstream) = true;
 		break;
 	}
 }

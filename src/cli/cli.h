@@ -37,6 +37,7 @@ enum cli_flag {
 	CLI_F_FILE = 1 << 13,   /* -f FILE */
 	CLI_F_FORMAT = 1 << 14, /* --format, --max-rows */
 	CLI_F_FAIL_ON_WAIT = 1 << 15,
+	CLI_F_LINEAGE = 1 << 16, /* --upstream, --downstream, --depth */
 };
 
 struct cli_args {
@@ -47,6 +48,8 @@ struct cli_args {
 	const char *env; /* an environment to build into, or NULL */
 	const char *workers;
 	const char *file, *format, *max_rows;
+	bool upstream, downstream, openlineage, audit;
+	const char *depth;
 	const char **pos; /* positional arguments */
 	int npos;
 	char **argv; /* the arguments after the command name, as given */

@@ -63,6 +63,11 @@ const struct cli_command cli_commands[] = {
 	  "show a model's windows or a source's coverage, and what they wait for", listing_window },
 	{ "ls", cli_ls, COMMON | CLI_F_SELECT | CLI_F_JSON, 0, "[-s SEL] [--json]",
 	  "list the models in dependency order" },
+	{ "lineage", cli_lineage, COMMON | CLI_F_LINEAGE | CLI_F_JSON | CLI_F_DOT, 1,
+	  "MODEL[.COLUMN] [--upstream | --downstream] [--depth N] [--json | --dot] | --openlineage | "
+	  "--audit [--json]",
+	  "show where each column of a model comes from, through every model up to sources and "
+	  "seeds, or which columns read it" },
 	{ "dag", cli_dag, COMMON | CLI_F_DOT, 0, "[--dot]",
 	  "print the dependency graph (Graphviz DOT with --dot)" },
 	{ "live", cli_live, COMMON | CLI_F_ONCE | CLI_F_JSON, 2,

@@ -4,16 +4,35 @@
  */
 #include "cli/commands.h"
 
+#include "exec/maintain.h"
 #include "exec/render.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "project/dag.h"
+#include "project/maintain.h"
 #include "project/model.h"
 
 #include "windows/grid.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* What a refresh of a maintained model runs, when the warehouse is there
+ * to spell it. */
+static int compile_refresh(struct cli_session *s, const struct model *m,
+			   const struct render_ctx *ctx, struct buf *sql, struct sl_err *err)
+{
+	int rc = cli_session_open_warehouse(s, CLI_OPEN_READ, err);
+
+	buf_adds(sql, "\n\n");
+	if (!rc && !s->wh) {
+		buf_addf(sql, "-- %s is maintained: %s\n-- its refreshes show once the warehouse "
+			      "is there (sluice run)",
+			 m->fqn, maintain_describe(s->arena, m));
+		return 0;
+	}
+	return rc ? rc : maintain_compile(s->wh, s->arena, m, ctx, sql, err);
+}
 
 int cli_compile(struct cli_args *args)
 {
@@ -53,6 +72,8 @@ int cli_compile(struct cli_args *args)
 		printf("-- the first window: [%s, %s)\n", since, until);
 	}
 	rc = render_model(m, &ctx, false, &sql, &err);
+	if (!rc && m->maint)
+		rc = compile_refresh(&s, m, &ctx, &sql, &err);
 	if (!rc && m->filter) {
 		buf_adds(&sql, "\n\n-- incremental runs read:\n");
 		rc = render_model(m, &ctx, true, &sql, &err);

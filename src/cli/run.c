@@ -11,6 +11,7 @@
 #include "exec/run.h"
 #include "live/batch.h"
 #include "project/dag.h"
+#include "project/maintain.h"
 #include "project/model.h"
 #include "warehouse/wh.h"
 #include "windows/grid.h"
@@ -64,10 +65,12 @@ static void print_done(void *ctx, const struct run_item *item, size_t index, siz
 		       label[item->status], item->m->fqn, model_mat_name(item->m->mat),
 		       *action ? action : item->action ? item->action : "", rows, dur);
 	} else if (item->status == RUN_PLANNED) {
-		fprintf(pr->out, "  %*zu/%zu  %-4s  %-32s %-12s %s (%s)%s%s\n", width, index, total, "PLAN",
-		       item->m->fqn, model_mat_name(item->m->mat),
+		fprintf(pr->out, "  %*zu/%zu  %-4s  %-32s %-12s %s (%s)%s%s%s%s\n", width, index, total,
+		       "PLAN", item->m->fqn, model_mat_name(item->m->mat),
 		       item->checks_only ? "check" : "build", item->reason,
-		       item->waits ? ": " : "", item->waits ? item->waits : "");
+		       item->waits ? ": " : "", item->waits ? item->waits : "",
+		       item->m->maint ? ", maintained " : "",
+		       item->m->maint ? ivm_class_name(item->m->maint->cls) : "");
 	} else if (item->status == RUN_BLOCKED) {
 		fprintf(pr->out, "  %*zu/%zu  %-4s  %-32s %-12s %s\n", width, index, total, "WAIT",
 		       item->m->fqn, model_mat_name(item->m->mat),

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 
 #include "core/diag.h"
+#include "project/maintain.h"
 #include "project/model.h"
 
 int cli_validate(struct cli_args *args)
@@ -28,6 +29,10 @@ int cli_validate(struct cli_args *args)
 	if (warnings)
 		printf(", %zu warning%s", warnings, warnings == 1 ? "" : "s");
 	printf("\n");
+	for (size_t i = 0; i < s.project->nmodels; i++)
+		if (s.project->models[i]->maint)
+			printf("  %s maintained %s\n", s.project->models[i]->fqn,
+			       maintain_describe(s.project->arena, s.project->models[i]));
 	cli_session_close(&s);
 	return CLI_OK;
 }

@@ -16,6 +16,7 @@
 #include "exec/render.h"
 #include "project/dag.h"
 #include "project/inputs.h"
+#include "state/columns.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -293,7 +294,7 @@ struct state_model build_model_row(const struct run *r, const struct model *m,
 {
 	return (struct state_model){
 		.name = m->fqn,
-		.hash = m->hash,
+		.hash = m->recorded_hash,
 		.materialized = model_mat_name(m->mat),
 		.inputs = sig,
 		.last_built_at = r->run_ts,
@@ -438,8 +439,23 @@ static int build_publish(struct build *b)
 	return rc;
 }
 
-/* The model's row, its window row, the watermarks and the run-log row,
- * in the build's transaction. */
+/* The columns of a relation the build made anew (a table or seed from its
+ * staging table, a view). A build that wrote into the table leaves its
+ * columns as they were (its rows go in by name, into the columns the
+ * table has), so it leaves those on record: a live refresh pays no
+ * catalog read for them. */
+static int build_record_columns(struct build *b, struct buf *sql)
+{
+	const struct model *m = b->m;
+
+	if (!b->out.staged && m->mat != MAT_VIEW)
+		return 0;
+	return state_sql_relation_columns(b->r->w, b->r->a, sql, b->r->opts->env, m->fqn,
+					  m->schema, m->name, &b->err);
+}
+
+/* The model's row, its window row, its columns, the watermarks and the
+ * run-log row, in the build's transaction. */
 static int build_record(struct build *b)
 {
 	struct run *r = b->r;
@@ -470,6 +486,9 @@ static int build_record(struct build *b)
 		if (build_records_window(r, m, win))
 			state_sql_window(&sql, r->opts->env, &b->wrow);
 	}
+	/* a quiet refresh that made its table anew still made its columns */
+	if (!rc)
+		rc = build_record_columns(b, &sql);
 	if (!rc && b->book)
 		rc = b->book->close(b->book->ctx, r->w, m, b->entry, b->out.rows, b->full,
 				    b->silent ? NULL : &sql, &b->err);

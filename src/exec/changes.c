@@ -150,6 +150,17 @@ int changes_record(const struct changes *c, const char *keys, int weight, struct
 	return rc;
 }
 
+int changes_record_rebuilt(const struct changes *c, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	state_sql_changes_rebuilt(&sql, c->m->schema, c->m->name);
+	rc = wh_exec(c->w, sql.buf, err);
+	buf_release(&sql);
+	return rc;
+}
+
 int changes_record_all(const struct changes *c, int weight, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;

@@ -37,6 +37,13 @@
 
 #define REGROUP_FLOOR 1000
 
+/* A counted refresh reads the batch's changes twice (new rows, old rows);
+ * a whole one the input twice (the query, the groups). Past this share of
+ * the input's rows in changes (and over COUNTED_FLOOR of them), the
+ * whole query is the cheaper. */
+#define COUNTED_SHARE 0.5
+#define COUNTED_FLOOR 100000
+
 /* The distinct keys the query gives rows (in place of the input), HAVING
  * let through: a group that fails it must still be computed again. */
 static int keys_query(struct refresh *r, const char *rows, struct buf *out, struct sl_err *err)
@@ -77,12 +84,19 @@ static const char *rows_of_batch_keys(struct refresh *r)
 	maint_add_input(&q, mt);
 	buf_adds(&q, " AS ");
 	wh_sql_ident(&q, alias);
-	buf_adds(&q, " WHERE EXISTS (SELECT 1 FROM " DELTA " AS _sluice_d WHERE ");
+	/* the batch's keys under names no input column has, so that a column
+	 * the expressions name unqualified is the input row's */
+	buf_adds(&q, " WHERE EXISTS (SELECT 1 FROM (SELECT ");
 	for (size_t k = 0; k < mt->nkeys; k++) {
-		buf_adds(&q, k ? " AND _sluice_d." : "_sluice_d.");
+		buf_adds(&q, k ? ", " : "");
 		wh_sql_ident(&q, mt->keys[k]);
-		buf_addf(&q, r->nullsafe ? " IS NOT DISTINCT FROM (%s)" : " = (%s)", mt->key_exprs[k]);
+		buf_addf(&q, " AS _sluice_k%zu", k);
 	}
+	buf_adds(&q, " FROM " DELTA ") AS _sluice_d WHERE ");
+	for (size_t k = 0; k < mt->nkeys; k++)
+		buf_addf(&q, r->nullsafe ? "%s_sluice_d._sluice_k%zu IS NOT DISTINCT FROM (%s)"
+					 : "%s_sluice_d._sluice_k%zu = (%s)",
+			 k ? " AND " : "", k, mt->key_exprs[k]);
 	buf_adds(&q, ")");
 	s = maint_in_place_of_input(r, q.buf);
 	buf_release(&q);
@@ -125,6 +139,29 @@ static int past_crossover(struct refresh *r, int64_t touched, bool *past, struct
 	maint_add_model(&r->sql, r->m);
 	rc = maint_query_int(r, &total, err);
 	*past = !rc && (double)touched > REGROUP_SHARE * (double)total;
+	return rc;
+}
+
+/* Whether the batch's changes are too many to count. */
+static int counted_past_crossover(struct refresh *r, bool *past, struct sl_err *err)
+{
+	int64_t changes = 0, total = 0;
+	int rc;
+
+	*past = false;
+	buf_adds(&r->sql, "SELECT count(*) FROM ");
+	if (r->mt->in == MAINT_APPENDS)
+		maint_add_input(&r->sql, r->mt);
+	else
+		state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
+	buf_addf(&r->sql, " WHERE _sluice_seq > %lld", (long long)r->since);
+	rc = maint_query_int(r, &changes, err);
+	if (rc || changes <= COUNTED_FLOOR)
+		return rc;
+	buf_adds(&r->sql, "SELECT count(*) FROM ");
+	maint_add_input(&r->sql, r->mt);
+	rc = maint_query_int(r, &total, err);
+	*past = !rc && (double)changes > COUNTED_SHARE * (double)total;
 	return rc;
 }
 
@@ -245,6 +282,12 @@ static int log_columns(struct refresh *r, struct sl_err *err)
 	buf_adds(&r->sql, " LIMIT 0");
 	rc = wh_query(r->w, r->sql.buf, &res, err);
 	buf_reset(&r->sql);
+	/* shown before the input's first build, which makes its log */
+	if (rc && r->dry) {
+		sl_err_clear(err);
+		r->cols = "*";
+		return 0;
+	}
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < wh_result_ncols(res); i++) {
@@ -320,38 +363,88 @@ int maintain_build_state(struct wh *w, struct arena *a, const struct model *m,
 	return rc;
 }
 
+/* Whether the input was built from scratch since the model applied it:
+ * its log started anew, and says so in a row of weight 0. */
+static int input_rebuilt(struct refresh *r, bool *rebuilt, struct sl_err *err)
+{
+	int64_t n = 0;
+	int rc;
+
+	*rebuilt = false;
+	if (r->mt->in != MAINT_REWRITES || r->dry)
+		return 0;
+	buf_adds(&r->sql, "SELECT count(*) FROM ");
+	state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
+	buf_addf(&r->sql, " WHERE _sluice_seq > %lld AND _sluice_weight = 0", (long long)r->since);
+	rc = maint_query_int(r, &n, err);
+	*rebuilt = n > 0;
+	return rc;
+}
+
+static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, const char **how,
+		   struct sl_err *err)
+{
+	bool seq = true, rebuilt = false, past = false;
+	int rc;
+
+	*rows = 0;
+	r->since = r->mt->ref ? input_watermark(r) : 0;
+	rc = input_has_seq(r, &seq, err);
+	if (!rc && r->mt->in == MAINT_REWRITES && r->mt->cls != IVM_FULL)
+		rc = log_columns(r, err);
+	if (!rc && r->mt->cls != IVM_FULL)
+		rc = input_rebuilt(r, &rebuilt, err);
+	*how = "recomputed";
+	if (rc)
+		return rc;
+	if (r->mt->cls == IVM_FULL || !seq || rebuilt)
+		return refresh_whole(r, log, rows, err);
+	if (r->mt->cls == IVM_COUNTED) {
+		rc = r->dry ? 0 : counted_past_crossover(r, &past, err);
+		if (rc || past)
+			return rc ? rc : refresh_whole(r, log, rows, err);
+		*how = "counted";
+		return maint_refresh_counted(r, log, rows, err);
+	}
+	if (r->mt->cls == IVM_MAPPED && r->mt->in == MAINT_APPENDS) {
+		*how = "appended";
+		return refresh_appended(r, log, rows, err);
+	}
+	*how = "regrouped";
+	rc = refresh_regroup(r, log, rows, &past, err);
+	if (!rc && past) {
+		*how = "recomputed";
+		rc = refresh_whole(r, log, rows, err);
+	}
+	return rc;
+}
+
 int maintain_refresh(struct wh *w, struct arena *a, const struct model *m,
 		     const struct render_ctx *ctx, const struct changes *log, int64_t *rows,
 		     const char **how, struct sl_err *err)
 {
 	struct refresh r;
-	bool seq = true, past = false;
 	int rc;
 
-	*rows = 0;
 	maint_refresh_init(&r, w, a, m, ctx);
-	r.since = r.mt->ref ? input_watermark(&r) : 0;
-	rc = input_has_seq(&r, &seq, err);
-	if (!rc && r.mt->in == MAINT_REWRITES && r.mt->cls != IVM_FULL)
-		rc = log_columns(&r, err);
-	*how = "recomputed";
-	if (rc || r.mt->cls == IVM_FULL || !seq) {
-		if (!rc)
-			rc = refresh_whole(&r, log, rows, err);
-	} else if (r.mt->cls == IVM_COUNTED) {
-		*how = "counted";
-		rc = maint_refresh_counted(&r, log, rows, err);
-	} else if (r.mt->cls == IVM_MAPPED && r.mt->in == MAINT_APPENDS) {
-		*how = "appended";
-		rc = refresh_appended(&r, log, rows, err);
-	} else {
-		*how = "regrouped";
-		rc = refresh_regroup(&r, log, rows, &past, err);
-		if (!rc && past) {
-			*how = "recomputed";
-			rc = refresh_whole(&r, log, rows, err);
-		}
-	}
+	rc = refresh(&r, log, rows, how, err);
+	buf_release(&r.sql);
+	return rc;
+}
+
+int maintain_compile(struct wh *w, struct arena *a, const struct model *m,
+		     const struct render_ctx *ctx, struct buf *out, struct sl_err *err)
+{
+	struct refresh r;
+	const char *how;
+	int64_t rows;
+	int rc;
+
+	maint_refresh_init(&r, w, a, m, ctx);
+	r.dry = out;
+	buf_addf(out, "-- %s is maintained: %s\n-- a refresh runs, in one transaction:\n\n", m->fqn,
+		 maintain_describe(a, m));
+	rc = refresh(&r, NULL, &rows, &how, err);
 	buf_release(&r.sql);
 	return rc;
 }

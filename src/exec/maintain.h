@@ -38,4 +38,9 @@ int maintain_refresh(struct wh *w, struct arena *a, const struct model *m,
 		     const struct render_ctx *ctx, const struct changes *log, int64_t *rows,
 		     const char **how, struct sl_err *err);
 
+/* Appends what a refresh of m runs, its class first, running none of it
+ * (w answers what the catalog knows and spells the dialect). */
+int maintain_compile(struct wh *w, struct arena *a, const struct model *m,
+		     const struct render_ctx *ctx, struct buf *out, struct sl_err *err);
+
 #endif

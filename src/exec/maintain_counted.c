@@ -116,7 +116,20 @@ static int state_query(struct refresh *r, const char *rows, const struct state_c
 }
 
 /* What each aggregate is, from the hidden columns of a group g. */
-static void add_finished(struct refresh *r, const struct ivm_agg *g, size_t j, struct buf *b)
+/* The type of the groups table's column name, as the warehouse names
+ * it, or NULL. */
+static const char *group_col_type(const struct wh_column *cols, size_t ncols, const char *name)
+{
+	for (size_t i = 0; i < ncols; i++)
+		if (strcasecmp(cols[i].name, name) == 0)
+			return cols[i].type;
+	return NULL;
+}
+
+/* What aggregate j is, from the hidden columns (of the types cols gives)
+ * of a group _sluice_g. */
+static void add_finished(struct refresh *r, const struct ivm_agg *g, size_t j,
+			 const struct wh_column *cols, size_t ncols, struct buf *b)
 {
 	const char *s = arena_sprintf(r->a, "_sluice_g._sluice_a%zu", j);
 	const char *n = arena_sprintf(r->a, "_sluice_g._sluice_a%zu_n", j);
@@ -135,18 +148,32 @@ static void add_finished(struct refresh *r, const struct ivm_agg *g, size_t j, s
 		break;
 	case IVM_AVG:
 		buf_addf(b, "(CASE WHEN %s = 0 THEN NULL ELSE ", n);
-		wh_sql_avg_of(r->w, b, s, n);
+		wh_sql_avg_of(r->w, b, s, n,
+			      group_col_type(cols, ncols, arena_sprintf(r->a, "_sluice_a%zu", j)));
 		buf_adds(b, " END)");
 		break;
 	}
 }
 
 /* The model's select list over its groups (_sluice_g): a key as kept,
- * another item as written with each aggregate in it finished. */
-static void add_finishing(struct refresh *r, struct buf *b)
+ * another item as written with each aggregate in it finished. The groups
+ * table's column types say how avg() divides; shown, not run, before the
+ * table is there, it divides as for numbers that are not decimals. */
+static int add_finishing(struct refresh *r, struct buf *b, struct sl_err *err)
 {
 	const struct ivm_result *q = &r->mt->q;
 	const char *s = r->m->body;
+	struct wh_column *cols = NULL;
+	size_t ncols = 0;
+	char table[512];
+	int rc;
+
+	state_model_table(table, sizeof(table), "groups", r->m->schema, r->m->name);
+	rc = wh_table_columns(r->w, r->a, STATE_SCHEMA, table, &cols, &ncols, err);
+	if (rc && !r->dry)
+		return rc;
+	if (rc)
+		sl_err_clear(err);
 
 	for (size_t i = 0; i < q->nitems; i++) {
 		const struct ivm_item *it = &q->items[i];
@@ -167,11 +194,12 @@ static void add_finishing(struct refresh *r, struct buf *b)
 			if (q->aggs[j].item != i)
 				continue;
 			buf_add(b, s + pos, q->aggs[j].start - pos);
-			add_finished(r, &q->aggs[j], j, b);
+			add_finished(r, &q->aggs[j], j, cols, ncols, b);
 			pos = q->aggs[j].end;
 		}
 		buf_add(b, s + pos, it->end - pos);
 	}
+	return 0;
 }
 
 /* The groups of the batch: the new rows' sums less the old rows'. */
@@ -277,10 +305,11 @@ int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t 
 		buf_adds(&r->sql, "INSERT INTO ");
 		maint_add_model(&r->sql, r->m);
 		buf_adds(&r->sql, " SELECT");
-		add_finishing(r, &r->sql);
+		rc = add_finishing(r, &r->sql, err);
 		buf_adds(&r->sql, " FROM " NEXT " AS _sluice_g");
 		add_alive(&r->sql, r->mt);
-		rc = maint_run(r, NULL, err);
+		if (!rc)
+			rc = maint_run(r, NULL, err);
 	}
 	if (!rc)
 		rc = maint_record(r, log, 1, err);

@@ -20,16 +20,26 @@
 
 int maint_run(struct refresh *r, int64_t *rows, struct sl_err *err)
 {
-	int rc = wh_exec_count(r->w, r->sql.buf, rows, err);
+	int rc = 0;
 
+	if (r->dry)
+		buf_addf(r->dry, "%s;\n\n", r->sql.buf);
+	else
+		rc = wh_exec_count(r->w, r->sql.buf, rows, err);
+	if (r->dry && rows)
+		*rows = 1;
 	buf_reset(&r->sql);
 	return rc;
 }
 
 int maint_query_int(struct refresh *r, int64_t *out, struct sl_err *err)
 {
-	int rc = wh_query_int(r->w, r->sql.buf, out, err);
+	int rc = 0;
 
+	if (r->dry)
+		*out = 1;
+	else
+		rc = wh_query_int(r->w, r->sql.buf, out, err);
 	buf_reset(&r->sql);
 	return rc;
 }

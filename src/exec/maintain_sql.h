@@ -33,6 +33,9 @@ struct refresh {
 	const char *cols;   /* the change log's columns but its weight */
 	bool nullsafe;      /* some key of the batch is NULL */
 	struct buf sql;
+	/* a refresh shown, not run: its statements go here, and every count
+	 * it asks is 1 */
+	struct buf *dry;
 };
 
 /* Runs (and empties) r->sql: a statement, its rows counted into *rows

@@ -218,18 +218,22 @@ static int ensure_schema(struct wh *w, const char *schema, struct sl_err *err)
 	return rc;
 }
 
-/* A model built from scratch starts its change log anew, empty: its
- * readers rebuild too. One that keeps none any more drops it. */
+/* A model built from scratch starts its change log anew; built again
+ * (rebuilt: its table was there), with the one row that says so, and its
+ * readers read it whole again. One that keeps none any more drops it. */
 static int restart_changes(struct wh *w, struct arena *a, const struct model *m,
-			   const struct mat_plan *plan, const char *staging, struct sl_err *err)
+			   const struct mat_plan *plan, const char *staging, bool rebuilt,
+			   struct sl_err *err)
 {
 	struct changes log;
+	int rc;
 
 	if (!keyed_increment(m))
 		return 0;
-	if (model_keeps_changes(m) && plan->ctx.refresh_seq)
-		return changes_open(w, a, m, staging, true, plan->ctx.refresh_seq, &log, err);
-	return state_changes_drop(w, m->schema, m->name, err);
+	if (!model_keeps_changes(m) || !plan->ctx.refresh_seq)
+		return state_changes_drop(w, m->schema, m->name, err);
+	rc = changes_open(w, a, m, staging, true, plan->ctx.refresh_seq, &log, err);
+	return rc || !rebuilt ? rc : changes_record_rebuilt(&log, err);
 }
 
 /* The new relation's rows go to a staging table beside the old one. */
@@ -253,7 +257,7 @@ static int write_staging(struct wh *w, struct arena *a, const struct model *m,
 	else
 		rc = write_query_staging(w, m, plan, staging, filtered, &sql, &out->rows, err);
 	if (!rc)
-		rc = restart_changes(w, a, m, plan, staging, err);
+		rc = restart_changes(w, a, m, plan, staging, out->old_kind != NULL, err);
 	if (!rc && m->maint)
 		rc = maintain_build_state(w, a, m, &plan->ctx, err);
 	if (rc)

@@ -9,6 +9,7 @@
 #include "exec/run.h"
 
 #include "core/arena.h"
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "core/xalloc.h"
@@ -227,6 +228,32 @@ static bool gated(struct run *r, const struct model *m, struct run_item *item)
 	return true;
 }
 
+/* An up-to-date model whose row holds its definition in another form than
+ * a build records now (the text hash of a version before the tree hash,
+ * the text before a reformatting) is given the current form, so that the
+ * next reformatting, or a parser that reads the text into another tree,
+ * still finds a form that matches. A run that writes nothing leaves it. */
+static int record_hash(struct run *r, const struct model *m, struct sl_err *err)
+{
+	const struct state_model *st = state_models_find(r->state, r->nstate, m->fqn);
+	struct state_model row;
+	struct buf sql = BUF_INIT;
+	int rc;
+
+	if (r->opts->dry_run || r->opts->test || !st || !st->hash ||
+	    strcmp(st->hash, m->recorded_hash) == 0)
+		return 0;
+	state_sql_model_hash(&sql, r->opts->env, m->fqn, st->hash, m->recorded_hash);
+	rc = wh_exec(r->w, sql.buf, err);
+	buf_release(&sql);
+	if (rc)
+		return rc;
+	row = *st;
+	row.hash = m->recorded_hash;
+	adopt(r, m, &row);
+	return 0;
+}
+
 /* One item of the plan, its inputs being at sig now. A decision that
  * rested on inputs this run built is taken again on what they became, and
  * the caller is asked again whether to hold the model back. */
@@ -260,6 +287,7 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 		item->status = RUN_HELD;
 	} else if (pi->what == PLAN_UP_TO_DATE) {
 		item->status = RUN_UP_TO_DATE;
+		rc = record_hash(r, m, err);
 	} else if (r->opts->dry_run && m->temporal && pi->what == PLAN_BUILD) {
 		rc = temporal_build(r, pi, sig, item, err);
 	} else if (r->opts->dry_run) {

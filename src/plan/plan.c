@@ -114,6 +114,31 @@ static const char *checks_due(const struct plan_facts *f, const struct model *m,
 	return NULL;
 }
 
+/* Whether the state row records m's definition as it is. A build records
+ * two forms, "tree:text" (model.h), a version before the tree hash only
+ * the text's; one of them matching m's change hash or its text hash is
+ * enough: the tree's lets a model be reformatted, the text's lets a parser
+ * whose tree reads otherwise, or an upgrade, rebuild nothing. */
+static bool same_definition(const struct model *m, const struct state_model *st)
+{
+	const char *part = st->hash;
+
+	if (!st->hash || !st->materialized ||
+	    strcmp(st->materialized, model_mat_name(m->mat)) != 0)
+		return false;
+	if (strcmp(st->hash, m->recorded_hash) == 0)
+		return true;
+	while (*part) {
+		size_t len = strcspn(part, ":");
+
+		if (len && ((len == strlen(m->hash) && strncmp(part, m->hash, len) == 0) ||
+			    (len == strlen(m->text_hash) && strncmp(part, m->text_hash, len) == 0)))
+			return true;
+		part += len + (part[len] == ':');
+	}
+	return false;
+}
+
 static void up_to_date(const struct plan_facts *f, const struct model *m,
 		       const struct state_model *st, const char *sig, const char *reason,
 		       struct plan_item *item)
@@ -141,8 +166,7 @@ void plan_decide(const struct plan_facts *f, struct model *m, const char *sig,
 		build(item, true, st ? "missing from the warehouse" : "new");
 	else if (f->full_refresh && m->mat != MAT_SNAPSHOT)
 		build(item, true, "full refresh");
-	else if (!st->hash || strcmp(st->hash, m->hash) != 0 || !st->materialized ||
-		 strcmp(st->materialized, model_mat_name(m->mat)) != 0)
+	else if (!same_definition(m, st))
 		/* a snapshot keeps its history through definition changes */
 		build(item, m->mat != MAT_SNAPSHOT,
 		      m->mat == MAT_SEED ? "file changed" : "definition changed");

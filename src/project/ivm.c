@@ -13,6 +13,7 @@
 #include "core/err.h"
 #include "project/refs.h"
 #include "project/sqltext.h"
+#include "project/tree.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -31,6 +32,7 @@ struct walk {
 	struct arena *a;
 	const char *text;
 	size_t len;
+	struct tree_text t;
 	bool append_only;
 	struct ivm_result *out;
 	enum rank rank;
@@ -56,56 +58,10 @@ struct expr_ctx {
 
 static void query_node(struct walk *w, json_t *node, bool outer);
 
-static const char *str(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
 
-	return json_is_string(v) ? json_string_value(v) : "";
-}
 
-static bool is(json_t *obj, const char *key, const char *value)
-{
-	return strcmp(str(obj, key), value) == 0;
-}
 
-static bool present(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
 
-	return v && !json_is_null(v);
-}
-
-/* A node's own place in the text, or -1 ("none" is 2^64-1 in the tree). */
-static long location(const struct walk *w, json_t *node)
-{
-	json_t *loc = json_object_get(node, "query_location");
-
-	if (!json_is_number(loc) || json_number_value(loc) < 0 ||
-	    json_number_value(loc) >= (double)w->len)
-		return -1;
-	return (long)json_number_value(loc);
-}
-
-/* The first place in the text of anything under j, or -1: an operator's
- * node sits at the operator, its left operand before it. */
-static long first_location(const struct walk *w, json_t *j)
-{
-	long best = json_is_object(j) ? location(w, j) : -1, l;
-	const char *key;
-	json_t *v;
-	size_t i;
-
-	if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			if ((l = first_location(w, v)) >= 0 && (best < 0 || l < best))
-				best = l;
-	} else if (json_is_object(j)) {
-		json_object_foreach(j, key, v)
-			if ((l = first_location(w, v)) >= 0 && (best < 0 || l < best))
-				best = l;
-	}
-	return best;
-}
 
 /* Where the nearest of kws starts among the up to max words before off
  * (white space and parentheses between them passed over), or off itself:
@@ -136,7 +92,7 @@ static long keyword_at(const struct walk *w, json_t *expr, const char *kw, int m
 {
 	const char *const kws[] = { kw, NULL };
 
-	return keyword_back(w, first_location(w, expr), kws, max);
+	return keyword_back(w, tree_first_location(&w->t, expr), kws, max);
 }
 
 /* Records a construct; the worst rank wins, then the earliest place. */
@@ -171,47 +127,8 @@ static char *lower(struct arena *a, const char *s)
 	return p;
 }
 
-/* Functions whose value changes from one run to the next: a refresh would
- * give the changed rows other values than the rows kept. */
-static bool is_volatile(const char *name)
-{
-	static const char *const names[] = {
-		"random", "setseed", "uuid", "gen_random_uuid", "uuidv4", "uuidv7", "now",
-		"current_timestamp", "current_date", "current_time", "current_localtimestamp",
-		"localtimestamp", "localtime", "get_current_timestamp", "get_current_time",
-		"transaction_timestamp", "statement_timestamp", "clock_timestamp", "timeofday",
-		"today", "nextval", "currval", NULL,
-	};
 
-	for (size_t i = 0; names[i]; i++)
-		if (strcasecmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
 
-/* CURRENT_TIMESTAMP and its kin, which the parser reads as column names. */
-static bool is_volatile_keyword(json_t *colref)
-{
-	static const char *const names[] = { "current_timestamp", "current_date", "current_time",
-					      "localtimestamp", "localtime", NULL };
-	json_t *parts = json_object_get(colref, "column_names");
-
-	if (json_array_size(parts) != 1)
-		return false;
-	for (size_t i = 0; names[i]; i++)
-		if (strcasecmp(json_string_value(json_array_get(parts, 0)), names[i]) == 0)
-			return true;
-	return false;
-}
-
-/* The name a column reference ends with: the column, whatever qualifies it. */
-static const char *column_name(json_t *colref)
-{
-	json_t *parts = json_object_get(colref, "column_names");
-	json_t *last = json_array_get(parts, json_array_size(parts) - 1);
-
-	return json_is_string(last) ? json_string_value(last) : "";
-}
 
 static bool agg_kind(const char *function, size_t nargs, enum ivm_agg_kind *kind)
 {
@@ -240,7 +157,7 @@ static bool agg_kind(const char *function, size_t nargs, enum ivm_agg_kind *kind
 static const char *agg_arg(struct walk *w, json_t *fn, size_t *end)
 {
 	const char *s = w->text;
-	long at = location(w, fn);
+	long at = tree_location(&w->t, fn);
 	size_t open, close;
 
 	if (at < 0)
@@ -261,11 +178,11 @@ static const char *agg_arg(struct walk *w, json_t *fn, size_t *end)
  * makes its groups be computed again. */
 static void aggregate(struct walk *w, json_t *fn, const struct expr_ctx *ctx)
 {
-	const char *function = str(fn, "function_name");
+	const char *function = tree_str(fn, "function_name");
 	const char *name = refs_aggregate_name(function);
 	size_t nargs = json_array_size(json_object_get(fn, "children"));
 	json_t *orders = json_object_get(json_object_get(fn, "order_bys"), "orders");
-	long at = location(w, fn);
+	long at = tree_location(&w->t, fn);
 	enum ivm_agg_kind kind;
 	struct ivm_agg *agg;
 	const char *arg;
@@ -275,7 +192,7 @@ static void aggregate(struct walk *w, json_t *fn, const struct expr_ctx *ctx)
 		block(w, RANK_REGROUP, arena_sprintf(w->a, "%s(DISTINCT)", upper(w->a, name)), at);
 		return;
 	}
-	if (present(fn, "filter")) {
+	if (tree_present(fn, "filter")) {
 		block(w, RANK_REGROUP, "FILTER", keyword_at(w, json_object_get(fn, "filter"), "FILTER", 2));
 		return;
 	}
@@ -309,9 +226,9 @@ static void aggregate(struct walk *w, json_t *fn, const struct expr_ctx *ctx)
 
 static const char *subquery_name(json_t *sub)
 {
-	if (is(sub, "subquery_type", "EXISTS") || is(sub, "subquery_type", "NOT_EXISTS"))
+	if (tree_is(sub, "subquery_type", "EXISTS") || tree_is(sub, "subquery_type", "NOT_EXISTS"))
 		return "EXISTS (subquery)";
-	if (is(sub, "subquery_type", "ANY"))
+	if (tree_is(sub, "subquery_type", "ANY"))
 		return "IN (subquery)";
 	return "a scalar subquery";
 }
@@ -331,32 +248,32 @@ static void walk_expr(struct walk *w, json_t *j, struct expr_ctx *ctx)
 	}
 	if (!json_is_object(j))
 		return;
-	if (is(j, "class", "SUBQUERY")) {
-		block(w, RANK_FULL, subquery_name(j), location(w, j));
+	if (tree_is(j, "class", "SUBQUERY")) {
+		block(w, RANK_FULL, subquery_name(j), tree_location(&w->t, j));
 		return;
 	}
-	if (is(j, "class", "WINDOW")) {
+	if (tree_is(j, "class", "WINDOW")) {
 		block(w, RANK_FULL,
-		      arena_sprintf(w->a, "a window function (%s)", lower(w->a, str(j, "function_name"))),
-		      location(w, j));
+		      arena_sprintf(w->a, "a window function (%s)", lower(w->a, tree_str(j, "function_name"))),
+		      tree_location(&w->t, j));
 		return;
 	}
-	if (is(j, "class", "COLUMN_REF") && is_volatile_keyword(j))
-		block(w, RANK_FULL, lower(w->a, column_name(j)), location(w, j));
-	if (is(j, "class", "FUNCTION")) {
-		const char *function = str(j, "function_name");
+	if (tree_is(j, "class", "COLUMN_REF") && tree_is_volatile_keyword(j))
+		block(w, RANK_FULL, lower(w->a, tree_column_name(j)), tree_location(&w->t, j));
+	if (tree_is(j, "class", "FUNCTION")) {
+		const char *function = tree_str(j, "function_name");
 		const char *agg = refs_aggregate_name(function);
 
-		if (is_volatile(function))
+		if (tree_is_volatile(function))
 			block(w, RANK_FULL, arena_sprintf(w->a, "%s()", lower(w->a, function)),
-			      location(w, j));
+			      tree_location(&w->t, j));
 		if (agg) {
 			ctx->has_agg = true;
 			if (ctx->use == AGG_COLLECT)
 				aggregate(w, j, ctx);
 			else if (ctx->use == AGG_NESTED)
 				block(w, RANK_FULL, arena_sprintf(w->a, "%s() in a subquery", agg),
-				      location(w, j));
+				      tree_location(&w->t, j));
 		}
 	}
 	json_object_foreach(j, key, v)
@@ -388,8 +305,8 @@ static bool same_expr(json_t *x, json_t *y)
 	}
 	if (!json_is_object(x) || !json_is_object(y))
 		return json_equal(x, y);
-	if (is(x, "class", "COLUMN_REF") && is(y, "class", "COLUMN_REF"))
-		return strcasecmp(column_name(x), column_name(y)) == 0;
+	if (tree_is(x, "class", "COLUMN_REF") && tree_is(y, "class", "COLUMN_REF"))
+		return strcasecmp(tree_column_name(x), tree_column_name(y)) == 0;
 	json_object_foreach(x, key, v) {
 		if (strcmp(key, "query_location") == 0 || strcmp(key, "alias") == 0)
 			continue;
@@ -416,7 +333,7 @@ static bool mentions(json_t *j, const char *name)
 	}
 	if (!json_is_object(j))
 		return false;
-	if (is(j, "class", "COLUMN_REF") && strcasecmp(column_name(j), name) == 0)
+	if (tree_is(j, "class", "COLUMN_REF") && strcasecmp(tree_column_name(j), name) == 0)
 		return true;
 	json_object_foreach(j, key, v)
 		if (mentions(v, name))
@@ -432,7 +349,7 @@ static long key_item(json_t *g, json_t *items)
 	size_t n = json_array_size(items), i;
 	json_t *it;
 
-	if (is(g, "class", "CONSTANT")) {
+	if (tree_is(g, "class", "CONSTANT")) {
 		json_t *value = json_object_get(json_object_get(g, "value"), "value");
 		double k = json_is_number(value) ? json_number_value(value) : 0;
 
@@ -441,10 +358,10 @@ static long key_item(json_t *g, json_t *items)
 	json_array_foreach(items, i, it)
 		if (same_expr(it, g))
 			return (long)i;
-	if (!is(g, "class", "COLUMN_REF") || json_array_size(json_object_get(g, "column_names")) != 1)
+	if (!tree_is(g, "class", "COLUMN_REF") || json_array_size(json_object_get(g, "column_names")) != 1)
 		return -1;
 	json_array_foreach(items, i, it)
-		if (strcasecmp(str(it, "alias"), column_name(g)) == 0 && !mentions(it, column_name(g)))
+		if (strcasecmp(tree_str(it, "alias"), tree_column_name(g)) == 0 && !mentions(it, tree_column_name(g)))
 			return (long)i;
 	return -1;
 }
@@ -459,10 +376,10 @@ static void add_key(struct walk *w, json_t *items, size_t item)
 			return;
 	k = ARENA_PUSH(w->a, &w->out->keys, &w->out->nkeys, &w->out->keys_cap);
 	k->item = item;
-	if (*str(it, "alias"))
-		k->name = arena_strdup(w->a, str(it, "alias"));
-	else if (is(it, "class", "COLUMN_REF"))
-		k->name = arena_strdup(w->a, column_name(it));
+	if (*tree_str(it, "alias"))
+		k->name = arena_strdup(w->a, tree_str(it, "alias"));
+	else if (tree_is(it, "class", "COLUMN_REF"))
+		k->name = arena_strdup(w->a, tree_column_name(it));
 }
 
 /* The output keys: GROUP BY's expressions as the select list shows them,
@@ -477,9 +394,9 @@ static void find_keys(struct walk *w, json_t *node, const bool *agg_items, bool 
 
 	if (json_array_size(json_object_get(node, "group_sets")) > 1)
 		block(w, RANK_FULL, "GROUPING SETS, ROLLUP or CUBE",
-		      keyword_back(w, first_location(w, groups), sets_kws, 3));
+		      keyword_back(w, tree_first_location(&w->t, groups), sets_kws, 3));
 	for (i = 0; i < json_array_size(items); i++)
-		if (distinct || (is(node, "aggregate_handling", "FORCE_AGGREGATES") && !agg_items[i]))
+		if (distinct || (tree_is(node, "aggregate_handling", "FORCE_AGGREGATES") && !agg_items[i]))
 			add_key(w, items, i);
 	json_array_foreach(groups, i, g) {
 		long item = key_item(g, items);
@@ -487,7 +404,7 @@ static void find_keys(struct walk *w, json_t *node, const bool *agg_items, bool 
 		walk_plain(w, g);
 		if (item < 0)
 			block(w, RANK_REGROUP, "a GROUP BY key that is not selected",
-			      first_location(w, g));
+			      tree_first_location(&w->t, g));
 		else
 			add_key(w, items, (size_t)item);
 	}
@@ -506,15 +423,15 @@ static bool modifiers(struct walk *w, json_t *node)
 	json_array_foreach(json_object_get(node, "modifiers"), i, m) {
 		json_t *targets = json_object_get(m, "distinct_on_targets");
 
-		if (is(m, "type", "LIMIT_MODIFIER") || is(m, "type", "LIMIT_PERCENT_MODIFIER")) {
-			json_t *at = present(m, "limit") ? json_object_get(m, "limit")
+		if (tree_is(m, "type", "LIMIT_MODIFIER") || tree_is(m, "type", "LIMIT_PERCENT_MODIFIER")) {
+			json_t *at = tree_present(m, "limit") ? json_object_get(m, "limit")
 							 : json_object_get(m, "offset");
 
-			block(w, RANK_FULL, present(m, "limit") ? "LIMIT" : "OFFSET",
-			      keyword_back(w, first_location(w, at), limit_kws, 1));
-		} else if (is(m, "type", "DISTINCT_MODIFIER") && json_array_size(targets) > 0) {
+			block(w, RANK_FULL, tree_present(m, "limit") ? "LIMIT" : "OFFSET",
+			      keyword_back(w, tree_first_location(&w->t, at), limit_kws, 1));
+		} else if (tree_is(m, "type", "DISTINCT_MODIFIER") && json_array_size(targets) > 0) {
 			block(w, RANK_FULL, "DISTINCT ON", keyword_at(w, targets, "DISTINCT", 2));
-		} else if (is(m, "type", "DISTINCT_MODIFIER")) {
+		} else if (tree_is(m, "type", "DISTINCT_MODIFIER")) {
 			distinct = true;
 		}
 	}
@@ -527,15 +444,15 @@ static void set_operation(struct walk *w, json_t *node)
 	static const char *const kws[] = { "UNION", "EXCEPT", "INTERSECT", NULL };
 	char *what;
 
-	while (is(json_object_get(node, "left"), "type", "SET_OPERATION_NODE"))
+	while (tree_is(json_object_get(node, "left"), "type", "SET_OPERATION_NODE"))
 		node = json_object_get(node, "left");
 	/* UNION_BY_NAME is written UNION BY NAME */
-	what = arena_sprintf(w->a, "%s%s", str(node, "setop_type"),
+	what = arena_sprintf(w->a, "%s%s", tree_str(node, "setop_type"),
 			     json_is_true(json_object_get(node, "setop_all")) ? " ALL" : "");
 	for (char *p = what; *p; p++)
 		*p = *p == '_' ? ' ' : *p;
 	block(w, RANK_FULL, what,
-	      keyword_back(w, first_location(w, json_object_get(node, "right")), kws, 4));
+	      keyword_back(w, tree_first_location(&w->t, json_object_get(node, "right")), kws, 4));
 }
 
 static void push_ctes(struct walk *w, json_t *node)
@@ -546,7 +463,7 @@ static void push_ctes(struct walk *w, json_t *node)
 	json_array_foreach(map, i, e) {
 		struct cte *c = ARENA_PUSH(w->a, &w->ctes, &w->nctes, &w->ctes_cap);
 
-		c->name = str(e, "key");
+		c->name = tree_str(e, "key");
 		c->query = json_object_get(json_object_get(json_object_get(e, "value"), "query"),
 					   "node");
 	}
@@ -573,17 +490,17 @@ static void cte_query(struct walk *w, size_t k)
  * FROM of the outer query. */
 static void from_table(struct walk *w, json_t *from, bool outer)
 {
-	long at = location(w, from);
+	long at = tree_location(&w->t, from);
 
-	if (is(from, "type", "BASE_TABLE")) {
-		const char *schema = str(from, "schema_name"), *name = str(from, "table_name");
+	if (tree_is(from, "type", "BASE_TABLE")) {
+		const char *schema = tree_str(from, "schema_name"), *name = tree_str(from, "table_name");
 
-		if (present(from, "sample"))
+		if (tree_present(from, "sample"))
 			block(w, RANK_FULL, "TABLESAMPLE", at);
 		/* FROM 'file.csv' reads a file, which has no changes to follow */
 		if (at >= 0 && sqltext_name_len(w->text, (size_t)at) == 0)
 			block(w, RANK_FULL, "a file in FROM", at);
-		for (size_t k = w->nctes; !*schema && !*str(from, "catalog_name") && k > 0; k--) {
+		for (size_t k = w->nctes; !*schema && !*tree_str(from, "catalog_name") && k > 0; k--) {
 			if (strcasecmp(w->ctes[k - 1].name, name) == 0) {
 				cte_query(w, k - 1);
 				return;
@@ -593,23 +510,23 @@ static void from_table(struct walk *w, json_t *from, bool outer)
 		w->out->table = lower(w->a, name);
 		w->out->table_at = at;
 		w->out->direct = outer;
-	} else if (is(from, "type", "SUBQUERY")) {
+	} else if (tree_is(from, "type", "SUBQUERY")) {
 		query_node(w, json_object_get(json_object_get(from, "subquery"), "node"), false);
-	} else if (is(from, "type", "JOIN")) {
+	} else if (tree_is(from, "type", "JOIN")) {
 		block(w, RANK_FULL, "a join",
-		      at >= 0 ? at : first_location(w, json_object_get(from, "right")));
-	} else if (is(from, "type", "TABLE_FUNCTION")) {
+		      at >= 0 ? at : tree_first_location(&w->t, json_object_get(from, "right")));
+	} else if (tree_is(from, "type", "TABLE_FUNCTION")) {
 		json_t *fn = json_object_get(from, "function");
 
 		block(w, RANK_FULL,
-		      arena_sprintf(w->a, "a table function (%s)", lower(w->a, str(fn, "function_name"))),
+		      arena_sprintf(w->a, "a table function (%s)", lower(w->a, tree_str(fn, "function_name"))),
 		      at);
-	} else if (is(from, "type", "EMPTY")) {
+	} else if (tree_is(from, "type", "EMPTY")) {
 		block(w, RANK_FULL, "no input table", -1);
-	} else if (is(from, "type", "EXPRESSION_LIST")) {
+	} else if (tree_is(from, "type", "EXPRESSION_LIST")) {
 		block(w, RANK_FULL, "VALUES", keyword_at(w, from, "VALUES", 1));
 	} else {
-		block(w, RANK_FULL, upper(w->a, str(from, "type")), first_location(w, from));
+		block(w, RANK_FULL, upper(w->a, tree_str(from, "type")), tree_first_location(&w->t, from));
 	}
 }
 
@@ -628,9 +545,9 @@ static bool column_outside_aggregates(json_t *j)
 	}
 	if (!json_is_object(j))
 		return false;
-	if (is(j, "class", "COLUMN_REF") && !is_volatile_keyword(j))
+	if (tree_is(j, "class", "COLUMN_REF") && !tree_is_volatile_keyword(j))
 		return true;
-	if (is(j, "class", "FUNCTION") && refs_aggregate_name(str(j, "function_name")))
+	if (tree_is(j, "class", "FUNCTION") && refs_aggregate_name(tree_str(j, "function_name")))
 		return false;
 	json_object_foreach(j, key, v)
 		if (column_outside_aggregates(v))
@@ -676,7 +593,7 @@ static void split_items(struct walk *w, json_t *node, bool distinct)
 {
 	json_t *items = json_object_get(node, "select_list");
 	size_t n = json_array_size(items), *ends, start, k;
-	long first = first_location(w, json_array_get(items, 0));
+	long first = tree_first_location(&w->t, json_array_get(items, 0));
 	long kw = sqltext_find_word(w->text, 0, "select");
 
 	if (kw < 0 || (first >= 0 && kw > first)) {
@@ -704,7 +621,7 @@ static void split_items(struct walk *w, json_t *node, bool distinct)
 
 		it->start = i ? ends[i - 1] + 1 : start;
 		it->end = ends[i];
-		it->expr_end = expr_end(w->text, it->start, it->end, str(json_array_get(items, i), "alias"));
+		it->expr_end = expr_end(w->text, it->start, it->end, tree_str(json_array_get(items, i), "alias"));
 		for (k = 0; k < w->out->nkeys; k++)
 			it->key |= w->out->keys[k].item == i;
 	}
@@ -716,7 +633,7 @@ static void outer_select(struct walk *w, json_t *node, bool distinct)
 	json_t *items = json_object_get(node, "select_list"), *it;
 	bool *agg_items = arena_alloc(w->a, json_array_size(items) + 1);
 	bool grouping = json_array_size(json_object_get(node, "group_expressions")) > 0 ||
-			is(node, "aggregate_handling", "FORCE_AGGREGATES");
+			tree_is(node, "aggregate_handling", "FORCE_AGGREGATES");
 	bool any = false;
 	size_t i;
 
@@ -731,7 +648,7 @@ static void outer_select(struct walk *w, json_t *node, bool distinct)
 	if (distinct && (any || grouping))
 		block(w, RANK_FULL, "DISTINCT over groups", keyword_at(w, items, "DISTINCT", 1));
 	find_keys(w, node, agg_items, distinct);
-	if (present(node, "having")) {
+	if (tree_present(node, "having")) {
 		long at = keyword_at(w, json_object_get(node, "having"), "HAVING", 1);
 
 		walk_plain(w, json_object_get(node, "having"));
@@ -746,11 +663,11 @@ static void outer_select(struct walk *w, json_t *node, bool distinct)
 		if (w->grouped && !distinct && !w->out->items[i].key &&
 		    column_outside_aggregates(json_array_get(items, i)))
 			block(w, RANK_REGROUP, "a selected expression that is not a GROUP BY key",
-			      first_location(w, json_array_get(items, i)));
+			      tree_first_location(&w->t, json_array_get(items, i)));
 	for (i = 0; i < w->out->nkeys; i++)
 		if (!w->out->keys[i].name)
 			block(w, RANK_FULL, "a key without a name (give it an alias)",
-			      first_location(w, json_array_get(items, w->out->keys[i].item)));
+			      tree_first_location(&w->t, json_array_get(items, w->out->keys[i].item)));
 }
 
 /* A query under FROM must map each row to at most one row. */
@@ -761,10 +678,10 @@ static void inner_select(struct walk *w, json_t *node, bool distinct)
 	json_t *groups = json_object_get(node, "group_expressions");
 
 	walk_expr(w, items, &ctx);
-	if (json_array_size(groups) || is(node, "aggregate_handling", "FORCE_AGGREGATES"))
+	if (json_array_size(groups) || tree_is(node, "aggregate_handling", "FORCE_AGGREGATES"))
 		block(w, RANK_FULL, "GROUP BY in a subquery",
 		      json_array_size(groups) ? keyword_at(w, groups, "GROUP", 2) : -1);
-	if (present(node, "having"))
+	if (tree_present(node, "having"))
 		block(w, RANK_FULL, "HAVING in a subquery",
 		      keyword_at(w, json_object_get(node, "having"), "HAVING", 1));
 	if (distinct)
@@ -776,21 +693,21 @@ static void query_node(struct walk *w, json_t *node, bool outer)
 	size_t saved = w->nctes;
 	bool distinct;
 
-	if (is(node, "type", "SET_OPERATION_NODE")) {
+	if (tree_is(node, "type", "SET_OPERATION_NODE")) {
 		set_operation(w, node);
 		return;
 	}
-	if (is(node, "type", "RECURSIVE_CTE_NODE")) {
+	if (tree_is(node, "type", "RECURSIVE_CTE_NODE")) {
 		block(w, RANK_FULL, "WITH RECURSIVE", keyword_at(w, node, "RECURSIVE", 8));
 		return;
 	}
-	if (!is(node, "type", "SELECT_NODE")) {
-		block(w, RANK_FULL, upper(w->a, str(node, "type")), first_location(w, node));
+	if (!tree_is(node, "type", "SELECT_NODE")) {
+		block(w, RANK_FULL, upper(w->a, tree_str(node, "type")), tree_first_location(&w->t, node));
 		return;
 	}
 	push_ctes(w, node);
 	distinct = modifiers(w, node);
-	if (present(node, "sample"))
+	if (tree_present(node, "sample"))
 		block(w, RANK_FULL, "USING SAMPLE", -1);
 	from_table(w, json_object_get(node, "from_table"), outer);
 	walk_plain(w, json_object_get(node, "where_clause"));
@@ -809,6 +726,7 @@ int ivm_classify(struct arena *a, const char *tree, const char *text, bool appen
 			  .out = out };
 	json_t *root, *stmts;
 
+	tree_text_init(&w.t, text);
 	memset(out, 0, sizeof(*out));
 	out->offset = out->table_at = out->distinct_at = out->having_end = -1;
 	/* "no location" is 2^64-1, which jansson's integers cannot hold */

@@ -177,6 +177,20 @@ out:
 	free(text);
 }
 
+const char *maintain_describe(struct arena *a, const struct model *m)
+{
+	const struct maint *mt = m->maint;
+	int line = m->body_line, col = 0;
+
+	if (!mt->blocker)
+		return ivm_class_name(mt->cls);
+	if (mt->offset < 0)
+		return arena_sprintf(a, "%s: %s", ivm_class_name(mt->cls), mt->blocker);
+	model_span_position(m, PART_BODY, (size_t)mt->offset, &line, &col);
+	return arena_sprintf(a, "%s: %s at %s:%d:%d", ivm_class_name(mt->cls), mt->blocker, m->path,
+			     line, col);
+}
+
 void maintain_plan_all(struct project *p)
 {
 	for (size_t i = 0; i < p->nmodels; i++)

@@ -38,4 +38,8 @@ struct maint {
  * its output keys. */
 void maintain_plan_all(struct project *p);
 
+/* "counted", or the class with what blocks a better one and its place:
+ * "full: a join at models/gold/x.sql:3:8". In a. */
+const char *maintain_describe(struct arena *a, const struct model *m);
+
 #endif

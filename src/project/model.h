@@ -177,8 +177,9 @@ struct model {
 	/* what makes its result depend on how rows are cut into windows
 	 * ("GROUP BY", "sum", "a window function"), or NULL */
 	const char *aggregates;
-	/* a live model's parse tree as sqlparse_tree gives it (JSON of
-	 * refs_parse_text), for the maintenance classifier; NULL for others */
+	/* the model's parse tree as sqlparse_tree gives it (JSON of
+	 * refs_parse_text), for the maintenance classifier and lineage;
+	 * NULL when the query does not parse */
 	const char *tree;
 	/* whether the model's table has a _sluice_seq column: 0 not known yet,
 	 * 1 yes, 2 yes and a _sluice_pos column too, -1 no; forgotten when the
@@ -195,7 +196,17 @@ struct model {
 	size_t order;            /* position in dependency order */
 	int mark;                /* scratch for graph walks */
 
+	/* hex SHA-256 of the query's parse tree without its locations, and of
+	 * its placeholders as written; "" when the query does not parse */
+	char tree_hash[65];
 	char hash[65];           /* change hash, hex SHA-256 */
+	/* the change hash over the query's text, as versions before the tree
+	 * hash computed it: a state row holding it is still current */
+	char text_hash[65];
+	/* what a build records in its state row: "hash:text_hash", so that
+	 * either form matching later says the definition is the same (the
+	 * text, when another parser's tree reads otherwise) */
+	char recorded_hash[130];
 	/* hex SHA-256 of its checks and those of the ephemerals it inlines;
 	 * "" when there are none */
 	char checks_hash[65];

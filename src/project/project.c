@@ -12,6 +12,7 @@
 #include "project/files.h"
 #include "project/header.h"
 #include "project/refs.h"
+#include "project/sqltext.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -152,12 +153,18 @@ static struct model *add_model(struct project *p, const char *schema, const char
 	return m;
 }
 
+/* Whether the warehouse reads SQL with the parser sluice reads it with. */
+static bool own_parser(const struct project *p)
+{
+	return !p->cfg.warehouse.type || strcmp(p->cfg.warehouse.type, "duckdb") == 0;
+}
+
 /* On a warehouse other than DuckDB, a query its parser does not read may be
  * one the warehouse would run: the query's problems (from first on) say
  * whose parser it is. */
 static void hint_parser(struct project *p, size_t first)
 {
-	if (!p->cfg.warehouse.type || strcmp(p->cfg.warehouse.type, "duckdb") == 0)
+	if (own_parser(p))
 		return;
 	for (size_t i = first; i < p->diags.n; i++)
 		if (!p->diags.items[i].hint)
@@ -188,7 +195,7 @@ static void load_sql_model(struct project *p, struct sqlparse *parser, const cha
 	if (m->body && *m->body && refs_find(parser, p->arena, m, &p->diags) == SL_E_PARSE)
 		hint_parser(p, first);
 	refs_check_asserts(parser, m, &p->diags);
-	project_model_hash(m);
+	project_model_hash(m, own_parser(p));
 }
 
 static void load_schema_folder(struct project *p, struct sqlparse *parser, const char *schema)
@@ -236,7 +243,7 @@ static void load_seeds(struct project *p)
 				      &p->diags, &text, &len))
 			continue;
 		m->text = text;
-		project_model_hash(m);
+		project_model_hash(m, true);
 	}
 }
 
@@ -285,6 +292,24 @@ static void hash_str(EVP_MD_CTX *ctx, const char *tag, const char *s)
 	EVP_DigestUpdate(ctx, tag, strlen(tag) + 1);
 	if (s)
 		EVP_DigestUpdate(ctx, s, strlen(s) + 1);
+}
+
+/* The tokens of the query (and filter) as PostgreSQL tells them apart:
+ * what DuckDB's tree does not keep but another warehouse may read, such
+ * as a quoted name ("Total" is not Total there) or a type's own name
+ * (float is double precision there). */
+static void hash_tokens(EVP_MD_CTX *ctx, const struct model *m)
+{
+	struct buf b = BUF_INIT;
+
+	sqltext_tokens(m->body, &b);
+	hash_str(ctx, "tokens", b.buf);
+	if (m->filter) {
+		buf_reset(&b);
+		sqltext_tokens(m->filter, &b);
+		hash_str(ctx, "filter tokens", b.buf);
+	}
+	buf_release(&b);
 }
 
 /* Settings that change how a model is refreshed or described, not its data */
@@ -342,9 +367,30 @@ static void checks_hash(struct model *m)
 	hex_digest(ctx, m->checks_hash);
 }
 
+/* Folds the hashes of the ephemerals m inlines into hash, m's own, taking
+ * each ephemeral's in the same form (text: text_hash). */
+static void fold_inlined(const struct model *m, bool text, char *hash)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (!ctx)
+		xalloc_die();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	hash_str(ctx, "own", hash);
+	for (size_t i = 0; i < m->ndeps; i++)
+		if (m->deps[i]->mat == MAT_EPHEMERAL)
+			hash_str(ctx, m->deps[i]->fqn,
+				 text ? m->deps[i]->text_hash : m->deps[i]->hash);
+	hex_digest(ctx, hash);
+}
+
+static void record_hash(struct model *m)
+{
+	snprintf(m->recorded_hash, sizeof(m->recorded_hash), "%s:%s", m->hash, m->text_hash);
+}
+
 void project_model_hash_inlined(struct model *m)
 {
-	EVP_MD_CTX *ctx;
 	bool inlines = false;
 
 	checks_hash(m);
@@ -352,21 +398,20 @@ void project_model_hash_inlined(struct model *m)
 		inlines |= m->deps[i]->mat == MAT_EPHEMERAL;
 	if (!inlines)
 		return;
-	ctx = EVP_MD_CTX_new();
-	if (!ctx)
-		xalloc_die();
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	hash_str(ctx, "own", m->hash);
-	for (size_t i = 0; i < m->ndeps; i++)
-		if (m->deps[i]->mat == MAT_EPHEMERAL)
-			hash_str(ctx, m->deps[i]->fqn, m->deps[i]->hash);
-	hex_digest(ctx, m->hash);
+	fold_inlined(m, false, m->hash);
+	fold_inlined(m, true, m->text_hash);
+	record_hash(m);
 }
 
-void project_model_hash(struct model *m)
+/* The change hash of m into out: over its text (text, or a query that did
+ * not parse), as sluice hashed it before it read parse trees, or over its
+ * tree, with its tokens on a warehouse that reads SQL with a parser of its
+ * own. */
+static void model_digest(const struct model *m, bool text, bool tokens, char *out)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	const struct model_setting **sorted;
+	bool tree = !text && m->tree_hash[0];
 
 	if (!ctx)
 		xalloc_die();
@@ -374,20 +419,34 @@ void project_model_hash(struct model *m)
 	hash_str(ctx, "mat", model_mat_name(m->mat));
 	if (m->mat == MAT_SEED) {
 		hash_str(ctx, "csv", m->text);
-	} else {
-		hash_str(ctx, "body", m->body);
-		sorted = xcalloc(m->nsettings + 1, sizeof(*sorted));
-		for (size_t i = 0; i < m->nsettings; i++)
-			sorted[i] = &m->settings[i];
-		qsort(sorted, m->nsettings, sizeof(*sorted), cmp_setting);
-		for (size_t i = 0; i < m->nsettings; i++) {
-			if (hash_ignores(sorted[i]->key))
-				continue;
-			hash_str(ctx, sorted[i]->key, sorted[i]->value);
-		}
-		free(sorted);
+		hex_digest(ctx, out);
+		return;
 	}
-	hex_digest(ctx, m->hash);
+	if (tree)
+		hash_str(ctx, "tree", m->tree_hash);
+	else
+		hash_str(ctx, "body", m->body);
+	if (tree && tokens)
+		hash_tokens(ctx, m);
+	sorted = xcalloc(m->nsettings + 1, sizeof(*sorted));
+	for (size_t i = 0; i < m->nsettings; i++)
+		sorted[i] = &m->settings[i];
+	qsort(sorted, m->nsettings, sizeof(*sorted), cmp_setting);
+	for (size_t i = 0; i < m->nsettings; i++) {
+		if (hash_ignores(sorted[i]->key) ||
+		    (tree && strcmp(sorted[i]->key, "incremental_filter") == 0))
+			continue;
+		hash_str(ctx, sorted[i]->key, sorted[i]->value);
+	}
+	free(sorted);
+	hex_digest(ctx, out);
+}
+
+void project_model_hash(struct model *m, bool own_parser)
+{
+	model_digest(m, false, !own_parser, m->hash);
+	model_digest(m, true, false, m->text_hash);
+	record_hash(m);
 }
 
 bool project_env_name_valid(const char *env)

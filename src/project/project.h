@@ -24,8 +24,12 @@ int project_locate(const char *dir, char **root, struct sl_err *err);
 int project_load(struct arena *a, const char *root, struct sqlparse *parser,
 		 struct project **out, struct sl_err *err);
 
-/* Computes m->hash over everything that changes the model's data. */
-void project_model_hash(struct model *m);
+/* Computes m->hash over everything that changes the model's data: its
+ * parse tree (m->tree_hash) when the query parsed, else its text; on a
+ * warehouse that reads SQL with a parser other than sluice's (own_parser
+ * false) the query's tokens too. Computes m->text_hash, the form earlier
+ * versions recorded, alongside, and m->recorded_hash from both. */
+void project_model_hash(struct model *m, bool own_parser);
 /* Points every model at its copy in environment env: schema_env.name, so
  * that builds write there and readers of managed models read there (a
  * validated project; names and state rows keep the project's names).
@@ -34,9 +38,10 @@ void project_model_hash(struct model *m);
 int project_use_env(struct project *p, const char *env, struct sl_err *err);
 /* Whether env is a name project_use_env takes. */
 bool project_env_name_valid(const char *env);
-/* Folds the hashes of the ephemeral models m inlines into m->hash (their
- * SQL is part of m's) and computes m->checks_hash (their checks run with
- * m's). Call in dependency order, after the graph is built. */
+/* Folds the hashes of the ephemeral models m inlines into m->hash and
+ * m->text_hash (their SQL is part of m's) and computes m->checks_hash
+ * (their checks run with m's). Call in dependency order, after the graph
+ * is built. */
 void project_model_hash_inlined(struct model *m);
 
 #endif

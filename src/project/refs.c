@@ -12,11 +12,13 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/xalloc.h"
+#include "project/canon.h"
 #include "project/sqltext.h"
 #include "warehouse/sqlparse.h"
 
 #include <ctype.h>
 #include <jansson.h>
+#include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,15 +194,16 @@ struct walk {
 	size_t nctes, ctes_cap;
 };
 
-static bool in_placeholder(const struct model *m, enum model_part part, size_t off)
+static const struct model_placeholder *placeholder_at(const struct model *m,
+						     enum model_part part, size_t off)
 {
 	for (size_t i = 0; i < m->nplaceholders; i++) {
 		const struct model_span *s = &m->placeholders[i].span;
 
 		if (s->part == part && off >= s->offset && off < s->offset + s->len)
-			return true;
+			return &m->placeholders[i];
 	}
-	return false;
+	return NULL;
 }
 
 static bool is_cte(const struct walk *w, const char *name)
@@ -243,7 +246,7 @@ static void add_base_table(struct walk *w, json_t *node)
 		return;
 	off = (size_t)json_number_value(loc);
 	if (!to_span(w->m, w->filter_start, off, &part, &part_off) ||
-	    in_placeholder(w->m, part, part_off))
+	    placeholder_at(w->m, part, part_off))
 		return;
 	/* FROM 'file.csv' reads a file, not a table */
 	if (sqltext_name_len(w->text, off) == 0)
@@ -282,7 +285,8 @@ const char *refs_aggregate_name(const char *function_name)
 	for (size_t i = 0; aggregate_names[i]; i++)
 		if (strcasecmp(function_name, aggregate_names[i]) == 0)
 			return aggregate_names[i];
-	return NULL;
+	/* the rest of the warehouse's catalog: arg_max, histogram, ... */
+	return sqlparse_aggregate(function_name);
 }
 
 /* Whether a node makes the query's result depend on how its rows are cut
@@ -379,6 +383,48 @@ static void walk_json(struct walk *w, json_t *j)
 	w->nctes = saved;
 }
 
+/* canon_mark_fn: a node written where a placeholder is stands for the
+ * placeholder as written, not for the stand-in the parser saw. */
+static const char *placeholder_text(void *ctx, size_t location, size_t *len)
+{
+	const struct walk *w = ctx;
+	const struct model_placeholder *ph;
+	enum model_part part;
+	size_t off;
+
+	/* a location past the text (the parser's "none" too) is in no span */
+	if (!to_span(w->m, w->filter_start, location, &part, &off))
+		return NULL;
+	ph = placeholder_at(w->m, part, off);
+	if (!ph)
+		return NULL;
+	*len = ph->span.len;
+	return part_text(w->m, part) + ph->span.offset;
+}
+
+/* m->tree_hash: the canonical tree, after every placeholder as written in
+ * the order they come (one inside a string literal has no node of its own
+ * to stand for). Left "" when the tree cannot be read. */
+static void tree_digest(struct walk *w, const char *tree)
+{
+	struct model *m = w->m;
+	struct buf b = BUF_INIT;
+	unsigned char md[SHA256_DIGEST_LENGTH];
+
+	for (size_t i = 0; i < m->nplaceholders; i++) {
+		const struct model_span *s = &m->placeholders[i].span;
+
+		buf_addf(&b, "%d:%.*s\n", (int)s->part, (int)s->len,
+			 part_text(m, s->part) + s->offset);
+	}
+	if (canon_tree(tree, placeholder_text, w, &b) == 0) {
+		SHA256((const unsigned char *)b.buf, b.len, md);
+		for (size_t i = 0; i < SHA256_DIGEST_LENGTH; i++)
+			snprintf(m->tree_hash + 2 * i, 3, "%02x", md[i]);
+	}
+	buf_release(&b);
+}
+
 int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 	      struct diag_list *diags)
 {
@@ -409,10 +455,11 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 		free(text);
 		return SL_E_PARSE;
 	}
+	w.text = text;
+	tree_digest(&w, tree);
 	/* "no location" is 2^64-1, which jansson's integers cannot hold */
 	root = json_loads(tree, JSON_DECODE_INT_AS_REAL, NULL);
-	if (m->live)
-		m->tree = arena_strdup(a, tree);
+	m->tree = arena_strdup(a, tree);
 	free(tree);
 	if (!root) {
 		free(text);
@@ -420,7 +467,6 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 			 "cannot read the parse tree of model '%s'", m->fqn);
 		return SL_E_PARSE;
 	}
-	w.text = text;
 	json_t *stmts = json_object_get(root, "statements");
 	if (json_array_size(stmts) != 1) {
 		diag_add(diags, DIAG_ERROR, m->path, m->body_line, 0,

@@ -18,8 +18,10 @@ struct sqlparse;
 int refs_scan_placeholders(struct arena *a, struct model *m, struct diag_list *diags);
 
 /* Parses the body (and filter) with the warehouse's parser and records every
- * base table read, skipping CTE names and the model's own name; a live
- * model keeps its tree (m->tree). A syntax error becomes a diagnostic at
+ * base table read, skipping CTE names and the model's own name; the
+ * model keeps its tree (m->tree) and fills m->tree_hash from it (see
+ * model.h), so that the change hash need not parse again. A syntax error
+ * becomes a diagnostic at
  * its file:line:col. Needs the placeholders scanned first. Returns 0 or
  * SL_E_PARSE. */
 int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,

@@ -4,6 +4,8 @@
  */
 #include "project/sqltext.h"
 
+#include "core/buf.h"
+
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
@@ -119,6 +121,55 @@ size_t sqltext_skip_space(const char *sql, size_t offset)
 	}
 }
 
+/* Offset just past the string literal that opens at sql[i]. */
+static size_t skip_string(const char *sql, size_t i)
+{
+	for (i++; sql[i]; i++) {
+		if (sql[i] != '\'')
+			continue;
+		if (sql[i + 1] != '\'')
+			return i + 1;
+		i++;
+	}
+	return i;
+}
+
+/* Whether a space between two tokens must stay: it keeps words, and
+ * quoted tokens ('a' 'b' is not 'a''b'), apart. */
+static bool joins(unsigned char c)
+{
+	return ident_char(c) || c == '\'' || c == '"';
+}
+
+void sqltext_tokens(const char *sql, struct buf *out)
+{
+	size_t i = 0;
+
+	for (;;) {
+		size_t next = sqltext_skip_space(sql, i), len;
+		unsigned char c = (unsigned char)sql[next];
+
+		if (!c)
+			return;
+		if (next > i && out->len && joins((unsigned char)out->buf[out->len - 1]) && joins(c))
+			buf_addch(out, ' ');
+		i = next;
+		if (c == '\'') {
+			len = skip_string(sql, i) - i;
+		} else {
+			len = ident_len(sql + i);
+			if (!len)
+				len = c == '"' ? strlen(sql + i) : 1;
+		}
+		if (ident_char(c))
+			for (size_t k = 0; k < len; k++)
+				buf_addch(out, (char)tolower((unsigned char)sql[i + k]));
+		else
+			buf_add(out, sql + i, len);
+		i += len;
+	}
+}
+
 size_t sqltext_close_paren(const char *sql, size_t open)
 {
 	size_t depth = 0, i = open;
@@ -152,19 +203,6 @@ size_t sqltext_close_paren(const char *sql, size_t open)
 		}
 	}
 	return 0;
-}
-
-/* Offset just past the string literal that opens at sql[i]. */
-static size_t skip_string(const char *sql, size_t i)
-{
-	for (i++; sql[i]; i++) {
-		if (sql[i] != '\'')
-			continue;
-		if (sql[i + 1] != '\'')
-			return i + 1;
-		i++;
-	}
-	return i;
 }
 
 /* Walks the text from start to the word kw outside parentheses (or the

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct buf;
+
 /* Length of the qualified name (`a`, `a.b`, `"a"  . "b".c`) starting at
  * sql[offset]; 0 when no identifier starts there. */
 size_t sqltext_name_len(const char *sql, size_t offset);
@@ -16,6 +18,12 @@ size_t sqltext_name_len(const char *sql, size_t offset);
 /* Marks, for each byte of sql, whether it lies inside a '...' string
  * literal (in_string has len entries, allocated by the caller). */
 void sqltext_string_map(const char *sql, size_t len, bool *in_string);
+
+/* Appends sql's tokens to out as PostgreSQL tells them apart, less their
+ * layout: comments dropped, whitespace kept as one space only between two
+ * words (or quoted tokens), unquoted words lowercased (PostgreSQL folds
+ * them); string literals and quoted names as written. */
+void sqltext_tokens(const char *sql, struct buf *out);
 
 /* Offset just past leading whitespace and comments. */
 size_t sqltext_skip_space(const char *sql, size_t offset);

@@ -9,7 +9,7 @@
 #include "core/suggest.h"
 #include "project/dag.h"
 #include "project/inputs.h"
-#include "project/ivm.h"
+#include "project/maintain.h"
 #include "project/project.h"
 #include "project/refs.h"
 #include "state/changes.h"
@@ -130,30 +130,34 @@ static void check_live_inputs(struct project *p, const struct model *m)
 	}
 }
 
-/* ivm=required: a live model whose query can only be rebuilt whole is an
- * error at the construct that makes it so. A filter is refused with the
- * setting; whether the input only gains rows moves MIN and MAX between
- * counted and regroup, never to full, so it is not asked. */
+/* ivm=required: a live model whose refreshes would run its whole query
+ * is an error at the construct (or the input) that makes it so, and one
+ * whose refreshes are written by hand (a strategy or a key without a
+ * filter: settings refuse the filter itself) cannot be maintained. */
 static void check_ivm(struct project *p, const struct model *m)
 {
-	struct ivm_result r;
-	size_t filter_start;
+	const struct maint *mt = m->maint;
 	int line = m->body_line, col = 0;
-	char *text;
 
-	if (m->ivm != MODEL_IVM_REQUIRED || !inputs_refreshes(m) || !m->tree || m->filter)
+	if (m->ivm != MODEL_IVM_REQUIRED || !inputs_refreshes(m) || m->filter)
 		return;
-	text = refs_parse_text(m, &filter_start);
-	if (ivm_classify(p->arena, m->tree, text, false, &r) == 0 && r.cls == IVM_FULL) {
-		if (r.offset >= 0)
-			model_span_position(m, PART_BODY, (size_t)r.offset, &line, &col);
-		diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
-			 "ivm=required refuses to rebuild it on each refresh: rewrite the query, or "
-			 "set ivm=auto to accept that",
-			 "live model '%s' cannot be maintained incrementally: %s", m->fqn,
-			 r.blocker);
+	if (!m->maintained) {
+		diag_add(&p->diags, DIAG_ERROR, m->path, line, 0,
+			 "remove incremental_strategy and unique_key: sluice finds the keys in "
+			 "the query",
+			 "ivm 'required' derives the refresh of live model '%s' from its query, but "
+			 "its settings write it by hand",
+			 m->fqn);
+		return;
 	}
-	free(text);
+	if (!mt || mt->cls != IVM_FULL)
+		return;
+	if (mt->offset >= 0)
+		model_span_position(m, PART_BODY, (size_t)mt->offset, &line, &col);
+	diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
+		 "ivm=required refuses to rebuild it on each refresh: rewrite the query, or "
+		 "set ivm=auto to accept that",
+		 "live model '%s' cannot be maintained incrementally: %s", m->fqn, mt->blocker);
 }
 
 static bool uses_watermark(const struct model *m)

@@ -36,6 +36,13 @@ void state_sql_changes_create(struct buf *sql, const char *schema, const char *n
 	buf_addf(sql, " AS %s", query);
 }
 
+void state_sql_changes_rebuilt(struct buf *sql, const char *schema, const char *name)
+{
+	buf_adds(sql, "INSERT INTO ");
+	state_sql_changes(sql, schema, name);
+	buf_adds(sql, " (_sluice_weight, _sluice_seq) SELECT 0, nextval('" STATE_SCHEMA ".seq')");
+}
+
 void state_sql_changes_prune(struct buf *sql, const char *schema, const char *name, int64_t upto)
 {
 	buf_adds(sql, "DELETE FROM ");

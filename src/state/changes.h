@@ -29,6 +29,11 @@ void state_sql_changes(struct buf *sql, const char *schema, const char *name);
  * it is not there. */
 void state_sql_changes_create(struct buf *sql, const char *schema, const char *name,
 			      const char *query, bool anew);
+/* Appends the statement that records a rebuild of the model: a row of
+ * weight 0 and no values, stamped with the warehouse's next sequence, so
+ * that it is above what any reader consumed and below whatever lands
+ * next. */
+void state_sql_changes_rebuilt(struct buf *sql, const char *schema, const char *name);
 /* Appends the statement that forgets the changes up to sequence upto. */
 void state_sql_changes_prune(struct buf *sql, const char *schema, const char *name, int64_t upto);
 /* Drops that table, when there is one. */

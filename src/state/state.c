@@ -89,6 +89,12 @@ static const char *const migrations[] = {
 	 * contract on one that is up to date is met without a rebuild */
 	"INSERT INTO _sluice.windows (model, env, status, applied_at, attempts) SELECT name, env, "
 	"'applied', last_built_at, 1 FROM _sluice.models WHERE last_built_at IS NOT NULL;\n",
+	/* 11: per model the columns of the relation its last build made, as
+	 * the warehouse names their types; a model built before gets its rows
+	 * when a build makes its relation again */
+	"CREATE TABLE _sluice.model_columns (model VARCHAR NOT NULL, env VARCHAR NOT NULL, "
+	"position INTEGER NOT NULL, column_name VARCHAR NOT NULL, column_type VARCHAR NOT "
+	"NULL);\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
@@ -312,6 +318,20 @@ static void add_str_or_null(struct buf *b, const char *s)
 		buf_add_sql_str(b, s);
 	else
 		buf_adds(b, "NULL");
+}
+
+void state_sql_model_hash(struct buf *sql, const char *env, const char *name, const char *from,
+			  const char *to)
+{
+	buf_adds(sql, "UPDATE _sluice.models SET hash = ");
+	buf_add_sql_str(sql, to);
+	buf_adds(sql, " WHERE name = ");
+	buf_add_sql_str(sql, name);
+	buf_adds(sql, " AND env = ");
+	buf_add_sql_str(sql, env);
+	buf_adds(sql, " AND hash = ");
+	buf_add_sql_str(sql, from);
+	buf_adds(sql, ";\n");
 }
 
 void state_sql_model(struct buf *sql, const char *env, const struct state_model *row,

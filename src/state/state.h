@@ -16,7 +16,7 @@ struct buf;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 10
+#define STATE_VERSION 11
 
 /* The schema of the state tables, and the names of those a caller may look
  * for in a listing of the warehouse's relations (schema.table). */
@@ -93,6 +93,11 @@ int state_run_begin(struct wh *w, int64_t *run_id, struct sl_err *err);
  * caller knows it exists), for the build's transaction. */
 void state_sql_model(struct buf *sql, const char *env, const struct state_model *row,
 		     bool exists);
+/* Appends the statement that sets the hash of name's row to to, only
+ * while it still holds from: a build of another process that wrote the
+ * row since wins. */
+void state_sql_model_hash(struct buf *sql, const char *env, const char *name, const char *from,
+			  const char *to);
 int state_run_log(struct wh *w, const struct state_run_row *row, struct sl_err *err);
 
 /* A model an environment has built: its copy is in SCHEMA_ENV. */

@@ -9,6 +9,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 
+#include <stdio.h>
 #include <strings.h>
 
 void duck_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
@@ -46,10 +47,25 @@ void duck_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const ch
 	buf_addf(sql, "TRY_CAST(%s AS %s)", expr, type);
 }
 
-/* avg() divides as a DOUBLE whatever it averages */
-void duck_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count)
+/* avg() gives a DOUBLE whatever it averages; of decimals it divides their
+ * sum as the integer it is stored as by the count times 10^scale, which a
+ * DOUBLE of the decimal would round first. */
+void duck_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count,
+		     const char *sum_type)
 {
+	int precision, scale = 0;
+
 	(void)w;
+	if (sum_type && sscanf(sum_type, "DECIMAL(%d,%d)", &precision, &scale) == 2 && scale > 0 &&
+	    scale <= 18) {
+		long long power = 1;
+
+		for (int i = 0; i < scale; i++)
+			power *= 10;
+		buf_addf(sql, "(CAST(CAST(%s * %lld AS HUGEINT) AS DOUBLE) / CAST(%s * %lld AS DOUBLE))",
+			 sum, power, count, power);
+		return;
+	}
 	buf_addf(sql, "(CAST(%s AS DOUBLE) / CAST(%s AS DOUBLE))", sum, count);
 }
 

@@ -13,7 +13,8 @@ void duck_sql_first_per_key(struct wh *w, struct buf *sql, const char *from, con
 			    const char *order);
 void duck_sql_epoch(struct wh *w, struct buf *sql, const char *expr, int digits);
 void duck_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type);
-void duck_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count);
+void duck_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count,
+		     const char *sum_type);
 void duck_sql_matches(struct wh *w, struct buf *sql, const char *expr, const char *re);
 const char *duck_sql_type(struct wh *w, enum wh_type t);
 int duck_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,

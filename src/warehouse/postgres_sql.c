@@ -120,9 +120,11 @@ void pg_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *ty
 
 /* avg() of integers and numerics divides their NUMERIC sum by a NUMERIC
  * count, of floats their float sum: a numeric count keeps the sum's kind */
-void pg_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count)
+void pg_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count,
+	       const char *sum_type)
 {
 	(void)w;
+	(void)sum_type;
 	buf_addf(sql, "(%s / CAST(%s AS NUMERIC))", sum, count);
 }
 

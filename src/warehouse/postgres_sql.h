@@ -22,7 +22,8 @@ void pg_first_per_key(struct wh *w, struct buf *sql, const char *from, const cha
 		      const char *order);
 void pg_epoch(struct wh *w, struct buf *sql, const char *expr, int digits);
 void pg_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type);
-void pg_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count);
+void pg_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count,
+	       const char *sum_type);
 void pg_matches(struct wh *w, struct buf *sql, const char *expr, const char *re);
 const char *pg_type(struct wh *w, enum wh_type t);
 const char *pg_declared_type(struct wh *w, struct arena *a, const char *decl);

@@ -9,8 +9,10 @@
 #include "core/xalloc.h"
 #include "warehouse/duckdb_text.h"
 
+#include <ctype.h>
 #include <duckdb.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,99 @@ struct sqlparse {
 	duckdb_connection conn;
 	duckdb_prepared_statement stmt;
 };
+
+/* The function catalog's aggregates and volatile functions, lowercase and
+ * sorted, read once: the catalog is DuckDB's own, the same for every
+ * parser of the process, and never freed. */
+struct names {
+	char **v;
+	size_t n;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	bool loaded;
+	struct names aggregates, volatiles;
+} catalog = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static char *first_text(duckdb_result *res);
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names a query gives as one comma-separated text. */
+static void read_names(duckdb_connection conn, const char *query, struct names *out)
+{
+	duckdb_result res;
+	char *text, *save = NULL;
+
+	if (duckdb_query(conn, query, &res) != DuckDBSuccess) {
+		duckdb_destroy_result(&res);
+		return;
+	}
+	text = first_text(&res);
+	duckdb_destroy_result(&res);
+	for (char *t = text ? strtok_r(text, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+		out->v[out->n++] = xstrdup(t);
+	}
+	free(text);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_name);
+}
+
+static void load_catalog(duckdb_connection conn)
+{
+	pthread_mutex_lock(&catalog.mu);
+	if (!catalog.loaded) {
+		read_names(conn,
+			   "SELECT string_agg(DISTINCT lower(function_name), ',') FROM "
+			   "duckdb_functions() WHERE function_type = 'aggregate'",
+			   &catalog.aggregates);
+		read_names(conn,
+			   "SELECT string_agg(DISTINCT lower(function_name), ',') FROM "
+			   "duckdb_functions() WHERE stability = 'VOLATILE'",
+			   &catalog.volatiles);
+		catalog.loaded = true;
+	}
+	pthread_mutex_unlock(&catalog.mu);
+}
+
+static const char *find_name(const struct names *set, const char *name)
+{
+	char low[128], *key = low, **hit;
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	if (name[i])
+		return NULL;
+	low[i] = '\0';
+	hit = set->n ? bsearch(&key, set->v, set->n, sizeof(*set->v), cmp_name) : NULL;
+	return hit ? *hit : NULL;
+}
+
+const char *sqlparse_aggregate(const char *name)
+{
+	const char *found;
+
+	pthread_mutex_lock(&catalog.mu);
+	found = find_name(&catalog.aggregates, name);
+	pthread_mutex_unlock(&catalog.mu);
+	return found;
+}
+
+bool sqlparse_volatile(const char *name)
+{
+	bool found;
+
+	pthread_mutex_lock(&catalog.mu);
+	found = find_name(&catalog.volatiles, name) != NULL;
+	pthread_mutex_unlock(&catalog.mu);
+	return found;
+}
 
 int sqlparse_open(struct sqlparse **out, struct sl_err *err)
 {
@@ -45,6 +140,7 @@ int sqlparse_open(struct sqlparse **out, struct sl_err *err)
 		sqlparse_close(p);
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start the SQL parser");
 	}
+	load_catalog(p->conn);
 	*out = p;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef SL_WAREHOUSE_SQLPARSE_H
 #define SL_WAREHOUSE_SQLPARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sl_err;
@@ -24,5 +25,13 @@ void sqlparse_close(struct sqlparse *p);
  * returns SL_E_PARSE with the message SQLPARSE_NOT_A_QUERY. */
 int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_offset,
 		  struct sl_err *err);
+
+/* What DuckDB's function catalog says of a function name (any case),
+ * read once per process by the first sqlparse_open: the name as the
+ * catalog spells it when it is an aggregate, else NULL; whether it gives
+ * other values on each call (its stability is VOLATILE). Both answer
+ * NULL/false before a parser was opened. */
+const char *sqlparse_aggregate(const char *name);
+bool sqlparse_volatile(const char *name);
 
 #endif

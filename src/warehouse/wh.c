@@ -695,9 +695,10 @@ void wh_sql_epoch_us(struct wh *w, struct buf *sql, const char *expr)
 	w->ops->sql_epoch(w, sql, expr, 6);
 }
 
-void wh_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count)
+void wh_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count,
+		   const char *sum_type)
 {
-	w->ops->sql_avg_of(w, sql, sum, count);
+	w->ops->sql_avg_of(w, sql, sum, count, sum_type);
 }
 
 void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type)

@@ -311,10 +311,11 @@ void wh_sql_first_per_key(struct wh *w, struct buf *sql, const char *from, const
 /* Milliseconds (microseconds) since the epoch of a timestamp, a BIGINT. */
 void wh_sql_epoch_ms(struct wh *w, struct buf *sql, const char *expr);
 void wh_sql_epoch_us(struct wh *w, struct buf *sql, const char *expr);
-/* The average avg() gives of values whose sum is the expression sum and
- * whose count (not 0) is count, of the type and to the last digit avg()
- * gives it. */
-void wh_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count);
+/* The average avg() gives of values whose sum is the expression sum (of
+ * the type sum_type, as wh_table_columns names it) and whose count (not
+ * 0) is count, of the type and to the last digit avg() gives it. */
+void wh_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count,
+		   const char *sum_type);
 /* expr cast to type, or NULL where it cannot be. */
 void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type);
 /* Whether the text expr matches re as a whole; re uses only what RE2 and

@@ -40,7 +40,8 @@ struct wh_ops {
 	/* digits: 3 for milliseconds, 6 for microseconds */
 	void (*sql_epoch)(struct wh *w, struct buf *sql, const char *expr, int digits);
 	void (*sql_try_cast)(struct wh *w, struct buf *sql, const char *expr, const char *type);
-	void (*sql_avg_of)(struct wh *w, struct buf *sql, const char *sum, const char *count);
+	void (*sql_avg_of)(struct wh *w, struct buf *sql, const char *sum, const char *count,
+			   const char *sum_type);
 	void (*sql_matches)(struct wh *w, struct buf *sql, const char *expr, const char *re);
 	const char *(*sql_type)(struct wh *w, enum wh_type t);
 	/* NULL: declared types are the warehouse's own */

@@ -652,9 +652,11 @@ static void test_state_refuses_newer(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 2);
 }
 
-/* What layouts before 9 lack: the CDC table shapes; before 7: the CDC
- * slots; before 6: the runners' claims. */
-#define DROP_WINDOWS "DROP TABLE _sluice.windows;"
+/* What layouts before 11 lack: the models' columns; before 10: the
+ * windows; before 9: the CDC table shapes; before 7: the CDC slots;
+ * before 6: the runners' claims. */
+#define DROP_MODEL_COLUMNS "DROP TABLE _sluice.model_columns;"
+#define DROP_WINDOWS DROP_MODEL_COLUMNS "DROP TABLE _sluice.windows;"
 #define DROP_CDC_RELATIONS DROP_WINDOWS "DROP TABLE _sluice.cdc_relations;"
 #define DROP_CDC_SLOTS DROP_CDC_RELATIONS "DROP TABLE _sluice.cdc_slots;"
 #define DROP_CLAIMS DROP_CDC_SLOTS "DROP TABLE _sluice.live_runners; DROP TABLE _sluice.live_claims;"

@@ -314,6 +314,54 @@ static void test_pruned_once_consumed(void **state)
 	assert_int_equal(query_int(f->w, "SELECT n FROM gold.by_region WHERE region = 'B'"), 2);
 }
 
+/* A maintained reader: sluice keeps it from the log. */
+#define MAINTAINED LIVE_HEAD "\nSELECT region, count(*) AS n FROM silver.events GROUP BY region\n"
+
+/* A model built again from scratch starts its log with one row of weight
+ * 0 above what its readers consumed, and a maintained reader that finds
+ * it reads the model whole: rebuilt with other values, the reader still
+ * equals its query. A first build writes no such row. */
+static void test_rebuild_marks_the_log(void **state)
+{
+	struct fx *f = *state;
+	struct run_opts opts = { .env = "", .full_refresh = true, .selector = "silver.events" };
+	struct run_report rep;
+	const char **rel;
+	size_t n;
+	int64_t s1, consumed;
+
+	project(f, LIVE_HEAD "incremental_strategy=merge, unique_key=id,\n" FILTER QUERY, false);
+	fixture_put(f->root, "models/gold/by_region.sql", MAINTAINED);
+	f->p = fixture_load_valid(f->a, f->root);
+	run_ok(f);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.changes__silver__events "
+					 "WHERE _sluice_weight = 0"),
+			 0);
+	s1 = land(f, "id, region, amount", "(1, 'A', 10), (2, 'A', 5)");
+	run_ok(f);
+	consumed = query_int(f->w, "SELECT max(watermark) FROM _sluice.live_consumed WHERE "
+				   "model = 'gold.by_region'");
+	assert_int_equal(consumed, s1);
+
+	/* the same rows, another region: a rebuild the log cannot describe */
+	fixture_put(f->root, "models/silver/events.sql",
+		    LIVE_HEAD "incremental_strategy=merge, unique_key=id,\n" FILTER
+			      "SELECT id, 'Z' AS region, amount, _sluice_seq FROM landing.events\n");
+	f->p = fixture_load_valid(f->a, f->root);
+	if (wh_relation_list(f->w, f->a, &rel, &n, &f->err) ||
+	    live_batch_run(f->a, f->p, f->w, rel, n, &opts, &rep, &f->err))
+		fail_msg("%s", f->err.msg);
+	assert_int_equal(rep.failed, 0);
+	run_report_free(&rep);
+	assert_true(query_int(f->w, "SELECT min(_sluice_seq) FROM _sluice.changes__silver__events "
+				    "WHERE _sluice_weight = 0") > consumed);
+	run_ok(f);
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT string_agg(region || ' ' || CAST(n AS VARCHAR), ', ' "
+				      "ORDER BY region) FROM gold.by_region"),
+			    "Z 2");
+}
+
 static void test_rolled_back_refresh_records_nothing(void **state)
 {
 	struct fx *f = *state;
@@ -368,6 +416,7 @@ int main(void)
 		T(cdc_soft_delete_records_the_flagged_row),
 		T(append_keeps_no_log),
 		T(pruned_once_consumed),
+		T(rebuild_marks_the_log),
 		T(rolled_back_refresh_records_nothing),
 		ON(validate_warns_a_reader_without_the_log, duckdb),
 	};

@@ -1116,14 +1116,40 @@ static void test_live_materializations(void **state)
 	}
 }
 
-static void test_live_append_needs_filter(void **state)
+/* A live model with no filter, strategy or key is maintained by sluice;
+ * one that writes append, or keeps out of maintenance, needs its filter. */
+static void test_live_plain_is_maintained(void **state)
 {
 	struct fx *f = *state;
 
 	assert_int_equal(parse(f, "@config materialized=incremental,\n  live=true\nSELECT 1"), 0);
+	assert_int_equal(apply(f), 0);
+	assert_true(f->m.maintained);
+	assert_int_equal(f->m.strategy, STRAT_DELETE_INSERT);
+}
+
+static void test_live_written_append_needs_filter(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=incremental, incremental_strategy=append,\n"
+				  "  live=true\nSELECT 1"),
+			 0);
 	assert_int_equal(apply(f), SL_E_CONFIG);
 	expect_diag(f, PATH, 2, "a live append model needs incremental_filter", NULL);
+	assert_false(f->m.maintained);
 	assert_int_equal(f->m.strategy, STRAT_APPEND);
+}
+
+static void test_ivm_off_needs_filter(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@config materialized=incremental, ivm=off,\n  live=true\nSELECT 1"),
+			 0);
+	assert_int_equal(apply(f), SL_E_CONFIG);
+	expect_diag(f, PATH, 2, "a live append model needs incremental_filter", NULL);
+	assert_false(f->m.maintained);
 }
 
 static void test_microbatch_rules(void **state)
@@ -1251,7 +1277,9 @@ int main(void)
 		T(test_column_names_refused),
 		T(test_filter_not_incremental),
 		T(test_live_materializations),
-		T(test_live_append_needs_filter),
+		T(test_live_plain_is_maintained),
+		T(test_live_written_append_needs_filter),
+		T(test_ivm_off_needs_filter),
 		T(test_microbatch_rules),
 		T(test_several_errors_at_once),
 		T(test_config_keys_table),

@@ -101,6 +101,8 @@ static const struct corpus_case corpus[] = {
 	  IVM_FULL, "a key without a name (give it an alias)", 1, 8 },
 	{ "SELECT region, count(*) FILTER (WHERE amount > 10) AS big FROM silver.orders GROUP BY region",
 	  false, IVM_REGROUP, "FILTER", 1, 25 },
+	{ "SELECT region, arg_max(amount, ts) AS latest FROM silver.orders GROUP BY region", false,
+	  IVM_REGROUP, "arg_max()", 1, 16 },
 	{ "SELECT region, median(amount) FROM silver.orders GROUP BY region", false, IVM_REGROUP,
 	  "median()", 1, 16 },
 	{ "SELECT region, string_agg(name, ',' ORDER BY name) FROM t GROUP BY region", false,
@@ -310,6 +312,62 @@ static void test_key_forms(void **state)
 	arena_free(a);
 }
 
+/* The text of s[start, end). */
+static const char *slice(struct arena *a, const char *s, size_t start, size_t end)
+{
+	return arena_strndup(a, s + start, end - start);
+}
+
+/* Where a refresh edits the query: each select item between its commas,
+ * its expression before its alias, each aggregate's call, the place
+ * past HAVING, DISTINCT and the input's name. */
+static void test_places_in_the_text(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct ivm_result r;
+	const char *sql = "WITH x AS (SELECT 1)\nSELECT region AS \"Reg\", coalesce(sum(amount), 0) AS "
+			  "total, count(*)\nFROM silver.orders o GROUP BY region";
+	const char *having = "SELECT region, count(DISTINCT id) FROM t GROUP BY region HAVING count(*) > 1";
+	const char *distinct = "SELECT DISTINCT region, city AS c FROM t";
+
+	(void)state;
+	classify(a, sql, false, &r);
+	assert_int_equal(r.cls, IVM_COUNTED);
+	assert_int_equal(r.nitems, 3);
+	assert_string_equal(slice(a, sql, r.items[0].start, r.items[0].end), " region AS \"Reg\"");
+	assert_string_equal(slice(a, sql, r.items[0].start, r.items[0].expr_end), " region ");
+	assert_true(r.items[0].key);
+	assert_string_equal(slice(a, sql, r.items[1].start, r.items[1].expr_end),
+			    " coalesce(sum(amount), 0) ");
+	assert_false(r.items[1].key);
+	assert_string_equal(slice(a, sql, r.items[2].start, r.items[2].end), " count(*)\n");
+	assert_int_equal(r.items[2].expr_end, r.items[2].end);
+	assert_int_equal(r.naggs, 2);
+	assert_string_equal(slice(a, sql, r.aggs[0].start, r.aggs[0].end), "sum(amount)");
+	assert_string_equal(slice(a, sql, r.aggs[1].start, r.aggs[1].end), "count(*)");
+	assert_string_equal(slice(a, sql, (size_t)r.table_at, (size_t)r.table_at + 13),
+			    "silver.orders");
+	assert_true(r.direct);
+	assert_int_equal(r.having_end, -1);
+	assert_int_equal(r.distinct_at, -1);
+
+	classify(a, having, false, &r);
+	assert_int_equal(r.cls, IVM_REGROUP);
+	assert_string_equal(having + r.having_end, " count(*) > 1");
+
+	classify(a, distinct, false, &r);
+	assert_int_equal(r.cls, IVM_COUNTED);
+	assert_int_equal(strncmp(distinct + r.distinct_at, "DISTINCT region", 15), 0);
+	assert_string_equal(slice(a, distinct, r.items[0].start, r.items[0].end), " region");
+	assert_true(r.items[1].key);
+
+	/* through a subquery the input is not the outer FROM */
+	classify(a, "SELECT k, count(*) FROM (SELECT a AS k FROM t) AS s GROUP BY k", false, &r);
+	assert_int_equal(r.cls, IVM_COUNTED);
+	assert_false(r.direct);
+	arena_free(a);
+}
+
 /* The input is named through WITH and subqueries in FROM; none for a
  * join. */
 static void test_input_table(void **state)
@@ -363,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_argument_as_written),
 		cmocka_unit_test(test_key_forms),
 		cmocka_unit_test(test_input_table),
+		cmocka_unit_test(test_places_in_the_text),
 		cmocka_unit_test(test_not_one_query),
 	};
 

@@ -1004,7 +1004,10 @@ static void test_watermark_full_refresh(void **state)
 				      "_sluice_seq, ',' ORDER BY order_id) FROM silver.orders"),
 			    rows);
 	assert_int_equal(consumed(f, "silver.orders", "landing.orders"), wm);
-	assert_int_equal(published(f, "silver.orders"), pub);
+	/* the rebuild is announced to readers, above what they consumed, by
+	 * the row of weight 0 its change log starts with (pruned at once:
+	 * nothing reads it) */
+	assert_true(published(f, "silver.orders") > pub);
 }
 
 /* ---- lag ---- */

@@ -63,7 +63,7 @@ static struct state_model *rows_built(struct fixture_project *f, struct plan_fac
 			continue;
 		rows[facts->nstate++] = (struct state_model){
 			.name = m->fqn,
-			.hash = m->hash,
+			.hash = m->recorded_hash,
 			.materialized = model_mat_name(m->mat),
 			.data_version = 1,
 			.checks = m->checks_hash,
@@ -161,6 +161,64 @@ static void test_change_reaches_readers(void **state)
 	assert_string_equal(item(&pl, "gold.b")->reason, "inputs changed");
 }
 
+/* A warehouse built by a version that hashed the query's text holds that
+ * form: it still says the definition is the same (silver.v inlines
+ * silver.e, whose text form is folded in alike). */
+static void test_text_hash_still_current(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	struct state_model *rows = rows_built(f, &facts);
+	struct plan pl;
+
+	for (size_t i = 0; i < facts.nstate; i++) {
+		const struct model *m = project_find_model(f->p, rows[i].name);
+
+		/* a query that parsed has a hash of its own form */
+		if (m->mat != MAT_SEED)
+			assert_string_not_equal(m->hash, m->text_hash);
+		rows[i].hash = m->text_hash;
+	}
+	plan_make(f->a, &facts, all(f), &pl);
+	for (size_t i = 0; i < pl.n; i++) {
+		assert_int_equal(pl.items[i].what, PLAN_UP_TO_DATE);
+		assert_string_equal(pl.items[i].reason, "up to date");
+	}
+	/* the text form of another text is no match */
+	row(&facts, "silver.a")->hash = row(&facts, "gold.b")->hash;
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "silver.a")->what, PLAN_BUILD);
+	assert_string_equal(item(&pl, "silver.a")->reason, "definition changed");
+}
+
+/* A build records both forms, "tree:text": the tree's matching says a
+ * reformatted model is the same, the text's that a query whose tree reads
+ * otherwise now (another parser's) is; neither matching is a change. */
+static void test_either_recorded_form(void **state)
+{
+	struct fixture_project *f = *state;
+	struct plan_facts facts = facts_of(load(f));
+	const struct model *a = project_find_model(f->p, "silver.a");
+	struct plan pl;
+
+	rows_built(f, &facts);
+	assert_string_equal(row(&facts, "silver.a")->hash,
+			    arena_sprintf(f->a, "%s:%s", a->hash, a->text_hash));
+	row(&facts, "silver.a")->hash = arena_sprintf(f->a, "%s:the text before", a->hash);
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "silver.a")->what, PLAN_UP_TO_DATE);
+	row(&facts, "silver.a")->hash = arena_sprintf(f->a, "another tree:%s", a->text_hash);
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "silver.a")->what, PLAN_UP_TO_DATE);
+	row(&facts, "silver.a")->hash = "another tree:the text before";
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "silver.a")->what, PLAN_BUILD);
+	assert_string_equal(item(&pl, "silver.a")->reason, "definition changed");
+	row(&facts, "silver.a")->hash = "";
+	plan_make(f->a, &facts, all(f), &pl);
+	assert_int_equal(item(&pl, "silver.a")->what, PLAN_BUILD);
+}
+
 /* The run decides again on the versions it produced: a build that changed
  * no data leaves its readers up to date. */
 static void test_decided_again(void **state)
@@ -250,6 +308,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fresh_warehouse, setup, fixture_project_teardown),
 		cmocka_unit_test_setup_teardown(test_up_to_date, setup, fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_text_hash_still_current, setup,
+						fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_either_recorded_form, setup,
+						fixture_project_teardown),
 		cmocka_unit_test_setup_teardown(test_change_reaches_readers, setup,
 						fixture_project_teardown),
 		cmocka_unit_test_setup_teardown(test_decided_again, setup, fixture_project_teardown),

@@ -23,6 +23,7 @@
 
 #include <ftw.h>
 #include <limits.h>
+#include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,25 +518,37 @@ static void test_model_problems_reported(void **state)
 	assert_non_null(strstr(d->msg, "syntax error"));
 }
 
-/* The hash of models/silver/m.sql holding text (a fresh load each time). */
-static char *hash_of(struct fixture_project *f, const char *text)
+/* The hash of models/silver/m.sql holding text in a project whose
+ * sluice.yml is yml (a fresh load each time). */
+static char *hash_in(struct fixture_project *f, const char *yml, const char *text)
 {
-	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "sluice.yml", yml);
 	fixture_put(f->root, "models/silver/m.sql", text);
 	load(f);
 	expect_clean(f);
 	return strdup(fixture_model(f->p, "silver.m")->hash);
 }
 
-static void expect_hash(struct fixture_project *f, const char *base, const char *text, bool same)
+static char *hash_of(struct fixture_project *f, const char *text)
 {
-	char *h = hash_of(f, text);
+	return hash_in(f, "name: shop\n", text);
+}
+
+static void expect_hash_in(struct fixture_project *f, const char *yml, const char *base,
+			   const char *text, bool same)
+{
+	char *h = hash_in(f, yml, text);
 
 	if (same && strcmp(h, base) != 0)
 		fail_msg("the hash changed for:\n%s", text);
 	if (!same && strcmp(h, base) == 0)
 		fail_msg("the hash did not change for:\n%s", text);
 	free(h);
+}
+
+static void expect_hash(struct fixture_project *f, const char *base, const char *text, bool same)
+{
+	expect_hash_in(f, "name: shop\n", base, text, same);
 }
 
 static void test_hash_data_changes(void **state)
@@ -563,6 +576,157 @@ static void test_hash_data_changes(void **state)
 	expect_hash(f, base, "@config materialized=incremental, unique_key=id,\n"
 			     "  incremental_filter=WHERE id > {watermark}\n"
 			     "SELECT id, amount FROM t\n", false);
+	free(base);
+}
+
+#define LAYOUT_HEAD                                                   \
+	"@config materialized=incremental, unique_key=id,\n"           \
+	"  incremental_filter=WHERE seq > {watermark} AND id > 0\n"
+#define LAYOUT_BASE                                                   \
+	LAYOUT_HEAD "SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n" \
+		    "FROM t WHERE amount > 0\n"
+
+/* The hash covers the parse tree: comments, spacing, line breaks and the
+ * case of keywords leave it as it was, in the query and in the filter. */
+static void test_hash_ignores_layout(void **state)
+{
+	struct fixture_project *f = *state;
+	char *base = hash_of(f, LAYOUT_BASE);
+
+	expect_hash(f, base,
+		    LAYOUT_HEAD "-- what the orders come to\n"
+				"SELECT id, /* doubled */ amount * 2 AS amount, 'a b' AS s,\n"
+				"  9007199254740993 AS big -- the largest\n"
+				"FROM t WHERE amount > 0 /* only some */\n",
+		    true);
+	expect_hash(f, base,
+		    LAYOUT_HEAD "SELECT\n    id,\n    amount*2   AS amount,\n\t'a b' AS s,\n"
+				"    9007199254740993 AS big\nFROM t\nWHERE amount>0\n\n",
+		    true);
+	expect_hash(f, base,
+		    LAYOUT_HEAD "select id, amount * 2 as amount, 'a b' as s, 9007199254740993 as big\n"
+				"from t where amount > 0\n",
+		    true);
+	expect_hash(f, base,
+		    "@config materialized=incremental, unique_key=id,\n"
+		    "  incremental_filter=where   seq>{watermark} and id>0\n"
+		    "SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+		    "FROM t WHERE amount > 0\n",
+		    true);
+	free(base);
+}
+
+/* Whatever changes the tree changes the hash: literals (to the last digit
+ * of a BIGINT), columns, aliases and the case of a name (the column's
+ * name), operators, the spacing inside a string, and placeholders, which
+ * the parser sees only as stand-ins. */
+static void test_hash_tree_changes(void **state)
+{
+	struct fixture_project *f = *state;
+	char *base = hash_of(f, LAYOUT_BASE);
+	static const char *const changed[] = {
+		LAYOUT_HEAD "SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+			    "FROM t WHERE amount > 1\n",
+		LAYOUT_HEAD "SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740992 AS big\n"
+			    "FROM t WHERE amount > 0\n",
+		LAYOUT_HEAD "SELECT id, amt * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+			    "FROM t WHERE amount > 0\n",
+		LAYOUT_HEAD "SELECT id, amount * 2 AS total, 'a b' AS s, 9007199254740993 AS big\n"
+			    "FROM t WHERE amount > 0\n",
+		LAYOUT_HEAD "SELECT id, amount * 2 AS Amount, 'a b' AS s, 9007199254740993 AS big\n"
+			    "FROM t WHERE amount > 0\n",
+		LAYOUT_HEAD "SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+			    "FROM t WHERE amount >= 0\n",
+		LAYOUT_HEAD "SELECT id, amount / 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+			    "FROM t WHERE amount > 0\n",
+		LAYOUT_HEAD "SELECT id, amount * 2 AS amount, 'a  b' AS s, 9007199254740993 AS big\n"
+			    "FROM t WHERE amount > 0\n",
+		LAYOUT_HEAD "SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+			    "FROM u WHERE amount > 0\n",
+		/* a setting that counts */
+		"@config materialized=incremental, unique_key=amount,\n"
+		"  incremental_filter=WHERE seq > {watermark} AND id > 0\n"
+		"SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+		"FROM t WHERE amount > 0\n",
+		/* a placeholder's argument */
+		"@config materialized=incremental, unique_key=id,\n"
+		"  incremental_filter=WHERE seq > {watermark:orders} AND id > 0\n"
+		"SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+		"FROM t WHERE amount > 0\n",
+		/* a placeholder trading places with the literal its stand-in equals */
+		"@config materialized=incremental, unique_key=id,\n"
+		"  incremental_filter=WHERE seq > 0 AND id > {watermark}\n"
+		"SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+		"FROM t WHERE amount > 0\n",
+		/* the same placeholder, now as written in the filter */
+		"@config materialized=incremental, unique_key=id,\n"
+		"  incremental_filter=WHERE seq > 00000000000 AND id > 0\n"
+		"SELECT id, amount * 2 AS amount, 'a b' AS s, 9007199254740993 AS big\n"
+		"FROM t WHERE amount > 0\n",
+		NULL,
+	};
+	char *in_string;
+
+	for (size_t i = 0; changed[i]; i++)
+		expect_hash(f, base, changed[i], false);
+	free(base);
+	/* placeholders of one length inside a string: the same stand-in */
+	in_string = hash_of(f, "SELECT '{since}' AS a, {env} AS b\n");
+	expect_hash(f, in_string, "SELECT '{until}' AS a, {env} AS b\n", false);
+	expect_hash(f, in_string, "select '{since}' as a,\n  {env} as b -- here\n", true);
+	free(in_string);
+}
+
+/* The hash as earlier versions wrote it (over the query's text, each tag
+ * and value ending in NUL) is computed alongside, for the plan to accept;
+ * a query that does not parse is hashed that way alone. */
+static void test_hash_text_form(void **state)
+{
+	struct fixture_project *f = *state;
+	static const char earlier[] = "mat\0table\0body\0SELECT 1 AS x\0materialized\0table";
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	char hex[65];
+	struct model *m;
+
+	SHA256((const unsigned char *)earlier, sizeof(earlier), md);
+	for (size_t i = 0; i < SHA256_DIGEST_LENGTH; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	fixture_put(f->root, "sluice.yml", "name: shop\n");
+	fixture_put(f->root, "models/silver/m.sql", "@config materialized=table\nSELECT 1 AS x\n");
+	load(f);
+	expect_clean(f);
+	m = fixture_model(f->p, "silver.m");
+	assert_string_equal(m->text_hash, hex);
+	assert_int_equal(strlen(m->tree_hash), 64);
+	assert_string_not_equal(m->hash, hex);
+
+	fixture_put(f->root, "models/silver/m.sql", "@config materialized=table\nSELECT 1 AS\n");
+	load(f);
+	m = fixture_model(f->p, "silver.m");
+	assert_int_equal(diag_count(&f->p->diags, DIAG_ERROR), 1);
+	assert_string_equal(m->tree_hash, "");
+	assert_string_equal(m->hash, m->text_hash);
+}
+
+/* On PostgreSQL, which reads some trees of DuckDB's parser two ways, the
+ * tokens count too: a quoted name is another name there, and float another
+ * type than real. Comments, spacing and case still change nothing. */
+static void test_hash_tokens_on_postgres(void **state)
+{
+	struct fixture_project *f = *state;
+	const char *pg = "name: shop\nwarehouse: {type: postgres, dsn_env: SHOP_PG}\n";
+	const char *text = "SELECT amount::real AS \"Total\" FROM t\n";
+	char *base = hash_in(f, pg, text);
+
+	expect_hash_in(f, pg, base, "-- what it is\nselect amount::REAL\n  as \"Total\" from t\n",
+		       true);
+	expect_hash_in(f, pg, base, "SELECT amount::float AS \"Total\" FROM t\n", false);
+	expect_hash_in(f, pg, base, "SELECT amount::real AS Total FROM t\n", false);
+	expect_hash_in(f, pg, base, "SELECT amount::real AS \"total\" FROM t\n", false);
+	free(base);
+	/* on DuckDB both are the same query */
+	base = hash_of(f, text);
+	expect_hash(f, base, "SELECT amount::float AS Total FROM t\n", true);
 	free(base);
 }
 
@@ -662,6 +826,10 @@ static void test_hash_includes_inlined_ephemerals(void **state)
 			plain);
 	assert_string_equal(h, base);
 	free(h);
+	/* nor is a comment in it, though it changes the text form */
+	h = reader_hash(f, "@config materialized=ephemeral\n-- one row\nselect 1 as id\n", plain);
+	assert_string_equal(h, base);
+	free(h);
 	/* a model that is stored is read, not inlined: its SQL is not part */
 	h = reader_hash(f, eph, "SELECT 1 AS id, 3 AS v\n");
 	assert_string_equal(h, base);
@@ -744,7 +912,7 @@ static void test_ivm_required(void **state)
 		    "SELECT id, region, amount, _sluice_seq FROM landing.orders\n");
 	fixture_put(f->root, "models/silver/regions.sql", "SELECT 'north' AS name\n");
 	fixture_put(f->root, "models/gold/joined.sql",
-		    arena_sprintf(f->a, "@config materialized=incremental, unique_key=region,\n"
+		    arena_sprintf(f->a, "@config materialized=incremental,\n"
 					"        live=true, ivm=required\n%s", join));
 	fixture_put(f->root, "models/gold/joined_auto.sql",
 		    arena_sprintf(f->a, "@config materialized=incremental, unique_key=region, "
@@ -752,7 +920,7 @@ static void test_ivm_required(void **state)
 	fixture_put(f->root, "models/gold/joined_batch.sql",
 		    arena_sprintf(f->a, "@config materialized=table, ivm=required\n%s", join));
 	fixture_put(f->root, "models/gold/by_region.sql",
-		    "@config materialized=incremental, unique_key=region, live=true, ivm=required\n"
+		    "@config materialized=incremental, live=true, ivm=required\n"
 		    "SELECT region, count(*) AS n, max(amount) AS top FROM silver.orders GROUP BY 1\n");
 	load(f);
 	expect_clean(f);
@@ -792,6 +960,10 @@ int main(void)
 		T(test_models_never_write_where_sluice_does),
 		T(test_environment_schemas_never_meet),
 		T(test_hash_data_changes),
+		T(test_hash_ignores_layout),
+		T(test_hash_tree_changes),
+		T(test_hash_text_form),
+		T(test_hash_tokens_on_postgres),
 		T(test_hash_ignores_refresh_and_description),
 		T(test_hash_from_pipeline),
 		T(test_hash_seed),

@@ -182,6 +182,20 @@ static void test_second_parser(void **state)
 	sqlparse_close(NULL);
 }
 
+/* The function catalog: aggregates by name in any case, volatile
+ * functions by their stability; a scalar function is neither. */
+static void test_function_catalog(void **state)
+{
+	(void)state;
+	assert_string_equal(sqlparse_aggregate("ARG_MAX"), "arg_max");
+	assert_string_equal(sqlparse_aggregate("histogram"), "histogram");
+	assert_null(sqlparse_aggregate("upper"));
+	assert_null(sqlparse_aggregate(""));
+	assert_true(sqlparse_volatile("random"));
+	assert_true(sqlparse_volatile("Gen_Random_UUID"));
+	assert_false(sqlparse_volatile("upper"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_never_runs_sql),
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_second_parser),
+		cmocka_unit_test(test_function_catalog),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -2,7 +2,8 @@
  * Unit tests for the SQL lexical helpers (src/project/sqltext.c): how far a
  * qualified name extends (bare and quoted parts, "" escapes, spaces around
  * dots), which bytes lie inside string literals ('' escapes, comments and
- * quoted identifiers that hold quotes), and skipping space and comments.
+ * quoted identifiers that hold quotes), skipping space and comments, and
+ * the tokens of a query less their layout.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "core/buf.h"
 #include "project/sqltext.h"
 
 #include <stdlib.h>
@@ -199,6 +201,67 @@ static void test_skip_space(void **state)
 	assert_int_equal(sqltext_skip_space(" / 1", 0), 1);
 }
 
+/* The items of a select list end at their commas and at FROM, past
+ * parentheses, brackets, strings, quoted names and comments. */
+static void test_split_list(void **state)
+{
+	const char *sql = "SELECT a, f(b, c) AS \"x,y\", 'p,q' -- r, s\n, [1, 2], "
+			  "extract(year from ts) FROM t, u";
+	size_t ends[8], start = 6;
+
+	(void)state;
+	assert_int_equal(sqltext_split_list(sql, start, "from", ends, 8), 5);
+	assert_int_equal(ends[0], (size_t)(strchr(sql, ',') - sql));
+	assert_int_equal(strncmp(sql + ends[4], "FROM t", 6), 0);
+	assert_int_equal(strncmp(sql + ends[1] + 1, " 'p,q'", 6), 0);
+	assert_int_equal(strncmp(sql + ends[3] + 1, " extract", 8), 0);
+	/* a word that only begins with the keyword is no keyword */
+	assert_int_equal(sqltext_split_list("SELECT fromage FROM t", 6, "from", ends, 8), 1);
+	assert_int_equal(ends[0], 15);
+	/* more items than room: counted all the same */
+	assert_int_equal(sqltext_split_list("SELECT a, b, c FROM t", 6, "from", ends, 1), 3);
+	/* no keyword: the list runs to the end */
+	assert_int_equal(sqltext_split_list("SELECT 1, 2", 6, "from", ends, 8), 2);
+	assert_int_equal(ends[1], 11);
+}
+
+static void test_find_word(void **state)
+{
+	(void)state;
+	assert_int_equal(sqltext_find_word("WITH s AS (SELECT 1) SELECT x FROM s", 0, "select"), 21);
+	assert_int_equal(sqltext_find_word("SELECT 'select' AS selected", 1, "select"), -1);
+	assert_int_equal(sqltext_find_word("/* select */ select 1", 0, "select"), 13);
+}
+
+static void expect_tokens(const char *sql, const char *want)
+{
+	struct buf b = BUF_INIT;
+
+	sqltext_tokens(sql, &b);
+	assert_string_equal(b.buf, want);
+	buf_release(&b);
+}
+
+static void test_tokens(void **state)
+{
+	(void)state;
+	/* layout goes: comments, spacing, the case of bare words */
+	expect_tokens("SELECT a , b+1 AS \"Total\" -- c\nFROM  t /* x */ WHERE b>0",
+		      "select a,b+1 as \"Total\" from t where b>0");
+	expect_tokens("select A,\n\tb + 1 as \"Total\"\nfrom T where b > 0\n",
+		      "select a,b+1 as \"Total\" from t where b>0");
+	/* strings and quoted names stay as written, with their spaces */
+	expect_tokens("SELECT 'A  b', \"X y\"", "select 'A  b',\"X y\"");
+	expect_tokens("SELECT 'it''s -- no comment'", "select 'it''s -- no comment'");
+	/* a space that keeps words or quoted tokens apart stays */
+	expect_tokens("SELECT 1 e3, 'a' 'b', x/**/y", "select 1 e3,'a' 'b',x y");
+	expect_tokens("", "");
+	expect_tokens("  -- only a comment", "");
+	/* never past the end of what does not end */
+	expect_tokens("SELECT 'open", "select 'open");
+	expect_tokens("SELECT \"open", "select \"open");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +276,9 @@ int main(void)
 		cmocka_unit_test(test_map_unterminated_string),
 		cmocka_unit_test(test_map_stops_at_len),
 		cmocka_unit_test(test_skip_space),
+		cmocka_unit_test(test_split_list),
+		cmocka_unit_test(test_find_word),
+		cmocka_unit_test(test_tokens),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 # kill -9 the runner at random moments while another process lands and
 # announces batches; after a restart everything equals a rebuild from
-# scratch and no row was applied twice. It is killed at least 20 times
+# scratch and no row was applied twice, and the models sluice maintains
+# (counted and regroup) equal their queries. It is killed at least 20 times
 # over 15 batches (SLUICE_SLOW=1: 50 times over 100 batches).
 if [ -n "${SLUICE_SLOW:-}" ]; then
 	commits=100 want=50
@@ -32,4 +33,5 @@ retry "$SLUICE_BIN" live --once >/dev/null
 sl live --once
 "$SLUICE_BIN" sql "SELECT count(*) = 2 * $commits AS all_landed, count(DISTINCT _sluice_seq) = $commits AS one_sequence_per_batch FROM landing.orders"
 "$SLUICE_BIN" sql "SELECT count(*) = (SELECT count(*) FROM landing.orders) AS each_row_logged_once, count(*) = count(DISTINCT (order_id, _sluice_seq)) AS none_twice FROM silver.log"
-same_as_rebuild silver.orders silver.log gold.revenue
+same_as_rebuild silver.orders silver.log gold.revenue gold.kept gold.spread
+"$SLUICE_BIN" sql "SELECT count(*) AS negative_counts FROM _sluice.groups__gold__kept WHERE _sluice_n < 0"

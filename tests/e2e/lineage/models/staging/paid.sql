@@ -1,0 +1,2 @@
+@config materialized=ephemeral
+SELECT * FROM landing.orders WHERE status = 'paid'

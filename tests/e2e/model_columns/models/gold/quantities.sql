@@ -1,0 +1,2 @@
+@config materialized=incremental
+SELECT sku, qty FROM silver.orders

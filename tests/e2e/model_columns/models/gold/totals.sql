@@ -1,0 +1,2 @@
+@config materialized=view
+SELECT sku, sum(total) AS total FROM silver.priced GROUP BY sku

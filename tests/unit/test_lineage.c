@@ -1,0 +1,274 @@
+/*
+ * Unit tests for column lineage of one query (src/project/lineage.c) on
+ * DuckDB's parser: direct inputs (identity, transformation, aggregation)
+ * and indirect ones (join, filter, group by, sort, window, conditional)
+ * through CTEs, subqueries, stars with EXCLUDE and REPLACE, joins with
+ * USING, set operations, window functions and table functions; what it
+ * cannot see through is named, never dropped.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "project/lineage.h"
+#include "warehouse/sqlparse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tables the queries read: main.t(a, b, c, d, g, ts), main.u(id, x, b),
+ * main.v(id, y); any other is not known. */
+static bool columns(void *ctx, const char *schema, const char *table, const char *const **cols,
+		    size_t *n)
+{
+	static const char *const t[] = { "a", "b", "c", "d", "g", "ts" };
+	static const char *const u[] = { "id", "x", "b" };
+	static const char *const v[] = { "id", "y" };
+
+	(void)ctx;
+	if (strcmp(schema, "main") != 0)
+		return false;
+	if (strcmp(table, "t") == 0) {
+		*cols = t;
+		*n = 6;
+	} else if (strcmp(table, "u") == 0) {
+		*cols = u;
+		*n = 3;
+	} else if (strcmp(table, "v") == 0) {
+		*cols = v;
+		*n = 2;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void of(struct arena *a, const char *sql, struct lineage *out)
+{
+	struct sl_err err = SL_ERR_INIT;
+	char *tree = NULL;
+	long off;
+
+	if (sqlparse_tree(parser, sql, &tree, &off, &err))
+		fail_msg("'%s' does not parse: %s", sql, err.msg);
+	assert_int_equal(lineage_query(a, tree, sql, false, columns, NULL, out), 0);
+	free(tree);
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* A column's inputs as "KIND relation.column", sorted, joined by ", ". */
+static const char *inputs(struct arena *a, const struct lineage *l, const char *col)
+{
+	struct buf b = BUF_INIT;
+	const char **v;
+	const char *s;
+
+	for (size_t i = 0; i < l->ncols; i++) {
+		const struct lineage_column *c = &l->cols[i];
+
+		if (strcmp(c->name, col) != 0)
+			continue;
+		v = arena_alloc(a, (c->ninputs + 1) * sizeof(*v));
+		for (size_t k = 0; k < c->ninputs; k++)
+			v[k] = arena_sprintf(a, "%s %s.%s", lineage_kind_name(c->inputs[k].kind),
+					     c->inputs[k].relation, c->inputs[k].column);
+		qsort(v, c->ninputs, sizeof(*v), cmp_str);
+		for (size_t k = 0; k < c->ninputs; k++)
+			buf_addf(&b, "%s%s", k ? ", " : "", v[k]);
+		s = arena_strdup(a, b.buf);
+		buf_release(&b);
+		return s;
+	}
+	fail_msg("no column '%s'", col);
+	return NULL;
+}
+
+static const char *names(struct arena *a, const struct lineage *l)
+{
+	struct buf b = BUF_INIT;
+	const char *s;
+
+	for (size_t i = 0; i < l->ncols; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", l->cols[i].name);
+	s = arena_strdup(a, b.buf);
+	buf_release(&b);
+	return s;
+}
+
+static void test_direct_and_filter(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct lineage l;
+
+	(void)state;
+	of(a, "SELECT a, b + 1 AS c, upper(c) AS uc FROM t WHERE d > 0", &l);
+	assert_string_equal(names(a, &l), "a c uc");
+	assert_string_equal(inputs(a, &l, "a"), "FILTER main.t.d, IDENTITY main.t.a");
+	assert_string_equal(inputs(a, &l, "c"), "FILTER main.t.d, TRANSFORMATION main.t.b");
+	assert_string_equal(inputs(a, &l, "uc"), "FILTER main.t.d, TRANSFORMATION main.t.c");
+	assert_int_equal(l.nunknown, 0);
+	arena_free(a);
+}
+
+static void test_aggregates_and_groups(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct lineage l;
+
+	(void)state;
+	of(a, "SELECT g, sum(a) / count(*) AS mean, count(DISTINCT b) FILTER (WHERE c > 1) AS n "
+	      "FROM t GROUP BY 1 HAVING max(d) > 0 ORDER BY mean",
+	   &l);
+	assert_string_equal(inputs(a, &l, "g"),
+			    "FILTER main.t.d, GROUP_BY main.t.g, IDENTITY main.t.g, SORT main.t.a");
+	assert_string_equal(inputs(a, &l, "mean"), "AGGREGATION main.t.a, FILTER main.t.d, "
+						    "GROUP_BY main.t.g, SORT main.t.a");
+	assert_string_equal(inputs(a, &l, "n"), "AGGREGATION main.t.b, FILTER main.t.c, FILTER "
+						 "main.t.d, GROUP_BY main.t.g, SORT main.t.a");
+	arena_free(a);
+}
+
+static void test_joins(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct lineage l;
+
+	(void)state;
+	of(a, "SELECT t.a, x FROM t JOIN u ON u.id = t.g LEFT JOIN v AS w ON w.id = u.id", &l);
+	assert_string_equal(inputs(a, &l, "a"), "IDENTITY main.t.a, JOIN main.t.g, JOIN main.u.id, "
+						 "JOIN main.v.id");
+	assert_string_equal(inputs(a, &l, "x"), "IDENTITY main.u.x, JOIN main.t.g, JOIN main.u.id, "
+						 "JOIN main.v.id");
+
+	/* USING shows the column once; b is ambiguous to nobody with u.b */
+	of(a, "SELECT * FROM u JOIN v USING (id)", &l);
+	assert_string_equal(names(a, &l), "id x b y");
+	assert_string_equal(inputs(a, &l, "y"), "IDENTITY main.v.y, JOIN main.u.id, JOIN main.v.id");
+	of(a, "SELECT * FROM u NATURAL JOIN v", &l);
+	assert_string_equal(names(a, &l), "id x b y");
+	arena_free(a);
+}
+
+static void test_stars(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct lineage l;
+
+	(void)state;
+	of(a, "SELECT * EXCLUDE (c, d, g, ts) REPLACE (a * 2 AS a) FROM t", &l);
+	assert_string_equal(names(a, &l), "a b");
+	assert_string_equal(inputs(a, &l, "a"), "TRANSFORMATION main.t.a");
+	assert_string_equal(inputs(a, &l, "b"), "IDENTITY main.t.b");
+
+	of(a, "SELECT v.*, u.x FROM u, v", &l);
+	assert_string_equal(names(a, &l), "id y x");
+	assert_string_equal(inputs(a, &l, "id"), "IDENTITY main.v.id");
+
+	/* a table nobody described: its columns by name, its * as one */
+	of(a, "SELECT k, s.* FROM other.s WHERE s.f = 1", &l);
+	assert_string_equal(inputs(a, &l, "k"), "FILTER other.s.f, IDENTITY other.s.k");
+	assert_string_equal(inputs(a, &l, "*"), "FILTER other.s.f, IDENTITY other.s.*");
+	assert_int_equal(l.nunknown, 1);
+	assert_string_equal(l.unknown[0].why, "* of other.s, whose columns are not known");
+	arena_free(a);
+}
+
+static void test_through_ctes_and_subqueries(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct lineage l;
+
+	(void)state;
+	of(a, "WITH x AS (SELECT a AS k, b FROM t WHERE c = 1), y AS (SELECT * FROM x) "
+	      "SELECT k, total FROM (SELECT k, sum(b) AS total FROM y GROUP BY k) AS s(k, total)",
+	   &l);
+	assert_string_equal(inputs(a, &l, "k"),
+			    "FILTER main.t.c, GROUP_BY main.t.a, IDENTITY main.t.a");
+	assert_string_equal(inputs(a, &l, "total"),
+			    "AGGREGATION main.t.b, FILTER main.t.c, GROUP_BY main.t.a");
+
+	/* a correlated scalar subquery, and an EXISTS */
+	of(a, "SELECT (SELECT max(x) FROM u WHERE u.id = t.g) AS top FROM t "
+	      "WHERE EXISTS (SELECT 1 FROM v WHERE v.id = t.a)",
+	   &l);
+	assert_string_equal(inputs(a, &l, "top"),
+			    "AGGREGATION main.u.x, FILTER main.t.a, FILTER main.t.g, FILTER main.u.id, "
+			    "FILTER main.v.id");
+	arena_free(a);
+}
+
+static void test_windows_cases_and_sets(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct lineage l;
+
+	(void)state;
+	of(a, "SELECT row_number() OVER (PARTITION BY g ORDER BY ts) AS n, "
+	      "sum(a) OVER (PARTITION BY g) AS running, "
+	      "CASE WHEN a > 0 THEN b ELSE c END AS v FROM t",
+	   &l);
+	assert_string_equal(inputs(a, &l, "n"), "WINDOW main.t.g, WINDOW main.t.ts");
+	assert_string_equal(inputs(a, &l, "running"), "AGGREGATION main.t.a, WINDOW main.t.g");
+	assert_string_equal(inputs(a, &l, "v"), "CONDITIONAL main.t.a, TRANSFORMATION main.t.b, "
+						 "TRANSFORMATION main.t.c");
+
+	of(a, "SELECT a AS k, b FROM t UNION ALL SELECT id, x FROM u", &l);
+	assert_string_equal(names(a, &l), "k b");
+	assert_string_equal(inputs(a, &l, "k"), "IDENTITY main.t.a, IDENTITY main.u.id");
+	of(a, "SELECT b, a FROM t UNION BY NAME SELECT x AS a, b FROM u", &l);
+	assert_string_equal(inputs(a, &l, "a"), "IDENTITY main.t.a, IDENTITY main.u.x");
+	of(a, "SELECT a FROM t EXCEPT SELECT id FROM u", &l);
+	assert_string_equal(inputs(a, &l, "a"), "FILTER main.u.id, IDENTITY main.t.a");
+	arena_free(a);
+}
+
+static void test_unknown_is_named(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct lineage l;
+
+	(void)state;
+	of(a, "SELECT id, random() AS r FROM read_csv('orders.csv')", &l);
+	assert_string_equal(inputs(a, &l, "id"), "IDENTITY read_csv().id");
+	assert_int_equal(l.nunknown, 2);
+	assert_string_equal(l.unknown[0].why, "a table function (read_csv)");
+	assert_string_equal(l.unknown[1].why, "random() gives other values on each run");
+
+	/* an aggregate the catalog knows, a volatile function it knows */
+	of(a, "SELECT g, arg_max(a, ts) AS latest, uuid() AS id FROM t GROUP BY g", &l);
+	assert_string_equal(inputs(a, &l, "latest"),
+			    "AGGREGATION main.t.a, AGGREGATION main.t.ts, GROUP_BY main.t.g");
+	assert_int_equal(l.nunknown, 1);
+	assert_string_equal(l.unknown[0].why, "uuid() gives other values on each run");
+
+	of(a, "SELECT x FROM t, unnest(t.d) AS n(x)", &l);
+	assert_string_equal(inputs(a, &l, "x"), "TRANSFORMATION main.t.d");
+	arena_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_direct_and_filter),
+		cmocka_unit_test(test_aggregates_and_groups),
+		cmocka_unit_test(test_joins),
+		cmocka_unit_test(test_stars),
+		cmocka_unit_test(test_through_ctes_and_subqueries),
+		cmocka_unit_test(test_windows_cases_and_sets),
+		cmocka_unit_test(test_unknown_is_named),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
