@@ -5,9 +5,58 @@
  */
 #include "cli/commands.h"
 
+
+#include "core/arena.h"
 #include "core/diag.h"
+#include "core/err.h"
+#include "project/bind.h"
 #include "project/maintain.h"
 #include "project/model.h"
+#include "warehouse/sqlbind.h"
+#include "warehouse/wh.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A table no model makes, as the warehouse has it (lowercase names). */
+static bool warehouse_table(void *ctx, const char *schema, const char *name, struct wh_column **cols,
+			    size_t *n)
+{
+	struct cli_session *s = ctx;
+	struct sl_err err = SL_ERR_INIT;
+
+	return s->wh && wh_table_columns(s->wh, s->arena, schema, name, cols, n, &err) == 0;
+}
+
+/* Every query bound, on a DuckDB warehouse (whose binder is DuckDB's):
+ * a column, function or type that does not exist is an error at its
+ * place. Prints the problems; false when there are any. */
+static bool queries_bind(struct cli_session *s)
+{
+	const struct project_cfg *cfg = &s->project->cfg;
+	struct sl_err err = SL_ERR_INIT;
+	struct diag_list diags;
+	struct sqlbind *b;
+	size_t n;
+
+	if (cfg->warehouse.type && strcmp(cfg->warehouse.type, "duckdb") != 0)
+		return true;
+	if (sqlbind_open(&b, &err)) {
+		cli_print_err(&err);
+		return false;
+	}
+	diag_list_init(&diags, s->arena);
+	project_bind(s->project, b, warehouse_table, s, &diags);
+	sqlbind_close(b);
+	n = diag_count(&diags, DIAG_ERROR);
+	if (!n)
+		return true;
+	diag_sort(&diags);
+	diag_print(&diags, stderr);
+	fprintf(stderr, "sluice: %zu problem%s found; nothing was changed\n", n, n == 1 ? "" : "s");
+	return false;
+}
 
 int cli_validate(struct cli_args *args)
 {
@@ -17,6 +66,10 @@ int cli_validate(struct cli_args *args)
 
 	if (rc)
 		return rc;
+	if (!queries_bind(&s)) {
+		cli_session_close(&s);
+		return CLI_FAILED;
+	}
 	for (size_t i = 0; i < s.project->nmodels; i++) {
 		if (s.project->models[i]->mat == MAT_SEED)
 			seeds++;

@@ -397,7 +397,10 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 	*how = "recomputed";
 	if (rc)
 		return rc;
-	if (r->mt->cls == IVM_FULL || !seq || rebuilt)
+	/* a regroup of the one group a query without GROUP BY makes is the
+	 * whole query */
+	if (r->mt->cls == IVM_FULL || !seq || rebuilt ||
+	    (r->mt->cls == IVM_REGROUP && !r->mt->nkeys))
 		return refresh_whole(r, log, rows, err);
 	if (r->mt->cls == IVM_COUNTED) {
 		rc = r->dry ? 0 : counted_past_crossover(r, &past, err);

@@ -141,6 +141,11 @@ static char *masked_part(const struct model *m, enum model_part part)
 #define WRAP_HEAD "SELECT * FROM (\n"
 #define WRAP_MID "\n) AS _sluice_src\n"
 
+char *refs_masked_body(const struct model *m)
+{
+	return masked_part(m, PART_BODY);
+}
+
 char *refs_parse_text(const struct model *m, size_t *filter_start)
 {
 	struct buf b = BUF_INIT;

@@ -40,5 +40,8 @@ const char *refs_aggregate_name(const char *function_name);
  * refs_find. *filter_start is where the filter begins in it (0 without
  * one). Must be freed by the caller. */
 char *refs_parse_text(const struct model *m, size_t *filter_start);
+/* The model's query alone, each placeholder masked as refs_parse_text
+ * masks it (same length, so offsets are the body's); free() it. */
+char *refs_masked_body(const struct model *m);
 
 #endif

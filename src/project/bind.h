@@ -1,0 +1,30 @@
+/*
+ * Binding every query of a project before anything runs: each model,
+ * in dependency order, becomes a view in the binder (warehouse/sqlbind.h)
+ * over empty tables shaped like the ones it reads, so that a column,
+ * function or type that does not exist is a diagnostic at its place.
+ */
+#ifndef SL_PROJECT_BIND_H
+#define SL_PROJECT_BIND_H
+
+#include "project/model.h"
+#include "warehouse/wh.h"
+
+struct sqlbind;
+
+/* The columns (names and types) of schema.name, a table no model makes,
+ * into *cols (n > 0), or false when it is not known (not made yet). */
+typedef bool (*bind_table_fn)(void *ctx, const char *schema, const char *name,
+			      struct wh_column **cols, size_t *n);
+
+/* Binds each model of p (dag_build done) in b, the tables outside the
+ * project described by outside(ctx, ...), seeds by their files. A query
+ * the binder refuses gets an error in diags at its file:line:col with the
+ * binder's suggestion; a model is not bound (and says nothing) when it
+ * reads a table not known, a model that was not bound, or holds a
+ * placeholder other than {watermark}. Returns how many models were
+ * bound. */
+size_t project_bind(struct project *p, struct sqlbind *b, bind_table_fn outside, void *ctx,
+		    struct diag_list *diags);
+
+#endif

@@ -1,0 +1,3 @@
+SELECT region, summ(amount) AS revenue
+FROM silver.orders
+GROUP BY region

@@ -1,0 +1,16 @@
+# sluice validate binds every query before anything runs: a column,
+# function or type that does not exist is an error at its file:line:col
+# with the binder's suggestion, and nothing is built. A model that reads
+# a table not made yet (the landing table before the first ingest) is
+# left to the run, then bound once the table is there.
+sl validate
+note the seed-based model fixed, and a run of what validates makes the landing table
+sed -i 's/r.managr/r.manager/' models/gold/by_manager.sql
+mv models/gold/revenue.sql revenue.sql.off
+sl validate
+sl run
+mv revenue.sql.off models/gold/revenue.sql
+note with the landing table there, its reader is bound too
+sl validate
+sed -i 's/summ(/sum(/' models/gold/revenue.sql
+sl validate

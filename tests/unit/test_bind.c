@@ -1,0 +1,135 @@
+/*
+ * Unit tests for binding a project's queries before anything runs
+ * (src/project/bind.c, src/warehouse/sqlbind.c): a column, function or
+ * type that does not exist is an error at its file:line:col with the
+ * binder's suggestion; models are bound in dependency order over views of
+ * the ones they read, seeds by their files and outside tables as the
+ * caller describes them; a model that reads a table not known, a model
+ * that failed, or holds a placeholder a build fills is not bound, and
+ * says nothing.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/err.h"
+#include "project/bind.h"
+#include "project/project.h"
+#include "warehouse/sqlbind.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int setup(void **state)
+{
+	return fixture_project_setup(state, "bind");
+}
+
+/* landing.orders is known; nothing else outside the project is. */
+static bool outside(void *ctx, const char *schema, const char *name, struct wh_column **cols,
+		    size_t *n)
+{
+	static struct wh_column orders[] = { { "order_id", "BIGINT" },
+					     { "amount", "DECIMAL(12,2)" },
+					     { "region", "VARCHAR" } };
+
+	(void)ctx;
+	if (strcmp(schema, "landing") != 0 || strcmp(name, "orders") != 0)
+		return false;
+	*cols = orders;
+	*n = 3;
+	return true;
+}
+
+static size_t bind(struct fixture_project *f, struct diag_list *diags)
+{
+	struct sl_err err = SL_ERR_INIT;
+	struct sqlbind *b;
+	size_t n;
+
+	f->p = fixture_load_valid(f->a, f->root);
+	diag_list_init(diags, f->a);
+	if (sqlbind_open(&b, &err))
+		fail_msg("%s", err.msg);
+	n = project_bind(f->p, b, outside, NULL, diags);
+	sqlbind_close(b);
+	diag_sort(diags);
+	return n;
+}
+
+static void test_errors_at_their_place(void **state)
+{
+	struct fixture_project *f = *state;
+	struct diag_list d;
+
+	fixture_put(f->root, "sluice.yml", "name: bind\n");
+	fixture_put(f->root, "models/silver/orders.sql",
+		    "SELECT order_id, amount, region FROM landing.orders\n");
+	fixture_put(f->root, "models/gold/column.sql",
+		    "-- a typo in a column\nSELECT region,\n       sum(amout) AS revenue\n"
+		    "FROM silver.orders GROUP BY region\n");
+	fixture_put(f->root, "models/gold/function.sql",
+		    "SELECT summ(amount) AS revenue FROM silver.orders\n");
+	fixture_put(f->root, "models/gold/type.sql",
+		    "SELECT CAST(amount AS DECIMALL) AS a FROM silver.orders\n");
+	assert_int_equal(bind(f, &d), 1);
+	assert_int_equal(d.n, 3);
+	assert_string_equal(d.items[0].file, "models/gold/column.sql");
+	assert_int_equal(d.items[0].line, 3);
+	assert_int_equal(d.items[0].col, 12);
+	assert_non_null(strstr(d.items[0].msg, "\"amout\" not found"));
+	assert_non_null(strstr(d.items[0].msg, "(model 'gold.column')"));
+	assert_non_null(strstr(d.items[0].hint, "\"amount\""));
+	assert_int_equal(d.items[1].line, 1);
+	assert_int_equal(d.items[1].col, 8);
+	assert_non_null(strstr(d.items[1].hint, "\"sum\""));
+	assert_non_null(strstr(d.items[2].msg, "DECIMALL"));
+}
+
+static void test_what_is_not_bound(void **state)
+{
+	struct fixture_project *f = *state;
+	struct diag_list d;
+
+	fixture_put(f->root, "sluice.yml", "name: bind\n");
+	fixture_put(f->root, "seeds/regions.csv", "region,manager\neu,Ann\n");
+	fixture_put(f->root, "models/silver/joined.sql",
+		    "SELECT o.order_id, r.manager FROM landing.orders AS o "
+		    "JOIN seeds.regions AS r USING (region)\n");
+	/* a table not made yet, a model reading it, a failed model's reader */
+	fixture_put(f->root, "models/silver/later.sql", "SELECT nope FROM landing.events\n");
+	fixture_put(f->root, "models/gold/after_later.sql", "SELECT nope FROM silver.later\n");
+	fixture_put(f->root, "models/gold/broken.sql", "SELECT missing FROM silver.joined\n");
+	fixture_put(f->root, "models/gold/after_broken.sql", "SELECT anything FROM gold.broken\n");
+	/* placeholders a build fills; {watermark} binds as a number */
+	fixture_put(f->root, "models/gold/windowed.sql",
+		    "@config materialized=incremental, temporality=temporal, time_column=t, "
+		    "grain=1d, start='2026-01-01'\n"
+		    "SELECT CAST(NULL AS TIMESTAMP) AS t, nope FROM silver.joined WHERE "
+		    "t >= {since} AND t < {until}\n");
+	fixture_put(f->root, "models/gold/filtered.sql",
+		    "@config materialized=incremental, incremental_filter=WHERE order_id > "
+		    "{watermark}\nSELECT order_id FROM silver.joined WHERE order_id > {watermark}\n");
+	/* the seed, silver.joined and gold.filtered */
+	assert_int_equal(bind(f, &d), 3);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.items[0].file, "models/gold/broken.sql");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_errors_at_their_place, setup,
+						fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_what_is_not_bound, setup,
+						fixture_project_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
