@@ -719,10 +719,10 @@ static const uint64_t seeds[] = { 1, 2, 3, 20261207, 0x5eed, 77, 4242, 9001 };
 /* Events of one stream, the seeds run, batches of up to how many events;
  * the same for the runs that compare splits, whose batches of one event
  * each make them the slow part. */
-#define EVENTS (slow() ? 560 : 64)
+#define EVENTS (slow() ? 560 : 48)
 #define SEEDS (slow() ? N(seeds) : 1)
 #define MOST 8
-#define SPLIT_EVENTS (slow() ? 100 : 16)
+#define SPLIT_EVENTS (slow() ? 100 : 12)
 #define SPLIT_SEEDS (slow() ? 4 : 1)
 #define SPLIT_MOST 12
 /* Orders of one batch that passes the crossover of regroup refreshes
