@@ -319,6 +319,32 @@ int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t 
 }
 
 /* The groups table of a counted model, anew from its whole input. */
+/* The groups table anew, empty, its columns typed as query gives them and
+ * stored as the warehouse reads them fastest: every refresh reads the
+ * hidden sums of the groups it touches. */
+static int create_groups(struct refresh *r, const char *query, struct sl_err *err)
+{
+	struct wh_column *cols = NULL;
+	size_t n = 0;
+	int rc = r->dry ? 0 : wh_query_columns(r->w, r->a, query, &cols, &n, err);
+
+	if (rc)
+		return rc;
+	buf_adds(&r->sql, "DROP TABLE IF EXISTS ");
+	maint_add_groups(&r->sql, r->m);
+	buf_adds(&r->sql, ";\nCREATE TABLE ");
+	maint_add_groups(&r->sql, r->m);
+	buf_adds(&r->sql, " (");
+	for (size_t i = 0; i < n; i++) {
+		buf_adds(&r->sql, i ? ", " : "");
+		wh_sql_ident(&r->sql, cols[i].name);
+		buf_addf(&r->sql, " %s", cols[i].type);
+		wh_sql_column_storage(r->w, &r->sql, cols[i].type);
+	}
+	buf_adds(&r->sql, ")");
+	return maint_run(r, NULL, err);
+}
+
 int maint_build_groups(struct refresh *r, bool fresh, struct sl_err *err)
 {
 	struct buf q = BUF_INIT;
@@ -327,22 +353,18 @@ int maint_build_groups(struct refresh *r, bool fresh, struct sl_err *err)
 	int rc = state_query(r, r->mt->in == MAINT_APPENDS ? maint_changed_rows(r, 1) : NULL, c, nc, &q,
 			     err);
 
-	if (!rc && fresh) {
-		buf_adds(&r->sql, "DROP TABLE IF EXISTS ");
-		maint_add_groups(&r->sql, r->m);
-		buf_adds(&r->sql, ";\nCREATE TABLE ");
-		maint_add_groups(&r->sql, r->m);
-		buf_addf(&r->sql, " AS %s", q.buf);
-		rc = maint_run(r, NULL, err);
-	} else if (!rc) {
+	if (!rc && fresh)
+		rc = create_groups(r, q.buf, err);
+	if (!rc && !fresh) {
 		buf_adds(&r->sql, "DELETE FROM ");
 		maint_add_groups(&r->sql, r->m);
 		rc = maint_run(r, NULL, err);
+	}
+	if (!rc) {
 		buf_adds(&r->sql, "INSERT INTO ");
 		maint_add_groups(&r->sql, r->m);
 		buf_addf(&r->sql, " %s", q.buf);
-		if (!rc)
-			rc = maint_run(r, NULL, err);
+		rc = maint_run(r, NULL, err);
 	}
 	buf_release(&q);
 	if (!rc && fresh && r->mt->nkeys) {

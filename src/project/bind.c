@@ -48,11 +48,13 @@ static bool outside_table(struct arena *a, struct sqlbind *b, struct outside *o,
 	return t->made;
 }
 
-/* Placeholders other than {watermark} take values only a build has. */
+/* Placeholders other than {watermark} take values only a build has; the
+ * body alone is bound (an incremental filter's {this} is no matter). */
 static bool plain_enough(const struct model *m)
 {
 	for (size_t i = 0; i < m->nplaceholders; i++)
-		if (m->placeholders[i].kind != PH_WATERMARK)
+		if (m->placeholders[i].span.part == PART_BODY &&
+		    m->placeholders[i].kind != PH_WATERMARK)
 			return false;
 	return true;
 }
@@ -105,7 +107,7 @@ size_t project_bind(struct project *p, struct sqlbind *b, bind_table_fn outside,
 		if (!m->tree || !plain_enough(m) || !inputs_bound(a, b, &o, outside, ctx, m, bound))
 			continue;
 		body = refs_masked_body(m);
-		if (sqlbind_view(b, a, schema, name, body, &offset, &hint, &err) == 0) {
+		if (sqlbind_query(b, a, schema, name, body, &offset, &hint, &err) == 0) {
 			bound[i] = true;
 			nbound++;
 		} else if (err.code == SL_E_INVALID) {

@@ -1,7 +1,8 @@
 /*
  * Binding every query of a project before anything runs: each model,
- * in dependency order, becomes a view in the binder (warehouse/sqlbind.h)
- * over empty tables shaped like the ones it reads, so that a column,
+ * in dependency order, becomes an empty table in the binder
+ * (warehouse/sqlbind.h) of the columns its query gives over the ones it
+ * reads, so that a column,
  * function or type that does not exist is a diagnostic at its place.
  */
 #ifndef SL_PROJECT_BIND_H

@@ -374,6 +374,7 @@ static const struct wh_ops duckdb_ops = {
 	.sql_epoch = duck_sql_epoch,
 	.sql_try_cast = duck_sql_try_cast,
 	.sql_avg_of = duck_sql_avg_of,
+	.sql_column_storage = duck_sql_column_storage,
 	.sql_matches = duck_sql_matches,
 	.sql_type = duck_sql_type,
 	.query_columns = duck_query_columns,

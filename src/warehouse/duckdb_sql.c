@@ -47,6 +47,16 @@ void duck_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const ch
 	buf_addf(sql, "TRY_CAST(%s AS %s)", expr, type);
 }
 
+void duck_sql_column_storage(struct wh *w, struct buf *sql, const char *type)
+{
+	int width = 0, scale;
+
+	(void)w;
+	if (strcasecmp(type, "HUGEINT") == 0 || strcasecmp(type, "UHUGEINT") == 0 ||
+	    (sscanf(type, "DECIMAL(%d,%d)", &width, &scale) == 2 && width > 18))
+		buf_adds(sql, " USING COMPRESSION uncompressed");
+}
+
 /* avg() gives a DOUBLE whatever it averages; of decimals it divides their
  * sum as the integer it is stored as by the count times 10^scale, which a
  * DOUBLE of the decimal would round first. */

@@ -13,6 +13,7 @@ void duck_sql_first_per_key(struct wh *w, struct buf *sql, const char *from, con
 			    const char *order);
 void duck_sql_epoch(struct wh *w, struct buf *sql, const char *expr, int digits);
 void duck_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type);
+void duck_sql_column_storage(struct wh *w, struct buf *sql, const char *type);
 void duck_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *count,
 		     const char *sum_type);
 void duck_sql_matches(struct wh *w, struct buf *sql, const char *expr, const char *re);

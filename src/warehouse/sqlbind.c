@@ -1,8 +1,9 @@
 /*
  * This file implements binding without running (sqlbind.h) on a private
- * in-memory DuckDB: tables are made empty, models become views, and the
- * binder's error is read back from its message, whose LINE and caret say
- * where it points. Must never read or write the warehouse.
+ * in-memory DuckDB: tables are made empty, models become empty tables of
+ * their query's columns, and the binder's error is read back from its
+ * message, whose LINE and caret say where it points. Must never read or
+ * write the warehouse.
  */
 #include "warehouse/sqlbind.h"
 
@@ -153,8 +154,8 @@ static long caret_offset(const char *message, const char *stmt)
 	return col >= 0 ? off : -1;
 }
 
-int sqlbind_view(struct sqlbind *b, struct arena *a, const char *schema, const char *name,
-		 const char *sql, long *offset, const char **hint, struct sl_err *err)
+int sqlbind_query(struct sqlbind *b, struct arena *a, const char *schema, const char *name,
+		  const char *sql, long *offset, const char **hint, struct sl_err *err)
 {
 	struct buf stmt = BUF_INIT, head = BUF_INIT;
 	const char *message, *nl, *second;
@@ -165,10 +166,13 @@ int sqlbind_view(struct sqlbind *b, struct arena *a, const char *schema, const c
 	schema_first(&head, schema);
 	rc = run_plain(b, head.buf, err);
 	buf_reset(&head);
-	buf_adds(&head, "CREATE OR REPLACE VIEW ");
+	/* an empty table, not a view: a view over views is bound again with
+	 * each reader, and a project's views over views would be bound as
+	 * often as it has paths */
+	buf_adds(&head, "CREATE OR REPLACE TABLE ");
 	wh_sql_qualified(&head, schema, name);
-	buf_adds(&head, " AS ");
-	buf_addf(&stmt, "%s%s", head.buf, sql);
+	buf_adds(&head, " AS SELECT * FROM (\n");
+	buf_addf(&stmt, "%s%s\n) AS _sluice_bound LIMIT 0", head.buf, sql);
 	if (!rc && (rc = run(b, a, stmt.buf, &message))) {
 		long at = caret_offset(message, stmt.buf);
 

@@ -1,6 +1,6 @@
 /*
  * Binding queries without running them: an in-memory DuckDB of empty
- * tables shaped like the warehouse's and views of the project's models,
+ * tables shaped like the warehouse's and like the project's models,
  * so that a column, function or type that does not exist is found before
  * anything runs, with the binder's own words and the place it points at.
  * Never reads the warehouse's data.
@@ -28,11 +28,12 @@ int sqlbind_table(struct sqlbind *b, const char *schema, const char *name,
 int sqlbind_csv(struct sqlbind *b, const char *schema, const char *name, const char *path,
 		struct sl_err *err);
 
-/* Makes schema.name a view of the query sql. A query the binder refuses
- * is SL_E_INVALID: err's message is the binder's first line, *hint its
- * suggestion (a candidate column, a function's nearest name) or NULL,
- * both in a; *offset the byte offset in sql it points at, or -1. */
-int sqlbind_view(struct sqlbind *b, struct arena *a, const char *schema, const char *name,
-		 const char *sql, long *offset, const char **hint, struct sl_err *err);
+/* Makes schema.name an empty table of the columns the query sql gives.
+ * A query the binder refuses is SL_E_INVALID: err's message is the
+ * binder's first line, *hint its suggestion (a candidate column, a
+ * function's nearest name) or NULL, both in a; *offset the byte offset
+ * in sql it points at, or -1. */
+int sqlbind_query(struct sqlbind *b, struct arena *a, const char *schema, const char *name,
+		  const char *sql, long *offset, const char **hint, struct sl_err *err);
 
 #endif

@@ -701,6 +701,12 @@ void wh_sql_avg_of(struct wh *w, struct buf *sql, const char *sum, const char *c
 	w->ops->sql_avg_of(w, sql, sum, count, sum_type);
 }
 
+void wh_sql_column_storage(struct wh *w, struct buf *sql, const char *type)
+{
+	if (w->ops->sql_column_storage)
+		w->ops->sql_column_storage(w, sql, type);
+}
+
 void wh_sql_try_cast(struct wh *w, struct buf *sql, const char *expr, const char *type)
 {
 	w->ops->sql_try_cast(w, sql, expr, type);

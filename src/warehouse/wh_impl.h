@@ -40,6 +40,8 @@ struct wh_ops {
 	/* digits: 3 for milliseconds, 6 for microseconds */
 	void (*sql_epoch)(struct wh *w, struct buf *sql, const char *expr, int digits);
 	void (*sql_try_cast)(struct wh *w, struct buf *sql, const char *expr, const char *type);
+	/* NULL: no column needs a storage of its own */
+	void (*sql_column_storage)(struct wh *w, struct buf *sql, const char *type);
 	void (*sql_avg_of)(struct wh *w, struct buf *sql, const char *sum, const char *count,
 			   const char *sum_type);
 	void (*sql_matches)(struct wh *w, struct buf *sql, const char *expr, const char *re);

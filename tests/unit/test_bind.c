@@ -122,12 +122,33 @@ static void test_what_is_not_bound(void **state)
 	assert_string_equal(d.items[0].file, "models/gold/broken.sql");
 }
 
+/* Each model is bound once, however many paths reach it: 24 models that
+ * each read the one before twice would bind 2^24 times as views. */
+static void test_bound_once_per_model(void **state)
+{
+	struct fixture_project *f = *state;
+	struct diag_list d;
+
+	fixture_put(f->root, "sluice.yml", "name: bind\n");
+	fixture_put(f->root, "models/chain/c0.sql", "SELECT 1 AS k, 1 AS x\n");
+	for (int i = 1; i <= 24; i++)
+		fixture_put(f->root, arena_sprintf(f->a, "models/chain/c%d.sql", i),
+			    arena_sprintf(f->a,
+					  "SELECT a.k, a.x + b.x AS x FROM chain.c%d AS a "
+					  "JOIN chain.c%d AS b USING (k)\n",
+					  i - 1, i - 1));
+	assert_int_equal(bind(f, &d), 25);
+	assert_int_equal(d.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_errors_at_their_place, setup,
 						fixture_project_teardown),
 		cmocka_unit_test_setup_teardown(test_what_is_not_bound, setup,
+						fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_bound_once_per_model, setup,
 						fixture_project_teardown),
 	};
 
