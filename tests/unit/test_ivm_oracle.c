@@ -322,6 +322,10 @@ struct gold {
 	const char *check;
 	const char *query;
 	bool soft; /* only over soft deletes: it reads _sluice_deleted */
+	/* only on DuckDB, whose tests run on one thread: PostgreSQL sums
+	 * floats in the order its parallel workers meet them, so that one
+	 * query run twice may differ in the last digits */
+	bool duckdb_only;
 };
 
 /* Recomputes the regions that changed, as docs/live.md writes it; its
@@ -376,11 +380,12 @@ static const struct gold without_log[] = {
 
 /* Models sluice maintains from their plain queries, as the oracle reads
  * them: whole. */
-#define MAINTAINED(name, sql, soft)                                              \
+#define MAINTAINED(name, sql, soft, duckdb_only)                                 \
 	{ name, "@config materialized=incremental, live=true\n" sql "\n",           \
-	  "SELECT * FROM gold." name, sql, soft }
-#define PLAIN(name, sql) MAINTAINED(name, sql, false)
-#define PLAIN_SOFT(name, sql) MAINTAINED(name, sql, true)
+	  "SELECT * FROM gold." name, sql, soft, duckdb_only }
+#define PLAIN(name, sql) MAINTAINED(name, sql, false, false)
+#define PLAIN_SOFT(name, sql) MAINTAINED(name, sql, true, false)
+#define PLAIN_DUCKDB(name, sql) MAINTAINED(name, sql, false, true)
 
 /* One or more of each class: counted, regroup, mapped and full;
  * by_region first, which test_oracle_catches_a_bad_hidden_count takes
@@ -397,6 +402,9 @@ static const struct gold plain[] = {
 	PLAIN("regions", "SELECT DISTINCT region FROM silver.orders"),
 	PLAIN("parity", "SELECT qty % 2 AS parity, count(*) AS orders, sum(qty) AS qtys FROM "
 			"silver.orders WHERE amount > 10 GROUP BY qty % 2"),
+	/* sums of floats keep no hidden sums: their groups are computed again */
+	PLAIN_DUCKDB("float_sums", "SELECT region, sum(CAST(amount AS DOUBLE) / 7) AS revenue, "
+			    "avg(CAST(qty AS DOUBLE) / 3) AS mean FROM silver.orders GROUP BY region"),
 	/* over the landing table, which only appends: MIN and MAX are counted */
 	PLAIN("landed", "SELECT region, count(*) AS events, sum(amount) AS amount, min(amount) AS "
 			"least, max(amount) AS most, max(lsn) AS last_lsn FROM landing.events "
@@ -676,7 +684,7 @@ static void oracle_open(struct oracle *o, struct fx *f, bool soft, const struct 
 		    soft ? SILVER(", cdc_deletes=soft") : SILVER(""));
 	o->gold = arena_alloc(f->a, ngold * sizeof(*gold));
 	for (size_t i = 0; i < ngold; i++) {
-		if (gold[i].soft && !soft)
+		if ((gold[i].soft && !soft) || (gold[i].duckdb_only && wh_shared(f->w)))
 			continue;
 		o->gold[o->ngold++] = gold[i];
 		fixture_put(f->root, arena_sprintf(f->a, "models/gold/%s.sql", gold[i].name),
