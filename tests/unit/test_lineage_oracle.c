@@ -335,17 +335,24 @@ static void where(struct gen *g, struct buf *sql, const struct item *it, unsigne
 		buf_addf(sql, " WHERE %s", predicate(g, it, true));
 }
 
-static void q_projection(struct gen *g, unsigned depth, struct buf *sql, struct shape *out)
+/* SELECT [DISTINCT] some columns FROM one item, WHERE in percent of them. */
+static void plain_select(struct gen *g, unsigned depth, const char *distinct, unsigned percent,
+			 struct buf *sql, struct shape *out)
 {
 	struct item it;
 	struct sel q = { BUF_INIT };
 
 	from_item(g, depth, &it);
 	some_columns(g, &it, &q, NULL);
-	buf_addf(sql, "SELECT %s FROM %s", q.list.buf, it.sql);
-	where(g, sql, &it, 50);
+	buf_addf(sql, "SELECT %s%s FROM %s", distinct, q.list.buf, it.sql);
+	where(g, sql, &it, percent);
 	*out = q.out;
 	buf_release(&q.list);
+}
+
+static void q_projection(struct gen *g, unsigned depth, struct buf *sql, struct shape *out)
+{
+	plain_select(g, depth, "", 50, sql, out);
 }
 
 /* SELECT *, t.*, * EXCLUDE (...), and a computed column beside. */
@@ -590,15 +597,7 @@ static void q_global(struct gen *g, unsigned depth, struct buf *sql, struct shap
 
 static void q_distinct(struct gen *g, unsigned depth, struct buf *sql, struct shape *out)
 {
-	struct item it;
-	struct sel q = { BUF_INIT };
-
-	from_item(g, depth, &it);
-	some_columns(g, &it, &q, NULL);
-	buf_addf(sql, "SELECT DISTINCT %s FROM %s", q.list.buf, it.sql);
-	where(g, sql, &it, 30);
-	*out = q.out;
-	buf_release(&q.list);
+	plain_select(g, depth, "DISTINCT ", 30, sql, out);
 }
 
 static void query(struct gen *g, unsigned depth, struct buf *sql, struct shape *out)
