@@ -388,19 +388,29 @@ static void q_star(struct gen *g, unsigned depth, struct buf *sql, struct shape 
 static const char *const joins[] = { "JOIN", "JOIN", "LEFT JOIN", "LEFT JOIN", "RIGHT JOIN",
 				     "FULL JOIN" };
 
+/* A join's two sides and an integer column of each to join on; false
+ * when the left side has none. */
+static bool join_sides(struct gen *g, unsigned depth, struct item *l, struct item *r,
+		       const struct gcol **lk, const struct gcol **rk)
+{
+	from_item(g, depth, l);
+	source_item(g, r);
+	if (!(*lk = any_col(g, &l->s, T_INT)))
+		return false;
+	*rk = any_col(g, &r->s, T_INT);
+	return true;
+}
+
 static void q_join(struct gen *g, unsigned depth, struct buf *sql, struct shape *out)
 {
 	struct item l, r;
 	struct sel q = { BUF_INIT };
 	const struct gcol *lk, *rk;
 
-	from_item(g, depth, &l);
-	source_item(g, &r);
-	if (!(lk = any_col(g, &l.s, T_INT))) {
+	if (!join_sides(g, depth, &l, &r, &lk, &rk)) {
 		q_projection(g, depth, sql, out);
 		return;
 	}
-	rk = any_col(g, &r.s, T_INT);
 	some_columns(g, &l, &q, NULL);
 	some_columns(g, &r, &q, NULL);
 	buf_addf(sql, "SELECT %s FROM %s %s %s ON %s = %s", q.list.buf, l.sql,
@@ -423,13 +433,10 @@ static void q_using(struct gen *g, unsigned depth, struct buf *sql, struct shape
 	const struct gcol *lk, *rk;
 	bool natural;
 
-	from_item(g, depth, &l);
-	source_item(g, &r);
-	if (!(lk = any_col(g, &l.s, T_INT))) {
+	if (!join_sides(g, depth, &l, &r, &lk, &rk)) {
 		q_projection(g, depth, sql, out);
 		return;
 	}
-	rk = any_col(g, &r.s, T_INT);
 	sel_add(g, &lq, qual(g, &l, lk), jk, T_INT, NULL);
 	some_columns(g, &l, &lq, NULL);
 	sel_add(g, &rq, qual(g, &r, rk), jk, T_INT, NULL);
