@@ -18,17 +18,16 @@
 #include <string.h>
 #include <strings.h>
 
-/* The table's columns but its own _sluice_seq, which the log's replaces. */
-static int logged_columns(struct wh *w, struct arena *a, const struct model *m, const char *table,
-			  const char **out, struct sl_err *err)
+/* The columns of the relation rel (SQL) but except, quoted and
+ * comma-separated, in a. */
+static int columns_but(struct wh *w, struct arena *a, const char *rel, const char *except,
+		       const char **out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT, cols = BUF_INIT;
 	struct wh_result *r;
 	int rc;
 
-	buf_adds(&sql, "SELECT * FROM ");
-	wh_sql_qualified(&sql, m->schema, table);
-	buf_adds(&sql, " LIMIT 0");
+	buf_addf(&sql, "SELECT * FROM %s LIMIT 0", rel);
 	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);
 	if (rc)
@@ -36,7 +35,7 @@ static int logged_columns(struct wh *w, struct arena *a, const struct model *m, 
 	for (size_t i = 0; i < wh_result_ncols(r); i++) {
 		const char *name = wh_result_colname(r, i);
 
-		if (strcasecmp(name, "_sluice_seq") == 0)
+		if (strcasecmp(name, except) == 0)
 			continue;
 		if (cols.len)
 			buf_adds(&cols, ", ");
@@ -46,6 +45,31 @@ static int logged_columns(struct wh *w, struct arena *a, const struct model *m, 
 	*out = arena_strdup(a, cols.buf);
 	buf_release(&cols);
 	return 0;
+}
+
+/* The table's columns but its own _sluice_seq, which the log's replaces. */
+static int logged_columns(struct wh *w, struct arena *a, const struct model *m, const char *table,
+			  const char **out, struct sl_err *err)
+{
+	struct buf rel = BUF_INIT;
+	int rc;
+
+	wh_sql_qualified(&rel, m->schema, table);
+	rc = columns_but(w, a, rel.buf, "_sluice_seq", out, err);
+	buf_release(&rel);
+	return rc;
+}
+
+int changes_log_columns(struct wh *w, struct arena *a, const struct model *m, const char **out,
+			struct sl_err *err)
+{
+	struct buf rel = BUF_INIT;
+	int rc;
+
+	state_sql_changes(&rel, m->schema, m->name);
+	rc = columns_but(w, a, rel.buf, "_sluice_weight", out, err);
+	buf_release(&rel);
+	return rc;
 }
 
 int changes_open(struct wh *w, struct arena *a, const struct model *m, const char *table,
@@ -71,39 +95,27 @@ int changes_open(struct wh *w, struct arena *a, const struct model *m, const cha
 }
 
 /* Whether the relation rel has every column the log takes. */
-static int has_logged_columns(const struct changes *c, const char *rel, bool *has,
-			      struct sl_err *err)
+static int has_logged_columns(const struct changes *c, struct arena *a, const char *rel,
+			      bool *has, struct sl_err *err)
 {
-	struct buf sql = BUF_INIT, cols = BUF_INIT;
-	struct wh_result *r;
-	int rc;
+	const char *cols;
+	int rc = columns_but(c->w, a, rel, "_sluice_seq", &cols, err);
 
-	buf_addf(&sql, "SELECT * FROM %s LIMIT 0", rel);
-	rc = wh_query(c->w, sql.buf, &r, err);
-	buf_release(&sql);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < wh_result_ncols(r); i++) {
-		if (strcasecmp(wh_result_colname(r, i), "_sluice_seq") == 0)
-			continue;
-		if (cols.len)
-			buf_adds(&cols, ", ");
-		wh_sql_ident(&cols, wh_result_colname(r, i));
-	}
-	wh_result_free(r);
 	/* the log's columns are the table's, in its order: the batch's in the
 	 * same order, when it has them all and nothing more */
-	*has = strcmp(cols.buf, c->cols) == 0;
-	buf_release(&cols);
-	return 0;
+	if (!rc)
+		*has = strcmp(cols, c->cols) == 0;
+	return rc;
 }
 
 int changes_record_written(const struct changes *c, const char *batch, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
+	struct arena *a = arena_new(NULL);
 	bool whole;
-	int rc = has_logged_columns(c, batch, &whole, err);
+	int rc = has_logged_columns(c, a, batch, &whole, err);
 
+	arena_free(a);
 	if (rc || !whole)
 		return rc ? rc : changes_record(c, batch, 1, err);
 	buf_adds(&sql, "INSERT INTO ");

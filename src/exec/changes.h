@@ -38,6 +38,11 @@ int changes_open(struct wh *w, struct arena *a, const struct model *m, const cha
  * refresh writes them, +1 after. */
 int changes_record(const struct changes *c, const char *keys, int weight, struct sl_err *err);
 
+/* The columns of m's change log but its weight (its sequence among
+ * them), quoted and comma-separated, in a. */
+int changes_log_columns(struct wh *w, struct arena *a, const struct model *m, const char **out,
+			struct sl_err *err);
+
 /* Records that m was built from scratch again, the log started anew: a
  * row of weight 0 and no values (state_sql_changes_rebuilt), which tells
  * a reader that consumed less than its sequence to read m whole. */

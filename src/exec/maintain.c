@@ -278,34 +278,15 @@ static int refresh_whole(struct refresh *r, const struct changes *log, int64_t *
 /* The log's columns but its weight: the input's, and the sequence. */
 static int log_columns(struct refresh *r, struct sl_err *err)
 {
-	struct wh_result *res;
-	struct buf cols = BUF_INIT;
-	int rc;
+	int rc = changes_log_columns(r->w, r->a, r->mt->input, &r->cols, err);
 
-	buf_adds(&r->sql, "SELECT * FROM ");
-	state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
-	buf_adds(&r->sql, " LIMIT 0");
-	rc = wh_query(r->w, r->sql.buf, &res, err);
-	buf_reset(&r->sql);
 	/* shown before the input's first build, which makes its log */
 	if (rc && r->dry) {
 		sl_err_clear(err);
 		r->cols = "*";
 		return 0;
 	}
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < wh_result_ncols(res); i++) {
-		if (strcasecmp(wh_result_colname(res, i), "_sluice_weight") == 0)
-			continue;
-		if (cols.len)
-			buf_adds(&cols, ", ");
-		wh_sql_ident(&cols, wh_result_colname(res, i));
-	}
-	wh_result_free(res);
-	r->cols = arena_strdup(r->a, cols.buf);
-	buf_release(&cols);
-	return 0;
+	return rc;
 }
 
 /* The input's watermark: what the model has applied of it. */
