@@ -27,7 +27,6 @@
 #include "warehouse/wh.h"
 
 #include <string.h>
-#include <strings.h>
 
 /* A regroup refresh that touches more than this share of the model's rows
  * (and more than REGROUP_FLOOR of them) computes the whole query instead:
