@@ -106,21 +106,12 @@ static const char *rows_of_batch_keys(struct refresh *r)
 /* The keys of the batch: those its new rows and its old rows give. */
 static int regroup_keys(struct refresh *r, struct sl_err *err)
 {
-	struct buf q = BUF_INIT, sub = BUF_INIT;
-	int rc = keys_query(r, maint_changed_rows(r, 1), &sub, err);
+	struct buf q = BUF_INIT;
+	int rc = keys_query(r, maint_changed_rows(r, 0), &q, err);
 
-	buf_adds(&q, "SELECT DISTINCT * FROM (\n");
-	buf_add(&q, sub.buf, sub.len);
-	if (!rc && maint_has_old(r)) {
-		buf_reset(&sub);
-		rc = keys_query(r, maint_changed_rows(r, -1), &sub, err);
-		buf_addf(&q, "\nUNION ALL\n%s", sub.buf);
-	}
-	buf_adds(&q, "\n) AS _sluice_u");
 	if (!rc)
 		rc = maint_temp_table(r, DELTA, q.buf, err);
 	buf_release(&q);
-	buf_release(&sub);
 	return rc;
 }
 
@@ -135,30 +126,24 @@ static int past_crossover(struct refresh *r, int64_t touched, bool *past, struct
 		return 0;
 	buf_adds(&r->sql, "SELECT count(*) FROM ");
 	maint_add_model(&r->sql, r->m);
-	rc = maint_query_int(r, &total, err);
+	rc = maint_query_ints(r, &total, 1, err);
 	*past = !rc && (double)touched > REGROUP_SHARE * (double)total;
 	return rc;
 }
 
 /* Whether the batch's changes are too many to count. */
-static int counted_past_crossover(struct refresh *r, bool *past, struct sl_err *err)
+static int counted_past_crossover(struct refresh *r, int64_t changes, bool *past,
+				  struct sl_err *err)
 {
-	int64_t changes = 0, total = 0;
+	int64_t total = 0;
 	int rc;
 
 	*past = false;
-	buf_adds(&r->sql, "SELECT count(*) FROM ");
-	if (r->mt->in == MAINT_APPENDS)
-		maint_add_input(&r->sql, r->mt);
-	else
-		state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
-	buf_addf(&r->sql, " WHERE _sluice_seq > %lld", (long long)r->since);
-	rc = maint_query_int(r, &changes, err);
-	if (rc || changes <= COUNTED_FLOOR)
-		return rc;
+	if (changes <= COUNTED_FLOOR)
+		return 0;
 	buf_adds(&r->sql, "SELECT count(*) FROM ");
 	maint_add_input(&r->sql, r->mt);
-	rc = maint_query_int(r, &total, err);
+	rc = maint_query_ints(r, &total, 1, err);
 	*past = !rc && (double)changes > COUNTED_SHARE * (double)total;
 	return rc;
 }
@@ -175,7 +160,7 @@ static int refresh_regroup(struct refresh *r, const struct changes *log, int64_t
 	if (!rc && *rows)
 		rc = past_crossover(r, *rows, past, err);
 	if (rc || !*rows || *past)
-		return rc ? rc : maint_drop_temp(r, DELTA, err);
+		return rc ? rc : maint_drop_temp(r, DELTA, NULL, err);
 	rc = maint_record(r, log, -1, err);
 	if (!rc)
 		rc = maint_delete_batch_keys(r, false, err);
@@ -200,7 +185,7 @@ static int refresh_regroup(struct refresh *r, const struct changes *log, int64_t
 	if (!rc)
 		rc = maint_record(r, log, 1, err);
 	buf_release(&query);
-	return rc ? rc : maint_drop_temp(r, DELTA, err);
+	return rc ? rc : maint_drop_temp(r, DELTA, NULL, err);
 }
 
 /* New input rows map to rows appended to the model. */
@@ -222,7 +207,7 @@ static int refresh_appended(struct refresh *r, const struct changes *log, int64_
 	if (!rc && log)
 		rc = changes_record_written(log, BATCH, err);
 	buf_release(&query);
-	return rc ? rc : maint_drop_temp(r, BATCH, err);
+	return rc ? rc : maint_drop_temp(r, BATCH, NULL, err);
 }
 
 static int build_query(struct refresh *r, struct buf *out, struct sl_err *err)
@@ -348,21 +333,32 @@ int maintain_build_state(struct wh *w, struct arena *a, const struct model *m,
 	return rc;
 }
 
-/* Whether the input was built from scratch since the model applied it:
- * its log started anew, and says so in a row of weight 0. */
-static int input_rebuilt(struct refresh *r, bool *rebuilt, struct sl_err *err)
+/* The batch's size in changes (counted only: the others need none), and
+ * whether the input was built from scratch since the model applied it:
+ * then its log started anew, and says so in a row of weight 0. */
+static int batch_size(struct refresh *r, int64_t *changes, bool *rebuilt, struct sl_err *err)
 {
-	int64_t n = 0;
+	int64_t v[2] = { 0, 0 };
 	int rc;
 
+	*changes = 0;
 	*rebuilt = false;
-	if (r->mt->in != MAINT_REWRITES || r->dry)
+	if (r->dry || (r->mt->in != MAINT_REWRITES && r->mt->cls != IVM_COUNTED))
 		return 0;
-	buf_adds(&r->sql, "SELECT count(*) FROM ");
-	state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
-	buf_addf(&r->sql, " WHERE _sluice_seq > %lld AND _sluice_weight = 0", (long long)r->since);
-	rc = maint_query_int(r, &n, err);
-	*rebuilt = n > 0;
+	buf_adds(&r->sql, "SELECT count(*)");
+	if (r->mt->in == MAINT_REWRITES) {
+		buf_adds(&r->sql, ", count(CASE WHEN _sluice_weight = 0 THEN 1 END) FROM ");
+		state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
+	} else {
+		buf_adds(&r->sql, " FROM ");
+		maint_add_input(&r->sql, r->mt);
+	}
+	/* the same text every batch: prepared once */
+	buf_adds(&r->sql, " WHERE _sluice_seq > $1");
+	rc = wh_query_ints_args(r->w, r->sql.buf, &WH_INT(r->since), 1, v, 2, err);
+	buf_reset(&r->sql);
+	*changes = v[0];
+	*rebuilt = v[1] > 0;
 	return rc;
 }
 
@@ -370,6 +366,7 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 		   struct sl_err *err)
 {
 	bool seq = true, rebuilt = false, past = false;
+	int64_t changes = 0;
 	int rc;
 
 	*rows = 0;
@@ -377,8 +374,8 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 	rc = input_has_seq(r, &seq, err);
 	if (!rc && r->mt->in == MAINT_REWRITES && r->mt->cls != IVM_FULL)
 		rc = log_columns(r, err);
-	if (!rc && r->mt->cls != IVM_FULL)
-		rc = input_rebuilt(r, &rebuilt, err);
+	if (!rc && r->mt->cls != IVM_FULL && seq)
+		rc = batch_size(r, &changes, &rebuilt, err);
 	if (!rc && r->mt->cls == IVM_COUNTED)
 		rc = maint_groups_columns(r, err);
 	*how = "recomputed";
@@ -392,7 +389,7 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 	/* a counted model without its groups table (its sums are floats)
 	 * computes the groups a batch touched again, exactly */
 	if (r->mt->cls == IVM_COUNTED && (r->ngcols || r->dry)) {
-		rc = r->dry ? 0 : counted_past_crossover(r, &past, err);
+		rc = counted_past_crossover(r, changes, &past, err);
 		if (rc || past)
 			return rc ? rc : refresh_whole(r, log, rows, err);
 		*how = "counted";

@@ -26,31 +26,42 @@ struct state_col {
 };
 
 /* The hidden columns of a counted model: _sluice_n, then each
- * aggregate's. */
-static size_t state_cols(struct arena *a, const struct maint *mt, struct state_col **out)
+ * aggregate's. Weighted, each is over rows old and new, and an old row
+ * (_sluice_weight -1) takes its part away: one pass over the changes. */
+static size_t state_cols(struct arena *a, const struct maint *mt, bool weighted,
+			 struct state_col **out)
 {
 	const struct ivm_result *q = &mt->q;
 	struct state_col *c = arena_alloc(a, (2 * q->naggs + 1) * sizeof(*c));
+	const char *count = weighted ? "sum(CASE WHEN (%s) IS NOT NULL THEN _sluice_weight ELSE 0 END)"
+				     : "count(%s)";
 	size_t n = 0;
 
-	c[n++] = (struct state_col){ "_sluice_n", "count(*)", "sum", true };
+	c[n++] = (struct state_col){ "_sluice_n", weighted ? "sum(_sluice_weight)" : "count(*)",
+				     "sum", true };
 	for (size_t j = 0; j < q->naggs; j++) {
 		const struct ivm_agg *g = &q->aggs[j];
 		const char *name = arena_sprintf(a, "_sluice_a%zu", j);
+		/* the old rows' sum taken from the new rows', not each value
+		 * negated: that overflows at the type's least value */
+		const char *sum = weighted ? arena_sprintf(a,
+							   "coalesce(sum(CASE WHEN _sluice_weight > 0 "
+							   "THEN %s END), 0) - coalesce(sum(CASE WHEN "
+							   "_sluice_weight < 0 THEN %s END), 0)",
+							   g->arg, g->arg)
+					   : arena_sprintf(a, "sum(%s)", g->arg);
 
 		switch (g->kind) {
 		case IVM_COUNT_STAR:
 			break;
 		case IVM_COUNT:
-			c[n++] = (struct state_col){ name, arena_sprintf(a, "count(%s)", g->arg), "sum",
-						     true };
+			c[n++] = (struct state_col){ name, arena_sprintf(a, count, g->arg), "sum", true };
 			break;
 		case IVM_SUM:
 		case IVM_AVG:
-			c[n++] = (struct state_col){ name, arena_sprintf(a, "sum(%s)", g->arg), "sum",
-						     true };
+			c[n++] = (struct state_col){ name, sum, "sum", true };
 			c[n++] = (struct state_col){ arena_sprintf(a, "%s_n", name),
-						     arena_sprintf(a, "count(%s)", g->arg), "sum", true };
+						     arena_sprintf(a, count, g->arg), "sum", true };
 			break;
 		case IVM_MIN:
 		case IVM_MAX: {
@@ -192,13 +203,25 @@ static void add_finishing(struct refresh *r, struct buf *b)
 	}
 }
 
-/* The groups of the batch: the new rows' sums less the old rows'. */
-static int counted_delta(struct refresh *r, const struct state_col *c, size_t nc,
-			 struct sl_err *err)
+/* The groups of the batch: the new rows' sums less the old rows', in one
+ * pass where the query groups; a SELECT DISTINCT's groups are counted over
+ * each side apart. */
+static int counted_delta(struct refresh *r, struct sl_err *err)
 {
 	struct buf q = BUF_INIT, sub = BUF_INIT;
-	int rc = state_query(r, maint_changed_rows(r, 1), c, nc, &sub, err);
+	struct state_col *c;
+	bool weighted = maint_has_old(r) && r->mt->q.distinct_at < 0;
+	size_t nc = state_cols(r->a, r->mt, weighted, &c);
+	int rc;
 
+	if (weighted) {
+		rc = state_query(r, maint_changed_rows(r, 0), c, nc, &q, err);
+		if (!rc)
+			rc = maint_temp_table(r, DELTA, q.buf, err);
+		buf_release(&q);
+		return rc;
+	}
+	rc = state_query(r, maint_changed_rows(r, 1), c, nc, &sub, err);
 	buf_adds(&q, "SELECT ");
 	maint_add_keys(&q, r->mt, NULL);
 	for (size_t i = 0; i < nc; i++)
@@ -305,13 +328,13 @@ int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t 
 			   struct sl_err *err)
 {
 	struct state_col *c;
-	size_t nc = state_cols(r->a, r->mt, &c);
-	int rc = counted_delta(r, c, nc, err);
+	size_t nc = state_cols(r->a, r->mt, false, &c);
+	int rc = counted_delta(r, err);
 
 	if (!rc)
 		rc = maint_batch_facts(r, rows, err);
 	if (rc || !*rows)
-		return rc ? rc : maint_drop_temp(r, DELTA, err);
+		return rc ? rc : maint_drop_temp(r, DELTA, NULL, err);
 	rc = counted_next(r, c, nc, err);
 	if (!rc)
 		rc = maint_record(r, log, -1, err);
@@ -334,9 +357,7 @@ int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t 
 		rc = insert_finished(r, NEXT, NULL, err);
 	if (!rc)
 		rc = maint_record(r, log, 1, err);
-	if (!rc)
-		rc = maint_drop_temp(r, NEXT, err);
-	return rc ? rc : maint_drop_temp(r, DELTA, err);
+	return rc ? rc : maint_drop_temp(r, NEXT, DELTA, err);
 }
 
 /* Whether a sum or average is of floating-point values. */
@@ -389,7 +410,7 @@ int maint_build_groups(struct refresh *r, bool fresh, struct sl_err *err)
 {
 	struct buf q = BUF_INIT;
 	struct state_col *c;
-	size_t nc = state_cols(r->a, r->mt, &c);
+	size_t nc = state_cols(r->a, r->mt, false, &c);
 	int rc = state_query(r, r->mt->in == MAINT_APPENDS ? maint_changed_rows(r, 1) : NULL, c, nc, &q,
 			     err);
 	bool made = true;

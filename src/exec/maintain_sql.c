@@ -32,14 +32,16 @@ int maint_run(struct refresh *r, int64_t *rows, struct sl_err *err)
 	return rc;
 }
 
-int maint_query_int(struct refresh *r, int64_t *out, struct sl_err *err)
+int maint_query_ints(struct refresh *r, int64_t *out, size_t n, struct sl_err *err)
 {
 	int rc = 0;
 
-	if (r->dry)
-		*out = 1;
-	else
-		rc = wh_query_int(r->w, r->sql.buf, out, err);
+	if (r->dry) {
+		for (size_t i = 0; i < n; i++)
+			out[i] = 1;
+	} else {
+		rc = wh_query_ints(r->w, r->sql.buf, out, n, err);
+	}
 	buf_reset(&r->sql);
 	return rc;
 }
@@ -126,8 +128,6 @@ const char *maint_in_place_of_input(const struct refresh *r, const char *q)
 	return s;
 }
 
-/* The input's rows that changed: the new ones (weight 1) or the old (-1),
- * in place of its reference. */
 const char *maint_changed_rows(const struct refresh *r, int weight)
 {
 	struct buf q = BUF_INIT;
@@ -138,10 +138,12 @@ const char *maint_changed_rows(const struct refresh *r, int weight)
 		maint_add_input(&q, r->mt);
 		buf_addf(&q, " WHERE _sluice_seq > %lld", (long long)r->since);
 	} else {
-		buf_addf(&q, "SELECT %s FROM ", r->cols);
+		/* "*", shown before the log is there, holds the weight */
+		buf_addf(&q, "SELECT %s%s FROM ", r->cols,
+			 weight || strcmp(r->cols, "*") == 0 ? "" : ", _sluice_weight");
 		state_sql_changes(&q, r->mt->input->schema, r->mt->input->name);
-		buf_addf(&q, " WHERE _sluice_seq > %lld AND _sluice_weight = %d", (long long)r->since,
-			 weight);
+		buf_addf(&q, " WHERE _sluice_seq > %lld AND _sluice_weight ", (long long)r->since);
+		buf_addf(&q, weight ? "= %d" : "<> %d", weight);
 	}
 	s = maint_in_place_of_input(r, q.buf);
 	buf_release(&q);
@@ -199,22 +201,19 @@ bool maint_has_old(const struct refresh *r)
 /* Counts the batch's rows (*n) and whether any has a NULL key. */
 int maint_batch_facts(struct refresh *r, int64_t *n, struct sl_err *err)
 {
-	int64_t nulls = 0;
+	int64_t v[2] = { 0, 0 };
 	int rc;
 
-	buf_adds(&r->sql, "SELECT count(*) FROM " DELTA);
-	rc = maint_query_int(r, n, err);
-	if (rc || !*n || !r->mt->nkeys)
-		return rc;
-	buf_adds(&r->sql, "SELECT count(*) FROM " DELTA " WHERE ");
+	buf_adds(&r->sql, "SELECT count(*), count(CASE WHEN FALSE");
 	for (size_t k = 0; k < r->mt->nkeys; k++) {
-		if (k)
-			buf_adds(&r->sql, " OR ");
+		buf_adds(&r->sql, " OR ");
 		wh_sql_ident(&r->sql, r->mt->keys[k]);
 		buf_adds(&r->sql, " IS NULL");
 	}
-	rc = maint_query_int(r, &nulls, err);
-	r->nullsafe = nulls > 0;
+	buf_adds(&r->sql, " THEN 1 END) FROM " DELTA);
+	rc = maint_query_ints(r, v, 2, err);
+	*n = v[0];
+	r->nullsafe = v[1] > 0;
 	return rc;
 }
 
@@ -251,9 +250,11 @@ int maint_temp_table(struct refresh *r, const char *name, const char *query, str
 	return maint_run(r, NULL, err);
 }
 
-int maint_drop_temp(struct refresh *r, const char *name, struct sl_err *err)
+int maint_drop_temp(struct refresh *r, const char *name, const char *also, struct sl_err *err)
 {
 	buf_addf(&r->sql, "DROP TABLE IF EXISTS %s", name);
+	if (also)
+		buf_addf(&r->sql, ";\nDROP TABLE IF EXISTS %s", also);
 	return maint_run(r, NULL, err);
 }
 

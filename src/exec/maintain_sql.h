@@ -43,9 +43,10 @@ struct refresh {
 };
 
 /* Runs (and empties) r->sql: a statement, its rows counted into *rows
- * (may be NULL), or a query of one integer. */
+ * (may be NULL), or a query of one row of n integers (each 1 when only
+ * shown). */
 int maint_run(struct refresh *r, int64_t *rows, struct sl_err *err);
-int maint_query_int(struct refresh *r, int64_t *out, struct sl_err *err);
+int maint_query_ints(struct refresh *r, int64_t *out, size_t n, struct sl_err *err);
 
 /* Appends the model's table, or its groups table. */
 void maint_add_model(struct buf *b, const struct model *m);
@@ -73,8 +74,9 @@ void maint_add_input(struct buf *b, const struct maint *mt);
  * under the name the reference gave the input. */
 const char *maint_in_place_of_input(const struct refresh *r, const char *q);
 
-/* The input's rows that changed: the new ones (weight 1) or the old (-1),
- * in place of its reference. */
+/* The input's rows that changed, in place of its reference: the new ones
+ * (weight 1), the old ones (-1), or both (0), each with its _sluice_weight
+ * (an appending input's rows are all new, and have none). */
 const char *maint_changed_rows(const struct refresh *r, int weight);
 
 /* The select list with every item that is no key replaced by NULL (under
@@ -103,8 +105,9 @@ int maint_record(struct refresh *r, const struct changes *log, int weight, struc
 /* Makes the temporary table name hold the rows of query. */
 int maint_temp_table(struct refresh *r, const char *name, const char *query, struct sl_err *err);
 
-/* Drops a temporary table of the refresh. */
-int maint_drop_temp(struct refresh *r, const char *name, struct sl_err *err);
+/* Drops a temporary table of the refresh, and also another (may be NULL),
+ * in one round trip. */
+int maint_drop_temp(struct refresh *r, const char *name, const char *also, struct sl_err *err);
 
 /* A refresh of m in ctx, over w, its strings in a. */
 void maint_refresh_init(struct refresh *r, struct wh *w, struct arena *a, const struct model *m,

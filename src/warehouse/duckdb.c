@@ -185,6 +185,29 @@ static int duck_query(struct wh *w, const char *sql, struct wh_result **out, str
 	return rc;
 }
 
+/* DuckDB's information_schema.columns lists every column of the database
+ * to answer for one table (2-4 ms a call in a small project); its table
+ * description and DESCRIBE look up the one table (0.3 ms), and give the
+ * same type names. A view has no table description. */
+static int duck_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
+			      struct wh_column **cols, size_t *n, bool *known, struct sl_err *err)
+{
+	duckdb_table_description td = NULL;
+	struct buf q = BUF_INIT;
+	int rc;
+
+	*known = duckdb_table_description_create_ext(duck_conn(w)->conn, NULL, schema, name, &td) ==
+		 DuckDBSuccess;
+	duckdb_table_description_destroy(&td);
+	if (!*known)
+		return 0;
+	buf_adds(&q, "SELECT * FROM ");
+	wh_sql_qualified(&q, schema, name);
+	rc = duck_query_columns(w, a, q.buf, cols, n, err);
+	buf_release(&q);
+	return rc;
+}
+
 /* The statement for sql from the connection's cache, prepared on a miss;
  * *kept says whether the cache owns it. */
 static int cached_statement(struct wh_duckdb *d, const char *sql, duckdb_prepared_statement *ps,
@@ -378,6 +401,7 @@ static const struct wh_ops duckdb_ops = {
 	.sql_matches = duck_sql_matches,
 	.sql_type = duck_sql_type,
 	.query_columns = duck_query_columns,
+	.table_columns = duck_table_columns,
 	.sql_extreme_text = duck_sql_extreme_text,
 	.sql_seq_kind = duck_sql_seq_kind,
 	.sql_insert_by_name = duck_sql_insert_by_name,

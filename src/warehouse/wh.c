@@ -261,25 +261,31 @@ void wh_forget_statement(struct wh *w, const char *sql)
 }
 
 /* The first column of the first row as an integer; frees r. */
-static int64_t first_int(struct wh_result *r)
+/* The first row's first n values as integers, 0 where NULL or no row. */
+static void first_ints(struct wh_result *r, int64_t *out, size_t n)
 {
-	int64_t v = 0;
-
-	if (r->nrows && r->ncols && wh_result_value(r, 0, 0))
-		v = strtoll(wh_result_value(r, 0, 0), NULL, 10);
+	for (size_t i = 0; i < n; i++)
+		out[i] = r->nrows && i < r->ncols && wh_result_value(r, 0, i)
+				 ? strtoll(wh_result_value(r, 0, i), NULL, 10)
+				 : 0;
 	wh_result_free(r);
-	return v;
 }
 
-int wh_query_int_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
-		      int64_t *out, struct sl_err *err)
+int wh_query_ints_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+		       int64_t *out, size_t nout, struct sl_err *err)
 {
 	struct wh_result *r;
 	int rc = exec_args(w, sql, args, n, &r, NULL, err);
 
 	if (!rc)
-		*out = first_int(r);
+		first_ints(r, out, nout);
 	return rc;
+}
+
+int wh_query_int_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+		      int64_t *out, struct sl_err *err)
+{
+	return wh_query_ints_args(w, sql, args, n, out, 1, err);
 }
 
 int wh_appender_open(struct wh *w, const char *schema, const char *table,
@@ -330,14 +336,19 @@ void wh_appender_close(struct wh_appender *ap)
 	trace("(appender close)", t0, 0);
 }
 
-int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err)
+int wh_query_ints(struct wh *w, const char *sql, int64_t *out, size_t n, struct sl_err *err)
 {
 	struct wh_result *r;
 	int rc = wh_query(w, sql, &r, err);
 
 	if (!rc)
-		*out = first_int(r);
+		first_ints(r, out, n);
 	return rc;
+}
+
+int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err)
+{
+	return wh_query_ints(w, sql, out, 1, err);
 }
 
 int wh_begin(struct wh *w, struct sl_err *err)
@@ -497,8 +508,13 @@ int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const ch
 {
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
-	int rc;
+	bool known = false;
+	int rc = w->ops->table_columns
+			 ? w->ops->table_columns(w, a, schema, name, cols, n, &known, err)
+			 : 0;
 
+	if (rc || known)
+		return rc;
 	buf_adds(&sql, "SELECT column_name, data_type FROM information_schema.columns "
 		       "WHERE table_schema = ");
 	buf_add_sql_str(&sql, schema);

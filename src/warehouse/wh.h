@@ -154,6 +154,8 @@ int wh_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits
 /* The first column of the first row as an integer (0 when there is no row
  * or it is NULL). */
 int wh_query_int(struct wh *w, const char *sql, int64_t *out, struct sl_err *err);
+/* The first row's first n columns as integers, each 0 where NULL. */
+int wh_query_ints(struct wh *w, const char *sql, int64_t *out, size_t n, struct sl_err *err);
 
 /* A statement a hot path runs again and again, with $1..$n bound to args:
  * prepared once per connection and SQL text, so that parsing and planning
@@ -180,6 +182,9 @@ int wh_exec_args(struct wh *w, const char *sql, const struct wh_arg *args, size_
  * (0 when there is no row or it is NULL). */
 int wh_query_int_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
 		      int64_t *out, struct sl_err *err);
+/* And for its first row's first nout columns. */
+int wh_query_ints_args(struct wh *w, const char *sql, const struct wh_arg *args, size_t n,
+		       int64_t *out, size_t nout, struct sl_err *err);
 /* Drops the kept statement for sql, if there is one. */
 void wh_forget_statement(struct wh *w, const char *sql);
 

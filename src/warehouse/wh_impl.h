@@ -50,6 +50,11 @@ struct wh_ops {
 	const char *(*sql_declared_type)(struct wh *w, struct arena *a, const char *decl);
 	int (*query_columns)(struct wh *w, struct arena *a, const char *query,
 			     struct wh_column **cols, size_t *n, struct sl_err *err);
+	/* A table's columns as information_schema.columns gives them, looked
+	 * up faster; *known false (a view, say): ask information_schema. NULL:
+	 * information_schema is the fast way. */
+	int (*table_columns)(struct wh *w, struct arena *a, const char *schema, const char *name,
+			     struct wh_column **cols, size_t *n, bool *known, struct sl_err *err);
 	/* greatest: the max, not the min */
 	void (*sql_extreme_text)(struct wh *w, struct buf *sql, const char *expr, const char *type,
 				 bool greatest);
