@@ -62,6 +62,9 @@ const struct cli_option cli_options[] = {
 	{ "audit", 0, CLI_F_LINEAGE, NULL,
 	  "list the models whose rows come from what sluice cannot follow: unknown provenance, "
 	  "declared files, apis and hardcoded inputs" },
+	{ "edges", 0, CLI_F_LINEAGE, NULL,
+	  "list how each model reads each of its inputs: row, agg, side or unknown, and whether "
+	  "the input changes rows or only gains them" },
 	{ "openlineage", 0, CLI_F_LINEAGE, NULL,
 	  "print one OpenLineage run event per model (schema and columnLineage facets), a line "
 	  "each" },
@@ -230,6 +233,8 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 			out->openlineage = true;
 		else if (strcmp(f->long_name, "audit") == 0)
 			out->audit = true;
+		else if (strcmp(f->long_name, "edges") == 0)
+			out->edges = true;
 		else
 			*(strcmp(f->long_name, "upstream") == 0 ? &out->upstream : &out->downstream) = true;
 		break;

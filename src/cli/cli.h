@@ -48,7 +48,7 @@ struct cli_args {
 	const char *env; /* an environment to build into, or NULL */
 	const char *workers;
 	const char *file, *format, *max_rows;
-	bool upstream, downstream, openlineage, audit;
+	bool upstream, downstream, openlineage, audit, edges;
 	const char *depth;
 	const char **pos; /* positional arguments */
 	int npos;

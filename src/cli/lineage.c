@@ -251,6 +251,77 @@ static int audit(struct show *sh)
 	return CLI_OK;
 }
 
+/* How the query of l reads each relation, and whether that relation
+ * changes rows or only gains them. */
+static json_t *edges_json(const struct show *sh, const struct lineage *l)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; l && i < l->nedges; i++) {
+		const struct lineage_edge *e = &l->edges[i];
+		json_t *o = json_pack("{s:s, s:s, s:b}", "input", e->relation, "type",
+				      lineage_edge_name(e->type), "mutable",
+				      lineage_graph_mutable(&sh->g, e->relation));
+
+		if (e->why)
+			json_object_set_new(o, "why", json_string(e->why));
+		json_array_append_new(out, o);
+	}
+	return out;
+}
+
+/* sluice lineage [MODEL] --edges: each input of each model (or of only),
+ * typed. */
+static int edges(struct show *sh, const struct model *only)
+{
+	const struct project *p = sh->g.p;
+	json_t *out = json_array();
+	int wm = 5, wi = 5;
+
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct lineage *l = sh->g.of[i];
+
+		if (only && p->models[i] != only)
+			continue;
+		for (size_t k = 0; l && k < l->nedges; k++) {
+			int lm = (int)strlen(p->models[i]->fqn), li = (int)strlen(l->edges[k].relation);
+
+			wm = lm > wm ? lm : wm;
+			wi = li > wi ? li : wi;
+		}
+	}
+	if (!sh->json)
+		printf("%-*s  %-*s  %-7s  %-7s  WHY\n", wm, "MODEL", wi, "INPUT", "EDGE", "INPUT");
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+		const struct lineage *l = sh->g.of[i];
+
+		if ((only && m != only) || !l)
+			continue;
+		if (sh->json) {
+			json_array_append_new(out, json_pack("{s:s, s:o}", "model", m->fqn, "edges",
+							     edges_json(sh, l)));
+			continue;
+		}
+		for (size_t k = 0; k < l->nedges; k++) {
+			const struct lineage_edge *e = &l->edges[k];
+
+			printf("%-*s  %-*s  %-7s  %s%s%s\n", wm, m->fqn, wi, e->relation,
+			       lineage_edge_name(e->type),
+			       lineage_graph_mutable(&sh->g, e->relation) ? "mutable" : "appends",
+			       e->why ? "  " : "", e->why ? e->why : "");
+		}
+	}
+	if (sh->json) {
+		char *text = json_dumps(out, JSON_INDENT(2));
+
+		printf("%s\n", text);
+		free(text);
+	}
+	json_decref(out);
+	return CLI_OK;
+}
+
 /* One model as OpenLineage's columnLineage facet shows it, once. */
 static void model_json(struct show *sh, const struct model *m)
 {
@@ -271,10 +342,11 @@ static void model_json(struct show *sh, const struct model *m)
 								       m->path, line, col)));
 	}
 	json_object_set_new(sh->json, m->fqn,
-			    json_pack("{s:s, s:s, s:{s:o}, s:o, s:b, s:o}", "namespace", ns, "name",
-				      m->fqn, "columnLineage", "fields", facet_fields(ns, l), "unknown",
-				      unknown, "inputs_known", lineage_graph_inputs_known(m),
-				      "declared_inputs", declared_json(m)));
+			    json_pack("{s:s, s:s, s:{s:o}, s:o, s:o, s:b, s:o}", "namespace", ns, "name",
+				      m->fqn, "columnLineage", "fields", facet_fields(ns, l), "edges",
+				      edges_json(sh, l), "unknown", unknown, "inputs_known",
+				      lineage_graph_inputs_known(m), "declared_inputs",
+				      declared_json(m)));
 }
 
 /* A run's id in OpenLineage is a UUID: one of the project's and the
@@ -436,14 +508,16 @@ int cli_lineage(struct cli_args *args)
 	char *end = NULL;
 	int rc;
 
-	bool whole = args->openlineage || args->audit;
+	bool whole = args->openlineage || args->audit || args->edges;
 
-	if (args->npos != !whole || (args->upstream && args->downstream) ||
-	    (args->json && args->dot) || (args->openlineage && args->audit) ||
+	if ((args->edges ? args->npos > 1 : args->npos != !whole) ||
+	    (args->upstream && args->downstream) || (args->json && args->dot) ||
+	    (args->openlineage + args->audit + args->edges > 1) ||
 	    (whole && (args->upstream || args->downstream || args->depth || args->dot)) ||
 	    (args->openlineage && args->json)) {
 		fprintf(stderr, "usage: sluice lineage MODEL[.COLUMN] [--upstream | --downstream] "
-				"[--depth N] [--json | --dot] | [--audit [--json]] | --openlineage\n");
+				"[--depth N] [--json | --dot] | [--audit [--json]] | "
+				"[MODEL] --edges [--json] | --openlineage\n");
 		return CLI_USAGE;
 	}
 	if (args->depth) {
@@ -460,10 +534,10 @@ int cli_lineage(struct cli_args *args)
 	if (rc)
 		return rc;
 	sh.s = &s;
-	if (whole) {
+	if (whole && !args->npos) {
 		lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
 		sh.json = args->json ? json_object() : NULL;
-		rc = args->audit ? audit(&sh) : openlineage(&sh);
+		rc = args->audit ? audit(&sh) : args->edges ? edges(&sh, NULL) : openlineage(&sh);
 		json_decref(sh.json);
 		cli_session_close(&s);
 		return rc;
@@ -475,6 +549,15 @@ int cli_lineage(struct cli_args *args)
 		return CLI_FAILED;
 	}
 	lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
+	if (args->edges) {
+		sh.json = args->json ? json_object() : NULL;
+		rc = column ? CLI_USAGE : edges(&sh, m);
+		if (column)
+			fprintf(stderr, "sluice lineage: --edges takes a model, not a column\n");
+		json_decref(sh.json);
+		cli_session_close(&s);
+		return rc;
+	}
 	sh.seen = json_object();
 	if (args->json)
 		sh.json = json_object();

@@ -318,27 +318,18 @@ static bool same_expr(json_t *x, json_t *y)
 	       json_object_size(y);
 }
 
+static enum tree_seen column_named(json_t *node, const void *name)
+{
+	return tree_is(node, "class", "COLUMN_REF") &&
+			       strcasecmp(tree_column_name(node), (const char *)name) == 0
+		       ? TREE_FOUND
+		       : TREE_GO_ON;
+}
+
 /* Whether a column of that name appears in the expression. */
 static bool mentions(json_t *j, const char *name)
 {
-	const char *key;
-	json_t *v;
-	size_t i;
-
-	if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			if (mentions(v, name))
-				return true;
-		return false;
-	}
-	if (!json_is_object(j))
-		return false;
-	if (tree_is(j, "class", "COLUMN_REF") && strcasecmp(tree_column_name(j), name) == 0)
-		return true;
-	json_object_foreach(j, key, v)
-		if (mentions(v, name))
-			return true;
-	return false;
+	return tree_holds(j, column_named, name);
 }
 
 /* The select item a GROUP BY expression is shown by, or -1: its position
@@ -530,29 +521,20 @@ static void from_table(struct walk *w, json_t *from, bool outer)
 	}
 }
 
+static enum tree_seen column_not_aggregated(json_t *node, const void *ctx)
+{
+	(void)ctx;
+	if (tree_is(node, "class", "COLUMN_REF") && !tree_is_volatile_keyword(node))
+		return TREE_FOUND;
+	if (tree_is(node, "class", "FUNCTION") && refs_aggregate_name(tree_str(node, "function_name")))
+		return TREE_SKIP;
+	return TREE_GO_ON;
+}
+
 /* Whether a column is named in j other than inside an aggregate's call. */
 static bool column_outside_aggregates(json_t *j)
 {
-	const char *key;
-	json_t *v;
-	size_t i;
-
-	if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			if (column_outside_aggregates(v))
-				return true;
-		return false;
-	}
-	if (!json_is_object(j))
-		return false;
-	if (tree_is(j, "class", "COLUMN_REF") && !tree_is_volatile_keyword(j))
-		return true;
-	if (tree_is(j, "class", "FUNCTION") && refs_aggregate_name(tree_str(j, "function_name")))
-		return false;
-	json_object_foreach(j, key, v)
-		if (column_outside_aggregates(v))
-			return true;
-	return false;
+	return tree_holds(j, column_not_aggregated, NULL);
 }
 
 static bool ident_char(char c)

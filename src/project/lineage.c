@@ -7,8 +7,12 @@
  * inputs of the columns it names, their kind composed with how the
  * expression uses them; WHERE, JOIN, GROUP BY and ORDER BY add their
  * inputs to every output column, indirectly. What cannot be seen through
- * is recorded with its reason, never dropped. It must never look at the
- * warehouse: the caller says what each table holds.
+ * is recorded with its reason, never dropped. The same walk types each
+ * relation read by how its rows reach the output: the role of what is
+ * being walked (row, then agg inside an aggregating SELECT, side inside a
+ * join's other side or a subquery of an expression) only grows on the way
+ * in. It must never look at the warehouse: the caller says what each table
+ * holds.
  */
 #include "project/lineage.h"
 
@@ -54,6 +58,12 @@ struct cte {
 	bool busy;
 };
 
+/* How what is being walked reaches the output, and why. */
+struct role {
+	enum lineage_edge_type type;
+	const char *why;
+};
+
 struct walk {
 	struct arena *a;
 	struct tree_text t;
@@ -62,11 +72,14 @@ struct walk {
 	struct lineage *out;
 	struct cte *ctes;
 	size_t nctes, ctes_cap;
+	struct role role;
+	/* where the relations read are typed: the query's lineage, or a WITH
+	 * query's own (typed again where it is read) */
+	struct lineage *edges;
 };
 
 static void query_node(struct walk *w, json_t *node, const struct scope *outer,
 		       struct lineage *q);
-
 const char *lineage_kind_name(enum lineage_kind k)
 {
 	static const char *const names[] = { "IDENTITY", "TRANSFORMATION", "AGGREGATION",
@@ -79,6 +92,43 @@ const char *lineage_kind_name(enum lineage_kind k)
 bool lineage_kind_direct(enum lineage_kind k)
 {
 	return k <= LINEAGE_AGGREGATION;
+}
+
+const char *lineage_edge_name(enum lineage_edge_type t)
+{
+	static const char *const names[] = { "row", "agg", "side", "unknown" };
+
+	return names[t];
+}
+
+/* Makes the role at least type, for why; returns the role it was. */
+static struct role enter(struct walk *w, enum lineage_edge_type type, const char *why)
+{
+	struct role was = w->role;
+
+	if (type > w->role.type)
+		w->role = (struct role){ type, why };
+	return was;
+}
+
+static void add_edge(struct arena *a, struct lineage *l, const char *relation, struct role r)
+{
+	struct lineage_edge *e;
+
+	for (size_t i = 0; i < l->nedges; i++) {
+		e = &l->edges[i];
+		if (strcmp(e->relation, relation) != 0)
+			continue;
+		if (r.type > e->type) {
+			e->type = r.type;
+			e->why = r.why;
+		}
+		return;
+	}
+	e = ARENA_PUSH(a, &l->edges, &l->nedges, &l->edges_cap);
+	e->relation = relation;
+	e->type = r.type;
+	e->why = r.why;
 }
 
 static char *lower(struct arena *a, const char *s)
@@ -262,7 +312,10 @@ static void subquery(struct walk *w, const struct scope *s, json_t *e, enum line
 				       : lineage_kind_direct(kind) ? LINEAGE_CONDITIONAL
 								   : kind;
 
+	struct role was = enter(w, LINEAGE_EDGE_SIDE, "a subquery of an expression");
+
 	query_node(w, json_object_get(json_object_get(e, "subquery"), "node"), s, &q);
+	w->role = was;
 	for (size_t i = 0; i < q.ncols && (!scalar || i == 0); i++)
 		add_from(w->a, out, &q.cols[i], use);
 	expr(w, s, json_object_get(e, "child"), use, out);
@@ -406,15 +459,37 @@ static struct lineage *cte_named(struct walk *w, const char *name)
 		if (strcasecmp(c->name, name) != 0 || c->busy)
 			continue;
 		if (!c->done) {
+			struct role was = w->role;
+			struct lineage *edges = w->edges;
+
 			c->busy = true;
 			c->done = arena_alloc(w->a, sizeof(*c->done));
 			memset(c->done, 0, sizeof(*c->done));
+			w->role = (struct role){ LINEAGE_EDGE_ROW, NULL };
+			w->edges = c->done;
 			query_node(w, c->query, NULL, c->done);
+			w->role = was;
+			w->edges = edges;
 			c->busy = false;
+		}
+		for (size_t i = 0; i < c->done->nedges; i++) {
+			const struct lineage_edge *e = &c->done->edges[i];
+
+			add_edge(w->a, w->edges, e->relation,
+				 e->type > w->role.type ? (struct role){ e->type, e->why } : w->role);
 		}
 		return c->done;
 	}
 	return NULL;
+}
+
+/* Whether name is a WITH query's that is being walked: read from itself. */
+static bool recursion(const struct walk *w, const char *name)
+{
+	for (size_t k = 0; k < w->nctes; k++)
+		if (w->ctes[k].busy && strcasecmp(w->ctes[k].name, name) == 0)
+			return true;
+	return false;
 }
 
 static void base_table(struct walk *w, struct scope *s, json_t *f)
@@ -434,6 +509,9 @@ static void base_table(struct walk *w, struct scope *s, json_t *f)
 	schema = lower(w->a, *schema ? schema : "main");
 	table = lower(w->a, table);
 	fqn = arena_sprintf(w->a, "%s.%s", schema, table);
+	/* a WITH RECURSIVE query reading itself reads no table */
+	if (!recursion(w, table))
+		add_edge(w->a, w->edges, fqn, w->role);
 	r = push_rel(w, s, alias);
 	if (!w->columns || !w->columns(w->ctx, schema, table, &cols, &n)) {
 		r->known = false;
@@ -506,13 +584,22 @@ static void join_columns(struct walk *w, struct scope *s, size_t left_end, json_
 	}
 }
 
+/* The driving side of a join keeps the role; each row of the output is
+ * one of its rows (or two of them, for the other side's: looked up). */
 static void join(struct walk *w, struct scope *s, json_t *f)
 {
+	static const char *const why = "a join's other side";
+	bool right_drives = tree_is(f, "join_type", "RIGHT");
+	struct role was = right_drives ? enter(w, LINEAGE_EDGE_SIDE, why) : w->role;
 	size_t left_end;
 
 	from(w, s, json_object_get(f, "left"));
+	w->role = was;
 	left_end = s->nrels;
+	if (!right_drives)
+		enter(w, LINEAGE_EDGE_SIDE, why);
 	from(w, s, json_object_get(f, "right"));
+	w->role = was;
 	expr(w, s, json_object_get(f, "condition"), LINEAGE_JOIN, &s->rows);
 	join_columns(w, s, left_end, json_object_get(f, "using_columns"),
 		     tree_is(f, "ref_type", "NATURAL"));
@@ -685,10 +772,87 @@ static void modifiers(struct walk *w, struct scope *s, json_t *node)
 	}
 }
 
+/* A node of the query itself that hit says, a subquery's not looked at. */
+static enum tree_seen outside_subqueries(json_t *node, const void *hit)
+{
+	bool (*const *is)(json_t *) = hit;
+
+	if (tree_is(node, "class", "SUBQUERY"))
+		return TREE_SKIP;
+	return (*is)(node) ? TREE_FOUND : TREE_GO_ON;
+}
+
+/* Whether e, outside the subqueries in it, holds a node that hit says. */
+static bool holds(json_t *e, bool (*hit)(json_t *node))
+{
+	return tree_holds(e, outside_subqueries, &hit);
+}
+
+static bool is_aggregate(json_t *e)
+{
+	return tree_is(e, "class", "FUNCTION") &&
+	       refs_aggregate_name(tree_str(e, "function_name")) != NULL;
+}
+
+static bool is_window(json_t *e)
+{
+	return tree_is(e, "class", "WINDOW");
+}
+
+static bool is_volatile(json_t *e)
+{
+	return (tree_is(e, "class", "FUNCTION") && tree_is_volatile(tree_str(e, "function_name"))) ||
+	       (tree_is(e, "class", "COLUMN_REF") && tree_is_volatile_keyword(e));
+}
+
+/* What a query's modifiers make of its rows: LIMIT picks some, DISTINCT
+ * merges them; NULL when neither (ORDER BY alone keeps every row). */
+static const char *modifiers_role(json_t *node)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(node, "modifiers"), i, m) {
+		if (tree_is(m, "type", "DISTINCT_MODIFIER"))
+			return "DISTINCT";
+		if (tree_is(m, "type", "LIMIT_MODIFIER") || tree_is(m, "type", "LIMIT_PERCENT_MODIFIER"))
+			return "LIMIT";
+	}
+	return NULL;
+}
+
+/* The role a SELECT gives the relations it reads: each output row is one
+ * row of its FROM unless it aggregates; a WHERE that changes with each run
+ * is judged by none. */
+static struct role select_role(struct walk *w, json_t *node)
+{
+	json_t *items = json_object_get(node, "select_list");
+	const char *mod = modifiers_role(node);
+
+	if (holds(json_object_get(node, "where_clause"), is_volatile))
+		return enter(w, LINEAGE_EDGE_UNKNOWN, "a WHERE that changes with each run");
+	if (json_array_size(json_object_get(node, "group_expressions")))
+		return enter(w, LINEAGE_EDGE_AGG, "GROUP BY");
+	if (tree_is(node, "aggregate_handling", "FORCE_AGGREGATES"))
+		return enter(w, LINEAGE_EDGE_AGG, "GROUP BY ALL");
+	if (tree_present(node, "having"))
+		return enter(w, LINEAGE_EDGE_AGG, "HAVING");
+	if (tree_present(node, "qualify"))
+		return enter(w, LINEAGE_EDGE_AGG, "a filter on window functions");
+	if (holds(items, is_aggregate))
+		return enter(w, LINEAGE_EDGE_AGG, "an aggregate");
+	if (holds(items, is_window))
+		return enter(w, LINEAGE_EDGE_AGG, "a window function");
+	if (mod)
+		return enter(w, LINEAGE_EDGE_AGG, mod);
+	return w->role;
+}
+
 static void select_node(struct walk *w, json_t *node, const struct scope *outer,
 			struct lineage *q)
 {
 	struct scope s = { .outer = outer, .items = q };
+	struct role was = select_role(w, node);
 	json_t *g;
 	size_t i;
 
@@ -703,6 +867,7 @@ static void select_node(struct walk *w, json_t *node, const struct scope *outer,
 	for (i = 0; i < q->ncols; i++)
 		add_from(w->a, &q->cols[i], &s.rows, LINEAGE_IDENTITY);
 	q->rows = s.rows;
+	w->role = was;
 }
 
 static bool has_direct(const struct lineage_column *c)
@@ -737,10 +902,18 @@ static void set_operation(struct walk *w, json_t *node, const struct scope *oute
 	bool by_name = tree_is(node, "setop_type", "UNION_BY_NAME");
 	bool union_op = by_name || tree_is(node, "setop_type", "UNION");
 	bool all = json_is_true(json_object_get(node, "setop_all"));
+	const char *mod = modifiers_role(node);
+	struct role was = union_op && all ? w->role
+					  : enter(w, LINEAGE_EDGE_AGG,
+						  arena_sprintf(w->a, "%s%s", tree_str(node, "setop_type"),
+								all ? " ALL" : ""));
 	bool *computed;
 
+	if (mod)
+		enter(w, LINEAGE_EDGE_AGG, mod);
 	query_node(w, json_object_get(node, "left"), outer, &l);
 	query_node(w, json_object_get(node, "right"), outer, &r);
+	w->role = was;
 	computed = arena_alloc(w->a, l.ncols + r.ncols + 1);
 	memset(computed, 0, l.ncols + r.ncols + 1);
 	for (size_t i = 0; i < l.ncols; i++) {
@@ -805,8 +978,11 @@ static void query_node(struct walk *w, json_t *node, const struct scope *outer,
 	} else if (tree_is(node, "type", "SET_OPERATION_NODE")) {
 		set_operation(w, node, outer, q);
 	} else if (tree_is(node, "type", "RECURSIVE_CTE_NODE")) {
+		struct role was = enter(w, LINEAGE_EDGE_UNKNOWN, "WITH RECURSIVE");
+
 		unknown(w, "WITH RECURSIVE", tree_first_location(&w->t, node));
 		set_operation(w, node, outer, q);
+		w->role = was;
 	} else {
 		unknown(w, arena_sprintf(w->a, "a %s", tree_str(node, "type")),
 			tree_first_location(&w->t, node));
@@ -832,7 +1008,7 @@ void lineage_add_rows(struct arena *a, struct lineage *l, const char *relation,
 int lineage_query(struct arena *a, const char *tree, const char *text, bool unwrap,
 		  lineage_columns_fn columns, void *ctx, struct lineage *out)
 {
-	struct walk w = { .a = a, .columns = columns, .ctx = ctx, .out = out };
+	struct walk w = { .a = a, .columns = columns, .ctx = ctx, .out = out, .edges = out };
 	json_t *root, *stmts, *node;
 
 	memset(out, 0, sizeof(*out));

@@ -48,7 +48,30 @@ struct lineage_unknown {
 	long offset;
 };
 
+/* How a relation the query reads reaches its rows, weakest first: row
+ * (projected, filtered, computed on, unioned with ALL, or the driving side
+ * of a join: each output row is one input row's), agg (aggregated,
+ * grouped, made distinct, windowed, limited or set-combined), side (only
+ * looked up: a join's other side, a subquery of an expression, LATERAL),
+ * unknown (what the walk cannot judge: WITH RECURSIVE, a filter that
+ * changes with each run). Read twice, it takes the strongest. */
+enum lineage_edge_type {
+	LINEAGE_EDGE_ROW,
+	LINEAGE_EDGE_AGG,
+	LINEAGE_EDGE_SIDE,
+	LINEAGE_EDGE_UNKNOWN,
+};
+
+struct lineage_edge {
+	const char *relation; /* as struct lineage_input names it */
+	enum lineage_edge_type type;
+	const char *why; /* what made it so ("GROUP BY", "a join's other side"); NULL for row */
+};
+
 struct lineage {
+	/* every relation the query reads, once, in the order first read */
+	struct lineage_edge *edges;
+	size_t nedges, edges_cap;
 	struct lineage_column *cols;
 	size_t ncols, cols_cap;
 	/* the inputs that decide which rows the query has (every column has
@@ -78,6 +101,9 @@ int lineage_query(struct arena *a, const char *tree, const char *text, bool unwr
  * columns (count(*), a constant) has them too. Strings live in a. */
 void lineage_add_rows(struct arena *a, struct lineage *l, const char *relation,
 		      const struct lineage_column *rows);
+
+/* "row", "agg", "side", "unknown". */
+const char *lineage_edge_name(enum lineage_edge_type t);
 
 /* "IDENTITY", "TRANSFORMATION", ... as OpenLineage spells them. */
 const char *lineage_kind_name(enum lineage_kind k);

@@ -11,6 +11,7 @@
 #include "project/refs.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -120,6 +121,46 @@ void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn 
 		}
 		free(text);
 	}
+}
+
+static bool model_mutable(const struct model *m, int depth);
+
+/* A table no model makes: a landing table or a change log only gains
+ * rows; of any other, sluice cannot tell. */
+static bool outside_mutable(const char *schema, const char *name)
+{
+	return strcmp(schema, "landing") != 0 &&
+	       !(strcmp(schema, "_sluice") == 0 && strncmp(name, "changes__", 9) == 0);
+}
+
+static bool model_mutable(const struct model *m, int depth)
+{
+	if (m->mat == MAT_INCREMENTAL)
+		return m->strategy != STRAT_APPEND;
+	if ((m->mat != MAT_VIEW && m->mat != MAT_EPHEMERAL) || depth > 64)
+		return true;
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model_ref *r = &m->refs[i];
+
+		if (r->target ? model_mutable(r->target, depth + 1)
+			      : outside_mutable(r->schema, r->name))
+			return true;
+	}
+	return false;
+}
+
+bool lineage_graph_mutable(const struct lineage_graph *g, const char *relation)
+{
+	const struct model *m = lineage_graph_model(g, relation);
+	const char *dot = strchr(relation, '.');
+	char schema[256];
+
+	if (m)
+		return model_mutable(m, 0);
+	if (!dot || (size_t)(dot - relation) >= sizeof(schema))
+		return true;
+	snprintf(schema, sizeof(schema), "%.*s", (int)(dot - relation), relation);
+	return outside_mutable(schema, dot + 1);
 }
 
 bool lineage_graph_inputs_known(const struct model *m)

@@ -45,6 +45,12 @@ const struct lineage_column *lineage_graph_column(const struct lineage_graph *g,
 bool lineage_graph_names(const struct lineage_graph *g, const struct model *m,
 			 const char *const **names, size_t *n, bool *open);
 
+/* Whether relation ("schema.table") may change rows it holds, not only
+ * gain rows: a model that is rebuilt, merged or replaced by key, or a view
+ * over one, or a table the project does not make. Landing tables and
+ * append models only gain rows. */
+bool lineage_graph_mutable(const struct lineage_graph *g, const char *relation);
+
 /* Whether where m's rows come from is known: it reads a table, or
  * declares an input with @upstream. */
 bool lineage_graph_inputs_known(const struct model *m);

@@ -108,3 +108,31 @@ const char *tree_column_name(json_t *colref)
 
 	return json_is_string(last) ? json_string_value(last) : "";
 }
+
+bool tree_holds(json_t *j, enum tree_seen (*see)(json_t *node, const void *ctx), const void *ctx)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			if (tree_holds(v, see, ctx))
+				return true;
+		return false;
+	}
+	if (!json_is_object(j))
+		return false;
+	switch (see(j, ctx)) {
+	case TREE_FOUND:
+		return true;
+	case TREE_SKIP:
+		return false;
+	case TREE_GO_ON:
+		break;
+	}
+	json_object_foreach(j, key, v)
+		if (tree_holds(v, see, ctx))
+			return true;
+	return false;
+}

@@ -33,6 +33,13 @@ long tree_first_location(const struct tree_text *t, json_t *j);
 /* The name a column reference ends with: the column, whatever qualifies
  * it. */
 const char *tree_column_name(json_t *colref);
+/* What a search of a tree makes of a node: it is what is sought, it and
+ * what it holds are not looked at, or the search goes on into it. */
+enum tree_seen { TREE_GO_ON, TREE_FOUND, TREE_SKIP };
+/* Whether j (an expression, a list of them) holds a node see(node, ctx)
+ * says is sought, looking into the nodes it lets through. */
+bool tree_holds(json_t *j, enum tree_seen (*see)(json_t *node, const void *ctx), const void *ctx);
+
 /* Whether a function gives other values from one run to the next. */
 bool tree_is_volatile(const char *function);
 /* CURRENT_TIMESTAMP and its kin, which the parser reads as column names. */

@@ -348,6 +348,76 @@ static void test_unknown_is_named(void **state)
 	arena_free(a);
 }
 
+/* The relations read, each as "relation type (why)", in the order read. */
+static const char *edges(struct arena *a, const char *sql)
+{
+	struct lineage l;
+	struct buf b = BUF_INIT;
+	const char *s;
+
+	of(a, sql, &l);
+	for (size_t i = 0; i < l.nedges; i++)
+		buf_addf(&b, "%s%s %s%s%s%s", i ? ", " : "", l.edges[i].relation,
+			 lineage_edge_name(l.edges[i].type), l.edges[i].why ? " (" : "",
+			 l.edges[i].why ? l.edges[i].why : "", l.edges[i].why ? ")" : "");
+	s = arena_strdup(a, b.buf ? b.buf : "");
+	buf_release(&b);
+	return s;
+}
+
+static void test_typed_edges(void **state)
+{
+	/* each query, and how it reads each relation */
+	static const char *const cases[][2] = {
+		/* each output row is one input row's */
+		{ "SELECT a, upper(b) AS b FROM t WHERE c > 1 ORDER BY a", "main.t row" },
+		{ "SELECT a FROM t UNION ALL SELECT id FROM u", "main.t row, main.u row" },
+		{ "SELECT * FROM (SELECT a FROM t) AS s", "main.t row" },
+		/* the driving side of a join, and the other */
+		{ "SELECT t.a, u.x FROM t LEFT JOIN u ON u.id = t.a",
+		  "main.t row, main.u side (a join's other side)" },
+		{ "SELECT t.a, u.x FROM t RIGHT JOIN u ON u.id = t.a",
+		  "main.t side (a join's other side), main.u row" },
+		{ "SELECT a FROM t WHERE b IN (SELECT b FROM u)",
+		  "main.t row, main.u side (a subquery of an expression)" },
+		{ "SELECT a, (SELECT max(y) FROM v) AS m FROM t",
+		  "main.t row, main.v side (a subquery of an expression)" },
+		/* aggregated in every way a query can */
+		{ "SELECT g, sum(a) AS s FROM t GROUP BY g", "main.t agg (GROUP BY)" },
+		{ "SELECT count(*) AS n FROM t", "main.t agg (an aggregate)" },
+		{ "SELECT g, count(*) AS n FROM t GROUP BY ALL", "main.t agg (GROUP BY ALL)" },
+		{ "SELECT a, row_number() OVER (ORDER BY ts) AS r FROM t",
+		  "main.t agg (a window function)" },
+		{ "SELECT DISTINCT g FROM t", "main.t agg (DISTINCT)" },
+		{ "SELECT a FROM t LIMIT 5", "main.t agg (LIMIT)" },
+		{ "SELECT a FROM t QUALIFY row_number() OVER (PARTITION BY g) = 1",
+		  "main.t agg (a filter on window functions)" },
+		{ "SELECT a FROM t UNION SELECT id FROM u", "main.t agg (UNION), main.u agg (UNION)" },
+		{ "SELECT a FROM t EXCEPT SELECT id FROM u", "main.t agg (EXCEPT), main.u agg (EXCEPT)" },
+		/* a side inside an aggregate stays a side; the driving side is agg */
+		{ "SELECT t.g, count(*) AS n FROM t JOIN u ON u.id = t.a GROUP BY t.g",
+		  "main.t agg (GROUP BY), main.u side (a join's other side)" },
+		/* a WITH query is typed where it is read: here once as rows, once
+		 * aggregated, and the table takes the strongest */
+		{ "WITH w AS (SELECT a, g FROM t) SELECT a FROM w UNION ALL SELECT count(*) FROM w",
+		  "main.t agg (an aggregate)" },
+		{ "WITH w AS (SELECT g, count(*) AS n FROM t GROUP BY g) SELECT * FROM w",
+		  "main.t agg (GROUP BY)" },
+		/* what the walk cannot judge */
+		{ "SELECT a FROM t WHERE ts > now() - INTERVAL 1 DAY",
+		  "main.t unknown (a WHERE that changes with each run)" },
+		{ "WITH RECURSIVE r(n) AS (SELECT a FROM t UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
+		  "SELECT n FROM r",
+		  "main.t unknown (WITH RECURSIVE)" },
+	};
+	struct arena *a = arena_new(NULL);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(edges(a, cases[i][0]), cases[i][1]);
+	arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_distinct_rows),
 		cmocka_unit_test(test_rows_of_a_model_read),
 		cmocka_unit_test(test_unknown_is_named),
+		cmocka_unit_test(test_typed_edges),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

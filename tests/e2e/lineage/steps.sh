@@ -14,6 +14,11 @@ sl lineage seeds.customers.country --downstream
 sl lineage silver.orders.amount --downstream --dot
 sl lineage gold.sample
 sl lineage gold.sample --json
+note how each model reads each input, row, agg, side or unknown, and whether that input changes rows or only gains them
+sl lineage --edges
+sl lineage gold.by_country --edges --json
+sl lineage gold.by_country.revenue --edges
+sl lineage gold.by_country --edges --depth 2
 note one OpenLineage run event per model, a line each, its schema facet with the types of the last build
 SLUICE_NOW='2026-12-01 09:00' "$SLUICE_BIN" lineage --openlineage | jq -c '{time: .eventTime, schema: .schemaURL, run: (.run.runId | test("^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")), job: .job.name, inputs: [.inputs[].name], columns: .outputs[0].facets.schema.fields, revenue: .outputs[0].facets.columnLineage.fields.revenue.inputFields}'
 note a column many others read is walked once: 30 models that each read the one before twice
