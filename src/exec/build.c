@@ -14,6 +14,7 @@
 #include "core/xalloc.h"
 #include "exec/materialize.h"
 #include "exec/render.h"
+#include "plan/columns.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "state/columns.h"
@@ -222,11 +223,22 @@ static bool quiet(const struct run *r, const struct model *m, const struct state
 
 void run_keep_row(struct run *r, const struct state_model *row)
 {
-	if (!r->opts->cache)
-		return;
-	state_cache_put(r->opts->cache, row);
-	r->state = r->opts->cache->rows;
-	r->nstate = r->opts->cache->n;
+	struct state_model *at;
+
+	if (r->opts->cache) {
+		state_cache_put(r->opts->cache, row);
+		r->state = r->opts->cache->rows;
+		r->nstate = r->opts->cache->n;
+	} else if ((at = (struct state_model *)state_models_find(r->state, r->nstate, row->name))) {
+		*at = *row;
+	} else {
+		struct state_model *rows = arena_alloc(r->a, (r->nstate + 2) * sizeof(*rows));
+
+		if (r->nstate)
+			memcpy(rows, r->state, r->nstate * sizeof(*rows));
+		rows[r->nstate++] = *row;
+		r->state = rows;
+	}
 	r->facts.state = r->state;
 	r->facts.nstate = r->nstate;
 }
@@ -289,9 +301,39 @@ bool build_records_window(const struct run *r, const struct model *m, const stru
 	return win || (m->mat != MAT_EPHEMERAL && (!r->opts->live || r->gating[m->order]));
 }
 
+/* The shape a build records: the one on record while the definition is
+ * the same (a live refresh pays nothing for it), else worked out anew. */
+static const char *shape_row(const struct run *r, const struct model *m,
+			     const struct state_model *st, bool same)
+{
+	struct model_shape s;
+
+	if (same && st->shape)
+		return st->shape;
+	return shape_of(r->a, m, &s) ? shape_format(r->a, &s) : NULL;
+}
+
+/* The column versions a build records: a build that changed some columns
+ * alone, its rows as they were, says which (plan/columns.h); one that did
+ * not change the data keeps them; any other forgets them. */
+static const char *column_versions_row(const struct run *r, const struct model *m,
+				       const struct state_model *st, const char *sig, bool same,
+				       bool changed)
+{
+	struct shape_diff d;
+
+	if (!st)
+		return NULL;
+	if (!same && plan_change_of(r->a, m, st, &d) && plan_columns_only(r->a, m, st, sig, &d))
+		return plan_column_versions(r->a, st, &d, r->run_id);
+	return changed ? NULL : st->column_versions;
+}
+
 struct state_model build_model_row(const struct run *r, const struct model *m,
 				   const struct state_model *st, const char *sig, bool changed)
 {
+	bool same = st && st->hash && strcmp(st->hash, m->recorded_hash) == 0;
+
 	return (struct state_model){
 		.name = m->fqn,
 		.hash = m->recorded_hash,
@@ -302,6 +344,8 @@ struct state_model build_model_row(const struct run *r, const struct model *m,
 		.data_version = changed ? r->run_id : (st ? st->data_version : r->run_id),
 		/* data the checks did not see is not known to pass them */
 		.checks = r->opts->skip_asserts && m->checks_hash[0] ? NULL : m->checks_hash,
+		.shape = shape_row(r, m, st, same),
+		.column_versions = column_versions_row(r, m, st, sig, same, changed),
 	};
 }
 
@@ -355,6 +399,25 @@ struct build {
 	struct sl_err err;
 };
 
+/* An incremental build of a query changed since its table was made, its
+ * rows' part alike (the plan refuses any other unless built anew): the
+ * table's columns follow the query first. */
+static void evolving(struct build *b)
+{
+	const struct model *m = b->m;
+	const struct state_model *st = b->st;
+	struct shape_diff *d;
+
+	if (b->full || m->mat != MAT_INCREMENTAL || !st || !st->hash ||
+	    strcmp(st->hash, m->recorded_hash) == 0)
+		return;
+	d = arena_alloc(b->r->a, sizeof(*d));
+	if (!plan_change_of(b->r->a, m, st, d) || d->rows)
+		return;
+	b->plan.evolve = d;
+	b->plan.drop_removed = m->on_schema_change == MODEL_OSC_SYNC;
+}
+
 static void build_open(struct build *b, struct run *r, struct run_item *item, bool full,
 		       const char *sig, const struct win_range *win)
 {
@@ -378,6 +441,7 @@ static void build_open(struct build *b, struct run *r, struct run_item *item, bo
 	b->wrow = build_applied_row(r, m, win);
 	pthread_mutex_unlock(r->rows_mu);
 	b->plan.ctx.env = r->opts->env;
+	evolving(b);
 	if (win) {
 		/* after the run's first window of the model its table is there */
 		if (!full) {

@@ -9,9 +9,11 @@
 #include "exec/cdc.h"
 #include "exec/changes.h"
 #include "exec/maintain.h"
+#include "exec/render.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "project/shape.h"
 #include "state/changes.h"
 #include "state/tombstones.h"
 #include "warehouse/wh.h"
@@ -567,6 +569,55 @@ out:
 	return rc;
 }
 
+static bool has_column(const struct wh_column *cols, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(cols[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The model's table after its query changed (plan->evolve): each column
+ * the query has and the table lacks is added, its rows' values NULL; with
+ * drop_removed, each the query no longer has is dropped. In the build's
+ * transaction: a failed build leaves the table as it was. */
+static int evolve_columns(struct wh *w, struct arena *a, const struct model *m,
+			  const struct mat_plan *plan, struct sl_err *err)
+{
+	const struct shape_diff *d = plan->evolve;
+	struct buf sql = BUF_INIT, query = BUF_INIT;
+	struct wh_column *qcols = NULL, *tcols = NULL;
+	size_t nq = 0, nt = 0;
+	int rc = render_model(m, &plan->ctx, false, &query, err);
+
+	if (!rc)
+		rc = wh_query_columns(w, a, query.buf, &qcols, &nq, err);
+	if (!rc)
+		rc = wh_table_columns(w, a, m->schema, m->name, &tcols, &nt, err);
+	for (size_t i = 0; !rc && i < nq; i++) {
+		if (has_column(tcols, nt, qcols[i].name))
+			continue;
+		buf_adds(&sql, "ALTER TABLE ");
+		qualified(m, &sql);
+		buf_adds(&sql, " ADD COLUMN ");
+		wh_sql_ident(&sql, qcols[i].name);
+		buf_addf(&sql, " %s", qcols[i].type);
+		rc = run(w, &sql, err);
+	}
+	for (size_t i = 0; !rc && plan->drop_removed && i < d->nremoved; i++) {
+		if (!has_column(tcols, nt, d->removed[i]) || has_column(qcols, nq, d->removed[i]))
+			continue;
+		buf_adds(&sql, "ALTER TABLE ");
+		qualified(m, &sql);
+		buf_adds(&sql, " DROP COLUMN ");
+		wh_sql_ident(&sql, d->removed[i]);
+		rc = run(w, &sql, err);
+	}
+	buf_release(&sql);
+	buf_release(&query);
+	return rc;
+}
+
 int materialize_write(struct wh *w, const struct model *m, const struct mat_plan *plan,
 		      struct mat_outcome *out, struct sl_err *err)
 {
@@ -592,6 +643,8 @@ int materialize_write(struct wh *w, const struct model *m, const struct mat_plan
 		case MAT_SNAPSHOT:
 			if (plan->full || !out->old_kind || strcmp(out->old_kind, "table") != 0)
 				rc = write_staging(w, a, m, plan, out, err);
+			else if (plan->evolve && (rc = evolve_columns(w, a, m, plan, err)) != 0)
+				break;
 			else if (m->temporal && !applies_changes(m))
 				rc = write_window(w, a, m, plan, out, err);
 			else if (m->mat == MAT_SNAPSHOT)

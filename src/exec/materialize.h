@@ -17,6 +17,7 @@
 
 struct arena;
 struct sl_err;
+struct shape_diff;
 struct wh;
 
 struct mat_plan {
@@ -30,6 +31,11 @@ struct mat_plan {
 	/* the build's arena, which the write's own are children of (NULL:
 	 * they are roots) */
 	struct arena *a;
+	/* an incremental build after its query changed as evolve says (its
+	 * rows' part alike): the table first gains the columns the query has
+	 * and it lacks, and, drop_removed, loses those the query dropped */
+	const struct shape_diff *evolve;
+	bool drop_removed;
 };
 
 struct mat_outcome {

@@ -53,25 +53,8 @@ static bool upstream_failed(const struct run *r, const struct model *m)
  * one), and the models after it by its data version. */
 static void adopt(struct run *r, const struct model *m, const struct state_model *row)
 {
-	struct state_model *at;
-
 	r->version[m->order] = row->data_version;
-	if (r->opts->cache) {
-		run_keep_row(r, row);
-		return;
-	}
-	at = (struct state_model *)state_models_find(r->state, r->nstate, row->name);
-	if (!at) {
-		struct state_model *rows = arena_alloc(r->a, (r->nstate + 2) * sizeof(*rows));
-
-		if (r->nstate)
-			memcpy(rows, r->state, r->nstate * sizeof(*rows));
-		r->state = rows;
-		at = &r->state[r->nstate++];
-	}
-	*at = *row;
-	r->facts.state = r->state;
-	r->facts.nstate = r->nstate;
+	run_keep_row(r, row);
 }
 
 /* Puts what fqn holds now (kind "table" or "view", NULL: nothing) in the
@@ -183,7 +166,10 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 		rc = decide_again(r, pi, sig, err);
 	item->reason = pi->reason;
 	item->checks_only = pi->what == PLAN_CHECK;
-	if (!rc && pi->m->temporal && pi->what != PLAN_CHECK) {
+	if (!rc && pi->what == PLAN_REFUSED) {
+		item->status = RUN_FAILED;
+		item->message = pi->reason;
+	} else if (!rc && pi->m->temporal && pi->what != PLAN_CHECK) {
 		rc = temporal_build(r, pi, sig, item, err);
 		pi->what = PLAN_UP_TO_DATE; /* done: no build loop below */
 	} else if (!rc && pi->what == PLAN_UP_TO_DATE) {
@@ -193,8 +179,7 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 	}
 	/* a batch build tries again what another process undid; the runner
 	 * holds the model back until its next cycle */
-	for (int attempt = 0; !rc && pi->what != PLAN_UP_TO_DATE && pi->what != PLAN_CHECK;
-	     attempt++) {
+	for (int attempt = 0; !rc && pi->what == PLAN_BUILD; attempt++) {
 		rc = build_model(r, item, pi->full, sig, NULL, NULL, err);
 		if (rc != SL_E_BUSY)
 			break;
@@ -285,6 +270,9 @@ static int execute(struct run *r, struct plan_item *pi, const char *sig, struct 
 		item->status = RUN_BLOCKED;
 	} else if (pi->what == PLAN_HELD) {
 		item->status = RUN_HELD;
+	} else if (pi->what == PLAN_REFUSED) {
+		item->status = RUN_FAILED;
+		item->message = pi->reason;
 	} else if (pi->what == PLAN_UP_TO_DATE) {
 		item->status = RUN_UP_TO_DATE;
 		rc = record_hash(r, m, err);
@@ -447,6 +435,7 @@ static void open_facts(struct run *r)
 	r->now = opts->windows.now ? opts->windows.now : now_ms / 1000;
 	units_format_ts(now_ms, r->run_ts, sizeof(r->run_ts));
 	r->facts = (struct plan_facts){
+		.a = r->a,
 		.p = r->p,
 		.state = r->state,
 		.nstate = r->nstate,

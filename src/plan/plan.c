@@ -7,6 +7,7 @@
 
 #include "core/arena.h"
 #include "core/buf.h"
+#include "plan/columns.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/project.h"
@@ -49,8 +50,25 @@ static int64_t tracked_version(const struct plan_facts *f, const struct model *d
 	return v;
 }
 
-const char *plan_signature(struct arena *a, const struct plan_facts *f, const struct model *m,
-			   const int64_t *version)
+/* The version of input d that m sees: a build of d this plan makes that
+ * changes columns m does not read (pending[d]), or one that did (its
+ * state row's column_versions), leaves what m sees of d as it was. */
+static int64_t seen(struct arena *a, const struct plan_facts *f, const struct model *m,
+		    const struct model *d, int64_t v, const struct shape_diff *const *pending)
+{
+	const struct state_model *st = state_models_find(f->state, f->nstate, d->fqn);
+
+	if (!st || (v != st->data_version && !(pending && pending[d->order])))
+		return v;
+	if (v != st->data_version)
+		return plan_reads_any(a, m, d, pending[d->order])
+			       ? v
+			       : plan_seen_version(a, m, d, st, st->data_version);
+	return plan_seen_version(a, m, d, st, v);
+}
+
+static const char *signature(struct arena *a, const struct plan_facts *f, const struct model *m,
+			     const int64_t *version, const struct shape_diff *const *pending)
 {
 	bool tracks = inputs_tracks(m);
 	struct buf b = BUF_INIT;
@@ -58,13 +76,20 @@ const char *plan_signature(struct arena *a, const struct plan_facts *f, const st
 
 	for (size_t i = 0; i < m->ndeps; i++) {
 		const struct model *d = m->deps[i];
-		int64_t v = tracks ? tracked_version(f, d, version, 0) : version[d->order];
+		int64_t v = tracks ? tracked_version(f, d, version, 0)
+				   : seen(a, f, m, d, version[d->order], pending);
 
 		buf_addf(&b, "%s%s@%lld", i ? "," : "", d->fqn, (long long)v);
 	}
-	s = arena_strdup(a, b.buf);
+	s = arena_strdup(a, b.buf ? b.buf : "");
 	buf_release(&b);
 	return s;
+}
+
+const char *plan_signature(struct arena *a, const struct plan_facts *f, const struct model *m,
+			   const int64_t *version)
+{
+	return signature(a, f, m, version, NULL);
 }
 
 int64_t *plan_versions(struct arena *a, const struct plan_facts *f)
@@ -156,20 +181,109 @@ static void build(struct plan_item *item, bool full, const char *reason)
 	item->reason = reason;
 }
 
+static void add_names(struct buf *b, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		buf_addf(b, "%s%s", i ? (i + 1 == n ? " and " : ", ") : "", names[i]);
+}
+
+/* An incremental model whose query changed as d says: its table keeps
+ * the rows it has and gains or loses columns as on_schema_change asks, is
+ * built anew, or the build refuses, saying how to go on. */
+static void evolve(struct arena *a, const struct model *m, const struct shape_diff *d,
+		   struct buf *why, struct plan_item *item)
+{
+	bool added_only = !d->rows && !d->nchanged && !d->nremoved;
+	enum model_schema_change osc = m->on_schema_change;
+
+	if (osc == MODEL_OSC_FULL) {
+		build(item, true, arena_strdup(a, why->buf));
+	} else if (!m->maintained &&
+		   ((osc == MODEL_OSC_APPEND && added_only) || (osc == MODEL_OSC_SYNC && !d->rows))) {
+		buf_adds(why, added_only || !d->nremoved ? "; its table gains the new columns"
+							 : "; its table's columns follow the query");
+		build(item, false, arena_strdup(a, why->buf));
+	} else {
+		buf_addf(why, ", and its table holds the rows the old query made: to build it anew "
+			      "run with --full-refresh, or set on_schema_change=full_refresh%s",
+			 d->rows || osc == MODEL_OSC_SYNC || m->maintained
+				 ? ""
+				 : " (or sync_all_columns to keep the old rows as they are)");
+		item->what = PLAN_REFUSED;
+		item->full = false;
+		item->reason = arena_strdup(a, why->buf);
+	}
+}
+
+/* Why m, whose definition changed, is built: what the change touches, and
+ * for a change of some columns, which readers read them. A build that
+ * changes those columns alone is marked so (item->columns). */
+static void definition_changed(const struct plan_facts *f, struct model *m,
+			       const struct state_model *st, const char *sig, struct plan_item *item)
+{
+	struct shape_diff *d = f->a ? arena_alloc(f->a, sizeof(*d)) : NULL;
+	struct buf b = BUF_INIT;
+	bool only;
+
+	if (!d || !plan_change_of(f->a, m, st, d) ||
+	    (!d->rows && !d->nchanged && !d->nremoved && !d->nadded)) {
+		build(item, m->mat != MAT_SNAPSHOT, "definition changed");
+		return;
+	}
+	buf_adds(&b, "definition changed: ");
+	if (d->rows) {
+		buf_adds(&b, "what decides its rows, so every column");
+		d->nchanged = d->nremoved = d->nadded = 0;
+	}
+	if (d->nchanged) {
+		add_names(&b, d->changed, d->nchanged);
+		buf_adds(&b, " changed");
+	}
+	if (d->nremoved) {
+		buf_adds(&b, d->nchanged ? "; " : "");
+		add_names(&b, d->removed, d->nremoved);
+		buf_adds(&b, " removed");
+	}
+	if (d->nadded) {
+		buf_adds(&b, d->nchanged || d->nremoved ? "; " : "");
+		add_names(&b, d->added, d->nadded);
+		buf_adds(&b, " added");
+	}
+	buf_adds(&b, d->rows || d->nchanged || d->nremoved ? " (breaking)" : " (non-breaking)");
+	if (m->mat == MAT_INCREMENTAL) {
+		evolve(f->a, m, d, &b, item);
+		buf_release(&b);
+		return;
+	}
+	only = plan_columns_only(f->a, m, st, sig, d);
+	for (size_t i = 0, shown = 0; only && i < m->nchildren; i++) {
+		const struct model *c = m->children[i];
+
+		if (plan_reads_any(f->a, c, m, d))
+			continue;
+		buf_addf(&b, "%s%s", shown++ ? ", " : "; not read by ", c->fqn);
+	}
+	build(item, m->mat != MAT_SNAPSHOT, arena_strdup(f->a, b.buf));
+	item->columns = only ? d : NULL;
+	buf_release(&b);
+}
+
 void plan_decide(const struct plan_facts *f, struct model *m, const char *sig,
 		 struct plan_item *item)
 {
 	const struct state_model *st = state_models_find(f->state, f->nstate, m->fqn);
 
 	item->full = false;
+	item->columns = NULL;
 	if (!st || !dag_relation_exists(f->relations, f->nrelations, model_relation(m)))
 		build(item, true, st ? "missing from the warehouse" : "new");
 	else if (f->full_refresh && m->mat != MAT_SNAPSHOT)
 		build(item, true, "full refresh");
+	else if (m->mat == MAT_SEED && !same_definition(m, st))
+		build(item, true, "file changed");
 	else if (!same_definition(m, st))
 		/* a snapshot keeps its history through definition changes */
-		build(item, m->mat != MAT_SNAPSHOT,
-		      m->mat == MAT_SEED ? "file changed" : "definition changed");
+		definition_changed(f, m, st, sig, item);
 	else if (m->temporal)
 		/* its windows come due with time, whatever its inputs did */
 		if (f->windows_due && f->windows_due(f->windows_ctx, m))
@@ -197,7 +311,10 @@ void plan_make(struct arena *a, const struct plan_facts *f, const bool *selected
 {
 	const struct project *p = f->p;
 	int64_t *version = plan_versions(a, f);
+	/* per model, the columns alone a build this plan makes changes */
+	const struct shape_diff **pending = arena_alloc(a, (p->nmodels + 1) * sizeof(*pending));
 
+	memset(pending, 0, (p->nmodels + 1) * sizeof(*pending));
 	out->items = arena_alloc(a, (p->nmodels + 1) * sizeof(*out->items));
 	out->n = 0;
 	for (size_t i = 0; i < p->nmodels; i++) {
@@ -208,7 +325,7 @@ void plan_make(struct arena *a, const struct plan_facts *f, const bool *selected
 			item = &out->items[out->n++];
 			memset(item, 0, sizeof(*item));
 			item->m = m;
-			item->sig = plan_signature(a, f, m, version);
+			item->sig = signature(a, f, m, version, pending);
 			item->reason = f->hold ? f->hold(f->hold_ctx, m) : NULL;
 			if (item->reason)
 				item->what = PLAN_HELD;
@@ -216,6 +333,8 @@ void plan_make(struct arena *a, const struct plan_facts *f, const bool *selected
 				plan_decide(f, m, item->sig, item);
 			if (item->what == PLAN_BUILD)
 				version[i] = INT64_MAX;
+			if (item->what == PLAN_BUILD)
+				pending[i] = item->columns;
 		}
 		plan_pass_through(m, version, INT64_MAX);
 	}

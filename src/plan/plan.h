@@ -17,9 +17,11 @@
 #include <stdint.h>
 
 struct arena;
+struct shape_diff;
 struct state_model;
 
-enum plan_do { PLAN_UP_TO_DATE, PLAN_BUILD, PLAN_CHECK, PLAN_HELD };
+/* PLAN_REFUSED: a build would be wrong; the reason says why and what to do */
+enum plan_do { PLAN_UP_TO_DATE, PLAN_BUILD, PLAN_CHECK, PLAN_HELD, PLAN_REFUSED };
 
 struct plan_item {
 	struct model *m;
@@ -27,11 +29,15 @@ struct plan_item {
 	bool full; /* a build from scratch */
 	const char *reason;
 	const char *sig; /* the inputs' versions it was decided on (plan_signature) */
+	/* a build that changes these columns alone, its rows as they were
+	 * (plan/columns.h); NULL for any other */
+	const struct shape_diff *columns;
 };
 
 /* What a plan is decided from. A run that records state rows as it goes
  * points state and nstate at them anew. */
 struct plan_facts {
+	struct arena *a; /* for what a decision works out (a change's columns) */
 	struct project *p;
 	const struct state_model *state;
 	size_t nstate;

@@ -22,6 +22,12 @@ enum model_strategy { STRAT_NONE, STRAT_APPEND, STRAT_MERGE, STRAT_DELETE_INSERT
  * (auto), must be (required: a query that can only be rebuilt whole is an
  * error), or is not (off) */
 enum model_ivm { MODEL_IVM_AUTO, MODEL_IVM_REQUIRED, MODEL_IVM_OFF };
+/* @config on_schema_change: what an incremental model's build does when
+ * its query changed since its table was made (see plan/columns.h):
+ * columns added are added (append), columns added and removed are made so
+ * and changed ones keep their old rows' values (sync), the build refuses
+ * (fail), or the table is built anew (full) */
+enum model_schema_change { MODEL_OSC_APPEND, MODEL_OSC_SYNC, MODEL_OSC_FAIL, MODEL_OSC_FULL };
 
 /* Which text of a model a position refers to. */
 enum model_part { PART_BODY, PART_FILTER };
@@ -150,6 +156,7 @@ struct model {
 	bool live;
 	int64_t live_interval_ms;
 	enum model_ivm ivm;
+	enum model_schema_change on_schema_change;
 	/* a live incremental model written as its plain query (no filter, key
 	 * or strategy; ivm not off): sluice derives its refreshes, as maint
 	 * says once dag_build planned them (project/maintain.h) */

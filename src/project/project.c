@@ -316,7 +316,7 @@ static void hash_tokens(EVP_MD_CTX *ctx, const struct model *m)
 static bool hash_ignores(const char *key)
 {
 	static const char *const keys[] = { "live", "live_interval", "tags", "description",
-					     "end", "lookback", "ivm", NULL };
+					     "end", "lookback", "ivm", "on_schema_change", NULL };
 
 	for (size_t i = 0; keys[i]; i++)
 		if (strcmp(key, keys[i]) == 0)
@@ -407,11 +407,11 @@ void project_model_hash_inlined(struct model *m)
  * not parse), as sluice hashed it before it read parse trees, or over its
  * tree, with its tokens on a warehouse that reads SQL with a parser of its
  * own. */
-static void model_digest(const struct model *m, bool text, bool tokens, char *out)
+static void model_digest(const struct model *m, const char *tree_hash, bool tokens, char *out)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	const struct model_setting **sorted;
-	bool tree = !text && m->tree_hash[0];
+	bool tree = tree_hash && *tree_hash;
 
 	if (!ctx)
 		xalloc_die();
@@ -423,7 +423,7 @@ static void model_digest(const struct model *m, bool text, bool tokens, char *ou
 		return;
 	}
 	if (tree)
-		hash_str(ctx, "tree", m->tree_hash);
+		hash_str(ctx, "tree", tree_hash);
 	else
 		hash_str(ctx, "body", m->body);
 	if (tree && tokens)
@@ -444,9 +444,15 @@ static void model_digest(const struct model *m, bool text, bool tokens, char *ou
 
 void project_model_hash(struct model *m, bool own_parser)
 {
-	model_digest(m, false, !own_parser, m->hash);
-	model_digest(m, true, false, m->text_hash);
+	model_digest(m, m->tree_hash, !own_parser, m->hash);
+	model_digest(m, NULL, false, m->text_hash);
 	record_hash(m);
+}
+
+void project_model_hash_with(const struct model *m, const char *tree_hash, char *out)
+{
+	model_digest(m, tree_hash, false, out);
+	fold_inlined(m, false, out);
 }
 
 bool project_env_name_valid(const char *env)

@@ -30,6 +30,11 @@ int project_load(struct arena *a, const char *root, struct sqlparse *parser,
  * false) the query's tokens too. Computes m->text_hash, the form earlier
  * versions recorded, alongside, and m->recorded_hash from both. */
 void project_model_hash(struct model *m, bool own_parser);
+/* m's change hash (65 bytes into out) as if its tree hashed to tree_hash,
+ * without the tokens a warehouse with its own parser adds: what the rest
+ * of its definition (settings, the ephemerals it inlines) adds to a part
+ * of its query. */
+void project_model_hash_with(const struct model *m, const char *tree_hash, char *out);
 /* Points every model at its copy in environment env: schema_env.name, so
  * that builds write there and readers of managed models read there (a
  * validated project; names and state rows keep the project's names).

@@ -30,7 +30,8 @@ const char *const header_config_keys[] = {
 	"live", "live_interval", "cdc_op", "cdc_seq", "cdc_deletes", "temporality",
 	"time_column", "grain", "start", "end", "lookback", "flexibility", "replay_anchor",
 	"replay_on_change",
-	"bounded_replay_fallback", "tags", "description", "check_cols", "ivm", NULL,
+	"bounded_replay_fallback", "tags", "description", "check_cols", "ivm", "on_schema_change",
+	NULL,
 };
 
 static const char *const mat_names[] = { "view", "table", "incremental", "ephemeral",
@@ -46,6 +47,9 @@ static const char *const anchor_names[] = { "auto", "never", NULL };
 static const char *const fallback_names[] = { "full", "bounded_without_history", NULL };
 /* in the order of enum model_ivm */
 static const char *const ivm_names[] = { "auto", "required", "off", NULL };
+/* in the order of enum model_schema_change */
+static const char *const schema_change_names[] = { "append_new_columns", "sync_all_columns",
+						   "fail", "full_refresh", NULL };
 
 /* State of one header_apply_settings call. */
 struct apply {
@@ -499,7 +503,7 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	struct apply c = { a, m, diags, pipeline_path };
 	size_t before = diag_count(diags, DIAG_ERROR);
 	const struct model_setting *st;
-	int mat = MAT_VIEW, strat_i = -1, live = 0, ivm = 0;
+	int mat = MAT_VIEW, strat_i = -1, live = 0, ivm = 0, osc = 0;
 	enum model_strategy strat;
 	bool mat_ok, strat_ok, live_ok;
 
@@ -563,6 +567,14 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 			!model_setting_get(m, "cdc_op") && m->ivm != MODEL_IVM_OFF;
 	if (m->maintained)
 		m->strategy = STRAT_DELETE_INSERT;
+
+	st = model_setting_get(m, "on_schema_change");
+	if (st && check_choice(&c, st, schema_change_names, &osc) >= 0 && mat_ok &&
+	    m->mat != MAT_INCREMENTAL)
+		apply_error(&c, st, "remove it: a table or view is built whole on every change",
+			    "on_schema_change applies to incremental models, and this one is %s",
+			    mat_names[m->mat]);
+	m->on_schema_change = (enum model_schema_change)osc;
 
 	check_plain_choices(&c);
 	check_single_values(&c);

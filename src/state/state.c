@@ -95,6 +95,11 @@ static const char *const migrations[] = {
 	"CREATE TABLE _sluice.model_columns (model VARCHAR NOT NULL, env VARCHAR NOT NULL, "
 	"position INTEGER NOT NULL, column_name VARCHAR NOT NULL, column_type VARCHAR NOT "
 	"NULL);\n",
+	/* 12: per model the shape of the query its last build ran (which of
+	 * its columns a later change touches) and, after a build that changed
+	 * some columns only, the version each of them changed at */
+	"ALTER TABLE _sluice.models ADD COLUMN shape VARCHAR;\n"
+	"ALTER TABLE _sluice.models ADD COLUMN column_versions VARCHAR;\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
@@ -165,7 +170,7 @@ static int rows_load(struct wh *w, struct arena *a, const char *env, const char 
 
 	buf_adds(&sql, "SELECT name, hash, materialized, inputs, "
 		       "CAST(date_trunc('second', last_built_at) AS VARCHAR), build_count, "
-		       "data_version, checks FROM _sluice.models WHERE env = ");
+		       "data_version, checks, shape, column_versions FROM _sluice.models WHERE env = ");
 	buf_add_sql_str(&sql, env);
 	if (name) {
 		buf_adds(&sql, " AND name = ");
@@ -190,6 +195,8 @@ static int rows_load(struct wh *w, struct arena *a, const char *env, const char 
 		s->build_count = bc ? strtoll(bc, NULL, 10) : 0;
 		s->data_version = dv ? strtoll(dv, NULL, 10) : 0;
 		s->checks = arena_strdup(a, wh_result_value(r, i, 7));
+		s->shape = arena_strdup(a, wh_result_value(r, i, 8));
+		s->column_versions = arena_strdup(a, wh_result_value(r, i, 9));
 	}
 	wh_result_free(r);
 	return 0;
@@ -246,6 +253,8 @@ static void free_row(struct state_model *row)
 	free((char *)row->inputs);
 	free((char *)row->last_built_at);
 	free((char *)row->checks);
+	free((char *)row->shape);
+	free((char *)row->column_versions);
 }
 
 void state_cache_put(struct state_cache *c, const struct state_model *row)
@@ -259,6 +268,8 @@ void state_cache_put(struct state_cache *c, const struct state_model *row)
 		.build_count = row->build_count,
 		.data_version = row->data_version,
 		.checks = dup_or_null(row->checks),
+		.shape = dup_or_null(row->shape),
+		.column_versions = dup_or_null(row->column_versions),
 	};
 	struct state_model *at = (struct state_model *)state_models_find(c->rows, c->n, row->name);
 
@@ -337,10 +348,10 @@ void state_sql_model_hash(struct buf *sql, const char *env, const char *name, co
 void state_sql_model(struct buf *sql, const char *env, const struct state_model *row,
 		     bool exists)
 {
-	static const char *const cols[] = { "hash", "materialized", "inputs", "last_built_at",
-					    "checks" };
-	const char *vals[] = { row->hash, row->materialized, row->inputs, row->last_built_at,
-			       row->checks };
+	static const char *const cols[] = { "hash",   "materialized", "inputs",	      "last_built_at",
+					    "checks", "shape",	      "column_versions" };
+	const char *vals[] = { row->hash,   row->materialized, row->inputs,	     row->last_built_at,
+			       row->checks, row->shape,	       row->column_versions };
 	const size_t ncols = sizeof(cols) / sizeof(*cols);
 
 	/* an UPDATE of a known row costs DuckDB a fraction of a replace */

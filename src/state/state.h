@@ -16,7 +16,7 @@ struct buf;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 11
+#define STATE_VERSION 12
 
 /* The schema of the state tables, and the names of those a caller may look
  * for in a listing of the warehouse's relations (schema.table). */
@@ -49,6 +49,12 @@ struct state_model {
 	int64_t build_count;
 	int64_t data_version;   /* run id of the last build that changed its data */
 	const char *checks;     /* checks_hash of the checks that last held, NULL: unknown */
+	/* the query's shape at that build (shape_format), NULL: not known */
+	const char *shape;
+	/* after a build that changed only some columns (its rows as they
+	 * were): "rows@V;c=NAME@V;..." the version its rows last changed at
+	 * and each column changed since; NULL: every column at data_version */
+	const char *column_versions;
 };
 
 struct state_run_row {

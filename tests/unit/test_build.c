@@ -655,7 +655,10 @@ static void test_state_refuses_newer(void **state)
 /* What layouts before 11 lack: the models' columns; before 10: the
  * windows; before 9: the CDC table shapes; before 7: the CDC slots;
  * before 6: the runners' claims. */
-#define DROP_MODEL_COLUMNS "DROP TABLE _sluice.model_columns;"
+#define DROP_SHAPES                                                                               \
+	"ALTER TABLE _sluice.models DROP COLUMN shape;"                                           \
+	"ALTER TABLE _sluice.models DROP COLUMN column_versions;"
+#define DROP_MODEL_COLUMNS DROP_SHAPES "DROP TABLE _sluice.model_columns;"
 #define DROP_WINDOWS DROP_MODEL_COLUMNS "DROP TABLE _sluice.windows;"
 #define DROP_CDC_RELATIONS DROP_WINDOWS "DROP TABLE _sluice.cdc_relations;"
 #define DROP_CDC_SLOTS DROP_CDC_RELATIONS "DROP TABLE _sluice.cdc_slots;"

@@ -12,6 +12,7 @@
 
 #include "fixture.h"
 
+#include "plan/columns.h"
 #include "plan/plan.h"
 #include "project/dag.h"
 #include "state/state.h"
@@ -303,6 +304,170 @@ static void test_full_refresh_and_selection(void **state)
 	assert_string_equal(pl.items[0].reason, "full refresh");
 }
 
+/* Facts of the project as written now, every model built at version 1
+ * with the shape of its query then; made: the relations there are. */
+static struct plan_facts built_with_shapes(struct fixture_project *f, const char *const *made,
+					   size_t nmade)
+{
+	struct plan_facts facts = facts_of(load(f));
+	struct state_model *rows;
+	struct model_shape sh;
+
+	facts.a = f->a;
+	facts.relations = made;
+	facts.nrelations = nmade;
+	rows = rows_built(f, &facts);
+	for (size_t i = 0; i < facts.nstate; i++)
+		if (shape_of(f->a, fixture_model(f->p, rows[i].name), &sh))
+			rows[i].shape = shape_format(f->a, &sh);
+	return facts;
+}
+
+/* The project as written now, planned over facts (its state rows kept). */
+static void plan_again(struct fixture_project *f, struct plan_facts *facts, struct plan *pl)
+{
+	f->p = fixture_load_valid(f->a, f->root);
+	assert_int_equal(dag_build(f->p, NULL, 0), 0);
+	facts->p = f->p;
+	plan_make(f->a, facts, all(f), pl);
+}
+
+/* A change of one column rebuilds its model and the readers of that
+ * column alone; a change of what decides the rows rebuilds every reader;
+ * after the build, a reader of none of its changed columns stays up to
+ * date on the versions the build recorded. */
+static void test_column_changes(void **state)
+{
+	struct fixture_project *f = *state;
+	const char *const made[] = { "gold.r1", "gold.r2", "gold.r3", "seeds.codes", "silver.m" };
+	const char *const base = "@config materialized=table\nSELECT id, id * 2 AS twice FROM "
+				 "seeds.codes WHERE id > 0\n";
+	struct plan_facts facts;
+	struct state_model *m_row, after;
+	struct plan pl;
+	struct project *p;
+	int64_t *version;
+
+	fixture_put(f->root, "models/silver/m.sql", base);
+	fixture_put(f->root, "models/gold/r1.sql",
+		    "@config materialized=table\nSELECT id, twice FROM silver.m\n");
+	fixture_put(f->root, "models/gold/r2.sql",
+		    "@config materialized=table\nSELECT id FROM silver.m WHERE id < 9\n");
+	fixture_put(f->root, "models/gold/r3.sql",
+		    "@config materialized=table\nSELECT count(*) AS n FROM silver.m\n");
+	facts = built_with_shapes(f, made, 5);
+
+	/* the same rows, one column computed otherwise */
+	fixture_put(f->root, "models/silver/m.sql",
+		    "@config materialized=table\nSELECT id, id * 3 AS twice FROM seeds.codes "
+		    "WHERE id > 0\n");
+	plan_again(f, &facts, &pl);
+	p = f->p;
+	assert_int_equal(item(&pl, "silver.m")->what, PLAN_BUILD);
+	assert_non_null(item(&pl, "silver.m")->columns);
+	assert_string_equal(item(&pl, "silver.m")->reason,
+			    "definition changed: twice changed (breaking); not read by gold.r2, "
+			    "gold.r3");
+	assert_int_equal(item(&pl, "gold.r1")->what, PLAN_BUILD);
+	assert_string_equal(item(&pl, "gold.r1")->reason, "inputs changed");
+	assert_int_equal(item(&pl, "gold.r2")->what, PLAN_UP_TO_DATE);
+	assert_int_equal(item(&pl, "gold.r3")->what, PLAN_UP_TO_DATE);
+
+	/* the build records which columns changed, at its version: the
+	 * readers of none of them see silver.m as it was */
+	m_row = row(&facts, "silver.m");
+	after = *m_row;
+	after.data_version = 2;
+	after.column_versions =
+		plan_column_versions(f->a, m_row, item(&pl, "silver.m")->columns, 2);
+	assert_string_equal(after.column_versions, "rows@1;c=twice@2");
+	*m_row = after;
+	version = plan_versions(f->a, &facts);
+	assert_string_equal(plan_signature(f->a, &facts, fixture_model(p, "gold.r2"), version),
+			    row(&facts, "gold.r2")->inputs);
+	assert_string_equal(plan_signature(f->a, &facts, fixture_model(p, "gold.r3"), version),
+			    row(&facts, "gold.r3")->inputs);
+	assert_string_equal(plan_signature(f->a, &facts, fixture_model(p, "gold.r1"), version),
+			    "silver.m@2");
+	m_row->data_version = 1;
+	m_row->column_versions = NULL;
+
+	/* what decides the rows: every reader */
+	fixture_put(f->root, "models/silver/m.sql",
+		    "@config materialized=table\nSELECT id, id * 2 AS twice FROM seeds.codes "
+		    "WHERE id > 1\n");
+	plan_again(f, &facts, &pl);
+	p = f->p;
+	assert_null(item(&pl, "silver.m")->columns);
+	assert_string_equal(item(&pl, "silver.m")->reason,
+			    "definition changed: what decides its rows, so every column (breaking)");
+	assert_int_equal(item(&pl, "gold.r2")->what, PLAN_BUILD);
+	assert_int_equal(item(&pl, "gold.r3")->what, PLAN_BUILD);
+
+	/* a column added: non-breaking, and read by no reader */
+	fixture_put(f->root, "models/silver/m.sql",
+		    "@config materialized=table\nSELECT id, id * 2 AS twice, -id AS neg FROM "
+		    "seeds.codes WHERE id > 0\n");
+	plan_again(f, &facts, &pl);
+	p = f->p;
+	assert_string_equal(item(&pl, "silver.m")->reason,
+			    "definition changed: neg added (non-breaking); not read by gold.r1, "
+			    "gold.r2, gold.r3");
+	assert_int_equal(item(&pl, "gold.r1")->what, PLAN_UP_TO_DATE);
+}
+
+/* The plan of an incremental model gold.i, built as was, now written as
+ * now with the settings settings. */
+static const struct plan_item *incremental_change(struct fixture_project *f, const char *settings,
+						  const char *was, const char *now)
+{
+	const char *const made[] = { "gold.i", "seeds.codes" };
+	struct plan_facts facts;
+	struct plan pl;
+
+	fixture_put(f->root, "models/gold/i.sql",
+		    arena_sprintf(f->a, "@config materialized=incremental%s\n%s\n", settings, was));
+	facts = built_with_shapes(f, made, 2);
+	fixture_put(f->root, "models/gold/i.sql",
+		    arena_sprintf(f->a, "@config materialized=incremental%s\n%s\n", settings, now));
+	plan_again(f, &facts, &pl);
+	return item(&pl, "gold.i");
+}
+
+/* An incremental model keeps its rows through a change of its query that
+ * on_schema_change lets it follow, and refuses any other. */
+static void test_schema_change(void **state)
+{
+	static const struct {
+		const char *settings, *now;
+		enum plan_do what;
+		bool full;
+	} cases[] = {
+		{ "", "SELECT id, id + 1 AS next FROM seeds.codes", PLAN_BUILD, false },
+		{ "", "SELECT id + 1 AS id FROM seeds.codes", PLAN_REFUSED, false },
+		{ ", on_schema_change=fail", "SELECT id, id + 1 AS next FROM seeds.codes", PLAN_REFUSED,
+		  false },
+		{ ", on_schema_change=sync_all_columns", "SELECT id + 1 AS id FROM seeds.codes",
+		  PLAN_BUILD, false },
+		{ ", on_schema_change=sync_all_columns", "SELECT id FROM seeds.codes WHERE id > 1",
+		  PLAN_REFUSED, false },
+		{ ", on_schema_change=full_refresh", "SELECT id FROM seeds.codes WHERE id > 1",
+		  PLAN_BUILD, true },
+	};
+	struct fixture_project *f = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct plan_item *it = incremental_change(f, cases[i].settings,
+								"SELECT id FROM seeds.codes",
+								cases[i].now);
+
+		assert_int_equal(it->what, cases[i].what);
+		assert_int_equal(it->full, cases[i].full);
+		if (it->what == PLAN_REFUSED)
+			assert_non_null(strstr(it->reason, "--full-refresh"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +485,8 @@ int main(void)
 						fixture_project_teardown),
 		cmocka_unit_test_setup_teardown(test_full_refresh_and_selection, setup,
 						fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_column_changes, setup, fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_schema_change, setup, fixture_project_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

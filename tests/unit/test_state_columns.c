@@ -214,7 +214,9 @@ static void test_upgrade_creates_the_table(void **state)
 	const char *kind;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	exec(f->w, "DROP TABLE _sluice.model_columns;\n"
+	exec(f->w, "ALTER TABLE _sluice.models DROP COLUMN shape;\n"
+		   "ALTER TABLE _sluice.models DROP COLUMN column_versions;\n"
+		   "DROP TABLE _sluice.model_columns;\n"
 		   "INSERT INTO _sluice.models (name, env, hash, materialized, build_count, "
 		   "data_version) VALUES ('s.kept', '', 'h', 'table', 3, 7);\n"
 		   "DELETE FROM _sluice.version;\n"
@@ -232,6 +234,10 @@ static void test_upgrade_creates_the_table(void **state)
 	load(f);
 	assert_int_equal(run(f), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.model_columns"), 3);
+	/* and the shape of the query it ran, from the next version */
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.models WHERE name = "
+					 "'silver.t' AND shape LIKE 'rows=%'"),
+			 1);
 }
 
 /* The reader gives each model of one environment once, its columns in

@@ -5,7 +5,7 @@ sl run
 note a second run: everything is up to date
 sl run
 
-note an edited model is rebuilt with the tables that read it
+note an edited model is rebuilt with the tables that read what changed, gold.regions reads no amount
 sed -i 's/SELECT id, amount, region/SELECT id, amount * 2 AS amount, region/' models/silver/orders.sql
 sl run
 q "SELECT * FROM gold.revenue ORDER BY region"

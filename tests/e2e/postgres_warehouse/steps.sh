@@ -28,10 +28,12 @@ q "SELECT * FROM gold.top ORDER BY country"
 note a second run finds everything up to date
 sl run
 
-note a changed model is rebuilt in place, and the view that reads it follows
+note a changed incremental model keeps the rows it holds, so a change to what decides them is refused until asked for
 sed -i 's/(2, 3, 4.0)/(2, 3, 5.0), (3, 2, 7.0)/' models/silver/orders.sql
 sl plan
 sl run
+note built anew on --full-refresh, and the view that reads it follows
+sl run --full-refresh -s silver.orders
 q "SELECT * FROM silver.orders ORDER BY id"
 q "SELECT * FROM gold.by_country ORDER BY country"
 

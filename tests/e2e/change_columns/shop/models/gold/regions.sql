@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT DISTINCT region FROM silver.orders
