@@ -15,7 +15,7 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|chain|windows|live|cdc|ivm|ingest  run one benchmark
+#   BENCH_ONLY=plan|lineage|chain|windows|live|cdc|ivm|ingest  run one benchmark
 #   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live|pg-ivm
 #                           the PostgreSQL benchmarks (all four, or one)
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
@@ -194,6 +194,69 @@ bench_plan() {
 	done
 	echo "load+validate+plan, $nmodels models (sluice plan): $(secs "$med_plan") s (target <= 1 s)$(verdict $((med_plan <= 1000000000)))"
 	echo "load+validate, $nmodels models (sluice validate): $(secs "$med_validate") s (target <= 1 s, a part of the above)$(verdict $((med_validate <= 1000000000)))"
+}
+
+# ----------------------------- lineage and change classification
+
+# bench_lineage: column lineage of every column of a generated project, one
+# column's walk, and the plan after one edit of a built project (which
+# reads the change column by column), each against `sluice validate` of
+# the same project in the same run: loading and parsing every model, the
+# part of the work any of them does.
+bench_lineage() {
+	local dir=$out/lineage_$nmodels cmd times i med_validate med_all med_one med_plan events last
+	echo
+	echo "== lineage: every column of a generated $nmodels-model project (sluice lineage --openlineage), one column's walk, the plan after one edit; against sluice validate of the same project"
+	bench/gen_project.sh "$dir" "$nmodels" || die "cannot generate the project"
+	printf -v last 's%02d.m%04d' $(((nmodels - 1) % 40)) $((nmodels - 1))
+	for cmd in validate all one; do
+		times=()
+		for ((i = 0; i <= runs; i++)); do
+			case $cmd in
+			validate) timed "$sluice" validate --project "$dir" ;;
+			all) timed "$sluice" lineage --openlineage --project "$dir" ;;
+			one) timed "$sluice" lineage "$last.v" --project "$dir" ;;
+			esac || {
+				show_failure "sluice $cmd exited non-zero"
+				return
+			}
+			((i)) && times+=("$elapsed")
+		done
+		case $cmd in
+		validate) med_validate=$(median "${times[@]}") ;;
+		all)
+			med_all=$(median "${times[@]}")
+			events=$(grep -c '"columnLineage"' "$out/last.log")
+			;;
+		one) med_one=$(median "${times[@]}") ;;
+		esac
+		echo "   sluice $cmd runs (s): $(for t in "${times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	done
+	echo "   load + validate (sluice validate, the part every command pays): $(secs "$med_validate") s"
+	echo "column lineage of every column, $nmodels models ($events events): $(secs "$med_all") s (target <= 2 s)$(verdict $((med_all <= 2000000000))) = $(ratio "$med_all" "$med_validate")x sluice validate"
+	echo "one column's lineage (the whole project's walked to answer it; no cache of it is kept between commands): $(secs "$med_one") s (target after one edit <= 0.05 s)$(verdict $((med_one <= 50000000))) = $(ratio "$med_one" "$med_validate")x sluice validate"
+	echo "   building the project once, for the plan after an edit ..."
+	timed "$sluice" run --project "$dir" || {
+		show_failure "sluice run exited non-zero"
+		return
+	}
+	echo "   built in $(secs "$elapsed") s"
+	sed -i 's/v \* 1.01 + 1 AS v/v * 1.02 + 1 AS v/' "$dir/models/s01/m0001.sql"
+	times=()
+	for ((i = 0; i <= runs; i++)); do
+		timed "$sluice" plan --project "$dir" || {
+			show_failure "sluice plan exited non-zero"
+			return
+		}
+		((i)) && times+=("$elapsed")
+	done
+	if ! grep -q 'definition changed: v changed (breaking)' "$out/last.log"; then
+		show_failure "the plan did not read the edit as a change of column v"
+		return
+	fi
+	med_plan=$(median "${times[@]}")
+	echo "   sluice plan runs (s): $(for t in "${times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "change classification of the whole project after one edit (sluice plan, $(grep -c 'PLAN' "$out/last.log") to build): $(secs "$med_plan") s (target <= 1 s)$(verdict $((med_plan <= 1000000000))) = $(ratio "$med_plan" "$med_validate")x sluice validate"
 }
 
 # ----------------------------- 2. 3-model chain vs the DuckDB C API
@@ -1745,6 +1808,7 @@ bench_pgcdc_latency() {
 }
 
 [[ -z $only || $only == plan ]] && bench_plan
+[[ -z $only || $only == lineage ]] && bench_lineage
 [[ -z $only || $only == chain ]] && bench_chain
 [[ -z $only || $only == windows ]] && bench_windows
 [[ -z $only || $only == live ]] && bench_live
