@@ -15,6 +15,7 @@
 #include "exec/materialize.h"
 #include "exec/render.h"
 #include "plan/columns.h"
+#include "project/declared.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "state/columns.h"
@@ -457,11 +458,53 @@ static void build_open(struct build *b, struct run *r, struct run_item *item, bo
 
 /* The data: into a staging table (full builds) or the table, the
  * watermarks it starts from pointed at first. */
-static int build_write(struct build *b)
+/* The hardcoded tables the model declares, written anew (in the build's
+ * transaction) when their content changed since sluice wrote them or they
+ * are gone; each one's row in _sluice.models says which content it holds. */
+static int write_hardcoded(struct build *b)
 {
+	struct run *r = b->r;
+	const struct model *m = b->m;
+	struct buf sql = BUF_INIT;
 	int rc = 0;
 
-	if (b->book)
+	for (size_t i = 0; !rc && i < m->nupstreams; i++) {
+		const struct model_upstream *u = &m->upstreams[i];
+		const struct state_model *st = state_models_find(r->state, r->nstate, u->name);
+		const char *why, *query, *dot = strchr(u->name, '.');
+		struct state_model row;
+
+		if (!declared_hardcoded(u) || !*u->content_hash || !dot ||
+		    (st && st->hash && strcmp(st->hash, u->content_hash) == 0 &&
+		     run_relation_kind(r, u->name)))
+			continue;
+		query = declared_query(r->a, u, &why);
+		rc = query ? run_id_need(r, &b->err)
+			   : sl_err_set(&b->err, SL_E_INVALID, "hardcoded input '%s': %s", u->name, why);
+		if (!rc)
+			rc = materialize_table_of(r->w, arena_strndup(r->a, u->name, (size_t)(dot - u->name)),
+						  dot + 1, query, &b->err);
+		row = (struct state_model){ .name = u->name, .hash = u->content_hash,
+					    .materialized = "hardcoded", .inputs = "",
+					    .last_built_at = r->run_ts,
+					    .build_count = (st ? st->build_count : 0) + 1,
+					    .data_version = r->run_id };
+		state_sql_model(&sql, r->opts->env, &row, st != NULL);
+		if (!rc)
+			rc = wh_exec(r->w, sql.buf, &b->err);
+		buf_reset(&sql);
+		if (!rc && !r->pooled)
+			run_keep_row(r, &row);
+	}
+	buf_release(&sql);
+	return rc;
+}
+
+static int build_write(struct build *b)
+{
+	int rc = write_hardcoded(b);
+
+	if (!rc && b->book)
 		rc = b->book->open(b->book->ctx, b->r->w, b->r->a, b->m, b->full, &b->plan.ctx,
 				   &b->entry, &b->err);
 	return rc ? rc : materialize_write(b->r->w, b->m, &b->plan, &b->out, &b->err);

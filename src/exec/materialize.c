@@ -220,6 +220,19 @@ static int ensure_schema(struct wh *w, const char *schema, struct sl_err *err)
 	return rc;
 }
 
+int materialize_table_of(struct wh *w, const char *schema, const char *name, const char *query,
+			 struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int rc = ensure_schema(w, schema, err);
+
+	wh_sql_replace_as(w, &sql, WH_TABLE, schema, name, query);
+	if (!rc)
+		rc = run(w, &sql, err);
+	buf_release(&sql);
+	return rc;
+}
+
 /* A model built from scratch starts its change log anew; built again
  * (rebuilt: its table was there), with the one row that says so, and its
  * readers read it whole again. One that keeps none any more drops it. */

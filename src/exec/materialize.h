@@ -48,6 +48,10 @@ struct mat_outcome {
 
 int materialize_write(struct wh *w, const struct model *m, const struct mat_plan *plan,
 		      struct mat_outcome *out, struct sl_err *err);
+/* schema.name made anew as a table of query's rows (its schema made when
+ * it is not there), in the caller's transaction. */
+int materialize_table_of(struct wh *w, const char *schema, const char *name, const char *query,
+			 struct sl_err *err);
 int materialize_publish(struct wh *w, const struct model *m, const struct mat_outcome *out,
 			struct sl_err *err);
 /* Whether schema.name has the landing order's columns, as a model's

@@ -9,6 +9,7 @@
 #include "core/buf.h"
 #include "plan/columns.h"
 #include "project/dag.h"
+#include "project/declared.h"
 #include "project/inputs.h"
 #include "project/project.h"
 #include "state/state.h"
@@ -23,7 +24,8 @@ static bool reads_external(const struct model *m)
 	bool tracked = inputs_tracks(m);
 
 	for (size_t i = 0; i < m->nrefs; i++)
-		if (!m->refs[i].target && !(tracked && strcmp(m->refs[i].schema, "landing") == 0))
+		if (!m->refs[i].target && !(tracked && strcmp(m->refs[i].schema, "landing") == 0) &&
+		    !declared_hardcoded_named(m, m->refs[i].schema, m->refs[i].name))
 			return true;
 	return false;
 }
@@ -72,7 +74,7 @@ static const char *signature(struct arena *a, const struct plan_facts *f, const 
 {
 	bool tracks = inputs_tracks(m);
 	struct buf b = BUF_INIT;
-	const char *s;
+	const char *s, *declared;
 
 	for (size_t i = 0; i < m->ndeps; i++) {
 		const struct model *d = m->deps[i];
@@ -81,6 +83,8 @@ static const char *signature(struct arena *a, const struct plan_facts *f, const 
 
 		buf_addf(&b, "%s%s@%lld", i ? "," : "", d->fqn, (long long)v);
 	}
+	declared = declared_signature(a, m);
+	buf_adds(&b, b.len || !*declared ? declared : declared + 1);
 	s = arena_strdup(a, b.buf ? b.buf : "");
 	buf_release(&b);
 	return s;

@@ -11,6 +11,7 @@
 #include "core/suggest.h"
 #include "core/xalloc.h"
 #include "project/inputs.h"
+#include "project/declared.h"
 #include "project/maintain.h"
 #include "state/changes.h"
 #include "state/state.h"
@@ -99,7 +100,9 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 			add_edge(p, m, r->changes_of);
 			continue;
 		}
-		if (!relations || dag_relation_exists(relations, nrelations, fqn))
+		/* a hardcoded input's table sluice writes before the model */
+		if (!relations || dag_relation_exists(relations, nrelations, fqn) ||
+		    declared_hardcoded_named(m, r->schema, r->name))
 			continue;
 		model_span_position(m, r->span.part, r->span.offset, &line, &col);
 		const char *near = suggest_nearest(fqn, names);
@@ -298,6 +301,7 @@ int dag_build(struct project *p, const char *const *relations, size_t nrelations
 	for (size_t i = 0; i < n; i++)
 		p->models[i]->order = i;
 	maintain_plan_all(p);
+	declared_load(p);
 	free(indeg);
 	free(ready);
 	return diag_count(&p->diags, DIAG_ERROR) > before ? SL_E_INVALID : 0;

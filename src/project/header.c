@@ -317,17 +317,23 @@ static void upstream_type(struct model_upstream *u, const char *key, const char 
 }
 
 /* The index just past the whitespace-separated token at s[i]; quoted parts
- * may hold spaces. */
+ * and brackets (a hardcoded input's rows=[{...}, ...]) may hold spaces. */
 static size_t upstream_token_end(const char *s, size_t i)
 {
-	while (s[i] && !directive_is_space(s[i])) {
+	int depth = 0;
+
+	while (s[i] && (depth > 0 || !directive_is_space(s[i]))) {
 		if (s[i] == '\'' || s[i] == '"') {
 			size_t end = directive_scan_quoted(s, i);
 
 			i = end ? end : i + 1;
-		} else {
-			i++;
+			continue;
 		}
+		if (s[i] == '[' || s[i] == '{')
+			depth++;
+		else if ((s[i] == ']' || s[i] == '}') && depth > 0)
+			depth--;
+		i++;
 	}
 	return i;
 }

@@ -115,6 +115,9 @@ struct model_upstream {
 	 * its event_time publishes, with the relation that names it */
 	const struct source_cfg *source;
 	const char *source_relation;
+	/* a file's or hardcoded input's version: hex SHA-256 of the file's
+	 * bytes, or of its rows or sql as written; "" for any other */
+	char content_hash[65];
 };
 
 struct model {

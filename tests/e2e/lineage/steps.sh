@@ -31,6 +31,8 @@ timeout 20 "$SLUICE_BIN" lineage chain.c30.x | head -c 1000000 | wc -l
 timeout 20 "$SLUICE_BIN" lineage chain.c0.x --downstream | head -c 1000000 | wc -l
 rm -r models/chain
 note the models whose rows come from what sluice cannot follow
+mkdir -p data
+printf 'currency,rate\nEUR,1.0\n' >data/rates.csv
 cat >models/gold/rates.sql <<'SQL'
 @upstream fx type=file path=data/rates.csv
 SELECT 'EUR' AS currency, 1.0 AS rate
@@ -39,7 +41,7 @@ printf 'SELECT 42 AS answer\n' >models/gold/constant.sql
 sl lineage gold.constant
 sl lineage --audit
 "$SLUICE_BIN" lineage --audit --json | jq -c '.[] | {model, inputs_known, declared_inputs}'
-rm models/gold/rates.sql models/gold/constant.sql
+rm -r models/gold/rates.sql models/gold/constant.sql data
 note mistakes
 sl lineage gold.by_country.nope
 sl lineage gold.nope
