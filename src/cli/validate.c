@@ -10,8 +10,10 @@
 #include "core/diag.h"
 #include "core/err.h"
 #include "project/bind.h"
+#include "project/dag.h"
 #include "project/maintain.h"
 #include "project/model.h"
+#include "state/state.h"
 #include "warehouse/sqlbind.h"
 #include "warehouse/wh.h"
 
@@ -29,10 +31,44 @@ static bool warehouse_table(void *ctx, const char *schema, const char *name, str
 	return s->wh && wh_table_columns(s->wh, s->arena, schema, name, cols, n, &err) == 0;
 }
 
-/* Every query bound, on a DuckDB warehouse (whose binder is DuckDB's):
- * a column, function or type that does not exist is an error at its
- * place. Prints the problems; false when there are any. */
-static bool queries_bind(struct cli_session *s)
+/* What binding in the warehouse itself knows: its models' rows. */
+struct in_place {
+	struct cli_session *s;
+	struct state_model *rows;
+	size_t nrows;
+};
+
+static int bind_in_warehouse(void *ctx, struct arena *a, const char *query, long *offset,
+			     const char **hint, struct sl_err *err)
+{
+	struct in_place *ip = ctx;
+
+	return wh_bind(ip->s->wh, a, query, offset, hint, err);
+}
+
+/* Whether m's relation is there, built from its definition as it is. */
+static bool built_as_is(void *ctx, const struct model *m)
+{
+	struct in_place *ip = ctx;
+	const struct state_model *st = state_models_find(ip->rows, ip->nrows, m->fqn);
+
+	return st && st->hash && strcmp(st->hash, m->recorded_hash) == 0 && st->materialized &&
+	       strcmp(st->materialized, model_mat_name(m->mat)) == 0 &&
+	       dag_relation_exists(ip->s->relations, ip->s->nrelations, model_relation(m));
+}
+
+static bool outside_in_place(void *ctx, const char *schema, const char *name,
+			     struct wh_column **cols, size_t *n)
+{
+	return warehouse_table(((struct in_place *)ctx)->s, schema, name, cols, n);
+}
+
+/* Every query bound: on DuckDB in an in-memory binder of the project's
+ * tables, on a warehouse that binds by itself against its own tables (a
+ * model whose inputs changed since their builds waits for its build). A
+ * column, function or type that does not exist is an error at its place.
+ * Prints the problems; false when there are any. */
+static bool queries_bind(struct cli_session *s, const char *env)
 {
 	const struct project_cfg *cfg = &s->project->cfg;
 	struct sl_err err = SL_ERR_INIT;
@@ -40,15 +76,23 @@ static bool queries_bind(struct cli_session *s)
 	struct sqlbind *b;
 	size_t n;
 
-	if (cfg->warehouse.type && strcmp(cfg->warehouse.type, "duckdb") != 0)
-		return true;
-	if (sqlbind_open(&b, &err)) {
+	diag_list_init(&diags, s->arena);
+	if (cfg->warehouse.type && strcmp(cfg->warehouse.type, "duckdb") != 0) {
+		struct in_place ip = { .s = s };
+
+		/* an environment's copies are read under other names */
+		if (*env || !s->wh || !wh_binds(s->wh) ||
+		    state_models_load(s->wh, s->arena, env, &ip.rows, &ip.nrows, &err))
+			return true;
+		project_bind_in_place(s->project, bind_in_warehouse, built_as_is, outside_in_place, &ip,
+				      &diags);
+	} else if (sqlbind_open(&b, &err)) {
 		cli_print_err(&err);
 		return false;
+	} else {
+		project_bind(s->project, b, warehouse_table, s, &diags);
+		sqlbind_close(b);
 	}
-	diag_list_init(&diags, s->arena);
-	project_bind(s->project, b, warehouse_table, s, &diags);
-	sqlbind_close(b);
 	n = diag_count(&diags, DIAG_ERROR);
 	if (!n)
 		return true;
@@ -66,7 +110,7 @@ int cli_validate(struct cli_args *args)
 
 	if (rc)
 		return rc;
-	if (!queries_bind(&s)) {
+	if (!queries_bind(&s, args->env ? args->env : "")) {
 		cli_session_close(&s);
 		return CLI_FAILED;
 	}

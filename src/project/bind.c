@@ -82,6 +82,17 @@ static void home_name(struct arena *a, const struct model *m, const char **schem
 	*name = dot + 1;
 }
 
+/* A binding error of m's query, at its place in the model file. */
+static void report(struct diag_list *diags, const struct model *m, long offset, const char *hint,
+		   const struct sl_err *err)
+{
+	int line = m->body_line, col = 0;
+
+	if (offset >= 0)
+		model_span_position(m, PART_BODY, (size_t)offset, &line, &col);
+	diag_add(diags, DIAG_ERROR, m->path, line, col, hint, "%s (model '%s')", err->msg, m->fqn);
+}
+
 size_t project_bind(struct project *p, struct sqlbind *b, bind_table_fn outside, void *ctx,
 		    struct diag_list *diags)
 {
@@ -111,13 +122,53 @@ size_t project_bind(struct project *p, struct sqlbind *b, bind_table_fn outside,
 			bound[i] = true;
 			nbound++;
 		} else if (err.code == SL_E_INVALID) {
-			int line = m->body_line, col = 0;
-
-			if (offset >= 0)
-				model_span_position(m, PART_BODY, (size_t)offset, &line, &col);
-			diag_add(diags, DIAG_ERROR, m->path, line, col, hint, "%s (model '%s')",
-				 err.msg, m->fqn);
+			report(diags, m, offset, hint, &err);
 		}
+		free(body);
+	}
+	arena_free(a);
+	return nbound;
+}
+
+/* Whether every input of m is in the warehouse as its query expects it:
+ * a model built from its definition as it is now (current), a table
+ * outside the project that is there; no ephemeral, which is inlined. */
+static bool inputs_current(const struct model *m, bind_current_fn current,
+			   bind_table_fn outside, void *ctx)
+{
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model_ref *r = &m->refs[i];
+		struct wh_column *cols;
+		size_t n;
+
+		if (r->target ? r->target->mat == MAT_EPHEMERAL || !current(ctx, r->target)
+			      : !outside(ctx, r->schema, r->name, &cols, &n))
+			return false;
+	}
+	return true;
+}
+
+size_t project_bind_in_place(struct project *p, bind_query_fn bind, bind_current_fn current,
+			     bind_table_fn outside, void *ctx, struct diag_list *diags)
+{
+	struct arena *a = arena_new(p->arena);
+	size_t nbound = 0;
+
+	for (size_t i = 0; i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+		struct sl_err err = SL_ERR_INIT;
+		const char *hint;
+		long offset;
+		char *body;
+
+		if (m->mat == MAT_SEED || !m->tree || !plain_enough(m) ||
+		    !inputs_current(m, current, outside, ctx))
+			continue;
+		body = refs_masked_body(m);
+		if (bind(ctx, a, body, &offset, &hint, &err) == 0)
+			nbound++;
+		else if (err.code == SL_E_INVALID)
+			report(diags, m, offset, hint, &err);
 		free(body);
 	}
 	arena_free(a);

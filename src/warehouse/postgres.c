@@ -19,6 +19,7 @@
 #include "warehouse/csv.h"
 #include "warehouse/csv_file.h"
 #include "warehouse/postgres_append.h"
+#include "warehouse/postgres_bind.h"
 #include "warehouse/postgres_conn.h"
 #include "warehouse/postgres_readonly.h"
 #include "warehouse/postgres_session.h"
@@ -233,6 +234,7 @@ static const struct wh_ops pg_ops = {
 	.sql_type = pg_type,
 	.sql_declared_type = pg_declared_type,
 	.query_columns = pg_query_columns,
+	.bind = pg_bind,
 	.sql_extreme_text = pg_extreme_text,
 	.sql_seq_kind = pg_seq_kind,
 	.sql_insert_by_name = pg_insert_by_name,

@@ -683,6 +683,21 @@ void wh_memo_forget(struct wh *w)
 	pthread_mutex_unlock(&w->memo->mu);
 }
 
+bool wh_binds(const struct wh *w)
+{
+	return w->ops->bind != NULL;
+}
+
+int wh_bind(struct wh *w, struct arena *a, const char *query, long *offset, const char **hint,
+	    struct sl_err *err)
+{
+	*offset = -1;
+	*hint = NULL;
+	if (!w->ops->bind)
+		return sl_err_set(err, SL_E_USAGE, "this warehouse binds no query by itself");
+	return w->ops->bind(w, a, query, offset, hint, err);
+}
+
 int wh_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
 		     size_t *n, struct sl_err *err)
 {

@@ -268,6 +268,14 @@ int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const ch
 		     struct wh_column **cols, size_t *n, struct sl_err *err);
 /* The columns a query returns, with the warehouse's type names, without
  * reading its rows. */
+/* Whether the warehouse binds a query by itself (wh_bind). */
+bool wh_binds(const struct wh *w);
+/* Binds query against the warehouse's catalog without running it: a
+ * table, column, function or type it names that is not there is
+ * SL_E_INVALID, with where in query (*offset, a byte, or -1) and the
+ * warehouse's hint (in a, or NULL). */
+int wh_bind(struct wh *w, struct arena *a, const char *query, long *offset, const char **hint,
+	    struct sl_err *err);
 int wh_query_columns(struct wh *w, struct arena *a, const char *query, struct wh_column **cols,
 		     size_t *n, struct sl_err *err);
 

@@ -55,6 +55,10 @@ struct wh_ops {
 	 * information_schema is the fast way. */
 	int (*table_columns)(struct wh *w, struct arena *a, const char *schema, const char *name,
 			     struct wh_column **cols, size_t *n, bool *known, struct sl_err *err);
+	/* binds query against the warehouse's catalog without running it;
+	 * NULL: the warehouse has no such pass (DuckDB's is sqlbind.h's) */
+	int (*bind)(struct wh *w, struct arena *a, const char *query, long *offset,
+		    const char **hint, struct sl_err *err);
 	/* greatest: the max, not the min */
 	void (*sql_extreme_text)(struct wh *w, struct buf *sql, const char *expr, const char *type,
 				 bool greatest);

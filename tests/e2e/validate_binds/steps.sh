@@ -14,3 +14,7 @@ note with the landing table there, its reader is bound too
 sl validate
 sed -i 's/summ(/sum(/' models/gold/revenue.sql
 sl validate
+note a column that is not there, in a model whose inputs are built, on either warehouse
+sed -i 's/r.manager/r.managr/' models/gold/by_manager.sql
+sl validate
+sed -i 's/r.managr/r.manager/' models/gold/by_manager.sql
