@@ -451,6 +451,39 @@ static void test_refused_reconnect_backs_off(void **state)
 	wh_close(admin);
 }
 
+/* The server binds a query without running it: what it names that is not
+ * there is SL_E_INVALID at its byte in the query, past characters of more
+ * than one byte, with the server's hint; nothing runs, nothing stays. */
+static void test_bind_without_running(void **state)
+{
+	struct fx *f = dialect_open(state);
+	const char *hint;
+	long off;
+
+	assert_true(wh_binds(f->w));
+	assert_int_equal(wh_exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.t (id int, name text)",
+				 &f->err),
+			 0);
+	assert_int_equal(wh_bind(f->w, f->a, "SELECT id, upper(name) AS n FROM d.t", &off, &hint,
+				 &f->err),
+			 0);
+	assert_int_equal(off, -1);
+	/* a second bind finds no statement left over by the first */
+	assert_int_equal(wh_bind(f->w, f->a, "SELECT 'é' AS e, nme FROM d.t", &off, &hint, &f->err),
+			 SL_E_INVALID);
+	assert_string_equal(f->err.msg, "column \"nme\" does not exist");
+	assert_int_equal(off, (long)strlen("SELECT 'é' AS e, "));
+	assert_non_null(strstr(hint, "name"));
+	assert_int_equal(wh_bind(f->w, f->a, "SELECT nope(id) FROM d.t", &off, &hint, &f->err),
+			 SL_E_INVALID);
+	assert_int_equal(off, (long)strlen("SELECT "));
+	assert_int_equal(wh_bind(f->w, f->a, "SELECT id FROM d.missing", &off, &hint, &f->err),
+			 SL_E_INVALID);
+	/* no statement is left prepared on the session */
+	assert_int_equal(wh_bind(f->w, f->a, "SELECT count(*) FROM d.t", &off, &hint, &f->err), 0);
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM pg_prepared_statements"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +502,7 @@ int main(void)
 		T(test_lost_transaction_is_rolled_back_first),
 		T(test_lost_commit_is_in_doubt),
 		T(test_refused_reconnect_backs_off),
+		T(test_bind_without_running),
 		DIALECT_CASES(T),
 #undef T
 	};
