@@ -6,11 +6,59 @@
 #include "core/arena.h"
 #include "windows/contract.h"
 
+#include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
+/* FNV-1a of the name's bytes, lowercase: names match in any case. */
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static void index_put(struct model **slots, size_t cap, struct model *m)
+{
+	size_t i = name_hash(m->fqn) & (cap - 1);
+
+	while (slots[i])
+		i = (i + 1) & (cap - 1);
+	slots[i] = m;
+}
+
+void project_index_model(struct project *p, struct model *m)
+{
+	/* a project loaded by hand (the tests') has no index: looked through */
+	if (p->nindexed + 1 != p->nmodels)
+		return;
+	if (2 * (p->nindexed + 1) > p->index_cap) {
+		size_t cap = p->index_cap ? 2 * p->index_cap : 64;
+		struct model **slots = arena_alloc(p->arena, cap * sizeof(*slots));
+
+		memset(slots, 0, cap * sizeof(*slots));
+		for (size_t i = 0; i < p->index_cap; i++)
+			if (p->index[i])
+				index_put(slots, cap, p->index[i]);
+		p->index = slots;
+		p->index_cap = cap;
+	}
+	index_put(p->index, p->index_cap, m);
+	p->nindexed++;
+}
+
 struct model *project_find_model(const struct project *p, const char *fqn)
 {
+	if (p->index && p->nindexed == p->nmodels) {
+		for (size_t i = name_hash(fqn) & (p->index_cap - 1); p->index[i];
+		     i = (i + 1) & (p->index_cap - 1))
+			if (strcasecmp(p->index[i]->fqn, fqn) == 0)
+				return p->index[i];
+		return NULL;
+	}
 	for (size_t i = 0; i < p->nmodels; i++)
 		if (strcasecmp(p->models[i]->fqn, fqn) == 0)
 			return p->models[i];

@@ -228,11 +228,18 @@ struct project {
 	struct project_cfg cfg;
 	struct model **models;   /* in dependency order once dag_build succeeded */
 	size_t nmodels, models_cap;
+	/* the models by fqn (project_index_model), open addressing over
+	 * index_cap slots; it covers them when nindexed == nmodels */
+	struct model **index;
+	size_t index_cap, nindexed;
 	struct diag_list diags;
 };
 
 /* Finds a model by "schema.name" (case-insensitive); NULL when absent. */
 struct model *project_find_model(const struct project *p, const char *fqn);
+/* Adds m (just pushed on p->models) to the index project_find_model
+ * looks it up in. */
+void project_index_model(struct project *p, struct model *m);
 /* Every model's "schema.name", NULL-terminated, in the project's arena. */
 const char **project_model_names(const struct project *p);
 /* The value of a setting, or NULL when the model does not set it. */

@@ -150,6 +150,7 @@ static struct model *add_model(struct project *p, const char *schema, const char
 			 arena_sprintf(p->arena, "rename one of '%s' and '%s'", dup->path, relpath),
 			 "duplicate model name '%s' (also defined by '%s')", m->fqn, dup->path);
 	*ARENA_PUSH(p->arena, &p->models, &p->nmodels, &p->models_cap) = m;
+	project_index_model(p, m);
 	return m;
 }
 

@@ -935,11 +935,39 @@ static void test_ivm_required(void **state)
 	assert_non_null(strstr(d->hint, "ivm=auto"));
 }
 
+/* Models are found by name in any case among many, and a name given
+ * twice is still a duplicate. */
+static void test_find_among_many(void **state)
+{
+	struct fixture_project *f = *state;
+	struct project *p;
+
+	fixture_put(f->root, "sluice.yml", "name: many\n");
+	for (int i = 0; i < 300; i++)
+		fixture_put(f->root, arena_sprintf(f->a, "models/s%d/m%d.sql", i % 7, i),
+			    "SELECT 1 AS one\n");
+	p = fixture_load(f->a, f->root);
+	assert_int_equal(p->nmodels, 300);
+	for (int i = 0; i < 300; i++) {
+		struct model *m = project_find_model(p, arena_sprintf(f->a, "S%d.M%d", i % 7, i));
+
+		assert_non_null(m);
+		assert_string_equal(m->fqn, arena_sprintf(f->a, "s%d.m%d", i % 7, i));
+	}
+	assert_null(project_find_model(p, "s1.m0"));
+	assert_null(project_find_model(p, "s0"));
+	fixture_put(f->root, "models/s0/M7.sql", "SELECT 2 AS two\n");
+	p = fixture_load(f->a, f->root);
+	assert_non_null(fixture_diag(p, "duplicate model name 's0.m7' (also defined by "
+					"'models/s0/M7.sql')"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fixture_project_teardown)
 		T(test_locate_walks_up),
+		T(test_find_among_many),
 		T(test_locate_given_dir),
 		T(test_locate_nothing_upward),
 		T(test_load_models_and_seeds),
