@@ -65,7 +65,7 @@ const struct cli_command cli_commands[] = {
 	  "list the models in dependency order" },
 	{ "lineage", cli_lineage, COMMON | CLI_F_LINEAGE | CLI_F_JSON | CLI_F_DOT, 1,
 	  "MODEL[.COLUMN] [--upstream | --downstream] [--depth N] [--json | --dot] | "
-	  "[--audit [--json]] | [MODEL] --edges [--json] | --openlineage",
+	  "[--audit [--json]] | [--edges [MODEL] [--json]] | --openlineage",
 	  "show where each column of a model comes from, through every model up to sources and "
 	  "seeds, or which columns read it" },
 	{ "dag", cli_dag, COMMON | CLI_F_DOT, 0, "[--dot]",

@@ -517,7 +517,7 @@ int cli_lineage(struct cli_args *args)
 	    (args->openlineage && args->json)) {
 		fprintf(stderr, "usage: sluice lineage MODEL[.COLUMN] [--upstream | --downstream] "
 				"[--depth N] [--json | --dot] | [--audit [--json]] | "
-				"[MODEL] --edges [--json] | --openlineage\n");
+				"[--edges [MODEL] [--json]] | --openlineage\n");
 		return CLI_USAGE;
 	}
 	if (args->depth) {

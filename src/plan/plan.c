@@ -200,7 +200,9 @@ static void evolve(struct arena *a, const struct model *m, const struct shape_di
 	bool added_only = !d->rows && !d->nchanged && !d->nremoved;
 	enum model_schema_change osc = m->on_schema_change;
 
-	if (osc == MODEL_OSC_FULL) {
+	/* a temporal model's windows are built again from their inputs, each
+	 * as its own run would (the grid says which; --mode torch keeps them) */
+	if (osc == MODEL_OSC_FULL || m->temporal) {
 		build(item, true, arena_strdup(a, why->buf));
 	} else if (!m->maintained &&
 		   ((osc == MODEL_OSC_APPEND && added_only) || (osc == MODEL_OSC_SYNC && !d->rows))) {

@@ -150,7 +150,8 @@ static void test_rebuild_replaces_columns(void **state)
 
 	fixture_put(f->root, "models/silver/t.sql", TYPED);
 	fixture_put(f->root, "models/silver/i.sql",
-		    "@config materialized=incremental\nSELECT id FROM silver.t\n");
+		    "@config materialized=incremental, on_schema_change=full_refresh\n"
+		    "SELECT id FROM silver.t\n");
 	load(f);
 	assert_int_equal(run(f), 0);
 	fixture_put(f->root, "models/silver/t.sql",
