@@ -102,8 +102,19 @@ const char *plan_column_versions(struct arena *a, const struct state_model *st,
 	return out;
 }
 
+/* Whether m's query names model of itself (not only an @upstream). */
+static bool names(const struct model *m, const struct model *of)
+{
+	for (size_t i = 0; i < m->nrefs; i++)
+		if (m->refs[i].target == of)
+			return true;
+	return false;
+}
+
 /* What m reads of model of: the columns its query names of it; false
- * when it cannot be told (no tree) or it takes every column (a star). */
+ * when it cannot be told (no tree, something the lineage cannot see
+ * through, of read other than by name) or it takes every column (a
+ * star). */
 static bool columns_read(struct arena *a, const struct model *m, const struct model *of,
 			 const char ***cols, size_t *n)
 {
@@ -114,10 +125,11 @@ static bool columns_read(struct arena *a, const struct model *m, const struct mo
 
 	*cols = NULL;
 	*n = 0;
-	if (!m->tree)
+	if (!m->tree || !names(m, of))
 		return false;
 	text = refs_parse_text(m, &filter_start);
-	known = lineage_query(a, m->tree, text, m->filter != NULL, NULL, NULL, &l) == 0;
+	known = lineage_query(a, m->tree, text, m->filter != NULL, NULL, NULL, &l) == 0 &&
+		!l.nunknown;
 	free(text);
 	for (size_t i = 0; known && i <= l.ncols; i++) {
 		const struct lineage_column *c = i < l.ncols ? &l.cols[i] : &l.rows;

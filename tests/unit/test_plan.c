@@ -339,7 +339,8 @@ static void plan_again(struct fixture_project *f, struct plan_facts *facts, stru
 static void test_column_changes(void **state)
 {
 	struct fixture_project *f = *state;
-	const char *const made[] = { "gold.r1", "gold.r2", "gold.r3", "seeds.codes", "silver.m" };
+	const char *const made[] = { "gold.r1", "gold.r2",     "gold.r3", "gold.r4",
+				     "gold.r5", "seeds.codes", "silver.m" };
 	const char *const base = "@config materialized=table\nSELECT id, id * 2 AS twice FROM "
 				 "seeds.codes WHERE id > 0\n";
 	struct plan_facts facts;
@@ -355,7 +356,12 @@ static void test_column_changes(void **state)
 		    "@config materialized=table\nSELECT id FROM silver.m WHERE id < 9\n");
 	fixture_put(f->root, "models/gold/r3.sql",
 		    "@config materialized=table\nSELECT count(*) AS n FROM silver.m\n");
-	facts = built_with_shapes(f, made, 5);
+	/* what a query does not show it reads counts as read */
+	fixture_put(f->root, "models/gold/r4.sql",
+		    "@upstream silver.m\n@config materialized=table\nSELECT 1 AS one\n");
+	fixture_put(f->root, "models/gold/r5.sql",
+		    "@config materialized=table\nSELECT id, random() AS r FROM silver.m\n");
+	facts = built_with_shapes(f, made, 7);
 
 	/* the same rows, one column computed otherwise */
 	fixture_put(f->root, "models/silver/m.sql",
@@ -372,6 +378,8 @@ static void test_column_changes(void **state)
 	assert_string_equal(item(&pl, "gold.r1")->reason, "inputs changed");
 	assert_int_equal(item(&pl, "gold.r2")->what, PLAN_UP_TO_DATE);
 	assert_int_equal(item(&pl, "gold.r3")->what, PLAN_UP_TO_DATE);
+	assert_int_equal(item(&pl, "gold.r4")->what, PLAN_BUILD);
+	assert_int_equal(item(&pl, "gold.r5")->what, PLAN_BUILD);
 
 	/* the build records which columns changed, at its version: the
 	 * readers of none of them see silver.m as it was */
