@@ -8,10 +8,12 @@
 #include "core/err.h"
 #include "core/xalloc.h"
 #include "warehouse/duckdb_text.h"
+#include "warehouse/sqlparse_cache.h"
 
 #include <ctype.h>
 #include <duckdb.h>
 #include <jansson.h>
+#include <openssl/sha.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@ struct sqlparse {
 	duckdb_database db;
 	duckdb_connection conn;
 	duckdb_prepared_statement stmt;
+	struct parse_cache *cache; /* NULL: every query is parsed */
 };
 
 /* The function catalog's aggregates and volatile functions, lowercase and
@@ -152,6 +155,7 @@ void sqlparse_close(struct sqlparse *p)
 {
 	if (!p)
 		return;
+	parse_cache_save(p->cache);
 	if (p->stmt)
 		duckdb_destroy_prepare(&p->stmt);
 	if (p->conn)
@@ -227,15 +231,30 @@ static char *first_text(duckdb_result *res)
 	return text;
 }
 
+void sqlparse_use_cache(struct sqlparse *p, const char *path)
+{
+	parse_cache_save(p->cache);
+	p->cache = parse_cache_load(path, duckdb_library_version());
+}
+
 int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_offset,
 		  struct sl_err *err)
 {
+	unsigned char key[SHA256_DIGEST_LENGTH];
+	const char *kept;
 	duckdb_result res;
 	char *text;
 	int rc;
 
 	*error_offset = -1;
 	*json = NULL;
+	if (p->cache) {
+		SHA256((const unsigned char *)sql, strlen(sql), key);
+		if ((kept = parse_cache_get(p->cache, key))) {
+			*json = xstrdup(kept);
+			return 0;
+		}
+	}
 	duckdb_clear_bindings(p->stmt);
 	if (duckdb_bind_varchar(p->stmt, 1, sql) != DuckDBSuccess)
 		return sl_err_set(err, SL_E_INTERNAL, "cannot bind SQL text for parsing");
@@ -253,6 +272,8 @@ int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_
 		free(text);
 		return rc;
 	}
+	if (p->cache)
+		parse_cache_put(p->cache, key, text);
 	*json = text;
 	return 0;
 }

@@ -16,6 +16,11 @@ struct sqlparse;
 int sqlparse_open(struct sqlparse **out, struct sl_err *err);
 void sqlparse_close(struct sqlparse *p);
 
+/* Keeps the trees of the queries parsed in the file at path between
+ * processes (a project's .sluice/parse-cache), by their text: one parsed
+ * before is read from there. */
+void sqlparse_use_cache(struct sqlparse *p, const char *path);
+
 /* The message of a statement that parses but is not a query. */
 #define SQLPARSE_NOT_A_QUERY "not a query"
 

@@ -182,6 +182,84 @@ static void test_second_parser(void **state)
 	sqlparse_close(NULL);
 }
 
+/* A parser of its own (another process's) over the cache at path: the
+ * tree of sql, which must parse. */
+static char *cached_tree(const char *path, const char *sql)
+{
+	struct sqlparse *p = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	char *json = NULL;
+	long off;
+
+	assert_int_equal(sqlparse_open(&p, &err), 0);
+	sqlparse_use_cache(p, path);
+	assert_int_equal(sqlparse_tree(p, sql, &json, &off, &err), 0);
+	sqlparse_close(p);
+	return json;
+}
+
+static long file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return n;
+}
+
+/* Trees kept between processes by the text they came from: the same tree
+ * read back, a query no longer parsed dropped, and a file that is not a
+ * cache (another version's, a torn one) read as none, never as trees. */
+static void test_cache_between_processes(void **state)
+{
+	char root[PATH_MAX], path[PATH_MAX + 32];
+	char *first, *again, *other;
+	FILE *f;
+
+	(void)state;
+	fixture_mkdtemp(root, "parse-cache");
+	snprintf(path, sizeof(path), "%s/.sluice/parse-cache", root);
+	first = cached_tree(path, "SELECT a, b FROM t WHERE a > 1");
+	assert_true(file_size(path) > 0);
+	again = cached_tree(path, "SELECT a, b FROM t WHERE a > 1");
+	assert_string_equal(again, first);
+	/* another query only: the first one's tree goes */
+	other = cached_tree(path, "SELECT 2");
+	assert_null(strstr(other, "\"t\""));
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	{
+		char buf[65536];
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+		buf[n] = '\0';
+		assert_null(strstr(buf, "\"column_names\":[\"a\"]"));
+	}
+	fclose(f);
+	/* another version's file, and a torn one, hold no trees */
+	fixture_put(root, ".sluice/parse-cache", "sluice parse cache 2 v0.0.0\n"
+						  "0000000000000000000000000000000000000000000000000000000000000000 2\n{}\n");
+	free(again);
+	again = cached_tree(path, "SELECT a, b FROM t WHERE a > 1");
+	assert_string_equal(again, first);
+	f = fopen(path, "rb+");
+	assert_non_null(f);
+	fseek(f, -40, SEEK_END);
+	fputs("garbage", f);
+	fclose(f);
+	free(again);
+	again = cached_tree(path, "SELECT a, b FROM t WHERE a > 1");
+	assert_string_equal(again, first);
+	free(first);
+	free(again);
+	free(other);
+	fixture_rmtree(root);
+}
+
 /* The function catalog: aggregates by name in any case, volatile
  * functions by their stability; a scalar function is neither. */
 static void test_function_catalog(void **state)
@@ -208,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_second_parser),
 		cmocka_unit_test(test_function_catalog),
+		cmocka_unit_test(test_cache_between_processes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
