@@ -23,6 +23,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -152,19 +153,73 @@ static void unknown(struct walk *w, const char *why, long offset)
 	u->offset = offset;
 }
 
+/* Inputs up to this many are looked through; past it, up by hash. */
+#define INDEX_FROM 16
+
+static size_t input_hash(const char *relation, const char *column, enum lineage_kind kind)
+{
+	uint64_t h = 14695981039346656037ULL ^ (uint64_t)kind;
+
+	for (const char *s = relation; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	h = (h ^ '.') * 1099511628211ULL;
+	for (const char *s = column; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static bool same_input(const struct lineage_input *in, const char *relation, const char *column,
+		       enum lineage_kind kind)
+{
+	return in->kind == kind && strcmp(in->relation, relation) == 0 &&
+	       strcmp(in->column, column) == 0;
+}
+
+static void index_put(size_t *index, size_t cap, const struct lineage_input *in, size_t place)
+{
+	size_t i = input_hash(in->relation, in->column, in->kind) & (cap - 1);
+
+	while (index[i])
+		i = (i + 1) & (cap - 1);
+	index[i] = place + 1;
+}
+
+/* c's index made anew for at least n inputs, over those it has. */
+static void index_grow(struct arena *a, struct lineage_column *c, size_t n)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	c->index = arena_alloc(a, cap * sizeof(*c->index));
+	c->index_cap = cap;
+	for (size_t k = 0; k < c->ninputs; k++)
+		index_put(c->index, cap, &c->inputs[k], k);
+}
+
 static void add_input(struct arena *a, struct lineage_column *c, const char *relation,
 		      const char *column, enum lineage_kind kind)
 {
 	struct lineage_input *in;
 
-	for (size_t i = 0; i < c->ninputs; i++)
-		if (c->inputs[i].kind == kind && strcmp(c->inputs[i].relation, relation) == 0 &&
-		    strcmp(c->inputs[i].column, column) == 0)
-			return;
+	if (c->ninputs < INDEX_FROM) {
+		for (size_t i = 0; i < c->ninputs; i++)
+			if (same_input(&c->inputs[i], relation, column, kind))
+				return;
+	} else {
+		if (2 * (c->ninputs + 1) > c->index_cap)
+			index_grow(a, c, c->ninputs + 1);
+		for (size_t i = input_hash(relation, column, kind) & (c->index_cap - 1); c->index[i];
+		     i = (i + 1) & (c->index_cap - 1))
+			if (same_input(&c->inputs[c->index[i] - 1], relation, column, kind))
+				return;
+	}
 	in = ARENA_PUSH(a, &c->inputs, &c->ninputs, &c->inputs_cap);
 	in->relation = relation;
 	in->column = column;
 	in->kind = kind;
+	if (c->index)
+		index_put(c->index, c->index_cap, in, c->ninputs - 1);
 }
 
 /* How an input reaches the output when an expression used as outer uses
@@ -887,6 +942,8 @@ static void union_computed(struct arena *a, struct lineage_column *c)
 
 	c->inputs = NULL;
 	c->ninputs = c->inputs_cap = 0;
+	c->index = NULL;
+	c->index_cap = 0;
 	add_from(a, c, &was, LINEAGE_TRANSFORMATION);
 }
 

@@ -39,6 +39,10 @@ struct lineage_column {
 	const char *name; /* as the query names it: alias, column, or the expression */
 	struct lineage_input *inputs;
 	size_t ninputs, inputs_cap;
+	/* past a few inputs, where each is (its place + 1, by its hash), so
+	 * that adding one does not compare it with all: a column of a long
+	 * chain of models has the many inputs that decide its rows */
+	size_t *index, index_cap;
 };
 
 /* What the lineage cannot see through, and where (a byte offset in the

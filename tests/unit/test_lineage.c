@@ -365,6 +365,32 @@ static const char *edges(struct arena *a, const char *sql)
 	return s;
 }
 
+/* A column of many inputs keeps each once, however often it is named:
+ * past a few, they are found by hash. */
+static void test_many_inputs_once(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct buf q = BUF_INIT;
+	struct lineage l;
+
+	(void)state;
+	buf_adds(&q, "SELECT ");
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 40; i++)
+			buf_addf(&q, "%sc%d", round || i ? " + " : "", i);
+	buf_adds(&q, " AS s FROM w WHERE c0 > 0 AND c39 > 0");
+	of(a, q.buf, &l);
+	assert_int_equal(l.ncols, 1);
+	/* 40 computed on, and 2 of them filtering too */
+	assert_int_equal(l.cols[0].ninputs, 42);
+	for (size_t i = 0; i < l.cols[0].ninputs; i++)
+		for (size_t k = 0; k < i; k++)
+			assert_false(l.cols[0].inputs[i].kind == l.cols[0].inputs[k].kind &&
+				     strcmp(l.cols[0].inputs[i].column, l.cols[0].inputs[k].column) == 0);
+	buf_release(&q);
+	arena_free(a);
+}
+
 static void test_typed_edges(void **state)
 {
 	/* each query, and how it reads each relation */
@@ -431,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_rows_of_a_model_read),
 		cmocka_unit_test(test_unknown_is_named),
 		cmocka_unit_test(test_typed_edges),
+		cmocka_unit_test(test_many_inputs_once),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
