@@ -18,6 +18,7 @@
 
 #include "core/arena.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "project/refs.h"
 #include "project/tree.h"
 
@@ -158,14 +159,10 @@ static void unknown(struct walk *w, const char *why, long offset)
 
 static size_t input_hash(const char *relation, const char *column, enum lineage_kind kind)
 {
-	uint64_t h = 14695981039346656037ULL ^ (uint64_t)kind;
+	uint64_t h = hash_bytes(hash_byte(HASH_INIT, (unsigned char)kind), relation,
+				strlen(relation));
 
-	for (const char *s = relation; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	h = (h ^ '.') * 1099511628211ULL;
-	for (const char *s = column; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)h;
+	return (size_t)hash_bytes(hash_byte(h, '.'), column, strlen(column));
 }
 
 static bool same_input(const struct lineage_input *in, const char *relation, const char *column,

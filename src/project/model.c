@@ -4,6 +4,7 @@
 #include "project/model.h"
 
 #include "core/arena.h"
+#include "core/hash.h"
 #include "windows/contract.h"
 
 #include <ctype.h>
@@ -14,10 +15,10 @@
 /* FNV-1a of the name's bytes, lowercase: names match in any case. */
 static size_t name_hash(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = HASH_INIT;
 
 	for (; *s; s++)
-		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 1099511628211ULL;
+		h = hash_byte(h, (unsigned char)tolower((unsigned char)*s));
 	return (size_t)h;
 }
 

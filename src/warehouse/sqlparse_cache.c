@@ -8,6 +8,7 @@
  */
 #include "warehouse/sqlparse_cache.h"
 
+#include "core/hash.h"
 #include "core/xalloc.h"
 
 #include <stdbool.h>
@@ -79,11 +80,7 @@ static void insert(struct parse_cache *c, const unsigned char *key, char *tree, 
  * against anyone who means to forge one (who could edit the models) */
 static unsigned long long checksum(const char *s, size_t len)
 {
-	unsigned long long h = 14695981039346656037ULL;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
+	return (unsigned long long)hash_bytes(HASH_INIT, s, len);
 }
 
 static bool read_key(const char *hex, unsigned char *key)
