@@ -85,13 +85,13 @@ static const char *key_of(yaml_document_t *doc, const yaml_node_pair_t *pair)
 	return k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
 }
 
-/* rows (one YAML flow list of mappings) as a VALUES query into out; the
- * first row's keys name the columns, and every row has those keys in that
- * order. NULL, or what is wrong. */
-static const char *rows_query(struct arena *a, yaml_document_t *doc, struct buf *out)
+/* rows (one YAML flow list of mappings) as VALUES rows into out and their
+ * column names into cols; the first row's keys name the columns, and every
+ * row has those keys in that order. NULL, or what is wrong. */
+static const char *rows_values(struct arena *a, yaml_document_t *doc, struct buf *out,
+			       struct buf *cols)
 {
 	yaml_node_t *root = yaml_document_get_root_node(doc), *first;
-	struct buf cols = BUF_INIT;
 	size_t nrows, ncols;
 
 	if (!root || root->type != YAML_SEQUENCE_NODE ||
@@ -123,17 +123,27 @@ static const char *rows_query(struct arena *a, yaml_document_t *doc, struct buf 
 			if (!r && !header_is_column_name(key))
 				return arena_sprintf(a, "'%s' is not a column name", key);
 			if (!r) {
-				buf_adds(&cols, c ? ", " : "");
-				add_name(&cols, key);
+				buf_adds(cols, c ? ", " : "");
+				add_name(cols, key);
 			}
 			buf_adds(out, c ? ", " : "");
 			add_literal(out, v);
 		}
 		buf_addch(out, ')');
 	}
-	buf_addf(out, ") AS _sluice_rows(%s)", cols.buf);
-	buf_release(&cols);
 	return NULL;
+}
+
+/* rows as a VALUES query into out; NULL, or what is wrong. */
+static const char *rows_query(struct arena *a, yaml_document_t *doc, struct buf *out)
+{
+	struct buf cols = BUF_INIT;
+	const char *why = rows_values(a, doc, out, &cols);
+
+	if (!why)
+		buf_addf(out, ") AS _sluice_rows(%s)", cols.buf);
+	buf_release(&cols);
+	return why;
 }
 
 const char *declared_query(struct arena *a, const struct model_upstream *u, const char **why)
