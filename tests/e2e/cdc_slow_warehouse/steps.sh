@@ -76,6 +76,8 @@ wait_until 10 grep -qs 'slow by' faults.log
 src -c "SELECT pg_terminate_backend(pid) FROM pg_stat_replication" >/dev/null
 # the next attempt streams from what landed, and confirms past it
 wait_until 15 prints t src -c "SELECT active AND confirmed_flush_lsn >= '$target' FROM pg_replication_slots"
+# and says so once its stream holds, which a slower build can reach after the server saw it
+wait_until 15 grep -qs 'streaming again' lost.err
 kill -TERM $pid
 wait $pid
 echo "exit $?"
