@@ -242,6 +242,7 @@ void run_keep_row(struct run *r, const struct state_model *row)
 	}
 	r->facts.state = r->state;
 	r->facts.nstate = r->nstate;
+	r->facts.columns_changed |= row->column_versions != NULL;
 }
 
 /* The model's description as its relation's comment, on every build: a
@@ -325,7 +326,8 @@ static const char *column_versions_row(const struct run *r, const struct model *
 
 	if (!st)
 		return NULL;
-	if (!same && plan_change_of(r->a, m, st, &d) && plan_columns_only(r->a, m, st, sig, &d))
+	if (!same && m->mat == MAT_TABLE && plan_change_of(r->a, m, st, &d) &&
+	    plan_columns_only(m, st, sig, &d))
 		return plan_column_versions(r->a, st, &d, r->run_id);
 	return changed ? NULL : st->column_versions;
 }

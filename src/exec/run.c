@@ -450,6 +450,8 @@ static void open_facts(struct run *r)
 		.windows_due = windows_due,
 		.windows_ctx = r,
 	};
+	for (size_t i = 0; i < r->nstate; i++)
+		r->facts.columns_changed |= r->state[i].column_versions != NULL;
 }
 
 /* One model of the run, at the boundary of its build: an error that stops

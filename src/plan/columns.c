@@ -29,14 +29,11 @@ bool plan_change_of(struct arena *a, const struct model *m, const struct state_m
 	return true;
 }
 
-bool plan_columns_only(struct arena *a, const struct model *m, const struct state_model *st,
-		       const char *sig, const struct shape_diff *d)
+bool plan_columns_only(const struct model *m, const struct state_model *st, const char *sig,
+		       const struct shape_diff *d)
 {
-	struct model_shape now;
-
-	return m->mat == MAT_TABLE && !m->temporal && !d->rows && st && st->inputs &&
-	       strcmp(st->inputs, sig) == 0 &&
-	       shape_of(a, m, &now) && !now.varies;
+	return m->mat == MAT_TABLE && !m->temporal && !d->rows && !d->varies && st && st->inputs &&
+	       strcmp(st->inputs, sig) == 0;
 }
 
 /* One "NAME@V" entry of column_versions, or the "rows@V" one (name NULL). */

@@ -26,8 +26,8 @@ bool plan_change_of(struct arena *a, const struct model *m, const struct state_m
  * leaves its rows as they were: a table, its rows' part unchanged, its
  * inputs at sig as when st was built, none of its functions varying from
  * run to run. */
-bool plan_columns_only(struct arena *a, const struct model *m, const struct state_model *st,
-		       const char *sig, const struct shape_diff *d);
+bool plan_columns_only(const struct model *m, const struct state_model *st, const char *sig,
+		       const struct shape_diff *d);
 
 /* The column_versions a columns-only build at version v records over st. */
 const char *plan_column_versions(struct arena *a, const struct state_model *st,

@@ -58,8 +58,11 @@ static int64_t tracked_version(const struct plan_facts *f, const struct model *d
 static int64_t seen(struct arena *a, const struct plan_facts *f, const struct model *m,
 		    const struct model *d, int64_t v, const struct shape_diff *const *pending)
 {
-	const struct state_model *st = state_models_find(f->state, f->nstate, d->fqn);
+	const struct state_model *st;
 
+	if (!f->columns_changed && !(pending && pending[d->order]))
+		return v;
+	st = state_models_find(f->state, f->nstate, d->fqn);
 	if (!st || (v != st->data_version && !(pending && pending[d->order])))
 		return v;
 	if (v != st->data_version)
@@ -261,7 +264,7 @@ static void definition_changed(const struct plan_facts *f, struct model *m,
 		buf_release(&b);
 		return;
 	}
-	only = plan_columns_only(f->a, m, st, sig, d);
+	only = plan_columns_only(m, st, sig, d);
 	for (size_t i = 0, shown = 0; only && i < m->nchildren; i++) {
 		const struct model *c = m->children[i];
 

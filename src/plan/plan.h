@@ -41,6 +41,10 @@ struct plan_facts {
 	struct project *p;
 	const struct state_model *state;
 	size_t nstate;
+	/* a state row records a build that changed some columns alone
+	 * (column_versions): only then is what a reader sees of an input
+	 * worked out from its columns */
+	bool columns_changed;
 	const char *const *relations; /* what the warehouse holds, sorted */
 	size_t nrelations;
 	bool full_refresh;

@@ -24,14 +24,6 @@
 #include <strings.h>
 #include <yaml.h>
 
-static const char *option(const struct model_upstream *u, const char *key)
-{
-	for (size_t i = 0; i < u->nopts; i++)
-		if (strcmp(u->keys[i], key) == 0)
-			return u->values[i];
-	return NULL;
-}
-
 bool declared_hardcoded(const struct model_upstream *u)
 {
 	return u->type && strcmp(u->type, "hardcoded") == 0;
@@ -148,7 +140,7 @@ static const char *rows_query(struct arena *a, yaml_document_t *doc, struct buf 
 
 const char *declared_query(struct arena *a, const struct model_upstream *u, const char **why)
 {
-	const char *rows = option(u, "rows"), *sql = option(u, "sql");
+	const char *rows = model_upstream_option(u, "rows"), *sql = model_upstream_option(u, "sql");
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	struct buf out = BUF_INIT;
@@ -211,7 +203,7 @@ static bool file_hash(const char *path, char *out)
 /* A hardcoded input: its hash, and what is wrong with it. */
 static void load_hardcoded(struct project *p, const struct model *m, struct model_upstream *u)
 {
-	const char *text = option(u, "rows") ? option(u, "rows") : option(u, "sql");
+	const char *text = model_upstream_option(u, "rows") ? model_upstream_option(u, "rows") : model_upstream_option(u, "sql");
 	const char *why = NULL;
 	unsigned char md[SHA256_DIGEST_LENGTH];
 	const char *dot = strchr(u->name, '.');
@@ -261,7 +253,7 @@ void declared_load(struct project *p)
 
 		for (size_t k = 0; k < m->nupstreams; k++) {
 			struct model_upstream *u = &m->upstreams[k];
-			const char *path = option(u, "path");
+			const char *path = model_upstream_option(u, "path");
 
 			u->content_hash[0] = '\0';
 			if (!*u->name)

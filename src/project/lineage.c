@@ -771,21 +771,6 @@ static void star(struct walk *w, const struct scope *s, json_t *e, struct lineag
 	}
 }
 
-/* What DuckDB calls an output column: its alias, its column, else its
- * function (PostgreSQL's name for it). */
-static const char *item_name(struct walk *w, json_t *e)
-{
-	json_t *parts = json_object_get(e, "column_names");
-
-	if (*tree_str(e, "alias"))
-		return lower(w->a, tree_str(e, "alias"));
-	if (tree_is(e, "class", "COLUMN_REF"))
-		return lower(w->a, json_string_value(json_array_get(parts, json_array_size(parts) - 1)));
-	if (*tree_str(e, "function_name"))
-		return lower(w->a, tree_str(e, "function_name"));
-	return "?column?";
-}
-
 static void select_list(struct walk *w, const struct scope *s, json_t *items, struct lineage *q)
 {
 	json_t *e;
@@ -798,7 +783,7 @@ static void select_list(struct walk *w, const struct scope *s, json_t *items, st
 			star(w, s, e, q);
 			continue;
 		}
-		c = push_col(w->a, &q->cols, &q->ncols, &q->cols_cap, item_name(w, e));
+		c = push_col(w->a, &q->cols, &q->ncols, &q->cols_cap, lower(w->a, tree_output_name(e)));
 		expr(w, s, e,
 		     tree_is(e, "class", "COLUMN_REF") ? LINEAGE_IDENTITY : LINEAGE_TRANSFORMATION, c);
 	}

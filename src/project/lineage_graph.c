@@ -175,9 +175,8 @@ const char *lineage_graph_declared(const struct model_upstream *u)
 	if (!u->type || strcmp(u->type, "model") == 0)
 		return NULL;
 	for (size_t k = 0; keys[k]; k++)
-		for (size_t i = 0; i < u->nopts; i++)
-			if (strcmp(u->keys[i], keys[k]) == 0)
-				return u->values[i];
+		if (model_upstream_option(u, keys[k]))
+			return model_upstream_option(u, keys[k]);
 	return "";
 }
 

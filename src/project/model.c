@@ -140,3 +140,11 @@ const char *model_strategy_name(enum model_strategy s)
 					     "microbatch" };
 	return names[s];
 }
+
+const char *model_upstream_option(const struct model_upstream *u, const char *key)
+{
+	for (size_t i = 0; i < u->nopts; i++)
+		if (strcmp(u->keys[i], key) == 0)
+			return u->values[i];
+	return NULL;
+}

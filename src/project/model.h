@@ -247,6 +247,8 @@ const struct model_setting *model_setting_get(const struct model *m, const char 
 /* "schema.name" of the model's table where this run builds it (relation,
  * or fqn for a model made outside project_load). */
 const char *model_relation(const struct model *m);
+/* The value of an @upstream option (path=, rows=, ...), or NULL. */
+const char *model_upstream_option(const struct model_upstream *u, const char *key);
 /* Whether the upstream gates on a stream's coverage: a contract that looks
  * at rows (not exists, which only names it) on a source with event_time. */
 bool model_upstream_streams(const struct model_upstream *u);

@@ -64,23 +64,10 @@ static void add_node(struct buf *b, json_t *node)
 	free(text);
 }
 
-/* What DuckDB names an output column, lowercase: its alias, its column,
- * its function, "*" for a star. */
 static char *item_name(struct arena *a, json_t *e)
 {
-	json_t *parts = json_object_get(e, "column_names");
-	const char *name = "?column?";
-	char *low;
+	char *low = arena_strdup(a, tree_output_name(e));
 
-	if (*tree_str(e, "alias"))
-		name = tree_str(e, "alias");
-	else if (tree_is(e, "class", "STAR"))
-		name = "*";
-	else if (tree_is(e, "class", "COLUMN_REF"))
-		name = json_string_value(json_array_get(parts, json_array_size(parts) - 1));
-	else if (*tree_str(e, "function_name"))
-		name = tree_str(e, "function_name");
-	low = arena_strdup(a, name ? name : "?column?");
 	for (char *p = low; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	return low;
@@ -257,6 +244,7 @@ void shape_compare(struct arena *a, const struct model_shape *was, const struct 
 	const struct shape_col *star_was = col_named(was, "*"), *star_now = col_named(now, "*");
 
 	memset(d, 0, sizeof(*d));
+	d->varies = now->varies;
 	/* the columns a star gives are its relations': a star changed may
 	 * change any of them */
 	d->rows = strcmp(was->rows, now->rows) != 0 || !star_was != !star_now ||

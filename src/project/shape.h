@@ -48,6 +48,7 @@ char *shape_name(struct arena *a, const char *s, size_t len);
  * went, that came; lists in a. */
 struct shape_diff {
 	bool rows;
+	bool varies; /* the query as it is now varies from run to run */
 	const char **changed, **removed, **added;
 	size_t nchanged, nremoved, nadded;
 };

@@ -136,3 +136,19 @@ bool tree_holds(json_t *j, enum tree_seen (*see)(json_t *node, const void *ctx),
 			return true;
 	return false;
 }
+
+const char *tree_output_name(json_t *e)
+{
+	json_t *parts = json_object_get(e, "column_names");
+	const char *last = json_string_value(json_array_get(parts, json_array_size(parts) - 1));
+
+	if (*tree_str(e, "alias"))
+		return tree_str(e, "alias");
+	if (tree_is(e, "class", "STAR"))
+		return "*";
+	if (tree_is(e, "class", "COLUMN_REF") && last)
+		return last;
+	if (*tree_str(e, "function_name"))
+		return tree_str(e, "function_name");
+	return "?column?";
+}

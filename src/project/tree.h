@@ -40,6 +40,10 @@ enum tree_seen { TREE_GO_ON, TREE_FOUND, TREE_SKIP };
  * says is sought, looking into the nodes it lets through. */
 bool tree_holds(json_t *j, enum tree_seen (*see)(json_t *node, const void *ctx), const void *ctx);
 
+/* What DuckDB names the output column of select item e, as written: its
+ * alias, its column, "*" for a star, its function, else "?column?". */
+const char *tree_output_name(json_t *e);
+
 /* Whether a function gives other values from one run to the next. */
 bool tree_is_volatile(const char *function);
 /* CURRENT_TIMESTAMP and its kin, which the parser reads as column names. */

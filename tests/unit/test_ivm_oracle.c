@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_rng.h"
 #include "fixture_project_wh.h"
 #include "fixture_pg.h"
 #include "fixture_sql.h"
@@ -132,25 +133,6 @@ static struct fx *slot_fresh(struct slot *s, const char *tag)
 }
 
 /* ---- the change streams ---- */
-
-/* splitmix64: the same stream from a seed on every platform */
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static size_t rng_below(struct rng *r, size_t n)
-{
-	return (size_t)(rng_next(r) % n);
-}
 
 static const char *const regions[] = { "north", "south", "east", "west" };
 #define NREGIONS (sizeof(regions) / sizeof(regions[0]))

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "fixture_rng.h"
 #include "fixture_project_wh.h"
 #include "fixture_wh.h"
 
@@ -69,7 +70,7 @@ struct grel {
 
 struct gen {
 	struct arena *a;
-	uint64_t rng;
+	struct rng rng;
 	unsigned fresh;
 	struct grel rels[MAX_RELS];
 	size_t nrels, nsources;
@@ -92,18 +93,9 @@ struct sel {
 	struct shape out;
 };
 
-static uint64_t next(struct gen *g)
-{
-	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static unsigned pick(struct gen *g, unsigned n)
 {
-	return (unsigned)(next(g) % n);
+	return (unsigned)rng_below(&g->rng, n);
 }
 
 static bool chance(struct gen *g, unsigned percent)
@@ -1061,7 +1053,7 @@ static void run_seed(uint64_t seed, struct tally *t)
 
 	o.f = fx_new("lineage-oracle");
 	o.g.a = o.f->a;
-	o.g.rng = seed;
+	o.g.rng.s = seed;
 	buf_init(&o.g.with, 256);
 	if (fixture_open_tiny(&o.f->w))
 		fail_msg("seed %llu: no warehouse", (unsigned long long)seed);
