@@ -341,6 +341,24 @@ static void test_rebuild_marks_the_log(void **state)
 			    "Z 2");
 }
 
+/* A refresh finds the groups a batch touched by the model's keys: on
+ * PostgreSQL an index on them spares a hash of the whole table. */
+static void test_maintained_reader_indexed_by_its_keys(void **state)
+{
+	struct fx *f = *state;
+
+	project(f, LIVE_HEAD "incremental_strategy=merge, unique_key=id,\n" FILTER QUERY, false);
+	fixture_put(f->root, "models/gold/by_region.sql", MAINTAINED);
+	f->p = fixture_load_valid(f->a, f->root);
+	run_ok(f);
+	assert_string_equal(query_str(f->w, f->a,
+				      "SELECT string_agg(a.attname, ', ') FROM pg_index i "
+				      "JOIN pg_attribute a ON a.attrelid = i.indrelid "
+				      "AND a.attnum = ANY (i.indkey) "
+				      "WHERE i.indrelid = 'gold.by_region'::regclass"),
+			    "region");
+}
+
 static void test_rolled_back_refresh_records_nothing(void **state)
 {
 	struct fx *f = *state;
@@ -397,6 +415,7 @@ int main(void)
 		T(pruned_once_consumed),
 		T(rebuild_marks_the_log),
 		T(rolled_back_refresh_records_nothing),
+		ON(maintained_reader_indexed_by_its_keys, postgres),
 		ON(validate_warns_a_reader_without_the_log, duckdb),
 	};
 #undef T
