@@ -115,6 +115,18 @@ static int regroup_keys(struct refresh *r, struct sl_err *err)
 	return rc;
 }
 
+/* About how many rows schema.name holds: a crossover is a share of it,
+ * which needs no exact count. */
+static int rows_about(struct refresh *r, const char *schema, const char *name, int64_t *n,
+		      struct sl_err *err)
+{
+	if (r->dry) {
+		*n = 1;
+		return 0;
+	}
+	return wh_row_estimate(r->w, schema, name, n, err);
+}
+
 /* Past the crossover the batch is too big to regroup. */
 static int past_crossover(struct refresh *r, int64_t touched, bool *past, struct sl_err *err)
 {
@@ -124,9 +136,7 @@ static int past_crossover(struct refresh *r, int64_t touched, bool *past, struct
 	*past = false;
 	if (touched <= REGROUP_FLOOR)
 		return 0;
-	buf_adds(&r->sql, "SELECT count(*) FROM ");
-	maint_add_model(&r->sql, r->m);
-	rc = maint_query_ints(r, &total, 1, err);
+	rc = rows_about(r, r->m->schema, r->m->name, &total, err);
 	*past = !rc && (double)touched > REGROUP_SHARE * (double)total;
 	return rc;
 }
@@ -135,15 +145,15 @@ static int past_crossover(struct refresh *r, int64_t touched, bool *past, struct
 static int counted_past_crossover(struct refresh *r, int64_t changes, bool *past,
 				  struct sl_err *err)
 {
+	const struct model_ref *in = r->mt->ref;
 	int64_t total = 0;
 	int rc;
 
 	*past = false;
 	if (changes <= COUNTED_FLOOR)
 		return 0;
-	buf_adds(&r->sql, "SELECT count(*) FROM ");
-	maint_add_input(&r->sql, r->mt);
-	rc = maint_query_ints(r, &total, 1, err);
+	rc = in->target ? rows_about(r, in->target->schema, in->target->name, &total, err)
+			: rows_about(r, in->schema, in->name, &total, err);
 	*past = !rc && (double)changes > COUNTED_SHARE * (double)total;
 	return rc;
 }

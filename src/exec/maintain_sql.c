@@ -221,15 +221,21 @@ int maint_batch_facts(struct refresh *r, int64_t *n, struct sl_err *err)
  * the batch's. */
 int maint_delete_batch_keys(struct refresh *r, bool groups, struct sl_err *err)
 {
-	buf_adds(&r->sql, "DELETE FROM ");
+	struct buf table = BUF_INIT, match = BUF_INIT;
+
 	if (groups)
-		maint_add_groups(&r->sql, r->m);
+		maint_add_groups(&table, r->m);
 	else
-		maint_add_model(&r->sql, r->m);
+		maint_add_model(&table, r->m);
 	if (r->mt->nkeys) {
-		buf_adds(&r->sql, " AS _sluice_t USING " DELTA " AS _sluice_d WHERE ");
-		maint_add_match(&r->sql, r, "_sluice_t", "_sluice_d");
+		maint_add_match(&match, r, "_sluice_t", "_sluice_d");
+		wh_sql_delete_matching(r->w, &r->sql, table.buf, "_sluice_t", DELTA, "_sluice_d",
+				       match.buf);
+	} else {
+		buf_addf(&r->sql, "DELETE FROM %s", table.buf);
 	}
+	buf_release(&table);
+	buf_release(&match);
 	return maint_run(r, NULL, err);
 }
 

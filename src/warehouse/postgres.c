@@ -205,6 +205,28 @@ static int pg_lock(struct wh *w, int64_t key, enum wh_lock_how how, bool lock, b
 	return rc;
 }
 
+/* pg_class.reltuples: -1 for a table never analyzed or vacuumed; 0 may
+ * be a table analyzed while empty and filled since, which is counted. */
+static int pg_row_estimate(struct wh *w, const char *schema, const char *table, int64_t *n,
+			   bool *known, struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	int64_t v = -1;
+	int rc;
+
+	buf_adds(&sql, "SELECT coalesce(max(c.reltuples), -1)::bigint FROM pg_class c "
+		       "JOIN pg_namespace s ON s.oid = c.relnamespace WHERE c.relkind = 'r' "
+		       "AND s.nspname = ");
+	buf_add_sql_str(&sql, schema);
+	buf_adds(&sql, " AND c.relname = ");
+	buf_add_sql_str(&sql, table);
+	rc = wh_query_ints(w, sql.buf, &v, 1, err);
+	buf_release(&sql);
+	*known = !rc && v > 0;
+	*n = v;
+	return rc;
+}
+
 static const struct wh_ops pg_ops = {
 	.kind = WH_POSTGRES,
 	.shared = true,
@@ -235,6 +257,8 @@ static const struct wh_ops pg_ops = {
 	.sql_declared_type = pg_declared_type,
 	.query_columns = pg_query_columns,
 	.bind = pg_bind,
+	.row_estimate = pg_row_estimate,
+	.sql_delete_matching = pg_delete_matching,
 	.sql_extreme_text = pg_extreme_text,
 	.sql_seq_kind = pg_seq_kind,
 	.sql_insert_by_name = pg_insert_by_name,

@@ -356,6 +356,14 @@ enum wh_seq_kind pg_seq_kind(struct wh *w, const char *type)
 	return WH_SEQ_NONE;
 }
 
+void pg_delete_matching(struct wh *w, struct buf *sql, const char *target, const char *t,
+			const char *source, const char *s, const char *match)
+{
+	(void)w;
+	buf_addf(sql, "DELETE FROM %s AS %s WHERE EXISTS (SELECT 1 FROM %s AS %s WHERE %s)", target,
+		 t, source, s, match);
+}
+
 /* The index's name: the table's, cut to fit PostgreSQL's 63 bytes, and a
  * hash of its columns, so that each set of columns has one. */
 void pg_index(struct wh *w, struct buf *sql, const char *schema, const char *table,

@@ -503,6 +503,22 @@ int wh_relation_list(struct wh *w, struct arena *a, const char ***names, size_t 
 	return wh_relation_kinds(w, a, names, NULL, n, err);
 }
 
+int wh_row_estimate(struct wh *w, const char *schema, const char *table, int64_t *n,
+		    struct sl_err *err)
+{
+	struct buf sql = BUF_INIT;
+	bool known = false;
+	int rc = w->ops->row_estimate ? w->ops->row_estimate(w, schema, table, n, &known, err) : 0;
+
+	if (rc || known)
+		return rc;
+	buf_adds(&sql, "SELECT count(*) FROM ");
+	wh_sql_qualified(&sql, schema, table);
+	rc = wh_query_ints(w, sql.buf, n, 1, err);
+	buf_release(&sql);
+	return rc;
+}
+
 int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
 		     struct wh_column **cols, size_t *n, struct sl_err *err)
 {
@@ -708,6 +724,16 @@ void wh_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, cons
 		       const char *name, const char *query)
 {
 	w->ops->sql_replace_as(w, sql, what, schema, name, query);
+}
+
+void wh_sql_delete_matching(struct wh *w, struct buf *sql, const char *target, const char *t,
+			    const char *source, const char *s, const char *match)
+{
+	if (w->ops->sql_delete_matching) {
+		w->ops->sql_delete_matching(w, sql, target, t, source, s, match);
+		return;
+	}
+	buf_addf(sql, "DELETE FROM %s AS %s USING %s AS %s WHERE %s", target, t, source, s, match);
 }
 
 void wh_sql_first_per_key(struct wh *w, struct buf *sql, const char *from, const char *keys,

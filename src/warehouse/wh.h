@@ -266,6 +266,12 @@ int wh_relation_kinds(struct wh *w, struct arena *a, const char ***names, const 
 		      size_t *n, struct sl_err *err);
 int wh_table_columns(struct wh *w, struct arena *a, const char *schema, const char *name,
 		     struct wh_column **cols, size_t *n, struct sl_err *err);
+/* About how many rows the table holds, for a choice that an exact count
+ * would cost more than it is worth (a refresh's crossover): PostgreSQL,
+ * where counting scans the table, answers from its statistics while they
+ * say the table holds rows; otherwise the rows are counted. */
+int wh_row_estimate(struct wh *w, const char *schema, const char *table, int64_t *n,
+		    struct sl_err *err);
 /* The columns a query returns, with the warehouse's type names, without
  * reading its rows. */
 /* Whether the warehouse binds a query by itself (wh_bind). */
@@ -315,6 +321,13 @@ int wh_load_csv(struct wh *w, const char *schema, const char *name, const char *
  * hold the query's rows, replacing what had the name. */
 void wh_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,
 		       const char *name, const char *query);
+/* The statement that deletes the rows of target (a table's name as
+ * written) that match a row of source: match is a condition over both,
+ * under the aliases t (target's) and s (source's). On PostgreSQL a
+ * semi-join, which probes target's index row by row where a join of the
+ * two would hash the whole table. */
+void wh_sql_delete_matching(struct wh *w, struct buf *sql, const char *target, const char *t,
+			    const char *source, const char *s, const char *match);
 /* A SELECT of the first row of each key among the rows of from (a table,
  * or a query in parentheses with an alias), in order; keys and order are
  * lists of expressions over from's columns ("id", "seq DESC, n"). It

@@ -55,6 +55,14 @@ struct wh_ops {
 	 * information_schema is the fast way. */
 	int (*table_columns)(struct wh *w, struct arena *a, const char *schema, const char *name,
 			     struct wh_column **cols, size_t *n, bool *known, struct sl_err *err);
+	/* the table's rows as the warehouse's statistics put them; *known
+	 * false: count them. NULL: counting is the fast way */
+	int (*row_estimate)(struct wh *w, const char *schema, const char *table, int64_t *n,
+			    bool *known, struct sl_err *err);
+	/* NULL: DELETE ... USING */
+	void (*sql_delete_matching)(struct wh *w, struct buf *sql, const char *target,
+				    const char *t, const char *source, const char *s,
+				    const char *match);
 	/* binds query against the warehouse's catalog without running it;
 	 * NULL: the warehouse has no such pass (DuckDB's is sqlbind.h's) */
 	int (*bind)(struct wh *w, struct arena *a, const char *query, long *offset,

@@ -484,6 +484,23 @@ static void test_bind_without_running(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM pg_prepared_statements"), 0);
 }
 
+/* A table's rows as its statistics last counted them: nothing scanned
+ * for a crossover. A table analyzed empty and filled since is counted. */
+static void test_row_estimate_from_statistics(void **state)
+{
+	struct fx *f = dialect_open(state);
+	int64_t n = -1;
+
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.r AS SELECT g AS x FROM "
+		   "generate_series(1, 1000) AS g; ANALYZE d.r; "
+		   "INSERT INTO d.r SELECT g FROM generate_series(1, 10) AS g");
+	assert_int_equal(wh_row_estimate(f->w, "d", "r", &n, &f->err), 0);
+	assert_int_equal(n, 1000);
+	exec(f->w, "CREATE TABLE d.e (x INTEGER); ANALYZE d.e; INSERT INTO d.e VALUES (1), (2)");
+	assert_int_equal(wh_row_estimate(f->w, "d", "e", &n, &f->err), 0);
+	assert_int_equal(n, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +520,7 @@ int main(void)
 		T(test_lost_commit_is_in_doubt),
 		T(test_refused_reconnect_backs_off),
 		T(test_bind_without_running),
+		T(test_row_estimate_from_statistics),
 		DIALECT_CASES(T),
 #undef T
 	};

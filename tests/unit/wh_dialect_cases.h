@@ -323,9 +323,47 @@ static void test_declared_types(void **state)
 	buf_release(&sql);
 }
 
+/* The rows of a table that match a source's, by a condition over both,
+ * are deleted, and no other. */
+static void test_delete_matching(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT;
+
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.t (k INTEGER, v VARCHAR); "
+		   "INSERT INTO d.t VALUES (1, 'a'), (2, 'b'), (3, 'c'), (NULL, 'n'); "
+		   "CREATE TABLE d.s (k INTEGER); INSERT INTO d.s VALUES (2), (NULL), (9)");
+	wh_sql_delete_matching(f->w, &sql, "d.t", "x", "d.s", "y", "x.k = y.k");
+	exec(f->w, sql.buf);
+	assert_string_equal(query_str(f->w, f->a, "SELECT string_agg(v, ',' ORDER BY v) FROM d.t"),
+			    "a,c,n");
+	buf_reset(&sql);
+	wh_sql_delete_matching(f->w, &sql, "d.t", "x", "(SELECT k FROM d.s WHERE k IS NULL)", "y",
+			       "x.k IS NOT DISTINCT FROM y.k");
+	exec(f->w, sql.buf);
+	assert_string_equal(query_str(f->w, f->a, "SELECT string_agg(v, ',' ORDER BY v) FROM d.t"),
+			    "a,c");
+	buf_release(&sql);
+}
+
+/* Without statistics to go by, a table's rows are counted. */
+static void test_row_estimate_counts(void **state)
+{
+	struct fx *f = dialect_open(state);
+	int64_t n = -1;
+
+	exec(f->w, "CREATE SCHEMA d; CREATE TABLE d.e (x INTEGER); "
+		   "CREATE TABLE d.r AS SELECT * FROM (VALUES (1), (2), (3)) AS v (x)");
+	assert_int_equal(wh_row_estimate(f->w, "d", "r", &n, &f->err), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(wh_row_estimate(f->w, "d", "e", &n, &f->err), 0);
+	assert_int_equal(n, 0);
+}
+
 #define DIALECT_CASES(T)                                                                   \
 	T(test_dialect_statements), T(test_dialect_min_max_text), T(test_seq_kinds),            \
 		T(test_dialect_by_name), T(test_load_csv), T(test_appender_lists),                \
-		T(test_created_rows_counted), T(test_declared_types)
+		T(test_created_rows_counted), T(test_declared_types), T(test_delete_matching),    \
+		T(test_row_estimate_counts)
 
 #endif
