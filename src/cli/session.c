@@ -179,6 +179,9 @@ int cli_session_open(struct cli_session *s, const struct cli_args *args, enum cl
 		sqlparse_use_cache(s->parser,
 				   arena_sprintf(s->arena, "%s/.sluice/parse-cache", s->root));
 	if (!rc)
+		sqlparse_use_derived_cache(
+			s->parser, arena_sprintf(s->arena, "%s/.sluice/derived-cache", s->root));
+	if (!rc)
 		rc = project_load(s->arena, s->root, s->parser, &s->project, &err);
 	if (rc)
 		return fail(s, &err);

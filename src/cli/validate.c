@@ -90,6 +90,7 @@ static bool queries_bind(struct cli_session *s, const char *env)
 		cli_print_err(&err);
 		return false;
 	} else {
+		sqlbind_use_cache(b, arena_sprintf(s->arena, "%s/.sluice/bind-cache", s->root));
 		project_bind(s->project, b, warehouse_table, s, &diags);
 		sqlbind_close(b);
 	}

@@ -82,6 +82,22 @@ static void home_name(struct arena *a, const struct model *m, const char **schem
 	*name = dot + 1;
 }
 
+/* The tables m reads, as the binder knows them. */
+static const struct sqlbind_read *reads_of(struct arena *a, const struct model *m)
+{
+	struct sqlbind_read *reads = arena_alloc(a, (m->nrefs + 1) * sizeof(*reads));
+
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model_ref *r = &m->refs[i];
+
+		if (r->target)
+			home_name(a, r->target, &reads[i].schema, &reads[i].name);
+		else
+			reads[i] = (struct sqlbind_read){ r->schema, r->name };
+	}
+	return reads;
+}
+
 /* A binding error of m's query, at its place in the model file. */
 static void report(struct diag_list *diags, const struct model *m, long offset, const char *hint,
 		   const struct sl_err *err)
@@ -111,14 +127,15 @@ size_t project_bind(struct project *p, struct sqlbind *b, bind_table_fn outside,
 
 		home_name(a, m, &schema, &name);
 		if (m->mat == MAT_SEED) {
-			bound[i] = sqlbind_csv(b, schema, name, m->abspath, &err) == 0;
+			bound[i] = sqlbind_csv(b, schema, name, m->abspath, m->hash, &err) == 0;
 			nbound += bound[i];
 			continue;
 		}
 		if (!m->tree || !plain_enough(m) || !inputs_bound(a, b, &o, outside, ctx, m, bound))
 			continue;
 		body = refs_masked_body(m);
-		if (sqlbind_query(b, a, schema, name, body, &offset, &hint, &err) == 0) {
+		if (sqlbind_query(b, a, schema, name, body, reads_of(a, m), m->nrefs, &offset, &hint,
+				  &err) == 0) {
 			bound[i] = true;
 			nbound++;
 		} else if (err.code == SL_E_INVALID) {

@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/err.h"
+#include "core/lenstr.h"
 #include "core/suggest.h"
 #include "core/xalloc.h"
 #include "project/canon.h"
@@ -430,12 +431,90 @@ static void tree_digest(struct walk *w, const char *tree)
 	buf_release(&b);
 }
 
+/* What refs_find derives from a tree that reads, kept between processes
+ * by the text it is derived from (the body and the filter, placeholders
+ * as written): the tree's digest, the first aggregation and the tables. */
+static void facts_key(const struct model *m, unsigned char *key)
+{
+	struct buf b = BUF_INIT;
+
+	buf_add(&b, m->body, strlen(m->body) + 1);
+	if (m->filter)
+		buf_add(&b, m->filter, strlen(m->filter) + 1);
+	SHA256((const unsigned char *)b.buf, b.len, key);
+	buf_release(&b);
+}
+
+static void facts_write(const struct model *m, struct buf *out)
+{
+	lenstr_add(out, m->tree_hash);
+	lenstr_add(out, m->aggregates ? m->aggregates : "");
+	for (size_t i = 0; i < m->nrefs; i++) {
+		const struct model_ref *r = &m->refs[i];
+
+		buf_addf(out, "%d %d %zu %zu ", r->schema_given, (int)r->span.part, r->span.offset,
+			 r->span.len);
+		lenstr_add(out, r->schema);
+		lenstr_add(out, r->name);
+		lenstr_add(out, r->alias);
+	}
+}
+
+/* false when s is not what facts_write wrote: nothing of it is taken */
+static bool facts_read(struct arena *a, struct model *m, const char *s)
+{
+	const char *hash = lenstr_take(a, &s), *agg = lenstr_take(a, &s);
+	struct model_ref *refs = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!hash || !agg || strlen(hash) >= sizeof(m->tree_hash))
+		return false;
+	while (*s) {
+		struct model_ref *r = ARENA_PUSH(a, &refs, &n, &cap);
+		int given, part, used = 0;
+
+		if (sscanf(s, "%d %d %zu %zu %n", &given, &part, &r->span.offset, &r->span.len,
+			   &used) != 4 || !used || (part != PART_BODY && part != PART_FILTER))
+			return false;
+		s += used;
+		r->schema_given = given != 0;
+		r->span.part = (enum model_part)part;
+		if (!(r->schema = lenstr_take(a, &s)) || !(r->name = lenstr_take(a, &s)) ||
+		    !(r->alias = lenstr_take(a, &s)))
+			return false;
+	}
+	strcpy(m->tree_hash, hash);
+	m->aggregates = *agg ? agg : NULL;
+	m->refs = refs;
+	m->nrefs = n;
+	m->refs_cap = cap;
+	return true;
+}
+
+/* A model naming itself reads its own previous state, like {this}. */
+static void drop_self(struct model *m)
+{
+	for (size_t i = 0; i < m->nrefs; i++) {
+		char fqn[512];
+
+		snprintf(fqn, sizeof(fqn), "%s.%s", m->refs[i].schema, m->refs[i].name);
+		if (strcmp(fqn, m->fqn) == 0) {
+			m->filter_reads_self |= m->refs[i].span.part == PART_FILTER;
+			memmove(&m->refs[i], &m->refs[i + 1], (m->nrefs - i - 1) * sizeof(*m->refs));
+			m->nrefs--;
+			i--;
+		}
+	}
+}
+
 int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 	      struct diag_list *diags)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct walk w = { .a = a, .m = m };
 	char *text = refs_parse_text(m, &w.filter_start);
+	unsigned char key[SHA256_DIGEST_LENGTH];
+	const char *kept;
 	char *tree = NULL;
 	long err_off;
 	json_t *root;
@@ -460,11 +539,18 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 		free(text);
 		return SL_E_PARSE;
 	}
+	m->tree = arena_strdup(a, tree);
+	facts_key(m, key);
+	if ((kept = sqlparse_derived_get(parser, key)) && facts_read(a, m, kept)) {
+		free(tree);
+		free(text);
+		drop_self(m);
+		return 0;
+	}
 	w.text = text;
 	tree_digest(&w, tree);
 	/* "no location" is 2^64-1, which jansson's integers cannot hold */
 	root = json_loads(tree, JSON_DECODE_INT_AS_REAL, NULL);
-	m->tree = arena_strdup(a, tree);
 	free(tree);
 	if (!root) {
 		free(text);
@@ -480,23 +566,17 @@ int refs_find(struct sqlparse *parser, struct arena *a, struct model *m,
 			 json_array_size(stmts));
 		rc = SL_E_PARSE;
 	} else {
+		struct buf facts = BUF_INIT;
+
 		walk_json(&w, stmts);
 		m->aggregates = find_aggregation(stmts);
+		facts_write(m, &facts);
+		sqlparse_derived_put(parser, key, facts.buf);
+		buf_release(&facts);
 	}
 	json_decref(root);
 	free(text);
-	/* a model naming itself reads its own previous state, like {this} */
-	for (size_t i = 0; i < m->nrefs; i++) {
-		char fqn[512];
-
-		snprintf(fqn, sizeof(fqn), "%s.%s", m->refs[i].schema, m->refs[i].name);
-		if (strcmp(fqn, m->fqn) == 0) {
-			m->filter_reads_self |= m->refs[i].span.part == PART_FILTER;
-			memmove(&m->refs[i], &m->refs[i + 1], (m->nrefs - i - 1) * sizeof(*m->refs));
-			m->nrefs--;
-			i--;
-		}
-	}
+	drop_self(m);
 	return rc;
 }
 

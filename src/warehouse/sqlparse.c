@@ -8,21 +8,24 @@
 #include "core/err.h"
 #include "core/xalloc.h"
 #include "warehouse/duckdb_text.h"
-#include "warehouse/sqlparse_cache.h"
+#include "warehouse/text_cache.h"
 
 #include <ctype.h>
 #include <duckdb.h>
 #include <jansson.h>
 #include <openssl/sha.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct sqlparse {
 	duckdb_database db;
 	duckdb_connection conn;
 	duckdb_prepared_statement stmt;
-	struct parse_cache *cache; /* NULL: every query is parsed */
+	struct text_cache *cache; /* NULL: every query is parsed */
+	struct text_cache *derived; /* NULL: nothing derived is kept */
 };
 
 /* The function catalog's aggregates and volatile functions, lowercase and
@@ -155,7 +158,8 @@ void sqlparse_close(struct sqlparse *p)
 {
 	if (!p)
 		return;
-	parse_cache_save(p->cache);
+	text_cache_save(p->cache);
+	text_cache_save(p->derived);
 	if (p->stmt)
 		duckdb_destroy_prepare(&p->stmt);
 	if (p->conn)
@@ -233,8 +237,41 @@ static char *first_text(duckdb_result *res)
 
 void sqlparse_use_cache(struct sqlparse *p, const char *path)
 {
-	parse_cache_save(p->cache);
-	p->cache = parse_cache_load(path, duckdb_library_version());
+	text_cache_save(p->cache);
+	p->cache = text_cache_load(path, "parse cache", duckdb_library_version());
+}
+
+/* The program's build, as the file it runs from: its size and time. */
+static bool build_identity(char *out, size_t len)
+{
+	struct stat st;
+
+	if (stat("/proc/self/exe", &st) != 0)
+		return false;
+	snprintf(out, len, "%s %lld.%lld.%09ld", duckdb_library_version(), (long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return true;
+}
+
+void sqlparse_use_derived_cache(struct sqlparse *p, const char *path)
+{
+	char build[128];
+
+	text_cache_save(p->derived);
+	p->derived = build_identity(build, sizeof(build))
+			     ? text_cache_load(path, "derived cache", build)
+			     : NULL;
+}
+
+const char *sqlparse_derived_get(struct sqlparse *p, const unsigned char *key)
+{
+	return p->derived ? text_cache_get(p->derived, key) : NULL;
+}
+
+void sqlparse_derived_put(struct sqlparse *p, const unsigned char *key, const char *text)
+{
+	if (p->derived)
+		text_cache_put(p->derived, key, text);
 }
 
 int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_offset,
@@ -250,7 +287,7 @@ int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_
 	*json = NULL;
 	if (p->cache) {
 		SHA256((const unsigned char *)sql, strlen(sql), key);
-		if ((kept = parse_cache_get(p->cache, key))) {
+		if ((kept = text_cache_get(p->cache, key))) {
 			*json = xstrdup(kept);
 			return 0;
 		}
@@ -273,7 +310,7 @@ int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_
 		return rc;
 	}
 	if (p->cache)
-		parse_cache_put(p->cache, key, text);
+		text_cache_put(p->cache, key, text);
 	*json = text;
 	return 0;
 }

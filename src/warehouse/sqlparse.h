@@ -21,6 +21,15 @@ void sqlparse_close(struct sqlparse *p);
  * before is read from there. */
 void sqlparse_use_cache(struct sqlparse *p, const char *path);
 
+/* Keeps in the file at path (.sluice/derived-cache) what callers derive
+ * from queries (refs.c: a model's tables and digest), by keys of theirs
+ * (32 bytes), for a program built as this one: another build may derive
+ * them otherwise, and its texts count as none. get gives NULL when
+ * nothing is kept for key, or no such file is in use. */
+void sqlparse_use_derived_cache(struct sqlparse *p, const char *path);
+const char *sqlparse_derived_get(struct sqlparse *p, const unsigned char *key);
+void sqlparse_derived_put(struct sqlparse *p, const unsigned char *key, const char *text);
+
 /* The message of a statement that parses but is not a query. */
 #define SQLPARSE_NOT_A_QUERY "not a query"
 

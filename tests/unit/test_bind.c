@@ -31,23 +31,28 @@ static int setup(void **state)
 	return fixture_project_setup(state, "bind");
 }
 
-/* landing.orders is known; nothing else outside the project is. */
+/* landing.orders is known (without its amount when ctx says so);
+ * nothing else outside the project is. */
 static bool outside(void *ctx, const char *schema, const char *name, struct wh_column **cols,
 		    size_t *n)
 {
 	static struct wh_column orders[] = { { "order_id", "BIGINT" },
-					     { "amount", "DECIMAL(12,2)" },
-					     { "region", "VARCHAR" } };
+					     { "region", "VARCHAR" },
+					     { "amount", "DECIMAL(12,2)" } };
+	const bool *no_amount = ctx;
 
-	(void)ctx;
 	if (strcmp(schema, "landing") != 0 || strcmp(name, "orders") != 0)
 		return false;
 	*cols = orders;
-	*n = 3;
+	*n = no_amount && *no_amount ? 2 : 3;
 	return true;
 }
 
-static size_t bind(struct fixture_project *f, struct diag_list *diags)
+/* The project bound with the cache at cache (or none), the tables outside
+ * it as outside(ctx) says; *ran, when asked, how many queries the binder
+ * ran (not kept). */
+static size_t bind_with(struct fixture_project *f, struct diag_list *diags, const char *cache,
+			void *ctx, size_t *ran)
 {
 	struct sl_err err = SL_ERR_INIT;
 	struct sqlbind *b;
@@ -57,10 +62,19 @@ static size_t bind(struct fixture_project *f, struct diag_list *diags)
 	diag_list_init(diags, f->a);
 	if (sqlbind_open(&b, &err))
 		fail_msg("%s", err.msg);
-	n = project_bind(f->p, b, outside, NULL, diags);
+	if (cache)
+		sqlbind_use_cache(b, cache);
+	n = project_bind(f->p, b, outside, ctx, diags);
+	if (ran)
+		*ran = sqlbind_queries_run(b);
 	sqlbind_close(b);
 	diag_sort(diags);
 	return n;
+}
+
+static size_t bind(struct fixture_project *f, struct diag_list *diags)
+{
+	return bind_with(f, diags, NULL, NULL, NULL);
 }
 
 static void test_errors_at_their_place(void **state)
@@ -141,6 +155,61 @@ static void test_bound_once_per_model(void **state)
 	assert_int_equal(d.n, 0);
 }
 
+/* What was bound is kept between processes by the query's text and what
+ * it reads: nothing changed, nothing is bound again; an edited model is
+ * bound again over the kept columns of what it reads (its errors found
+ * there), and so are its readers; a table outside the project that lost
+ * a column is found missing by its readers. */
+static void test_cache_between_processes(void **state)
+{
+	struct fixture_project *f = *state;
+	const char *cache = arena_sprintf(f->a, "%s/.sluice/bind-cache", f->root);
+	bool no_amount = true;
+	struct diag_list d;
+	size_t ran = 99;
+
+	fixture_put(f->root, "sluice.yml", "name: bind\n");
+	fixture_put(f->root, "seeds/regions.csv", "region,manager\neu,Ann\n");
+	fixture_put(f->root, "models/silver/orders.sql",
+		    "SELECT order_id, region, amount FROM landing.orders\n");
+	fixture_put(f->root, "models/gold/by_region.sql",
+		    "SELECT o.region, r.manager, sum(o.amount) AS revenue FROM silver.orders AS o "
+		    "JOIN seeds.regions AS r USING (region) GROUP BY ALL\n");
+	fixture_put(f->root, "models/gold/top.sql",
+		    "SELECT region, revenue FROM gold.by_region WHERE revenue > 10\n");
+	assert_int_equal(bind_with(f, &d, cache, NULL, &ran), 4);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(ran, 3);
+	assert_int_equal(bind_with(f, &d, cache, NULL, &ran), 4);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(ran, 0);
+
+	/* a column the kept gold.by_region does not have, others typed there */
+	fixture_put(f->root, "models/gold/top.sql",
+		    "SELECT region, revenue + 0.001 AS r, manager || '!' AS m, margin "
+		    "FROM gold.by_region\n");
+	assert_int_equal(bind_with(f, &d, cache, NULL, &ran), 3);
+	assert_int_equal(ran, 1);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.items[0].msg, "\"margin\" not found"));
+	fixture_put(f->root, "models/gold/top.sql",
+		    "SELECT region, revenue + 0.001 AS r, manager || '!' AS m FROM gold.by_region\n");
+	assert_int_equal(bind_with(f, &d, cache, NULL, &ran), 4);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(ran, 1);
+
+	/* silver.orders edited: it and its readers again, not the seed */
+	fixture_put(f->root, "models/silver/orders.sql",
+		    "SELECT order_id, region, amount, 1 AS one FROM landing.orders\n");
+	assert_int_equal(bind_with(f, &d, cache, NULL, &ran), 4);
+	assert_int_equal(ran, 3);
+
+	assert_int_equal(bind_with(f, &d, cache, &no_amount, &ran), 1);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.items[0].file, "models/silver/orders.sql");
+	assert_non_null(strstr(d.items[0].msg, "\"amount\" not found"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +218,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_what_is_not_bound, setup,
 						fixture_project_teardown),
 		cmocka_unit_test_setup_teardown(test_bound_once_per_model, setup,
+						fixture_project_teardown),
+		cmocka_unit_test_setup_teardown(test_cache_between_processes, setup,
 						fixture_project_teardown),
 	};
 

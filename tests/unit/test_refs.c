@@ -16,6 +16,7 @@
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "project/model.h"
 #include "project/refs.h"
 #include "warehouse/sqlparse.h"
@@ -592,6 +593,102 @@ static void test_parse_text(void **state)
 	free(text);
 }
 
+/* The model's references as one line: each with its span and alias. */
+static const char *refs_dump(struct fx *f)
+{
+	const char *s = arena_sprintf(f->a, "%s|%s|%d|", f->m.tree_hash,
+				      f->m.aggregates ? f->m.aggregates : "-",
+				      f->m.filter_reads_self);
+
+	for (size_t i = 0; i < f->m.nrefs; i++) {
+		const struct model_ref *r = &f->m.refs[i];
+
+		s = arena_sprintf(f->a, "%s%s.%s as %s %d@%d:%zu+%zu;", s, r->schema, r->name,
+				  r->alias, r->schema_given, (int)r->span.part, r->span.offset,
+				  r->span.len);
+	}
+	return s;
+}
+
+/* refs_find of body and filter into a model of its own, by a parser
+ * (another process's) keeping what it derives in the file at path. */
+static const char *found_with_cache(struct fx *f, const char *path, const char *body,
+				    const char *filter)
+{
+	struct sqlparse *p = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	const char *dump;
+
+	memset(&f->m, 0, sizeof(f->m));
+	f->m.path = PATH;
+	f->m.fqn = "silver.orders";
+	f->m.body_line = 1;
+	f->m.body = body;
+	f->m.filter = filter;
+	f->m.filter_line = filter ? 1 : 0;
+	assert_int_equal(sqlparse_open(&p, &err), 0);
+	sqlparse_use_derived_cache(p, path);
+	assert_int_equal(refs_scan_placeholders(f->a, &f->m, &f->d), 0);
+	assert_int_equal(refs_find(p, f->a, &f->m, &f->d), 0);
+	sqlparse_close(p);
+	dump = refs_dump(f);
+	assert_non_null(f->m.tree);
+	return dump;
+}
+
+/* What refs_find derives is kept between processes and read back as it
+ * was found (quoted names of any bytes, spans in body and filter, the
+ * model's own name dropped); what is read back is the file's, not found
+ * again; a torn file counts as none. */
+static void test_derived_kept_between_processes(void **state)
+{
+	struct fx *f = *state;
+	const char *body = "WITH c AS (SELECT * FROM \"we:ird\"\"\tname\".\"x 1\" AS w)\n"
+			   "SELECT region, count(*) AS n FROM c JOIN gold.regions r USING (region)\n"
+			   "WHERE t >= '{since}' GROUP BY region";
+	const char *filter = "WHERE n > (SELECT max(n) FROM silver.orders) AND {watermark} > 0";
+	char root[PATH_MAX], path[PATH_MAX + 32];
+	const char *fresh, *again;
+	char *text;
+	size_t len;
+	FILE *fp;
+
+	fixture_mkdtemp(root, "derived");
+	snprintf(path, sizeof(path), "%s/derived-cache", root);
+	fresh = found_with_cache(f, path, body, filter);
+	assert_non_null(strstr(fresh, "we:ird\"\tname.x 1 as w 1@0:"));
+	assert_non_null(strstr(fresh, "|GROUP BY|1|"));
+	again = found_with_cache(f, path, body, filter);
+	assert_string_equal(again, fresh);
+
+	/* the kept text changed by hand (its checksum made anew): read as is */
+	fp = fopen(path, "rb");
+	assert_non_null(fp);
+	text = calloc(1, 1 << 16);
+	len = fread(text, 1, (1 << 16) - 1, fp);
+	fclose(fp);
+	{
+		char *rec = strchr(text, '\n') + 1, *body_at = strchr(rec, '\n') + 1, *r;
+		size_t n = strtoul(rec + 65, NULL, 10);
+
+		r = strstr(body_at, "7:regions");
+		assert_non_null(r);
+		memcpy(r, "7:reg1ons", 9);
+		snprintf(rec + 65, 64, "%zu %llx", n,
+			 (unsigned long long)hash_bytes(HASH_INIT, body_at, n));
+		rec[65 + strlen(rec + 65)] = '\n';
+	}
+	fixture_put(root, "derived-cache", text);
+	again = found_with_cache(f, path, body, filter);
+	assert_non_null(strstr(again, "gold.reg1ons"));
+
+	fixture_put(root, "derived-cache", arena_strndup(f->a, text, len / 2));
+	again = found_with_cache(f, path, body, filter);
+	assert_string_equal(again, fresh);
+	free(text);
+	fixture_rmtree(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -624,6 +721,7 @@ int main(void)
 		T(test_two_statements),
 		T(test_not_a_query),
 		T(test_parse_text),
+		T(test_derived_kept_between_processes),
 #undef T
 	};
 

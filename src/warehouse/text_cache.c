@@ -1,12 +1,12 @@
 /*
- * This file implements the parse-tree cache (sqlparse_cache.h). The file:
- * a first line "sluice parse cache 2 VERSION", then per tree a line of
- * its key in hex, its length and its checksum, the tree, and a newline.
+ * This file implements the text caches (text_cache.h). The file: a first
+ * line "sluice KIND 2 VERSION", then per text a line of its key in hex,
+ * its length and its checksum, the text, and a newline.
  * Anything that does not read so (a torn write, a changed byte) ends what
  * is taken from it: a cache is only ever a shortcut, never an answer of
  * its own.
  */
-#include "warehouse/sqlparse_cache.h"
+#include "warehouse/text_cache.h"
 
 #include "core/hash.h"
 #include "core/xalloc.h"
@@ -19,24 +19,24 @@
 #include <unistd.h>
 
 #define KEY_LEN 32
-#define HEADER "sluice parse cache 2 "
-/* a tree larger than this is no tree of a model */
-#define TREE_MAX (64u << 20)
+#define FORMAT "2"
+/* a text larger than this is no model's */
+#define TEXT_MAX (64u << 20)
 
 struct entry {
 	unsigned char key[KEY_LEN];
-	char *tree;
+	char *text;
 	bool used;
 };
 
-struct parse_cache {
-	char *path, *version;
+struct text_cache {
+	char *path, *header;
 	struct entry *slots;
 	size_t cap, n;
-	bool changed; /* a tree added since the file was read */
+	bool changed; /* a text added since the file was read */
 };
 
-static size_t slot_of(const struct parse_cache *c, const unsigned char *key)
+static size_t slot_of(const struct text_cache *c, const unsigned char *key)
 {
 	size_t h;
 
@@ -44,15 +44,15 @@ static size_t slot_of(const struct parse_cache *c, const unsigned char *key)
 	return h & (c->cap - 1);
 }
 
-static struct entry *find(struct parse_cache *c, const unsigned char *key)
+static struct entry *find(struct text_cache *c, const unsigned char *key)
 {
-	for (size_t i = slot_of(c, key); c->slots[i].tree; i = (i + 1) & (c->cap - 1))
+	for (size_t i = slot_of(c, key); c->slots[i].text; i = (i + 1) & (c->cap - 1))
 		if (memcmp(c->slots[i].key, key, KEY_LEN) == 0)
 			return &c->slots[i];
 	return NULL;
 }
 
-static void insert(struct parse_cache *c, const unsigned char *key, char *tree, bool used)
+static void insert(struct text_cache *c, const unsigned char *key, char *text, bool used)
 {
 	size_t i;
 
@@ -64,19 +64,19 @@ static void insert(struct parse_cache *c, const unsigned char *key, char *tree, 
 		c->slots = xcalloc(c->cap, sizeof(*c->slots));
 		c->n = 0;
 		for (size_t k = 0; k < old_cap; k++)
-			if (old[k].tree)
-				insert(c, old[k].key, old[k].tree, old[k].used);
+			if (old[k].text)
+				insert(c, old[k].key, old[k].text, old[k].used);
 		free(old);
 	}
-	for (i = slot_of(c, key); c->slots[i].tree; i = (i + 1) & (c->cap - 1))
+	for (i = slot_of(c, key); c->slots[i].text; i = (i + 1) & (c->cap - 1))
 		;
 	memcpy(c->slots[i].key, key, KEY_LEN);
-	c->slots[i].tree = tree;
+	c->slots[i].text = text;
 	c->slots[i].used = used;
 	c->n++;
 }
 
-/* FNV-1a over the tree: a check against torn and changed files, not
+/* FNV-1a over the text: a check against torn and changed files, not
  * against anyone who means to forge one (who could edit the models) */
 static unsigned long long checksum(const char *s, size_t len)
 {
@@ -96,7 +96,7 @@ static bool read_key(const char *hex, unsigned char *key)
 }
 
 /* The records of f after its header, until one does not read. */
-static void read_records(struct parse_cache *c, FILE *f)
+static void read_records(struct text_cache *c, FILE *f)
 {
 	char line[128];
 
@@ -104,61 +104,58 @@ static void read_records(struct parse_cache *c, FILE *f)
 		unsigned char key[KEY_LEN];
 		unsigned long len;
 		unsigned long long sum;
-		char *tree;
+		char *text;
 
 		if (strlen(line) < 2 * KEY_LEN + 3 || line[2 * KEY_LEN] != ' ' || !read_key(line, key) ||
-		    sscanf(line + 2 * KEY_LEN + 1, "%lu %llx", &len, &sum) != 2 || len > TREE_MAX)
+		    sscanf(line + 2 * KEY_LEN + 1, "%lu %llx", &len, &sum) != 2 || len > TEXT_MAX)
 			return;
-		tree = xmalloc(len + 1);
-		if (fread(tree, 1, len, f) != len || fgetc(f) != '\n' || find(c, key) ||
-		    checksum(tree, len) != sum) {
-			free(tree);
+		text = xmalloc(len + 1);
+		if (fread(text, 1, len, f) != len || fgetc(f) != '\n' || find(c, key) ||
+		    checksum(text, len) != sum) {
+			free(text);
 			return;
 		}
-		tree[len] = '\0';
-		insert(c, key, tree, false);
+		text[len] = '\0';
+		insert(c, key, text, false);
 	}
 }
 
-struct parse_cache *parse_cache_load(const char *path, const char *version)
+struct text_cache *text_cache_load(const char *path, const char *kind, const char *version)
 {
-	struct parse_cache *c = xcalloc(1, sizeof(*c));
-	char header[256];
+	struct text_cache *c = xcalloc(1, sizeof(*c));
+	char got[256];
+	size_t len = strlen(kind) + strlen(version) + 16;
 	FILE *f;
 
 	c->path = xstrdup(path);
-	c->version = xstrdup(version);
+	c->header = xmalloc(len);
+	snprintf(c->header, len, "sluice %s " FORMAT " %s\n", kind, version);
 	c->cap = 256;
 	c->slots = xcalloc(c->cap, sizeof(*c->slots));
 	f = fopen(path, "rb");
 	if (!f)
 		return c;
-	snprintf(header, sizeof(header), HEADER "%s\n", version);
-	{
-		char got[256];
-
-		if (fgets(got, sizeof(got), f) && strcmp(got, header) == 0)
-			read_records(c, f);
-	}
+	if (fgets(got, sizeof(got), f) && strcmp(got, c->header) == 0)
+		read_records(c, f);
 	fclose(f);
 	return c;
 }
 
-const char *parse_cache_get(struct parse_cache *c, const unsigned char *key)
+const char *text_cache_get(struct text_cache *c, const unsigned char *key)
 {
 	struct entry *e = find(c, key);
 
 	if (!e)
 		return NULL;
 	e->used = true;
-	return e->tree;
+	return e->text;
 }
 
-void parse_cache_put(struct parse_cache *c, const unsigned char *key, const char *tree)
+void text_cache_put(struct text_cache *c, const unsigned char *key, const char *text)
 {
 	if (find(c, key))
 		return;
-	insert(c, key, xstrdup(tree), true);
+	insert(c, key, xstrdup(text), true);
 	c->changed = true;
 }
 
@@ -174,7 +171,7 @@ static void make_folder(const char *path)
 	free(dir);
 }
 
-static void write_all(struct parse_cache *c)
+static void write_all(struct text_cache *c)
 {
 	size_t len = strlen(c->path) + 16;
 	char *tmp = xmalloc(len);
@@ -188,17 +185,17 @@ static void write_all(struct parse_cache *c)
 		free(tmp);
 		return;
 	}
-	ok = fprintf(f, HEADER "%s\n", c->version) > 0;
+	ok = fputs(c->header, f) >= 0;
 	for (size_t i = 0; ok && i < c->cap; i++) {
 		const struct entry *e = &c->slots[i];
 
-		if (!e->tree || !e->used)
+		if (!e->text || !e->used)
 			continue;
 		for (size_t k = 0; k < KEY_LEN; k++)
 			fprintf(f, "%02x", e->key[k]);
-		ok = fprintf(f, " %zu %llx\n", strlen(e->tree),
-			     checksum(e->tree, strlen(e->tree))) > 0 &&
-		     fwrite(e->tree, 1, strlen(e->tree), f) == strlen(e->tree) && fputc('\n', f) != EOF;
+		ok = fprintf(f, " %zu %llx\n", strlen(e->text),
+			     checksum(e->text, strlen(e->text))) > 0 &&
+		     fwrite(e->text, 1, strlen(e->text), f) == strlen(e->text) && fputc('\n', f) != EOF;
 	}
 	ok = fclose(f) == 0 && ok;
 	if (!ok || rename(tmp, c->path) != 0)
@@ -206,23 +203,23 @@ static void write_all(struct parse_cache *c)
 	free(tmp);
 }
 
-void parse_cache_save(struct parse_cache *c)
+void text_cache_save(struct text_cache *c)
 {
 	bool unused = false, used = false;
 
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->cap; i++) {
-		unused |= c->slots[i].tree && !c->slots[i].used;
-		used |= c->slots[i].tree && c->slots[i].used;
+		unused |= c->slots[i].text && !c->slots[i].used;
+		used |= c->slots[i].text && c->slots[i].used;
 	}
 	/* a process that parsed nothing leaves the file as it is */
 	if (c->changed || (unused && used))
 		write_all(c);
 	for (size_t i = 0; i < c->cap; i++)
-		free(c->slots[i].tree);
+		free(c->slots[i].text);
 	free(c->slots);
 	free(c->path);
-	free(c->version);
+	free(c->header);
 	free(c);
 }
