@@ -548,7 +548,11 @@ int cli_lineage(struct cli_args *args)
 		cli_session_close(&s);
 		return CLI_FAILED;
 	}
-	lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
+	/* an upstream walk looks at m and what it reads, not at the rest */
+	if (sh.down || args->edges)
+		lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
+	else
+		lineage_graph_build_upstream(s.arena, s.project, m, warehouse_columns, &s, &sh.g);
 	if (args->edges) {
 		sh.json = args->json ? json_object() : NULL;
 		rc = column ? CLI_USAGE : edges(&sh, m);

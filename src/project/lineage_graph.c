@@ -84,8 +84,9 @@ static bool graph_columns(void *ctx, const char *schema, const char *table,
 	return true;
 }
 
-void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn outside, void *ctx,
-			 struct lineage_graph *g)
+/* The lineage of the models want marks (NULL: every model). */
+static void build(struct arena *a, struct project *p, const bool *want, lineage_columns_fn outside,
+		  void *ctx, struct lineage_graph *g)
 {
 	size_t n = p->nmodels;
 
@@ -102,6 +103,8 @@ void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn 
 
 		g->seed_cols[i] = NULL;
 		g->nseed_cols[i] = 0;
+		if (want && !want[i])
+			continue;
 		if (m->mat == MAT_SEED) {
 			seed_columns(g, m);
 			continue;
@@ -121,6 +124,33 @@ void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn 
 		}
 		free(text);
 	}
+}
+
+void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn outside, void *ctx,
+			 struct lineage_graph *g)
+{
+	build(a, p, NULL, outside, ctx, g);
+}
+
+/* Marks m and every model it reads, directly or not. */
+static void mark_upstream(const struct model *m, bool *want)
+{
+	if (want[m->order])
+		return;
+	want[m->order] = true;
+	for (size_t i = 0; i < m->nrefs; i++)
+		if (m->refs[i].target)
+			mark_upstream(m->refs[i].target, want);
+}
+
+void lineage_graph_build_upstream(struct arena *a, struct project *p, const struct model *m,
+				  lineage_columns_fn outside, void *ctx, struct lineage_graph *g)
+{
+	bool *want = arena_alloc(a, p->nmodels + 1);
+
+	memset(want, 0, p->nmodels + 1);
+	mark_upstream(m, want);
+	build(a, p, want, outside, ctx, g);
 }
 
 static bool model_mutable(const struct model *m, int depth);

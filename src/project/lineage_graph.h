@@ -28,6 +28,10 @@ struct lineage_graph {
  * none is known). Strings live in a. */
 void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn outside, void *ctx,
 			 struct lineage_graph *g);
+/* The same for m and the models it reads, directly or not: all that an
+ * upstream walk from m looks at. The other models have none. */
+void lineage_graph_build_upstream(struct arena *a, struct project *p, const struct model *m,
+				  lineage_columns_fn outside, void *ctx, struct lineage_graph *g);
 
 /* The model relation ("schema.table") names, or NULL: a source or a table
  * outside the project. */

@@ -340,8 +340,11 @@ static void hex_digest(EVP_MD_CTX *ctx, char *out)
 
 	EVP_DigestFinal_ex(ctx, md, &len);
 	EVP_MD_CTX_free(ctx);
-	for (unsigned int i = 0; i < len && i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	for (unsigned int i = 0; i < len && i < 32; i++) {
+		out[2 * i] = "0123456789abcdef"[md[i] >> 4];
+		out[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
+	}
+	out[2 * (len < 32 ? len : 32)] = '\0';
 }
 
 /* The checks a build of m runs: its own, and those of the ephemerals it

@@ -29,8 +29,9 @@ struct sqlparse {
 };
 
 /* The function catalog's aggregates and volatile functions, lowercase and
- * sorted, read once: the catalog is DuckDB's own, the same for every
- * parser of the process, and never freed. */
+ * sorted, read once, when first asked for: the catalog is DuckDB's own,
+ * the same for every parser of the process, and never freed. A command
+ * whose models' readings are all kept (refs.c) never asks. */
 struct names {
 	char **v;
 	size_t n;
@@ -62,32 +63,39 @@ static void split_names(char *list, struct names *out)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_name);
 }
 
-/* One pass over the catalog, which every process that parses pays once
- * (about 15 ms): the aggregates, then '|', then the volatile functions. */
-static void load_catalog(duckdb_connection conn)
+/* One pass over the catalog of a database of its own (about 15 ms): the
+ * aggregates, then '|', then the volatile functions. Called with
+ * catalog.mu held. */
+static void load_catalog(void)
 {
+	duckdb_database db = NULL;
+	duckdb_connection conn = NULL;
 	duckdb_result res;
 	char *text = NULL, *bar;
 
-	pthread_mutex_lock(&catalog.mu);
-	if (!catalog.loaded &&
-	    duckdb_query(conn,
+	if (catalog.loaded)
+		return;
+	catalog.loaded = true;
+	if (duckdb_open(NULL, &db) != DuckDBSuccess || duckdb_connect(db, &conn) != DuckDBSuccess) {
+		duckdb_close(&db);
+		return;
+	}
+	if (duckdb_query(conn,
 			 "SELECT coalesce(string_agg(DISTINCT lower(function_name), ',') FILTER "
 			 "(WHERE function_type = 'aggregate'), '') || '|' || "
 			 "coalesce(string_agg(DISTINCT lower(function_name), ',') FILTER "
 			 "(WHERE stability = 'VOLATILE'), '') FROM duckdb_functions()",
 			 &res) == DuckDBSuccess)
 		text = first_text(&res);
-	if (!catalog.loaded)
-		duckdb_destroy_result(&res);
+	duckdb_destroy_result(&res);
+	duckdb_disconnect(&conn);
+	duckdb_close(&db);
 	if (text && (bar = strchr(text, '|'))) {
 		*bar = '\0';
 		split_names(text, &catalog.aggregates);
 		split_names(bar + 1, &catalog.volatiles);
 	}
 	free(text);
-	catalog.loaded = true;
-	pthread_mutex_unlock(&catalog.mu);
 }
 
 static const char *find_name(const struct names *set, const char *name)
@@ -109,6 +117,7 @@ const char *sqlparse_aggregate(const char *name)
 	const char *found;
 
 	pthread_mutex_lock(&catalog.mu);
+	load_catalog();
 	found = find_name(&catalog.aggregates, name);
 	pthread_mutex_unlock(&catalog.mu);
 	return found;
@@ -119,6 +128,7 @@ bool sqlparse_volatile(const char *name)
 	bool found;
 
 	pthread_mutex_lock(&catalog.mu);
+	load_catalog();
 	found = find_name(&catalog.volatiles, name) != NULL;
 	pthread_mutex_unlock(&catalog.mu);
 	return found;
@@ -149,7 +159,6 @@ int sqlparse_open(struct sqlparse **out, struct sl_err *err)
 		sqlparse_close(p);
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start the SQL parser");
 	}
-	load_catalog(p->conn);
 	*out = p;
 	return 0;
 }

@@ -41,10 +41,9 @@ int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_
 		  struct sl_err *err);
 
 /* What DuckDB's function catalog says of a function name (any case),
- * read once per process by the first sqlparse_open: the name as the
- * catalog spells it when it is an aggregate, else NULL; whether it gives
- * other values on each call (its stability is VOLATILE). Both answer
- * NULL/false before a parser was opened. */
+ * read once per process when first asked: the name as the catalog
+ * spells it when it is an aggregate, else NULL; whether it gives other
+ * values on each call (its stability is VOLATILE). */
 const char *sqlparse_aggregate(const char *name);
 bool sqlparse_volatile(const char *name);
 

@@ -324,6 +324,37 @@ static void test_rows_of_a_model_read(void **state)
 	arena_free(a);
 }
 
+/* An upstream walk's graph holds the model and what it reads, directly
+ * or not, each as the whole graph has it, and no other model. */
+static void test_upstream_graph(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	char root[PATH_MAX];
+	struct project *p;
+	struct lineage_graph whole, up;
+	const struct model *b;
+
+	(void)state;
+	fixture_mkdtemp(root, "lineage-upstream");
+	fixture_put(root, "sluice.yml", "name: up\n");
+	fixture_put(root, "models/gen/a.sql", "SELECT x, y FROM raw.t\n");
+	fixture_put(root, "models/gen/b.sql", "SELECT x + y AS s FROM gen.a WHERE y > 0\n");
+	fixture_put(root, "models/gen/c.sql", "SELECT sum(s) AS total FROM gen.b\n");
+	fixture_put(root, "models/gen/d.sql", "SELECT y FROM gen.a\n");
+	p = fixture_load_valid(a, root);
+	b = fixture_model(p, "gen.b");
+	lineage_graph_build(a, p, NULL, NULL, &whole);
+	lineage_graph_build_upstream(a, p, b, NULL, NULL, &up);
+	assert_non_null(up.of[fixture_model(p, "gen.a")->order]);
+	assert_null(up.of[fixture_model(p, "gen.c")->order]);
+	assert_null(up.of[fixture_model(p, "gen.d")->order]);
+	assert_string_equal(inputs(a, up.of[b->order], "s"), inputs(a, whole.of[b->order], "s"));
+	assert_string_equal(inputs(a, up.of[b->order], "s"),
+			    "FILTER gen.a.y, TRANSFORMATION gen.a.x, TRANSFORMATION gen.a.y");
+	fixture_rmtree(root);
+	arena_free(a);
+}
+
 static void test_unknown_is_named(void **state)
 {
 	struct arena *a = arena_new(NULL);
@@ -455,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_windows_cases_and_sets),
 		cmocka_unit_test(test_distinct_rows),
 		cmocka_unit_test(test_rows_of_a_model_read),
+		cmocka_unit_test(test_upstream_graph),
 		cmocka_unit_test(test_unknown_is_named),
 		cmocka_unit_test(test_typed_edges),
 		cmocka_unit_test(test_many_inputs_once),
