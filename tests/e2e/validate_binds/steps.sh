@@ -18,3 +18,13 @@ note a column that is not there, in a model whose inputs are built, on either wa
 sed -i 's/r.manager/r.managr/' models/gold/by_manager.sql
 sl validate
 sed -i 's/r.managr/r.manager/' models/gold/by_manager.sql
+note the seed header changed: the model reading it is bound again over the new columns
+sed -i '1s/manager/boss/' seeds/regions.csv
+sl validate
+sed -i '1s/boss/manager/' seeds/regions.csv
+sl validate
+note validate keeps what it bound in .sluice, and a change it reads through is not hidden by it
+is_postgres || [ "$(head -c 18 .sluice/bind-cache)" = "sluice bind cache " ] || echo "no bind cache kept"
+[ "$(head -c 21 .sluice/derived-cache)" = "sluice derived cache " ] || echo "no derived cache kept"
+sed -i 's/SELECT r.manager/SELECT r.managr/' models/gold/by_manager.sql
+sl validate
