@@ -535,7 +535,7 @@ int cli_lineage(struct cli_args *args)
 		return rc;
 	sh.s = &s;
 	if (whole && !args->npos) {
-		lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
+		lineage_graph_build(s.arena, s.project, s.parser, warehouse_columns, &s, &sh.g);
 		sh.json = args->json ? json_object() : NULL;
 		rc = args->audit ? audit(&sh) : args->edges ? edges(&sh, NULL) : openlineage(&sh);
 		json_decref(sh.json);
@@ -550,9 +550,9 @@ int cli_lineage(struct cli_args *args)
 	}
 	/* an upstream walk looks at m and what it reads, not at the rest */
 	if (sh.down || args->edges)
-		lineage_graph_build(s.arena, s.project, warehouse_columns, &s, &sh.g);
+		lineage_graph_build(s.arena, s.project, s.parser, warehouse_columns, &s, &sh.g);
 	else
-		lineage_graph_build_upstream(s.arena, s.project, m, warehouse_columns, &s, &sh.g);
+		lineage_graph_build_upstream(s.arena, s.project, s.parser, m, warehouse_columns, &s, &sh.g);
 	if (args->edges) {
 		sh.json = args->json ? json_object() : NULL;
 		rc = column ? CLI_USAGE : edges(&sh, m);

@@ -194,8 +194,8 @@ static void index_grow(struct arena *a, struct lineage_column *c, size_t n)
 		index_put(c->index, cap, &c->inputs[k], k);
 }
 
-static void add_input(struct arena *a, struct lineage_column *c, const char *relation,
-		      const char *column, enum lineage_kind kind)
+void lineage_column_add(struct arena *a, struct lineage_column *c, const char *relation,
+			const char *column, enum lineage_kind kind)
 {
 	struct lineage_input *in;
 
@@ -236,7 +236,7 @@ static void add_from(struct arena *a, struct lineage_column *dst, const struct l
 		     enum lineage_kind kind)
 {
 	for (size_t i = 0; i < src->ninputs; i++)
-		add_input(a, dst, src->inputs[i].relation, src->inputs[i].column,
+		lineage_column_add(a, dst, src->inputs[i].relation, src->inputs[i].column,
 			  compose(kind, src->inputs[i].kind));
 }
 
@@ -267,7 +267,7 @@ static bool rel_column(struct walk *w, const struct rel *r, const char *name, en
 		return true;
 	}
 	if (!r->known) {
-		add_input(w->a, out, r->base, lower(w->a, name), kind);
+		lineage_column_add(w->a, out, r->base, lower(w->a, name), kind);
 		return true;
 	}
 	if (!(c = find_col(r->cols, r->ncols, "*")))
@@ -275,7 +275,7 @@ static bool rel_column(struct walk *w, const struct rel *r, const char *name, en
 	for (size_t i = 0; i < c->ninputs; i++) {
 		const struct lineage_input *in = &c->inputs[i];
 
-		add_input(w->a, out, in->relation,
+		lineage_column_add(w->a, out, in->relation,
 			  strcmp(in->column, "*") == 0 ? lower(w->a, name) : in->column,
 			  compose(kind, in->kind));
 	}
@@ -573,7 +573,7 @@ static void base_table(struct walk *w, struct scope *s, json_t *f)
 	for (size_t i = 0; i < n; i++) {
 		const char *col = lower(w->a, cols[i]);
 
-		add_input(w->a, push_col(w->a, &r->cols, &r->ncols, &r->cols_cap, col), fqn, col,
+		lineage_column_add(w->a, push_col(w->a, &r->cols, &r->ncols, &r->cols_cap, col), fqn, col,
 			  LINEAGE_IDENTITY);
 	}
 }
@@ -746,7 +746,7 @@ static void star(struct walk *w, const struct scope *s, json_t *e, struct lineag
 			struct lineage_column *c =
 				push_col(w->a, &q->cols, &q->ncols, &q->cols_cap, "*");
 
-			add_input(w->a, c, r->base, "*", LINEAGE_IDENTITY);
+			lineage_column_add(w->a, c, r->base, "*", LINEAGE_IDENTITY);
 			unknown(w, arena_sprintf(w->a, "* of %s, whose columns are not known", r->base),
 				tree_location(&w->t, e));
 			continue;

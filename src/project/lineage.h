@@ -106,6 +106,10 @@ int lineage_query(struct arena *a, const char *tree, const char *text, bool unwr
 void lineage_add_rows(struct arena *a, struct lineage *l, const char *relation,
 		      const struct lineage_column *rows);
 
+/* Adds an input to c, unless c has it already. */
+void lineage_column_add(struct arena *a, struct lineage_column *c, const char *relation,
+			const char *column, enum lineage_kind kind);
+
 /* "row", "agg", "side", "unknown". */
 const char *lineage_edge_name(enum lineage_edge_type t);
 

@@ -7,6 +7,7 @@
 #include "project/lineage_graph.h"
 
 #include "core/arena.h"
+#include "project/lineage_kept.h"
 #include "project/project.h"
 #include "project/refs.h"
 
@@ -85,8 +86,8 @@ static bool graph_columns(void *ctx, const char *schema, const char *table,
 }
 
 /* The lineage of the models want marks (NULL: every model). */
-static void build(struct arena *a, struct project *p, const bool *want, lineage_columns_fn outside,
-		  void *ctx, struct lineage_graph *g)
+static void build(struct arena *a, struct project *p, struct sqlparse *kept, const bool *want,
+		  lineage_columns_fn outside, void *ctx, struct lineage_graph *g)
 {
 	size_t n = p->nmodels;
 
@@ -113,7 +114,8 @@ static void build(struct arena *a, struct project *p, const bool *want, lineage_
 			continue;
 		l = arena_alloc(a, sizeof(*l));
 		text = refs_parse_text(m, &filter_start);
-		if (lineage_query(a, m->tree, text, m->filter != NULL, graph_columns, g, l) == 0) {
+		if (lineage_query_kept(kept, a, m->tree, text, m->filter != NULL, graph_columns, g,
+				       l) == 0) {
 			for (size_t r = 0; r < m->nrefs; r++) {
 				const struct model *read = m->refs[r].target;
 
@@ -126,10 +128,10 @@ static void build(struct arena *a, struct project *p, const bool *want, lineage_
 	}
 }
 
-void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn outside, void *ctx,
-			 struct lineage_graph *g)
+void lineage_graph_build(struct arena *a, struct project *p, struct sqlparse *kept,
+			 lineage_columns_fn outside, void *ctx, struct lineage_graph *g)
 {
-	build(a, p, NULL, outside, ctx, g);
+	build(a, p, kept, NULL, outside, ctx, g);
 }
 
 /* Marks m and every model it reads, directly or not. */
@@ -143,14 +145,15 @@ static void mark_upstream(const struct model *m, bool *want)
 			mark_upstream(m->refs[i].target, want);
 }
 
-void lineage_graph_build_upstream(struct arena *a, struct project *p, const struct model *m,
-				  lineage_columns_fn outside, void *ctx, struct lineage_graph *g)
+void lineage_graph_build_upstream(struct arena *a, struct project *p, struct sqlparse *kept,
+				  const struct model *m, lineage_columns_fn outside, void *ctx,
+				  struct lineage_graph *g)
 {
 	bool *want = arena_alloc(a, p->nmodels + 1);
 
 	memset(want, 0, p->nmodels + 1);
 	mark_upstream(m, want);
-	build(a, p, want, outside, ctx, g);
+	build(a, p, kept, want, outside, ctx, g);
 }
 
 static bool model_mutable(const struct model *m, int depth);

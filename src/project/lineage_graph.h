@@ -10,6 +10,8 @@
 #include "project/lineage.h"
 #include "project/model.h"
 
+struct sqlparse;
+
 struct lineage_graph {
 	struct project *p;
 	struct arena *a;
@@ -25,13 +27,15 @@ struct lineage_graph {
 
 /* The lineage of every model of p (its references resolved by
  * dag_build); outside(ctx, ...) describes the tables no model makes (NULL:
- * none is known). Strings live in a. */
-void lineage_graph_build(struct arena *a, struct project *p, lineage_columns_fn outside, void *ctx,
-			 struct lineage_graph *g);
+ * none is known); each model's lineage kept by the parser kept between
+ * processes (lineage_kept.h; NULL: found anew). Strings live in a. */
+void lineage_graph_build(struct arena *a, struct project *p, struct sqlparse *kept,
+			 lineage_columns_fn outside, void *ctx, struct lineage_graph *g);
 /* The same for m and the models it reads, directly or not: all that an
  * upstream walk from m looks at. The other models have none. */
-void lineage_graph_build_upstream(struct arena *a, struct project *p, const struct model *m,
-				  lineage_columns_fn outside, void *ctx, struct lineage_graph *g);
+void lineage_graph_build_upstream(struct arena *a, struct project *p, struct sqlparse *kept,
+				  const struct model *m, lineage_columns_fn outside, void *ctx,
+				  struct lineage_graph *g);
 
 /* The model relation ("schema.table") names, or NULL: a source or a table
  * outside the project. */

@@ -81,7 +81,7 @@ static void table_free(struct table *t)
 void sqlbind_use_cache(struct sqlbind *b, const char *path)
 {
 	text_cache_save(b->cache);
-	b->cache = text_cache_load(path, "bind cache", duckdb_library_version());
+	b->cache = text_cache_load(path, "bind cache", duckdb_library_version(), 0);
 }
 
 static size_t slot_of(const struct sqlbind *b, const char *schema, const char *name)

@@ -136,31 +136,38 @@ bool sqlparse_volatile(const char *name)
 
 int sqlparse_open(struct sqlparse **out, struct sl_err *err)
 {
-	struct sqlparse *p = xcalloc(1, sizeof(*p));
+	(void)err;
+	*out = xcalloc(1, sizeof(**out));
+	return 0;
+}
+
+/* The parser's database, opened for the first query not kept: a command
+ * whose queries are all in the cache never pays for it. */
+static int start(struct sqlparse *p, struct sl_err *err)
+{
 	duckdb_config config = NULL;
 	duckdb_state st;
 
+	if (p->stmt)
+		return 0;
 	/* one thread: each query is one call on one constant, and with worker
 	 * threads every execution wakes (and waits for) all of them */
-	if (duckdb_create_config(&config) != DuckDBSuccess) {
-		free(p);
+	if (duckdb_create_config(&config) != DuckDBSuccess)
 		return sl_err_set(err, SL_E_INTERNAL, "cannot start the SQL parser");
-	}
 	duckdb_set_config(config, "threads", "1");
 	st = duckdb_open_ext(NULL, &p->db, config, NULL);
 	duckdb_destroy_config(&config);
-	if (st != DuckDBSuccess) {
-		free(p);
-		return sl_err_set(err, SL_E_INTERNAL, "cannot start the SQL parser");
-	}
-	if (duckdb_connect(p->db, &p->conn) != DuckDBSuccess ||
-	    duckdb_prepare(p->conn, "SELECT json_serialize_sql(?::VARCHAR)", &p->stmt) !=
-		    DuckDBSuccess) {
-		sqlparse_close(p);
-		return sl_err_set(err, SL_E_INTERNAL, "cannot start the SQL parser");
-	}
-	*out = p;
-	return 0;
+	if (st == DuckDBSuccess && duckdb_connect(p->db, &p->conn) == DuckDBSuccess &&
+	    duckdb_prepare(p->conn, "SELECT json_serialize_sql(?::VARCHAR)", &p->stmt) ==
+		    DuckDBSuccess)
+		return 0;
+	if (p->stmt)
+		duckdb_destroy_prepare(&p->stmt);
+	if (p->conn)
+		duckdb_disconnect(&p->conn);
+	duckdb_close(&p->db);
+	p->stmt = NULL;
+	return sl_err_set(err, SL_E_INTERNAL, "cannot start the SQL parser");
 }
 
 void sqlparse_close(struct sqlparse *p)
@@ -247,7 +254,7 @@ static char *first_text(duckdb_result *res)
 void sqlparse_use_cache(struct sqlparse *p, const char *path)
 {
 	text_cache_save(p->cache);
-	p->cache = text_cache_load(path, "parse cache", duckdb_library_version());
+	p->cache = text_cache_load(path, "parse cache", duckdb_library_version(), 0);
 }
 
 /* The program's build, as the file it runs from: its size and time. */
@@ -262,13 +269,18 @@ static bool build_identity(char *out, size_t len)
 	return true;
 }
 
+/* Commands use different parts of what is derived (validate a model's
+ * tables, lineage its columns): a text is kept through this many commands
+ * that do not use it. */
+#define DERIVED_KEPT_UNUSED 16
+
 void sqlparse_use_derived_cache(struct sqlparse *p, const char *path)
 {
 	char build[128];
 
 	text_cache_save(p->derived);
 	p->derived = build_identity(build, sizeof(build))
-			     ? text_cache_load(path, "derived cache", build)
+			     ? text_cache_load(path, "derived cache", build, DERIVED_KEPT_UNUSED)
 			     : NULL;
 }
 
@@ -301,6 +313,9 @@ int sqlparse_tree(struct sqlparse *p, const char *sql, char **json, long *error_
 			return 0;
 		}
 	}
+	rc = start(p, err);
+	if (rc)
+		return rc;
 	duckdb_clear_bindings(p->stmt);
 	if (duckdb_bind_varchar(p->stmt, 1, sql) != DuckDBSuccess)
 		return sl_err_set(err, SL_E_INTERNAL, "cannot bind SQL text for parsing");

@@ -1,7 +1,8 @@
 /*
  * This file implements the text caches (text_cache.h). The file: a first
- * line "sluice KIND 2 VERSION", then per text a line of its key in hex,
- * its length and its checksum, the text, and a newline.
+ * line "sluice KIND 3 VERSION", then per text a line of its key in hex,
+ * its length, its checksum and how many saves in a row it went unused,
+ * the text, and a newline.
  * Anything that does not read so (a torn write, a changed byte) ends what
  * is taken from it: a cache is only ever a shortcut, never an answer of
  * its own.
@@ -19,7 +20,7 @@
 #include <unistd.h>
 
 #define KEY_LEN 32
-#define FORMAT "2"
+#define FORMAT "3"
 /* a text larger than this is no model's */
 #define TEXT_MAX (64u << 20)
 
@@ -27,6 +28,7 @@ struct entry {
 	unsigned char key[KEY_LEN];
 	char *text;
 	bool used;
+	unsigned age; /* saves in a row it went unused, as read */
 };
 
 struct text_cache {
@@ -34,6 +36,7 @@ struct text_cache {
 	struct entry *slots;
 	size_t cap, n;
 	bool changed; /* a text added since the file was read */
+	unsigned keep_unused; /* saves in a row a text may go unused */
 };
 
 static size_t slot_of(const struct text_cache *c, const unsigned char *key)
@@ -52,7 +55,8 @@ static struct entry *find(struct text_cache *c, const unsigned char *key)
 	return NULL;
 }
 
-static void insert(struct text_cache *c, const unsigned char *key, char *text, bool used)
+static void insert(struct text_cache *c, const unsigned char *key, char *text, bool used,
+		   unsigned age)
 {
 	size_t i;
 
@@ -65,7 +69,7 @@ static void insert(struct text_cache *c, const unsigned char *key, char *text, b
 		c->n = 0;
 		for (size_t k = 0; k < old_cap; k++)
 			if (old[k].text)
-				insert(c, old[k].key, old[k].text, old[k].used);
+				insert(c, old[k].key, old[k].text, old[k].used, old[k].age);
 		free(old);
 	}
 	for (i = slot_of(c, key); c->slots[i].text; i = (i + 1) & (c->cap - 1))
@@ -73,6 +77,7 @@ static void insert(struct text_cache *c, const unsigned char *key, char *text, b
 	memcpy(c->slots[i].key, key, KEY_LEN);
 	c->slots[i].text = text;
 	c->slots[i].used = used;
+	c->slots[i].age = age;
 	c->n++;
 }
 
@@ -83,14 +88,24 @@ static unsigned long long checksum(const char *s, size_t len)
 	return (unsigned long long)hash_bytes(HASH_INIT, s, len);
 }
 
+/* A hex digit's value, or -1. */
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
 static bool read_key(const char *hex, unsigned char *key)
 {
 	for (size_t i = 0; i < KEY_LEN; i++) {
-		unsigned int b;
+		int hi = hex_value(hex[2 * i]), lo = hi < 0 ? -1 : hex_value(hex[2 * i + 1]);
 
-		if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+		if (lo < 0)
 			return false;
-		key[i] = (unsigned char)b;
+		key[i] = (unsigned char)(hi << 4 | lo);
 	}
 	return true;
 }
@@ -104,10 +119,12 @@ static void read_records(struct text_cache *c, FILE *f)
 		unsigned char key[KEY_LEN];
 		unsigned long len;
 		unsigned long long sum;
+		unsigned age;
 		char *text;
 
 		if (strlen(line) < 2 * KEY_LEN + 3 || line[2 * KEY_LEN] != ' ' || !read_key(line, key) ||
-		    sscanf(line + 2 * KEY_LEN + 1, "%lu %llx", &len, &sum) != 2 || len > TEXT_MAX)
+		    sscanf(line + 2 * KEY_LEN + 1, "%lu %llx %u", &len, &sum, &age) != 3 ||
+		    len > TEXT_MAX)
 			return;
 		text = xmalloc(len + 1);
 		if (fread(text, 1, len, f) != len || fgetc(f) != '\n' || find(c, key) ||
@@ -116,11 +133,12 @@ static void read_records(struct text_cache *c, FILE *f)
 			return;
 		}
 		text[len] = '\0';
-		insert(c, key, text, false);
+		insert(c, key, text, false, age);
 	}
 }
 
-struct text_cache *text_cache_load(const char *path, const char *kind, const char *version)
+struct text_cache *text_cache_load(const char *path, const char *kind, const char *version,
+				   unsigned keep_unused)
 {
 	struct text_cache *c = xcalloc(1, sizeof(*c));
 	char got[256];
@@ -128,6 +146,7 @@ struct text_cache *text_cache_load(const char *path, const char *kind, const cha
 	FILE *f;
 
 	c->path = xstrdup(path);
+	c->keep_unused = keep_unused;
 	c->header = xmalloc(len);
 	snprintf(c->header, len, "sluice %s " FORMAT " %s\n", kind, version);
 	c->cap = 256;
@@ -155,7 +174,7 @@ void text_cache_put(struct text_cache *c, const unsigned char *key, const char *
 {
 	if (find(c, key))
 		return;
-	insert(c, key, xstrdup(text), true);
+	insert(c, key, xstrdup(text), true, 0);
 	c->changed = true;
 }
 
@@ -188,13 +207,14 @@ static void write_all(struct text_cache *c)
 	ok = fputs(c->header, f) >= 0;
 	for (size_t i = 0; ok && i < c->cap; i++) {
 		const struct entry *e = &c->slots[i];
+		unsigned age = e->used ? 0 : e->age + 1;
 
-		if (!e->text || !e->used)
+		if (!e->text || age > c->keep_unused)
 			continue;
 		for (size_t k = 0; k < KEY_LEN; k++)
 			fprintf(f, "%02x", e->key[k]);
-		ok = fprintf(f, " %zu %llx\n", strlen(e->text),
-			     checksum(e->text, strlen(e->text))) > 0 &&
+		ok = fprintf(f, " %zu %llx %u\n", strlen(e->text),
+			     checksum(e->text, strlen(e->text)), age) > 0 &&
 		     fwrite(e->text, 1, strlen(e->text), f) == strlen(e->text) && fputc('\n', f) != EOF;
 	}
 	ok = fclose(f) == 0 && ok;
@@ -213,7 +233,7 @@ void text_cache_save(struct text_cache *c)
 		unused |= c->slots[i].text && !c->slots[i].used;
 		used |= c->slots[i].text && c->slots[i].used;
 	}
-	/* a process that parsed nothing leaves the file as it is */
+	/* a process that used nothing leaves the file as it is */
 	if (c->changed || (unused && used))
 		write_all(c);
 	for (size_t i = 0; i < c->cap; i++)

@@ -14,17 +14,19 @@ struct text_cache;
 
 /* The texts in the file at path, written for kind ("parse cache") by a
  * program of version; an empty cache when there is none, or it is of
- * another kind or version, or unreadable. */
-struct text_cache *text_cache_load(const char *path, const char *kind, const char *version);
+ * another kind or version, or unreadable. A text goes when keep_unused
+ * saves in a row found it unused (0: the first that does). */
+struct text_cache *text_cache_load(const char *path, const char *kind, const char *version,
+				   unsigned keep_unused);
 
 /* The text kept for key, or NULL; in the cache, which owns it. */
 const char *text_cache_get(struct text_cache *c, const unsigned char *key);
 void text_cache_put(struct text_cache *c, const unsigned char *key, const char *text);
 
-/* Writes the texts this process used (and only those: a query no longer
- * in the project goes) when that changes the file, whole, through a
- * temporary file renamed over it; a cache that cannot be written is let
- * go. Frees c. */
+/* Writes the texts this process used, and those unused for no more than
+ * keep_unused saves (so that a query no longer in the project goes), when
+ * that changes the file, whole, through a temporary file renamed over it;
+ * a cache that cannot be written is let go. Frees c. */
 void text_cache_save(struct text_cache *c);
 
 #endif

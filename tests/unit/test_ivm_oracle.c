@@ -861,6 +861,21 @@ static int line_cmp(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+/* A value as the splits compare it: a number with a fraction to 12
+ * significant digits. The split decides the order an input's rows are
+ * stored in, and a sum of floats taken in another order may differ in
+ * its last digits (a query from scratch over each table would too). */
+static const char *comparable(struct arena *a, const char *v)
+{
+	char *end;
+	double d;
+
+	if (!v || !strpbrk(v, ".eE"))
+		return v ? v : "NULL";
+	d = strtod(v, &end);
+	return *end ? v : arena_sprintf(a, "%.12g", d);
+}
+
 /* The rows of sql as text, a line each, sorted, into a; columns named
  * _sluice_seq are left out, since they hold the landing's sequence, which
  * the split decides. */
@@ -884,7 +899,7 @@ static const char *rows_dump(struct wh *w, struct arena *a, const char *sql)
 
 			if (strcmp(wh_result_colname(r, c), "_sluice_seq") == 0)
 				continue;
-			buf_addf(&line, "%s|", v ? v : "NULL");
+			buf_addf(&line, "%s|", comparable(a, v));
 		}
 		lines[i] = xstrdup(line.buf);
 	}

@@ -21,6 +21,7 @@
 #include "core/err.h"
 #include "project/lineage.h"
 #include "project/lineage_graph.h"
+#include "project/lineage_kept.h"
 #include "warehouse/sqlparse.h"
 
 #include <limits.h>
@@ -315,7 +316,7 @@ static void test_rows_of_a_model_read(void **state)
 	fixture_put(root, "models/gen/b.sql",
 		    "SELECT count(*) AS n, 7 AS k, max(x) AS top FROM gen.a\n");
 	p = fixture_load_valid(a, root);
-	lineage_graph_build(a, p, NULL, NULL, &g);
+	lineage_graph_build(a, p, NULL, NULL, NULL, &g);
 	l = g.of[fixture_model(p, "gen.b")->order];
 	assert_string_equal(inputs(a, l, "n"), "FILTER raw.t.y");
 	assert_string_equal(inputs(a, l, "k"), "FILTER raw.t.y");
@@ -343,14 +344,102 @@ static void test_upstream_graph(void **state)
 	fixture_put(root, "models/gen/d.sql", "SELECT y FROM gen.a\n");
 	p = fixture_load_valid(a, root);
 	b = fixture_model(p, "gen.b");
-	lineage_graph_build(a, p, NULL, NULL, &whole);
-	lineage_graph_build_upstream(a, p, b, NULL, NULL, &up);
+	lineage_graph_build(a, p, NULL, NULL, NULL, &whole);
+	lineage_graph_build_upstream(a, p, NULL, b, NULL, NULL, &up);
 	assert_non_null(up.of[fixture_model(p, "gen.a")->order]);
 	assert_null(up.of[fixture_model(p, "gen.c")->order]);
 	assert_null(up.of[fixture_model(p, "gen.d")->order]);
 	assert_string_equal(inputs(a, up.of[b->order], "s"), inputs(a, whole.of[b->order], "s"));
 	assert_string_equal(inputs(a, up.of[b->order], "s"),
 			    "FILTER gen.a.y, TRANSFORMATION gen.a.x, TRANSFORMATION gen.a.y");
+	fixture_rmtree(root);
+	arena_free(a);
+}
+
+/* A lineage whole, in order: edges, columns and their inputs, rows and
+ * what could not be seen through. */
+static const char *whole(struct arena *a, const struct lineage *l)
+{
+	const char *s = "";
+
+	for (size_t i = 0; i < l->nedges; i++)
+		s = arena_sprintf(a, "%s%s %s %s; ", s, l->edges[i].relation,
+				  lineage_edge_name(l->edges[i].type),
+				  l->edges[i].why ? l->edges[i].why : "-");
+	for (size_t i = 0; i < l->ncols; i++)
+		s = arena_sprintf(a, "%s%s <- %s; ", s, l->cols[i].name, inputs(a, l, l->cols[i].name));
+	for (size_t i = 0; i < l->rows.ninputs; i++)
+		s = arena_sprintf(a, "%srows %s.%s; ", s, l->rows.inputs[i].relation,
+				  l->rows.inputs[i].column);
+	for (size_t i = 0; i < l->nunknown; i++)
+		s = arena_sprintf(a, "%s? %s @%ld; ", s, l->unknown[i].why, l->unknown[i].offset);
+	return s;
+}
+
+/* t has one more column when ctx says so. */
+static bool columns_grown(void *ctx, const char *schema, const char *table,
+			  const char *const **cols, size_t *n)
+{
+	static const char *const t[] = { "a", "b", "c", "d", "g", "ts", "extra" };
+
+	if (!*(bool *)ctx || strcmp(table, "t") != 0)
+		return columns(NULL, schema, table, cols, n);
+	*cols = t;
+	*n = 7;
+	return true;
+}
+
+/* sql's lineage by a parser (another process's) keeping it at path; its
+ * tree not given when blind (what is kept must answer). */
+static const char *kept_whole(struct arena *a, const char *path, const char *sql, bool *grown,
+			      bool blind)
+{
+	struct sqlparse *p = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	struct lineage l;
+	char *tree = NULL;
+	long off;
+
+	assert_int_equal(sqlparse_open(&p, &err), 0);
+	sqlparse_use_derived_cache(p, path);
+	assert_int_equal(sqlparse_tree(p, sql, &tree, &off, &err), 0);
+	assert_int_equal(lineage_query_kept(p, a, blind ? "{}" : tree, sql, false, columns_grown,
+					    grown, &l),
+			 0);
+	free(tree);
+	sqlparse_close(p);
+	return whole(a, &l);
+}
+
+/* A lineage kept between processes reads back as it was found, and is
+ * found again when a relation it reads has other columns now. */
+static void test_kept_lineage(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	const char *sql = "WITH w AS (SELECT g, sum(a) OVER (PARTITION BY g ORDER BY ts) AS s "
+			  "FROM t WHERE c > 0) SELECT w.*, u.x, random() AS r FROM w JOIN u "
+			  "ON u.id = w.g WHERE EXISTS (SELECT 1 FROM v WHERE v.y = u.b) "
+			  "ORDER BY s LIMIT 10";
+	char root[PATH_MAX], path[PATH_MAX + 32];
+	bool grown = false;
+	struct lineage l;
+	const char *found, *again;
+
+	(void)state;
+	fixture_mkdtemp(root, "lineage-kept");
+	snprintf(path, sizeof(path), "%s/derived-cache", root);
+	of(a, sql, &l);
+	found = whole(a, &l);
+	assert_string_equal(kept_whole(a, path, sql, &grown, false), found);
+	again = kept_whole(a, path, sql, &grown, true);
+	assert_string_equal(again, found);
+	assert_non_null(strstr(found, "random() gives other values"));
+
+	sql = "SELECT * FROM t";
+	assert_null(strstr(kept_whole(a, path, sql, &grown, false), "extra"));
+	grown = true;
+	assert_non_null(
+		strstr(kept_whole(a, path, sql, &grown, false), "extra <- IDENTITY main.t.extra"));
 	fixture_rmtree(root);
 	arena_free(a);
 }
@@ -487,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_distinct_rows),
 		cmocka_unit_test(test_rows_of_a_model_read),
 		cmocka_unit_test(test_upstream_graph),
+		cmocka_unit_test(test_kept_lineage),
 		cmocka_unit_test(test_unknown_is_named),
 		cmocka_unit_test(test_typed_edges),
 		cmocka_unit_test(test_many_inputs_once),

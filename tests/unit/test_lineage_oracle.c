@@ -1065,8 +1065,8 @@ static void run_seed(uint64_t seed, struct tally *t)
 		diag_print(&o.f->p->diags, stderr);
 		fail_msg("seed %llu: the generated project has errors", (unsigned long long)seed);
 	}
-	lineage_graph_build(o.f->a, o.f->p, outside, &o, &o.lg[0]);
-	lineage_graph_build(o.f->a, o.f->p, NULL, NULL, &o.lg[1]);
+	lineage_graph_build(o.f->a, o.f->p, NULL, outside, &o, &o.lg[0]);
+	lineage_graph_build(o.f->a, o.f->p, NULL, NULL, NULL, &o.lg[1]);
 
 	build(&o, -1, 0);
 	base = arena_alloc(o.f->a, (o.f->p->nmodels + 1) * sizeof(*base));

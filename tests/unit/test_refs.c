@@ -674,7 +674,7 @@ static void test_derived_kept_between_processes(void **state)
 		r = strstr(body_at, "7:regions");
 		assert_non_null(r);
 		memcpy(r, "7:reg1ons", 9);
-		snprintf(rec + 65, 64, "%zu %llx", n,
+		snprintf(rec + 65, 64, "%zu %llx 0", n,
 			 (unsigned long long)hash_bytes(HASH_INIT, body_at, n));
 		rec[65 + strlen(rec + 65)] = '\n';
 	}

@@ -241,7 +241,7 @@ static void test_cache_between_processes(void **state)
 	}
 	fclose(f);
 	/* another version's file, and a torn one, hold no trees */
-	fixture_put(root, ".sluice/parse-cache", "sluice parse cache 2 v0.0.0\n"
+	fixture_put(root, ".sluice/parse-cache", "sluice parse cache 3 v0.0.0\n"
 						  "0000000000000000000000000000000000000000000000000000000000000000 2\n{}\n");
 	free(again);
 	again = cached_tree(path, "SELECT a, b FROM t WHERE a > 1");
@@ -274,6 +274,48 @@ static void test_function_catalog(void **state)
 	assert_false(sqlparse_volatile("upper"));
 }
 
+/* Kept for key A by a process of its own over the derived cache at path
+ * (put first when put), whether it was there; key B used alone when not. */
+static bool derived_has(const char *path, bool put, bool ask)
+{
+	static const unsigned char a[32] = { 'a' }, b[32] = { 'b' };
+	struct sqlparse *p = NULL;
+	struct sl_err err = SL_ERR_INIT;
+	bool has = false;
+
+	assert_int_equal(sqlparse_open(&p, &err), 0);
+	sqlparse_use_derived_cache(p, path);
+	if (put) {
+		sqlparse_derived_put(p, a, "kept for a");
+		sqlparse_derived_put(p, b, "kept for b");
+	}
+	if (ask)
+		has = sqlparse_derived_get(p, a) != NULL;
+	else
+		assert_string_equal(sqlparse_derived_get(p, b), "kept for b");
+	sqlparse_close(p);
+	return has;
+}
+
+/* What callers derive is kept through commands that do not use it (16
+ * in a row), then goes. */
+static void test_derived_kept_while_used_elsewhere(void **state)
+{
+	char root[PATH_MAX], path[PATH_MAX + 32];
+
+	(void)state;
+	fixture_mkdtemp(root, "derived-age");
+	snprintf(path, sizeof(path), "%s/derived-cache", root);
+	derived_has(path, true, false);
+	for (int i = 1; i < 16; i++)
+		derived_has(path, false, false);
+	assert_true(derived_has(path, false, true));
+	for (int i = 0; i < 17; i++)
+		derived_has(path, false, false);
+	assert_false(derived_has(path, false, true));
+	fixture_rmtree(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_second_parser),
 		cmocka_unit_test(test_function_catalog),
 		cmocka_unit_test(test_cache_between_processes),
+		cmocka_unit_test(test_derived_kept_while_used_elsewhere),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
