@@ -81,11 +81,12 @@ static void insert(struct text_cache *c, const unsigned char *key, char *text, b
 	c->n++;
 }
 
-/* FNV-1a over the text: a check against torn and changed files, not
- * against anyone who means to forge one (who could edit the models) */
+/* A check against torn and changed files, not against anyone who means to
+ * forge one (who could edit the models): a cache of megabytes is read by
+ * every command, so eight bytes at a time. */
 static unsigned long long checksum(const char *s, size_t len)
 {
-	return (unsigned long long)hash_bytes(HASH_INIT, s, len);
+	return (unsigned long long)hash_words(HASH_INIT, s, len);
 }
 
 /* A hex digit's value, or -1. */
