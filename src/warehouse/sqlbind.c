@@ -44,6 +44,8 @@ struct sqlbind {
 	size_t cap, ntables;
 	struct text_cache *cache; /* NULL: every query is bound */
 	size_t ran;
+	char **schemas; /* made in the binder */
+	size_t nschemas;
 };
 
 int sqlbind_open(struct sqlbind **out, struct sl_err *err)
@@ -187,8 +189,15 @@ static int run_plain(struct sqlbind *b, const char *sql, struct sl_err *err)
 	return rc;
 }
 
-static void schema_first(struct buf *sql, const char *schema)
+/* The statement that makes schema, the first time it is asked for: a
+ * statement fewer per query bound. */
+static void schema_first(struct sqlbind *b, struct buf *sql, const char *schema)
 {
+	for (size_t i = 0; i < b->nschemas; i++)
+		if (strcmp(b->schemas[i], schema) == 0)
+			return;
+	b->schemas = xreallocarray(b->schemas, b->nschemas + 1, sizeof(*b->schemas));
+	b->schemas[b->nschemas++] = xstrdup(schema);
 	buf_adds(sql, "CREATE SCHEMA IF NOT EXISTS ");
 	wh_sql_ident(sql, schema);
 	buf_adds(sql, ";\n");
@@ -202,7 +211,7 @@ static int make_table(struct sqlbind *b, struct table *t, struct sl_err *err)
 
 	if (t->made)
 		return 0;
-	schema_first(&sql, t->schema);
+	schema_first(b, &sql, t->schema);
 	buf_adds(&sql, "CREATE OR REPLACE TABLE ");
 	wh_sql_qualified(&sql, t->schema, t->name);
 	buf_adds(&sql, " (");
@@ -370,7 +379,7 @@ int sqlbind_csv(struct sqlbind *b, const char *schema, const char *name, const c
 	key_end(&k, key);
 	if (kept(b, key, schema, name))
 		return 0;
-	schema_first(&sql, schema);
+	schema_first(b, &sql, schema);
 	buf_adds(&sql, "CREATE OR REPLACE TABLE ");
 	wh_sql_qualified(&sql, schema, name);
 	buf_adds(&sql, " AS SELECT * FROM ");
@@ -453,8 +462,8 @@ int sqlbind_query(struct sqlbind *b, struct arena *a, const char *schema, const 
 
 		rc = t ? make_table(b, t, err) : 0;
 	}
-	schema_first(&head, schema);
-	if (!rc)
+	schema_first(b, &head, schema);
+	if (!rc && head.len)
 		rc = run_plain(b, head.buf, err);
 	buf_reset(&head);
 	/* an empty table, not a view: a view over views is bound again with
@@ -497,6 +506,9 @@ void sqlbind_close(struct sqlbind *b)
 		if (b->tables[i].schema)
 			table_free(&b->tables[i]);
 	free(b->tables);
+	for (size_t i = 0; i < b->nschemas; i++)
+		free(b->schemas[i]);
+	free(b->schemas);
 	if (b->conn)
 		duckdb_disconnect(&b->conn);
 	if (b->db)
