@@ -24,7 +24,7 @@ LDFLAGS  := $(SANFLAGS) -L$(DUCKDB)/lib -Wl,-rpath,'$$ORIGIN/$(DUCKDB)/lib' \
             -Wl,-rpath,$(abspath $(DUCKDB))/lib
 # the libraries are plain Debian -dev packages: no pkg-config lookup, which
 # would run before scripts/bootstrap.sh has installed them
-LDLIBS   := -lduckdb -lpq -lyaml -ljansson -lcrypto -lmicrohttpd -lcurl -lpthread -lm
+LDLIBS   := -lduckdb -lpq -lyaml -ljansson -lcrypto -lmicrohttpd -lcurl -lrdkafka -lpthread -lm
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)

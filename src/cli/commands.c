@@ -21,6 +21,11 @@ static const struct cli_option_note once_cdc[] = {
 	{ NULL, NULL },
 };
 
+static const struct cli_option_note once_kafka[] = {
+	{ "once", "land up to the end each partition had when it started; exit 0" },
+	{ NULL, NULL },
+};
+
 static const struct cli_option_note sql_json[] = {
 	{ "json", "the same as --format json" },
 	{ NULL, NULL },
@@ -79,6 +84,8 @@ const struct cli_command cli_commands[] = {
 	  "poll one API source in the foreground, or once with --once", once_poll },
 	{ "cdc", cli_cdc, COMMON | CLI_F_ONCE | CLI_F_RESNAPSHOT, 1, "NAME [--once] [--resnapshot]",
 	  "land the changes of a postgres_cdc source's slot in the foreground", once_cdc },
+	{ "kafka", cli_kafka, COMMON | CLI_F_ONCE, 1, "NAME [--once]",
+	  "land the messages of a kafka source's topic in the foreground", once_kafka },
 	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
 	  "judge freshness: live models by lag, batch models by what a run would build" },
 	{ "sql", cli_sql, COMMON | CLI_F_JSON | CLI_F_FILE | CLI_F_FORMAT, 1,

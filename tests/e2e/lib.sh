@@ -358,3 +358,28 @@ own_source_server() {
 	psql "$pg_dsn" -qAt -c "CREATE DATABASE src" >/dev/null
 	export SRC_PG="$pg_dsn dbname=src"
 }
+
+# kafka_start: a mock Kafka cluster of the case's own (the kafka_mock
+# tool, librdkafka's mock brokers in a process of their own), its
+# bootstrap address in $kafka_brokers. kafka CMD...: one of the tool's
+# commands (topic, send, sendmany, watermarks, down, up, ...); says
+# nothing unless it failed, and leaves the answer in $kafka_out. The tool
+# ends with the case's shell.
+kafka_start() {
+	local line
+	coproc KAFKA { exec "$SLUICE_TOOLS/kafka_mock" 2>kafka_mock.log; }
+	if ! read -r -t 10 line <&"${KAFKA[0]}" || [[ $line != bootstrap\ * ]]; then
+		echo "kafka_mock did not start: $line"
+		cat kafka_mock.log
+		return 1
+	fi
+	kafka_brokers=${line#bootstrap }
+}
+kafka() {
+	echo "$*" >&"${KAFKA[1]}"
+	if ! read -r -t 60 kafka_out <&"${KAFKA[0]}"; then
+		echo "kafka_mock did not answer: $*"
+		return 1
+	fi
+	[[ $kafka_out == ok* ]] || echo "kafka_mock: $*: $kafka_out"
+}

@@ -1,0 +1,157 @@
+/*
+ * `sluice kafka NAME [--once]`: one Kafka source's consumer in the
+ * foreground, landing what its topic holds past the stored offsets, again
+ * and again until SIGINT or SIGTERM; with --once, up to each partition's
+ * end as found when it starts, then it exits. Like `sluice poll`, the loop
+ * holds the warehouse only while it lands.
+ */
+#include "cli/commands.h"
+
+#include "state/state.h"
+#include "core/err.h"
+#include "ingest/writer.h"
+#include "kafka/consumer.h"
+#include "live/advance.h"
+#include "project/project.h"
+#include "warehouse/wh.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* How long the loop rests after landing nothing. */
+#define IDLE_MS 500
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void nap(int64_t ms)
+{
+	while (ms > 0 && !stopping) {
+		struct timespec ts = { 0, (ms > 100 ? 100 : ms) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		ms -= 100;
+	}
+}
+
+static void warehouse_failed(void *ctx, const struct sl_err *err)
+{
+	(void)ctx;
+	sl_exit_suspect("kafka", "exiting so that it is reopened from what is on disk: the batch "
+				  "may or may not have landed, and its stored offsets say which",
+			err);
+}
+
+/* One landing on the open warehouse, through a writer of its own. */
+static int land_once(struct cli_session *s, struct kafka_consumer *c, struct kafka_result *res,
+		     struct sl_err *err)
+{
+	const struct project_cfg *cfg = &s->project->cfg;
+	struct ingest_opts io = {
+		.arena = s->arena,
+		.flush_interval_ms = 0,
+		.flush_rows = cfg->ingest.flush_rows,
+		.max_rows = cfg->ingest.flush_rows * 10,
+		.suspect = warehouse_failed,
+	};
+	struct ingest_writer *wr = NULL;
+	struct wh *conn = NULL;
+	int rc = state_ensure(s->wh, err);
+
+	if (!rc)
+		rc = live_sources_ensure(s->wh, s->arena, s->project, err);
+	if (!rc)
+		rc = wh_connect(s->wh, &conn, err);
+	if (rc)
+		return rc;
+	/* the writer owns conn once it runs */
+	rc = ingest_writer_start(conn, &io, &wr, err);
+	if (rc) {
+		wh_close(conn);
+		return rc;
+	}
+	rc = kafka_land(c, s->wh, wr, res, err);
+	ingest_writer_stop(wr);
+	return rc;
+}
+
+static void report(const char *name, int rc, const struct kafka_result *res,
+		   const struct sl_err *err, bool quiet_when_idle)
+{
+	if (res->messages)
+		printf("kafka %s: %lld message%s landed in %lld batch%s, last at sequence %lld; "
+		       "offsets %s\n",
+		       name, (long long)res->messages, res->messages == 1 ? "" : "s",
+		       (long long)res->batches, res->batches == 1 ? "" : "es",
+		       (long long)res->seq, res->offsets);
+	else if (!rc && !quiet_when_idle)
+		printf("kafka %s: nothing new; offsets %s\n", name,
+		       *res->offsets ? res->offsets : "(none yet)");
+	fflush(stdout);
+	if (rc) {
+		fprintf(stderr, "sluice: kafka %s failed: %s\n", name, err->msg);
+		fflush(stderr);
+	}
+}
+
+int cli_kafka(struct cli_args *args)
+{
+	struct cli_session s;
+	const struct source_cfg *src;
+	struct sl_err err = SL_ERR_INIT;
+	struct kafka_result res;
+	struct kafka_consumer *c = NULL;
+	struct sigaction sa;
+	int rc, last = 0;
+
+	if (args->npos != 1) {
+		fprintf(stderr, "usage: sluice kafka NAME [--once]\n");
+		return CLI_USAGE;
+	}
+	rc = cli_session_open(&s, args, args->once ? CLI_OPEN_WRITE : CLI_OPEN_NONE, true);
+	if (rc)
+		return rc;
+	src = cli_find_source(&s.project->cfg, args->pos[0], "kafka",
+			      "declare one under sources: with kind: kafka, brokers and a topic");
+	if (!src || kafka_consumer_new(s.arena, src, s.project->cfg.ingest.flush_rows, &c, &err)) {
+		if (src)
+			cli_print_err(&err);
+		cli_session_close(&s);
+		return CLI_FAILED;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!stopping) {
+		if (!s.wh && cli_session_connect(&s, &err)) {
+			/* another process holds the warehouse: look again soon */
+			if (err.code != SL_E_LOCKED) {
+				cli_print_err(&err);
+				last = err.code;
+				break;
+			}
+			sl_err_clear(&err);
+			nap(200);
+			continue;
+		}
+		sl_err_clear(&err);
+		last = land_once(&s, c, &res, &err);
+		report(src->name, last, &res, &err, !args->once);
+		if (args->once)
+			break;
+		wh_close(s.wh);
+		s.wh = NULL;
+		nap(last || !res.messages ? IDLE_MS : 0);
+	}
+	kafka_consumer_free(c);
+	cli_session_close(&s);
+	return last && (args->once || !stopping) ? CLI_FAILED : CLI_OK;
+}

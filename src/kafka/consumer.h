@@ -1,0 +1,54 @@
+/*
+ * A Kafka source's consumer: librdkafka, with no consumer group deciding
+ * anything. It assigns every partition of the topic itself, at the
+ * offsets the warehouse stores for the source (offsets.h), and lands what
+ * it reads through the landing writer in batches, each with the source's
+ * new offsets in the same transaction: a kill -9 anywhere, then a restart,
+ * lands every message once.
+ *
+ * What other consumers do in silence is an error here, naming what is
+ * lost: a stored offset below the partition's first retained message
+ * (retention ran out), above its end or on a partition the topic no
+ * longer has (the topic was made again). A partition added since is read
+ * from its start. Nothing here opens the warehouse: callers hand in the
+ * connections.
+ */
+#ifndef SL_KAFKA_CONSUMER_H
+#define SL_KAFKA_CONSUMER_H
+
+#include <stdint.h>
+
+struct arena;
+struct ingest_writer;
+struct sl_err;
+struct source_cfg;
+struct wh;
+
+struct kafka_consumer;
+
+/* What one kafka_land did. */
+struct kafka_result {
+	int64_t messages; /* landed */
+	int64_t batches;  /* landing transactions */
+	int64_t seq;      /* the last one's sequence */
+	char offsets[512]; /* the stored position after it (cut short when longer) */
+};
+
+/* A consumer of src (a kafka source, which must outlive it), in an arena
+ * of its own under parent (may be NULL). Batches hold up to batch_rows
+ * messages. Free with kafka_consumer_free. */
+int kafka_consumer_new(struct arena *parent, const struct source_cfg *src, int64_t batch_rows,
+		       struct kafka_consumer **out, struct sl_err *err);
+void kafka_consumer_free(struct kafka_consumer *c);
+
+/* Lands what the topic holds past the stored offsets (read on r), up to
+ * each partition's end as found when it starts, through wr. Errors:
+ *   SL_E_CONN     the brokers cannot be reached (nothing more landed)
+ *   SL_E_NOTFOUND the topic is not there
+ *   SL_E_INVALID  messages lost to retention, a topic made again, a
+ *                 message whose JSON a typed column does not take
+ *   and the writer's. Batches landed before an error stay landed. */
+int kafka_land(struct kafka_consumer *c, struct wh *r, struct ingest_writer *wr,
+	       struct kafka_result *res, struct sl_err *err);
+
+#endif

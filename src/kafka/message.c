@@ -1,0 +1,138 @@
+/*
+ * This file implements a Kafka message as a landing row (message.h).
+ */
+#include "kafka/message.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "core/utf8.h"
+#include "ingest/webhook.h"
+#include "project/config.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const extra_names[] = { "_sluice_key", "_sluice_headers",
+					   "_sluice_partition", "_sluice_offset",
+					   "_sluice_event_ts" };
+#define NEXTRA (sizeof(extra_names) / sizeof(extra_names[0]))
+
+const char *const *kafka_row_names(struct arena *a, const struct source_cfg *src, size_t *n)
+{
+	const char **names = arena_alloc(a, (src->ncolumns + 1 + NEXTRA) * sizeof(*names));
+
+	for (size_t i = 0; i < src->ncolumns; i++)
+		names[i] = src->columns[i].name;
+	names[src->ncolumns] = "payload";
+	for (size_t i = 0; i < NEXTRA; i++)
+		names[src->ncolumns + 1 + i] = extra_names[i];
+	*n = src->ncolumns + 1 + NEXTRA;
+	return names;
+}
+
+/* Bytes as text: themselves when UTF-8 without NUL, else "\x" and hex. */
+static const char *as_text(struct arena *a, const char *s, size_t len)
+{
+	struct buf b = BUF_INIT;
+	const char *out;
+
+	if (utf8_valid(s, len) && !memchr(s, '\0', len))
+		return arena_strndup(a, s, len);
+	buf_adds(&b, "\\x");
+	for (size_t i = 0; i < len; i++)
+		buf_addf(&b, "%02x", (unsigned char)s[i]);
+	out = arena_strdup(a, b.buf);
+	buf_release(&b);
+	return out;
+}
+
+static const char *json_text(struct arena *a, json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	const char *out = arena_strdup(a, s ? s : "null");
+
+	free(s);
+	return out;
+}
+
+/* The payload of a value that is no JSON object: the JSON it is, else
+ * the text as a JSON string. */
+static const char *other_payload(struct arena *a, const char *value, size_t len)
+{
+	json_t *v = json_loadb(value, len, JSON_DECODE_ANY, NULL);
+	const char *out;
+
+	if (!v)
+		v = json_string(as_text(a, value, len));
+	out = json_text(a, v);
+	json_decref(v);
+	return out;
+}
+
+static const char *headers_json(struct arena *a, const struct kafka_message *m)
+{
+	json_t *o;
+	const char *out;
+
+	if (!m->nheaders)
+		return NULL;
+	o = json_object();
+	for (size_t i = 0; i < m->nheaders; i++) {
+		const struct kafka_header *h = &m->headers[i];
+
+		json_object_set_new(o, h->name,
+				    h->value ? json_string(as_text(a, h->value, h->len))
+					     : json_null());
+	}
+	out = json_text(a, o);
+	json_decref(o);
+	return out;
+}
+
+static void push(struct arena *a, struct kafka_rows *rows, const char *cell)
+{
+	*ARENA_PUSH(a, &rows->cells, &rows->ncells, &rows->cap) = cell;
+}
+
+int kafka_rows_add(struct arena *a, const struct source_cfg *src, const struct kafka_message *m,
+		   struct kafka_rows *rows, struct sl_err *err)
+{
+	json_t *v = NULL;
+	char ts[40];
+
+	if (m->value && utf8_valid(m->value, m->value_len))
+		v = json_loadb(m->value, m->value_len, 0, NULL);
+	if (json_is_object(v)) {
+		struct webhook_rows one;
+		int rc = webhook_rows_from_json(a, src, v, &one, err);
+
+		json_decref(v);
+		if (rc) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			return sl_err_set(err, rc, "partition %d, offset %lld: %s", (int)m->partition,
+					  (long long)m->offset, why);
+		}
+		for (size_t c = 0; c < one.ncols; c++)
+			push(a, rows, one.cells[c]);
+	} else {
+		json_decref(v);
+		for (size_t c = 0; c < src->ncolumns; c++)
+			push(a, rows, NULL);
+		push(a, rows, m->value ? other_payload(a, m->value, m->value_len) : NULL);
+	}
+	push(a, rows, m->key ? as_text(a, m->key, m->key_len) : NULL);
+	push(a, rows, headers_json(a, m));
+	push(a, rows, arena_sprintf(a, "%d", (int)m->partition));
+	push(a, rows, arena_sprintf(a, "%lld", (long long)m->offset));
+	if (m->ts_ms >= 0)
+		units_format_ts(m->ts_ms, ts, sizeof(ts));
+	push(a, rows, m->ts_ms >= 0 ? arena_strdup(a, ts) : NULL);
+	rows->nrows++;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * A Kafka source's position: for each partition of its topic, the offset
+ * of the next message to land. It is the source's cursor (live/advance.h),
+ * stored in the warehouse transaction that lands the messages before it,
+ * so that the position never runs ahead of, nor falls behind, what landed.
+ * As text: "PARTITION:NEXT" pairs joined by commas, partitions ascending.
+ * Pure functions.
+ */
+#ifndef SL_KAFKA_OFFSETS_H
+#define SL_KAFKA_OFFSETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf;
+
+struct kafka_offsets {
+	int32_t *partition;
+	int64_t *next;
+	size_t n, cap;
+};
+
+/* The next offset stored for partition, or -1 when none is. */
+int64_t kafka_offsets_get(const struct kafka_offsets *o, int32_t partition);
+/* Sets partition's next offset, adding the partition in its place. */
+void kafka_offsets_set(struct kafka_offsets *o, int32_t partition, int64_t next);
+void kafka_offsets_free(struct kafka_offsets *o);
+
+/* Reads text (NULL or "": no partition yet); false when it is not what
+ * kafka_offsets_text writes, and o is then empty. */
+bool kafka_offsets_parse(const char *text, struct kafka_offsets *o);
+/* Appends the text of o to out. */
+void kafka_offsets_text(const struct kafka_offsets *o, struct buf *out);
+
+#endif

@@ -1,0 +1,406 @@
+/*
+ * Kafka sources (src/kafka/): the stored offsets as text, a message as a
+ * landing row (typed JSON, other values, bytes, tombstones, headers), and
+ * the consumer against librdkafka's mock cluster in this process, landing
+ * through the real writer on DuckDB and on the suite's PostgreSQL server:
+ * every message once across consumers that start again from the stored
+ * offsets, and the losses other consumers pass over in silence (a
+ * partition gone, offsets past a partition's end, messages dropped by
+ * retention before they landed) refused with what was lost.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+#include "fixture_project_wh.h"
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "ingest/writer.h"
+#include "kafka/consumer.h"
+#include "kafka/message.h"
+#include "kafka/offsets.h"
+#include "live/advance.h"
+#include "project/config.h"
+#include "project/model.h"
+#include "state/state.h"
+#include "warehouse/wh.h"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PG_DATABASE "sluice_unit_kafka"
+
+static struct cfg_column COLUMNS[] = {
+	{ "id", "BIGINT" },
+	{ "amount", "DECIMAL(10,2)" },
+};
+
+/* ---- offsets and rows, alone ---- */
+
+static void test_offsets_text(void **state)
+{
+	struct kafka_offsets o;
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	assert_true(kafka_offsets_parse("0:12,3:0,10:7", &o));
+	assert_int_equal(kafka_offsets_get(&o, 3), 0);
+	assert_int_equal(kafka_offsets_get(&o, 10), 7);
+	assert_int_equal(kafka_offsets_get(&o, 2), -1);
+	kafka_offsets_set(&o, 2, 5);
+	kafka_offsets_set(&o, 0, 13);
+	kafka_offsets_text(&o, &b);
+	assert_string_equal(b.buf, "0:13,2:5,3:0,10:7");
+	kafka_offsets_free(&o);
+	assert_true(kafka_offsets_parse(NULL, &o) && o.n == 0);
+	assert_true(kafka_offsets_parse("", &o) && o.n == 0);
+	for (const char *const *bad = (const char *const[]){ "x", "0:1,", "1:2,0:1", "0:-1",
+							      "0:1,0:2", "0:", ":1", "0:1;1:2",
+							      NULL };
+	     *bad; bad++) {
+		assert_false(kafka_offsets_parse(*bad, &o));
+		assert_int_equal(o.n, 0);
+	}
+	buf_release(&b);
+}
+
+static struct source_cfg source(const char *brokers, const char *topic)
+{
+	return (struct source_cfg){ .name = "orders",
+				    .kind = "kafka",
+				    .columns = COLUMNS,
+				    .ncolumns = 2,
+				    .brokers = brokers,
+				    .topic = topic };
+}
+
+/* rows' cells of row r, joined by '|' ("NULL" for SQL NULL). */
+static const char *row(struct arena *a, const struct kafka_rows *rows, size_t ncols, size_t r)
+{
+	const char *s = "";
+
+	for (size_t c = 0; c < ncols; c++) {
+		const char *v = rows->cells[r * ncols + c];
+
+		s = arena_sprintf(a, "%s%s%s", s, c ? "|" : "", v ? v : "NULL");
+	}
+	return s;
+}
+
+static void test_message_rows(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct source_cfg src = source("unused:9092", "t");
+	struct kafka_rows rows = { 0 };
+	struct sl_err err = SL_ERR_INIT;
+	const struct kafka_header h[] = { { "trace", "abc", 3 }, { "empty", NULL, 0 } };
+	struct kafka_message m = { .partition = 2, .offset = 7, .ts_ms = 1767225600123,
+				   .key = "k1", .key_len = 2,
+				   .value = "{\"id\": 4, \"amount\": \"12.50\", \"x\": [1]}",
+				   .headers = h, .nheaders = 2 };
+	size_t ncols;
+	const char *const *names = kafka_row_names(a, &src, &ncols);
+
+	(void)state;
+	assert_int_equal(ncols, 8);
+	assert_string_equal(names[2], "payload");
+	assert_string_equal(names[7], "_sluice_event_ts");
+	m.value_len = strlen(m.value);
+	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
+	assert_string_equal(row(a, &rows, ncols, 0),
+			    "4|12.50|{\"id\":4,\"amount\":\"12.50\",\"x\":[1]}|k1|"
+			    "{\"trace\":\"abc\",\"empty\":null}|2|7|2026-01-01 00:00:00.123");
+	/* other JSON as it is, text as a string, bytes in hex, a tombstone */
+	m = (struct kafka_message){ .partition = 0, .offset = 1, .ts_ms = -1, .value = "[1,2]",
+				    .value_len = 5 };
+	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
+	assert_string_equal(row(a, &rows, ncols, 1), "NULL|NULL|[1,2]|NULL|NULL|0|1|NULL");
+	m.value = "plain \"text\"";
+	m.value_len = strlen(m.value);
+	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
+	assert_string_equal(row(a, &rows, ncols, 2),
+			    "NULL|NULL|\"plain \\\"text\\\"\"|NULL|NULL|0|1|NULL");
+	m.value = "\xff\x00\x01";
+	m.value_len = 3;
+	m.key = "\x80";
+	m.key_len = 1;
+	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
+	assert_string_equal(row(a, &rows, ncols, 3),
+			    "NULL|NULL|\"\\\\xff0001\"|\\x80|NULL|0|1|NULL");
+	m = (struct kafka_message){ .partition = 1, .offset = 9, .ts_ms = 0, .key = "gone",
+				    .key_len = 4 };
+	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
+	assert_string_equal(row(a, &rows, ncols, 4),
+			    "NULL|NULL|NULL|gone|NULL|1|9|1970-01-01 00:00:00.000");
+	assert_int_equal(rows.nrows, 5);
+
+	/* a value its column does not take names the message */
+	m = (struct kafka_message){ .partition = 2, .offset = 70, .ts_ms = -1,
+				    .value = "{\"id\": \"four\"}", .value_len = 14 };
+	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), SL_E_INVALID);
+	assert_non_null(strstr(err.msg, "partition 2, offset 70"));
+	assert_non_null(strstr(err.msg, "id"));
+	assert_int_equal(rows.nrows, 5);
+	arena_free(a);
+}
+
+/* ---- the consumer, against the mock cluster ---- */
+
+struct kfx {
+	struct fx *f;
+	rd_kafka_t *mock_rk, *producer;
+	rd_kafka_mock_cluster_t *mc;
+	const char *brokers;
+	struct source_cfg src;
+	struct project p;
+};
+
+static rd_kafka_t *client(rd_kafka_type_t type, const char *brokers)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char errstr[256];
+	rd_kafka_t *rk;
+
+	if (brokers &&
+	    rd_kafka_conf_set(conf, "bootstrap.servers", brokers, errstr, sizeof(errstr)))
+		fail_msg("%s", errstr);
+	rd_kafka_conf_set(conf, "log_level", "0", errstr, sizeof(errstr));
+	rk = rd_kafka_new(type, conf, errstr, sizeof(errstr));
+	if (!rk)
+		fail_msg("%s", errstr);
+	return rk;
+}
+
+static int kafka_setup(void **state, bool postgres)
+{
+	struct kfx *k = calloc(1, sizeof(*k));
+
+	if (postgres ? fx_setup_postgres(state, "kafka", PG_DATABASE)
+		     : fx_setup_duckdb(state, "kafka"))
+		return -1;
+	k->f = *state;
+	k->mock_rk = client(RD_KAFKA_PRODUCER, NULL);
+	k->mc = rd_kafka_mock_cluster_new(k->mock_rk, 1);
+	if (!k->mc)
+		return -1;
+	k->brokers = arena_strdup(k->f->a, rd_kafka_mock_cluster_bootstraps(k->mc));
+	k->producer = client(RD_KAFKA_PRODUCER, k->brokers);
+	rd_kafka_mock_topic_create(k->mc, "orders", 3, 1);
+	k->src = source(k->brokers, "orders");
+	k->p.cfg.sources = &k->src;
+	k->p.cfg.nsources = 1;
+	if (state_ensure(k->f->w, &k->f->err) ||
+	    live_sources_ensure(k->f->w, k->f->a, &k->p, &k->f->err))
+		fail_msg("%s", k->f->err.msg);
+	*state = k;
+	return 0;
+}
+
+static int setup_duckdb(void **state)
+{
+	return kafka_setup(state, false);
+}
+
+static int setup_postgres(void **state)
+{
+	return kafka_setup(state, true);
+}
+
+static int teardown(void **state)
+{
+	struct kfx *k = *state;
+
+	rd_kafka_destroy(k->producer);
+	rd_kafka_mock_cluster_destroy(k->mc);
+	rd_kafka_destroy(k->mock_rk);
+	fx_free(k->f);
+	free(k);
+	return 0;
+}
+
+/* Messages first..first+n-1 to topic, round-robin over its partitions
+ * (nparts), each with a key, a JSON value and a header. */
+static void produce(struct kfx *k, const char *topic, int first, int n, int nparts)
+{
+	for (int i = first; i < first + n; i++) {
+		char key[32], value[128];
+
+		snprintf(key, sizeof(key), "k%d", i);
+		snprintf(value, sizeof(value), "{\"id\": %d, \"amount\": \"%d.25\"}", i, i);
+		if (rd_kafka_producev(k->producer, RD_KAFKA_V_TOPIC(topic),
+				      RD_KAFKA_V_PARTITION(i % nparts),
+				      RD_KAFKA_V_KEY(key, strlen(key)),
+				      RD_KAFKA_V_VALUE(value, strlen(value)),
+				      RD_KAFKA_V_HEADER("n", key, -1),
+				      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END))
+			fail_msg("cannot produce message %d", i);
+	}
+	assert_int_equal(rd_kafka_flush(k->producer, 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+}
+
+/* A consumer made anew, as a process started again would, landing once
+ * through a writer of its own. */
+static int land(struct kfx *k, struct kafka_result *res)
+{
+	struct ingest_opts io = { .flush_interval_ms = 0, .flush_rows = 1000, .max_rows = 100000 };
+	struct kafka_consumer *c;
+	struct ingest_writer *wr;
+	struct wh *conn;
+	int rc;
+
+	sl_err_clear(&k->f->err);
+	if (wh_connect(k->f->w, &conn, &k->f->err) ||
+	    ingest_writer_start(conn, &io, &wr, &k->f->err) ||
+	    kafka_consumer_new(NULL, &k->src, 7, &c, &k->f->err))
+		fail_msg("%s", k->f->err.msg);
+	rc = kafka_land(c, k->f->w, wr, res, &k->f->err);
+	kafka_consumer_free(c);
+	ingest_writer_stop(wr);
+	return rc;
+}
+
+static const char *stored(struct kfx *k)
+{
+	const char *s = NULL;
+
+	if (live_cursor_get(k->f->w, k->f->a, "landing.orders", &s, &k->f->err))
+		fail_msg("%s", k->f->err.msg);
+	return s ? s : "";
+}
+
+static void test_lands_each_message_once(void **state)
+{
+	struct kfx *k = *state;
+	struct kafka_result res;
+
+	produce(k, "orders", 0, 25, 3);
+	assert_int_equal(land(k, &res), 0);
+	assert_int_equal(res.messages, 25);
+	/* batches of up to 7 messages */
+	assert_true(res.batches >= 4);
+	assert_string_equal(stored(k), "0:9,1:8,2:8");
+	assert_string_equal(res.offsets, "0:9,1:8,2:8");
+	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders"), 25);
+	assert_int_equal(query_int(k->f->w, "SELECT count(DISTINCT (_sluice_partition, "
+					    "_sluice_offset)) FROM landing.orders"),
+			 25);
+	assert_int_equal(query_int(k->f->w, "SELECT sum(id) FROM landing.orders"), 300);
+	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders WHERE "
+					    "_sluice_key = 'k' || CAST(id AS VARCHAR) AND "
+					    "amount = id + 0.25 AND _sluice_seq IS NOT NULL AND "
+					    "_sluice_event_ts IS NOT NULL AND _sluice_headers IS NOT NULL"),
+			 25);
+
+	/* started again: only what came since */
+	produce(k, "orders", 25, 10, 3);
+	assert_int_equal(land(k, &res), 0);
+	assert_int_equal(res.messages, 10);
+	assert_int_equal(land(k, &res), 0);
+	assert_int_equal(res.messages, 0);
+	assert_string_equal(stored(k), "0:12,1:12,2:11");
+	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders"), 35);
+	assert_int_equal(query_int(k->f->w, "SELECT count(DISTINCT id) FROM landing.orders"), 35);
+}
+
+/* Offsets stored as a landing would, after one that stored the source's
+ * first (a message of its own). */
+static void set_stored(struct kfx *k, const char *offsets)
+{
+	if (live_cursor_set(k->f->w, "landing.orders", offsets, &k->f->err))
+		fail_msg("%s", k->f->err.msg);
+}
+
+static void test_losses_are_refused(void **state)
+{
+	struct kfx *k = *state;
+	struct kafka_result res;
+
+	produce(k, "orders", 0, 6, 3);
+	assert_int_equal(land(k, &res), 0);
+	/* offsets past a partition's end: the topic was made again */
+	set_stored(k, "0:2,1:40,2:0");
+	assert_int_equal(land(k, &res), SL_E_INVALID);
+	assert_non_null(strstr(k->f->err.msg, "partition 1 of topic 'orders' landed up to offset "
+					      "39, past its end 2"));
+	/* a partition the topic no longer has */
+	set_stored(k, "0:2,5:3");
+	assert_int_equal(land(k, &res), SL_E_INVALID);
+	assert_non_null(strstr(k->f->err.msg, "partition 5 of topic 'orders' landed up to offset "
+					      "2 and is gone"));
+	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders"), 6);
+	/* stored offsets that do not read */
+	set_stored(k, "zero:1");
+	assert_int_equal(land(k, &res), SL_E_INVALID);
+	assert_non_null(strstr(k->f->err.msg, "'zero:1'"));
+	/* a topic that is not there */
+	k->src.topic = "nothing_here";
+	set_stored(k, "");
+	assert_int_equal(land(k, &res), SL_E_NOTFOUND);
+	assert_non_null(strstr(k->f->err.msg, "topic 'nothing_here'"));
+	k->src.topic = "orders";
+	if (land(k, &res))
+		fail_msg("%s", k->f->err.msg);
+	assert_int_equal(res.messages, 6);
+	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders"), 12);
+}
+
+/* The mock cluster keeps a few MiB a partition and drops the oldest
+ * messages past that, as retention does: what was not landed by then is
+ * named, and nothing lands. */
+static void test_retention_ran_out(void **state)
+{
+	struct kfx *k = *state;
+	struct kafka_result res;
+	int64_t low = 0, high = 0;
+	char *big = malloc(200001);
+
+	produce(k, "orders", 0, 1, 1);
+	assert_int_equal(land(k, &res), 0);
+	rd_kafka_mock_topic_create(k->mc, "big", 1, 1);
+	memset(big, 'x', 200000);
+	big[200000] = '\0';
+	for (int i = 0; i < 60; i++)
+		if (rd_kafka_producev(k->producer, RD_KAFKA_V_TOPIC("big"), RD_KAFKA_V_PARTITION(0),
+				      RD_KAFKA_V_VALUE(big, 200000),
+				      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END))
+			fail_msg("cannot produce");
+	assert_int_equal(rd_kafka_flush(k->producer, 20000), RD_KAFKA_RESP_ERR_NO_ERROR);
+	free(big);
+	assert_int_equal(rd_kafka_query_watermark_offsets(k->producer, "big", 0, &low, &high, 5000),
+			 0);
+	assert_true(low > 0);
+	k->src.topic = "big";
+	set_stored(k, "0:0");
+	assert_int_equal(land(k, &res), SL_E_INVALID);
+	assert_non_null(strstr(k->f->err.msg,
+			       arena_sprintf(k->f->a, "messages 0 to %lld of partition 0 of topic "
+						      "'big' are gone",
+					     (long long)low - 1)));
+	assert_non_null(strstr(k->f->err.msg, "retention ran out"));
+	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders"), 1);
+}
+
+int main(void)
+{
+#define ON(name, wh) { #name "_" #wh, test_##name, setup_##wh, teardown, NULL }
+#define T(name) ON(name, duckdb), ON(name, postgres)
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offsets_text),
+		cmocka_unit_test(test_message_rows),
+		T(lands_each_message_once),
+		T(losses_are_refused),
+		ON(retention_ran_out, duckdb),
+	};
+#undef T
+#undef ON
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
