@@ -24,11 +24,14 @@
 #define IDLE_MS 500
 
 static volatile sig_atomic_t stopping;
+static struct kafka_consumer *running;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
+	if (running)
+		kafka_consumer_cancel(running);
 }
 
 static void nap(int64_t ms)
@@ -126,6 +129,7 @@ int cli_kafka(struct cli_args *args)
 		cli_session_close(&s);
 		return CLI_FAILED;
 	}
+	running = c;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -144,13 +148,15 @@ int cli_kafka(struct cli_args *args)
 		}
 		sl_err_clear(&err);
 		last = land_once(&s, c, &res, &err);
-		report(src->name, last, &res, &err, !args->once);
+		if (!(stopping && last == SL_E_BUSY))
+			report(src->name, last, &res, &err, !args->once);
 		if (args->once)
 			break;
 		wh_close(s.wh);
 		s.wh = NULL;
 		nap(last || !res.messages ? IDLE_MS : 0);
 	}
+	running = NULL;
 	kafka_consumer_free(c);
 	cli_session_close(&s);
 	return last && (args->once || !stopping) ? CLI_FAILED : CLI_OK;

@@ -17,6 +17,7 @@
 #include "project/config.h"
 
 #include <librdkafka/rdkafka.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@
 #define BATCH_WAIT_MS 100
 /* How long without any message or end of partition is a stall. */
 #define STALL_MS 30000
+/* The longest one wait for a message, so that a cancel is seen soon. */
+#define POLL_STEP_MS 200
 
 struct kafka_consumer {
 	struct arena *a;
@@ -35,6 +38,7 @@ struct kafka_consumer {
 	const char *fqn; /* landing.NAME */
 	int64_t batch_rows;
 	rd_kafka_t *rk;
+	atomic_bool cancel;
 };
 
 /* A partition to read: where it starts and where it ends for this call. */
@@ -82,6 +86,11 @@ int kafka_consumer_new(struct arena *parent, const struct source_cfg *src, int64
 	c->batch_rows = batch_rows > 0 ? batch_rows : 10000;
 	*out = c;
 	return 0;
+}
+
+void kafka_consumer_cancel(struct kafka_consumer *c)
+{
+	atomic_store(&c->cancel, true);
 }
 
 void kafka_consumer_free(struct kafka_consumer *c)
@@ -255,22 +264,28 @@ static int add_message(struct kafka_consumer *c, struct arena *a, const rd_kafka
 static int read_batch(struct kafka_consumer *c, struct arena *a, struct part *parts, size_t n,
 		      struct kafka_offsets *offsets, struct kafka_rows *rows, struct sl_err *err)
 {
-	int wait = STALL_MS;
+	int waited = 0;
 
 	while ((int64_t)rows->nrows < c->batch_rows && !all_done(parts, n)) {
-		rd_kafka_message_t *msg = rd_kafka_consumer_poll(c->rk, wait);
+		int wait = rows->nrows ? BATCH_WAIT_MS : POLL_STEP_MS;
+		rd_kafka_message_t *msg;
 		struct part *p;
 		int rc = 0;
 
-		if (!msg) {
-			if (rows->nrows)
-				return 0;
+		if (atomic_load(&c->cancel))
+			return sl_err_set(err, SL_E_BUSY, "source %s: stopped", c->src->name);
+		msg = rd_kafka_consumer_poll(c->rk, wait);
+		if (!msg && rows->nrows)
+			return 0;
+		if (!msg && (waited += wait) < STALL_MS)
+			continue;
+		if (!msg)
 			return sl_err_set(err, SL_E_CONN,
 					  "source %s: nothing came from %s for %d s while topic "
 					  "'%s' has messages to land",
 					  c->src->name, c->src->brokers, STALL_MS / 1000,
 					  c->src->topic);
-		}
+		waited = 0;
 		p = part_of(parts, n, msg->partition);
 		if (msg->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 			if (p)
@@ -296,7 +311,6 @@ static int read_batch(struct kafka_consumer *c, struct arena *a, struct part *pa
 		rd_kafka_message_destroy(msg);
 		if (rc)
 			return rc;
-		wait = rows->nrows ? BATCH_WAIT_MS : STALL_MS;
 	}
 	return 0;
 }

@@ -40,6 +40,10 @@ struct kafka_result {
 int kafka_consumer_new(struct arena *parent, const struct source_cfg *src, int64_t batch_rows,
 		       struct kafka_consumer **out, struct sl_err *err);
 void kafka_consumer_free(struct kafka_consumer *c);
+/* Makes the landing in progress end soon, after the batch it is landing,
+ * and every later one fail without reading (SL_E_BUSY). Only stores a
+ * flag: safe in a signal handler. */
+void kafka_consumer_cancel(struct kafka_consumer *c);
 
 /* Lands what the topic holds past the stored offsets (read on r), up to
  * each partition's end as found when it starts, through wr. Errors:

@@ -11,6 +11,7 @@
 #include "core/worker.h"
 #include "core/xalloc.h"
 #include "ingest/poll.h"
+#include "kafka/thread.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
 #include "live/runner.h"
@@ -93,7 +94,7 @@ static void add_part(json_t *parts, const char *name, enum part state, const cha
 		*worst = state;
 }
 
-/* A source's thread (a slot or a poller) as a part: unreachable while its
+/* A source's thread (a slot, a poller, a Kafka consumer) as a part: unreachable while its
  * warehouse connection is down, failing (with st's last error) while
  * failing. */
 static void add_source_part(json_t *parts, const char *source, bool down, bool failing,
@@ -107,7 +108,8 @@ static void add_source_part(json_t *parts, const char *source, bool down, bool f
 }
 
 /* The writer, the runner and each source whose work is its own thread's
- * (a postgres_cdc slot, a poller), or that cannot start. */
+ * (a postgres_cdc slot, a poller, a Kafka consumer), or that cannot
+ * start. */
 static enum part health_parts(struct server *s, json_t *parts)
 {
 	enum part worst = PART_OK;
@@ -140,6 +142,14 @@ static enum part health_parts(struct server *s, json_t *parts)
 
 		add_source_part(parts, json_string_value(json_object_get(st, "source")),
 				poller_down(s->pollers[i]), failing, st, &worst);
+		json_decref(st);
+	}
+	for (i = 0; i < s->nkafkas; i++) {
+		json_t *st = kafka_thread_status(s->kafkas[i]);
+		bool failing = json_integer_value(json_object_get(st, "failures")) > 0;
+
+		add_source_part(parts, json_string_value(json_object_get(st, "source")),
+				kafka_thread_down(s->kafkas[i]), failing, st, &worst);
 		json_decref(st);
 	}
 	json_array_foreach(down, i, u)

@@ -14,6 +14,7 @@
 #include "core/worker.h"
 #include "core/xalloc.h"
 #include "ingest/poll.h"
+#include "kafka/thread.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
 #include "live/status.h"
@@ -73,6 +74,16 @@ static int start_poller(struct server *s, const struct source_cfg *src, struct w
 	return poller_start(pl, c, s->writer, s->opts->log, err);
 }
 
+static int start_kafka(struct server *s, const struct source_cfg *src, struct wh *c,
+		       struct sl_err *err)
+{
+	int rc = kafka_thread_start(s->a, src, c, s->writer, s->p->cfg.ingest.flush_rows,
+				    s->opts->log, &s->kafkas[s->nkafkas], err);
+
+	s->nkafkas += !rc;
+	return rc;
+}
+
 static int start_consumer(struct server *s, const struct source_cfg *src, struct wh *c,
 			  struct sl_err *err)
 {
@@ -122,19 +133,23 @@ static int start_source_threads(struct server *s, struct sl_err *err)
 
 	s->pollers = xcalloc(cfg->nsources + 1, sizeof(*s->pollers));
 	s->consumers = xcalloc(cfg->nsources + 1, sizeof(*s->consumers));
+	s->kafkas = xcalloc(cfg->nsources + 1, sizeof(*s->kafkas));
 	s->unavailable = xcalloc(cfg->nsources + 1, sizeof(*s->unavailable));
 	for (size_t i = 0; !rc && i < cfg->nsources; i++) {
 		const struct source_cfg *src = &cfg->sources[i];
 		bool poll = src->kind && strcmp(src->kind, "poll") == 0;
+		bool kafka = src->kind && strcmp(src->kind, "kafka") == 0;
 		struct wh *c;
 
 		/* one consumer per slot, whichever of its sources names it first */
-		if (!poll && !pgcdc_first_of_slot(cfg, i))
+		if (!poll && !kafka && !pgcdc_first_of_slot(cfg, i))
 			continue;
 		rc = wh_connect(s->w, &c, err);
 		if (rc)
 			break;
-		rc = poll ? start_poller(s, src, c, err) : start_consumer(s, src, c, err);
+		rc = poll    ? start_poller(s, src, c, err)
+		     : kafka ? start_kafka(s, src, c, err)
+			     : start_consumer(s, src, c, err);
 		if (rc && !poll)
 			wh_close(c);
 		if (rc && !poll)
@@ -151,6 +166,8 @@ static void stop_source_threads(struct server *s)
 		poller_stop(s->pollers[i]);
 	for (size_t i = 0; i < s->nconsumers; i++)
 		pgcdc_thread_stop(s->consumers[i]);
+	for (size_t i = 0; i < s->nkafkas; i++)
+		kafka_thread_stop(s->kafkas[i]);
 }
 
 static void free_source_threads(struct server *s)
@@ -159,8 +176,13 @@ static void free_source_threads(struct server *s)
 		poller_free(s->pollers[i]);
 	for (size_t i = 0; i < s->nconsumers; i++)
 		pgcdc_thread_free(s->consumers[i]);
+	for (size_t i = 0; i < s->nkafkas; i++)
+		kafka_thread_free(s->kafkas[i]);
 	free(s->pollers);
 	free(s->consumers);
+	free(s->kafkas);
+	s->kafkas = NULL;
+	s->nkafkas = 0;
 	free(s->unavailable);
 	s->unavailable = NULL;
 	s->nunavailable = 0;
@@ -169,7 +191,8 @@ static void free_source_threads(struct server *s)
 	s->npollers = s->nconsumers = 0;
 }
 
-/* The pollers under "pollers", the slots under "cdc" when there are, and
+/* The pollers under "pollers", the Kafka consumers under "kafka" and the
+ * slots under "cdc" when there are, and
  * the sources that cannot start under "unavailable" when there are. */
 static void source_threads_status(struct server *s, json_t *doc)
 {
@@ -185,6 +208,13 @@ static void source_threads_status(struct server *s, json_t *doc)
 	for (size_t i = 0; i < s->nconsumers; i++)
 		json_array_append_new(slots, pgcdc_thread_status(s->consumers[i]));
 	json_object_set_new(doc, "pollers", pollers);
+	if (s->nkafkas) {
+		json_t *kafkas = json_array();
+
+		for (size_t i = 0; i < s->nkafkas; i++)
+			json_array_append_new(kafkas, kafka_thread_status(s->kafkas[i]));
+		json_object_set_new(doc, "kafka", kafkas);
+	}
 	if (s->nconsumers)
 		json_object_set_new(doc, "cdc", slots);
 	else

@@ -36,6 +36,8 @@ struct server {
 	size_t npollers;
 	struct pgcdc_thread **consumers; /* one per postgres_cdc slot */
 	size_t nconsumers;
+	struct kafka_thread **kafkas; /* one per kafka source */
+	size_t nkafkas;
 	/* sources that could not start (what they need from the environment
 	 * is not set): the server serves the others */
 	struct unavailable *unavailable;

@@ -1,8 +1,9 @@
 # A kafka source lands each message of its topic once: typed columns from
 # JSON values, key, headers, partition and offset; the offsets kept in the
 # warehouse in the landing transaction, so that a consumer killed at any
-# point and started again lands nothing twice and loses nothing. What
-# would lose messages in silence is an error that names them.
+# point and started again lands nothing twice and loses nothing; sluice
+# serve runs the consumer on a thread of its own. What would lose
+# messages in silence is an error that names them.
 kafka_start
 sed -i "s/KAFKA_BROKERS/$kafka_brokers/" sluice.yml
 kafka topic clicks 3
@@ -16,6 +17,15 @@ q "SELECT _sluice_partition, count(*), min(_sluice_offset), max(_sluice_offset) 
 q "SELECT user_id, url, payload, _sluice_key, _sluice_headers, _sluice_event_ts FROM landing.clicks WHERE _sluice_partition = 0 ORDER BY _sluice_offset"
 note nothing new lands nothing
 sl kafka clicks --once
+note sluice serve runs a consumer per kafka source and lists it in the status
+serve_start
+kafka sendmany clicks 2 5 s
+kafka_landed() { curl -s "http://127.0.0.1:$serve_port/api/live/status" | jq -e '.kafka[0].messages == 5' >/dev/null; }
+wait_until 20 kafka_landed
+curl -s "http://127.0.0.1:$serve_port/api/live/status" | jq -c '.kafka[0] | {source, topic, state, messages, failures, offsets}'
+kill -TERM $serve_pid
+wait $serve_pid
+echo "serve exit $?"
 note killed with kill -9 while messages keep coming, started again each time: every message once
 for round in 1 2 3 4 5 6; do
 	kafka sendmany clicks $((round % 3)) 300 r$round
