@@ -48,6 +48,10 @@ const struct cli_option cli_options[] = {
 	{ "resnapshot", 0, CLI_F_RESNAPSHOT, NULL,
 	  "drop the slot, make it again and land its tables anew from its snapshot, replacing the "
 	  "rows they landed before" },
+	{ "reset", 0, CLI_F_RESET, "TO",
+	  "move the stored offsets on, deliberately: earliest (each partition's first retained "
+	  "message), latest (its end: what is there now is never landed), or PARTITION:OFFSET "
+	  "pairs (0:120,1:88); then exit" },
 	{ "listen", 0, CLI_F_LISTEN, "ADDR:PORT",
 	  "where to listen (default: server.listen in sluice.yml, else 127.0.0.1:8080; port 0 "
 	  "picks a free one)" },
@@ -201,6 +205,9 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 		break;
 	case CLI_F_RESNAPSHOT:
 		out->resnapshot = true;
+		break;
+	case CLI_F_RESET:
+		out->reset = value;
 		break;
 	case CLI_F_WINDOW:
 		*(strcmp(f->long_name, "since") == 0 ? &out->since : &out->until) = value;

@@ -38,6 +38,7 @@ enum cli_flag {
 	CLI_F_FORMAT = 1 << 14, /* --format, --max-rows */
 	CLI_F_FAIL_ON_WAIT = 1 << 15,
 	CLI_F_LINEAGE = 1 << 16, /* --upstream, --downstream, --depth */
+	CLI_F_RESET = 1 << 17,
 };
 
 struct cli_args {
@@ -50,6 +51,7 @@ struct cli_args {
 	const char *file, *format, *max_rows;
 	bool upstream, downstream, openlineage, audit, edges;
 	const char *depth;
+	const char *reset;
 	const char **pos; /* positional arguments */
 	int npos;
 	char **argv; /* the arguments after the command name, as given */

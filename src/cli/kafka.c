@@ -104,6 +104,24 @@ static void report(const char *name, int rc, const struct kafka_result *res,
 	}
 }
 
+/* --reset: the stored offsets moved on, said, and nothing landed. */
+static int reset(struct cli_session *s, struct kafka_consumer *c, const char *name,
+		 const char *to)
+{
+	struct sl_err err = SL_ERR_INIT;
+	const char *stored = NULL;
+	int rc = state_ensure(s->wh, &err);
+
+	if (!rc)
+		rc = kafka_reset(c, s->arena, s->wh, to, &stored, &err);
+	if (rc) {
+		cli_print_err(&err);
+		return rc == SL_E_USAGE ? CLI_USAGE : CLI_FAILED;
+	}
+	printf("kafka %s: offsets set to %s; the next landing starts there\n", name, stored);
+	return CLI_OK;
+}
+
 int cli_kafka(struct cli_args *args)
 {
 	struct cli_session s;
@@ -114,11 +132,13 @@ int cli_kafka(struct cli_args *args)
 	struct sigaction sa;
 	int rc, last = 0;
 
-	if (args->npos != 1) {
-		fprintf(stderr, "usage: sluice kafka NAME [--once]\n");
+	if (args->npos != 1 || (args->reset && args->once)) {
+		fprintf(stderr, "usage: sluice kafka NAME [--once] | NAME --reset "
+				"earliest|latest|PARTITION:OFFSET,...\n");
 		return CLI_USAGE;
 	}
-	rc = cli_session_open(&s, args, args->once ? CLI_OPEN_WRITE : CLI_OPEN_NONE, true);
+	rc = cli_session_open(&s, args,
+			      args->once || args->reset ? CLI_OPEN_WRITE : CLI_OPEN_NONE, true);
 	if (rc)
 		return rc;
 	src = cli_find_source(&s.project->cfg, args->pos[0], "kafka",
@@ -128,6 +148,12 @@ int cli_kafka(struct cli_args *args)
 			cli_print_err(&err);
 		cli_session_close(&s);
 		return CLI_FAILED;
+	}
+	if (args->reset) {
+		rc = reset(&s, c, src->name, args->reset);
+		kafka_consumer_free(c);
+		cli_session_close(&s);
+		return rc;
 	}
 	running = c;
 	memset(&sa, 0, sizeof(sa));

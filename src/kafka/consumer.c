@@ -15,6 +15,7 @@
 #include "kafka/offsets.h"
 #include "live/advance.h"
 #include "project/config.h"
+#include "warehouse/wh.h"
 
 #include <librdkafka/rdkafka.h>
 #include <stdatomic.h>
@@ -344,6 +345,81 @@ static int land_batch(struct kafka_consumer *c, struct arena *a, struct ingest_w
 		snprintf(res->offsets, sizeof(res->offsets), "%s", cursor.buf);
 	}
 	buf_release(&cursor);
+	return rc;
+}
+
+/* The offsets "to" asks for, each within what its partition holds. */
+static int reset_offsets(struct kafka_consumer *c, const char *to, const struct part *parts,
+			 size_t n, struct kafka_offsets *out, struct sl_err *err)
+{
+	struct kafka_offsets asked = { 0 };
+	bool latest = strcmp(to, "latest") == 0;
+
+	if (!latest && strcmp(to, "earliest") != 0 && (!kafka_offsets_parse(to, &asked) || !asked.n))
+		return sl_err_set(err, SL_E_USAGE,
+				  "--reset takes earliest, latest or PARTITION:OFFSET pairs "
+				  "(0:120,1:88), not '%s'",
+				  to);
+	*out = (struct kafka_offsets){ 0 };
+	for (size_t k = 0; k < asked.n; k++) {
+		const struct part *p = NULL;
+
+		for (size_t i = 0; i < n && !p; i++)
+			p = parts[i].id == asked.partition[k] ? &parts[i] : NULL;
+		if (!p || asked.next[k] < p->next || asked.next[k] > p->end) {
+			int rc = p ? sl_err_set(err, SL_E_USAGE,
+						"source %s: partition %d of topic '%s' takes an offset "
+						"from %lld (its first retained message) to %lld (its "
+						"end), not %lld",
+						c->src->name, (int)p->id, c->src->topic,
+						(long long)p->next, (long long)p->end,
+						(long long)asked.next[k])
+				   : sl_err_set(err, SL_E_USAGE,
+						"source %s: topic '%s' has no partition %d",
+						c->src->name, c->src->topic, (int)asked.partition[k]);
+
+			kafka_offsets_free(&asked);
+			return rc;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t at = kafka_offsets_get(&asked, parts[i].id);
+
+		kafka_offsets_set(out, parts[i].id, at >= 0 ? at : latest ? parts[i].end : parts[i].next);
+	}
+	kafka_offsets_free(&asked);
+	return 0;
+}
+
+int kafka_reset(struct kafka_consumer *c, struct arena *a, struct wh *w, const char *to,
+		const char **stored, struct sl_err *err)
+{
+	struct kafka_offsets offsets = { 0 };
+	struct buf text = BUF_INIT;
+	struct part *parts = NULL;
+	size_t n = 0;
+	int rc = partitions(c, a, &parts, &n, err);
+
+	if (!rc)
+		rc = reset_offsets(c, to, parts, n, &offsets, err);
+	kafka_offsets_text(&offsets, &text);
+	if (!rc)
+		rc = wh_begin(w, err);
+	if (!rc) {
+		rc = live_cursor_set(w, c->fqn, text.buf, err);
+		if (rc)
+			wh_rollback(w);
+		else
+			rc = wh_commit(w, err);
+	}
+	if (rc == SL_E_NOTFOUND)
+		sl_err_set(err, rc,
+			   "source %s has landed nothing yet: its first landing reads each "
+			   "partition from its first retained message",
+			   c->src->name);
+	*stored = arena_strdup(a, text.buf);
+	buf_release(&text);
+	kafka_offsets_free(&offsets);
 	return rc;
 }
 

@@ -55,4 +55,13 @@ void kafka_consumer_cancel(struct kafka_consumer *c);
 int kafka_land(struct kafka_consumer *c, struct wh *r, struct ingest_writer *wr,
 	       struct kafka_result *res, struct sl_err *err);
 
+/* Stores new offsets for the source on w, deliberately, in a transaction
+ * of its own: every partition at its first retained message (to
+ * "earliest"), at its end ("latest": what is there now is never landed),
+ * or as PARTITION:OFFSET pairs say (each within what the partition holds;
+ * the partitions not named at their first retained message). The source
+ * must have landed before (SL_E_NOTFOUND). *stored gets the text, in a. */
+int kafka_reset(struct kafka_consumer *c, struct arena *a, struct wh *w, const char *to,
+		const char **stored, struct sl_err *err);
+
 #endif

@@ -352,6 +352,49 @@ static void test_losses_are_refused(void **state)
 	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders"), 12);
 }
 
+/* reset's answer on a consumer of its own, and the offsets it stored. */
+static int reset_to(struct kfx *k, const char *to, const char **stored)
+{
+	struct kafka_consumer *c;
+	int rc;
+
+	sl_err_clear(&k->f->err);
+	if (kafka_consumer_new(NULL, &k->src, 7, &c, &k->f->err))
+		fail_msg("%s", k->f->err.msg);
+	rc = kafka_reset(c, k->f->a, k->f->w, to, stored, &k->f->err);
+	kafka_consumer_free(c);
+	return rc;
+}
+
+/* The deliberate way on: offsets moved to either end or where asked, each
+ * within what its partition holds; a source that landed nothing has
+ * nothing to move. */
+static void test_reset(void **state)
+{
+	struct kfx *k = *state;
+	struct kafka_result res;
+	const char *to;
+
+	produce(k, "orders", 0, 9, 3);
+	assert_int_equal(reset_to(k, "latest", &to), SL_E_NOTFOUND);
+	assert_non_null(strstr(k->f->err.msg, "landed nothing yet"));
+	assert_int_equal(land(k, &res), 0);
+	assert_int_equal(reset_to(k, "earliest", &to), 0);
+	assert_string_equal(to, "0:0,1:0,2:0");
+	assert_string_equal(stored(k), "0:0,1:0,2:0");
+	assert_int_equal(reset_to(k, "2:1", &to), 0);
+	assert_string_equal(stored(k), "0:0,1:0,2:1");
+	assert_int_equal(reset_to(k, "latest", &to), 0);
+	assert_string_equal(stored(k), "0:3,1:3,2:3");
+	assert_int_equal(land(k, &res), 0);
+	assert_int_equal(res.messages, 0);
+	assert_int_equal(reset_to(k, "1:4", &to), SL_E_USAGE);
+	assert_non_null(strstr(k->f->err.msg, "from 0 (its first retained message) to 3"));
+	assert_int_equal(reset_to(k, "3:0", &to), SL_E_USAGE);
+	assert_int_equal(reset_to(k, "-", &to), SL_E_USAGE);
+	assert_string_equal(stored(k), "0:3,1:3,2:3");
+}
+
 /* The mock cluster keeps a few MiB a partition and drops the oldest
  * messages past that, as retention does: what was not landed by then is
  * named, and nothing lands. */
@@ -397,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_message_rows),
 		T(lands_each_message_once),
 		T(losses_are_refused),
+		T(reset),
 		ON(retention_ran_out, duckdb),
 	};
 #undef T

@@ -42,3 +42,12 @@ q "SELECT sum(clicks), sum(messages) FROM silver.clicks_by_user"
 note offsets stored past a partition end: the topic was made again
 q "UPDATE _sluice.live_sources SET cursor = '0:3,1:9999,2:2' WHERE source = 'landing.clicks'"
 sl kafka clicks --once
+note the deliberate way on: offsets reset, the bad ones refused first
+sl kafka clicks --reset 1:99999
+sl kafka clicks --reset 7:0
+sl kafka clicks --reset soon
+sl kafka clicks --reset 0:1,2:4
+sl kafka clicks --once | sed -E 's/sequence [0-9]+/sequence <n>/'
+q "SELECT count(*), count(DISTINCT (_sluice_partition, _sluice_offset)) FROM landing.clicks"
+sl kafka clicks --reset latest
+sl kafka clicks --once
