@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const extra_names[] = { "_sluice_key", "_sluice_headers",
-					   "_sluice_partition", "_sluice_offset",
-					   "_sluice_event_ts" };
+static const char *const extra_names[] = { "_sluice_op",	      "_sluice_key",
+					   "_sluice_headers",	      "_sluice_partition",
+					   "_sluice_offset",	      "_sluice_event_ts" };
 #define NEXTRA (sizeof(extra_names) / sizeof(extra_names[0]))
 
 const char *const *kafka_row_names(struct arena *a, const struct source_cfg *src, size_t *n)
@@ -98,34 +98,88 @@ static void push(struct arena *a, struct kafka_rows *rows, const char *cell)
 	*ARENA_PUSH(a, &rows->cells, &rows->ncells, &rows->cap) = cell;
 }
 
+/* The change event of a Debezium value: its envelope (under "payload"
+ * when the converter wrote the schema beside it), its op and the row it
+ * carries (the old one for a delete; none for a truncate). */
+static bool debezium_event(json_t *v, const char **op, json_t **row)
+{
+	json_t *env = v, *inner = json_object_get(v, "payload");
+
+	if (json_is_object(inner) && json_is_string(json_object_get(inner, "op")))
+		env = inner;
+	*op = json_string_value(json_object_get(env, "op"));
+	if (!*op || !**op)
+		return false;
+	*row = json_object_get(env, **op == 'd' ? "before" : "after");
+	if (!json_is_object(*row))
+		*row = NULL;
+	return *row || **op == 't';
+}
+
+/* The typed columns and payload of a JSON object. */
+static int object_cells(struct arena *a, const struct source_cfg *src,
+			const struct kafka_message *m, json_t *row, struct kafka_rows *rows,
+			struct sl_err *err)
+{
+	struct webhook_rows one;
+	int rc = webhook_rows_from_json(a, src, row, &one, err);
+
+	if (rc) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return sl_err_set(err, rc, "partition %d, offset %lld: %s", (int)m->partition,
+				  (long long)m->offset, why);
+	}
+	for (size_t c = 0; c < one.ncols; c++)
+		push(a, rows, one.cells[c]);
+	return 0;
+}
+
+/* NULL typed columns, then payload. */
+static void plain_cells(struct arena *a, const struct source_cfg *src, struct kafka_rows *rows,
+			const char *payload)
+{
+	for (size_t c = 0; c < src->ncolumns; c++)
+		push(a, rows, NULL);
+	push(a, rows, payload);
+}
+
 int kafka_rows_add(struct arena *a, const struct source_cfg *src, const struct kafka_message *m,
 		   struct kafka_rows *rows, struct sl_err *err)
 {
-	json_t *v = NULL;
+	bool dbz = src->format && strcmp(src->format, "debezium") == 0;
+	const char *op = m->value ? "u" : "d";
+	json_t *v = NULL, *row = NULL;
 	char ts[40];
+	int rc = 0;
 
+	/* a Debezium tombstone only lets the log compact the key away: its
+	 * delete came before it */
+	if (dbz && !m->value)
+		return 0;
 	if (m->value && utf8_valid(m->value, m->value_len))
 		v = json_loadb(m->value, m->value_len, 0, NULL);
-	if (json_is_object(v)) {
-		struct webhook_rows one;
-		int rc = webhook_rows_from_json(a, src, v, &one, err);
-
+	if (dbz && !(json_is_object(v) && debezium_event(v, &op, &row)))
+		rc = sl_err_set(err, SL_E_INVALID,
+				"partition %d, offset %lld: not a Debezium change event (an object "
+				"with op, and after or before)",
+				(int)m->partition, (long long)m->offset);
+	else if (dbz && row)
+		rc = object_cells(a, src, m, row, rows, err);
+	else if (dbz)
+		plain_cells(a, src, rows, NULL);
+	else if (json_is_object(v))
+		rc = object_cells(a, src, m, v, rows, err);
+	else
+		plain_cells(a, src, rows,
+			    m->value ? other_payload(a, m->value, m->value_len) : NULL);
+	if (rc) {
 		json_decref(v);
-		if (rc) {
-			char why[sizeof(err->msg)];
-
-			snprintf(why, sizeof(why), "%s", err->msg);
-			return sl_err_set(err, rc, "partition %d, offset %lld: %s", (int)m->partition,
-					  (long long)m->offset, why);
-		}
-		for (size_t c = 0; c < one.ncols; c++)
-			push(a, rows, one.cells[c]);
-	} else {
-		json_decref(v);
-		for (size_t c = 0; c < src->ncolumns; c++)
-			push(a, rows, NULL);
-		push(a, rows, m->value ? other_payload(a, m->value, m->value_len) : NULL);
+		return rc;
 	}
+	push(a, rows, arena_strdup(a, op));
+	json_decref(v);
 	push(a, rows, m->key ? as_text(a, m->key, m->key_len) : NULL);
 	push(a, rows, headers_json(a, m));
 	push(a, rows, arena_sprintf(a, "%d", (int)m->partition));

@@ -1,11 +1,17 @@
 /*
  * A Kafka message as a landing row of its source: the typed columns and
  * payload a JSON object value gives, as a webhook body's do (webhook.h),
- * then its key, headers, partition, offset and timestamp. A value that is
- * other JSON lands as it is in payload, text that is not JSON as a JSON
- * string, bytes that are not UTF-8 as a string of their hex ("\x0a1f"); a
- * null value (a tombstone) as a NULL payload. Pure functions, without
- * librdkafka, so that the rules are tested alone.
+ * then its op, key, headers, partition, offset and timestamp. A value
+ * that is other JSON lands as it is in payload, text that is not JSON as
+ * a JSON string, bytes that are not UTF-8 as a string of their hex
+ * ("\x0a1f"); a null value (a tombstone) as a NULL payload and op "d",
+ * any other value op "u", so that a model can apply a topic keyed by its
+ * messages' keys as change events. A source of format debezium reads each
+ * value as a Debezium change event: op is the event's, the row (the new
+ * one, the old one of a delete) gives the typed columns and payload, and
+ * tombstones, which only let the log compact a deleted key away, land
+ * nothing. Pure functions, without librdkafka, so that the rules are
+ * tested alone.
  */
 #ifndef SL_KAFKA_MESSAGE_H
 #define SL_KAFKA_MESSAGE_H
@@ -41,13 +47,14 @@ struct kafka_rows {
 };
 
 /* The columns of src's landing rows: its typed columns, payload, then
- * _sluice_key, _sluice_headers, _sluice_partition, _sluice_offset and
- * _sluice_event_ts. In a. */
+ * _sluice_op, _sluice_key, _sluice_headers, _sluice_partition,
+ * _sluice_offset and _sluice_event_ts. In a. */
 const char *const *kafka_row_names(struct arena *a, const struct source_cfg *src, size_t *n);
 
-/* Adds m's row to rows (memory from a). A JSON object whose value a typed
- * column does not take is SL_E_INVALID, naming the partition and offset;
- * a column type DuckDB refuses SL_E_CONFIG. */
+/* Adds m's row to rows (memory from a), or none for a Debezium tombstone.
+ * A JSON object whose value a typed column does not take, or a value of a
+ * debezium source that is no change event, is SL_E_INVALID, naming the
+ * partition and offset; a column type DuckDB refuses SL_E_CONFIG. */
 int kafka_rows_add(struct arena *a, const struct source_cfg *src, const struct kafka_message *m,
 		   struct kafka_rows *rows, struct sl_err *err);
 

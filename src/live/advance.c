@@ -156,7 +156,7 @@ static const char *kind_columns(const char *kind)
 	if (strcmp(kind, "postgres_cdc") == 0)
 		return "op VARCHAR, lsn BIGINT, xid BIGINT, received_at TIMESTAMP, payload JSON";
 	if (strcmp(kind, "kafka") == 0)
-		return "payload JSON, _sluice_key VARCHAR, _sluice_headers JSON, "
+		return "payload JSON, _sluice_op VARCHAR, _sluice_key VARCHAR, _sluice_headers JSON, "
 		       "_sluice_partition INTEGER, _sluice_offset BIGINT, _sluice_event_ts "
 		       "TIMESTAMP, _sluice_landed_at TIMESTAMP";
 	return "payload JSON, _sluice_landed_at TIMESTAMP";

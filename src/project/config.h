@@ -44,6 +44,8 @@ struct source_cfg {
 	size_t nheaders;
 	int64_t timeout_ms;
 	const char *brokers, *topic, *boundary;
+	/* kafka: json (NULL) | debezium: each value a Debezium change event */
+	const char *format;
 	/* adopted: the table followed. postgres_cdc: the source table
 	 * ("schema.name", default public.NAME) */
 	const char *table;

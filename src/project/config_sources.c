@@ -22,6 +22,7 @@ static const char *const boundary_modes[] = { "offsets", "timestamp", "landed_at
 					      NULL };
 static const char *const snapshot_modes[] = { "initial", "never", NULL };
 static const char *const replica_identities[] = { "full", NULL };
+static const char *const kafka_formats[] = { "json", "debezium", NULL };
 
 static const struct cfg_field source_fields[] = {
 	{ "kind", CFG_CHOICE, SF(kind), source_kinds },
@@ -44,6 +45,7 @@ static const struct cfg_field source_fields[] = {
 	{ "brokers", CFG_STR, SF(brokers) },
 	{ "topic", CFG_STR, SF(topic) },
 	{ "boundary", CFG_CHOICE, SF(boundary), boundary_modes },
+	{ "format", CFG_CHOICE, SF(format), kafka_formats },
 	{ "table", CFG_STR, SF(table) },
 	{ "create", CFG_BOOL, SF(create) },
 	{ "snapshot", CFG_CHOICE, SF(snapshot), snapshot_modes },
@@ -196,6 +198,22 @@ static const char *const poll_only[] = { "url",	      "interval", "cursor_param"
 					 NULL };
 static const char *const cdc_only[] = { "create", "snapshot", "status_interval",
 					"replica_identity", NULL };
+static const char *const kafka_only[] = { "format", NULL };
+
+/* The keys of list that src, of another kind than kind, has. */
+static void only_for(struct cfg_loader *ld, yaml_node_t *map, const struct source_cfg *src,
+		     const char *kind, const char *const *list)
+{
+	if (!src->kind || strcmp(src->kind, kind) == 0)
+		return;
+	for (size_t i = 0; list[i]; i++) {
+		yaml_node_t *n = cfg_source_node(ld, map, list[i], false);
+
+		if (n && cfg_map_has(ld, map, list[i]))
+			cfg_error(ld, n, NULL, "'%s' applies to %s sources only, not to %s source "
+				  "'%s'", list[i], kind, src->kind, src->name);
+	}
+}
 
 /* A dot path: keys separated by single dots, none empty. */
 static bool cfg_dot_path_ok(const char *s)
@@ -351,7 +369,6 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 {
 	bool poll = src->kind && !strcmp(src->kind, "poll");
 	bool cdc = src->kind && !strcmp(src->kind, "postgres_cdc");
-	yaml_node_t *n;
 
 	if (src->interval_ms < 0)
 		src->interval_ms = poll ? 30000 : 0;
@@ -361,18 +378,9 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 		cfg_poll_check(ld, map, src);
 	if (cdc)
 		cfg_cdc_check(ld, map, src);
-	else
-		for (size_t i = 0; src->kind && cdc_only[i]; i++)
-			if ((n = cfg_source_node(ld, map, cdc_only[i], false)))
-				cfg_error(ld, n, NULL, "'%s' applies to postgres_cdc sources only, "
-					  "not to %s source '%s'", cdc_only[i], src->kind, src->name);
-	for (size_t i = 0; src->kind && !poll && poll_only[i]; i++) {
-		yaml_node_t *n = cfg_source_node(ld, map, poll_only[i], false);
-
-		if (n && cfg_map_has(ld, map, poll_only[i]))
-			cfg_error(ld, n, NULL, "'%s' applies to poll sources only, not to %s source "
-				  "'%s'", poll_only[i], src->kind, src->name);
-	}
+	only_for(ld, map, src, "postgres_cdc", cdc_only);
+	only_for(ld, map, src, "poll", poll_only);
+	only_for(ld, map, src, "kafka", kafka_only);
 	if (!src->kind) {
 		/* a kind that was written but is unknown has been reported already */
 		if (!cfg_map_has(ld, map, "kind"))

@@ -110,36 +110,37 @@ static void test_message_rows(void **state)
 	const char *const *names = kafka_row_names(a, &src, &ncols);
 
 	(void)state;
-	assert_int_equal(ncols, 8);
+	assert_int_equal(ncols, 9);
 	assert_string_equal(names[2], "payload");
-	assert_string_equal(names[7], "_sluice_event_ts");
+	assert_string_equal(names[3], "_sluice_op");
+	assert_string_equal(names[8], "_sluice_event_ts");
 	m.value_len = strlen(m.value);
 	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
 	assert_string_equal(row(a, &rows, ncols, 0),
-			    "4|12.50|{\"id\":4,\"amount\":\"12.50\",\"x\":[1]}|k1|"
+			    "4|12.50|{\"id\":4,\"amount\":\"12.50\",\"x\":[1]}|u|k1|"
 			    "{\"trace\":\"abc\",\"empty\":null}|2|7|2026-01-01 00:00:00.123");
 	/* other JSON as it is, text as a string, bytes in hex, a tombstone */
 	m = (struct kafka_message){ .partition = 0, .offset = 1, .ts_ms = -1, .value = "[1,2]",
 				    .value_len = 5 };
 	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
-	assert_string_equal(row(a, &rows, ncols, 1), "NULL|NULL|[1,2]|NULL|NULL|0|1|NULL");
+	assert_string_equal(row(a, &rows, ncols, 1), "NULL|NULL|[1,2]|u|NULL|NULL|0|1|NULL");
 	m.value = "plain \"text\"";
 	m.value_len = strlen(m.value);
 	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
 	assert_string_equal(row(a, &rows, ncols, 2),
-			    "NULL|NULL|\"plain \\\"text\\\"\"|NULL|NULL|0|1|NULL");
+			    "NULL|NULL|\"plain \\\"text\\\"\"|u|NULL|NULL|0|1|NULL");
 	m.value = "\xff\x00\x01";
 	m.value_len = 3;
 	m.key = "\x80";
 	m.key_len = 1;
 	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
 	assert_string_equal(row(a, &rows, ncols, 3),
-			    "NULL|NULL|\"\\\\xff0001\"|\\x80|NULL|0|1|NULL");
+			    "NULL|NULL|\"\\\\xff0001\"|u|\\x80|NULL|0|1|NULL");
 	m = (struct kafka_message){ .partition = 1, .offset = 9, .ts_ms = 0, .key = "gone",
 				    .key_len = 4 };
 	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
 	assert_string_equal(row(a, &rows, ncols, 4),
-			    "NULL|NULL|NULL|gone|NULL|1|9|1970-01-01 00:00:00.000");
+			    "NULL|NULL|NULL|d|gone|NULL|1|9|1970-01-01 00:00:00.000");
 	assert_int_equal(rows.nrows, 5);
 
 	/* a value its column does not take names the message */
@@ -149,6 +150,60 @@ static void test_message_rows(void **state)
 	assert_non_null(strstr(err.msg, "partition 2, offset 70"));
 	assert_non_null(strstr(err.msg, "id"));
 	assert_int_equal(rows.nrows, 5);
+	arena_free(a);
+}
+
+/* A debezium source: the event's op and row (the old one for a delete,
+ * the envelope under "payload" when the schema is beside it), tombstones
+ * landing nothing, anything else refused with its place. */
+static void test_debezium_rows(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct source_cfg src = source("unused:9092", "t");
+	struct kafka_rows rows = { 0 };
+	struct sl_err err = SL_ERR_INIT;
+	struct kafka_message m = { .partition = 1, .offset = 3, .ts_ms = -1, .key = "{\"id\":4}",
+				   .key_len = 8 };
+	size_t ncols;
+	const char *values[] = {
+		"{\"before\":null,\"after\":{\"id\":4,\"amount\":\"1.50\"},\"op\":\"c\","
+		"\"source\":{\"lsn\":10}}",
+		"{\"schema\":{},\"payload\":{\"before\":{\"id\":4,\"amount\":\"1.50\"},"
+		"\"after\":{\"id\":4,\"amount\":\"2.00\"},\"op\":\"u\"}}",
+		"{\"before\":{\"id\":4},\"after\":null,\"op\":\"d\"}",
+		"{\"before\":null,\"after\":null,\"op\":\"t\"}",
+	};
+	const char *want[] = {
+		"4|1.50|{\"id\":4,\"amount\":\"1.50\"}|c",
+		"4|2.00|{\"id\":4,\"amount\":\"2.00\"}|u",
+		"4|NULL|{\"id\":4}|d",
+		"NULL|NULL|NULL|t",
+	};
+
+	(void)state;
+	src.format = "debezium";
+	kafka_row_names(a, &src, &ncols);
+	for (size_t i = 0; i < 4; i++) {
+		m.value = values[i];
+		m.value_len = strlen(values[i]);
+		if (kafka_rows_add(a, &src, &m, &rows, &err))
+			fail_msg("%zu: %s", i, err.msg);
+		assert_string_equal(arena_strndup(a, row(a, &rows, ncols, i), strlen(want[i])),
+				    want[i]);
+	}
+	m.value = NULL;
+	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
+	assert_int_equal(rows.nrows, 4);
+	for (const char *const *bad = (const char *const[]){ "{\"id\":4}", "[1]", "plain",
+							      "{\"op\":\"u\",\"after\":null}",
+							      NULL };
+	     *bad; bad++) {
+		m.value = *bad;
+		m.value_len = strlen(*bad);
+		assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), SL_E_INVALID);
+		assert_non_null(strstr(err.msg, "partition 1, offset 3: not a Debezium change event"));
+	}
+	assert_int_equal(rows.nrows, 4);
 	arena_free(a);
 }
 
@@ -438,6 +493,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offsets_text),
 		cmocka_unit_test(test_message_rows),
+		cmocka_unit_test(test_debezium_rows),
 		T(lands_each_message_once),
 		T(losses_are_refused),
 		T(reset),
