@@ -557,6 +557,27 @@ static void test_cdc_keys(void **state)
 		    12, 42, NULL);
 }
 
+/* A kafka source's format: json or debezium, and only on kafka sources. */
+static void test_kafka_keys(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  k: {kind: kafka, brokers: b, topic: t, format: debezium}\n"),
+			 0);
+	assert_string_equal(f->cfg.sources[0].format, "debezium");
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  k: {kind: kafka, brokers: b, topic: t, format: avro}\n"
+				 "  w: {kind: webhook, format: json}\n"),
+			 SL_E_CONFIG);
+	diag_expect(f, "unknown value 'avro' for 'sources.k.format'", 3, 50,
+		    "expected one of json, debezium");
+	diag_expect(f, "'format' applies to kafka sources only, not to webhook source 'w'", 4,
+		    22, NULL);
+}
+
 static void test_poll_keys(void **state)
 {
 	struct fixture *f = *state;
@@ -1112,6 +1133,7 @@ int main(void)
 		T(test_source_requirements),
 		T(test_cdc_keys),
 		T(test_poll_keys),
+		T(test_kafka_keys),
 		T(test_poll_errors),
 		T(test_warehouse_and_replay),
 		T(test_warehouse_type),
