@@ -81,7 +81,8 @@ unit: deps $(BIN) $(UNIT_BIN)
 
 # the benchmarks built on sluice's library: the tests build them too, so
 # that a change of the library's interface cannot leave them behind
-BENCH_LIB_BIN := $(addprefix $(BUILD)/bench/,live_chain cdc_apply cdc_stream windows_gate ivm)
+BENCH_LIB_BIN := $(addprefix $(BUILD)/bench/,live_chain cdc_apply cdc_stream windows_gate ivm \
+	kafka)
 
 test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(FAULTFS) $(BENCH_LIB_BIN)
 	@tests/run.sh $(BUILD)
@@ -98,7 +99,7 @@ $(BUILD)/bench/cdc_latency: bench/cdc_latency.c bench/raw_pg.h tests/tools/live_
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpq -lcurl -ljansson -lpthread
 
-bench: deps all $(BUILD)/tools/post_load $(BENCH_BIN)
+bench: deps all $(BUILD)/tools/post_load $(BUILD)/tools/kafka_mock $(BENCH_BIN)
 	@bench/run.sh ./sluice
 
 clean:

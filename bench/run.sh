@@ -15,7 +15,7 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|lineage|chain|windows|live|cdc|ivm|ingest  run one benchmark
+#   BENCH_ONLY=plan|lineage|chain|windows|live|cdc|ivm|ingest|kafka  run one benchmark
 #   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live|pg-ivm
 #                           the PostgreSQL benchmarks (all four, or one)
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
@@ -28,6 +28,8 @@
 #   BENCH_CDC_STREAM_SECONDS=30 BENCH_CDC_RATE=25000
 #                           the CDC stream: seconds a step (0: no stream), the
 #                           rate its search starts from
+#   BENCH_KAFKA_MESSAGES=2000000
+#                           messages of the Kafka landing (64 partitions)
 #   BENCH_IVM_ROWS=10000000 BENCH_IVM_BATCHES=25 BENCH_IVM_BATCH=1000
 #   BENCH_IVM_REBUILDS=5 BENCH_IVM_CROSSOVER=30
 #                           maintained aggregates (DuckDB and PostgreSQL): the
@@ -675,6 +677,74 @@ bench_ivm() {
 		fresh_copy "$pristine" "$out/$d/warehouse.duckdb" || die "cannot copy $pristine"
 	done
 	ivm_run "$out/ivm_sql" "$out/ivm_runner"
+}
+
+# ------------------------------------------------------- kafka landing
+
+# kafka_side PROGRAM ARGS...: runs one side, its "MESSAGES SECONDS CPU"
+# into side_n, side_s, side_cpu; the rate and CPU microseconds a message
+# into side_rate and side_us.
+kafka_side() {
+	local line
+	timed "$@" || return 1
+	line=$(tail -1 "$out/last.log")
+	read -r side_n side_s side_cpu _ <<<"$line"
+	side_rate=$(awk -v n="$side_n" -v s="$side_s" 'BEGIN { printf "%d", n / s }')
+	side_us=$(awk -v n="$side_n" -v c="$side_cpu" 'BEGIN { printf "%.2f", c * 1e6 / n }')
+}
+
+bench_kafka() {
+	local n=${BENCH_KAFKA_MESSAGES:-2000000} parts=64 raw=$out/raw_kafka brokers line p
+	local prefix slow slow_name consumer_rate appender_rate rate how
+	echo
+	echo "== kafka landing: $n messages over $parts partitions of librdkafka's mock cluster (tools/kafka_mock, a process of its own), landed by sluice (bench/kafka.c) against each half alone (bench/raw_kafka.c): a bare consumer with sluice's settings, DuckDB's appender writing the same rows"
+	build_program kafka
+	cc -std=c11 -O2 -Wall -Wextra -I"$duckdb/include" bench/raw_kafka.c -L"$duckdb/lib" \
+		-Wl,-rpath,"$duckdb/lib" -lduckdb -lrdkafka -o "$raw" || die "cannot build bench/raw_kafka.c"
+	make -s -C "$root" build/release/tools/kafka_mock || die "cannot build kafka_mock"
+	coproc MOCK { exec "$root/build/release/tools/kafka_mock" 2>"$out/kafka_mock.log"; }
+	read -r -t 10 line <&"${MOCK[0]}" || die "kafka_mock did not start"
+	brokers=${line#bootstrap }
+	mock() {
+		local reply
+		echo "$*" >&"${MOCK[1]}"
+		read -r -t 120 reply <&"${MOCK[0]}" && [[ $reply == ok* ]] || die "kafka_mock: $*: $reply"
+	}
+	# about 120 bytes a message: a key of 47, a value of 62
+	prefix=$(printf 'x%.0s' {1..40})
+	mock topic bench $parts
+	timed true
+	for ((p = 0; p < parts; p++)); do
+		mock sendmany bench $p $((n / parts)) "$prefix"
+	done
+	echo "   the topic filled; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	kafka_side "$raw" consume "$brokers" bench "$n" || { show_failure "the bare consumer failed"; return; }
+	consumer_rate=$side_rate
+	echo "   bare consumer: $side_n messages in $side_s s = $side_rate/s, $side_us µs CPU a message"
+	rm -f "$out/kafka_raw.duckdb"
+	kafka_side "$raw" append "$out/kafka_raw.duckdb" "$n" $parts "$prefix" ||
+		{ show_failure "the appender failed"; return; }
+	appender_rate=$side_rate
+	echo "   DuckDB appender: $side_n rows in $side_s s = $side_rate/s, $side_us µs CPU a row"
+	if ((consumer_rate < appender_rate)); then
+		slow=$consumer_rate slow_name="the consumer"
+	else
+		slow=$appender_rate slow_name="the appender"
+	fi
+	for how in raw typed; do
+		rm -f "$out/kafka_$how.duckdb" "$out/kafka_$how.duckdb.wal"
+		kafka_side "$out/kafka" "$out/kafka_$how.duckdb" "$brokers" bench $how ||
+			{ show_failure "sluice's landing ($how) failed"; return; }
+		rate=$side_rate
+		if [[ $how == raw ]]; then
+			echo "kafka landing, the value as payload: $rate messages/s, $side_us µs CPU a message = $(ratio "$rate" "$slow")x $slow_name, the slower half (target >= 0.8)$(verdict $((rate * 10 >= slow * 8)))"
+		else
+			echo "kafka landing, typed columns read from each JSON value: $rate messages/s, $side_us µs CPU a message = $(ratio "$rate" "$slow")x $slow_name (target >= 0.5)$(verdict $((rate * 10 >= slow * 5)))"
+		fi
+	done
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg); the mock brokers, the consumer and the warehouse share the $(nproc) cores"
+	echo quit >&"${MOCK[1]}"
+	wait "$MOCK_PID" 2>/dev/null
 }
 
 # ------------------------------------------------- webhook ingest (serve)
@@ -1821,6 +1891,7 @@ bench_pgcdc_latency() {
 [[ -z $only || $only == cdc ]] && bench_cdc
 [[ -z $only || $only == ivm ]] && bench_ivm
 [[ -z $only || $only == ingest ]] && bench_ingest
+[[ -z $only || $only == kafka ]] && bench_kafka
 [[ -z $only || $only == pg || $only == pg-chain ]] && bench_pg_chain
 [[ -z $only || $only == pg || $only == pg-ingest ]] && bench_pg_ingest
 [[ -z $only || $only == pg || $only == pg-live ]] && bench_pg_live

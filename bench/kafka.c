@@ -1,0 +1,86 @@
+/*
+ * Benchmark: a Kafka source's landing as sluice does it (src/kafka/):
+ *
+ *   kafka DB BROKERS TOPIC typed|raw
+ *
+ * lands every message of TOPIC into a new DuckDB warehouse at DB through
+ * the landing writer, the offsets stored with each batch, as `sluice kafka
+ * NAME --once` does: typed, the columns i BIGINT and p VARCHAR read from
+ * each JSON value; raw, the value kept as payload alone. Prints
+ * "MESSAGES seconds cpu_seconds" (wall and CPU time of this process, for
+ * the landing alone), to set against raw_kafka's halves.
+ */
+#include "core/err.h"
+#include "ingest/writer.h"
+#include "kafka/consumer.h"
+#include "live/advance.h"
+#include "project/config.h"
+#include "project/model.h"
+#include "state/state.h"
+#include "warehouse/open.h"
+#include "warehouse/wh.h"
+
+#include "bench_sql.h"
+
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	static struct cfg_column columns[] = { { "i", "BIGINT" }, { "p", "VARCHAR" } };
+	struct sl_err err = SL_ERR_INIT;
+	struct ingest_opts io = { .flush_interval_ms = 0, .flush_rows = 50000,
+				  .max_rows = 500000 };
+	struct source_cfg src;
+	struct project p = { 0 };
+	struct kafka_consumer *c;
+	struct ingest_writer *wr;
+	struct kafka_result res;
+	struct wh *w, *conn;
+	double t0, c0;
+
+	if (argc != 5 || (strcmp(argv[4], "typed") && strcmp(argv[4], "raw"))) {
+		fprintf(stderr, "usage: kafka DB BROKERS TOPIC typed|raw\n");
+		return 2;
+	}
+	src = (struct source_cfg){ .name = "bench",
+				   .kind = "kafka",
+				   .brokers = argv[2],
+				   .topic = argv[3],
+				   .columns = strcmp(argv[4], "typed") == 0 ? columns : NULL,
+				   .ncolumns = strcmp(argv[4], "typed") == 0 ? 2 : 0 };
+	p.cfg.sources = &src;
+	p.cfg.nsources = 1;
+	if (wh_open_duckdb(argv[1], false, &w, &err) || state_ensure(w, &err) ||
+	    live_sources_ensure(w, NULL, &p, &err) || wh_connect(w, &conn, &err) ||
+	    ingest_writer_start(conn, &io, &wr, &err) ||
+	    kafka_consumer_new(NULL, &src, io.flush_rows, &c, &err))
+		die(&err);
+	t0 = now();
+	c0 = cpu();
+	if (kafka_land(c, w, wr, &res, &err))
+		die(&err);
+	printf("%lld %.3f %.3f\n", (long long)res.messages, now() - t0, cpu() - c0);
+	kafka_consumer_free(c);
+	ingest_writer_stop(wr);
+	wh_close(w);
+	return 0;
+}
