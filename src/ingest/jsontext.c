@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -197,4 +198,140 @@ bool jsontext_blank(const char *s, size_t len)
 		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
 			return false;
 	return true;
+}
+
+/* The nesting jansson reads (JSON_PARSER_MAX_DEPTH). */
+#define VALID_DEPTH 2048
+
+static size_t skip_space(const char *s, size_t len, size_t i)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Past the string starting at s[i] ('"'), or len + 1 when it is none. */
+static size_t skip_string(const char *s, size_t len, size_t i)
+{
+	for (i++; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"')
+			return i + 1;
+		if (c < 0x20)
+			return len + 1;
+		if (c != '\\')
+			continue;
+		if (++i >= len)
+			return len + 1;
+		if (s[i] == 'u') {
+			for (int k = 1; k <= 4; k++)
+				if (i + k >= len || !isxdigit((unsigned char)s[i + k]))
+					return len + 1;
+			i += 4;
+		} else if (!strchr("\"\\/bfnrt", s[i]) || !s[i]) {
+			return len + 1;
+		}
+	}
+	return len + 1;
+}
+
+static size_t skip_digits(const char *s, size_t len, size_t i)
+{
+	while (i < len && isdigit((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+/* Past the number starting at s[i], or len + 1 when it is none. */
+static size_t skip_number(const char *s, size_t len, size_t i)
+{
+	size_t j;
+
+	if (i < len && s[i] == '-')
+		i++;
+	if (i < len && s[i] == '0')
+		i++;
+	else if ((j = skip_digits(s, len, i)) > i)
+		i = j;
+	else
+		return len + 1;
+	if (i < len && s[i] == '.' && (j = skip_digits(s, len, i + 1)) == i + 1)
+		return len + 1;
+	if (i < len && s[i] == '.')
+		i = j;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if ((j = skip_digits(s, len, i)) == i)
+			return len + 1;
+		i = j;
+	}
+	return i;
+}
+
+bool jsontext_valid(const char *s, size_t len)
+{
+	char open[VALID_DEPTH]; /* the containers around, '{' or '[' */
+	size_t depth = 0, i = skip_space(s, len, 0);
+
+	for (;;) {
+		/* a value at s[i] */
+		if (i >= len)
+			return false;
+		if (s[i] == '{' || s[i] == '[') {
+			if (depth == VALID_DEPTH)
+				return false;
+			open[depth++] = s[i];
+			i = skip_space(s, len, i + 1);
+			if (i < len && s[i] == (open[depth - 1] == '{' ? '}' : ']')) {
+				depth--;
+				i++;
+			} else if (open[depth - 1] == '{') {
+				if (i >= len || s[i] != '"')
+					return false;
+				i = skip_space(s, len, skip_string(s, len, i));
+				if (i >= len || s[i] != ':')
+					return false;
+				i = skip_space(s, len, i + 1);
+				continue;
+			} else {
+				continue;
+			}
+		} else if (s[i] == '"') {
+			i = skip_string(s, len, i);
+		} else if (len - i >= 4 && (!memcmp(s + i, "true", 4) || !memcmp(s + i, "null", 4))) {
+			i += 4;
+		} else if (len - i >= 5 && !memcmp(s + i, "false", 5)) {
+			i += 5;
+		} else {
+			i = skip_number(s, len, i);
+		}
+		/* after a value: the container's next item, or its end */
+		for (;;) {
+			if (i > len)
+				return false;
+			i = skip_space(s, len, i);
+			if (!depth)
+				return i == len;
+			if (i < len && s[i] == (open[depth - 1] == '{' ? '}' : ']')) {
+				depth--;
+				i++;
+				continue;
+			}
+			if (i >= len || s[i] != ',')
+				return false;
+			i = skip_space(s, len, i + 1);
+			if (open[depth - 1] == '{') {
+				if (i >= len || s[i] != '"')
+					return false;
+				i = skip_space(s, len, skip_string(s, len, i));
+				if (i >= len || s[i] != ':')
+					return false;
+				i = skip_space(s, len, i + 1);
+			}
+			break;
+		}
+	}
 }

@@ -38,5 +38,9 @@ void jsontext_write(struct buf *b, const json_t *v);
 const char *jsontext_kind(const json_t *v);
 /* Whether s[0..len) is only JSON whitespace. */
 bool jsontext_blank(const char *s, size_t len);
+/* Whether s[0..len) is one JSON value (RFC 8259, whitespace around it
+ * allowed, nested at most as deep as jansson reads), without building
+ * it: for text that is kept as it is. Its UTF-8 is not checked. */
+bool jsontext_valid(const char *s, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "core/utf8.h"
+#include "ingest/jsontext.h"
 #include "ingest/webhook.h"
 #include "project/config.h"
 
@@ -59,15 +60,16 @@ static const char *json_text(struct arena *a, json_t *v)
 	return out;
 }
 
-/* The payload of a value that is no JSON object: the JSON it is, else
- * the text as a JSON string. */
+/* The payload of a value no typed column reads: the JSON it is, as it
+ * is, else the text as a JSON string. */
 static const char *other_payload(struct arena *a, const char *value, size_t len)
 {
-	json_t *v = json_loadb(value, len, JSON_DECODE_ANY, NULL);
+	json_t *v;
 	const char *out;
 
-	if (!v)
-		v = json_string(as_text(a, value, len));
+	if (utf8_valid(value, len) && !memchr(value, '\0', len) && jsontext_valid(value, len))
+		return arena_strndup(a, value, len);
+	v = json_string(as_text(a, value, len));
 	out = json_text(a, v);
 	json_decref(v);
 	return out;
@@ -158,7 +160,8 @@ int kafka_rows_add(struct arena *a, const struct source_cfg *src, const struct k
 	 * delete came before it */
 	if (dbz && !m->value)
 		return 0;
-	if (m->value && utf8_valid(m->value, m->value_len))
+	/* parsed only when a typed column or the Debezium event needs it */
+	if (m->value && (dbz || src->ncolumns) && utf8_valid(m->value, m->value_len))
 		v = json_loadb(m->value, m->value_len, 0, NULL);
 	if (dbz && !(json_is_object(v) && debezium_event(v, &op, &row)))
 		rc = sl_err_set(err, SL_E_INVALID,

@@ -118,12 +118,48 @@ static void test_escape_as_bytewise(void **state)
 	buf_release(&want);
 }
 
+/* The validator agrees with jansson's parser on what is one JSON value:
+ * hand-picked edges, then every prefix of some texts (a torn value). */
+static void test_valid_as_jansson(void **state)
+{
+	static const char *const texts[] = {
+		"{}", "[]", " {\"a\" : [1, -2.5e+3, true, false, null, \"x\\u00e9\\n\"]} ",
+		"\"s\"", "0", "-0", "1.0E-2", "01", "1.", ".5", "-", "1e", "+1", "[1,]", "{,}",
+		"{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{1:2}", "[1 2]", "tru", "nul", "\"\\x\"",
+		"\"\\u12g4\"", "\"a\tb\"", "[[[[]]]]", "[[[[]]]", "{}{}", "\"unterminated",
+		"{\"a\":{\"b\":[{\"c\":\"d\"}]}}", "", " ", "[\"\\\"\"]", "1 2",
+	};
+	static const char *const torn[] = {
+		"{\"id\": 12, \"tags\": [\"a\", \"b\"], \"nested\": {\"x\": -1.5e3, \"y\": null}}",
+		"[true, false, {\"k\": \"v\\\\\\\"w\"}, [1, [2, [3]]]]",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
+		json_t *v = json_loadb(texts[i], strlen(texts[i]), JSON_DECODE_ANY, NULL);
+
+		if (jsontext_valid(texts[i], strlen(texts[i])) != (v != NULL))
+			fail_msg("'%s': jansson %s it", texts[i], v ? "reads" : "refuses");
+		json_decref(v);
+	}
+	for (size_t i = 0; i < sizeof(torn) / sizeof(*torn); i++)
+		for (size_t n = 0; n <= strlen(torn[i]); n++) {
+			json_t *v = json_loadb(torn[i], n, JSON_DECODE_ANY, NULL);
+
+			if (jsontext_valid(torn[i], n) != (v != NULL))
+				fail_msg("'%.*s': jansson %s it", (int)n, torn[i],
+					 v ? "reads" : "refuses");
+			json_decref(v);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_integer_as_printf),
 		cmocka_unit_test(test_write_integers),
 		cmocka_unit_test(test_escape_as_bytewise),
+		cmocka_unit_test(test_valid_as_jansson),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
