@@ -20,28 +20,10 @@
 #include "warehouse/open.h"
 #include "warehouse/wh.h"
 
+#include "bench_clock.h"
 #include "bench_sql.h"
 
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       ru.ru_stime.tv_usec / 1e6;
-}
 
 int main(int argc, char **argv)
 {
@@ -74,11 +56,11 @@ int main(int argc, char **argv)
 	    ingest_writer_start(conn, &io, &wr, &err) ||
 	    kafka_consumer_new(NULL, &src, io.flush_rows, &c, &err))
 		die(&err);
-	t0 = now();
-	c0 = cpu();
+	t0 = clock_wall();
+	c0 = clock_cpu();
 	if (kafka_land(c, w, wr, &res, &err))
 		die(&err);
-	printf("%lld %.3f %.3f\n", (long long)res.messages, now() - t0, cpu() - c0);
+	printf("%lld %.3f %.3f\n", (long long)res.messages, clock_wall() - t0, clock_cpu() - c0);
 	kafka_consumer_free(c);
 	ingest_writer_stop(wr);
 	wh_close(w);

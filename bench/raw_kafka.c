@@ -17,29 +17,11 @@
 #define _GNU_SOURCE
 #define RAW_NAME "raw_kafka"
 #include "raw_duck.h"
+#include "bench_clock.h"
 
 #include <librdkafka/rdkafka.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       ru.ru_stime.tv_usec / 1e6;
-}
 
 static void consume(const char *brokers, const char *topic, long messages)
 {
@@ -63,8 +45,8 @@ static void consume(const char *brokers, const char *topic, long messages)
 	if (!(rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr))))
 		die("cannot make a consumer", errstr);
 	rd_kafka_poll_set_consumer(rk);
-	t0 = now();
-	c0 = cpu();
+	t0 = clock_wall();
+	c0 = clock_cpu();
 	if (rd_kafka_metadata(rk, 1, NULL, &md, 10000))
 		die("no metadata", topic);
 	for (int i = 0; i < md->topic_cnt && !t; i++)
@@ -95,7 +77,7 @@ static void consume(const char *brokers, const char *topic, long messages)
 		}
 		rd_kafka_message_destroy(m);
 	}
-	printf("%ld %.3f %.3f %ld\n", got, now() - t0, cpu() - c0, bytes);
+	printf("%ld %.3f %.3f %ld\n", got, clock_wall() - t0, clock_cpu() - c0, bytes);
 	rd_kafka_topic_partition_list_destroy(list);
 	rd_kafka_metadata_destroy(md);
 	rd_kafka_assign(rk, NULL);
@@ -116,8 +98,8 @@ static void append(const char *path, long messages, int partitions, const char *
 		   "payload JSON, _sluice_op VARCHAR, _sluice_key VARCHAR, _sluice_headers JSON, "
 		   "_sluice_partition INTEGER, _sluice_offset BIGINT, _sluice_event_ts TIMESTAMP, "
 		   "_sluice_landed_at TIMESTAMP, _sluice_seq BIGINT)");
-	t0 = now();
-	c0 = cpu();
+	t0 = clock_wall();
+	c0 = clock_cpu();
 	exec(conn, "BEGIN");
 	if (duckdb_appender_create(conn, "landing", "raw", &app) != DuckDBSuccess)
 		die("cannot make an appender", duckdb_appender_error(app));
@@ -140,7 +122,7 @@ static void append(const char *path, long messages, int partitions, const char *
 	if (duckdb_appender_destroy(&app) != DuckDBSuccess)
 		die("appender flush failed", NULL);
 	exec(conn, "COMMIT");
-	printf("%ld %.3f %.3f\n", per * partitions, now() - t0, cpu() - c0);
+	printf("%ld %.3f %.3f\n", per * partitions, clock_wall() - t0, clock_cpu() - c0);
 	duckdb_disconnect(&conn);
 	duckdb_close(&db);
 }

@@ -6,12 +6,14 @@
 #ifndef SL_CLI_CLI_H
 #define SL_CLI_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
 struct arena;
+struct ingest_writer;
 struct project;
 struct project_cfg;
 struct source_cfg;
@@ -176,6 +178,17 @@ bool cli_forward(const struct cli_args *args, int *rc);
 /* Prints a server's error answer (its status and the detail of its JSON
  * body) as the command's error. */
 void cli_print_refusal(int status, const char *body, size_t len);
+/* For the foreground consumers of sources (cli/landing.c): sleeps ms in
+ * steps of 100 ms, ending early once *stopping is set. */
+void cli_nap(int64_t ms, volatile sig_atomic_t *stopping);
+/* One landing on the session's open warehouse (the state and landing
+ * tables made first): land(ctx, wr, err) with a landing writer of its
+ * own, stopped after it. A write that fails in doubt ends the process
+ * (sl_exit_suspect(who, in_doubt)). */
+int cli_land(struct cli_session *s, const char *who, const char *in_doubt,
+	     int (*land)(void *ctx, struct ingest_writer *wr, struct sl_err *err), void *ctx,
+	     struct sl_err *err);
+
 /* Prints an error value as "sluice: message" (with its context lines). */
 void cli_print_err(const struct sl_err *err);
 /* The same to f. */

@@ -9,16 +9,13 @@
 
 #include "state/state.h"
 #include "core/err.h"
-#include "ingest/writer.h"
 #include "kafka/consumer.h"
-#include "live/advance.h"
 #include "project/project.h"
 #include "warehouse/wh.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* How long the loop rests after landing nothing. */
 #define IDLE_MS 500
@@ -34,55 +31,30 @@ static void on_signal(int sig)
 		kafka_consumer_cancel(running);
 }
 
-static void nap(int64_t ms)
-{
-	while (ms > 0 && !stopping) {
-		struct timespec ts = { 0, (ms > 100 ? 100 : ms) * 1000000L };
+/* The landing in progress, through the writer cli_land gives it. */
+struct landing {
+	struct cli_session *s;
+	struct kafka_consumer *c;
+	struct kafka_result *res;
+};
 
-		nanosleep(&ts, NULL);
-		ms -= 100;
-	}
+static int land_with(void *ctx, struct ingest_writer *wr, struct sl_err *err)
+{
+	struct landing *l = ctx;
+
+	return kafka_land(l->c, l->s->wh, wr, l->res, err);
 }
 
-static void warehouse_failed(void *ctx, const struct sl_err *err)
-{
-	(void)ctx;
-	sl_exit_suspect("kafka", "exiting so that it is reopened from what is on disk: the batch "
-				  "may or may not have landed, and its stored offsets say which",
-			err);
-}
-
-/* One landing on the open warehouse, through a writer of its own. */
+/* One landing on the open warehouse: a writer of its own for it. */
 static int land_once(struct cli_session *s, struct kafka_consumer *c, struct kafka_result *res,
 		     struct sl_err *err)
 {
-	const struct project_cfg *cfg = &s->project->cfg;
-	struct ingest_opts io = {
-		.arena = s->arena,
-		.flush_interval_ms = 0,
-		.flush_rows = cfg->ingest.flush_rows,
-		.max_rows = cfg->ingest.flush_rows * 10,
-		.suspect = warehouse_failed,
-	};
-	struct ingest_writer *wr = NULL;
-	struct wh *conn = NULL;
-	int rc = state_ensure(s->wh, err);
+	struct landing l = { s, c, res };
 
-	if (!rc)
-		rc = live_sources_ensure(s->wh, s->arena, s->project, err);
-	if (!rc)
-		rc = wh_connect(s->wh, &conn, err);
-	if (rc)
-		return rc;
-	/* the writer owns conn once it runs */
-	rc = ingest_writer_start(conn, &io, &wr, err);
-	if (rc) {
-		wh_close(conn);
-		return rc;
-	}
-	rc = kafka_land(c, s->wh, wr, res, err);
-	ingest_writer_stop(wr);
-	return rc;
+	return cli_land(s, "kafka",
+			"exiting so that it is reopened from what is on disk: the batch may or "
+			"may not have landed, and its stored offsets say which",
+			land_with, &l, err);
 }
 
 static void report(const char *name, int rc, const struct kafka_result *res,
@@ -169,7 +141,7 @@ int cli_kafka(struct cli_args *args)
 				break;
 			}
 			sl_err_clear(&err);
-			nap(200);
+			cli_nap(200, &stopping);
 			continue;
 		}
 		sl_err_clear(&err);
@@ -180,7 +152,7 @@ int cli_kafka(struct cli_args *args)
 			break;
 		wh_close(s.wh);
 		s.wh = NULL;
-		nap(last || !res.messages ? IDLE_MS : 0);
+		cli_nap(last || !res.messages ? IDLE_MS : 0, &stopping);
 	}
 	running = NULL;
 	kafka_consumer_free(c);

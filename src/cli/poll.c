@@ -6,20 +6,16 @@
  */
 #include "cli/commands.h"
 
-#include "state/state.h"
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "ingest/poll.h"
-#include "ingest/writer.h"
-#include "live/advance.h"
 #include "project/project.h"
 #include "warehouse/wh.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static volatile sig_atomic_t stopping;
 static struct poller *running;
@@ -32,56 +28,30 @@ static void on_signal(int sig)
 		poller_cancel(running);
 }
 
-/* Sleeps in short steps so a signal ends the wait at once. */
-static void nap(int64_t ms)
-{
-	while (ms > 0 && !stopping) {
-		struct timespec ts = { 0, (ms > 100 ? 100 : ms) * 1000000L };
+/* The poll in progress, landed through the writer cli_land gives it. */
+struct polling {
+	struct cli_session *s;
+	struct poller *p;
+	struct poll_result *res;
+};
 
-		nanosleep(&ts, NULL);
-		ms -= 100;
-	}
-}
-
-static void warehouse_failed(void *ctx, const struct sl_err *err)
+static int poll_with(void *ctx, struct ingest_writer *wr, struct sl_err *err)
 {
-	(void)ctx;
-	sl_exit_suspect("poll", "exiting so that it is reopened from what is on disk: the page "
-				 "may or may not have landed, and the next poll finds out",
-			 err);
+	struct polling *pl = ctx;
+
+	return poller_poll(pl->p, pl->s->wh, wr, pl->res, err);
 }
 
 /* One poll on the open warehouse: a writer of its own for the landing. */
 static int poll_once(struct cli_session *s, struct poller *p, struct poll_result *res,
 		     struct sl_err *err)
 {
-	const struct project_cfg *cfg = &s->project->cfg;
-	struct ingest_opts io = {
-		.arena = s->arena,
-		.flush_interval_ms = 0,
-		.flush_rows = cfg->ingest.flush_rows,
-		.max_rows = cfg->ingest.flush_rows * 10,
-		.suspect = warehouse_failed,
-	};
-	struct ingest_writer *wr = NULL;
-	struct wh *conn = NULL;
-	int rc = state_ensure(s->wh, err);
+	struct polling pl = { s, p, res };
 
-	if (!rc)
-		rc = live_sources_ensure(s->wh, s->arena, s->project, err);
-	if (!rc)
-		rc = wh_connect(s->wh, &conn, err);
-	if (rc)
-		return rc;
-	/* the writer owns conn once it runs */
-	rc = ingest_writer_start(conn, &io, &wr, err);
-	if (rc) {
-		wh_close(conn);
-		return rc;
-	}
-	rc = poller_poll(p, s->wh, wr, res, err);
-	ingest_writer_stop(wr);
-	return rc;
+	return cli_land(s, "poll",
+			"exiting so that it is reopened from what is on disk: the page may or "
+			"may not have landed, and the next poll finds out",
+			poll_with, &pl, err);
 }
 
 static void report(const struct source_cfg *src, struct poller *p, int rc,
@@ -153,7 +123,7 @@ int cli_poll(struct cli_args *args)
 				break;
 			}
 			sl_err_clear(&err);
-			nap(200);
+			cli_nap(200, &stopping);
 			continue;
 		}
 		sl_err_clear(&err);
@@ -164,7 +134,7 @@ int cli_poll(struct cli_args *args)
 			break;
 		wh_close(s.wh);
 		s.wh = NULL;
-		nap(poller_wait_ms(p));
+		cli_nap(poller_wait_ms(p), &stopping);
 	}
 	running = NULL;
 	poller_free(p);

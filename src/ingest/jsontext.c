@@ -7,7 +7,6 @@
 
 #include "core/buf.h"
 
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -200,51 +199,38 @@ bool jsontext_blank(const char *s, size_t len)
 	return true;
 }
 
-/* The nesting jansson reads (JSON_PARSER_MAX_DEPTH). */
-#define VALID_DEPTH 2048
+/* ---- scanning JSON text ---- */
 
-static size_t skip_space(const char *s, size_t len, size_t i)
+static bool is_digit(char c)
 {
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+	return c >= '0' && c <= '9';
+}
+
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool jsontext_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+size_t jsontext_skip_space(const char *s, size_t len, size_t i)
+{
+	while (i < len && jsontext_is_space(s[i]))
 		i++;
 	return i;
 }
 
-/* Past the string starting at s[i] ('"'), or len + 1 when it is none. */
-static size_t skip_string(const char *s, size_t len, size_t i)
+size_t jsontext_skip_digits(const char *s, size_t len, size_t i)
 {
-	for (i++; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"')
-			return i + 1;
-		if (c < 0x20)
-			return len + 1;
-		if (c != '\\')
-			continue;
-		if (++i >= len)
-			return len + 1;
-		if (s[i] == 'u') {
-			for (int k = 1; k <= 4; k++)
-				if (i + k >= len || !isxdigit((unsigned char)s[i + k]))
-					return len + 1;
-			i += 4;
-		} else if (!strchr("\"\\/bfnrt", s[i]) || !s[i]) {
-			return len + 1;
-		}
-	}
-	return len + 1;
-}
-
-static size_t skip_digits(const char *s, size_t len, size_t i)
-{
-	while (i < len && isdigit((unsigned char)s[i]))
+	while (i < len && is_digit(s[i]))
 		i++;
 	return i;
 }
 
-/* Past the number starting at s[i], or len + 1 when it is none. */
-static size_t skip_number(const char *s, size_t len, size_t i)
+size_t jsontext_number_end(const char *s, size_t len, size_t i)
 {
 	size_t j;
 
@@ -252,86 +238,145 @@ static size_t skip_number(const char *s, size_t len, size_t i)
 		i++;
 	if (i < len && s[i] == '0')
 		i++;
-	else if ((j = skip_digits(s, len, i)) > i)
+	else if ((j = jsontext_skip_digits(s, len, i)) > i)
 		i = j;
 	else
-		return len + 1;
-	if (i < len && s[i] == '.' && (j = skip_digits(s, len, i + 1)) == i + 1)
-		return len + 1;
-	if (i < len && s[i] == '.')
+		return 0;
+	if (i < len && s[i] == '.') {
+		if ((j = jsontext_skip_digits(s, len, i + 1)) == i + 1)
+			return 0;
 		i = j;
+	}
 	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
 		i++;
 		if (i < len && (s[i] == '+' || s[i] == '-'))
 			i++;
-		if ((j = skip_digits(s, len, i)) == i)
-			return len + 1;
+		if ((j = jsontext_skip_digits(s, len, i)) == i)
+			return 0;
 		i = j;
 	}
 	return i;
 }
 
-bool jsontext_valid(const char *s, size_t len)
+size_t jsontext_string_end(const char *s, size_t len, size_t i)
 {
-	char open[VALID_DEPTH]; /* the containers around, '{' or '[' */
-	size_t depth = 0, i = skip_space(s, len, 0);
+	for (i++; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
 
-	for (;;) {
-		/* a value at s[i] */
-		if (i >= len)
-			return false;
-		if (s[i] == '{' || s[i] == '[') {
-			if (depth == VALID_DEPTH)
-				return false;
-			open[depth++] = s[i];
-			i = skip_space(s, len, i + 1);
-			if (i < len && s[i] == (open[depth - 1] == '{' ? '}' : ']')) {
-				depth--;
-				i++;
-			} else if (open[depth - 1] == '{') {
-				if (i >= len || s[i] != '"')
-					return false;
-				i = skip_space(s, len, skip_string(s, len, i));
-				if (i >= len || s[i] != ':')
-					return false;
-				i = skip_space(s, len, i + 1);
-				continue;
-			} else {
-				continue;
-			}
-		} else if (s[i] == '"') {
-			i = skip_string(s, len, i);
-		} else if (len - i >= 4 && (!memcmp(s + i, "true", 4) || !memcmp(s + i, "null", 4))) {
+		if (c == '"')
+			return i + 1;
+		if (c < 0x20)
+			return 0;
+		if (c != '\\')
+			continue;
+		if (++i >= len)
+			return 0;
+		if (s[i] == 'u') {
+			if (len - i < 5 || !is_hex(s[i + 1]) || !is_hex(s[i + 2]) || !is_hex(s[i + 3]) ||
+			    !is_hex(s[i + 4]))
+				return 0;
 			i += 4;
-		} else if (len - i >= 5 && !memcmp(s + i, "false", 5)) {
-			i += 5;
-		} else {
-			i = skip_number(s, len, i);
-		}
-		/* after a value: the container's next item, or its end */
-		for (;;) {
-			if (i > len)
-				return false;
-			i = skip_space(s, len, i);
-			if (!depth)
-				return i == len;
-			if (i < len && s[i] == (open[depth - 1] == '{' ? '}' : ']')) {
-				depth--;
-				i++;
-				continue;
-			}
-			if (i >= len || s[i] != ',')
-				return false;
-			i = skip_space(s, len, i + 1);
-			if (open[depth - 1] == '{') {
-				if (i >= len || s[i] != '"')
-					return false;
-				i = skip_space(s, len, skip_string(s, len, i));
-				if (i >= len || s[i] != ':')
-					return false;
-				i = skip_space(s, len, i + 1);
-			}
-			break;
+		} else if (!s[i] || !strchr("\"\\/bfnrt", s[i])) {
+			return 0;
 		}
 	}
+	return 0;
+}
+
+static size_t literal_end(const char *s, size_t len, size_t i)
+{
+	static const char *const words[] = { "true", "false", "null" };
+
+	for (size_t k = 0; k < 3; k++) {
+		size_t n = strlen(words[k]);
+
+		if (len - i >= n && !memcmp(s + i, words[k], n))
+			return i + n;
+	}
+	return 0;
+}
+
+/* p[0..n) to out, unless out is NULL or its first failure is kept. */
+static void out_add(struct buf *out, int *out_rc, const char *p, size_t n)
+{
+	if (out && !*out_rc && n)
+		*out_rc = buf_add(out, p, n);
+}
+
+int jsontext_scan(struct buf *out, int *out_rc, const char *s, size_t len, size_t *pos)
+{
+	struct buf open = BUF_INIT; /* the containers open, '{' or '[' */
+	enum { VALUE, KEY, AFTER } want = VALUE;
+	size_t i = *pos, end;
+	int rc = -1;
+
+	for (;;) {
+		char top = open.len ? open.buf[open.len - 1] : 0;
+
+		if (want == AFTER && !top) {
+			rc = 0;
+			break;
+		}
+		if (want != VALUE || top)
+			i = jsontext_skip_space(s, len, i);
+		if (i >= len)
+			break;
+		if (want == AFTER) {
+			if (s[i] == ',') {
+				want = top == '{' ? KEY : VALUE;
+			} else if (s[i] == (top == '{' ? '}' : ']')) {
+				buf_setlen(&open, open.len - 1);
+			} else {
+				break;
+			}
+			out_add(out, out_rc, s + i++, 1);
+			continue;
+		}
+		if (want == KEY) {
+			if (s[i] != '"' || !(end = jsontext_string_end(s, len, i)))
+				break;
+			out_add(out, out_rc, s + i, end - i);
+			i = jsontext_skip_space(s, len, end);
+			if (i >= len || s[i] != ':')
+				break;
+			out_add(out, out_rc, s + i++, 1);
+			want = VALUE;
+			continue;
+		}
+		if (s[i] == '{' || s[i] == '[') {
+			char close = s[i] == '{' ? '}' : ']';
+
+			out_add(out, out_rc, s + i, 1);
+			buf_addch(&open, s[i]);
+			want = s[i] == '{' ? KEY : VALUE;
+			i = jsontext_skip_space(s, len, i + 1);
+			if (i < len && s[i] == close) {
+				out_add(out, out_rc, s + i++, 1);
+				buf_setlen(&open, open.len - 1);
+				want = AFTER;
+			}
+			continue;
+		}
+		if (s[i] == '"')
+			end = jsontext_string_end(s, len, i);
+		else if (s[i] == '-' || is_digit(s[i]))
+			end = jsontext_number_end(s, len, i);
+		else
+			end = literal_end(s, len, i);
+		if (!end)
+			break;
+		out_add(out, out_rc, s + i, end - i);
+		i = end;
+		want = AFTER;
+	}
+	buf_release(&open);
+	*pos = i;
+	return rc;
+}
+
+bool jsontext_valid(const char *s, size_t len)
+{
+	size_t i = jsontext_skip_space(s, len, 0);
+
+	return jsontext_scan(NULL, NULL, s, len, &i) == 0 && jsontext_skip_space(s, len, i) == len;
 }

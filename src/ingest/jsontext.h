@@ -38,9 +38,24 @@ void jsontext_write(struct buf *b, const json_t *v);
 const char *jsontext_kind(const json_t *v);
 /* Whether s[0..len) is only JSON whitespace. */
 bool jsontext_blank(const char *s, size_t len);
-/* Whether s[0..len) is one JSON value (RFC 8259, whitespace around it
- * allowed, nested at most as deep as jansson reads), without building
- * it: for text that is kept as it is. Its UTF-8 is not checked. */
+/* Scanning JSON text, RFC 8259, without building it. Each gives where
+ * what starts at s[i] ends: white space (is_space, skip_space), digits,
+ * a number or a string (its opening quote at s[i]); 0 when there is no
+ * number or string there. */
+bool jsontext_is_space(char c);
+size_t jsontext_skip_space(const char *s, size_t len, size_t i);
+size_t jsontext_skip_digits(const char *s, size_t len, size_t i);
+size_t jsontext_number_end(const char *s, size_t len, size_t i);
+size_t jsontext_string_end(const char *s, size_t len, size_t i);
+/* Scans the JSON value at s[*pos] (no white space before it) and appends
+ * it to out without white space between its tokens (out may be NULL: a
+ * scan only; its first failure is kept in *out_rc, and nothing more is
+ * appended). Containers are kept on a stack of their own, not the C
+ * stack. Returns 0 with *pos after the value, or -1 with *pos where it is
+ * wrong. */
+int jsontext_scan(struct buf *out, int *out_rc, const char *s, size_t len, size_t *pos);
+/* Whether s[0..len) is one JSON value, white space around it allowed:
+ * for text that is kept as it is. Its UTF-8 is not checked. */
 bool jsontext_valid(const char *s, size_t len);
 
 #endif

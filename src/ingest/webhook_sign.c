@@ -9,6 +9,7 @@
 #include "ingest/webhook.h"
 
 #include "core/err.h"
+#include "core/hex.h"
 
 #include <inttypes.h>
 #include <openssl/core_names.h>
@@ -65,17 +66,6 @@ int webhook_sign(const char *secret, int64_t ts, const char *body, size_t len, c
 	}
 	out_hex[2 * MAC_LEN] = '\0';
 	return 0;
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* "sha256=" and 64 hex digits of either case into mac. */

@@ -56,185 +56,17 @@ static void jw_string(struct jw *w, const char *s, size_t len)
 	jw_ch(w, '"');
 }
 
-/* ---- JSON text ---- */
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static size_t skip_ws(const char *s, size_t len, size_t i)
-{
-	while (i < len && is_ws(s[i]))
-		i++;
-	return i;
-}
-
-static size_t skip_digits(const char *s, size_t len, size_t i)
-{
-	while (i < len && is_digit(s[i]))
-		i++;
-	return i;
-}
-
-/* The end of the JSON number at s[i], or 0 when there is none. */
-static size_t number_end(const char *s, size_t len, size_t i)
-{
-	size_t j;
-
-	if (i < len && s[i] == '-')
-		i++;
-	if (i < len && s[i] == '0')
-		i++;
-	else if ((j = skip_digits(s, len, i)) > i)
-		i = j;
-	else
-		return 0;
-	if (i < len && s[i] == '.') {
-		if ((j = skip_digits(s, len, i + 1)) == i + 1)
-			return 0;
-		i = j;
-	}
-	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < len && (s[i] == '+' || s[i] == '-'))
-			i++;
-		if ((j = skip_digits(s, len, i)) == i)
-			return 0;
-		i = j;
-	}
-	return i;
-}
-
-static bool is_hex(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* The end of the JSON string at s[i] (its opening quote), or 0. */
-static size_t string_end(const char *s, size_t len, size_t i)
-{
-	for (i++; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"')
-			return i + 1;
-		if (c < 0x20)
-			return 0;
-		if (c != '\\')
-			continue;
-		if (++i >= len)
-			return 0;
-		if (s[i] == 'u') {
-			if (len - i < 5 || !is_hex(s[i + 1]) || !is_hex(s[i + 2]) || !is_hex(s[i + 3]) ||
-			    !is_hex(s[i + 4]))
-				return 0;
-			i += 4;
-		} else if (!s[i] || !strchr("\"\\/bfnrt", s[i])) {
-			return 0;
-		}
-	}
-	return 0;
-}
-
-static size_t literal_end(const char *s, size_t len, size_t i)
-{
-	static const char *const words[] = { "true", "false", "null" };
-
-	for (size_t k = 0; k < 3; k++) {
-		size_t n = strlen(words[k]);
-
-		if (len - i >= n && !memcmp(s + i, words[k], n))
-			return i + n;
-	}
-	return 0;
-}
-
-/* Scans the JSON value at s[*pos] (no white space before it) and copies
- * it to w without white space between its tokens (w may be NULL: a scan
- * only). Containers are kept on a stack of their own, not the C stack.
- * Returns 0 with *pos after the value, or -1 with *pos where it is wrong. */
+/* Scans the JSON value at s[*pos] into w (NULL: a scan only). */
 static int json_scan(struct jw *w, const char *s, size_t len, size_t *pos)
 {
-	struct buf open = BUF_INIT; /* the containers open, '{' or '[' */
-	enum { VALUE, KEY, AFTER } want = VALUE;
-	size_t i = *pos, end;
-	int rc = -1;
-
-	for (;;) {
-		char top = open.len ? open.buf[open.len - 1] : 0;
-
-		if (want == AFTER && !top) {
-			rc = 0;
-			break;
-		}
-		if (want != VALUE || top)
-			i = skip_ws(s, len, i);
-		if (i >= len)
-			break;
-		if (want == AFTER) {
-			if (s[i] == ',') {
-				want = top == '{' ? KEY : VALUE;
-			} else if (s[i] == (top == '{' ? '}' : ']')) {
-				buf_setlen(&open, open.len - 1);
-			} else {
-				break;
-			}
-			jw_ch(w, s[i++]);
-			continue;
-		}
-		if (want == KEY) {
-			if (s[i] != '"' || !(end = string_end(s, len, i)))
-				break;
-			jw_add(w, s + i, end - i);
-			i = skip_ws(s, len, end);
-			if (i >= len || s[i] != ':')
-				break;
-			jw_ch(w, s[i++]);
-			want = VALUE;
-			continue;
-		}
-		if (s[i] == '{' || s[i] == '[') {
-			char close = s[i] == '{' ? '}' : ']';
-
-			jw_ch(w, s[i]);
-			buf_addch(&open, s[i]);
-			want = s[i] == '{' ? KEY : VALUE;
-			i = skip_ws(s, len, i + 1);
-			if (i < len && s[i] == close) {
-				jw_ch(w, s[i++]);
-				buf_setlen(&open, open.len - 1);
-				want = AFTER;
-			}
-			continue;
-		}
-		if (s[i] == '"')
-			end = string_end(s, len, i);
-		else if (s[i] == '-' || is_digit(s[i]))
-			end = number_end(s, len, i);
-		else
-			end = literal_end(s, len, i);
-		if (!end)
-			break;
-		jw_add(w, s + i, end - i);
-		i = end;
-		want = AFTER;
-	}
-	buf_release(&open);
-	*pos = i;
-	return rc;
+	return jsontext_scan(w ? w->b : NULL, w ? &w->rc : NULL, s, len, pos);
 }
 
 static int put_json(struct jw *w, const char *s, size_t len, struct sl_err *err)
 {
-	size_t i = skip_ws(s, len, 0);
+	size_t i = jsontext_skip_space(s, len, 0);
 
-	if (json_scan(w, s, len, &i) || (i = skip_ws(s, len, i)) != len)
+	if (json_scan(w, s, len, &i) || (i = jsontext_skip_space(s, len, i)) != len)
 		return sl_err_set(err, SL_E_PARSE, "invalid json value: unexpected %s at byte %zu",
 				  i < len ? "text" : "end", i);
 	return 0;
@@ -245,7 +77,7 @@ int pgoutput_json_member(const char *json, size_t len, const char *name, const c
 {
 	struct buf key = BUF_INIT;
 	struct jw kw = { &key, 0 };
-	size_t i = skip_ws(json, len, 0), end;
+	size_t i = jsontext_skip_space(json, len, 0), end;
 	int rc = 0;
 
 	jw_string(&kw, name, strlen(name));
@@ -253,7 +85,7 @@ int pgoutput_json_member(const char *json, size_t len, const char *name, const c
 		rc = sl_err_set(err, SL_E_PARSE, "not a JSON object at byte %zu", i);
 		goto out;
 	}
-	i = skip_ws(json, len, i + 1);
+	i = jsontext_skip_space(json, len, i + 1);
 	if (i < len && json[i] == '}') {
 		rc = sl_err_set(err, SL_E_NOTFOUND, "no member '%s'", name);
 		goto out;
@@ -262,13 +94,13 @@ int pgoutput_json_member(const char *json, size_t len, const char *name, const c
 		bool match;
 		size_t start;
 
-		if (i >= len || json[i] != '"' || !(end = string_end(json, len, i)))
+		if (i >= len || json[i] != '"' || !(end = jsontext_string_end(json, len, i)))
 			break;
 		match = end - i == key.len && !memcmp(json + i, key.buf, key.len);
-		i = skip_ws(json, len, end);
+		i = jsontext_skip_space(json, len, end);
 		if (i >= len || json[i] != ':')
 			break;
-		start = i = skip_ws(json, len, i + 1);
+		start = i = jsontext_skip_space(json, len, i + 1);
 		if (json_scan(NULL, json, len, &i))
 			break;
 		if (match) {
@@ -276,14 +108,14 @@ int pgoutput_json_member(const char *json, size_t len, const char *name, const c
 			*vlen = i - start;
 			goto out;
 		}
-		i = skip_ws(json, len, i);
+		i = jsontext_skip_space(json, len, i);
 		if (i < len && json[i] == '}') {
 			rc = sl_err_set(err, SL_E_NOTFOUND, "no member '%s'", name);
 			goto out;
 		}
 		if (i >= len || json[i] != ',')
 			break;
-		i = skip_ws(json, len, i + 1);
+		i = jsontext_skip_space(json, len, i + 1);
 	}
 	rc = sl_err_set(err, SL_E_PARSE, "invalid JSON object at byte %zu", i);
 out:
@@ -367,7 +199,7 @@ static enum category category_of(uint32_t oid, uint32_t *elem)
 
 static bool digits_at(const char *s, size_t len, size_t i, size_t n)
 {
-	return i <= len && len - i >= n && skip_digits(s, len, i) >= i + n;
+	return i <= len && len - i >= n && jsontext_skip_digits(s, len, i) >= i + n;
 }
 
 /* HH:MM:SS[.fraction] at s[i]: its end, or 0. */
@@ -378,7 +210,7 @@ static size_t time_end(const char *s, size_t len, size_t i)
 		return 0;
 	i += 8;
 	if (i < len && s[i] == '.')
-		i = skip_digits(s, len, i + 1);
+		i = jsontext_skip_digits(s, len, i + 1);
 	return i;
 }
 
@@ -402,7 +234,7 @@ static void put_time_offset(struct jw *w, const char *s, size_t len, size_t i)
  * anything else (infinity, another DateStyle) as it is. */
 static void put_timestamp(struct jw *w, const char *s, size_t len, bool with_date)
 {
-	size_t d = with_date ? skip_digits(s, len, 0) : 0;
+	size_t d = with_date ? jsontext_skip_digits(s, len, 0) : 0;
 
 	jw_ch(w, '"');
 	if (!with_date) {
@@ -472,7 +304,7 @@ static int put_scalar(struct jw *w, enum category cat, const char *s, size_t len
 {
 	switch (cat) {
 	case CAT_NUMBER:
-		if (len && number_end(s, len, 0) == len)
+		if (len && jsontext_number_end(s, len, 0) == len)
 			jw_add(w, s, len);
 		else
 			jw_string(w, s, len); /* NaN, Infinity, -Infinity */
@@ -542,7 +374,7 @@ static int array_item(struct array_rd *a, bool *null)
 			escaped = true;
 		}
 		buf_addch(&a->item, c);
-		if (quoted || here || !is_ws(c))
+		if (quoted || here || !jsontext_is_space(c))
 			trimmed = a->item.len;
 	}
 	if (a->i >= a->len || (!quoted && a->s[a->i] == '{'))
@@ -564,10 +396,10 @@ static int array_level(struct jw *w, struct array_rd *a, int depth)
 
 	if (depth > ARRAY_MAX_DEPTH)
 		return array_fail(a, "more than 6 dimensions");
-	a->i = skip_ws(a->s, a->len, a->i);
+	a->i = jsontext_skip_space(a->s, a->len, a->i);
 	if (a->i >= a->len || a->s[a->i] != '{')
 		return array_fail(a, "no '{'");
-	a->i = skip_ws(a->s, a->len, a->i + 1);
+	a->i = jsontext_skip_space(a->s, a->len, a->i + 1);
 	jw_ch(w, '[');
 	if (a->i < a->len && a->s[a->i] == '}') {
 		a->i++;
@@ -575,7 +407,7 @@ static int array_level(struct jw *w, struct array_rd *a, int depth)
 		return 0;
 	}
 	for (;;) {
-		a->i = skip_ws(a->s, a->len, a->i);
+		a->i = jsontext_skip_space(a->s, a->len, a->i);
 		if (a->i < a->len && a->s[a->i] == '{') {
 			if ((rc = array_level(w, a, depth + 1)))
 				return rc;
@@ -587,7 +419,7 @@ static int array_level(struct jw *w, struct array_rd *a, int depth)
 					   a->depth + 1, a->err))) {
 			return rc;
 		}
-		a->i = skip_ws(a->s, a->len, a->i);
+		a->i = jsontext_skip_space(a->s, a->len, a->i);
 		if (a->i >= a->len)
 			return array_fail(a, "no '}'");
 		if (a->s[a->i++] == '}')
@@ -617,7 +449,7 @@ static int put_array(struct jw *w, const struct pgoutput_types *types, uint32_t 
 		a.i = (size_t)(eq - s) + 1;
 	}
 	rc = array_level(w, &a, 1);
-	if (!rc && skip_ws(s, len, a.i) != len)
+	if (!rc && jsontext_skip_space(s, len, a.i) != len)
 		rc = array_fail(&a, "text after the end");
 	buf_release(&a.item);
 	return rc;

@@ -10,6 +10,7 @@
 #include "warehouse/text_cache.h"
 
 #include "core/hash.h"
+#include "core/hex.h"
 #include "core/xalloc.h"
 
 #include <stdbool.h>
@@ -87,16 +88,6 @@ static void insert(struct text_cache *c, const unsigned char *key, char *text, b
 static unsigned long long checksum(const char *s, size_t len)
 {
 	return (unsigned long long)hash_words(HASH_INIT, s, len);
-}
-
-/* A hex digit's value, or -1. */
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
 }
 
 static bool read_key(const char *hex, unsigned char *key)

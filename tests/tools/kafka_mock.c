@@ -36,6 +36,8 @@
  * message sets a partition and drops the oldest beyond that, moving the
  * low watermark.
  */
+#include "core/hex.h"
+
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
@@ -146,17 +148,6 @@ static int num_parse(const char *s, long long min, long long max, long long *out
 	return 0;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes the %XX escapes of s in place; returns the new length, or -1 on a bad escape. */
 static ssize_t pct_decode(char *s)
 {
@@ -168,8 +159,8 @@ static ssize_t pct_decode(char *s)
 			*out++ = *in;
 			continue;
 		}
-		hi = hex_digit(in[1]);
-		lo = hi < 0 ? -1 : hex_digit(in[2]);
+		hi = hex_value(in[1]);
+		lo = hi < 0 ? -1 : hex_value(in[2]);
 		if (lo < 0)
 			return -1;
 		*out++ = (char)(hi * 16 + lo);
