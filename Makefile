@@ -74,7 +74,7 @@ $(FAULTFS): tests/tools/faultfs.c | $(DUCKDB)/STAMP
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl -lpthread
 
-demo: deps all
+demo: deps all $(BUILD)/tools/kafka_mock
 	@scripts/demo.sh ./sluice
 
 unit: deps $(BIN) $(UNIT_BIN)

@@ -3,13 +3,15 @@
 # was built, lands new data, and builds again to show that only what
 # changed is rebuilt; then starts a throwaway PostgreSQL server
 # (tests/pg_server.sh) whose products table streams its changes into the
-# project, first as a snapshot, then live under `sluice serve`. Whatever
+# project, first as a snapshot, then live under `sluice serve`, and a
+# Kafka topic (librdkafka's mock brokers) lands its messages. Whatever
 # happens, the server, its folder and the scratch copy are gone at the end.
 #   scripts/demo.sh [path/to/sluice]
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$(dirname "${1:-$root/sluice}")" && pwd)/$(basename "${1:-sluice}")
+kafka_mock=$root/build/release/tools/kafka_mock
 work=$(mktemp -d)
 pg_dir=
 serve_pid=
@@ -94,7 +96,31 @@ show live --once
 show sql "SELECT product_id, name, price, op, lsn, _sluice_deleted FROM silver.products ORDER BY product_id"
 show sql "SELECT * FROM gold.catalog ORDER BY category"
 
-step "9. Under sluice serve, an insert, an update and a delete committed in PostgreSQL reach silver and gold within a second"
+step "9. A Kafka topic: the shop's click stream lands, each message once, its offsets kept in the warehouse"
+# librdkafka's mock brokers stand in for a Kafka cluster (tools/kafka_mock)
+coproc KAFKA { exec "$kafka_mock" 2>kafka_mock.log; }
+read -r line <&"${KAFKA[0]}"
+kafka_brokers=${line#bootstrap }
+kafka() {
+	local reply
+	echo "$*" >&"${KAFKA[1]}"
+	read -r reply <&"${KAFKA[0]}"
+	[[ $reply == ok* ]] || { printf 'demo: kafka_mock: %s: %s\n' "$*" "$reply" >&2; return 1; }
+}
+clicks="  clicks: {kind: kafka, brokers: \"$kafka_brokers\", topic: shop.clicks, columns: {customer_id: BIGINT, page: VARCHAR}}"
+printf 'mock Kafka brokers at %s; sluice.yml gains a source:\n%s\n' "$kafka_brokers" "$clicks"
+sed -i "/^sources:/a\\$clicks" sluice.yml
+kafka topic shop.clicks 2
+kafka send shop.clicks 0 c1 %7B%22customer_id%22%3A1%2C%22page%22%3A%22%2Fcups%22%7D
+kafka send shop.clicks 1 c2 %7B%22customer_id%22%3A2%2C%22page%22%3A%22%2Fteapots%22%7D
+kafka send shop.clicks 0 c1 %7B%22customer_id%22%3A1%2C%22page%22%3A%22%2Fcheckout%22%7D
+show kafka clicks --once
+kafka send shop.clicks 1 c3 %7B%22customer_id%22%3A3%2C%22page%22%3A%22%2Fnotebooks%22%7D
+show kafka clicks --once
+show sql "SELECT customer_id, page, _sluice_partition, _sluice_offset, _sluice_key FROM landing.clicks ORDER BY _sluice_partition, _sluice_offset"
+echo quit >&"${KAFKA[1]}"
+
+step "10. Under sluice serve, an insert, an update and a delete committed in PostgreSQL reach silver and gold within a second"
 printf '$ sluice serve --listen 127.0.0.1:0 &\n'
 "$bin" serve --listen 127.0.0.1:0 >serve.log 2>&1 &
 serve_pid=$!
