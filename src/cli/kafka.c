@@ -145,6 +145,7 @@ int cli_kafka(struct cli_args *args)
 			continue;
 		}
 		sl_err_clear(&err);
+		memset(&res, 0, sizeof(res));
 		last = land_once(&s, c, &res, &err);
 		if (!(stopping && last == SL_E_BUSY))
 			report(src->name, last, &res, &err, !args->once);

@@ -143,6 +143,10 @@ static int partitions(struct kafka_consumer *c, struct arena *a, struct part **p
 	for (size_t i = 0; !rc && i < *n; i++) {
 		int64_t low, high;
 
+		if (atomic_load(&c->cancel)) {
+			rc = sl_err_set(err, SL_E_BUSY, "source %s: stopped", c->src->name);
+			break;
+		}
 		e = rd_kafka_query_watermark_offsets(c->rk, c->src->topic, (*parts)[i].id, &low,
 						     &high, ASK_TIMEOUT_MS);
 		if (e)
@@ -289,6 +293,13 @@ static int read_batch(struct kafka_consumer *c, struct arena *a, struct part *pa
 		waited = 0;
 		p = part_of(parts, n, msg->partition);
 		if (msg->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			/* past what the log holds but messages, up to the end this
+			 * landing takes: a transaction's markers, an aborted one's
+			 * records */
+			if (p && !p->done && msg->offset > p->next && msg->offset <= p->end) {
+				p->next = msg->offset;
+				kafka_offsets_set(offsets, p->id, p->next);
+			}
 			if (p)
 				p->done = true;
 		} else if (msg->err) {
@@ -407,16 +418,16 @@ int kafka_reset(struct kafka_consumer *c, struct arena *a, struct wh *w, const c
 		rc = wh_begin(w, err);
 	if (!rc) {
 		rc = live_cursor_set(w, c->fqn, text.buf, err);
+		if (rc == SL_E_NOTFOUND)
+			sl_err_set(err, rc,
+				   "source %s has landed nothing yet: its first landing reads each "
+				   "partition from its first retained message",
+				   c->src->name);
 		if (rc)
 			wh_rollback(w);
 		else
 			rc = wh_commit(w, err);
 	}
-	if (rc == SL_E_NOTFOUND)
-		sl_err_set(err, rc,
-			   "source %s has landed nothing yet: its first landing reads each "
-			   "partition from its first retained message",
-			   c->src->name);
 	*stored = arena_strdup(a, text.buf);
 	buf_release(&text);
 	kafka_offsets_free(&offsets);
@@ -434,7 +445,8 @@ int kafka_land(struct kafka_consumer *c, struct wh *r, struct ingest_writer *wr,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = live_cursor_get(r, a, c->fqn, &stored, err);
+	rc = atomic_load(&c->cancel) ? sl_err_set(err, SL_E_BUSY, "source %s: stopped", c->src->name)
+				     : live_cursor_get(r, a, c->fqn, &stored, err);
 	if (!rc && !kafka_offsets_parse(stored, &offsets))
 		rc = sl_err_set(err, SL_E_INVALID,
 				"source %s: its stored offsets '%s' do not read as "

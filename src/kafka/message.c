@@ -13,6 +13,7 @@
 #include "project/config.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,15 +61,35 @@ static const char *json_text(struct arena *a, json_t *v)
 	return out;
 }
 
+/* Whether JSON text may hold what the scanner lets through and the
+ * warehouse's JSON reader refuses: escapes (a lone surrogate, \u0000),
+ * numbers past 15 digits or with an exponent (beyond a double). */
+static bool needs_parse(const char *s, size_t len)
+{
+	size_t digits = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\\' || ((s[i] == 'e' || s[i] == 'E') && digits))
+			return true;
+		digits = s[i] >= '0' && s[i] <= '9' ? digits + 1 : 0;
+		if (digits > 15)
+			return true;
+	}
+	return false;
+}
+
 /* The payload of a value no typed column reads: the JSON it is, as it
  * is, else the text as a JSON string. */
 static const char *other_payload(struct arena *a, const char *value, size_t len)
 {
-	json_t *v;
+	json_t *v = NULL;
 	const char *out;
 
-	if (utf8_valid(value, len) && !memchr(value, '\0', len) && jsontext_valid(value, len))
+	if (utf8_valid(value, len) && !memchr(value, '\0', len) && jsontext_valid(value, len) &&
+	    (!needs_parse(value, len) || (v = json_loadb(value, len, JSON_DECODE_ANY, NULL)))) {
+		json_decref(v);
 		return arena_strndup(a, value, len);
+	}
 	v = json_string(as_text(a, value, len));
 	out = json_text(a, v);
 	json_decref(v);
@@ -161,8 +182,18 @@ int kafka_rows_add(struct arena *a, const struct source_cfg *src, const struct k
 	if (dbz && !m->value)
 		return 0;
 	/* parsed only when a typed column or the Debezium event needs it */
-	if (m->value && (dbz || src->ncolumns) && utf8_valid(m->value, m->value_len))
-		v = json_loadb(m->value, m->value_len, 0, NULL);
+	if (m->value && (dbz || src->ncolumns) && utf8_valid(m->value, m->value_len)) {
+		json_error_t je;
+
+		v = json_loadb(m->value, m->value_len, 0, &je);
+		/* an object the typed columns cannot read stops the landing */
+		if (!v && !dbz && m->value_len > jsontext_skip_space(m->value, m->value_len, 0) &&
+		    m->value[jsontext_skip_space(m->value, m->value_len, 0)] == '{')
+			return sl_err_set(err, SL_E_INVALID,
+					  "partition %d, offset %lld: invalid JSON object at column %d: "
+					  "%s",
+					  (int)m->partition, (long long)m->offset, je.column, je.text);
+	}
 	if (dbz && !(json_is_object(v) && debezium_event(v, &op, &row)))
 		rc = sl_err_set(err, SL_E_INVALID,
 				"partition %d, offset %lld: not a Debezium change event (an object "

@@ -182,36 +182,37 @@ static int index_landing(struct wh *w, const struct project *p, struct sl_err *e
  * the order of the changes of one source transaction. */
 #define CDC_POS_COLUMN "_sluice_pos BIGINT"
 
-/* The columns of a postgres_cdc landing table that one made by an earlier
- * version (or by hand, to the convention) may lack: the consumer writes
- * each column by its name and would leave these out. */
-static const char *const cdc_later_columns[][2] = {
-	{ "xid", "xid BIGINT" },
-	{ "_sluice_pos", CDC_POS_COLUMN },
+/* The columns of a landing table that one made by an earlier version (or
+ * by hand, to the convention) may lack, by kind: the consumers write each
+ * column by its name and would leave these out. */
+static const char *const later_columns[][3] = {
+	{ "postgres_cdc", "xid", "xid BIGINT" },
+	{ "postgres_cdc", "_sluice_pos", CDC_POS_COLUMN },
+	{ "kafka", "_sluice_op", "_sluice_op VARCHAR" },
+	{ "kafka", "_sluice_key", "_sluice_key VARCHAR" },
+	{ "kafka", "_sluice_headers", "_sluice_headers JSON" },
 };
 
-/* Landing tables of postgres_cdc sources made before they had a column
- * get it. */
-static int add_cdc_columns(struct wh *w, const struct project *p, struct sl_err *err)
+/* Landing tables made before their kind had a column get it. */
+static int add_later_columns(struct wh *w, const struct project *p, struct sl_err *err)
 {
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < p->cfg.nsources; i++) {
 		const struct source_cfg *s = &p->cfg.sources[i];
 
-		if (!s->kind || strcmp(s->kind, "postgres_cdc") != 0)
-			continue;
-		for (size_t c = 0; !rc && c < sizeof(cdc_later_columns) / sizeof(*cdc_later_columns);
-		     c++) {
+		for (size_t c = 0; !rc && c < sizeof(later_columns) / sizeof(*later_columns); c++) {
 			struct buf sql = BUF_INIT;
 			bool have = false;
 
-			rc = wh_has_column(w, "landing", s->name, cdc_later_columns[c][0], &have, err);
+			if (!s->kind || strcmp(s->kind, later_columns[c][0]) != 0)
+				continue;
+			rc = wh_has_column(w, "landing", s->name, later_columns[c][1], &have, err);
 			if (rc || have)
 				continue;
 			buf_adds(&sql, "ALTER TABLE ");
 			wh_sql_qualified(&sql, "landing", s->name);
-			buf_addf(&sql, " ADD COLUMN %s", cdc_later_columns[c][1]);
+			buf_addf(&sql, " ADD COLUMN %s", later_columns[c][2]);
 			rc = wh_exec(w, sql.buf, err);
 			buf_release(&sql);
 		}
@@ -250,7 +251,7 @@ int live_sources_ensure(struct wh *w, struct arena *parent, const struct project
 		int unlocked;
 
 		rc = wh_exec(w, sql.buf, err);
-		rc = rc ? rc : add_cdc_columns(w, p, err);
+		rc = rc ? rc : add_later_columns(w, p, err);
 		rc = rc ? rc : index_landing(w, p, err);
 		unlocked = wh_unlock(w, STATE_CATALOG_LOCK, rc ? NULL : err);
 		rc = rc ? rc : unlocked;

@@ -189,18 +189,26 @@ static int run_plain(struct sqlbind *b, const char *sql, struct sl_err *err)
 	return rc;
 }
 
-/* The statement that makes schema, the first time it is asked for: a
+/* The statement that makes schema unless it was made (schema_made): a
  * statement fewer per query bound. */
-static void schema_first(struct sqlbind *b, struct buf *sql, const char *schema)
+static void schema_first(const struct sqlbind *b, struct buf *sql, const char *schema)
+{
+	for (size_t i = 0; i < b->nschemas; i++)
+		if (strcmp(b->schemas[i], schema) == 0)
+			return;
+	buf_adds(sql, "CREATE SCHEMA IF NOT EXISTS ");
+	wh_sql_ident(sql, schema);
+	buf_adds(sql, ";\n");
+}
+
+/* schema is in the binder: its statement ran. */
+static void schema_made(struct sqlbind *b, const char *schema)
 {
 	for (size_t i = 0; i < b->nschemas; i++)
 		if (strcmp(b->schemas[i], schema) == 0)
 			return;
 	b->schemas = xreallocarray(b->schemas, b->nschemas + 1, sizeof(*b->schemas));
 	b->schemas[b->nschemas++] = xstrdup(schema);
-	buf_adds(sql, "CREATE SCHEMA IF NOT EXISTS ");
-	wh_sql_ident(sql, schema);
-	buf_adds(sql, ";\n");
 }
 
 /* The table made in the binder as its columns say, when it is not yet. */
@@ -225,6 +233,8 @@ static int make_table(struct sqlbind *b, struct table *t, struct sl_err *err)
 	rc = run_plain(b, sql.buf, err);
 	buf_release(&sql);
 	t->made = !rc;
+	if (!rc)
+		schema_made(b, t->schema);
 	/* not the query's error: a table it reads cannot be made */
 	if (rc)
 		err->code = SL_E_INTERNAL;
@@ -386,8 +396,10 @@ int sqlbind_csv(struct sqlbind *b, const char *schema, const char *name, const c
 	csv_sql_read(&sql, path);
 	buf_adds(&sql, " LIMIT 0");
 	rc = run_plain(b, sql.buf, err);
-	if (!rc)
+	if (!rc) {
+		schema_made(b, schema);
 		found(b, key, schema, name);
+	}
 	buf_release(&sql);
 	return rc;
 }
@@ -465,6 +477,8 @@ int sqlbind_query(struct sqlbind *b, struct arena *a, const char *schema, const 
 	schema_first(b, &head, schema);
 	if (!rc && head.len)
 		rc = run_plain(b, head.buf, err);
+	if (!rc)
+		schema_made(b, schema);
 	buf_reset(&head);
 	/* an empty table, not a view: a view over views is bound again with
 	 * each reader, and a project's views over views would be bound as

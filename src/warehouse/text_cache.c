@@ -164,9 +164,19 @@ const char *text_cache_get(struct text_cache *c, const unsigned char *key)
 
 void text_cache_put(struct text_cache *c, const unsigned char *key, const char *text)
 {
-	if (find(c, key))
+	struct entry *e = find(c, key);
+
+	if (e && strcmp(e->text, text) == 0)
 		return;
-	insert(c, key, xstrdup(text), true, 0);
+	if (e) {
+		/* what the key's text was worked out from changed since */
+		free(e->text);
+		e->text = xstrdup(text);
+		e->used = true;
+		e->age = 0;
+	} else {
+		insert(c, key, xstrdup(text), true, 0);
+	}
 	c->changed = true;
 }
 

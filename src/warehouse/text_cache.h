@@ -21,6 +21,8 @@ struct text_cache *text_cache_load(const char *path, const char *kind, const cha
 
 /* The text kept for key, or NULL; in the cache, which owns it. */
 const char *text_cache_get(struct text_cache *c, const unsigned char *key);
+/* Keeps text for key, in place of another text kept for it (what it was
+ * worked out from changed since), whose pointer from get is then gone. */
 void text_cache_put(struct text_cache *c, const unsigned char *key, const char *text);
 
 /* Writes the texts this process used, and those unused for no more than

@@ -143,12 +143,35 @@ static void test_message_rows(void **state)
 			    "NULL|NULL|NULL|d|gone|NULL|1|9|1970-01-01 00:00:00.000");
 	assert_int_equal(rows.nrows, 5);
 
+	/* JSON the warehouse's reader refuses lands as a string, not as JSON */
+	src.ncolumns = 0;
+	ncols -= 2;
+	for (const char *const *odd = (const char *const[]){ "\"\\ud800\"", "\"\\\"\\\\ud800\\\"\"",
+							      "[1e400]", "\"[1e400]\"",
+							      "123456789012345678901234",
+							      "\"123456789012345678901234\"", NULL };
+	     *odd; odd += 2) {
+		m = (struct kafka_message){ .partition = 0, .offset = 2, .ts_ms = -1, .value = odd[0],
+					    .value_len = strlen(odd[0]) };
+		assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
+		assert_string_equal(rows.cells[rows.ncells - 7], odd[1]);
+	}
+	src.ncolumns = 2;
+	ncols += 2;
+	rows.nrows -= 3;
+	rows.ncells -= 3 * 7;
+
 	/* a value its column does not take names the message */
 	m = (struct kafka_message){ .partition = 2, .offset = 70, .ts_ms = -1,
 				    .value = "{\"id\": \"four\"}", .value_len = 14 };
 	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), SL_E_INVALID);
 	assert_non_null(strstr(err.msg, "partition 2, offset 70"));
 	assert_non_null(strstr(err.msg, "id"));
+	/* nor does an object its typed columns cannot read */
+	m.value = "{\"id\": 18446744073709551615}";
+	m.value_len = strlen(m.value);
+	assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), SL_E_INVALID);
+	assert_non_null(strstr(err.msg, "partition 2, offset 70: invalid JSON object"));
 	assert_int_equal(rows.nrows, 5);
 	arena_free(a);
 }
@@ -448,6 +471,44 @@ static void test_reset(void **state)
 	assert_int_equal(reset_to(k, "3:0", &to), SL_E_USAGE);
 	assert_int_equal(reset_to(k, "-", &to), SL_E_USAGE);
 	assert_string_equal(stored(k), "0:3,1:3,2:3");
+	k->src.topic = "nothing_here";
+	assert_int_equal(reset_to(k, "latest", &to), SL_E_NOTFOUND);
+	assert_non_null(strstr(k->f->err.msg, "topic 'nothing_here'"));
+}
+
+/* A landing asked to stop reads nothing; a landing table made before its
+ * kind had the op, key and headers columns gets them. */
+static void test_stopped_and_old_tables(void **state)
+{
+	struct kfx *k = *state;
+	struct ingest_opts io = { .flush_interval_ms = 0, .flush_rows = 1000, .max_rows = 100000 };
+	struct kafka_consumer *c;
+	struct ingest_writer *wr;
+	struct kafka_result res;
+	struct wh *conn;
+
+	produce(k, "orders", 0, 4, 3);
+	if (wh_connect(k->f->w, &conn, &k->f->err) ||
+	    ingest_writer_start(conn, &io, &wr, &k->f->err) ||
+	    kafka_consumer_new(NULL, &k->src, 7, &c, &k->f->err))
+		fail_msg("%s", k->f->err.msg);
+	kafka_consumer_cancel(c);
+	assert_int_equal(kafka_land(c, k->f->w, wr, &res, &k->f->err), SL_E_BUSY);
+	kafka_consumer_free(c);
+	ingest_writer_stop(wr);
+	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders"), 0);
+
+	exec(k->f->w, "DROP TABLE landing.orders; CREATE TABLE landing.orders (id BIGINT, "
+		      "amount DECIMAL(10,2), _sluice_partition INTEGER, _sluice_offset BIGINT, "
+		      "_sluice_event_ts TIMESTAMP, _sluice_landed_at TIMESTAMP, payload JSON, "
+		      "_sluice_seq BIGINT)");
+	if (live_sources_ensure(k->f->w, k->f->a, &k->p, &k->f->err))
+		fail_msg("%s", k->f->err.msg);
+	assert_int_equal(land(k, &res), 0);
+	assert_int_equal(res.messages, 4);
+	assert_int_equal(query_int(k->f->w, "SELECT count(*) FROM landing.orders WHERE "
+					    "_sluice_op = 'u' AND _sluice_key IS NOT NULL"),
+			 4);
 }
 
 /* The mock cluster keeps a few MiB a partition and drops the oldest
@@ -497,6 +558,7 @@ int main(void)
 		T(lands_each_message_once),
 		T(losses_are_refused),
 		T(reset),
+		T(stopped_and_old_tables),
 		ON(retention_ran_out, duckdb),
 	};
 #undef T

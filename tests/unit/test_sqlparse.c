@@ -313,6 +313,23 @@ static void test_derived_kept_while_used_elsewhere(void **state)
 	for (int i = 0; i < 17; i++)
 		derived_has(path, false, false);
 	assert_false(derived_has(path, false, true));
+	/* a key's text kept anew replaces the one kept before */
+	{
+		static const unsigned char k[32] = { 'k' };
+		struct sqlparse *p = NULL;
+		struct sl_err err = SL_ERR_INIT;
+
+		for (int i = 0; i < 2; i++) {
+			assert_int_equal(sqlparse_open(&p, &err), 0);
+			sqlparse_use_derived_cache(p, path);
+			sqlparse_derived_put(p, k, i ? "second" : "first");
+			sqlparse_close(p);
+		}
+		assert_int_equal(sqlparse_open(&p, &err), 0);
+		sqlparse_use_derived_cache(p, path);
+		assert_string_equal(sqlparse_derived_get(p, k), "second");
+		sqlparse_close(p);
+	}
 	fixture_rmtree(root);
 }
 
