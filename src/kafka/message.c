@@ -107,7 +107,8 @@ static const char *headers_json(struct arena *a, const struct kafka_message *m)
 	for (size_t i = 0; i < m->nheaders; i++) {
 		const struct kafka_header *h = &m->headers[i];
 
-		json_object_set_new(o, h->name,
+		/* a name jansson cannot take as a key would drop the header */
+		json_object_set_new(o, as_text(a, h->name, strlen(h->name)),
 				    h->value ? json_string(as_text(a, h->value, h->len))
 					     : json_null());
 	}

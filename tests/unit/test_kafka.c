@@ -143,6 +143,18 @@ static void test_message_rows(void **state)
 			    "NULL|NULL|NULL|d|gone|NULL|1|9|1970-01-01 00:00:00.000");
 	assert_int_equal(rows.nrows, 5);
 
+	/* a header name that is not UTF-8 keeps its header, in hex */
+	{
+		const struct kafka_header odd[] = { { "\xffn", "v\x00w", 3 } };
+
+		m = (struct kafka_message){ .partition = 0, .offset = 3, .ts_ms = -1,
+					    .headers = odd, .nheaders = 1 };
+		assert_int_equal(kafka_rows_add(a, &src, &m, &rows, &err), 0);
+		assert_string_equal(rows.cells[rows.ncells - 4], "{\"\\\\xff6e\":\"\\\\x760077\"}");
+		rows.nrows--;
+		rows.ncells -= ncols;
+	}
+
 	/* JSON the warehouse's reader refuses lands as a string, not as JSON */
 	src.ncolumns = 0;
 	ncols -= 2;
