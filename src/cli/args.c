@@ -52,6 +52,11 @@ const struct cli_option cli_options[] = {
 	  "move the stored offsets on, deliberately: earliest (each partition's first retained "
 	  "message), latest (its end: what is there now is never landed), or PARTITION:OFFSET "
 	  "pairs (0:120,1:88); then exit" },
+	{ "start-time", 0, CLI_F_REPLAY, "T",
+	  "rebuild from the rows of T on, a UTC instant with its offset such as "
+	  "2026-11-02T06:00:00Z; the rebuilt tables hold none from before" },
+	{ "dry-run", 0, CLI_F_REPLAY, NULL,
+	  "show what would be rebuilt and where its history is read from, changing nothing" },
 	{ "listen", 0, CLI_F_LISTEN, "ADDR:PORT",
 	  "where to listen (default: server.listen in sluice.yml, else 127.0.0.1:8080; port 0 "
 	  "picks a free one)" },
@@ -208,6 +213,12 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 		break;
 	case CLI_F_RESET:
 		out->reset = value;
+		break;
+	case CLI_F_REPLAY:
+		if (strcmp(f->long_name, "dry-run") == 0)
+			out->dry_run = true;
+		else
+			out->start_time = value;
 		break;
 	case CLI_F_WINDOW:
 		*(strcmp(f->long_name, "since") == 0 ? &out->since : &out->until) = value;

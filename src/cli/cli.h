@@ -41,6 +41,7 @@ enum cli_flag {
 	CLI_F_FAIL_ON_WAIT = 1 << 15,
 	CLI_F_LINEAGE = 1 << 16, /* --upstream, --downstream, --depth */
 	CLI_F_RESET = 1 << 17,
+	CLI_F_REPLAY = 1 << 18, /* --start-time, --dry-run */
 };
 
 struct cli_args {
@@ -54,6 +55,8 @@ struct cli_args {
 	bool upstream, downstream, openlineage, audit, edges;
 	const char *depth;
 	const char *reset;
+	const char *start_time;
+	bool dry_run;
 	const char **pos; /* positional arguments */
 	int npos;
 	char **argv; /* the arguments after the command name, as given */
@@ -159,6 +162,12 @@ int cli_session_connect(struct cli_session *s, struct sl_err *err);
 /* Closes the session; one whose warehouse failed a write in doubt ends the
  * process instead (sl_exit_suspect). */
 void cli_session_close(struct cli_session *s);
+
+/* The columns of a table no model makes, as the session's warehouse has
+ * them (lowercase), for the column lineage (lineage_columns_fn, ctx the
+ * session); false without a warehouse or such a table. */
+bool cli_warehouse_columns(void *ctx, const char *schema, const char *table,
+			   const char *const **cols, size_t *n);
 
 /* Whether `sluice serve` holds the session's warehouse, so that a command
  * must go through it: a server runs for the folder and the warehouse is one

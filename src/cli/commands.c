@@ -59,6 +59,8 @@ const struct cli_command cli_commands[] = {
 	{ "test", cli_test, COMMON | CLI_F_SELECT | CLI_F_JSON | CLI_F_ENV, 0,
 	  "[-s SEL] [--env E] [--json]",
 	  "run the checks of the selected built models on their data as it is, building nothing" },
+	{ "replay", cli_replay, COMMON | CLI_F_REPLAY, 1, "SELECTOR [--start-time T] [--dry-run]",
+	  "rebuild the selected models and what reads them from the history their sources keep" },
 	{ "validate", cli_validate, COMMON | CLI_F_ENV, 0, "[--env E]",
 	  "check the whole project and report every problem" },
 	{ "compile", cli_compile, COMMON | CLI_F_ENV, 1, "MODEL [--env E]",

@@ -9,6 +9,7 @@
 
 int cli_init(struct cli_args *args);
 int cli_run(struct cli_args *args);
+int cli_replay(struct cli_args *args);
 int cli_seed(struct cli_args *args);
 int cli_plan(struct cli_args *args);
 int cli_test(struct cli_args *args);

@@ -1,7 +1,7 @@
 /*
  * Commands that `sluice serve` runs for the command line while it holds
- * the project's warehouse (run, seed, plan, test): the arguments go to
- * POST /api/commands/NAME as given, the server runs the same handler on
+ * the project's warehouse (run, seed, plan, test, replay): the arguments go
+ * to POST /api/commands/NAME as given, the server runs the same handler on
  * its own connection, and what it printed and its exit code come back to
  * be printed here as they would have been. It must never run anything
  * itself: it only asks and prints.

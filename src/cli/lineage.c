@@ -58,31 +58,6 @@ static bool seen(struct show *sh, const char *model, const char *column)
 	return false;
 }
 
-/* The columns of a table no model makes, as the warehouse has them. */
-static bool warehouse_columns(void *ctx, const char *schema, const char *table,
-			      const char *const **cols, size_t *n)
-{
-	struct cli_session *s = ctx;
-	struct sl_err err = SL_ERR_INIT;
-	struct wh_column *c;
-	const char **names;
-	size_t nc;
-
-	if (!s->wh || wh_table_columns(s->wh, s->arena, schema, table, &c, &nc, &err) || !nc)
-		return false;
-	names = arena_alloc(s->arena, (nc + 1) * sizeof(*names));
-	for (size_t i = 0; i < nc; i++) {
-		char *low = arena_strdup(s->arena, c[i].name);
-
-		for (char *q = low; *q; q++)
-			*q = (char)tolower((unsigned char)*q);
-		names[i] = low;
-	}
-	*cols = names;
-	*n = nc;
-	return true;
-}
-
 /* One step; again: the column it reaches is walked elsewhere. */
 static void step(struct show *sh, const char *from_rel, const char *from_col, const char *to_rel,
 		 const char *to_col, enum lineage_kind kind, int indent, const char *shown_rel,
@@ -535,7 +510,7 @@ int cli_lineage(struct cli_args *args)
 		return rc;
 	sh.s = &s;
 	if (whole && !args->npos) {
-		lineage_graph_build(s.arena, s.project, s.parser, warehouse_columns, &s, &sh.g);
+		lineage_graph_build(s.arena, s.project, s.parser, cli_warehouse_columns, &s, &sh.g);
 		sh.json = args->json ? json_object() : NULL;
 		rc = args->audit ? audit(&sh) : args->edges ? edges(&sh, NULL) : openlineage(&sh);
 		json_decref(sh.json);
@@ -550,9 +525,9 @@ int cli_lineage(struct cli_args *args)
 	}
 	/* an upstream walk looks at m and what it reads, not at the rest */
 	if (sh.down || args->edges)
-		lineage_graph_build(s.arena, s.project, s.parser, warehouse_columns, &s, &sh.g);
+		lineage_graph_build(s.arena, s.project, s.parser, cli_warehouse_columns, &s, &sh.g);
 	else
-		lineage_graph_build_upstream(s.arena, s.project, s.parser, m, warehouse_columns, &s, &sh.g);
+		lineage_graph_build_upstream(s.arena, s.project, s.parser, m, cli_warehouse_columns, &s, &sh.g);
 	if (args->edges) {
 		sh.json = args->json ? json_object() : NULL;
 		rc = column ? CLI_USAGE : edges(&sh, m);

@@ -22,6 +22,7 @@
 #include "warehouse/wh.h"
 #include "windows/grid.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,4 +389,28 @@ int64_t cli_window_clock_at(const char *cmd, const char *fixed, FILE *err)
 	fprintf(err, "sluice %s: invalid SLUICE_NOW '%s'\n"
 			"  hint: a UTC time such as '2026-01-01 06:00', or unset it\n", cmd, fixed);
 	return -1;
+}
+
+bool cli_warehouse_columns(void *ctx, const char *schema, const char *table,
+			   const char *const **cols, size_t *n)
+{
+	struct cli_session *s = ctx;
+	struct sl_err err = SL_ERR_INIT;
+	struct wh_column *c;
+	const char **names;
+	size_t nc;
+
+	if (!s->wh || wh_table_columns(s->wh, s->arena, schema, table, &c, &nc, &err) || !nc)
+		return false;
+	names = arena_alloc(s->arena, (nc + 1) * sizeof(*names));
+	for (size_t i = 0; i < nc; i++) {
+		char *low = arena_strdup(s->arena, c[i].name);
+
+		for (char *q = low; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		names[i] = low;
+	}
+	*cols = names;
+	*n = nc;
+	return true;
 }

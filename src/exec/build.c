@@ -444,6 +444,8 @@ static void build_open(struct build *b, struct run *r, struct run_item *item, bo
 	b->wrow = build_applied_row(r, m, win);
 	pthread_mutex_unlock(r->rows_mu);
 	b->plan.ctx.env = r->opts->env;
+	b->plan.ctx.reads = r->opts->reads;
+	b->plan.ctx.nreads = r->opts->nreads;
 	evolving(b);
 	if (win) {
 		/* after the run's first window of the model its table is there */
@@ -616,12 +618,13 @@ static int build_record(struct build *b)
 }
 
 /* The commit, then what the run keeps of it: the window rows, the data
- * version, the model's row. */
+ * version, the model's row. A run in its caller's transaction leaves the
+ * commit to the caller, who drops what the run kept should it fail. */
 static int build_commit(struct build *b)
 {
 	struct run *r = b->r;
 	struct model *m = b->m;
-	int rc = wh_commit(r->w, &b->err);
+	int rc = r->opts->in_txn ? 0 : wh_commit(r->w, &b->err);
 
 	if (rc)
 		return rc;
@@ -648,14 +651,15 @@ static int build_commit(struct build *b)
 /* A failed build rolls back alone, and the run goes on; unless the
  * warehouse is in doubt (SL_E_SUSPECT, into run_err): then nothing more
  * is written, not even the failure. A build that another process's commit
- * undid (SL_E_BUSY) is rolled back and left to the caller, unrecorded. */
+ * undid (SL_E_BUSY) is rolled back and left to the caller, unrecorded. In
+ * a run in its caller's transaction the caller rolls every build back. */
 static int build_fail(struct build *b, int rc, struct sl_err *run_err)
 {
 	struct run *r = b->r;
 	struct run_item *item = b->item;
 	bool suspect = wh_suspect(r->w, run_err);
 
-	if (!suspect)
+	if (!suspect && !r->opts->in_txn)
 		wh_rollback(r->w);
 	if (b->entry)
 		b->book->abort(b->book->ctx, b->entry);
@@ -667,7 +671,7 @@ static int build_fail(struct build *b, int rc, struct sl_err *run_err)
 	item->had_previous = run_relation_exists(r, model_relation(b->m));
 	if (!item->message)
 		item->message = arena_strdup(r->a, b->err.msg);
-	if (!b->win)
+	if (!b->win && !r->opts->in_txn)
 		run_log_failed(r, item, b->started);
 	return 0;
 }
@@ -679,7 +683,7 @@ int build_model(struct run *r, struct run_item *item, bool full, const char *sig
 	int rc;
 
 	build_open(&b, r, item, full, sig, win);
-	rc = wh_begin_snapshot(r->w, &b.err);
+	rc = r->opts->in_txn ? 0 : wh_begin_snapshot(r->w, &b.err);
 	if (!rc)
 		rc = build_write(&b);
 	if (!rc)

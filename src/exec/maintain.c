@@ -81,7 +81,7 @@ static const char *rows_of_batch_keys(struct refresh *r)
 		if (!mt->key_exprs[k])
 			return NULL;
 	buf_adds(&q, "SELECT * FROM ");
-	maint_add_input(&q, mt);
+	maint_add_input(&q, r);
 	buf_adds(&q, " AS ");
 	wh_sql_ident(&q, alias);
 	/* the batch's keys under names no input column has, so that a column
@@ -361,7 +361,8 @@ static int batch_size(struct refresh *r, int64_t *changes, bool *rebuilt, struct
 		state_sql_changes(&r->sql, r->mt->input->schema, r->mt->input->name);
 	} else {
 		buf_adds(&r->sql, " FROM ");
-		maint_add_input(&r->sql, r->mt);
+		maint_add_input(&r->sql, r);
+		buf_adds(&r->sql, " AS _sluice_in");
 	}
 	/* the same text every batch: prepared once */
 	buf_adds(&r->sql, " WHERE _sluice_seq > $1");

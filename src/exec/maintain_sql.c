@@ -100,12 +100,16 @@ bool maint_grouped(const struct maint *mt)
 	return (mt->cls == IVM_COUNTED || mt->cls == IVM_REGROUP) && mt->q.distinct_at < 0;
 }
 
-/* The input's relation, as the model reads it. */
-void maint_add_input(struct buf *b, const struct maint *mt)
+/* The input's relation, as the model reads it: the query read in its
+ * place (a replay's rows from a start time), which takes an alias. */
+void maint_add_input(struct buf *b, const struct refresh *r)
 {
-	const struct model_ref *ref = mt->ref;
+	const struct model_ref *ref = r->mt->ref;
+	const char *instead = render_read_of(r->ctx, ref->schema, ref->name);
 
-	if (ref->target)
+	if (instead)
+		buf_addf(b, "(%s)", instead);
+	else if (ref->target)
 		maint_add_model(b, ref->target);
 	else
 		wh_sql_qualified(b, ref->schema, ref->name);
@@ -135,8 +139,8 @@ const char *maint_changed_rows(const struct refresh *r, int weight)
 
 	if (r->mt->in == MAINT_APPENDS) {
 		buf_adds(&q, "SELECT * FROM ");
-		maint_add_input(&q, r->mt);
-		buf_addf(&q, " WHERE _sluice_seq > %lld", (long long)r->since);
+		maint_add_input(&q, r);
+		buf_addf(&q, " AS _sluice_in WHERE _sluice_seq > %lld", (long long)r->since);
 	} else {
 		/* "*", shown before the log is there, holds the weight */
 		buf_addf(&q, "SELECT %s%s FROM ", r->cols,

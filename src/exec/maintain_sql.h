@@ -67,8 +67,9 @@ bool maint_counts(const struct maint *mt);
 /* GROUP BY and aggregates: the select list is edited to show keys alone. */
 bool maint_grouped(const struct maint *mt);
 
-/* The input's relation, as the model reads it. */
-void maint_add_input(struct buf *b, const struct maint *mt);
+/* The input's relation, as the model reads it, or the query read in its
+ * place (render_read_of), which the caller gives an alias. */
+void maint_add_input(struct buf *b, const struct refresh *r);
 
 /* The text that takes the place of the input's reference: the query q
  * under the name the reference gave the input. */

@@ -150,6 +150,31 @@ static bool reads_env_copy(const struct model *m, const struct model *target,
 	return true;
 }
 
+const char *render_read_of(const struct render_ctx *ctx, const char *schema, const char *name)
+{
+	size_t slen = strlen(schema);
+
+	for (size_t i = 0; i < ctx->nreads; i++) {
+		const char *rel = ctx->reads[i].relation;
+
+		if (strncasecmp(rel, schema, slen) == 0 && rel[slen] == '.' &&
+		    strcasecmp(rel + slen + 1, name) == 0)
+			return ctx->reads[i].query;
+	}
+	return NULL;
+}
+
+/* The query read in place of r, under r's own name when the text gives
+ * it no alias. */
+static void add_read_instead(struct buf *b, const struct model_ref *r, const char *query)
+{
+	buf_addf(b, "(%s)", query);
+	if (!*r->alias) {
+		buf_adds(b, " AS ");
+		wh_sql_ident(b, r->name);
+	}
+}
+
 /* Collects the edits of one part; records the ephemerals it reads. */
 static int part_edits(const struct model *m, enum model_part part, const struct render_ctx *ctx,
 		      struct edits *e, const struct model ***ephs, size_t *nephs,
@@ -172,8 +197,15 @@ static int part_edits(const struct model *m, enum model_part part, const struct 
 	free(in_string);
 	for (size_t i = 0; i < m->nrefs && !rc; i++) {
 		const struct model_ref *r = &m->refs[i];
+		const char *instead =
+			r->span.part == part ? render_read_of(ctx, r->schema, r->name) : NULL;
 		struct buf *b;
 		size_t k;
+
+		if (instead) {
+			add_read_instead(edit_add(e, r->span.offset, r->span.len), r, instead);
+			continue;
+		}
 
 		/* a change log read in an environment is its copy's */
 		if (r->span.part == part && r->changes_of && reads_env_copy(m, r->changes_of, ctx)) {

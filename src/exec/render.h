@@ -14,6 +14,15 @@
 struct buf;
 struct sl_err;
 
+/* A relation read in place of another: every reference to relation
+ * ("schema.name", any case) reads the query instead, under the name it
+ * had, so the model's text needs no change (a replay's rows from a start
+ * time on). */
+struct render_read {
+	const char *relation;
+	const char *query;
+};
+
 struct render_ctx {
 	const char *env;       /* environment name, "" for none */
 	int64_t watermark;     /* what {watermark} stands for */
@@ -31,6 +40,8 @@ struct render_ctx {
 	/* no model reads that model: its refresh records nothing in the log,
 	 * which would forget it at once */
 	bool changes_unread;
+	const struct render_read *reads;
+	size_t nreads;
 };
 
 /* Appends the model's query to out; with_filter wraps it with the model's
@@ -52,6 +63,10 @@ struct render_edit {
 int render_model_edited(const struct model *m, const struct render_ctx *ctx,
 			const struct render_edit *edits, size_t n, struct buf *out,
 			struct sl_err *err);
+
+/* The query ctx reads in place of schema.name, or NULL: the relation
+ * itself. */
+const char *render_read_of(const struct render_ctx *ctx, const char *schema, const char *name);
 
 /* Whether the model's filter mentions {this} (it cannot run before the
  * model's table exists). */

@@ -149,9 +149,11 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 			struct run_item *item, struct sl_err *err)
 {
 	const struct model *m = pi->m;
-	bool got = true, waited = false;
+	bool got = true, waited = false, in_txn = r->opts->in_txn;
 	int unlocked;
-	int rc = r->opts->live || r->opts->no_wait
+	/* the caller of a run in its transaction holds every lock */
+	int rc = in_txn ? 0
+		 : r->opts->live || r->opts->no_wait
 			 ? build_lock_try(r->w, model_relation(m), &got, err)
 			 : build_lock(r->w, model_relation(m), &waited, err);
 
@@ -184,14 +186,14 @@ static int locked_build(struct run *r, struct plan_item *pi, const char *sig,
 		if (rc != SL_E_BUSY)
 			break;
 		rc = 0;
-		if (r->opts->live || attempt == BUSY_ATTEMPTS - 1) {
+		if (r->opts->live || in_txn || attempt == BUSY_ATTEMPTS - 1) {
 			item->status = r->opts->live ? RUN_HELD : RUN_FAILED;
 			item->reason = "changed by another process meanwhile";
 			item->message = r->opts->live ? NULL : item->reason;
 			break;
 		}
 	}
-	unlocked = build_unlock(r->w, model_relation(m), rc ? NULL : err);
+	unlocked = in_txn ? 0 : build_unlock(r->w, model_relation(m), rc ? NULL : err);
 	return rc ? rc : unlocked;
 }
 
@@ -385,11 +387,22 @@ static int open_state(struct run *r, struct sl_err *err)
 static int select_models(struct run *r, bool *selected, size_t *total, struct sl_err *err)
 {
 	const struct run_opts *opts = r->opts;
-	int rc = dag_select(r->p, opts->selector, selected, err);
+	int rc = 0;
 
+	if (opts->chosen)
+		memcpy(selected, opts->chosen, r->p->nmodels * sizeof(bool));
+	else
+		rc = dag_select(r->p, opts->selector, selected, err);
 	*total = 0;
 	for (size_t i = 0; !rc && i < r->p->nmodels; i++) {
 		const struct model *m = r->p->models[i];
+
+		if (selected[i] && m->temporal && opts->in_txn)
+			return sl_err_set(err, SL_E_USAGE,
+					  "model %s is temporal: each of its windows is built in a "
+					  "transaction of its own, which one transaction for the "
+					  "whole run cannot hold",
+					  m->fqn);
 
 		if ((opts->seeds_only && m->mat != MAT_SEED) || (opts->pick && !opts->pick(opts->ctx, m)) ||
 		    (opts->test && !m->checks_hash[0]))
@@ -568,6 +581,9 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		report_count(report, item);
 		if (opts->on_done)
 			opts->on_done(opts->ctx, item, idx, total);
+		/* the caller's one transaction is lost: nothing after could be kept */
+		if (opts->in_txn && item->status == RUN_FAILED)
+			break;
 	}
 	temporal_slots_close(&r);
 	report->ms = units_mono_ms() - t0;

@@ -17,6 +17,7 @@
 struct arena;
 struct buf;
 struct render_ctx;
+struct render_read;
 struct state_cache;
 struct sl_err;
 struct wh;
@@ -110,6 +111,17 @@ struct run_opts {
 	 * else the run reads its own */
 	struct state_cache *cache;
 	const char *env;
+	/* the whole run in one transaction of the caller's (a replay), who
+	 * holds every selected model's build lock, begins, and commits or
+	 * rolls back: no build here begins, commits, rolls back or logs a
+	 * failure, and the first failed model stops the run; temporal models
+	 * (a transaction per window) are refused */
+	bool in_txn;
+	/* the models to run, by model order, in place of the selector */
+	const bool *chosen;
+	/* relations every build reads in place of others (render.h) */
+	const struct render_read *reads;
+	size_t nreads;
 	/* the windows of temporal models: the run window and mode (now is the
 	 * run's own time, filled by the run) */
 	struct win_ask windows;

@@ -296,18 +296,22 @@ static int add_seq_column(struct wh *w, struct arena *a, const char *schema, con
 }
 
 /* What an advance relies on: the state schema, the landing table, its
- * sequence column. Checked once per source and process, so its scratch is
- * a root rather than an arena every caller of live_advance_source would
- * have to pass. */
+ * sequence column; whether it has a landing time, which the advance
+ * gives the rows written without one (the time sluice took them in,
+ * which replays and retention cut on). Checked once per source and
+ * process, so its scratch is a root rather than an arena every caller of
+ * live_advance_source would have to pass. */
 static int make_ready(struct wh *w, const char *fqn, const char *schema, const char *name,
-		      struct sl_err *err)
+		      bool *landed_at, struct sl_err *err)
 {
 	struct arena *a = arena_new(NULL);
 	const char *kind = NULL;
-	char fact[300];
+	char fact[300], timed[310];
 	int rc;
 
 	snprintf(fact, sizeof(fact), "advance:%s", fqn);
+	snprintf(timed, sizeof(timed), "advance-timed:%s", fqn);
+	*landed_at = wh_memo_has(w, timed);
 	if (wh_memo_has(w, fact)) {
 		arena_free(a);
 		return 0;
@@ -321,6 +325,10 @@ static int make_ready(struct wh *w, const char *fqn, const char *schema, const c
 				"  hint: declare the source in sluice.yml, or create the table", fqn);
 	if (!rc)
 		rc = add_seq_column(w, a, schema, name, err);
+	if (!rc)
+		rc = wh_has_column(w, schema, name, "_sluice_landed_at", landed_at, err);
+	if (!rc && *landed_at)
+		wh_memo_add(w, timed);
 	if (!rc)
 		wh_memo_add(w, fact);
 	arena_free(a);
@@ -359,7 +367,7 @@ int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char *
 
 /* Stamps and records, in one transaction. */
 static int stamp(struct wh *w, const char *fqn, const char *schema, const char *name,
-		 struct live_advance *adv, struct sl_err *err)
+		 bool landed_at, struct live_advance *adv, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	int rc = wh_begin(w, err);
@@ -371,8 +379,16 @@ static int stamp(struct wh *w, const char *fqn, const char *schema, const char *
 	if (!rc) {
 		buf_adds(&sql, "UPDATE ");
 		wh_sql_qualified(&sql, schema, name);
-		buf_addf(&sql, " SET _sluice_seq = %lld WHERE _sluice_seq IS NULL",
-			 (long long)adv->seq);
+		buf_addf(&sql, " SET _sluice_seq = %lld", (long long)adv->seq);
+		if (landed_at) {
+			char now[40];
+
+			units_format_ts(units_now_ms(), now, sizeof(now));
+			buf_addf(&sql, ", _sluice_landed_at = coalesce(_sluice_landed_at, "
+				       "TIMESTAMP '%s')",
+				 now);
+		}
+		buf_adds(&sql, " WHERE _sluice_seq IS NULL");
 		rc = wh_exec_count(w, sql.buf, &adv->rows, err);
 	}
 	if (!rc && adv->rows)
@@ -390,6 +406,7 @@ int live_advance_source(struct wh *w, const char *source, struct live_advance *o
 {
 	char fqn[256], schema[128], name[128];
 	struct live_advance adv = { 0 };
+	bool landed_at;
 	int rc;
 
 	inputs_source_name(source, fqn, sizeof(fqn));
@@ -400,15 +417,15 @@ int live_advance_source(struct wh *w, const char *source, struct live_advance *o
 				  "'%s' is not a source: the _sluice schema holds sluice's own "
 				  "state\n  hint: advance a landing table",
 				  source);
-	rc = make_ready(w, fqn, schema, name, err);
-	if (!rc && stamp(w, fqn, schema, name, &adv, err)) {
+	rc = make_ready(w, fqn, schema, name, &landed_at, err);
+	if (!rc && stamp(w, fqn, schema, name, landed_at, &adv, err)) {
 		/* the table may have changed since it was checked: check again */
 		wh_memo_forget(w);
 		sl_err_clear(err);
 		adv = (struct live_advance){ 0 };
-		rc = make_ready(w, fqn, schema, name, err);
+		rc = make_ready(w, fqn, schema, name, &landed_at, err);
 		if (!rc)
-			rc = stamp(w, fqn, schema, name, &adv, err);
+			rc = stamp(w, fqn, schema, name, landed_at, &adv, err);
 	}
 	if (!rc && out)
 		*out = adv.rows ? adv : (struct live_advance){ 0 };

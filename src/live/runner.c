@@ -18,6 +18,7 @@
 #include "live/gate.h"
 #include "live/ledger.h"
 #include "live/profile.h"
+#include "live/retention.h"
 #include "live/watermark.h"
 #include "live/windows.h"
 #include "project/inputs.h"
@@ -344,6 +345,8 @@ static int housekeeping(struct live_runner *r, struct wh *w, struct sl_err *err)
 		rc = live_ledger_checkpoint(r->ledger, w, err);
 		if (!rc)
 			rc = live_ledger_prune(r->ledger, w, err);
+		if (!rc)
+			rc = live_retention_prune(w, r->p, units_now_ms(), err);
 		r->last_checkpoint_ms = units_mono_ms();
 	}
 	return rc ? rc : live_runner_flush_log(r, w, false, err);

@@ -43,7 +43,12 @@ struct source_cfg {
 	struct cfg_header *headers;
 	size_t nheaders;
 	int64_t timeout_ms;
-	const char *brokers, *topic, *boundary;
+	const char *brokers, *topic;
+	/* the replay boundary mode (project/bounds.h), NULL: the kind's own */
+	const char *boundary;
+	/* landing rows whose time (bounds.h) is older than this are pruned,
+	 * 0: kept for ever */
+	int64_t retention_ms;
 	/* kafka: json (NULL) | debezium: each value a Debezium change event */
 	const char *format;
 	/* adopted: the table followed. postgres_cdc: the source table

@@ -8,6 +8,7 @@
 #include "project/config_int.h"
 
 #include "core/arena.h"
+#include "project/bounds.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -45,6 +46,8 @@ static const struct cfg_field source_fields[] = {
 	{ "brokers", CFG_STR, SF(brokers) },
 	{ "topic", CFG_STR, SF(topic) },
 	{ "boundary", CFG_CHOICE, SF(boundary), boundary_modes },
+	{ "retention", CFG_DURATION, SF(retention_ms), NULL, NULL,
+	  "landing rows older than this are pruned: write e.g. 30d" },
 	{ "format", CFG_CHOICE, SF(format), kafka_formats },
 	{ "table", CFG_STR, SF(table) },
 	{ "create", CFG_BOOL, SF(create) },
@@ -364,6 +367,28 @@ static void cfg_slots_check(struct cfg_loader *ld, yaml_node_t *map, struct proj
 	}
 }
 
+/* The boundary mode the source can give, and a retention it can keep. */
+static void cfg_bounds_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_t *map,
+			     const struct source_cfg *src)
+{
+	struct source_bounds b;
+	const char *why = source_bounds_of(src, &b);
+	yaml_node_t *at = cfg_source_node(ld, map, "boundary", false);
+
+	if (why)
+		cfg_error(ld, at ? at : key, NULL, "boundary '%s' of source '%s': %s", b.mode,
+			  src->name, why);
+	at = cfg_source_node(ld, map, "retention", false);
+	if (src->retention_ms && strcmp(src->kind, "adopted") == 0)
+		cfg_error(ld, at ? at : key, NULL,
+			  "retention of source '%s': an adopted table is someone else's, and "
+			  "sluice prunes only landing tables it writes",
+			  src->name);
+	else if (src->retention_ms && !b.time)
+		cfg_error(ld, at ? at : key, "add event_time: COLUMN, the time rows age by",
+			  "retention of source '%s': its rows have no time to age by", src->name);
+}
+
 static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_t *map,
 			     struct source_cfg *src)
 {
@@ -405,6 +430,7 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 	if (src->lateness_ms && !src->event_time)
 		cfg_error(ld, key, "add event_time: COLUMN, the time lateness counts back from",
 			  "lateness without event_time for source '%s'", src->name);
+	cfg_bounds_check(ld, key, map, src);
 }
 
 void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base)

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const commands[] = { "run", "seed", "plan", "test", NULL };
+static const char *const commands[] = { "run", "seed", "plan", "test", "replay", NULL };
 
 struct command_call {
 	struct http_call *c;
@@ -161,7 +161,7 @@ void server_command_answer(struct http_call *c, const char *name, struct arena *
 	for (i = 0; commands[i] && strcmp(commands[i], name) != 0; i++)
 		;
 	if (!commands[i] || !opts->command) {
-		http_reply_error(c, 404, "not found", "the commands are run, seed, plan and test");
+		http_reply_error(c, 404, "not found", "the commands are run, seed, plan, test and replay");
 		return;
 	}
 	cc = xcalloc(1, sizeof(*cc));

@@ -1,0 +1,58 @@
+/*
+ * What a replay rebuilds and where it reads history from: the selected
+ * models and every model that reads them (the closure), the anchors the
+ * closure reads (a source's table, or a model that carries a source's
+ * rows one for one with its boundary columns), the models between a
+ * reader and its nearest anchor added to the closure, and, for a replay
+ * from a start time, each anchor read from that time on. Pure: from the
+ * project and its column lineage.
+ */
+#ifndef SL_REPLAY_CLOSURE_H
+#define SL_REPLAY_CLOSURE_H
+
+#include "exec/render.h"
+#include "project/config.h"
+#include "project/lineage_graph.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct arena;
+struct sl_err;
+
+struct replay_anchor {
+	const char *relation;            /* "schema.name", as the closure reads it */
+	const struct model *model;       /* NULL: a source's table */
+	const struct source_cfg *source; /* the source whose rows it carries */
+	const char *time;                /* its column a start time cuts on, or NULL */
+};
+
+/* A closure model that reads a source's table itself: its boundaries are
+ * recorded, and retention is checked against them. */
+struct replay_direct {
+	const struct model *m;
+	const struct source_cfg *source;
+};
+
+struct replay_closure {
+	bool *rebuild;     /* per model order */
+	const char **why;  /* per model order: why it is rebuilt */
+	size_t nrebuild;
+	struct replay_anchor *anchors;
+	size_t nanchors, anchors_cap;
+	struct replay_direct *direct;
+	size_t ndirect, direct_cap;
+	/* a replay from a start time: each anchor read from then on */
+	struct render_read *reads;
+	size_t nreads, reads_cap;
+};
+
+/* The closure of the models selector picks, over g (every model's
+ * lineage); start ("YYYY-MM-DD HH:MM:SS[.ffffff]", UTC) or NULL. Fails
+ * with SL_E_USAGE when a start time cannot be applied (a source without a
+ * time) and with dag_select's errors. */
+int replay_closure_make(struct arena *a, struct project *p, const struct lineage_graph *g,
+			const char *selector, const char *start, struct replay_closure *out,
+			struct sl_err *err);
+
+#endif

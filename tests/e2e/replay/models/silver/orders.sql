@@ -1,0 +1,4 @@
+-- every order once, as it landed: an anchor for what reads it
+@config materialized=incremental, live=true, incremental_strategy=append,
+        incremental_filter=WHERE _sluice_seq > {watermark}
+SELECT order_id, amount, region, ts, _sluice_seq FROM landing.orders

@@ -1,0 +1,185 @@
+# sluice replay drops and rebuilds the selected models, and every model
+# that reads them, from the history their sources keep, in one
+# transaction: the models are all as they were or all rebuilt, and the
+# live runner takes over exactly where the replay's snapshot ended. A
+# replay reads from the nearest anchor (a model that carries a source's
+# rows one for one with its boundary columns), rebuilds the models between,
+# records what each build read, and refuses to drop rows that retention
+# has pruned from the landing tables since.
+kafka_start
+sed -i "s/KAFKA_BROKERS/$kafka_brokers/" sluice.yml
+kafka topic clicks 2
+# times relative to now, whole hours, so that counts do not depend on the
+# day the case runs
+base=$(date -u -d "$(date -u '+%F %H:00:00') - 10 days" '+%F %T')
+at() { date -u -d "$base UTC + $1 hours" '+%FT%TZ'; }
+# orders FIRST COUNT HOURS: COUNT orders from id FIRST, one an hour from
+# base + HOURS, landed and announced
+orders() {
+	retry "$SLUICE_BIN" sql "INSERT INTO landing.orders (order_id, amount, region, ts)
+		SELECT $1 + i, i % 7, CASE i % 3 WHEN 0 THEN 'eu' WHEN 1 THEN 'us' ELSE 'apac' END,
+		       TIMESTAMP '$base' + ($3 + i) * INTERVAL '1 hour'
+		FROM generate_series(0, $2 - 1) AS t(i)" >/dev/null
+	retry "$SLUICE_BIN" live advance orders >/dev/null
+}
+# replay ARGS...: sl replay, its start times, run id and sequences left out
+replay() {
+	sl replay "$@" | sed -E -e 's/\(run [0-9]+\)/(run <n>)/' -e 's/(sequences? (through )?)[0-9]+/\1<n>/g' \
+		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/<T>/g'
+}
+retry "$SLUICE_BIN" run >/dev/null
+
+note where a replay reads history from: the nearest anchor, the models between rebuilt
+sl replay platinum.totals --dry-run
+sl replay gold.slim_total --dry-run
+sl replay gold.private_total --dry-run
+sl replay gold.clicks_by_p --dry-run --start-time 2026-01-01T00:00:00Z
+replay silver.orders --start-time '2026-01-01 00:00'
+sl replay silver.orders --start-time 2026-02-30T00:00:00Z
+sl replay
+sl replay gold.nothing
+
+note a replay rebuilds from the landing history, equal to a build from scratch
+orders 0 240 0
+kafka sendmany clicks 0 30 a
+kafka sendmany clicks 1 20 b
+retry "$SLUICE_BIN" kafka clicks --once >/dev/null
+retry "$SLUICE_BIN" live --once >/dev/null
+replay silver.orders
+same_as_rebuild silver.orders gold.by_region platinum.totals
+replay silver.clicks
+same_as_rebuild silver.clicks gold.clicks_by_p
+q "SELECT model, source, mode, part, low, high, rows FROM _sluice.replay_boundaries ORDER BY model, part"
+
+note from a start time the rebuilt tables hold no rows from before it, and live goes on from the replay
+replay silver.orders --start-time "$(at 120)"
+q "SELECT count(*), min(order_id) FROM silver.orders"
+q "SELECT sum(orders) FROM gold.by_region"
+q "SELECT orders, regions FROM platinum.totals"
+q "SELECT count(*) FROM silver.orders_slim"
+orders 1000 5 200
+retry "$SLUICE_BIN" live --once >/dev/null
+q "SELECT count(*) FROM silver.orders"
+q "SELECT orders FROM platinum.totals"
+
+note a model that fails undoes the whole replay
+cat >models/gold/broken.sql <<'EOF'
+@config materialized=incremental, live=true
+@assert orders < 0
+SELECT region, count(*) AS orders FROM silver.orders GROUP BY region
+EOF
+replay silver.orders
+q "SELECT count(*) FROM silver.orders"
+q "SELECT count(*) FROM information_schema.tables WHERE table_name = 'broken'"
+rm models/gold/broken.sql
+
+note retention prunes landing rows past their age once every live reader has them, and records it
+orders 2000 10 -900
+retry "$SLUICE_BIN" live --once >/dev/null
+q "SELECT count(*) FROM landing.orders WHERE order_id >= 2000"
+q "SELECT source, part, rows FROM _sluice.replay_pruned"
+note a replay refuses to drop rows its models hold that the history no longer has
+replay silver.orders
+replay silver.orders --start-time "$(at -800)"
+replay silver.orders --start-time "$(at -1000)"
+q "SELECT count(*) FROM silver.orders"
+
+note killed with kill -9 at any point, a replay leaves the old tables or the new ones, never a mix
+orders 10000 300000 0
+retry "$SLUICE_BIN" live --once >/dev/null
+consistent() {
+	"$SLUICE_BIN" sql "SELECT (SELECT count(*) FROM silver.orders) AS n,
+		(SELECT sum(orders) FROM gold.by_region) = (SELECT count(*) FROM silver.orders)
+		AND (SELECT orders FROM platinum.totals) = (SELECT count(*) FROM silver.orders) AS ok" |
+		tail -n +2
+}
+kills=0 mixed=0
+for round in $(seq 1 10); do
+	from=$(at $((round % 2 ? 120 : -100)))
+	"$SLUICE_BIN" replay silver.orders --start-time "$from" >replay.log 2>&1 &
+	pid=$!
+	sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.3f", (r % 400) / 1000 }')"
+	kill -9 $pid 2>/dev/null && kills=$((kills + 1))
+	wait $pid 2>/dev/null
+	state=$(retry consistent)
+	case "$state" in
+	*true | *t) ;;
+	*) mixed=$((mixed + 1)); echo "round $round: $state" ;;
+	esac
+done
+[ $kills -ge 3 ] && echo "replay killed with SIGKILL at least 3 times"
+echo "rounds that left a mix: $mixed"
+replay silver.orders --start-time "$(at -100)" >/dev/null
+same_as_rebuild silver.orders gold.by_region platinum.totals
+
+note while orders arrive by webhook at 50 and 2000 a second and clicks by Kafka, replays hand over to live exactly once
+serve_start
+url="http://127.0.0.1:$serve_port/api/ingest/webhook/orders"
+now_ts() { date -u '+%F %T'; }
+(
+	id=5000000
+	until [ -f stop ]; do
+		curl -s -o /dev/null -w '%{http_code}\n' -X POST \
+			-d "{\"order_id\": $id, \"amount\": 1, \"region\": \"eu\", \"ts\": \"$(now_ts)\"}" "$url" >>slow.codes
+		id=$((id + 1))
+		sleep 0.02
+	done
+) &
+slow=$!
+(
+	id=6000000
+	until [ -f stop ]; do
+		for k in $(seq 0 99); do
+			echo "{\"order_id\": $((id + k)), \"amount\": 2, \"region\": \"us\", \"ts\": \"$(now_ts)\"}"
+		done | curl -s -o /dev/null -w '%{http_code}\n' -X POST -H 'Content-Type: application/x-ndjson' \
+			--data-binary @- "$url" >>fast.codes
+		id=$((id + 100))
+		sleep 0.05
+	done
+) &
+fast=$!
+# the mock cluster's pipes, as plain descriptors a background shell keeps
+exec {kafka_w}>&"${KAFKA[1]}" {kafka_r}<&"${KAFKA[0]}"
+(
+	n=0
+	until [ -f stop ]; do
+		echo "sendmany clicks $((n % 2)) 100 live$n" >&$kafka_w
+		read -r answer <&$kafka_r
+		[[ $answer == ok* ]] || echo "kafka_mock: $answer"
+		n=$((n + 1))
+		echo $n >bursts
+		sleep 0.05
+	done
+) &
+clicker=$!
+failed=0
+for round in $(seq 1 10); do
+	case $((round % 3)) in
+	0) "$SLUICE_BIN" replay gold.by_region >>replays.log 2>&1 || failed=$((failed + 1)) ;;
+	1) "$SLUICE_BIN" replay silver.orders --start-time "$(at -100)" >>replays.log 2>&1 || failed=$((failed + 1)) ;;
+	2) "$SLUICE_BIN" replay silver.clicks >>replays.log 2>&1 || failed=$((failed + 1)) ;;
+	esac
+	sleep 0.3
+done
+touch stop
+wait $slow $fast $clicker
+echo "replays that failed: $failed"
+[ "$failed" = 0 ] || tail -20 replays.log
+echo "webhook requests not accepted: $(grep -vc '^202$' slow.codes fast.codes | awk -F: '{ s += $2 } END { print s }')"
+# every click sent has landed, and every order and click reached the ends
+caught_up() {
+	"$SLUICE_BIN" sql "SELECT (SELECT count(*) FROM landing.orders) = (SELECT orders FROM platinum.totals)
+		AND (SELECT count(*) FROM landing.clicks) = 50 + 100 * $(cat bursts)
+		AND (SELECT count(*) FROM landing.clicks) = (SELECT sum(clicks) FROM gold.clicks_by_p) AS ok" |
+		tail -1 | grep -Eq '^(true|t)$'
+}
+wait_until 60 caught_up || echo "live did not catch up"
+q "SELECT count(*) = count(DISTINCT order_id) AS each_order_once, count(*) = (SELECT count(*) FROM landing.orders) AS every_order FROM silver.orders"
+q "SELECT sum(orders) = (SELECT count(*) FROM landing.orders) AS region_sums FROM gold.by_region"
+q "SELECT count(*) = count(DISTINCT (_sluice_partition, _sluice_offset)) AS each_click_once, count(*) = (SELECT count(*) FROM landing.clicks) AS every_click FROM silver.clicks"
+q "SELECT sum(clicks) = sum(offsets) AS click_sums FROM gold.clicks_by_p"
+q "SELECT count(*) > 1000 AS many_arrived FROM landing.orders WHERE order_id >= 5000000"
+kill -TERM $serve_pid
+wait $serve_pid
+echo "serve exit $?"
+same_as_rebuild silver.orders gold.by_region platinum.totals silver.clicks gold.clicks_by_p
