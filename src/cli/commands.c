@@ -26,6 +26,11 @@ static const struct cli_option_note once_kafka[] = {
 	{ NULL, NULL },
 };
 
+static const struct cli_option_note once_files[] = {
+	{ "once", "land the files the folder holds, once they settled; exit 0 when none failed" },
+	{ NULL, NULL },
+};
+
 static const struct cli_option_note sql_json[] = {
 	{ "json", "the same as --format json" },
 	{ NULL, NULL },
@@ -89,6 +94,8 @@ const struct cli_command cli_commands[] = {
 	{ "kafka", cli_kafka, COMMON | CLI_F_ONCE | CLI_F_RESET, 1,
 	  "NAME [--once] | NAME --reset earliest|latest|PARTITION:OFFSET,...",
 	  "land the messages of a kafka source's topic in the foreground", once_kafka },
+	{ "files", cli_files, COMMON | CLI_F_ONCE, 1, "NAME [--once]",
+	  "land the files dropped in a files source's folder in the foreground", once_files },
 	{ "check", cli_check, COMMON | CLI_F_JSON, 0, "[--json]",
 	  "judge freshness: live models by lag, batch models by what a run would build" },
 	{ "sql", cli_sql, COMMON | CLI_F_JSON | CLI_F_FILE | CLI_F_FORMAT, 1,

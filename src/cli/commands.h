@@ -25,6 +25,7 @@ int cli_check(struct cli_args *args);
 int cli_serve(struct cli_args *args);
 int cli_poll(struct cli_args *args);
 int cli_kafka(struct cli_args *args);
+int cli_files(struct cli_args *args);
 int cli_cdc(struct cli_args *args);
 int cli_help(struct cli_args *args);
 

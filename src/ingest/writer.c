@@ -15,6 +15,7 @@
 #include "core/units.h"
 #include "core/worker.h"
 #include "core/xalloc.h"
+#include "ingest/landfile.h"
 #include "state/deliveries.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
@@ -155,15 +156,20 @@ static int map_columns(const struct table *t, const struct ingest_batch *b, int 
 /* Which batches carry a delivery id that an earlier batch of this flush
  * carries and, with lookup, which carry one that already landed (their
  * answer is the first one's). The lookup scans _sluice.deliveries, so it
- * only runs when a flush met a landed id. */
+ * only runs when a flush met a landed id. A file is always looked up (by
+ * key). */
 static int find_duplicates(struct ingest_writer *wr, struct pending **items, size_t n,
 			   bool lookup, struct sl_err *err)
 {
 	struct state_delivery *d;
 	size_t nd = 0;
-	int rc;
+	int rc = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; !rc && i < n; i++)
+		if (items[i]->b->file)
+			rc = ingest_file_find(wr->w, items[i]->b->source, items[i]->b->file,
+					      &items[i]->res, err);
+	for (size_t i = 0; !rc && i < n; i++) {
 		const struct ingest_batch *b = items[i]->b;
 
 		items[i]->first = NULL;
@@ -174,8 +180,8 @@ static int find_duplicates(struct ingest_writer *wr, struct pending **items, siz
 			    strcmp(items[k]->b->source, b->source) == 0)
 				items[i]->first = items[k];
 	}
-	if (!lookup)
-		return 0;
+	if (rc || !lookup)
+		return rc;
 	d = xcalloc(n + 1, sizeof(*d));
 	for (size_t i = 0; i < n; i++)
 		if (items[i]->b->delivery && !items[i]->first)
@@ -224,10 +230,11 @@ static int append_batch(struct wh_appender *ap, const struct table *t, struct pe
 	return rc;
 }
 
-/* A batch without rows lands nothing: no sequence, no delivery id. */
+/* A batch without rows lands nothing: no sequence, no delivery id. A
+ * file lands even without rows: its ledger row. */
 static bool lands(const struct pending *p)
 {
-	return !p->first && !p->res.duplicate && p->b->nrows;
+	return !p->first && !p->res.duplicate && (p->b->nrows || p->b->file);
 }
 
 /* The delivery ids this flush lands for source. The primary key refuses
@@ -254,6 +261,20 @@ static int record_deliveries(struct ingest_writer *wr, struct pending **items, s
 	return rc;
 }
 
+/* The appender on source, opened at its first use in a flush (a flush of
+ * files needs none); table_of took the name apart already. */
+static int appender_of(struct wh *w, const char *source, struct wh_appender **ap,
+		       struct sl_err *err)
+{
+	const char *name;
+	char schema[128];
+
+	if (*ap)
+		return 0;
+	wh_split_qualified(source, schema, sizeof(schema), &name);
+	return wh_appender_open(w, schema, name, ap, err);
+}
+
 /* Everything of one landing table in this flush: one sequence, one
  * appender, one advance. */
 static int land_source(struct ingest_writer *wr, struct pending **items, size_t n, size_t at,
@@ -278,14 +299,6 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 	if (!any)
 		return 0;
 	rc = live_next_seq(wr->w, &adv->seq, err);
-	if (!rc) {
-		const char *name;
-		char schema[128];
-
-		/* table_of took the name apart already */
-		wh_split_qualified(source, schema, sizeof(schema), &name);
-		rc = wh_appender_open(wr->w, schema, name, &ap, err);
-	}
 	snprintf(seq, sizeof(seq), "%lld", (long long)adv->seq);
 	units_format_ts(now_ms, now, sizeof(now));
 	for (size_t i = at; !rc && i < n; i++) {
@@ -293,21 +306,26 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 
 		if (strcmp(p->b->source, source) != 0 || !lands(p))
 			continue;
-		rc = append_batch(ap, t, p, seq, now, err);
-		p->res.seq = adv->seq;
 		p->res.rows = (int64_t)p->b->nrows;
+		rc = p->b->file ? ingest_file_land(wr->w, source, p->b->file, adv->seq, now,
+						   &p->res.rows, err)
+				: appender_of(wr->w, source, &ap, err);
+		if (!rc && !p->b->file)
+			rc = append_batch(ap, t, p, seq, now, err);
+		p->res.seq = adv->seq;
 		adv->rows += p->res.rows;
 		if (p->b->cursor && p->b->nrows)
 			cursor = p->b->cursor; /* the last submitted is the newest */
 	}
-	if (!rc)
+	if (!rc && ap)
 		rc = wh_appender_flush(ap, err);
 	/* a warehouse that converts values only as the rows are sent refuses
 	 * them here; alone, a batch that fails so is the sender's */
 	for (size_t i = at; rc == SL_E_INVALID && i < n; i++)
 		if (strcmp(items[i]->b->source, source) == 0 && lands(items[i]))
 			items[i]->res.bad_input = true;
-	wh_appender_close(ap);
+	if (ap)
+		wh_appender_close(ap);
 	if (!rc && adv->rows)
 		rc = live_advance_record(wr->w, source, adv, now_ms, err);
 	if (!rc && cursor)

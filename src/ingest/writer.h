@@ -26,6 +26,17 @@
 struct arena;
 struct sl_err;
 struct wh;
+struct wh_file_read;
+
+/* A data file a batch lands whole (ingest_batch.file). */
+struct ingest_file {
+	const struct wh_file_read *read; /* how the warehouse reads it (its values are
+					  * the writer's: _sluice_file, the landing
+					  * time and the sequence) */
+	const char *path;   /* _sluice_file, and the ledger's name of it */
+	const char *sha256; /* its content's, in hex */
+	int64_t size;
+};
 
 /* One submission's rows for one landing table. The memory stays the
  * submitter's and must stay valid until its callback ran. */
@@ -39,6 +50,13 @@ struct ingest_batch {
 	const char *cursor;        /* optional: the source's new cursor (live_cursor_set),
 				    * stored in the transaction that lands the rows;
 				    * a batch without rows stores nothing */
+	const struct ingest_file *file; /* optional, instead of cells (ncols and nrows
+					 * 0): the rows are the file's, and the file
+					 * is recorded in the files ledger
+					 * (state/files.h) in their transaction, rows
+					 * or none; one on record already lands
+					 * nothing (duplicate, with the first
+					 * landing's sequence and rows) */
 };
 
 struct ingest_result {

@@ -159,6 +159,8 @@ static const char *kind_columns(const char *kind)
 		return "payload JSON, _sluice_op VARCHAR, _sluice_key VARCHAR, _sluice_headers JSON, "
 		       "_sluice_partition INTEGER, _sluice_offset BIGINT, _sluice_event_ts "
 		       "TIMESTAMP, _sluice_landed_at TIMESTAMP";
+	if (strcmp(kind, "files") == 0)
+		return "payload JSON, _sluice_file VARCHAR, _sluice_landed_at TIMESTAMP";
 	return "payload JSON, _sluice_landed_at TIMESTAMP";
 }
 

@@ -28,7 +28,7 @@ struct cfg_header {
 struct source_cfg {
 	const char *name;
 	int line; /* where the source's key is in sluice.yml */
-	const char *kind; /* webhook | postgres_cdc | poll | kafka | adopted */
+	const char *kind; /* webhook | postgres_cdc | poll | kafka | files | adopted */
 	struct cfg_column *columns;
 	size_t ncolumns;
 	const char *secret_env, *event_time;
@@ -65,6 +65,18 @@ struct source_cfg {
 	/* postgres_cdc: "full": create makes the table's REPLICA IDENTITY
 	 * FULL (NULL: a table without a key is refused) */
 	const char *replica_identity;
+	/* files: the folder, or the folder and a pattern of file names, where
+	 * files are dropped (relative to the project folder; no '..'); how
+	 * they are read: separator (one character, a tab written \t),
+	 * encoding (utf-8, utf-16 or latin-1, as DuckDB names them),
+	 * remove_top_rows (lines above the header), dateformat (strftime),
+	 * file_ending (the format of every file, NULL: each file's own
+	 * ending); where a landed file is moved (NULL: it stays); how long a
+	 * file must rest unchanged before it lands (default 1s); the largest
+	 * file taken (default 256MiB). interval_ms: how often the folder is
+	 * looked at (default 5s). */
+	const char *path, *separator, *encoding, *dateformat, *file_ending, *archive_folder;
+	int64_t remove_top_rows, settle_ms, max_file_size;
 };
 
 struct live_cfg {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#define CFG_MAX_KEYS 32
+#define CFG_MAX_KEYS 48
 #define CFG_HINT_MAX 256
 
 struct cfg_loader {
@@ -37,6 +37,7 @@ enum cfg_kind {
 	CFG_DURATION, /* int64_t milliseconds */
 	CFG_SIZE,     /* int64_t bytes */
 	CFG_COUNT,    /* int64_t, positive */
+	CFG_NATURAL,  /* int64_t, 0 or more */
 	CFG_BOOL,
 	CFG_POLICY,   /* full | bounded-DURATION */
 	CFG_SECTION,  /* a mapping described by field->sub, same base */

@@ -2,7 +2,7 @@
  * This file implements the checks of sluice.yml's sources: section: each
  * source's keys for its kind, its typed columns, a poll source's headers
  * and URL parts, a postgres_cdc source's names and the slots its sources
- * share. Like config.c, it says every problem and stops at none, never
+ * share, a files source's path and reader options. Like config.c, it says every problem and stops at none, never
  * reads the environment and never touches the warehouse.
  */
 #include "project/config_int.h"
@@ -18,12 +18,14 @@
 #define SF(member) offsetof(struct source_cfg, member)
 
 static const char *const source_kinds[] = { "webhook", "postgres_cdc", "poll", "kafka",
-					    "adopted", NULL };
+					    "files", "adopted", NULL };
 static const char *const boundary_modes[] = { "offsets", "timestamp", "landed_at", "cursor",
 					      NULL };
 static const char *const snapshot_modes[] = { "initial", "never", NULL };
 static const char *const replica_identities[] = { "full", NULL };
 static const char *const kafka_formats[] = { "json", "debezium", NULL };
+static const char *const file_endings[] = { "csv", "tsv", "txt", "json", "ndjson", "jsonl",
+					    "parquet", NULL };
 
 static const struct cfg_field source_fields[] = {
 	{ "kind", CFG_CHOICE, SF(kind), source_kinds },
@@ -55,6 +57,16 @@ static const struct cfg_field source_fields[] = {
 	{ "status_interval", CFG_DURATION, SF(status_interval_ms), NULL, NULL,
 	  "the consumer tells the server it is alive this often: write e.g. 10s" },
 	{ "replica_identity", CFG_CHOICE, SF(replica_identity), replica_identities },
+	{ "path", CFG_STR, SF(path) },
+	{ "separator", CFG_STR, SF(separator) },
+	{ "encoding", CFG_STR, SF(encoding) },
+	{ "remove_top_rows", CFG_NATURAL, SF(remove_top_rows) },
+	{ "dateformat", CFG_STR, SF(dateformat) },
+	{ "file_ending", CFG_CHOICE, SF(file_ending), file_endings },
+	{ "archive_folder", CFG_STR, SF(archive_folder) },
+	{ "settle", CFG_DURATION, SF(settle_ms) },
+	{ "max_file_size", CFG_SIZE, SF(max_file_size), NULL, NULL,
+	  "a file of 0 bytes has no header: write e.g. 256MiB" },
 	{ NULL },
 };
 
@@ -68,6 +80,7 @@ static const struct {
 	{ "kafka", { "brokers", "topic" } },
 	{ "postgres_cdc", { "dsn_env", "slot", "publication" } },
 	{ "adopted", { "table", "cursor" } },
+	{ "files", { "path" } },
 };
 
 void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base)
@@ -195,26 +208,41 @@ static yaml_node_t *cfg_source_node(struct cfg_loader *ld, yaml_node_t *map, con
 	return p ? cfg_node(ld, value ? p->value : p->key) : NULL;
 }
 
-/* The keys only a poll source reads. */
-static const char *const poll_only[] = { "url",	      "interval", "cursor_param",
-					 "json_path", "headers",  "timeout",
+/* The keys only sources of some kinds read. */
+static const char *const poll_only[] = { "url", "cursor_param", "json_path", "headers", "timeout",
 					 NULL };
 static const char *const cdc_only[] = { "create", "snapshot", "status_interval",
 					"replica_identity", NULL };
 static const char *const kafka_only[] = { "format", NULL };
+static const char *const files_only[] = { "path",	 "separator",	   "encoding",
+					  "remove_top_rows", "dateformat",  "file_ending",
+					  "archive_folder", "settle",	   "max_file_size",
+					  NULL };
+static const char *const watched_only[] = { "interval", NULL };
 
-/* The keys of list that src, of another kind than kind, has. */
-static void only_for(struct cfg_loader *ld, yaml_node_t *map, const struct source_cfg *src,
-		     const char *kind, const char *const *list)
+static bool kind_in(const char *kind, const char *const *kinds)
 {
-	if (!src->kind || strcmp(src->kind, kind) == 0)
+	for (size_t i = 0; kinds[i]; i++)
+		if (strcmp(kinds[i], kind) == 0)
+			return true;
+	return false;
+}
+
+/* The keys of list that src, of a kind not in kinds, has. */
+static void only_for(struct cfg_loader *ld, yaml_node_t *map, const struct source_cfg *src,
+		     const char *const *kinds, const char *const *list)
+{
+	const char *which;
+
+	if (!src->kind || kind_in(src->kind, kinds))
 		return;
+	which = kinds[1] ? arena_sprintf(ld->a, "%s and %s", kinds[0], kinds[1]) : kinds[0];
 	for (size_t i = 0; list[i]; i++) {
 		yaml_node_t *n = cfg_source_node(ld, map, list[i], false);
 
 		if (n && cfg_map_has(ld, map, list[i]))
 			cfg_error(ld, n, NULL, "'%s' applies to %s sources only, not to %s source "
-				  "'%s'", list[i], kind, src->kind, src->name);
+				  "'%s'", list[i], which, src->kind, src->name);
 	}
 }
 
@@ -323,6 +351,109 @@ static void cfg_cdc_check(struct cfg_loader *ld, yaml_node_t *map, struct source
 			  "as its row's payload JSON", src->name);
 }
 
+/* Whether a path has a part that is '..': a files source reads its folder
+ * and nothing above it. */
+static bool cfg_path_climbs(const char *s)
+{
+	for (const char *p = s; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == s || p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return true;
+	return false;
+}
+
+/* What is wrong with a files source's path, or NULL: the folder part holds
+ * no wildcard (the pattern is of file names, in one folder), and each '['
+ * of the pattern is closed, else it can match no file. */
+static const char *cfg_files_path_problem(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+	const char *name = slash ? slash + 1 : s;
+
+	if (!*s)
+		return "the path is empty";
+	if (cfg_path_climbs(s))
+		return "a path with '..' would read outside its folder";
+	if (strpbrk(s, "*?[") && strpbrk(s, "*?[") < name)
+		return "only the last part of a path, the file names, may hold '*', '?' or '['";
+	for (const char *p = strchr(name, '['); p; p = strchr(p + 1, '[')) {
+		const char *q = p + 1;
+
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']')
+			q++;
+		if (!strchr(q, ']'))
+			return "a '[' without its ']' can match no file";
+	}
+	return NULL;
+}
+
+/* The encodings DuckDB's CSV reader has without an extension, under the
+ * names people write them with. */
+static const char *const encodings[][2] = {
+	{ "utf-8", "utf-8" },	    { "utf8", "utf-8" },      { "utf-16", "utf-16" },
+	{ "utf16", "utf-16" },	    { "latin-1", "latin-1" }, { "latin1", "latin-1" },
+	{ "iso-8859-1", "latin-1" },
+};
+
+/* The options of a files source checked, and a few normalized: the
+ * encoding to DuckDB's name, a separator written \t to a tab. */
+static void cfg_files_check(struct cfg_loader *ld, yaml_node_t *map, struct source_cfg *src)
+{
+	const char *path = cfg_path(ld, "sources", src->name), *problem;
+	const char *fmt = src->file_ending;
+	bool csv = !fmt || !strcmp(fmt, "csv") || !strcmp(fmt, "tsv") || !strcmp(fmt, "txt");
+	const char *csv_keys[] = { "separator", "encoding", "remove_top_rows" };
+
+	if (src->path && (problem = cfg_files_path_problem(src->path)))
+		cfg_error(ld, cfg_source_node(ld, map, "path", true),
+			  "write a folder (incoming/) or a folder and a pattern of names "
+			  "(incoming/orders_*.csv)",
+			  "invalid path '%s' for '%s': %s", src->path, path, problem);
+	if (src->archive_folder &&
+	    (cfg_path_climbs(src->archive_folder) || strpbrk(src->archive_folder, "*?[")))
+		cfg_error(ld, cfg_source_node(ld, map, "archive_folder", true),
+			  "write a folder without '..' or wildcards, e.g. archive/orders",
+			  "invalid archive_folder '%s' for '%s'", src->archive_folder, path);
+	if (src->separator && !strcmp(src->separator, "\\t"))
+		src->separator = "\t";
+	if (src->separator && (!*src->separator || strlen(src->separator) > 4 ||
+			       strpbrk(src->separator, "\"\r\n")))
+		cfg_error(ld, cfg_source_node(ld, map, "separator", true),
+			  "write one character, e.g. ';' or \"\\t\" for a tab",
+			  "invalid separator '%s' for '%s'", src->separator, path);
+	if (src->encoding) {
+		const char *found = NULL;
+
+		for (size_t i = 0; !found && i < sizeof(encodings) / sizeof(*encodings); i++)
+			if (!strcasecmp(src->encoding, encodings[i][0]))
+				found = encodings[i][1];
+		if (!found)
+			cfg_error(ld, cfg_source_node(ld, map, "encoding", true),
+				  "DuckDB's CSV reader reads utf-8, utf-16 and latin-1",
+				  "unknown encoding '%s' for '%s'", src->encoding, path);
+		src->encoding = found;
+	}
+	if (src->dateformat && !strchr(src->dateformat, '%'))
+		cfg_error(ld, cfg_source_node(ld, map, "dateformat", true),
+			  "write a strftime format, e.g. '%%d/%%m/%%Y'",
+			  "invalid dateformat '%s' for '%s'", src->dateformat, path);
+	for (size_t i = 0; !csv && i < sizeof(csv_keys) / sizeof(*csv_keys); i++)
+		if (cfg_map_has(ld, map, csv_keys[i]))
+			cfg_error(ld, cfg_source_node(ld, map, csv_keys[i], false), NULL,
+				  "'%s' applies to CSV files, not to the %s files of '%s'",
+				  csv_keys[i], fmt, path);
+	if (fmt && !strcmp(fmt, "parquet") && src->dateformat)
+		cfg_error(ld, cfg_source_node(ld, map, "dateformat", false),
+			  "a Parquet file says each column's type itself",
+			  "'dateformat' applies to CSV and JSON files, not to the parquet files of "
+			  "'%s'", path);
+	if (src->settle_ms < 0)
+		src->settle_ms = 1000;
+	if (src->max_file_size < 0)
+		src->max_file_size = 256LL << 20;
+}
+
 /* Sources that share a slot are one consumer: one server, one publication. */
 static void cfg_slots_check(struct cfg_loader *ld, yaml_node_t *map, struct project_cfg *cfg)
 {
@@ -394,23 +525,28 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 {
 	bool poll = src->kind && !strcmp(src->kind, "poll");
 	bool cdc = src->kind && !strcmp(src->kind, "postgres_cdc");
+	bool files = src->kind && !strcmp(src->kind, "files");
 
 	if (src->interval_ms < 0)
-		src->interval_ms = poll ? 30000 : 0;
+		src->interval_ms = poll ? 30000 : files ? 5000 : 0;
 	if (src->timeout_ms < 0)
 		src->timeout_ms = poll ? 30000 : 0;
 	if (poll)
 		cfg_poll_check(ld, map, src);
 	if (cdc)
 		cfg_cdc_check(ld, map, src);
-	only_for(ld, map, src, "postgres_cdc", cdc_only);
-	only_for(ld, map, src, "poll", poll_only);
-	only_for(ld, map, src, "kafka", kafka_only);
+	if (files)
+		cfg_files_check(ld, map, src);
+	only_for(ld, map, src, (const char *const[]){ "postgres_cdc", NULL }, cdc_only);
+	only_for(ld, map, src, (const char *const[]){ "poll", NULL }, poll_only);
+	only_for(ld, map, src, (const char *const[]){ "kafka", NULL }, kafka_only);
+	only_for(ld, map, src, (const char *const[]){ "files", NULL }, files_only);
+	only_for(ld, map, src, (const char *const[]){ "poll", "files", NULL }, watched_only);
 	if (!src->kind) {
 		/* a kind that was written but is unknown has been reported already */
 		if (!cfg_map_has(ld, map, "kind"))
 			cfg_error(ld, key,
-				  "add kind: webhook, postgres_cdc, poll, kafka or adopted",
+				  "add kind: webhook, postgres_cdc, poll, kafka, files or adopted",
 				  "missing 'kind' for source '%s'", src->name);
 		return;
 	}
@@ -460,11 +596,13 @@ void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
 		src = &cfg->sources[cfg->nsources++];
 		src->name = arena_strdup(ld->a, name);
 		src->line = (int)key->start_mark.line + 1;
-		/* -1 marks an interval or timeout nobody wrote: only poll sources
-		 * default to 30s */
+		/* -1 marks a setting nobody wrote: the default is the kind's (an
+		 * interval is 30s for a poll source, 5s for a files source) */
 		src->interval_ms = -1;
 		src->timeout_ms = -1;
 		src->status_interval_ms = -1;
+		src->settle_ms = -1;
+		src->max_file_size = -1;
 		if (val->type == YAML_MAPPING_NODE)
 			cfg_map_walk(ld, val, at, source_fields, src);
 		cfg_source_check(ld, key, val, src);

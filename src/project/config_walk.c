@@ -192,7 +192,7 @@ static bool cfg_bool_parse(const char *s, bool *out)
 	return false;
 }
 
-static bool cfg_count_parse(const char *s, int64_t *out)
+static bool cfg_count_parse(const char *s, int64_t min, int64_t *out)
 {
 	char *end;
 	long long v;
@@ -201,7 +201,7 @@ static bool cfg_count_parse(const char *s, int64_t *out)
 		return false;
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (errno || *end || v <= 0)
+	if (errno || *end || v < min)
 		return false;
 	*out = v;
 	return true;
@@ -248,8 +248,13 @@ static void cfg_scalar_set(struct cfg_loader *ld, const struct cfg_field *f, yam
 			cfg_error(ld, val, f->zero, "invalid size 0 for '%s'", path);
 		break;
 	case CFG_COUNT:
-		if (!cfg_count_parse(s, (int64_t *)dst))
+		if (!cfg_count_parse(s, 1, (int64_t *)dst))
 			cfg_error(ld, val, "write a whole number above 0, e.g. 50000",
+				  "invalid number '%s' for '%s'", s, path);
+		break;
+	case CFG_NATURAL:
+		if (!cfg_count_parse(s, 0, (int64_t *)dst))
+			cfg_error(ld, val, "write a whole number, 0 or more, e.g. 2",
 				  "invalid number '%s' for '%s'", s, path);
 		break;
 	case CFG_BOOL:

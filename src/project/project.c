@@ -8,6 +8,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/hex.h"
 #include "core/xalloc.h"
 #include "project/files.h"
 #include "project/header.h"
@@ -340,11 +341,7 @@ static void hex_digest(EVP_MD_CTX *ctx, char *out)
 
 	EVP_DigestFinal_ex(ctx, md, &len);
 	EVP_MD_CTX_free(ctx);
-	for (unsigned int i = 0; i < len && i < 32; i++) {
-		out[2 * i] = "0123456789abcdef"[md[i] >> 4];
-		out[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
-	}
-	out[2 * (len < 32 ? len : 32)] = '\0';
+	hex_encode(md, len < 32 ? len : 32, out);
 }
 
 /* The checks a build of m runs: its own, and those of the ephemerals it

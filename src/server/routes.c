@@ -11,6 +11,7 @@
 #include "core/worker.h"
 #include "core/xalloc.h"
 #include "ingest/poll.h"
+#include "files/thread.h"
 #include "kafka/thread.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
@@ -108,8 +109,8 @@ static void add_source_part(json_t *parts, const char *source, bool down, bool f
 }
 
 /* The writer, the runner and each source whose work is its own thread's
- * (a postgres_cdc slot, a poller, a Kafka consumer), or that cannot
- * start. */
+ * (a postgres_cdc slot, a poller, a Kafka consumer, a files lander), or
+ * that cannot start. */
 static enum part health_parts(struct server *s, json_t *parts)
 {
 	enum part worst = PART_OK;
@@ -150,6 +151,14 @@ static enum part health_parts(struct server *s, json_t *parts)
 
 		add_source_part(parts, json_string_value(json_object_get(st, "source")),
 				kafka_thread_down(s->kafkas[i]), failing, st, &worst);
+		json_decref(st);
+	}
+	for (i = 0; i < s->nlanders; i++) {
+		json_t *st = files_thread_status(s->landers[i]);
+		bool failing = json_integer_value(json_object_get(st, "failures")) > 0;
+
+		add_source_part(parts, json_string_value(json_object_get(st, "source")),
+				files_thread_down(s->landers[i]), failing, st, &worst);
 		json_decref(st);
 	}
 	json_array_foreach(down, i, u)

@@ -14,6 +14,7 @@
 #include "core/worker.h"
 #include "core/xalloc.h"
 #include "ingest/poll.h"
+#include "files/thread.h"
 #include "kafka/thread.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
@@ -57,9 +58,10 @@ static bool has_live_models(const struct project *p)
 	return live_windows_any(p);
 }
 
-/* ---- the sources' threads: a poller per poll source (landing through
- * the writer), a consumer per postgres_cdc slot (landing on its own), each
- * on a warehouse connection it owns once started ---- */
+/* ---- the sources' threads: a poller per poll source, a consumer per
+ * kafka source and a lander per files source (landing through the
+ * writer), a consumer per postgres_cdc slot (landing on its own), each on
+ * a warehouse connection it owns once started ---- */
 
 /* Listed before it starts, so that one that fails to start is freed. */
 static int start_poller(struct server *s, const struct source_cfg *src, struct wh *c,
@@ -81,6 +83,16 @@ static int start_kafka(struct server *s, const struct source_cfg *src, struct wh
 				    s->opts->log, &s->kafkas[s->nkafkas], err);
 
 	s->nkafkas += !rc;
+	return rc;
+}
+
+static int start_lander(struct server *s, const struct source_cfg *src, struct wh *c,
+			struct sl_err *err)
+{
+	int rc = files_thread_start(s->a, src, s->opts->root, c, s->writer, s->opts->log,
+				    &s->landers[s->nlanders], err);
+
+	s->nlanders += !rc;
 	return rc;
 }
 
@@ -134,21 +146,24 @@ static int start_source_threads(struct server *s, struct sl_err *err)
 	s->pollers = xcalloc(cfg->nsources + 1, sizeof(*s->pollers));
 	s->consumers = xcalloc(cfg->nsources + 1, sizeof(*s->consumers));
 	s->kafkas = xcalloc(cfg->nsources + 1, sizeof(*s->kafkas));
+	s->landers = xcalloc(cfg->nsources + 1, sizeof(*s->landers));
 	s->unavailable = xcalloc(cfg->nsources + 1, sizeof(*s->unavailable));
 	for (size_t i = 0; !rc && i < cfg->nsources; i++) {
 		const struct source_cfg *src = &cfg->sources[i];
 		bool poll = src->kind && strcmp(src->kind, "poll") == 0;
 		bool kafka = src->kind && strcmp(src->kind, "kafka") == 0;
+		bool files = src->kind && strcmp(src->kind, "files") == 0;
 		struct wh *c;
 
 		/* one consumer per slot, whichever of its sources names it first */
-		if (!poll && !kafka && !pgcdc_first_of_slot(cfg, i))
+		if (!poll && !kafka && !files && !pgcdc_first_of_slot(cfg, i))
 			continue;
 		rc = wh_connect(s->w, &c, err);
 		if (rc)
 			break;
 		rc = poll    ? start_poller(s, src, c, err)
 		     : kafka ? start_kafka(s, src, c, err)
+		     : files ? start_lander(s, src, c, err)
 			     : start_consumer(s, src, c, err);
 		if (rc && !poll)
 			wh_close(c);
@@ -168,6 +183,8 @@ static void stop_source_threads(struct server *s)
 		pgcdc_thread_stop(s->consumers[i]);
 	for (size_t i = 0; i < s->nkafkas; i++)
 		kafka_thread_stop(s->kafkas[i]);
+	for (size_t i = 0; i < s->nlanders; i++)
+		files_thread_stop(s->landers[i]);
 }
 
 static void free_source_threads(struct server *s)
@@ -178,6 +195,11 @@ static void free_source_threads(struct server *s)
 		pgcdc_thread_free(s->consumers[i]);
 	for (size_t i = 0; i < s->nkafkas; i++)
 		kafka_thread_free(s->kafkas[i]);
+	for (size_t i = 0; i < s->nlanders; i++)
+		files_thread_free(s->landers[i]);
+	free(s->landers);
+	s->landers = NULL;
+	s->nlanders = 0;
 	free(s->pollers);
 	free(s->consumers);
 	free(s->kafkas);
@@ -191,8 +213,9 @@ static void free_source_threads(struct server *s)
 	s->npollers = s->nconsumers = 0;
 }
 
-/* The pollers under "pollers", the Kafka consumers under "kafka" and the
- * slots under "cdc" when there are, and
+/* The pollers under "pollers", the Kafka consumers under "kafka", the
+ * files sources' landers under "files" and the slots under "cdc" when
+ * there are, and
  * the sources that cannot start under "unavailable" when there are. */
 static void source_threads_status(struct server *s, json_t *doc)
 {
@@ -214,6 +237,13 @@ static void source_threads_status(struct server *s, json_t *doc)
 		for (size_t i = 0; i < s->nkafkas; i++)
 			json_array_append_new(kafkas, kafka_thread_status(s->kafkas[i]));
 		json_object_set_new(doc, "kafka", kafkas);
+	}
+	if (s->nlanders) {
+		json_t *landers = json_array();
+
+		for (size_t i = 0; i < s->nlanders; i++)
+			json_array_append_new(landers, files_thread_status(s->landers[i]));
+		json_object_set_new(doc, "files", landers);
 	}
 	if (s->nconsumers)
 		json_object_set_new(doc, "cdc", slots);

@@ -38,6 +38,8 @@ struct server {
 	size_t nconsumers;
 	struct kafka_thread **kafkas; /* one per kafka source */
 	size_t nkafkas;
+	struct files_thread **landers; /* one per files source */
+	size_t nlanders;
 	/* sources that could not start (what they need from the environment
 	 * is not set): the server serves the others */
 	struct unavailable *unavailable;

@@ -100,7 +100,12 @@ static const char *const migrations[] = {
 	 * some columns only, the version each of them changed at */
 	"ALTER TABLE _sluice.models ADD COLUMN shape VARCHAR;\n"
 	"ALTER TABLE _sluice.models ADD COLUMN column_versions VARCHAR;\n",
-	/* 13: replays: per model and source what its last build from history
+	/* 13: the files a files source landed, by name and content (SHA-256
+	 * in hex), each recorded with its rows so that none lands twice */
+	"CREATE TABLE _sluice.landed_files (source VARCHAR NOT NULL, path VARCHAR NOT NULL, "
+	"sha256 VARCHAR NOT NULL, size BIGINT NOT NULL, rows BIGINT NOT NULL, seq BIGINT NOT "
+	"NULL, landed_at TIMESTAMP NOT NULL, PRIMARY KEY (source, path, sha256));\n",
+	/* 14: replays: per model and source what its last build from history
 	 * read (per part of the source's boundary: lowest and highest value
 	 * and sequence, rows, the start time it read from), and the landing
 	 * rows retention pruned (state/replay.c) */

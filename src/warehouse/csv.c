@@ -11,6 +11,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "warehouse/file_read.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -49,37 +50,9 @@ int csv_check_readable(const char *path, struct sl_err *err)
 
 int csv_error(const char *path, int code, struct sl_err *err)
 {
-	static const char mark[] = "CSV Error on Line: ";
-	char msg[SL_ERR_MSG_MAX], reason[SL_ERR_MSG_MAX];
-	const char *at, *p;
-	long line = 0;
-	size_t n;
-
 	if (!err)
 		return code;
-	snprintf(msg, sizeof(msg), "%s", err->msg);
-	at = strstr(msg, mark);
-	if (at) {
-		line = strtol(at + strlen(mark), NULL, 10);
-		p = strchr(at, '\n');
-		/* DuckDB's "Original Line" may be another line than the one at fault */
-		while (p && (p[1] == '\n' || strncmp(p + 1, "Original Line:", 14) == 0))
-			p = strchr(p + 1, '\n');
-		p = p ? p + 1 : "";
-	} else {
-		/* "Invalid Input Error: ...": the reason after the error's kind */
-		p = strstr(msg, "Error: ");
-		p = p ? p + strlen("Error: ") : msg;
-	}
-	n = strcspn(p, "\n");
-	while (n && (p[n - 1] == '.' || p[n - 1] == ' '))
-		n--;
-	snprintf(reason, sizeof(reason), "%.*s", (int)n, n ? p : "not readable as CSV");
-	reason[0] = (char)tolower((unsigned char)reason[0]);
-	if (line > 0)
-		sl_err_set(err, code, "%s:%ld: %s", path, line, reason);
-	else
-		sl_err_set(err, code, "%s: %s", path, reason);
+	file_error(path, path, code, err);
 	sl_err_context(err, "hint: a seed is a CSV file in UTF-8 with a header row, read by "
 			    "DuckDB's reader, which detects its delimiter, quoting and types");
 	return code;

@@ -10,6 +10,7 @@
  */
 #include "warehouse/wh_impl.h"
 
+#include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/xalloc.h"
@@ -21,6 +22,7 @@
 #include "warehouse/duckdb_readonly.h"
 #include "warehouse/duckdb_result.h"
 #include "warehouse/duckdb_sql.h"
+#include "warehouse/file_read.h"
 
 #include <duckdb.h>
 #include <pthread.h>
@@ -358,6 +360,33 @@ static int duck_load_csv(struct wh *w, const char *schema, const char *name, con
 	return rc == SL_E_SQL ? csv_error(path, rc, err) : rc;
 }
 
+/* The file read in SQL, its rows inserted by name. */
+static int duck_land_file(struct wh *w, const char *schema, const char *table,
+			  const struct wh_file_read *rd, int64_t *rows, struct sl_err *err)
+{
+	struct arena *a = arena_new(NULL);
+	struct buf sql = BUF_INIT;
+	const char **found;
+	int rc = file_columns_find(w, a, rd, &found, err);
+
+	if (!rc) {
+		buf_adds(&sql, "INSERT INTO ");
+		wh_sql_qualified(&sql, schema, table);
+		buf_adds(&sql, " (");
+		file_sql_columns(&sql, rd);
+		buf_adds(&sql, ") ");
+		file_sql_select(&sql, rd, found);
+		rc = wh_exec_count(w, sql.buf, rows, err);
+		/* what the reader refused, said as on every warehouse; a
+		 * database in doubt keeps DuckDB's words */
+		if (rc == SL_E_SQL)
+			file_error(rd->path, rd->shown, rc, err);
+	}
+	buf_release(&sql);
+	arena_free(a);
+	return rc;
+}
+
 /* DuckDB's threads count the calling one: threads = 1 is the caller
  * alone. The cores are the fewer of DuckDB's own default (which heeds a
  * cgroup's CPU quota) and those the process may run on (taskset,
@@ -392,6 +421,7 @@ static const struct wh_ops duckdb_ops = {
 	.forget_statement = duck_forget_statement,
 	.sql_swap_in = duck_swap_in,
 	.load_csv = duck_load_csv,
+	.land_file = duck_land_file,
 	.sql_replace_as = duck_sql_replace_as,
 	.sql_first_per_key = duck_sql_first_per_key,
 	.sql_epoch = duck_sql_epoch,

@@ -18,6 +18,7 @@
  */
 #include "warehouse/csv.h"
 #include "warehouse/csv_file.h"
+#include "warehouse/file_copy.h"
 #include "warehouse/postgres_append.h"
 #include "warehouse/postgres_bind.h"
 #include "warehouse/postgres_conn.h"
@@ -247,6 +248,7 @@ static const struct wh_ops pg_ops = {
 	.forget_statement = pg_forget_statement,
 	.sql_swap_in = pg_swap_in,
 	.load_csv = pg_load_csv,
+	.land_file = file_copy_land,
 	.sql_replace_as = pg_replace_as,
 	.sql_first_per_key = pg_first_per_key,
 	.sql_epoch = pg_epoch,

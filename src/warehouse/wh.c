@@ -599,6 +599,13 @@ int wh_load_csv(struct wh *w, const char *schema, const char *name, const char *
 	return w->ops->load_csv(w, schema, name, path, err);
 }
 
+int wh_file_land(struct wh *w, const char *schema, const char *table,
+		 const struct wh_file_read *rd, int64_t *rows, struct sl_err *err)
+{
+	*rows = 0;
+	return w->ops->land_file(w, schema, table, rd, rows, err);
+}
+
 void wh_sql_qualified(struct buf *sql, const char *schema, const char *name)
 {
 	wh_sql_ident(sql, schema);

@@ -317,6 +317,43 @@ void wh_sql_swap_in(struct wh *w, struct buf *sql, const char *schema, const cha
  * an error naming the file and line. Runs in the caller's transaction. */
 int wh_load_csv(struct wh *w, const char *schema, const char *name, const char *path,
 		struct sl_err *err);
+/* Data files read by DuckDB's own readers (read_csv, read_json,
+ * read_parquet), on every warehouse, into the rows of a table. */
+enum wh_file_format { WH_FILE_CSV, WH_FILE_JSON, WH_FILE_NDJSON, WH_FILE_PARQUET };
+
+/* A column that gets the same text in every row of a file. */
+struct wh_file_value {
+	const char *column, *value;
+};
+
+struct wh_file_read {
+	const char *path;  /* what DuckDB opens: no glob character ('*', '?', '[', '{') */
+	const char *shown; /* the file as errors name it */
+	enum wh_file_format format;
+	const char *delim;      /* csv: NULL: detected */
+	const char *encoding;   /* csv: NULL (utf-8), "utf-16" or "latin-1" */
+	int64_t skip;           /* csv: lines above the header row */
+	const char *dateformat; /* csv, json: the strftime format of dates; NULL: detected */
+	/* typed columns (DuckDB's type names): each reads the file's column
+	 * of its name, in any case, cast to its type (typed by the CSV reader
+	 * itself, so a value it refuses is said with its line); NULL where the
+	 * file has none */
+	const struct wh_column *columns;
+	size_t ncolumns;
+	const char *payload; /* the column that gets each row whole, as a JSON object */
+	const struct wh_file_value *values;
+	size_t nvalues;
+};
+
+/* Appends the rows of the file rd describes to schema.table (whose columns
+ * are rd's typed ones, payload and values; any other it has stays NULL),
+ * in the caller's transaction; *rows gets how many. A DuckDB warehouse
+ * reads the file in SQL; another has it read by a DuckDB of its own in
+ * memory and sends the rows through its appender. A file the reader
+ * refuses is SL_E_SQL, its message "SHOWN:LINE: reason" (or "SHOWN:
+ * reason" when DuckDB gives no line). */
+int wh_file_land(struct wh *w, const char *schema, const char *table,
+		 const struct wh_file_read *rd, int64_t *rows, struct sl_err *err);
 /* The statement that makes schema.name (a temporary table: schema NULL)
  * hold the query's rows, replacing what had the name. */
 void wh_sql_replace_as(struct wh *w, struct buf *sql, enum wh_replace what, const char *schema,

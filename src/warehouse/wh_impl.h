@@ -33,6 +33,8 @@ struct wh_ops {
 			    const char *name, const char *old_kind);
 	int (*load_csv)(struct wh *w, const char *schema, const char *name, const char *path,
 			struct sl_err *err);
+	int (*land_file)(struct wh *w, const char *schema, const char *table,
+			 const struct wh_file_read *rd, int64_t *rows, struct sl_err *err);
 	void (*sql_replace_as)(struct wh *w, struct buf *sql, enum wh_replace what,
 			       const char *schema, const char *name, const char *query);
 	void (*sql_first_per_key)(struct wh *w, struct buf *sql, const char *from, const char *keys,

@@ -6,12 +6,12 @@
 # plan and the executor all reason with, so it sits just above core.
 # Folders in one quoted entry share a height and may include each other:
 # ingest/ (webhook, poll, the writer, coerce, jsontext), pgcdc/ (the
-# logical-replication client) and kafka/ (the Kafka consumer) turn outside
-# rows into landing rows,
+# logical-replication client), kafka/ (the Kafka consumer) and files/ (the
+# files dropped in a folder) turn outside rows into landing rows,
 # and the server and the cli above start them.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-order=(core windows warehouse state project plan exec live replay "ingest pgcdc kafka" server cli)
+order=(core windows warehouse state project plan exec live replay "ingest pgcdc kafka files" server cli)
 declare -A rank
 for i in "${!order[@]}"; do
 	for d in ${order[$i]}; do rank[$d]=$i; done

@@ -652,12 +652,14 @@ static void test_state_refuses_newer(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 2);
 }
 
-/* What layouts before 13 lack: the replay tables; before 11: the models'
- * columns; before 10: the windows; before 9: the CDC table shapes; before
- * 7: the CDC slots; before 6: the runners' claims. */
-#define DROP_REPLAY "DROP TABLE _sluice.replay_boundaries; DROP TABLE _sluice.replay_pruned;"
+/* What layouts before 14 lack: the replay tables; before 13: the files
+ * ledger; before 12: the shapes; before 11: the models' columns; before
+ * 10: the windows; before 9: the CDC table shapes; before 7: the CDC
+ * slots; before 6: the runners' claims. */
 #define DROP_SHAPES                                                                               \
-	DROP_REPLAY "ALTER TABLE _sluice.models DROP COLUMN shape;"                               \
+	"DROP TABLE _sluice.replay_boundaries; DROP TABLE _sluice.replay_pruned;"                 \
+	"DROP TABLE _sluice.landed_files;"                                                        \
+	"ALTER TABLE _sluice.models DROP COLUMN shape;"                                           \
 	"ALTER TABLE _sluice.models DROP COLUMN column_versions;"
 #define DROP_MODEL_COLUMNS DROP_SHAPES "DROP TABLE _sluice.model_columns;"
 #define DROP_WINDOWS DROP_MODEL_COLUMNS "DROP TABLE _sluice.windows;"

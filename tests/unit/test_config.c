@@ -434,11 +434,11 @@ static void test_source_kind(void **state)
 	diag_expect(f, "unknown value 'webhok' for 'sources.a.kind'", 3, 13,
 		    "did you mean 'webhook'?");
 	diag_expect(f, "unknown value 'ftp' for 'sources.b.kind'", 4, 13,
-		    "expected one of webhook, postgres_cdc, poll, kafka, adopted");
+		    "expected one of webhook, postgres_cdc, poll, kafka, files, adopted");
 	diag_expect(f, "missing 'kind' for source 'c'", 5, 3,
-		    "add kind: webhook, postgres_cdc, poll, kafka or adopted");
+		    "add kind: webhook, postgres_cdc, poll, kafka, files or adopted");
 	diag_expect(f, "missing 'kind' for source 'd'", 6, 3,
-		    "add kind: webhook, postgres_cdc, poll, kafka or adopted");
+		    "add kind: webhook, postgres_cdc, poll, kafka, files or adopted");
 	diag_expect(f, "unknown value 'offset' for 'sources.e.boundary'", 7, 52,
 		    "did you mean 'offsets'?");
 }

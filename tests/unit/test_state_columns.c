@@ -220,6 +220,7 @@ static void test_upgrade_creates_the_table(void **state)
 		   "ALTER TABLE _sluice.models DROP COLUMN shape;\n"
 		   "ALTER TABLE _sluice.models DROP COLUMN column_versions;\n"
 		   "DROP TABLE _sluice.model_columns;\n"
+		   "DROP TABLE _sluice.landed_files;\n"
 		   "INSERT INTO _sluice.models (name, env, hash, materialized, build_count, "
 		   "data_version) VALUES ('s.kept', '', 'h', 'table', 3, 7);\n"
 		   "DELETE FROM _sluice.version;\n"
