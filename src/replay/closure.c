@@ -157,7 +157,9 @@ static bool rows_one_for_one(struct arena *a, const struct lineage_graph *g,
 		const struct lineage_edge *e = &l->edges[i];
 		const struct model *u = lineage_graph_model(g, e->relation);
 
-		if (e->type == LINEAGE_EDGE_SIDE && !lineage_graph_mutable(g, e->relation))
+		/* a seed changes with the project, not with the stream */
+		if (e->type == LINEAGE_EDGE_SIDE &&
+		    ((u && u->mat == MAT_SEED) || !lineage_graph_mutable(g, e->relation)))
 			continue;
 		if (e->type == LINEAGE_EDGE_SIDE) {
 			*why = arena_sprintf(a, "%s looks up %s, which changes", m->fqn, e->relation);
