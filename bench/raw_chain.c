@@ -8,6 +8,9 @@
  *       for each pair, in one transaction each (as sluice commits one
  *       transaction per model): CREATE SCHEMA IF NOT EXISTS, then
  *       CREATE TABLE SCHEMA.NAME AS <the query in FILE>
+ *   raw_chain replace DB SCHEMA.NAME FILE [SCHEMA.NAME FILE ...]
+ *       all pairs in one transaction (as a replay rebuilds its models):
+ *       CREATE OR REPLACE TABLE SCHEMA.NAME AS <the query in FILE>
  *   raw_chain query DB SQL
  *       print the rows of SQL, columns separated by |, to check that both
  *       sides built the same tables
@@ -107,7 +110,7 @@ static void query(const char *path, const char *sql)
 	duckdb_close(&db);
 }
 
-static void run(const char *path, int npairs, char **pairs)
+static void run(const char *path, int npairs, char **pairs, bool one_txn)
 {
 	duckdb_database db;
 	duckdb_connection conn;
@@ -115,6 +118,8 @@ static void run(const char *path, int npairs, char **pairs)
 	double t0 = now_s(), t;
 
 	open_db(path, &db, &conn);
+	if (one_txn)
+		exec(conn, "BEGIN TRANSACTION");
 	for (int i = 0; i < npairs; i++) {
 		const char *fqn = pairs[2 * i];
 		const char *dot = strchr(fqn, '.');
@@ -125,17 +130,22 @@ static void run(const char *path, int npairs, char **pairs)
 		t = now_s();
 		if (!dot || !sql)
 			die("expected SCHEMA.NAME, got", fqn);
-		exec(conn, "BEGIN TRANSACTION");
+		if (!one_txn)
+			exec(conn, "BEGIN TRANSACTION");
 		snprintf(sql, len, "CREATE SCHEMA IF NOT EXISTS %.*s", (int)(dot - fqn), fqn);
 		exec(conn, sql);
-		snprintf(sql, len, "CREATE TABLE %s AS\n%s", fqn, query);
+		snprintf(sql, len, "CREATE %sTABLE %s AS\n%s", one_txn ? "OR REPLACE " : "", fqn,
+			 query);
 		exec(conn, sql);
-		exec(conn, "COMMIT");
+		if (!one_txn)
+			exec(conn, "COMMIT");
 		if (verbose)
 			fprintf(stderr, "raw_chain: %s %.3f s\n", fqn, now_s() - t);
 		free(sql);
 		free(query);
 	}
+	if (one_txn)
+		exec(conn, "COMMIT");
 	duckdb_disconnect(&conn);
 	duckdb_close(&db);
 	if (verbose)
@@ -152,12 +162,13 @@ int main(int argc, char **argv)
 		query(argv[2], argv[3]);
 		return 0;
 	}
-	if (argc >= 5 && argc % 2 == 1 && strcmp(argv[1], "run") == 0) {
-		run(argv[2], (argc - 3) / 2, argv + 3);
+	if (argc >= 5 && argc % 2 == 1 &&
+	    (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "replace") == 0)) {
+		run(argv[2], (argc - 3) / 2, argv + 3, strcmp(argv[1], "replace") == 0);
 		return 0;
 	}
 	fprintf(stderr, "usage: raw_chain init DB ROWS\n"
-			"       raw_chain run DB SCHEMA.NAME FILE [SCHEMA.NAME FILE ...]\n"
+			"       raw_chain run|replace DB SCHEMA.NAME FILE [SCHEMA.NAME FILE ...]\n"
 			"       raw_chain query DB SQL\n");
 	return 2;
 }

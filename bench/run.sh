@@ -15,12 +15,15 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|lineage|chain|windows|live|cdc|ivm|ingest|kafka  run one benchmark
+#   BENCH_ONLY=plan|lineage|chain|replay|windows|live|cdc|ivm|ingest|kafka
+#                           run one benchmark
 #   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live|pg-ivm
 #                           the PostgreSQL benchmarks (all four, or one)
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
+#   BENCH_REPLAY_ROWS=10000000
+#                           landing rows the replay rebuilds its 3 models from
 #   BENCH_CDC_ROWS=10000000 BENCH_CDC_EVENTS=1000000
 #   BENCH_CDC_BATCHES="10000 50000 200000"
 #                           the CDC model's rows, the change events, the batch
@@ -382,6 +385,127 @@ bench_chain() {
 	echo "   DuckDB C API runs (s): $(for t in "${r_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
 	echo "   median of the pairwise ratios: $(ratio "$(median "${pair_ratios[@]}")" 1000)x; gold.c: $got"
 	echo "3-model chain over $rows rows: sluice $(secs "$med_s") s vs DuckDB C API $(secs "$med_r") s = $(ratio "$med_s" "$med_r")x (target <= 1.10x)$(verdict $((med_s * 100 <= med_r * 110)))"
+}
+
+# ------------------------------- replay of a 3-model closure vs the same SQL
+
+write_replay_project() { # write_replay_project DIR
+	local dir=$1
+	rm -rf "$dir"
+	mkdir -p "$dir/models/silver" "$dir/models/gold" "$dir/models/platinum"
+	cat >"$dir/sluice.yml" <<-'EOF'
+		name: bench_replay
+		warehouse: {type: duckdb, path: warehouse.duckdb}
+		sources:
+		  events:
+		    kind: webhook
+		    columns: {event_id: BIGINT, user_id: BIGINT, amount: BIGINT, ts: TIMESTAMP}
+		    event_time: ts
+		    boundary: timestamp
+	EOF
+	cat >"$dir/models/silver/events.sql" <<-'EOF'
+		-- row for row, the anchor of what reads it
+		@config materialized=incremental, live=true, incremental_strategy=append,
+		        incremental_filter=WHERE _sluice_seq > {watermark}
+		SELECT event_id, user_id, amount, ts, _sluice_seq FROM landing.events WHERE amount > 0
+	EOF
+	cat >"$dir/models/gold/by_user.sql" <<-'EOF'
+		-- maintained by sluice (counted)
+		@config materialized=incremental, live=true
+		SELECT user_id, count(*) AS events, sum(amount) AS amount FROM silver.events GROUP BY user_id
+	EOF
+	cat >"$dir/models/platinum/summary.sql" <<-'EOF'
+		@config materialized=incremental, live=true
+		SELECT count(*) AS users, sum(events) AS events, sum(amount) AS amount FROM gold.by_user
+	EOF
+}
+
+bench_replay() {
+	local dir=$out/replay pristine=$out/replay_pristine.duckdb base=$out/replay_baseline.duckdb
+	local raw=$out/raw_chain sqldir=$out/replay_sql stamp m i s_times=() r_times=()
+	local nrows=${BENCH_REPLAY_ROWS:-10000000}
+	local check="SELECT users, events, amount FROM platinum.summary"
+	local med_s med_r pair_ratios=() want got
+
+	echo
+	echo "== replay of $nrows landing rows through a 3-model closure: sluice replay vs the same SQL through the DuckDB C API"
+	cc -std=c11 -O2 -Wall -Wextra -I"$duckdb/include" bench/raw_chain.c -L"$duckdb/lib" \
+		-Wl,-rpath,"$duckdb/lib" -lduckdb -o "$raw" || die "cannot build bench/raw_chain.c"
+	write_replay_project "$dir"
+	# the landing history and the built models, made once per recipe
+	stamp="$nrows $(cksum <"$dir/sluice.yml") $(cat "$dir"/models/*/*.sql | cksum) $(stat -c '%s %Y' "$sluice")"
+	if [[ ! -f $pristine || "$(cat "$out/replay_pristine.stamp" 2>/dev/null)" != "$stamp" ]]; then
+		echo "   landing $nrows events and building the models in ${pristine#"$root"/} ..."
+		rm -f "$pristine" "$pristine.wal" "$out/replay_pristine.stamp" "$dir/warehouse.duckdb"*
+		if ! timed "$sluice" run --project "$dir" ||
+			! timed "$sluice" sql --project "$dir" "INSERT INTO landing.events (event_id, user_id, amount, ts)
+				SELECT i, (i * 7919) % 100000, i % 1000, TIMESTAMP '2026-01-01' + to_seconds(i % 5184000)
+				FROM range($nrows) AS t(i)" ||
+			! timed "$sluice" live advance events --project "$dir" ||
+			! timed "$sluice" live --once --project "$dir" ||
+			! timed "$sluice" sql --project "$dir" "CHECKPOINT"; then
+			show_failure "cannot make the replay's warehouse"
+			return
+		fi
+		mv "$dir/warehouse.duckdb" "$pristine"
+		echo "$stamp" >"$out/replay_pristine.stamp"
+	fi
+	rm -rf "$sqldir" && mkdir -p "$sqldir"
+	# a build's query: what compile prints before its notes, or for a
+	# model with an incremental filter (which every build applies, the
+	# first one too) the query with it
+	for m in silver.events gold.by_user platinum.summary; do
+		"$sluice" compile "$m" --project "$dir" >"$sqldir/$m.all" 2>"$out/last.log" || {
+			show_failure "sluice compile $m failed"
+			return
+		}
+		if grep -q '^-- incremental runs read:$' "$sqldir/$m.all"; then
+			sed '1,/^-- incremental runs read:$/d' "$sqldir/$m.all" >"$sqldir/$m.sql"
+		else
+			sed '/^$/q' "$sqldir/$m.all" >"$sqldir/$m.sql"
+		fi
+	done
+	echo "   models: silver.events (row for row, filter) -> gold.by_user (GROUP BY, maintained) -> platinum.summary (aggregate, maintained); the raw side runs their queries from 'sluice compile' (silver's with its incremental filter) as CREATE OR REPLACE TABLE in one transaction"
+
+	for ((i = 0; i <= runs; i++)); do
+		local order=(sluice raw)
+		((i % 2)) && order=(raw sluice)
+		for side in "${order[@]}"; do
+			if [[ $side == sluice ]]; then
+				fresh_copy "$pristine" "$dir/warehouse.duckdb" || die "cannot copy $pristine"
+				if ! timed "$sluice" replay silver.events --project "$dir" ||
+					! grep -q "3 models rebuilt" "$out/last.log"; then
+					show_failure "sluice replay did not rebuild the 3 models"
+					return
+				fi
+				((i)) && s_times+=("$elapsed")
+			else
+				fresh_copy "$pristine" "$base" || die "cannot copy $pristine"
+				if ! timed "$raw" replace "$base" silver.events "$sqldir/silver.events.sql" \
+					gold.by_user "$sqldir/gold.by_user.sql" \
+					platinum.summary "$sqldir/platinum.summary.sql"; then
+					show_failure "raw_chain failed"
+					return
+				fi
+				((i)) && r_times+=("$elapsed")
+			fi
+		done
+		((i)) && pair_ratios+=($(((s_times[i - 1] * 1000 + r_times[i - 1] / 2) / r_times[i - 1])))
+	done
+
+	want=$("$raw" query "$base" "$check" 2>&1)
+	got=$("$raw" query "$dir/warehouse.duckdb" "$check" 2>&1)
+	if [[ $want != "$got" || -z $want ]]; then
+		echo "  FAILED: the two sides built different platinum.summary: sluice '$got' vs raw '$want'"
+		failed=1
+		return
+	fi
+	med_s=$(median "${s_times[@]}")
+	med_r=$(median "${r_times[@]}")
+	echo "   sluice replays (s):    $(for t in "${s_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "   DuckDB C API runs (s): $(for t in "${r_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "   median of the pairwise ratios: $(ratio "$(median "${pair_ratios[@]}")" 1000)x; platinum.summary: $got"
+	echo "replay of $nrows landing rows through 3 models: sluice $(secs "$med_s") s vs DuckDB C API $(secs "$med_r") s = $(ratio "$med_s" "$med_r")x (target <= 1.10x)$(verdict $((med_s * 100 <= med_r * 110)))"
 }
 
 # ------------------------------------------------------------ live chain
@@ -1886,6 +2010,7 @@ bench_pgcdc_latency() {
 [[ -z $only || $only == plan ]] && bench_plan
 [[ -z $only || $only == lineage ]] && bench_lineage
 [[ -z $only || $only == chain ]] && bench_chain
+[[ -z $only || $only == replay ]] && bench_replay
 [[ -z $only || $only == windows ]] && bench_windows
 [[ -z $only || $only == live ]] && bench_live
 [[ -z $only || $only == cdc ]] && bench_cdc

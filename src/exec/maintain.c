@@ -310,20 +310,33 @@ static int input_has_seq(struct refresh *r, bool *has, struct sl_err *err)
 	return wh_has_columns(r->w, t->schema, t->name, col, 1, has, err);
 }
 
+/* The whole query; a counted model whose groups table was just made from
+ * the whole input finishes its rows from there instead, under the
+ * query's own column names and types: one pass over the input, not two. */
 int maintain_render_full(struct wh *w, const struct model *m, const struct render_ctx *ctx,
 			 struct buf *out, struct sl_err *err)
 {
 	struct arena *a = arena_new(NULL);
+	struct buf query = BUF_INIT;
+	struct wh_column *cols = NULL;
 	struct refresh r;
 	bool has = false;
+	size_t ncols = 0;
 	int rc;
 
 	maint_refresh_init(&r, w, a, m, ctx);
 	rc = input_has_seq(&r, &has, err);
 	if (!rc && has)
-		rc = build_query(&r, out, err);
+		rc = build_query(&r, &query, err);
 	else if (!rc)
-		rc = render_model(m, ctx, false, out, err);
+		rc = render_model(m, ctx, false, &query, err);
+	if (!rc && maint_counts(r.mt))
+		rc = maint_groups_columns(&r, err);
+	if (!rc && r.ngcols)
+		rc = wh_query_columns(w, a, query.buf, &cols, &ncols, err);
+	if (!rc && !maint_from_groups(&r, cols, ncols, out))
+		buf_add(out, query.buf, query.len);
+	buf_release(&query);
 	buf_release(&r.sql);
 	arena_free(a);
 	return rc;

@@ -20,7 +20,9 @@ struct wh;
 
 /* Appends the query a build of m from scratch runs: its own, over the
  * rows of its input that have a sequence (a landing table's rows not
- * announced yet are left to the refresh that finds them announced). */
+ * announced yet are left to the refresh that finds them announced); for a
+ * counted model whose groups table maintain_build_state just made, its
+ * rows finished from those groups. */
 int maintain_render_full(struct wh *w, const struct model *m, const struct render_ctx *ctx,
 			 struct buf *out, struct sl_err *err);
 

@@ -312,6 +312,32 @@ int maint_finish_whole(struct refresh *r, int64_t *rows, struct sl_err *err)
 	return rc;
 }
 
+bool maint_from_groups(struct refresh *r, const struct wh_column *cols, size_t ncols,
+		       struct buf *out)
+{
+	struct buf from = BUF_INIT;
+
+	if (!maint_counts(r->mt) || !r->ngcols || !ncols)
+		return false;
+	buf_adds(out, "SELECT ");
+	for (size_t i = 0; i < ncols; i++) {
+		buf_addf(out, "%sCAST(_sluice_f._sluice_c%zu AS %s) AS ", i ? ", " : "", i,
+			 cols[i].type);
+		wh_sql_ident(out, cols[i].name);
+	}
+	maint_add_groups(&from, r->m);
+	buf_adds(out, " FROM (SELECT");
+	add_finishing(r, out);
+	buf_addf(out, " FROM %s AS _sluice_g", from.buf);
+	add_alive(out, r->mt);
+	buf_adds(out, ") AS _sluice_f (");
+	for (size_t i = 0; i < ncols; i++)
+		buf_addf(out, "%s_sluice_c%zu", i ? ", " : "", i);
+	buf_adds(out, ")");
+	buf_release(&from);
+	return true;
+}
+
 int maint_groups_columns(struct refresh *r, struct sl_err *err)
 {
 	char table[512];

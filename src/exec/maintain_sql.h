@@ -125,5 +125,10 @@ int maint_refresh_counted(struct refresh *r, const struct changes *log, int64_t 
 			  struct sl_err *err);
 int maint_build_groups(struct refresh *r, bool fresh, struct sl_err *err);
 int maint_finish_whole(struct refresh *r, int64_t *rows, struct sl_err *err);
+/* A counted model's rows finished from its groups table (r->gcols read),
+ * under the names and types of cols, the model query's own, into out;
+ * false, writing nothing, for a model that keeps no groups table. */
+bool maint_from_groups(struct refresh *r, const struct wh_column *cols, size_t ncols,
+		       struct buf *out);
 
 #endif

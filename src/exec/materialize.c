@@ -267,14 +267,16 @@ static int write_staging(struct wh *w, struct arena *a, const struct model *m,
 	buf_adds(&sql, "DROP TABLE IF EXISTS ");
 	wh_sql_qualified(&sql, m->schema, staging);
 	out->rows = -1;
-	if (applies_changes(m))
+	/* a maintained model's state first: a counted one's rows are
+	 * finished from its groups */
+	if (m->maint)
+		rc = maintain_build_state(w, a, m, &plan->ctx, err);
+	if (!rc && applies_changes(m))
 		rc = write_cdc_staging(w, m, plan, staging, filtered, &sql, err);
-	else
+	else if (!rc)
 		rc = write_query_staging(w, m, plan, staging, filtered, &sql, &out->rows, err);
 	if (!rc)
 		rc = restart_changes(w, a, m, plan, staging, out->old_kind != NULL, err);
-	if (!rc && m->maint)
-		rc = maintain_build_state(w, a, m, &plan->ctx, err);
 	if (rc)
 		goto out;
 	/* counting scans the table: asked only when its making did not say */
