@@ -3,8 +3,10 @@
 # was built, lands new data, and builds again to show that only what
 # changed is rebuilt; then starts a throwaway PostgreSQL server
 # (tests/pg_server.sh) whose products table streams its changes into the
-# project, first as a snapshot, then live under `sluice serve`, and a
-# Kafka topic (librdkafka's mock brokers) lands its messages. Whatever
+# project, first as a snapshot, then live under `sluice serve`; a Kafka
+# topic (librdkafka's mock brokers) lands its messages, a folder of CSV
+# files lands each file once, and a changed model is replayed from the
+# landing history while checkouts keep arriving. Whatever
 # happens, the server, its folder and the scratch copy are gone at the end.
 #   scripts/demo.sh [path/to/sluice]
 set -euo pipefail
@@ -118,9 +120,22 @@ show kafka clicks --once
 kafka send shop.clicks 1 c3 %7B%22customer_id%22%3A3%2C%22page%22%3A%22%2Fnotebooks%22%7D
 show kafka clicks --once
 show sql "SELECT customer_id, page, _sluice_partition, _sluice_offset, _sluice_key FROM landing.clicks ORDER BY _sluice_partition, _sluice_offset"
-echo quit >&"${KAFKA[1]}"
 
-step "10. Under sluice serve, an insert, an update and a delete committed in PostgreSQL reach silver and gold within a second"
+step "10. A file drop: CSV files of returns put in a folder land once each, then move to an archive"
+returns="  returns: {kind: files, path: drop/returns_*.csv, archive_folder: drop/done, columns: {order_id: BIGINT, reason: VARCHAR, day: DATE}}"
+printf 'sluice.yml gains a source:\n%s\n' "$returns"
+sed -i "/^sources:/a\\$returns" sluice.yml
+mkdir -p drop
+printf 'order_id,reason,day\n1002,broken,2026-11-06\n1004,late,2026-11-07\n' >drop/returns_1.csv
+printf 'order_id,reason,day\n1007,wrong size,2026-11-08\n' >drop/returns_2.csv
+sleep 1.2 # a file is landed once its size stays put a moment (settle: 1s)
+show files returns --once
+show files returns --once
+show sql "SELECT order_id, reason, day, _sluice_file FROM landing.returns ORDER BY order_id"
+printf '$ ls drop drop/done\n'
+ls drop drop/done
+
+step "11. Under sluice serve, an insert, an update and a delete committed in PostgreSQL reach silver and gold within a second"
 printf '$ sluice serve --listen 127.0.0.1:0 &\n'
 "$bin" serve --listen 127.0.0.1:0 >serve.log 2>&1 &
 serve_pid=$!
@@ -149,6 +164,42 @@ caught_up '(.cdc[0].transactions >= 3) and
 elapsed=$((($(date +%s%N) - committed) / 1000000))
 printf 'silver.products and gold.catalog caught up %d ms after the last commit\n' "$elapsed"
 show live status
+
+step "12. A changed model replayed from the history its source keeps, while checkouts keep arriving"
+server_url() { sed -E 's/.*"url": "([^"]+)".*/\1/' .sluice/server.json 2>/dev/null; }
+# checkouts 100, 101, ... arrive about 50 a second until told to stop,
+# each sent again until the server (restarted meanwhile) takes it
+(
+	id=100
+	until [ -f stop ]; do
+		until [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -d "{\"checkout_id\": $id, \"customer_id\": 1, \"amount\": 10, \"region\": \"Europe\"}" "$(server_url)/api/ingest/webhook/checkouts")" = 202 ]; do
+			sleep 0.05
+		done
+		id=$((id + 1))
+		sleep 0.02
+	done
+	echo $((id - 100)) >sent
+) &
+sender=$!
+sleep 1
+printf '$ sed -i s/region/upper(region) AS region/ models/silver/checkouts.sql\n'
+sed -i 's/customer_id, amount, region, _sluice_seq/customer_id, amount, upper(region) AS region, _sluice_seq/' models/silver/checkouts.sql
+show replay silver.checkouts --dry-run
+show replay silver.checkouts || true
+printf '$ kill -TERM %s; sluice serve --listen 127.0.0.1:0 &   # the server takes the edit in\n' "$serve_pid"
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+"$bin" serve --listen 127.0.0.1:0 >>serve.log 2>&1 &
+serve_pid=$!
+caught_up '.cdc[0].state == "streaming"'
+show replay silver.checkouts
+sleep 1
+touch stop
+wait "$sender"
+caught_up "([.models[] | select(.model == \"gold.live_revenue\") | .covered] | first) >= ([.sources[] | select(.source == \"landing.checkouts\") | .watermark] | first)"
+printf '%s checkouts were sent meanwhile; each is in silver and gold exactly once:\n' "$(cat sent)"
+show sql "SELECT count(*) AS checkouts, count(DISTINCT checkout_id) AS distinct_ids, min(region) AS region FROM silver.checkouts WHERE checkout_id >= 100"
+show sql "SELECT * FROM gold.live_revenue ORDER BY region"
 printf '$ kill -TERM %s   # sluice serve stops cleanly; its log:\n' "$serve_pid"
 kill -TERM "$serve_pid"
 wait "$serve_pid"

@@ -72,6 +72,9 @@ struct cli_args {
 	 * runs its clients'): handed down by the dispatcher rather than
 	 * linked, since the table lists that command too. */
 	const struct cli_command *commands;
+	/* Set by a server for a client's command: the project its live
+	 * runner refreshes by, as it was when the server started. */
+	const struct project *served;
 	/* The parent of the command's arena: the process's, or the server's
 	 * for a client's command (NULL: a root). */
 	struct arena *arena;

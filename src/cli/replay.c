@@ -69,6 +69,27 @@ static void print_closure(FILE *out, const struct project *p, const struct repla
 		fprintf(out, "  (no source: the models are built from what they read)\n");
 }
 
+/* A server's live runner refreshes its models as they were when it
+ * started: a replay of a model edited since would hand over to a runner
+ * that refuses the new definition. */
+static int served_as_on_disk(const struct cli_args *args, const struct project *p,
+			     const struct replay_closure *c, struct sl_err *err)
+{
+	for (size_t i = 0; args->served && i < p->nmodels; i++) {
+		const struct model *m = p->models[i];
+		const struct model *was = project_find_model(args->served, m->fqn);
+
+		if (c->rebuild[i] && (!was || strcmp(was->recorded_hash, m->recorded_hash) != 0))
+			return sl_err_set(err, SL_E_USAGE,
+					  "sluice serve runs %s as it was when it started, and its "
+					  "file has changed since\n  hint: restart sluice serve to "
+					  "take the change in (its consumers go on from where they "
+					  "stopped), then replay",
+					  m->fqn);
+	}
+	return 0;
+}
+
 static void on_done(void *ctx, const struct run_item *item, size_t index, size_t total)
 {
 	FILE *out = ctx;
@@ -111,8 +132,9 @@ int cli_replay(struct cli_args *args)
 	if (rc)
 		return rc;
 	o.start = args->start_time ? start : NULL;
-	/* while `sluice serve` holds the warehouse, it runs the replay */
-	if (!args->dry_run && cli_forward(args, &rc))
+	/* while `sluice serve` holds the warehouse, it runs the replay, or
+	 * says what one would do */
+	if (cli_forward(args, &rc))
 		return rc;
 	rc = cli_session_open(&s, args, args->dry_run ? CLI_OPEN_READ : CLI_OPEN_WRITE, true);
 	if (rc)
@@ -123,6 +145,8 @@ int cli_replay(struct cli_args *args)
 	rc = replay_closure_make(s.arena, s.project, &g, args->pos[0], o.start, &c, &err);
 	if (!rc)
 		print_closure(out, s.project, &c, o.start);
+	if (!rc && !args->dry_run)
+		rc = served_as_on_disk(args, s.project, &c, &err);
 	if (!rc && !args->dry_run)
 		rc = replay_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &c, &o, &rep,
 				&err);

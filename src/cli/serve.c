@@ -26,6 +26,7 @@ static void on_signal(int sig)
 struct client_ctx {
 	const char *root;
 	const struct cli_command *commands;
+	const struct project *served;
 };
 
 /* A client's command, run by the server as the command line would run it
@@ -51,6 +52,7 @@ static int run_for_client(void *ctx, struct wh *w, const struct server_command *
 		args.now = c->now;
 		args.env = c->env;
 		args.arena = c->arena;
+		args.served = cc->served;
 		rc = cmd->run(&args);
 	}
 	if (cmd)
@@ -79,6 +81,7 @@ int cli_serve(struct cli_args *args)
 	opts.arena = s.arena;
 	opts.root = s.root;
 	cc.root = s.root;
+	cc.served = s.project;
 	opts.command = run_for_client;
 	opts.command_ctx = &cc;
 	/* the server owns the connection from here on */
