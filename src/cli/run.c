@@ -13,6 +13,7 @@
 #include "project/dag.h"
 #include "project/maintain.h"
 #include "project/model.h"
+#include "replay/boundaries.h"
 #include "warehouse/wh.h"
 #include "windows/grid.h"
 #include "windows/schedule.h"
@@ -368,6 +369,7 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 		.ctx = &pr,
 	};
 	struct run_report rep;
+	struct replay_record rec = { 0 };
 	struct sl_err err = SL_ERR_INIT;
 	bool reads = mode == MODE_PLAN || mode == MODE_TEST;
 	int rc = window_ask(args, names[mode], &opts.windows);
@@ -386,6 +388,13 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 	if (rc)
 		return rc;
 	warn_chunk_ignored(&s, args);
+	/* a build from scratch records what it read of its sources, for the
+	 * replays after it */
+	rec.p = s.project;
+	if (mode == MODE_RUN) {
+		opts.on_full_build = replay_record_build;
+		opts.record_ctx = &rec;
+	}
 	if (!pr.json)
 		fprintf(pr.out, "sluice %s · project %s · warehouse %s%s%s\n", names[mode],
 			s.project->cfg.name, s.warehouse_path, args->env ? " · env " : "",

@@ -600,6 +600,9 @@ static int build_record(struct build *b)
 	/* a quiet refresh that made its table anew still made its columns */
 	if (!rc)
 		rc = build_record_columns(b, &sql);
+	if (!rc && b->full && !win && r->opts->on_full_build)
+		rc = r->opts->on_full_build(r->opts->record_ctx, r->w, m, r->opts->env, r->run_id,
+					    &sql, &b->err);
 	if (!rc && b->book)
 		rc = b->book->close(b->book->ctx, r->w, m, b->entry, b->out.rows, b->full,
 				    b->silent ? NULL : &sql, &b->err);

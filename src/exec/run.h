@@ -122,6 +122,12 @@ struct run_opts {
 	/* relations every build reads in place of others (render.h) */
 	const struct render_read *reads;
 	size_t nreads;
+	/* called in the transaction of each build of a timeless model from
+	 * scratch, after its data: appends to sql what the caller records
+	 * of it (the boundaries of what it read); may be NULL */
+	int (*on_full_build)(void *ctx, struct wh *w, const struct model *m, const char *env,
+			     int64_t run_id, struct buf *sql, struct sl_err *err);
+	void *record_ctx;
 	/* the windows of temporal models: the run window and mode (now is the
 	 * run's own time, filled by the run) */
 	struct win_ask windows;

@@ -340,6 +340,38 @@ static void collect_read(void *ctx, const struct model *reader, const struct mod
 		anchor_add(w, relation, m, b.v[0], time);
 }
 
+struct own_sources {
+	const struct project *p;
+	struct arena *a;
+	const struct source_cfg **v;
+	size_t n, cap;
+};
+
+static void own_source(void *ctx, const struct model *m, const struct model_ref *r,
+		       const char *relation)
+{
+	struct own_sources *o = ctx;
+	const struct source_cfg *s = source_at(o->p, relation);
+
+	(void)m;
+	(void)r;
+	for (size_t i = 0; s && i < o->n; i++)
+		if (o->v[i] == s)
+			return;
+	if (s)
+		*ARENA_PUSH(o->a, &o->v, &o->n, &o->cap) = s;
+}
+
+size_t replay_sources_read(struct arena *a, const struct project *p, const struct model *m,
+			   const struct source_cfg ***out)
+{
+	struct own_sources o = { .p = p, .a = a };
+
+	each_read(a, m, m, own_source, &o, 0);
+	*out = o.v;
+	return o.n;
+}
+
 static void walk_reads(struct walk *w, read_fn fn)
 {
 	for (size_t i = 0; i < w->p->nmodels; i++)

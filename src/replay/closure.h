@@ -55,4 +55,9 @@ int replay_closure_make(struct arena *a, struct project *p, const struct lineage
 			const char *selector, const char *start, struct replay_closure *out,
 			struct sl_err *err);
 
+/* The declared sources whose tables m reads itself (through the
+ * ephemerals it inlines), each once, into *out (in a); how many. */
+size_t replay_sources_read(struct arena *a, const struct project *p, const struct model *m,
+			   const struct source_cfg ***out);
+
 #endif

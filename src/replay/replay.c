@@ -7,15 +7,13 @@
 #include "replay/replay.h"
 
 #include "core/arena.h"
-#include "core/buf.h"
 #include "core/err.h"
-#include "core/units.h"
 #include "exec/lock.h"
 #include "live/advance.h"
 #include "live/watermark.h"
 #include "project/bounds.h"
-#include "project/inputs.h"
 #include "project/project.h"
+#include "replay/boundaries.h"
 #include "state/replay.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
@@ -65,14 +63,6 @@ static int lock_all(const struct project *p, struct wh *w, const struct replay_c
 	return 0;
 }
 
-/* Whether m's table holds rows of its inputs that no run would read
- * again: one built by increments. A table or a view is made from what
- * its inputs hold at each run. */
-static bool keeps_history(const struct model *m)
-{
-	return m->mat != MAT_TABLE && m->mat != MAT_VIEW && m->mat != MAT_SEED;
-}
-
 /* The gap between what retention pruned of s and what m needs of it, or
  * 0. */
 static int check_one(struct wh *w, struct arena *a, const struct model *m,
@@ -98,8 +88,10 @@ static int check_one(struct wh *w, struct arena *a, const struct model *m,
 				  "  hint: replay from a --start-time after %s",
 				  s->name, m->fqn, start, (long long)pr.rows, pr.values ? pr.values : "",
 				  pr.values ? ", " : "", pr.through_time, pr.last_at, pr.through_time);
-	if (start || (rd.found && (!rd.any || pr.through_seq < rd.low_seq)) ||
-	    (!rd.found && !keeps_history(m)))
+	/* the model holds the rows its build read, and what its refreshes
+	 * added since, above what the source held then */
+	if (start || (rd.found && pr.through_seq < (rd.any ? rd.low_seq : rd.through_seq + 1)) ||
+	    (!rd.found && !replay_keeps_history(m)))
 		return 0;
 	return sl_err_set(err, SL_E_INVALID,
 			  "source %s no longer holds rows %s was built with: retention pruned %lld "
@@ -109,9 +101,12 @@ static int check_one(struct wh *w, struct arena *a, const struct model *m,
 			  s->name, m->fqn, (long long)pr.rows, pr.values ? pr.values : "",
 			  pr.values ? ", " : "", (long long)pr.through_seq,
 			  pr.through_time ? pr.through_time : "?", pr.last_at,
-			  rd.found ? arena_sprintf(a, "its last build read from sequence %lld on, at %s",
-						   (long long)rd.low_seq, rd.built_at)
-				   : "it holds rows from before any recorded build",
+			  !rd.found ? "it holds rows from before any recorded build"
+			  : rd.any  ? arena_sprintf(a, "its last build read from sequence %lld on, at %s",
+						    (long long)rd.low_seq, rd.built_at)
+				    : arena_sprintf(a, "it holds what its refreshes applied after "
+						       "sequence %lld, since its build at %s",
+						    (long long)rd.through_seq, rd.built_at),
 			  pr.through_time ? pr.through_time : "the pruned rows' times");
 }
 
@@ -125,49 +120,6 @@ static int check_coverage(struct wh *w, struct arena *a, const struct replay_clo
 	return rc;
 }
 
-/* What each closure model that reads a source read of it, one statement
- * per source. */
-static int record_boundaries(struct wh *w, struct arena *a, const struct replay_closure *c,
-			     int64_t run_id, const char *start, struct sl_err *err)
-{
-	struct buf sql = BUF_INIT;
-	char now[40];
-	int rc;
-
-	units_format_ts(units_now_ms(), now, sizeof(now));
-	for (size_t i = 0; i < c->ndirect; i++) {
-		const struct source_cfg *s = c->direct[i].source;
-		const char **models = arena_alloc(a, (c->ndirect + 1) * sizeof(*models));
-		size_t n = 0;
-		struct source_bounds b;
-		char table[256], *dot;
-		bool first = true;
-
-		for (size_t k = 0; k < i && first; k++)
-			first = c->direct[k].source != s;
-		if (!first || source_bounds_of(s, &b))
-			continue;
-		for (size_t k = i; k < c->ndirect; k++) {
-			bool dup = false;
-
-			for (size_t j = 0; j < n && !dup; j++)
-				dup = strcmp(models[j], c->direct[k].m->fqn) == 0;
-			if (c->direct[k].source == s && !dup)
-				models[n++] = c->direct[k].m->fqn;
-		}
-		inputs_source_table(s, table, sizeof(table));
-		dot = strchr(table, '.');
-		if (!dot)
-			continue;
-		*dot = '\0';
-		state_sql_boundaries(&sql, run_id, "", models, n, s->name, table, dot + 1, &b, start,
-				     now);
-	}
-	rc = sql.len ? wh_exec(w, sql.buf, err) : 0;
-	buf_release(&sql);
-	return rc;
-}
-
 /* The builds, in the open transaction; 0 with out->run.failed when one
  * failed. */
 static int rebuild(struct arena *a, struct project *p, struct wh *w,
@@ -175,6 +127,7 @@ static int rebuild(struct arena *a, struct project *p, struct wh *w,
 		   const struct replay_opts *o, const struct live_books *books,
 		   struct run_report *out, struct sl_err *err)
 {
+	struct replay_record rec = { .p = p, .start = o->start };
 	struct run_opts ro = {
 		.chosen = c->rebuild,
 		.full_refresh = true,
@@ -187,14 +140,12 @@ static int rebuild(struct arena *a, struct project *p, struct wh *w,
 		.on_start = o->on_start,
 		.on_done = o->on_done,
 		.ctx = o->ctx,
+		.on_full_build = replay_record_build,
+		.record_ctx = &rec,
 	};
 	int rc = check_coverage(w, a, c, o->start, err);
 
-	if (!rc)
-		rc = build_run(a, p, w, relations, nrelations, &ro, out, err);
-	if (!rc && !out->failed)
-		rc = record_boundaries(w, a, c, out->run_id, o->start, err);
-	return rc;
+	return rc ? rc : build_run(a, p, w, relations, nrelations, &ro, out, err);
 }
 
 int replay_run(struct arena *a, struct project *p, struct wh *w, const char *const *relations,

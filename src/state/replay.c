@@ -50,15 +50,18 @@ void state_sql_boundaries(struct buf *sql, int64_t run_id, const char *env,
 		buf_add_sql_str(sql, models[i]);
 	}
 	buf_addf(sql, ");\nINSERT INTO _sluice.replay_boundaries (run_id, model, env, source, "
-		      "mode, part, low, high, low_seq, high_seq, rows, start_time, built_at) "
-		      "SELECT %lld, m.model, ",
+		      "mode, part, low, high, low_seq, high_seq, rows, through_seq, start_time, "
+		      "built_at) SELECT %lld, m.model, ",
 		 (long long)run_id);
 	buf_add_sql_str(sql, env);
 	buf_adds(sql, ", ");
 	buf_add_sql_str(sql, source);
 	buf_adds(sql, ", ");
 	buf_add_sql_str(sql, b->mode);
-	buf_adds(sql, ", r.part, r.low, r.high, r.low_seq, r.high_seq, r.n, ");
+	buf_adds(sql, ", r.part, r.low, r.high, r.low_seq, r.high_seq, r.n, (SELECT "
+		      "coalesce(max(_sluice_seq), 0) FROM ");
+	wh_sql_qualified(sql, schema, table);
+	buf_adds(sql, "), ");
 	if (start)
 		buf_addf(sql, "TIMESTAMP '%s'", start);
 	else
@@ -100,8 +103,8 @@ int state_read_load(struct wh *w, struct arena *a, const char *env, const char *
 
 	*out = (struct state_read){ 0 };
 	buf_adds(&sql, "SELECT min(low_seq), sum(rows), CAST(max(built_at) AS VARCHAR), "
-		       "CAST(max(start_time) AS VARCHAR), count(*) FROM _sluice.replay_boundaries "
-		       "WHERE env = ");
+		       "CAST(max(start_time) AS VARCHAR), count(*), max(through_seq) FROM "
+		       "_sluice.replay_boundaries WHERE env = ");
 	buf_add_sql_str(&sql, env);
 	buf_adds(&sql, " AND model = ");
 	buf_add_sql_str(&sql, model);
@@ -117,6 +120,7 @@ int state_read_load(struct wh *w, struct arena *a, const char *env, const char *
 		out->found = true;
 		out->any = low != NULL;
 		out->low_seq = low ? strtoll(low, NULL, 10) : 0;
+		out->through_seq = strtoll(wh_result_value(r, 0, 5), NULL, 10);
 		out->built_at = arena_strdup(a, wh_result_value(r, 0, 2));
 		out->start = start ? arena_strdup(a, start) : NULL;
 	}

@@ -32,8 +32,8 @@ struct source_bounds {
 
 /* The rows a build read of a source, in one statement: per part of the
  * source's boundary, its lowest and highest value and sequence and how
- * many rows, recorded for each of models (replacing what they had for
- * that source). relation is the source's table; start ("YYYY-MM-DD
+ * many rows, and the highest sequence the source held, recorded for each
+ * of models (replacing what they had for that source). relation is the source's table; start ("YYYY-MM-DD
  * HH:MM:SS[.ffffff]", UTC) the time rows were read from, or NULL; now the
  * build's time in the same form. Only the rows sequenced by then count:
  * the rows the build's snapshot shows. */
@@ -47,6 +47,9 @@ struct state_read {
 	bool found;       /* a build recorded it */
 	bool any;         /* it read some rows */
 	int64_t low_seq;  /* the lowest sequence it read */
+	/* the highest sequence the source held then: what the model holds
+	 * beyond comes from its refreshes since */
+	int64_t through_seq;
 	const char *built_at, *start;
 };
 int state_read_load(struct wh *w, struct arena *a, const char *env, const char *model,

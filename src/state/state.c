@@ -107,12 +107,13 @@ static const char *const migrations[] = {
 	"NULL, landed_at TIMESTAMP NOT NULL, PRIMARY KEY (source, path, sha256));\n",
 	/* 14: replays: per model and source what its last build from history
 	 * read (per part of the source's boundary: lowest and highest value
-	 * and sequence, rows, the start time it read from), and the landing
-	 * rows retention pruned (state/replay.c) */
+	 * and sequence, rows, the sequence the source stood at, the start
+	 * time it read from), and the landing rows retention pruned
+	 * (state/replay.c) */
 	"CREATE TABLE _sluice.replay_boundaries (run_id BIGINT NOT NULL, model VARCHAR NOT NULL, "
 	"env VARCHAR NOT NULL, source VARCHAR NOT NULL, mode VARCHAR NOT NULL, part VARCHAR NOT "
 	"NULL, low VARCHAR, high VARCHAR, low_seq BIGINT, high_seq BIGINT, rows BIGINT NOT NULL, "
-	"start_time TIMESTAMP, built_at TIMESTAMP NOT NULL);\n"
+	"through_seq BIGINT NOT NULL, start_time TIMESTAMP, built_at TIMESTAMP NOT NULL);\n"
 	"CREATE TABLE _sluice.replay_pruned (source VARCHAR NOT NULL, part VARCHAR NOT NULL, "
 	"through VARCHAR, through_seq BIGINT NOT NULL, through_time TIMESTAMP, rows BIGINT NOT "
 	"NULL, pruned_at TIMESTAMP NOT NULL);\n",

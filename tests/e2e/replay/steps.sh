@@ -83,6 +83,8 @@ replay silver.orders
 replay silver.orders --start-time "$(at -800)"
 replay silver.orders --start-time "$(at -1000)"
 q "SELECT count(*) FROM silver.orders"
+note built when no order had landed, a model holds what its refreshes applied since, and retention took some
+replay gold.slim_total
 
 note killed with kill -9 at any point, a replay leaves the old tables or the new ones, never a mix
 orders 10000 300000 0
