@@ -118,7 +118,7 @@ echo "rounds that left a mix: $mixed"
 replay silver.orders --start-time "$(at -100)" >/dev/null
 same_as_rebuild silver.orders gold.by_region platinum.totals
 
-note while orders arrive by webhook at 50 and 2000 a second and clicks by Kafka, replays hand over to live exactly once
+note while orders arrive by webhook at 50 and 2000 a second and clicks by Kafka, replays hand over to live exactly once, killed with the server or not
 serve_start
 url="http://127.0.0.1:$serve_port/api/ingest/webhook/orders"
 if ! is_postgres; then
@@ -130,11 +130,22 @@ if ! is_postgres; then
 	mv by_region.sql.kept models/gold/by_region.sql
 fi
 now_ts() { date -u '+%F %T'; }
+# post ID BODY [CURL ARGS...]: one delivery, sent again (to whichever
+# server runs by then) until one takes it; its id makes a copy land nothing
+post() {
+	local id=$1 body=$2 code
+	shift 2
+	until code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Sluice-Delivery: $id" "$@" \
+		--data-binary "$body" \
+		"http://127.0.0.1:$(sed -E 's/.*"port": ([0-9]+).*/\1/' .sluice/server.json 2>/dev/null)/api/ingest/webhook/orders") &&
+		[[ $code == 200 || $code == 202 ]]; do
+		sleep 0.05
+	done
+}
 (
 	id=5000000
 	until [ -f stop ]; do
-		curl -s -o /dev/null -w '%{http_code}\n' -X POST \
-			-d "{\"order_id\": $id, \"amount\": 1, \"region\": \"eu\", \"ts\": \"$(now_ts)\"}" "$url" >>slow.codes
+		post "s$id" "{\"order_id\": $id, \"amount\": 1, \"region\": \"eu\", \"ts\": \"$(now_ts)\"}"
 		id=$((id + 1))
 		sleep 0.02
 	done
@@ -143,10 +154,9 @@ slow=$!
 (
 	id=6000000
 	until [ -f stop ]; do
-		for k in $(seq 0 99); do
+		post "f$id" "$(for k in $(seq 0 99); do
 			echo "{\"order_id\": $((id + k)), \"amount\": 2, \"region\": \"us\", \"ts\": \"$(now_ts)\"}"
-		done | curl -s -o /dev/null -w '%{http_code}\n' -X POST -H 'Content-Type: application/x-ndjson' \
-			--data-binary @- "$url" >>fast.codes
+		done)" -H 'Content-Type: application/x-ndjson'
 		id=$((id + 100))
 		sleep 0.05
 	done
@@ -166,20 +176,35 @@ exec {kafka_w}>&"${KAFKA[1]}" {kafka_r}<&"${KAFKA[0]}"
 	done
 ) &
 clicker=$!
-failed=0
-for round in $(seq 1 10); do
-	case $((round % 3)) in
-	0) "$SLUICE_BIN" replay gold.by_region >>replays.log 2>&1 || failed=$((failed + 1)) ;;
-	1) "$SLUICE_BIN" replay silver.orders --start-time "$(at -100)" >>replays.log 2>&1 || failed=$((failed + 1)) ;;
-	2) "$SLUICE_BIN" replay silver.clicks >>replays.log 2>&1 || failed=$((failed + 1)) ;;
+replay_now() {
+	case $1 in
+	0) "$SLUICE_BIN" replay gold.by_region ;;
+	1) "$SLUICE_BIN" replay silver.orders --start-time "$(at -100)" ;;
+	2) "$SLUICE_BIN" replay silver.clicks ;;
 	esac
+}
+# ten replays; every third one killed with kill -9 somewhere along the
+# way, the server with it, which starts again (on DuckDB the replay runs
+# inside the server)
+failed=0 killed=0
+for round in $(seq 1 10); do
+	if ((round % 3)); then
+		replay_now $((round % 3)) >>replays.log 2>&1 || failed=$((failed + 1))
+	else
+		replay_now $((round % 3)) >>replays.log 2>&1 &
+		pid=$!
+		sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.3f", 0.05 + (r % 300) / 1000 }')"
+		kill -9 $pid $serve_pid 2>/dev/null && killed=$((killed + 1))
+		wait $pid $serve_pid 2>/dev/null
+		serve_start
+	fi
 	sleep 0.3
 done
 touch stop
 wait $slow $fast $clicker
 echo "replays that failed: $failed"
 [ "$failed" = 0 ] || tail -20 replays.log
-echo "webhook requests not accepted: $(grep -vc '^202$' slow.codes fast.codes | awk -F: '{ s += $2 } END { print s }')"
+echo "killed along with the server: $killed of 3"
 # every click sent has landed, and every order and click reached the ends
 caught_up() {
 	"$SLUICE_BIN" sql "SELECT (SELECT count(*) FROM landing.orders) = (SELECT orders FROM platinum.totals)
@@ -192,7 +217,7 @@ q "SELECT count(*) = count(DISTINCT order_id) AS each_order_once, count(*) = (SE
 q "SELECT sum(orders) = (SELECT count(*) FROM landing.orders) AS region_sums FROM gold.by_region"
 q "SELECT count(*) = count(DISTINCT (_sluice_partition, _sluice_offset)) AS each_click_once, count(*) = (SELECT count(*) FROM landing.clicks) AS every_click FROM silver.clicks"
 q "SELECT sum(clicks) = sum(offsets) AS click_sums FROM gold.clicks_by_p"
-q "SELECT count(*) > 1000 AS many_arrived FROM landing.orders WHERE order_id >= 5000000"
+q "SELECT count(*) > 1000 AS many_arrived, count(*) = count(DISTINCT order_id) AS each_delivery_once FROM landing.orders WHERE order_id >= 5000000"
 kill -TERM $serve_pid
 wait $serve_pid
 echo "serve exit $?"
