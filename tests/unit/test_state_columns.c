@@ -215,7 +215,9 @@ static void test_upgrade_creates_the_table(void **state)
 	const char *kind;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	exec(f->w, "DROP TABLE _sluice.replay_boundaries;\n"
+	exec(f->w, "ALTER TABLE _sluice.live_sources DROP COLUMN boundary;\n"
+		   "ALTER TABLE _sluice.live_sources DROP COLUMN late_rows;\n"
+		   "DROP TABLE _sluice.replay_boundaries;\n"
 		   "DROP TABLE _sluice.replay_pruned;\n"
 		   "ALTER TABLE _sluice.models DROP COLUMN shape;\n"
 		   "ALTER TABLE _sluice.models DROP COLUMN column_versions;\n"
