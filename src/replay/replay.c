@@ -191,6 +191,8 @@ static int rebuild(struct arena *a, struct project *p, struct wh *w,
 	int rc = check_coverage(w, a, c, o->start, err);
 
 	if (!rc)
+		rc = replay_closure_reads(a, w, c, &ro.reads, &ro.nreads, err);
+	if (!rc)
 		rc = build_run(a, p, w, relations, nrelations, &ro, out, err);
 	if (!rc && !out->failed)
 		rc = record_boundaries(w, a, c, out->run_id, o->start, err);
