@@ -433,7 +433,8 @@ int replay_closure_reads(struct arena *a, struct wh *w, const struct replay_clos
 	size_t n = c->nreads;
 	int rc = 0;
 
-	memcpy(v, c->reads, c->nreads * sizeof(*v));
+	if (c->nreads)
+		memcpy(v, c->reads, c->nreads * sizeof(*v));
 	for (size_t i = 0; !rc && i < c->nanchors; i++) {
 		const struct replay_anchor *an = &c->anchors[i];
 		const char *from, *once = NULL;
