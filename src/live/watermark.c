@@ -62,6 +62,8 @@ static int read_marks(struct wh *w, struct arena *a, struct live_ledger *l,
 		if (!in->adopted)
 			continue;
 		rc = live_adopted_kind(l, w, a, in->adopted, &kind, err);
+		if (rc)
+			break;
 		book->counted_from[i] = live_ledger_adopted(l, in->name, NULL, NULL).boundary;
 		buf_adds(&sql, sql.len ? " UNION ALL " : "");
 		live_adopted_sql_mark(w, &sql, in->adopted, kind, book->counted_from[i]);
