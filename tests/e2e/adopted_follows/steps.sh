@@ -71,6 +71,8 @@ wait_until 20 prints 8 events
 echo "rows in silver.events: $(events)"
 curl -s -X POST "http://127.0.0.1:$serve_port/api/live/sources/events/advance"
 echo
+# the runner writes its books of the source every poll_interval
+wait_until 20 status_is '.sources[] | select(.adopted == "events") | .cursor == "8"'
 status | jq -c '.sources[] | select(.adopted == "events") | {source, cursor, late_rows}'
 kill -TERM $serve_pid
 wait $serve_pid
