@@ -129,6 +129,10 @@ static int live_advance(struct cli_args *args)
 			return finish(&s, CLI_FAILED, NULL);
 		adv.seq = json_integer_value(json_object_get(doc, "seq"));
 		adv.rows = json_integer_value(json_object_get(doc, "rows"));
+		snprintf(adv.cursor, sizeof(adv.cursor), "%s",
+			 json_string_value(json_object_get(doc, "cursor"))
+				 ? json_string_value(json_object_get(doc, "cursor"))
+				 : "");
 		json_decref(doc);
 	} else {
 		char fqn[256];
@@ -143,11 +147,13 @@ static int live_advance(struct cli_args *args)
 		if (!rc)
 			rc = live_sources_ensure(s.wh, s.arena, s.project, &err);
 		if (!rc)
-			rc = live_advance_source(s.wh, fqn, &adv, &err);
+			rc = live_advance_any(s.wh, s.arena, s.project, fqn, &adv, &err);
 		if (rc)
 			return finish(&s, rc, &err);
 	}
-	if (adv.rows)
+	if (adv.cursor[0])
+		printf("followed %s: its highest cursor is %s\n", args->pos[1], adv.cursor);
+	else if (adv.rows)
 		printf("advanced %s: %lld row%s at sequence %lld\n", args->pos[1],
 		       (long long)adv.rows, adv.rows == 1 ? "" : "s", (long long)adv.seq);
 	else

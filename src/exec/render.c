@@ -82,6 +82,26 @@ static void eph_cte_name(struct buf *b, const struct model *eph)
 	buf_release(&name);
 }
 
+/* What the i-th watermark of ctx stands for. */
+static void watermark_value(const struct render_ctx *ctx, size_t i, struct buf *b)
+{
+	if (ctx->wm_literals && ctx->wm_literals[i])
+		buf_adds(b, ctx->wm_literals[i]);
+	else
+		buf_addf(b, "%lld", (long long)ctx->wm_values[i]);
+}
+
+/* Whether {watermark:arg} names the i-th watermark of ctx: by its name,
+ * its alias, or a landing table by the source's ("orders" for
+ * "landing.orders"). */
+static bool watermark_named(const struct render_ctx *ctx, size_t i, const char *arg)
+{
+	const char *n = ctx->wm_names[i];
+
+	return strcmp(n, arg) == 0 || (strncmp(n, "landing.", 8) == 0 && strcmp(n + 8, arg) == 0) ||
+	       (ctx->wm_aliases && ctx->wm_aliases[i] && strcasecmp(ctx->wm_aliases[i], arg) == 0);
+}
+
 static int placeholder_value(const struct model *m, const struct model_placeholder *ph,
 			     const struct render_ctx *ctx, bool in_string, struct buf *b,
 			     struct sl_err *err)
@@ -96,17 +116,14 @@ static int placeholder_value(const struct model *m, const struct model_placehold
 	case PH_WATERMARK:
 		/* without bookkeeping (compile, a first build) every watermark is
 		 * the same: nothing applied yet */
-		if (!ph->arg || !ctx->nwm) {
+		if (!ctx->nwm) {
 			buf_addf(b, "%lld", (long long)ctx->watermark);
 			return 0;
 		}
+		/* a bare {watermark} is the single input's (validation says so) */
 		for (size_t i = 0; i < ctx->nwm; i++) {
-			const char *n = ctx->wm_names[i];
-
-			/* "orders" names the landing table "landing.orders" */
-			if (strcmp(n, ph->arg) == 0 ||
-			    (strncmp(n, "landing.", 8) == 0 && strcmp(n + 8, ph->arg) == 0)) {
-				buf_addf(b, "%lld", (long long)ctx->wm_values[i]);
+			if (!ph->arg || watermark_named(ctx, i, ph->arg)) {
+				watermark_value(ctx, i, b);
 				return 0;
 			}
 		}

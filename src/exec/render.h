@@ -31,6 +31,12 @@ struct render_ctx {
 	const char *const *wm_names;
 	const int64_t *wm_values;
 	size_t nwm;
+	/* per input (each array may be NULL): the SQL it stands for when that
+	 * is not the number in wm_values (an adopted table's cursor, a literal
+	 * of the cursor's type), and another name {watermark:NAME} may give it
+	 * (an adopted source's own), or NULL */
+	const char *const *wm_literals;
+	const char *const *wm_aliases;
 	const char *since, *until; /* window bounds as 'YYYY-MM-DD HH:MM:SS', or NULL */
 	const char *this_relation; /* overrides {this} (e.g. a staging table), or NULL */
 	/* the sequence a refresh of a model that keeps a change log stamps

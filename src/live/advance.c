@@ -11,6 +11,7 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "core/units.h"
+#include "live/adopted.h"
 #include "project/inputs.h"
 #include "project/model.h"
 #include "state/live.h"
@@ -82,7 +83,8 @@ static void targets_find(struct arena *a, const struct project *p, struct target
 		for (size_t k = 0; k < in.nsources; k++) {
 			const char *fqn = lower_dup(a, in.sources[k]);
 
-			target_add(a, t, fqn + strlen("landing."), fqn);
+			if (strncmp(fqn, "landing.", 8) == 0)
+				target_add(a, t, fqn + strlen("landing."), fqn);
 			target_add(a, t, fqn, fqn);
 		}
 	}
@@ -273,9 +275,10 @@ static int split_name(const char *fqn, char *schema, char *name, size_t len)
 	return 0;
 }
 
-/* A table written by someone else gets the column on its first advance.
- * Only then: altering a table other connections are reading would make
- * them conflict. */
+/* A landing table written by someone else gets the column on its first
+ * advance. Only then: altering a table other connections are reading
+ * would make them conflict. A table outside the landing schema is never
+ * altered: it is someone else's, followed by its cursor if anything. */
 static int add_seq_column(struct wh *w, struct arena *a, const char *schema, const char *name,
 			  struct sl_err *err)
 {
@@ -289,6 +292,12 @@ static int add_seq_column(struct wh *w, struct arena *a, const char *schema, con
 			return 0;
 	if (rc)
 		return rc;
+	if (strcmp(schema, "landing") != 0)
+		return sl_err_set(err, SL_E_USAGE,
+				  "'%s.%s' has no _sluice_seq column, and sluice adds one only to a "
+				  "table of the landing schema\n  hint: declare it as an adopted source "
+				  "with its cursor, which is followed without being changed",
+				  schema, name);
 	buf_adds(&sql, "ALTER TABLE ");
 	wh_sql_qualified(&sql, schema, name);
 	buf_adds(&sql, " ADD COLUMN _sluice_seq BIGINT");
@@ -401,6 +410,14 @@ static int stamp(struct wh *w, const char *fqn, const char *schema, const char *
 		wh_rollback(w);
 	buf_release(&sql);
 	return rc;
+}
+
+int live_advance_any(struct wh *w, struct arena *a, const struct project *p, const char *fqn,
+		     struct live_advance *out, struct sl_err *err)
+{
+	const struct source_cfg *s = live_adopted_source(p, fqn);
+
+	return s ? live_adopted_advance(w, a, s, out, err) : live_advance_source(w, fqn, out, err);
 }
 
 int live_advance_source(struct wh *w, const char *source, struct live_advance *out,

@@ -26,10 +26,14 @@ int live_sources_ensure(struct wh *w, struct arena *a, const struct project *p,
 struct live_advance {
 	int64_t seq;  /* the sequence given to the batch; 0 when nothing was new */
 	int64_t rows; /* rows stamped */
+	/* of an adopted source, which is never stamped: seq is its highest
+	 * cursor's place (live/adopted.h), rows 0, and this the cursor as
+	 * text; "" otherwise */
+	char cursor[64];
 };
 
 /* What `advance` may be pointed at, decided from the project alone: an
- * advance adds a column to the table it names and writes to it, so only
+ * advance of a landing table adds a column to it and writes to it, so only
  * tables that the project lands or follows qualify. name is a source
  * declared in sluice.yml (any kind), by its name or its table's, or a
  * landing table that a model keeping watermarks reads ("events" or
@@ -42,11 +46,20 @@ struct live_advance {
 int live_advance_target(struct arena *a, const struct project *p, const char *name, char *fqn,
 			size_t n, struct sl_err *err);
 
+/* The advance of fqn, a name live_advance_target gave: an adopted
+ * source's table is read for its highest cursor (live/adopted.h), never
+ * written; any other is stamped by live_advance_source. Its scratch is a
+ * child of a. */
+int live_advance_any(struct wh *w, struct arena *a, const struct project *p, const char *fqn,
+		     struct live_advance *out, struct sl_err *err);
+
 /* Stamps every unstamped row (NULL `_sluice_seq`) of a landing table with
  * the next sequence and records the advance (rows, arrival time), in one
  * transaction of its own. source is "landing.NAME" or "NAME"; which names
  * are acceptable is live_advance_target's to say, but a `_sluice` table is
- * refused here too (SL_E_USAGE). A table without the column gets it first.
+ * refused here too (SL_E_USAGE). A landing table without the column gets it
+ * first; a table of another schema without it is refused (SL_E_USAGE),
+ * never altered.
  * out may be NULL. */
 int live_advance_source(struct wh *w, const char *source, struct live_advance *out,
 			struct sl_err *err);

@@ -26,6 +26,8 @@ struct arrival {
 struct ledger_source {
 	char *name;
 	int64_t watermark;
+	int64_t moved_ms; /* when watermark last moved; 0: not known */
+	struct ledger_adopted adopted;
 	struct arrival *arrivals; /* not yet covered by every reader, by seq */
 	size_t narrivals, cap;
 	int64_t pruned; /* advances up to here are gone from the table */
@@ -114,7 +116,8 @@ static struct ledger_source *source(struct live_ledger *l, const char *name, boo
 		l->cap = l->cap ? l->cap * 2 : 8;
 		l->sources = xreallocarray(l->sources, l->cap, sizeof(*l->sources));
 	}
-	l->sources[l->nsources] = (struct ledger_source){ .name = xstrdup(name) };
+	l->sources[l->nsources] =
+		(struct ledger_source){ .name = xstrdup(name), .adopted = { .kind = -1 } };
 	return &l->sources[l->nsources++];
 }
 
@@ -138,8 +141,10 @@ static void add_arrival(struct ledger_source *s, int64_t seq, int64_t arrived_ms
 	memmove(&s->arrivals[at + 1], &s->arrivals[at], (s->narrivals - at) * sizeof(*s->arrivals));
 	s->arrivals[at] = (struct arrival){ seq, arrived_ms };
 	s->narrivals++;
-	if (seq > s->watermark)
+	if (seq > s->watermark) {
 		s->watermark = seq;
+		s->moved_ms = arrived_ms;
+	}
 }
 
 static int input_index(const struct model_inputs *in, const char *name)
@@ -185,6 +190,11 @@ static void load_row(struct live_ledger *l, const struct wh_result *r, size_t i)
 
 		if (num(r, i, 3) > s->watermark)
 			s->watermark = num(r, i, 3);
+		s->moved_ms = num(r, i, 7);
+		s->adopted.rows = num(r, i, 4);
+		s->adopted.boundary = num(r, i, 5);
+		s->adopted.late = num(r, i, 6);
+		s->adopted.written = s->watermark;
 		break;
 	}
 	case 'a':
@@ -345,6 +355,31 @@ void live_ledger_note(struct live_ledger *l, const char *source_name,
 	pthread_mutex_unlock(&l->mu);
 }
 
+struct ledger_adopted live_ledger_adopted(struct live_ledger *l, const char *source_name,
+					  int64_t *watermark, int64_t *moved_ms)
+{
+	struct ledger_adopted a;
+	struct ledger_source *s;
+
+	pthread_mutex_lock(&l->mu);
+	s = source(l, source_name, true);
+	a = s->adopted;
+	if (watermark)
+		*watermark = s->watermark;
+	if (moved_ms)
+		*moved_ms = s->moved_ms;
+	pthread_mutex_unlock(&l->mu);
+	return a;
+}
+
+void live_ledger_adopted_set(struct live_ledger *l, const char *source_name,
+			     const struct ledger_adopted *a)
+{
+	pthread_mutex_lock(&l->mu);
+	source(l, source_name, true)->adopted = *a;
+	pthread_mutex_unlock(&l->mu);
+}
+
 struct ledger_model *live_ledger_model(struct live_ledger *l, const struct model *m)
 {
 	return l->tracked[m->order] ? &l->models[m->order] : NULL;
@@ -391,8 +426,10 @@ static int64_t reach(struct live_ledger *l, const struct ledger_model *lm, const
 			in->kind == INPUT_MODEL ? live_ledger_model(l, in->model) : NULL;
 		int64_t v;
 
+		/* an adopted table's places are its cursor's, no sequence */
 		if (in->kind == INPUT_SOURCE)
-			v = !src || strcmp(in->name, src) == 0 ? lm->consumed[i] : -1;
+			v = src ? (strcmp(in->name, src) == 0 ? lm->consumed[i] : -1)
+				: (in->adopted ? -1 : lm->consumed[i]);
 		else if (!up)
 			v = src ? -1 : 0;
 		else if (lm->consumed[i] < up->published)

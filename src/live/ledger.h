@@ -68,6 +68,23 @@ int live_ledger_poll(struct live_ledger *l, struct wh *w, bool *moved, struct sl
 void live_ledger_note(struct live_ledger *l, const char *source, const struct live_advance *adv,
 		      int64_t arrived_ms);
 
+/* What the ledger keeps of an adopted source (live/adopted.h) beside its
+ * watermark, the highest cursor place seen. */
+struct ledger_adopted {
+	int kind;         /* its cursor's enum wh_cursor_kind; -1: not looked up */
+	int64_t boundary; /* the highest place a build took; 0: none */
+	int64_t rows;     /* its rows at or below boundary, as last counted */
+	int64_t late;     /* rows that turned up below a boundary after it was taken */
+	int64_t written;  /* the watermark its row holds */
+	bool dirty;       /* boundary, rows or late changed since its row was written */
+};
+/* A copy of source's entry, with its watermark and when that last moved
+ * (ms, 0: never) into *watermark and *moved_ms (each may be NULL). */
+struct ledger_adopted live_ledger_adopted(struct live_ledger *l, const char *source,
+					  int64_t *watermark, int64_t *moved_ms);
+void live_ledger_adopted_set(struct live_ledger *l, const char *source,
+			     const struct ledger_adopted *a);
+
 /* The ledger's entry for m, or NULL for a model that keeps no watermarks. */
 struct ledger_model *live_ledger_model(struct live_ledger *l, const struct model *m);
 /* What an input (a landing table or a live model) holds now. */

@@ -12,6 +12,7 @@
 #include "core/units.h"
 #include "core/xalloc.h"
 #include "exec/run.h"
+#include "live/adopted.h"
 #include "live/advance.h"
 #include "live/alert.h"
 #include "live/claims.h"
@@ -59,6 +60,7 @@ struct live_runner {
 	bool share; /* a lasting runner: it shares the live models out */
 	struct state_cache cache;
 	int64_t last_assert_ms, last_checkpoint_ms;
+	int64_t last_count_ms; /* when adopted tables' rows were last counted */
 	bool prepared; /* state schema and landing tables made sure of */
 	/* each cycle holds the landing gate (gate.h), decided once */
 	bool gate, gate_known;
@@ -335,14 +337,16 @@ int live_runner_flush_log(struct live_runner *r, struct wh *w, bool force, struc
 	return rc;
 }
 
-/* Every poll_interval: the refreshes not written yet, the advances every
- * reader has covered, the run log. */
+/* Every poll_interval: the refreshes not written yet, the books of the
+ * adopted sources, the advances every reader has covered, the run log. */
 static int housekeeping(struct live_runner *r, struct wh *w, struct sl_err *err)
 {
 	int rc = 0;
 
 	if (units_mono_ms() - r->last_checkpoint_ms >= r->p->cfg.live.poll_interval_ms) {
 		rc = live_ledger_checkpoint(r->ledger, w, err);
+		if (!rc)
+			rc = live_adopted_checkpoint(r->ledger, w, r->p, err);
 		if (!rc)
 			rc = live_ledger_prune(r->ledger, w, err);
 		if (!rc)
@@ -467,12 +471,27 @@ int64_t live_runner_poll_ms(const struct live_runner *r, struct wh *w)
 	return wh_shared(w) ? live_claims_period_ms(r->p) : r->p->cfg.live.poll_interval_ms;
 }
 
+/* Nobody announces the rows of an adopted table: the runner looks at
+ * each one's highest cursor at every poll, and counts the rows below its
+ * boundary at most once per poll_interval. */
+static int poll_adopted(struct live_runner *r, struct wh *w, bool *moved, struct sl_err *err)
+{
+	bool count = units_mono_ms() - r->last_count_ms >= r->p->cfg.live.poll_interval_ms;
+
+	if (count)
+		r->last_count_ms = units_mono_ms();
+	return live_adopted_poll(r->ledger, w, r->cycle, r->p, count, r->out ? r->out : stderr,
+				 moved, err);
+}
+
 int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
 			      struct sl_err *err)
 {
 	int rc = hold_ledger(r, w, moved, err);
 
-	return rc || *moved ? rc : live_ledger_poll(r->ledger, w, moved, err);
+	if (!rc && !*moved)
+		rc = live_ledger_poll(r->ledger, w, moved, err);
+	return rc ? rc : poll_adopted(r, w, moved, err);
 }
 
 void live_runner_advanced(struct live_runner *r, const char *source,
@@ -597,6 +616,8 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		r->prepared = true;
 	}
 	rc = hold_ledger(r, w, &fresh, err);
+	if (!rc && fresh)
+		rc = poll_adopted(r, w, &fresh, err);
 	if (rc)
 		return rc;
 	if (!work_waiting(r)) {

@@ -7,6 +7,7 @@
 #include "core/arena.h"
 #include "core/err.h"
 #include "core/units.h"
+#include "live/adopted.h"
 #include "live/claims.h"
 #include "live/ledger.h"
 #include "project/inputs.h"
@@ -82,16 +83,25 @@ static json_t *new_model(const struct model *m)
 	return o;
 }
 
-static int sources(struct wh *w, json_t *arr, struct sl_err *err)
+/* An adopted source shows its cursor and its late rows, not the place
+ * the bookkeeping keeps its cursor as (live/adopted.h); its rows are
+ * those up to the boundary builds took. */
+static int sources(const struct project *p, struct wh *w, json_t *arr, struct sl_err *err)
 {
 	struct wh_result *r;
 	int rc = state_live_sources(w, &r, err);
 
 	for (size_t i = 0; !rc && i < wh_result_nrows(r); i++) {
+		const struct source_cfg *adopted = live_adopted_source(p, wh_result_value(r, i, 0));
 		json_t *o = json_object();
 
 		json_object_set_new(o, "source", json_string(wh_result_value(r, i, 0)));
-		json_object_set_new(o, "watermark", json_integer(num(r, i, 1)));
+		if (adopted) {
+			json_object_set_new(o, "adopted", json_string(adopted->name));
+			json_object_set_new(o, "late_rows", json_integer(num(r, i, 5)));
+		} else {
+			json_object_set_new(o, "watermark", json_integer(num(r, i, 1)));
+		}
 		json_object_set_new(o, "rows", json_integer(num(r, i, 2)));
 		json_object_set_new(o, "last_advance", str_or_null(wh_result_value(r, i, 3)));
 		/* only sources that follow a cursor column have one */
@@ -177,7 +187,7 @@ int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_
 				str_or_null(runner_of(claims, live_claims_group(groups, m))));
 	}
 	if (!rc && ledger)
-		rc = sources(w, srcs, err);
+		rc = sources(p, w, srcs, err);
 	wh_result_free(rows);
 	wh_result_free(claims);
 	live_claims_free(groups);
@@ -289,6 +299,47 @@ static const struct column slot_columns[] = {
 	{ "FAILURES", "failures", 8, CELL_INT, "0" },
 };
 
+/* The sources: a cursor column when one has a cursor, a late one when
+ * one is adopted. */
+static void sources_print(const json_t *srcs, FILE *out)
+{
+	bool cursors = false, late = false;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(srcs, i, o) {
+		cursors = cursors || json_object_get(o, "cursor");
+		late = late || json_object_get(o, "late_rows");
+	}
+	fprintf(out, "\n%-32s %9s %9s  %s%s%s\n", "SOURCE", "WATERMARK", "ROWS",
+		cursors || late ? "LAST ADVANCE         " : "LAST ADVANCE",
+		cursors ? (late ? "CURSOR               " : "CURSOR") : "", late ? "LATE" : "");
+	json_array_foreach(srcs, i, o) {
+		const json_t *wm = json_object_get(o, "watermark");
+		char mark[24] = "-";
+
+		if (wm)
+			snprintf(mark, sizeof(mark), "%lld", (long long)json_integer_value(wm));
+		fprintf(out, "%-32s %9s %9lld  ", text(o, "source", ""), mark,
+			(long long)json_integer_value(json_object_get(o, "rows")));
+		if (!cursors && !late) {
+			fprintf(out, "%s\n", text(o, "last_advance", ""));
+			continue;
+		}
+		fprintf(out, "%-19s  ", text(o, "last_advance", ""));
+		if (cursors && late)
+			fprintf(out, "%-19s  ", text(o, "cursor", "-"));
+		else if (cursors)
+			fprintf(out, "%s", text(o, "cursor", "-"));
+		if (late && json_object_get(o, "late_rows"))
+			fprintf(out, "%lld",
+				(long long)json_integer_value(json_object_get(o, "late_rows")));
+		else if (late)
+			fprintf(out, "-");
+		fprintf(out, "\n");
+	}
+}
+
 void live_status_print(const json_t *doc, FILE *out)
 {
 	const json_t *models = json_object_get(doc, "models"), *srcs = json_object_get(doc, "sources");
@@ -325,24 +376,8 @@ void live_status_print(const json_t *doc, FILE *out)
 			fprintf(out, "%-24s ", text(o, "runner", "-"));
 		fprintf(out, "%s%s\n", text(o, "last_error", ""), wait);
 	}
-	if (json_array_size(srcs)) {
-		bool cursors = false;
-
-		json_array_foreach(srcs, i, o)
-			cursors = cursors || json_object_get(o, "cursor");
-		fprintf(out, "\n%-32s %9s %9s  %s\n", "SOURCE", "WATERMARK", "ROWS",
-			cursors ? "LAST ADVANCE         CURSOR" : "LAST ADVANCE");
-		json_array_foreach(srcs, i, o) {
-			fprintf(out, "%-32s %9lld %9lld  ", text(o, "source", ""),
-				(long long)json_integer_value(json_object_get(o, "watermark")),
-				(long long)json_integer_value(json_object_get(o, "rows")));
-			if (cursors)
-				fprintf(out, "%-19s  %s\n", text(o, "last_advance", ""),
-					text(o, "cursor", "-"));
-			else
-				fprintf(out, "%s\n", text(o, "last_advance", ""));
-		}
-	}
+	if (json_array_size(srcs))
+		sources_print(srcs, out);
 	threads_print(json_object_get(doc, "pollers"), poller_columns,
 		      sizeof(poller_columns) / sizeof(*poller_columns), out);
 	threads_print(json_object_get(doc, "cdc"), slot_columns,

@@ -19,6 +19,7 @@
 #include "core/xalloc.h"
 #include "exec/materialize.h"
 #include "exec/render.h"
+#include "live/adopted.h"
 #include "project/inputs.h"
 #include "project/project.h"
 #include "state/changes.h"
@@ -29,29 +30,46 @@
 #include <string.h>
 
 /* What the model's inputs hold in the open transaction: the landing
- * tables' watermarks, and on a shared warehouse also what its live inputs
- * published and what it consumed itself (rows another process may have
- * moved), in one query. Rows: kind ('s', 'p' or 'c'), name, value. */
-static int read_marks(struct wh *w, const struct model *m, const struct ledger_model *lm,
-		      bool shared, struct wh_result **out, struct sl_err *err)
+ * tables' watermarks, each adopted table's highest cursor and its rows
+ * beyond the boundary its books hold (into book->counted_from), and on a
+ * shared warehouse also what its live inputs published and what it
+ * consumed itself (rows another process may have moved), in one query.
+ * Rows: kind ('s', 'd', 'p' or 'c'), name, value, and for 'd' the rows. */
+static int read_marks(struct wh *w, struct arena *a, struct live_ledger *l,
+		      const struct model *m, const struct ledger_model *lm, bool shared,
+		      struct live_book *book, struct wh_result **out, struct sl_err *err)
 {
 	const char **sources = xcalloc(lm->in.n + 1, sizeof(*sources));
 	const char **models = xcalloc(lm->in.n + 1, sizeof(*models));
 	size_t nsources = 0, nmodels = 0;
 	struct buf sql = BUF_INIT;
-	int rc;
+	int rc = 0;
 
 	*out = NULL;
 	for (size_t i = 0; i < lm->in.n; i++) {
 		const struct model_input *in = &lm->in.items[i];
 
-		if (in->kind != INPUT_MODEL)
+		if (in->kind != INPUT_MODEL && !in->adopted)
 			sources[nsources++] = in->name;
-		else if (shared)
+		else if (in->kind == INPUT_MODEL && shared)
 			models[nmodels++] = in->name;
 	}
 	state_live_sql_marks(&sql, sources, nsources, models, nmodels, shared ? m->fqn : NULL);
-	rc = sql.len ? wh_query(w, sql.buf, out, err) : 0;
+	for (size_t i = 0; !rc && i < lm->in.n; i++) {
+		const struct model_input *in = &lm->in.items[i];
+		enum wh_cursor_kind kind;
+
+		if (!in->adopted)
+			continue;
+		rc = live_adopted_kind(l, w, a, in->adopted, &kind, err);
+		if (rc)
+			break;
+		book->counted_from[i] = live_ledger_adopted(l, in->name, NULL, NULL).boundary;
+		buf_adds(&sql, sql.len ? " UNION ALL " : "");
+		live_adopted_sql_mark(w, &sql, in->adopted, kind, book->counted_from[i]);
+	}
+	if (!rc && sql.len)
+		rc = wh_query(w, sql.buf, out, err);
 	buf_release(&sql);
 	free(sources);
 	free(models);
@@ -82,7 +100,10 @@ static bool consumed_as_written(const struct ledger_model *lm, const struct wh_r
 	return rows == saved;
 }
 
-/* The targets r holds; a landing table without a row holds nothing yet. */
+/* The targets r holds; a landing table without a row holds nothing yet.
+ * An adopted table's is its highest cursor, never below what the model
+ * consumed: a cursor that went back (rows deleted) must not make it read
+ * rows again. */
 static void take_targets(const struct ledger_model *lm, const struct wh_result *r,
 			 struct live_book *book)
 {
@@ -91,13 +112,44 @@ static void take_targets(const struct ledger_model *lm, const struct wh_result *
 			book->target[i] = 0;
 	for (size_t k = 0; r && k < wh_result_nrows(r); k++) {
 		char kind = wh_result_value(r, k, 0)[0];
+		int64_t v;
 
 		if (kind == 'c')
 			continue;
-		for (size_t i = 0; i < lm->in.n; i++)
-			if ((lm->in.items[i].kind == INPUT_MODEL) == (kind == 'p') &&
-			    strcmp(lm->in.items[i].name, wh_result_value(r, k, 1)) == 0)
-				book->target[i] = strtoll(wh_result_value(r, k, 2), NULL, 10);
+		v = strtoll(wh_result_value(r, k, 2), NULL, 10);
+		for (size_t i = 0; i < lm->in.n; i++) {
+			const struct model_input *in = &lm->in.items[i];
+
+			if ((in->kind == INPUT_MODEL) != (kind == 'p') || !in->adopted != (kind != 'd') ||
+			    strcmp(in->name, wh_result_value(r, k, 1)) != 0)
+				continue;
+			book->target[i] = v;
+			if (in->adopted) {
+				book->target[i] = v > book->from[i] ? v : book->from[i];
+				book->above[i] = strtoll(wh_result_value(r, k, 3), NULL, 10);
+			}
+		}
+	}
+}
+
+/* What {watermark} of each adopted input renders: a literal of its
+ * cursor's type, and the source's name as another name for it. */
+static void adopted_literals(struct live_ledger *l, struct arena *a, const struct ledger_model *lm,
+			     struct live_book *book)
+{
+	for (size_t i = 0; i < lm->in.n; i++) {
+		const struct model_input *in = &lm->in.items[i];
+		struct ledger_adopted books;
+		struct buf lit = BUF_INIT;
+
+		if (!in->adopted)
+			continue;
+		books = live_ledger_adopted(l, in->name, NULL, NULL);
+		book->before_adopted[i] = books;
+		live_adopted_literal((enum wh_cursor_kind)books.kind, book->from[i], &lit);
+		book->literals[i] = arena_strdup(a, lit.buf);
+		book->aliases[i] = in->adopted->name;
+		buf_release(&lit);
 	}
 }
 
@@ -108,21 +160,29 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 	size_t n = lm->in.n;
 	bool shared = wh_shared(w);
 	struct wh_result *r;
-	int rc = read_marks(w, m, lm, shared, &r, err);
+	int rc;
 
+	memset(book, 0, sizeof(*book));
+	book->lm = lm;
+	book->ledger = l;
+	book->names = arena_alloc(a, (n + 1) * sizeof(char *));
+	book->from = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	book->target = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	book->literals = arena_alloc(a, (n + 1) * sizeof(char *));
+	book->aliases = arena_alloc(a, (n + 1) * sizeof(char *));
+	book->above = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	book->counted_from = arena_alloc(a, (n + 1) * sizeof(int64_t));
+	book->before_adopted = arena_alloc(a, (n + 1) * sizeof(*book->before_adopted));
+	rc = read_marks(w, a, l, m, lm, shared, book, &r, err);
 	/* another process built it since this one looked: what is on record
 	 * in this transaction is what it has consumed */
 	if (!rc && shared && !consumed_as_written(lm, r))
 		rc = live_ledger_reload_model(l, w, m, err);
 	if (rc) {
 		wh_result_free(r);
+		book->lm = NULL;
 		return rc;
 	}
-	memset(book, 0, sizeof(*book));
-	book->lm = lm;
-	book->names = arena_alloc(a, (n + 1) * sizeof(char *));
-	book->from = arena_alloc(a, (n + 1) * sizeof(int64_t));
-	book->target = arena_alloc(a, (n + 1) * sizeof(int64_t));
 	for (size_t i = 0; i < n; i++) {
 		book->names[i] = lm->in.items[i].name;
 		book->from[i] = full ? 0 : lm->consumed[i];
@@ -131,6 +191,7 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 	}
 	take_targets(lm, r, book);
 	wh_result_free(r);
+	adopted_literals(l, a, lm, book);
 	book->before = *lm;
 	book->before_consumed = arena_alloc(a, (n + 1) * sizeof(int64_t));
 	book->before_covered_by = arena_alloc(a, (lm->in.nsources + 1) * sizeof(int64_t));
@@ -138,6 +199,8 @@ int live_book_open(struct wh *w, struct arena *a, struct live_ledger *l, const s
 	memcpy(book->before_covered_by, lm->covered_by, lm->in.nsources * sizeof(int64_t));
 	ctx->wm_names = book->names;
 	ctx->wm_values = book->from;
+	ctx->wm_literals = book->literals;
+	ctx->wm_aliases = book->aliases;
 	ctx->nwm = n;
 	ctx->watermark = n ? book->from[0] : 0;
 	ctx->refresh_seq = lm->published + 1;
@@ -220,17 +283,22 @@ static void cover(struct live_ledger *l, struct ledger_model *lm, const int64_t 
 		}
 		lm->covered_by[k] = least < 0 ? 0 : least;
 	}
-	lm->covered = 0;
+	/* a landing sequence: an adopted table's places are its cursor's */
+	lm->covered = -1;
 	for (size_t i = 0; i < lm->in.n; i++) {
 		const struct model_input *in = &lm->in.items[i];
 		int64_t v = in->kind == INPUT_SOURCE ? target[i]
 						     : live_ledger_input_covers(l, in, NULL);
 
+		if (in->adopted)
+			continue;
 		if (v < 0)
 			v = 0;
-		if (i == 0 || v < lm->covered)
+		if (lm->covered < 0 || v < lm->covered)
 			lm->covered = v;
 	}
+	if (lm->covered < 0)
+		lm->covered = 0;
 }
 
 /* The change log keeps what some reader has not consumed; with no reader
@@ -245,6 +313,28 @@ static void prune_changes(struct live_ledger *l, const struct model *m, struct b
 				upto < 0 ? live_ledger_model(l, m)->published : upto);
 }
 
+/* The boundary of each adopted table the build read, for its late-row
+ * books; a build that read beyond the highest cursor the runner has seen
+ * moves that too. */
+static void take_adopted(struct live_ledger *l, const struct ledger_model *lm,
+			 const struct live_book *book, int64_t now_ms)
+{
+	for (size_t i = 0; i < lm->in.n; i++) {
+		const char *name = lm->in.items[i].name;
+		struct ledger_adopted books;
+		int64_t top;
+
+		if (!lm->in.items[i].adopted)
+			continue;
+		books = live_ledger_adopted(l, name, &top, NULL);
+		live_adopted_take(&books, book->counted_from[i], book->target[i], book->above[i]);
+		live_ledger_adopted_set(l, name, &books);
+		if (book->target[i] > top)
+			live_ledger_note(l, name, &(struct live_advance){ .seq = book->target[i] },
+					 now_ms);
+	}
+}
+
 int live_book_close(struct wh *w, struct live_ledger *l, struct model *m, struct live_book *book,
 		    int64_t rows, bool full, struct buf *sql, struct sl_err *err)
 {
@@ -256,6 +346,7 @@ int live_book_close(struct wh *w, struct live_ledger *l, struct model *m, struct
 		return rc;
 	memcpy(lm->consumed, book->target, lm->in.n * sizeof(int64_t));
 	cover(l, lm, book->target);
+	take_adopted(l, lm, book, now);
 	/* events/s: this refresh's rows over the time since the previous one,
 	 * smoothed so that one burst does not swing the figure */
 	if (lm->last_refresh_ms && now > lm->last_refresh_ms)
@@ -282,6 +373,10 @@ void live_book_abort(struct live_book *book)
 
 	if (!lm)
 		return;
+	for (size_t i = 0; i < lm->in.n; i++)
+		if (lm->in.items[i].adopted)
+			live_ledger_adopted_set(book->ledger, lm->in.items[i].name,
+						&book->before_adopted[i]);
 	*lm = book->before;
 	memcpy(lm->consumed, book->before_consumed, lm->in.n * sizeof(int64_t));
 	memcpy(lm->covered_by, book->before_covered_by, lm->in.nsources * sizeof(int64_t));
@@ -360,13 +455,18 @@ int live_books_open(struct live_books *b, struct arena *a, const struct project 
 {
 	struct live_ledger *l = live_ledger_new(a, p);
 
+	bool moved = false;
+	int rc;
+
 	live_books_over(b, p, l);
 	if (!b->open) {
 		live_ledger_free(l);
 		return 0;
 	}
 	b->own = true;
-	return live_ledger_load(l, w, err);
+	rc = live_ledger_load(l, w, err);
+	/* nobody announces an adopted table's rows: what it holds is asked */
+	return rc ? rc : live_adopted_poll(l, w, a, p, false, NULL, &moved, err);
 }
 
 const struct run_book *live_books_hooks(const struct live_books *b)

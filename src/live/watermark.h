@@ -23,12 +23,19 @@ struct wh;
 
 struct live_book {
 	struct ledger_model *lm;
+	struct live_ledger *ledger;
 	const char **names; /* per input, for {watermark:NAME} */
 	int64_t *from;      /* per input: applied before this build */
 	int64_t *target;    /* per input: what it holds in this transaction */
+	/* per adopted input (NULL or 0 for others): the literal its
+	 * {watermark} renders, the source's name, which names it too, and its
+	 * rows beyond the boundary they were counted from (live/adopted.h) */
+	const char **literals, **aliases;
+	int64_t *above, *counted_from;
 	/* the entry as it was, put back when the build rolls back */
 	struct ledger_model before;
 	int64_t *before_consumed, *before_covered_by;
+	struct ledger_adopted *before_adopted; /* per adopted input */
 };
 
 /* Reads what m's landing inputs hold in the open transaction (one query

@@ -18,13 +18,15 @@
 
 /* Whether m reads a table outside the project that sluice cannot see
  * change. The landing tables of a model that keeps watermarks are seen:
- * their sequence says what is new. */
+ * their sequence says what is new; so are adopted tables, by their
+ * cursor. */
 static bool reads_external(const struct model *m)
 {
 	bool tracked = inputs_tracks(m);
 
 	for (size_t i = 0; i < m->nrefs; i++)
-		if (!m->refs[i].target && !(tracked && strcmp(m->refs[i].schema, "landing") == 0) &&
+		if (!m->refs[i].target &&
+		    !(tracked && (strcmp(m->refs[i].schema, "landing") == 0 || m->refs[i].adopted)) &&
 		    !declared_hardcoded_named(m, m->refs[i].schema, m->refs[i].name))
 			return true;
 	return false;

@@ -49,17 +49,28 @@ static const char *cdc_bounds(const char *mode, struct source_bounds *b)
 	return NULL;
 }
 
+/* An adopted table carries no sequence of sluice's; in offsets mode its
+ * positions are the columns a connector writing it names. */
 static const char *adopted_bounds(const struct source_cfg *s, const char *mode,
 				  struct source_bounds *b)
 {
+	b->seq = NULL;
 	if (strcmp(mode, "cursor") == 0) {
 		b->value = s->cursor;
 		b->time = s->event_time;
 	} else if (strcmp(mode, "timestamp") == 0 && s->event_time) {
 		b->value = b->time = s->event_time;
+	} else if (strcmp(mode, "offsets") == 0 && s->partition_column && s->offset_column) {
+		b->part = s->partition_column;
+		b->value = s->offset_column;
+		b->time = s->event_time;
+	} else if (strcmp(mode, "offsets") == 0) {
+		return "mode offsets reads a position from two columns of the table: declare "
+		       "partition_column and offset_column";
 	} else {
-		return "an adopted source is followed by its cursor: its modes are cursor, and "
-		       "timestamp with event_time";
+		return "an adopted source is followed by its cursor: its modes are cursor, "
+		       "timestamp with event_time, and offsets with partition_column and "
+		       "offset_column";
 	}
 	return NULL;
 }
@@ -86,7 +97,8 @@ const char *source_bounds_of(const struct source_cfg *s, struct source_bounds *o
 {
 	const char *kind = s->kind ? s->kind : "webhook";
 
-	*out = (struct source_bounds){ .mode = s->boundary ? s->boundary : default_mode(kind) };
+	*out = (struct source_bounds){ .mode = s->boundary ? s->boundary : default_mode(kind),
+				       .seq = "_sluice_seq" };
 	if (strcmp(kind, "kafka") == 0)
 		return kafka_bounds(out->mode, out);
 	if (strcmp(kind, "postgres_cdc") == 0)

@@ -54,6 +54,10 @@ struct source_cfg {
 	/* adopted: the table followed. postgres_cdc: the source table
 	 * ("schema.name", default public.NAME) */
 	const char *table;
+	/* adopted, boundary offsets: the columns of a position (a partition
+	 * and an offset within it), as a connector that copies a topic into
+	 * the table writes them */
+	const char *partition_column, *offset_column;
 	/* postgres_cdc: make the publication and the slot when missing */
 	bool create;
 	/* postgres_cdc: initial (default: the rows there when sluice makes

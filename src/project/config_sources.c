@@ -52,6 +52,8 @@ static const struct cfg_field source_fields[] = {
 	  "landing rows older than this are pruned: write e.g. 30d" },
 	{ "format", CFG_CHOICE, SF(format), kafka_formats },
 	{ "table", CFG_STR, SF(table) },
+	{ "partition_column", CFG_STR, SF(partition_column) },
+	{ "offset_column", CFG_STR, SF(offset_column) },
 	{ "create", CFG_BOOL, SF(create) },
 	{ "snapshot", CFG_CHOICE, SF(snapshot), snapshot_modes },
 	{ "status_interval", CFG_DURATION, SF(status_interval_ms), NULL, NULL,
@@ -219,6 +221,7 @@ static const char *const files_only[] = { "path",	 "separator",	   "encoding",
 					  "archive_folder", "settle",	   "max_file_size",
 					  NULL };
 static const char *const watched_only[] = { "interval", NULL };
+static const char *const adopted_only[] = { "partition_column", "offset_column", NULL };
 
 static bool kind_in(const char *kind, const char *const *kinds)
 {
@@ -542,6 +545,7 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 	only_for(ld, map, src, (const char *const[]){ "kafka", NULL }, kafka_only);
 	only_for(ld, map, src, (const char *const[]){ "files", NULL }, files_only);
 	only_for(ld, map, src, (const char *const[]){ "poll", "files", NULL }, watched_only);
+	only_for(ld, map, src, (const char *const[]){ "adopted", NULL }, adopted_only);
 	if (!src->kind) {
 		/* a kind that was written but is unknown has been reported already */
 		if (!cfg_map_has(ld, map, "kind"))

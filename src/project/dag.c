@@ -82,6 +82,17 @@ static struct model *changes_of(const struct project *p, const struct model_ref 
 	return NULL;
 }
 
+/* The adopted source whose table fqn is, or NULL. */
+static const struct source_cfg *adopted_at(const struct project *p, const char *fqn)
+{
+	const char *relation;
+	const struct source_cfg *s = dag_source_named(p, fqn, &relation);
+
+	return s && s->kind && strcmp(s->kind, "adopted") == 0 && strcasecmp(relation, fqn) == 0
+		       ? s
+		       : NULL;
+}
+
 static void resolve_refs(struct project *p, struct model *m, const char *const *relations,
 			 size_t nrelations, const char **names)
 {
@@ -91,6 +102,7 @@ static void resolve_refs(struct project *p, struct model *m, const char *const *
 		int line, col;
 
 		r->target = project_find_model(p, fqn);
+		r->adopted = r->target ? NULL : adopted_at(p, fqn);
 		if (r->target) {
 			add_edge(p, m, r->target);
 			continue;

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 void inputs_source_name(const char *source, char *out, size_t len)
 {
@@ -24,7 +25,6 @@ void inputs_source_table(const struct source_cfg *s, char *out, size_t len)
 
 	inputs_source_name(adopted ? s->table : s->name, out, len);
 }
-
 
 bool inputs_refreshes(const struct model *m)
 {
@@ -51,18 +51,17 @@ static void add_source(struct arena *a, struct model_inputs *out, const char *na
 	*ARENA_PUSH(a, &out->sources, &out->nsources, &out->sources_cap) = name;
 }
 
-static void add_input(struct arena *a, struct model_inputs *out, enum input_kind kind,
-		      const char *name, struct model *model)
+static struct model_input *add_input(struct arena *a, struct model_inputs *out,
+				     enum input_kind kind, const char *name, struct model *model)
 {
 	struct model_input *in;
 
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->items[i].name, name) == 0)
-			return;
+			return &out->items[i];
 	in = ARENA_PUSH(a, &out->items, &out->n, &out->cap);
-	in->kind = kind;
-	in->name = name;
-	in->model = model;
+	*in = (struct model_input){ .kind = kind, .name = name, .model = model };
+	return in;
 }
 
 static void walk(struct arena *a, const struct model *m, struct model_inputs *out, int depth)
@@ -73,7 +72,15 @@ static void walk(struct arena *a, const struct model *m, struct model_inputs *ou
 		const struct model_ref *r = &m->refs[i];
 		struct model *t = r->target;
 
-		if (!t) {
+		if (!t && r->adopted) {
+			char table[256];
+			const char *name;
+
+			inputs_source_table(r->adopted, table, sizeof(table));
+			name = arena_strdup(a, table);
+			add_input(a, out, INPUT_SOURCE, name, NULL)->adopted = r->adopted;
+			add_source(a, out, name);
+		} else if (!t) {
 			if (strcmp(r->schema, "landing") == 0) {
 				const char *name = arena_sprintf(a, "landing.%s", r->name);
 
@@ -112,7 +119,8 @@ const struct model_input *inputs_get(const struct model_inputs *in, const char *
 
 	inputs_source_name(name, source, sizeof(source));
 	for (size_t i = 0; i < in->n; i++)
-		if (strcmp(in->items[i].name, name) == 0 || strcmp(in->items[i].name, source) == 0)
+		if (strcmp(in->items[i].name, name) == 0 || strcmp(in->items[i].name, source) == 0 ||
+		    (in->items[i].adopted && strcasecmp(in->items[i].adopted->name, name) == 0))
 			return &in->items[i];
 	return NULL;
 }

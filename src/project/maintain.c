@@ -43,6 +43,10 @@ static enum maint_input input_kind(struct arena *a, const struct model *m,
 	struct model_inputs in;
 	const char *fqn = arena_sprintf(a, "%s.%s", r->schema, r->name);
 
+	if (!t && r->adopted) {
+		*why = arena_sprintf(a, "%s, an adopted table, whose rows carry no sequence", fqn);
+		return MAINT_NONE;
+	}
 	if (!t) {
 		inputs_find(a, m, &in);
 		for (size_t i = 0; i < in.n; i++)

@@ -46,6 +46,9 @@ struct model_ref {
 	struct model_span span; /* the reference text, e.g. `silver . "orders"` */
 	bool schema_given;
 	struct model *target; /* the model that produces it, or NULL (external) */
+	/* the adopted source whose table it is (followed by its cursor), or
+	 * NULL */
+	const struct source_cfg *adopted;
 	/* the model whose change log it names (_sluice.changes__SCHEMA__NAME,
 	 * in the project's schema names), or NULL */
 	struct model *changes_of;

@@ -114,7 +114,8 @@ static void check_live_inputs(struct project *p, const struct model *m)
 			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
 				 in.n ? arena_sprintf(p->arena, "it tracks %s%s", in.items[0].name,
 						      in.n > 1 ? " and more" : "")
-				      : "a watermark belongs to a landing table or a live model",
+				      : "a watermark belongs to a landing table, an adopted source's table or a "
+					  "live model",
 				 "'{watermark:%s}' names no input model '%s' tracks", ph->arg,
 				 m->fqn);
 		else if (!ph->arg && in.n > 1)
@@ -125,7 +126,7 @@ static void check_live_inputs(struct project *p, const struct model *m)
 				 in.n);
 		else if (!ph->arg && in.n == 0)
 			diag_add(&p->diags, DIAG_ERROR, m->path, line, col,
-				 "read a landing table or a live incremental model",
+				 "read a landing table, an adopted source's table or a live incremental model",
 				 "'{watermark}' in model '%s', which tracks no input", m->fqn);
 	}
 }

@@ -407,3 +407,88 @@ int replay_closure_make(struct arena *a, struct project *p, const struct lineage
 	walk_reads(&w, collect_read);
 	return w.rc;
 }
+
+/* The query a replay reads an anchor through (its start-time read), or
+ * NULL: the table itself. */
+static const char *read_of(const struct render_read *reads, size_t n, const char *relation)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(reads[i].relation, relation) == 0)
+			return reads[i].query;
+	return NULL;
+}
+
+/* The rows an adopted table in mode offsets gives a replay: when, in the
+ * open transaction, its rows outnumber its distinct (partition, offset)
+ * pairs, one row per pair, else NULL (read as it is). from is what the
+ * replay reads of it. */
+static int one_per_offset(struct arena *a, struct wh *w, const struct replay_anchor *an,
+			  const struct source_bounds *sb, const char *from, const char **out,
+			  struct sl_err *err)
+{
+	struct buf keys = BUF_INIT, sql = BUF_INIT, rel = BUF_INIT;
+	const char *dot = strchr(an->relation, '.');
+	int64_t n[2];
+	int rc;
+
+	*out = NULL;
+	if (from) {
+		buf_addf(&rel, "(%s) AS ", from);
+		wh_sql_ident(&rel, "_sluice_rows");
+	} else {
+		wh_sql_qualified(&rel, arena_strndup(a, an->relation, (size_t)(dot - an->relation)),
+				 dot + 1);
+	}
+	wh_sql_ident(&keys, sb->part);
+	buf_adds(&keys, ", ");
+	wh_sql_ident(&keys, sb->value);
+	buf_addf(&sql,
+		 "SELECT (SELECT count(*) FROM %s), (SELECT count(*) FROM (SELECT DISTINCT %s "
+		 "FROM %s) AS ",
+		 rel.buf, keys.buf, rel.buf);
+	wh_sql_ident(&sql, "_sluice_keys");
+	buf_adds(&sql, ")");
+	rc = wh_query_ints(w, sql.buf, n, 2, err);
+	if (!rc && n[0] != n[1]) {
+		buf_reset(&sql);
+		wh_sql_first_per_key(w, &sql, rel.buf, keys.buf, keys.buf);
+		*out = arena_strdup(a, sql.buf);
+	}
+	buf_release(&keys);
+	buf_release(&sql);
+	buf_release(&rel);
+	return rc;
+}
+
+int replay_closure_reads(struct arena *a, struct wh *w, const struct replay_closure *c,
+			 const struct render_read **reads, size_t *nreads, struct sl_err *err)
+{
+	struct render_read *v = arena_alloc(a, (c->nreads + c->nanchors + 1) * sizeof(*v));
+	size_t n = c->nreads;
+	int rc = 0;
+
+	if (c->nreads)
+		memcpy(v, c->reads, c->nreads * sizeof(*v));
+	for (size_t i = 0; !rc && i < c->nanchors; i++) {
+		const struct replay_anchor *an = &c->anchors[i];
+		const char *from, *once = NULL;
+		struct source_bounds sb;
+		size_t k;
+
+		if (an->model || !an->source || !an->source->kind ||
+		    strcmp(an->source->kind, "adopted") != 0 || source_bounds_of(an->source, &sb) ||
+		    !sb.part || !strchr(an->relation, '.'))
+			continue;
+		from = read_of(c->reads, c->nreads, an->relation);
+		rc = one_per_offset(a, w, an, &sb, from, &once, err);
+		if (rc || !once)
+			continue;
+		for (k = 0; k < n && strcasecmp(v[k].relation, an->relation) != 0; k++)
+			;
+		v[k] = (struct render_read){ .relation = an->relation, .query = once };
+		n += k == n;
+	}
+	*reads = v;
+	*nreads = n;
+	return rc;
+}

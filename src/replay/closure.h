@@ -5,7 +5,8 @@
  * rows one for one with its boundary columns), the models between a
  * reader and its nearest anchor added to the closure, and, for a replay
  * from a start time, each anchor read from that time on. Pure: from the
- * project and its column lineage.
+ * project and its column lineage; replay_closure_reads alone asks the
+ * warehouse.
  */
 #ifndef SL_REPLAY_CLOSURE_H
 #define SL_REPLAY_CLOSURE_H
@@ -19,6 +20,7 @@
 
 struct arena;
 struct sl_err;
+struct wh;
 
 struct replay_anchor {
 	const char *relation;            /* "schema.name", as the closure reads it */
@@ -59,5 +61,13 @@ int replay_closure_make(struct arena *a, struct project *p, const struct lineage
  * ephemerals it inlines), each once, into *out (in a); how many. */
 size_t replay_sources_read(struct arena *a, const struct project *p, const struct model *m,
 			   const struct source_cfg ***out);
+
+/* What a replay reads of c's anchors, asked in the replay's open
+ * transaction of w: c->reads, and for the table of an adopted source in
+ * mode offsets (whose writer may have written a message more than once)
+ * that holds more rows than distinct (partition, offset) pairs, counted
+ * exactly, one row per pair instead. The list goes to a. */
+int replay_closure_reads(struct arena *a, struct wh *w, const struct replay_closure *c,
+			 const struct render_read **reads, size_t *nreads, struct sl_err *err);
 
 #endif

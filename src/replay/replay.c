@@ -145,6 +145,8 @@ static int rebuild(struct arena *a, struct project *p, struct wh *w,
 	};
 	int rc = check_coverage(w, a, c, o->start, err);
 
+	if (!rc)
+		rc = replay_closure_reads(a, w, c, &ro.reads, &ro.nreads, err);
 	return rc ? rc : build_run(a, p, w, relations, nrelations, &ro, out, err);
 }
 

@@ -91,7 +91,11 @@ void server_advanced(void *ctx, const char *source, const struct live_advance *a
 		live_thread_advanced(s->live, source, adv);
 	pthread_rwlock_unlock(&s->lock);
 	json_object_set_new(o, "source", json_string(source));
-	json_object_set_new(o, "seq", json_integer(adv->seq));
+	/* an adopted table's place is the runner's reckoning: its cursor says it */
+	if (adv->cursor[0])
+		json_object_set_new(o, "cursor", json_string(adv->cursor));
+	else
+		json_object_set_new(o, "seq", json_integer(adv->seq));
 	json_object_set_new(o, "rows", json_integer(adv->rows));
 	emit(s, "advance", o);
 }

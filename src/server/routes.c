@@ -342,7 +342,8 @@ static void control(struct server *s, struct http_call *c)
 }
 
 /* On the control thread: stamps rows written into a landing table by
- * someone else. */
+ * someone else, or reads an adopted table's highest cursor; either wakes
+ * the runner. */
 static void advance_run(void *arg)
 {
 	struct control *ct = arg;
@@ -353,7 +354,7 @@ static void advance_run(void *arg)
 	int rc = wh_connect(ct->s->w, &w, &err);
 
 	if (!rc) {
-		rc = live_advance_source(w, ct->source, &adv, &err);
+		rc = live_advance_any(w, http_call_arena(ct->c), ct->s->p, ct->source, &adv, &err);
 		wh_close(w);
 	}
 	if (rc) {
@@ -361,11 +362,16 @@ static void advance_run(void *arg)
 		free(ct);
 		return;
 	}
-	if (adv.rows)
+	if (adv.rows || adv.cursor[0])
 		server_advanced(ct->s, ct->source, &adv);
 	o = json_object();
 	json_object_set_new(o, "source", json_string(ct->source));
-	json_object_set_new(o, "seq", json_integer(adv.seq));
+	/* an adopted table's place is the runner's own reckoning: its cursor
+	 * says it */
+	if (adv.cursor[0])
+		json_object_set_new(o, "cursor", json_string(adv.cursor));
+	else
+		json_object_set_new(o, "seq", json_integer(adv.seq));
 	json_object_set_new(o, "rows", json_integer(adv.rows));
 	http_reply_json(ct->c, 200, o);
 	free(ct);

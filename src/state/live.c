@@ -126,8 +126,11 @@ static void of_model(struct buf *sql, const char *model)
 void state_live_sql_load(struct wh *w, struct buf *sql, const char *model)
 {
 	if (!model) {
-		buf_adds(sql, "SELECT 's', source, NULL, watermark, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
-			      "_sluice.live_sources UNION ALL SELECT 'a', source, NULL, seq, ");
+		buf_adds(sql, "SELECT 's', source, NULL, watermark, rows, coalesce(boundary, 0), "
+			      "coalesce(late_rows, 0), coalesce(");
+		wh_sql_epoch_ms(w, sql, "advanced_at");
+		buf_adds(sql, ", 0), 0, 0, 0, 0 FROM _sluice.live_sources UNION ALL SELECT 'a', "
+			      "source, NULL, seq, ");
 		wh_sql_epoch_ms(w, sql, "arrived_at");
 		buf_adds(sql, ", 0, 0, 0, 0, 0, 0, 0 FROM _sluice.live_advances UNION ALL ");
 	}
@@ -304,15 +307,41 @@ static void marks_of(struct buf *sql, const char *select, const char *const *nam
 void state_live_sql_marks(struct buf *sql, const char *const *sources, size_t nsources,
 			  const char *const *models, size_t nmodels, const char *consumer)
 {
-	marks_of(sql, "SELECT 's', source, watermark FROM _sluice.live_sources WHERE source IN (",
+	marks_of(sql, "SELECT 's', source, watermark, 0 FROM _sluice.live_sources WHERE source IN (",
 		 sources, nsources);
-	marks_of(sql, "SELECT 'p', model, published FROM _sluice.live_state WHERE model IN (",
+	marks_of(sql, "SELECT 'p', model, published, 0 FROM _sluice.live_state WHERE model IN (",
 		 models, nmodels);
 	if (consumer) {
 		buf_adds(sql, sql->len ? " UNION ALL " : "");
-		buf_adds(sql, "SELECT 'c', input, watermark FROM _sluice.live_consumed WHERE model = ");
+		buf_adds(sql, "SELECT 'c', input, watermark, 0 FROM _sluice.live_consumed WHERE "
+			      "model = ");
 		buf_add_sql_str(sql, consumer);
 	}
+}
+
+void state_live_sql_adopted(struct buf *sql, const char *source,
+			    const struct state_adopted_row *row)
+{
+	char at[32] = "NULL";
+
+	if (row->moved_ms) {
+		at[0] = '\'';
+		units_format_ts(row->moved_ms, at + 1, sizeof(at) - 2);
+		strcat(at, "'");
+	}
+	buf_adds(sql, "INSERT INTO _sluice.live_sources (source, watermark, rows, advanced_at, "
+		      "cursor, boundary, late_rows) VALUES (");
+	buf_add_sql_str(sql, source);
+	buf_addf(sql, ", %lld, %lld, %s, ", (long long)row->top, (long long)row->rows, at);
+	if (row->cursor)
+		buf_add_sql_str(sql, row->cursor);
+	else
+		buf_adds(sql, "NULL");
+	buf_addf(sql,
+		 ", %lld, %lld) ON CONFLICT (source) DO UPDATE SET watermark = excluded.watermark, "
+		 "rows = excluded.rows, advanced_at = excluded.advanced_at, cursor = "
+		 "excluded.cursor, boundary = excluded.boundary, late_rows = excluded.late_rows;\n",
+		 (long long)row->boundary, (long long)row->late);
 }
 
 int state_live_rows(struct wh *w, struct wh_result **out, struct sl_err *err)
@@ -333,16 +362,19 @@ int state_live_rows(struct wh *w, struct wh_result **out, struct sl_err *err)
 int state_live_sources(struct wh *w, struct wh_result **out, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
-	bool cursors = false;
-	/* a warehouse opened read-only may still have the layout before cursors */
+	bool cursors = false, late = false;
+	/* a warehouse opened read-only may still have a layout before cursors,
+	 * or before late rows */
 	int rc = wh_has_column(w, "_sluice", "live_sources", "cursor", &cursors, err);
 
+	if (!rc)
+		rc = wh_has_column(w, "_sluice", "live_sources", "late_rows", &late, err);
 	if (rc)
 		return rc;
 	buf_addf(&sql,
 		 "SELECT source, watermark, rows, CAST(date_trunc('second', advanced_at) AS "
-		 "VARCHAR), %s FROM _sluice.live_sources ORDER BY source",
-		 cursors ? "cursor" : "NULL");
+		 "VARCHAR), %s, %s FROM _sluice.live_sources ORDER BY source",
+		 cursors ? "cursor" : "NULL", late ? "coalesce(late_rows, 0)" : "0");
 	rc = wh_query(w, sql.buf, out, err);
 	buf_release(&sql);
 	return rc;

@@ -46,7 +46,8 @@ int state_live_cursor_get(struct wh *w, struct arena *a, const char *source, con
 /* The query that reads every live table at once (with model, only that
  * model's rows of live_consumed, live_covered and live_state), ordered by
  * the first and fourth columns. Twelve columns; the first says which table:
- *   's' source, NULL, watermark
+ *   's' source, NULL, watermark, rows, boundary, late rows (these two 0
+ *       but for an adopted source), last advance (ms, 0: never)
  *   'a' source, NULL, seq, arrived_at (ms)
  *   'c' model, input, watermark
  *   'v' model, source, seq
@@ -98,7 +99,8 @@ void state_live_sql_pause(struct buf *sql, const char *model, bool pause, int64_
  * when there is none to read: the watermark of each of the sources ('s',
  * source, watermark), what each of the models published ('p', model,
  * published), and with consumer, what it consumed ('c', input,
- * watermark). */
+ * watermark); a fourth column, 0, lines the rows up with those of an
+ * adopted table's (live/adopted.h). */
 void state_live_sql_marks(struct buf *sql, const char *const *sources, size_t nsources,
 			  const char *const *models, size_t nmodels, const char *consumer);
 
@@ -106,8 +108,23 @@ void state_live_sql_marks(struct buf *sql, const char *const *sources, size_t ns
  * events_per_s, last_refresh_at (to the second, text), last_error,
  * next_retry_at (ms, 0: none), covered, model. */
 int state_live_rows(struct wh *w, struct wh_result **out, struct sl_err *err);
+/* An adopted source's row as the runner keeps it (live/adopted.h): the
+ * highest cursor seen (as coded, and as text), when it last moved (ms, 0:
+ * never), the boundary builds took with the rows up to it, and the rows
+ * that turned up below a boundary after it was taken. */
+struct state_adopted_row {
+	int64_t top;
+	const char *cursor; /* NULL: none seen */
+	int64_t moved_ms;
+	int64_t boundary, rows, late;
+};
+/* Writes it, making the row when missing (";\n" ended). */
+void state_live_sql_adopted(struct buf *sql, const char *source,
+			    const struct state_adopted_row *row);
+
 /* Every source, by name: source, watermark, rows, last advance (to the
- * second, text), cursor (NULL when it has none). */
+ * second, text), cursor (NULL when it has none), late rows (0 but for an
+ * adopted source). */
 int state_live_sources(struct wh *w, struct wh_result **out, struct sl_err *err);
 
 #endif

@@ -58,10 +58,14 @@ void state_sql_boundaries(struct buf *sql, int64_t run_id, const char *env,
 	buf_add_sql_str(sql, source);
 	buf_adds(sql, ", ");
 	buf_add_sql_str(sql, b->mode);
-	buf_adds(sql, ", r.part, r.low, r.high, r.low_seq, r.high_seq, r.n, (SELECT "
-		      "coalesce(max(_sluice_seq), 0) FROM ");
-	wh_sql_qualified(sql, schema, table);
-	buf_adds(sql, "), ");
+	buf_adds(sql, ", r.part, r.low, r.high, r.low_seq, r.high_seq, r.n, ");
+	if (b->seq) {
+		buf_addf(sql, "(SELECT coalesce(max(%s), 0) FROM ", b->seq);
+		wh_sql_qualified(sql, schema, table);
+		buf_adds(sql, "), ");
+	} else {
+		buf_adds(sql, "0, ");
+	}
 	if (start)
 		buf_addf(sql, "TIMESTAMP '%s'", start);
 	else
@@ -72,12 +76,19 @@ void state_sql_boundaries(struct buf *sql, int64_t run_id, const char *env,
 	add_text_of(sql, "min", b->value);
 	buf_adds(sql, " AS low, ");
 	add_text_of(sql, "max", b->value);
-	buf_adds(sql, " AS high, min(_sluice_seq) AS low_seq, max(_sluice_seq) AS high_seq, "
-		      "count(*) AS n FROM ");
+	buf_adds(sql, " AS high, ");
+	if (b->seq)
+		buf_addf(sql, "min(%s) AS low_seq, max(%s) AS high_seq", b->seq, b->seq);
+	else
+		buf_adds(sql, "CAST(NULL AS BIGINT) AS low_seq, CAST(NULL AS BIGINT) AS high_seq");
+	buf_adds(sql, ", count(*) AS n FROM ");
 	wh_sql_qualified(sql, schema, table);
-	buf_adds(sql, " WHERE _sluice_seq IS NOT NULL");
+	/* a stamped table's rows count once their sequence is given; a table
+	 * sluice does not stamp holds what the snapshot shows */
+	if (b->seq)
+		buf_addf(sql, " WHERE %s IS NOT NULL", b->seq);
 	if (start && b->time) {
-		buf_adds(sql, " AND ");
+		buf_adds(sql, b->seq ? " AND " : " WHERE ");
 		wh_sql_ident(sql, b->time);
 		buf_addf(sql, " >= TIMESTAMP '%s'", start);
 	}

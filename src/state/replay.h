@@ -28,6 +28,10 @@ struct source_bounds {
 	const char *value;
 	/* the time a start time and the retention cut on, NULL: none */
 	const char *time;
+	/* the column that orders the rows as they landed (_sluice_seq), NULL
+	 * for a table sluice does not stamp (an adopted one): its rows are
+	 * all there is, with no sequence to record */
+	const char *seq;
 };
 
 /* The rows a build read of a source, in one statement: per part of the

@@ -117,6 +117,11 @@ static const char *const migrations[] = {
 	"CREATE TABLE _sluice.replay_pruned (source VARCHAR NOT NULL, part VARCHAR NOT NULL, "
 	"through VARCHAR, through_seq BIGINT NOT NULL, through_time TIMESTAMP, rows BIGINT NOT "
 	"NULL, pruned_at TIMESTAMP NOT NULL);\n",
+	/* 15: an adopted source's boundary (the highest cursor a build took,
+	 * as live/adopted.h codes it; its rows up to there in rows) and the
+	 * rows that turned up below it afterwards */
+	"ALTER TABLE _sluice.live_sources ADD COLUMN boundary BIGINT;\n"
+	"ALTER TABLE _sluice.live_sources ADD COLUMN late_rows BIGINT;\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))

@@ -16,7 +16,7 @@ struct buf;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 14
+#define STATE_VERSION 15
 
 /* The schema of the state tables, and the names of those a caller may look
  * for in a listing of the warehouse's relations (schema.table). */

@@ -777,6 +777,34 @@ bool wh_sql_type_is_float(struct wh *w, const char *type)
 	return false;
 }
 
+/* Both warehouses' names, as their catalogs give them: DuckDB's upper
+ * case, PostgreSQL's information_schema spelling. UBIGINT is left out:
+ * its values need not fit a BIGINT. */
+enum wh_cursor_kind wh_sql_cursor_kind(struct wh *w, const char *type)
+{
+	static const struct {
+		const char *name;
+		enum wh_cursor_kind kind;
+	} names[] = {
+		{ "TINYINT", WH_CURSOR_INT },
+		{ "SMALLINT", WH_CURSOR_INT },
+		{ "INTEGER", WH_CURSOR_INT },
+		{ "BIGINT", WH_CURSOR_INT },
+		{ "UTINYINT", WH_CURSOR_INT },
+		{ "USMALLINT", WH_CURSOR_INT },
+		{ "UINTEGER", WH_CURSOR_INT },
+		{ "TIMESTAMP", WH_CURSOR_TIMESTAMP },
+		{ "timestamp without time zone", WH_CURSOR_TIMESTAMP },
+		{ "TIMESTAMP WITH TIME ZONE", WH_CURSOR_TIMESTAMPTZ },
+	};
+
+	(void)w;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strcasecmp(type, names[i].name) == 0)
+			return names[i].kind;
+	return WH_CURSOR_NONE;
+}
+
 void wh_sql_column_storage(struct wh *w, struct buf *sql, const char *type)
 {
 	if (w->ops->sql_column_storage)

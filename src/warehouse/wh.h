@@ -50,6 +50,16 @@ enum wh_seq_kind {
 	WH_SEQ_TEXT,   /* they are text, to be read as integers or timestamps */
 };
 
+/* What a column of a type can be as the cursor a table is followed by
+ * (wh_sql_cursor_kind): an integer of at most 64 bits, a timestamp, a
+ * timestamp with a time zone, or none of them. */
+enum wh_cursor_kind {
+	WH_CURSOR_NONE,
+	WH_CURSOR_INT,
+	WH_CURSOR_TIMESTAMP,
+	WH_CURSOR_TIMESTAMPTZ,
+};
+
 /* Opens (creating when missing, unless read_only) the DuckDB database file
  * at path; NULL or ":memory:" opens an in-memory one. A file locked by
  * another process fails with SL_E_LOCKED, a file that is not a DuckDB
@@ -404,6 +414,9 @@ const char *wh_sql_declared_type(struct wh *w, struct arena *a, const char *decl
  * has a min and max for every type. */
 void wh_sql_min_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
 void wh_sql_max_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
+/* What a column of the type (as wh_table_columns names it) can be as a
+ * cursor. */
+enum wh_cursor_kind wh_sql_cursor_kind(struct wh *w, const char *type);
 /* How values of the type (a name wh_query_columns gives) order changes. */
 enum wh_seq_kind wh_sql_seq_kind(struct wh *w, const char *type);
 /* The INSERT into schema.name of the rows of query, which ends the

@@ -657,6 +657,8 @@ static void test_state_refuses_newer(void **state)
  * 10: the windows; before 9: the CDC table shapes; before 7: the CDC
  * slots; before 6: the runners' claims. */
 #define DROP_SHAPES                                                                               \
+	"ALTER TABLE _sluice.live_sources DROP COLUMN boundary;"                                  \
+	"ALTER TABLE _sluice.live_sources DROP COLUMN late_rows;"                                 \
 	"DROP TABLE _sluice.replay_boundaries; DROP TABLE _sluice.replay_pruned;"                 \
 	"DROP TABLE _sluice.landed_files;"                                                        \
 	"ALTER TABLE _sluice.models DROP COLUMN shape;"                                           \

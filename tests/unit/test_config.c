@@ -578,6 +578,32 @@ static void test_kafka_keys(void **state)
 		    22, NULL);
 }
 
+/* An adopted source in mode offsets names the columns of a position,
+ * which only adopted sources take. */
+static void test_adopted_offsets_keys(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  a: {kind: adopted, table: raw.a, cursor: id, boundary: offsets,\n"
+				 "      partition_column: part, offset_column: pos}\n"),
+			 0);
+	assert_string_equal(f->cfg.sources[0].partition_column, "part");
+	assert_string_equal(f->cfg.sources[0].offset_column, "pos");
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  a: {kind: adopted, table: raw.a, cursor: id, boundary: offsets}\n"
+				 "  w: {kind: webhook, offset_column: pos}\n"),
+			 SL_E_CONFIG);
+	diag_expect(f,
+		    "boundary 'offsets' of source 'a': mode offsets reads a position from two "
+		    "columns of the table: declare partition_column and offset_column",
+		    3, 48, NULL);
+	diag_expect(f, "'offset_column' applies to adopted sources only, not to webhook source 'w'",
+		    4, 22, NULL);
+}
+
 static void test_poll_keys(void **state)
 {
 	struct fixture *f = *state;
@@ -1134,6 +1160,7 @@ int main(void)
 		T(test_cdc_keys),
 		T(test_poll_keys),
 		T(test_kafka_keys),
+		T(test_adopted_offsets_keys),
 		T(test_poll_errors),
 		T(test_warehouse_and_replay),
 		T(test_warehouse_type),

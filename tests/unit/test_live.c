@@ -442,7 +442,8 @@ static void test_target_declared_source(void **state)
 	assert_string_equal(target(f, "orders"), "landing.orders");
 	assert_string_equal(target(f, "landing.orders"), "landing.orders");
 	assert_string_equal(target(f, "Landing.Orders"), "landing.orders");
-	/* an adopted source is advanced in its own table */
+	/* an adopted source's advance reads its own table, which it never
+	 * writes */
 	assert_string_equal(target(f, "legacy"), "raw.legacy");
 	assert_string_equal(target(f, "raw.legacy"), "raw.legacy");
 	assert_int_equal(f->err.code, 0);

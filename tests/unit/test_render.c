@@ -83,6 +83,9 @@ static void write_project(const char *root)
 	fixture_put(root, "models/silver/self.sql",
 	    "@config materialized=table\n"
 	    "SELECT count(*) AS n, {watermark:landing.orders} AS w FROM {this}\n");
+	fixture_put(root, "models/silver/cursor.sql",
+	    "@config materialized=table\n"
+	    "SELECT {watermark:legacy} AS w, {watermark:raw.legacy} AS t, {watermark} AS bare\n");
 	fixture_put(root, "models/silver/win.sql",
 	    "@config materialized=incremental, temporality=temporal, time_column=ts, grain=1d,\n"
 	    "        start='2026-01-01'\n"
@@ -163,6 +166,36 @@ static void test_this_and_watermark(void **state)
 	f->ctx.this_relation = "\"silver\".\"self__sluice_new\"";
 	assert_string_equal(render(f, "silver.self", false),
 			    "SELECT count(*) AS n, -7 AS w FROM \"silver\".\"self__sluice_new\"");
+}
+
+/* A watermark that renders as a literal of its own (an adopted table's
+ * cursor), named by its table or by another name (its source's). */
+static void test_watermark_literal(void **state)
+{
+	struct fx *f = *state;
+	const char *names[] = { "raw.legacy" }, *literals[] = { "TIMESTAMP '2026-03-01 10:00:00'" },
+		   *aliases[] = { "legacy" };
+	const int64_t values[] = { 4611686018427387904 };
+
+	f->ctx.wm_names = names;
+	f->ctx.wm_values = values;
+	f->ctx.nwm = 1;
+	f->ctx.wm_literals = literals;
+	f->ctx.wm_aliases = aliases;
+	assert_string_equal(render(f, "silver.cursor", false),
+			    "SELECT TIMESTAMP '2026-03-01 10:00:00' AS w, TIMESTAMP '2026-03-01 "
+			    "10:00:00' AS t, TIMESTAMP '2026-03-01 10:00:00' AS bare");
+	/* without a literal, the number */
+	f->ctx.wm_literals = NULL;
+	assert_string_equal(render(f, "silver.cursor", false),
+			    "SELECT 4611686018427387904 AS w, 4611686018427387904 AS t, "
+			    "4611686018427387904 AS bare");
+	/* without the alias, the source's name names nothing */
+	f->ctx.wm_aliases = NULL;
+	assert_int_equal(render_model(fixture_model(f->p, "silver.cursor"), &f->ctx, false, &f->out,
+				      &f->err),
+			 SL_E_INVALID);
+	assert_non_null(strstr(f->err.msg, "'{watermark:legacy}'"));
 }
 
 static void test_env(void **state)
@@ -359,6 +392,7 @@ int main(void)
 		T(test_no_edits),
 		T(test_appends_to_output),
 		T(test_this_and_watermark),
+		T(test_watermark_literal),
 		T(test_env),
 		T(test_since_until),
 		T(test_since_missing),

@@ -215,7 +215,9 @@ static void test_upgrade_creates_the_table(void **state)
 	const char *kind;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	exec(f->w, "DROP TABLE _sluice.replay_boundaries;\n"
+	exec(f->w, "ALTER TABLE _sluice.live_sources DROP COLUMN boundary;\n"
+		   "ALTER TABLE _sluice.live_sources DROP COLUMN late_rows;\n"
+		   "DROP TABLE _sluice.replay_boundaries;\n"
 		   "DROP TABLE _sluice.replay_pruned;\n"
 		   "ALTER TABLE _sluice.models DROP COLUMN shape;\n"
 		   "ALTER TABLE _sluice.models DROP COLUMN column_versions;\n"
@@ -233,6 +235,11 @@ static void test_upgrade_creates_the_table(void **state)
 	assert_non_null(kind);
 	assert_string_equal(kind, "table");
 	assert_int_equal(query_int(f->w, "SELECT build_count FROM _sluice.models"), 3);
+	/* and the adopted sources' books of version 15 */
+	assert_int_equal(query_int(f->w, "SELECT count(*) FROM information_schema.columns WHERE "
+					 "table_schema = '_sluice' AND table_name = 'live_sources' "
+					 "AND column_name IN ('boundary', 'late_rows')"),
+			 2);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.model_columns"), 0);
 	fixture_put(f->root, "models/silver/t.sql", TYPED);
 	load(f);
