@@ -8,6 +8,7 @@
 #include "project/config_int.h"
 
 #include "core/arena.h"
+#include "core/envref.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -108,25 +109,13 @@ static bool cfg_header_name_ok(const char *s)
 	return true;
 }
 
-/* A header value: no line breaks, and every ${ closed by a variable name
- * and }. Returns NULL when fine, else what is wrong. */
+/* A header value: no line breaks, and its ${NAME} references well
+ * written. Returns NULL when fine, else what is wrong. */
 static const char *cfg_header_value_problem(const char *s)
 {
 	if (strpbrk(s, "\r\n"))
 		return "a header value cannot hold a line break";
-	for (const char *p = strstr(s, "${"); p; p = strstr(p, "${")) {
-		const char *q = p + 2;
-
-		if (isalpha((unsigned char)*q) || *q == '_')
-			while (isalnum((unsigned char)*q) || *q == '_')
-				q++;
-		if (q == p + 2 || (*q && *q != '}'))
-			return "write ${NAME} with a variable name of letters, digits and '_'";
-		if (!*q)
-			return "close ${NAME} with '}'";
-		p = q + 1;
-	}
-	return NULL;
+	return envref_problem(s);
 }
 
 void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base)
