@@ -293,7 +293,13 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 
 		if (strcmp(p->b->source, source) != 0 || !lands(p))
 			continue;
-		rc = append_batch(ap, t, p, seq, now, err);
+		/* the cursor its rows were read after: the one an earlier batch
+		 * of this flush stores, else the one stored */
+		if (p->b->cursor_from)
+			rc = live_cursor_unmoved(wr->w, wr->a, source, p->b->cursor_from, cursor,
+						 err);
+		if (!rc)
+			rc = append_batch(ap, t, p, seq, now, err);
 		p->res.seq = adv->seq;
 		p->res.rows = (int64_t)p->b->nrows;
 		adv->rows += p->res.rows;

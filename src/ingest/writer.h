@@ -39,6 +39,12 @@ struct ingest_batch {
 	const char *cursor;        /* optional: the source's new cursor (live_cursor_set),
 				    * stored in the transaction that lands the rows;
 				    * a batch without rows stores nothing */
+	const char *cursor_from;   /* optional: the stored cursor the rows were read
+				    * after ("" for none). The batch lands only while
+				    * it is still the one stored (or the cursor of the
+				    * batch before it in the same flush), compared
+				    * under the landing table's lock; else it fails
+				    * with SL_E_BUSY: another process landed meanwhile */
 };
 
 struct ingest_result {

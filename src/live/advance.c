@@ -357,6 +357,22 @@ int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char *
 	return state_live_cursor_get(w, a, fqn, out, err);
 }
 
+int live_cursor_unmoved(struct wh *w, struct arena *parent, const char *fqn, const char *from,
+			const char *now, struct sl_err *err)
+{
+	struct arena *a = now ? NULL : arena_new(parent);
+	const char *stored = now;
+	int rc = now ? 0 : live_cursor_get(w, a, fqn, &stored, err);
+
+	if (!rc && strcmp(from, stored ? stored : "") != 0)
+		rc = sl_err_set(err, SL_E_BUSY,
+				"the stored cursor of %s moved since its rows were read (another "
+				"process lands this source): nothing of them landed",
+				fqn);
+	arena_free(a);
+	return rc;
+}
+
 /* Stamps and records, in one transaction. */
 static int stamp(struct wh *w, const char *fqn, const char *schema, const char *name,
 		 struct live_advance *adv, struct sl_err *err)
