@@ -50,8 +50,9 @@ const struct cli_option cli_options[] = {
 	  "rows they landed before" },
 	{ "reset", 0, CLI_F_RESET, "TO",
 	  "move the stored offsets on, deliberately: earliest (each partition's first retained "
-	  "message), latest (its end: what is there now is never landed), or PARTITION:OFFSET "
-	  "pairs (0:120,1:88); then exit" },
+	  "message), latest (its end: what is there now is never landed), or "
+	  "TOPIC:PARTITION:OFFSET triples (clicks:0:120,clicks:1:88; PARTITION:OFFSET pairs for "
+	  "a source of one topic); then exit" },
 	{ "listen", 0, CLI_F_LISTEN, "ADDR:PORT",
 	  "where to listen (default: server.listen in sluice.yml, else 127.0.0.1:8080; port 0 "
 	  "picks a free one)" },

@@ -157,8 +157,8 @@ static const char *kind_columns(const char *kind)
 		return "op VARCHAR, lsn BIGINT, xid BIGINT, received_at TIMESTAMP, payload JSON";
 	if (strcmp(kind, "kafka") == 0)
 		return "payload JSON, _sluice_op VARCHAR, _sluice_key VARCHAR, _sluice_headers JSON, "
-		       "_sluice_partition INTEGER, _sluice_offset BIGINT, _sluice_event_ts "
-		       "TIMESTAMP, _sluice_landed_at TIMESTAMP";
+		       "_sluice_topic VARCHAR, _sluice_partition INTEGER, _sluice_offset BIGINT, "
+		       "_sluice_event_ts TIMESTAMP, _sluice_landed_at TIMESTAMP";
 	return "payload JSON, _sluice_landed_at TIMESTAMP";
 }
 
@@ -191,6 +191,7 @@ static const char *const later_columns[][3] = {
 	{ "kafka", "_sluice_op", "_sluice_op VARCHAR" },
 	{ "kafka", "_sluice_key", "_sluice_key VARCHAR" },
 	{ "kafka", "_sluice_headers", "_sluice_headers JSON" },
+	{ "kafka", "_sluice_topic", "_sluice_topic VARCHAR" },
 };
 
 /* Landing tables made before their kind had a column get it. */
