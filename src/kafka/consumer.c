@@ -19,6 +19,7 @@
 #include "warehouse/wh.h"
 
 #include <librdkafka/rdkafka.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -392,42 +393,124 @@ static int read_batch(struct kafka_consumer *c, struct arena *a, struct part *pa
 	return 0;
 }
 
-/* Lands rows with the offsets they reach, provided the stored offsets are
- * still *from (the text this landing read or last stored); *from becomes
- * the new text. */
-static int land_batch(struct kafka_consumer *c, struct arena *a, struct ingest_writer *wr,
-		      const struct kafka_offsets *offsets, const struct kafka_rows *rows,
-		      struct buf *from, struct kafka_result *res, struct sl_err *err)
+/* The batch handed to the writer and not answered yet. The next batch is
+ * read meanwhile, so that the reading of one and the commit of the other
+ * overlap, and is handed over only once this one landed: it goes on from
+ * this one's offsets, and after a failure nothing more goes. */
+struct flight {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool waiting;
+	struct arena *a; /* the rows' memory; NULL: nothing in flight */
+	struct ingest_batch b;
+	struct ingest_result res;
+	struct buf cursor; /* the offsets it stores */
+};
+
+/* The writer's answer, on its thread. */
+static void flight_done(void *ctx, const struct ingest_result *res)
 {
-	struct buf cursor = BUF_INIT;
-	struct ingest_result ir;
+	struct flight *f = ctx;
+
+	pthread_mutex_lock(&f->mu);
+	f->res = *res;
+	f->waiting = false;
+	pthread_cond_signal(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* Hands rows (in a, the flight's from now on unless this fails) to the
+ * writer with the offsets they reach, to land only while the stored
+ * offsets are still from. */
+static int flight_send(struct kafka_consumer *c, struct ingest_writer *wr, struct flight *f,
+		       struct arena *a, const struct kafka_offsets *offsets,
+		       const struct kafka_rows *rows, const char *from, struct sl_err *err)
+{
 	size_t ncols;
 	const char *const *names = kafka_row_names(a, c->src, &ncols);
-	struct ingest_batch b = {
+	int rc;
+
+	buf_reset(&f->cursor);
+	kafka_offsets_text(offsets, &f->cursor);
+	f->b = (struct ingest_batch){
 		.source = c->fqn,
 		.names = names,
 		.ncols = ncols,
 		.nrows = rows->nrows,
 		.cells = rows->cells,
-		.cursor_from = from->buf,
+		.cursor = f->cursor.buf,
+		.cursor_from = from,
 	};
-	int rc;
-
-	kafka_offsets_text(offsets, &cursor);
-	b.cursor = cursor.buf;
-	rc = ingest_submit_wait(wr, &b, &ir, err);
-	if (!rc && ir.code)
-		rc = sl_err_set(err, ir.code, "source %s: %s", c->src->name, ir.error);
-	if (!rc) {
-		res->messages += ir.rows;
-		res->batches++;
-		res->seq = ir.seq;
-		snprintf(res->offsets, sizeof(res->offsets), "%s", cursor.buf);
-		buf_reset(from);
-		buf_adds(from, cursor.buf);
+	f->waiting = true;
+	f->a = a;
+	rc = ingest_submit(wr, &f->b, flight_done, f, err);
+	if (rc) {
+		f->waiting = false;
+		f->a = NULL;
 	}
-	buf_release(&cursor);
 	return rc;
+}
+
+/* Waits for the batch in flight, if there is one, and counts it: its
+ * offsets become *from, the stored offsets the next batch goes on from. */
+static int flight_land(struct kafka_consumer *c, struct flight *f, struct buf *from,
+		       struct kafka_result *res, struct sl_err *err)
+{
+	int rc = 0;
+
+	if (!f->a)
+		return 0;
+	pthread_mutex_lock(&f->mu);
+	while (f->waiting)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+	if (f->res.code) {
+		rc = sl_err_set(err, f->res.code, "source %s: %s", c->src->name, f->res.error);
+	} else {
+		res->messages += f->res.rows;
+		res->batches++;
+		res->seq = f->res.seq;
+		snprintf(res->offsets, sizeof(res->offsets), "%s", f->cursor.buf);
+		buf_reset(from);
+		buf_adds(from, f->cursor.buf);
+	}
+	arena_free(f->a);
+	f->a = NULL;
+	return rc;
+}
+
+/* Reads and lands batch after batch until every partition is done, one
+ * batch in flight while the next is read. The first failure wins: a
+ * batch's failure in the writer came before one reading the next. */
+static int land_batches(struct kafka_consumer *c, struct arena *a, struct ingest_writer *wr,
+			struct part *parts, size_t n, struct kafka_offsets *offsets,
+			struct buf *from, struct kafka_result *res, struct sl_err *err)
+{
+	struct flight f = { .cursor = BUF_INIT };
+	struct sl_err landing = SL_ERR_INIT;
+	int rc = 0, landed = 0;
+
+	pthread_mutex_init(&f.mu, NULL);
+	pthread_cond_init(&f.cv, NULL);
+	while (!rc && !landed && !all_done(parts, n)) {
+		struct arena *batch = arena_new(a);
+		struct kafka_rows rows = { 0 };
+
+		rc = read_batch(c, batch, parts, n, offsets, &rows, err);
+		landed = flight_land(c, &f, from, res, &landing);
+		if (!rc && !landed && rows.nrows)
+			rc = flight_send(c, wr, &f, batch, offsets, &rows, from->buf, err);
+		if (f.a != batch)
+			arena_free(batch);
+	}
+	if (!landed)
+		landed = flight_land(c, &f, from, res, &landing);
+	if (landed && err)
+		*err = landing;
+	pthread_cond_destroy(&f.cv);
+	pthread_mutex_destroy(&f.mu);
+	buf_release(&f.cursor);
+	return landed ? landed : rc;
 }
 
 /* The offsets "to" asks for, each within what its partition holds. */
@@ -548,15 +631,8 @@ static int land_from_stored(struct kafka_consumer *c, struct wh *r, struct inges
 		rc = starts(c, &offsets, parts, n, err);
 	if (!rc && !all_done(parts, n))
 		rc = assign(c, parts, n, err);
-	while (!rc && !all_done(parts, n)) {
-		struct arena *batch = arena_new(a);
-		struct kafka_rows rows = { 0 };
-
-		rc = read_batch(c, batch, parts, n, &offsets, &rows, err);
-		if (!rc && rows.nrows)
-			rc = land_batch(c, batch, wr, &offsets, &rows, &from, res, err);
-		arena_free(batch);
-	}
+	if (!rc)
+		rc = land_batches(c, a, wr, parts, n, &offsets, &from, res, err);
 	rd_kafka_assign(c->rk, NULL);
 	kafka_offsets_free(&offsets);
 	buf_release(&from);
