@@ -1,14 +1,16 @@
 /*
  * Benchmark: a Kafka source's landing as sluice does it (src/kafka/):
  *
- *   kafka DB BROKERS TOPIC typed|raw
+ *   kafka duckdb PATH BROKERS TOPIC typed|raw
+ *   kafka postgres DSN BROKERS TOPIC typed|raw
  *
- * lands every message of TOPIC into a new DuckDB warehouse at DB through
- * the landing writer, the offsets stored with each batch, as `sluice kafka
- * NAME --once` does: typed, the columns i BIGINT and p VARCHAR read from
- * each JSON value; raw, the value kept as payload alone. Prints
- * "MESSAGES seconds cpu_seconds" (wall and CPU time of this process, for
- * the landing alone), to set against raw_kafka's halves.
+ * lands every message of TOPIC into a new DuckDB warehouse at PATH, or
+ * the empty PostgreSQL database DSN names, through the landing writer,
+ * the offsets stored with each batch, as `sluice kafka NAME --once` does:
+ * typed, the columns i BIGINT and p VARCHAR read from each JSON value;
+ * raw, the value kept as payload alone. Prints "MESSAGES seconds
+ * cpu_seconds" (wall and CPU time of this process, for the landing
+ * alone), to set against the halves raw_kafka and raw_kafka_pg time.
  */
 #include "core/err.h"
 #include "ingest/writer.h"
@@ -39,19 +41,23 @@ int main(int argc, char **argv)
 	struct wh *w, *conn;
 	double t0, c0;
 
-	if (argc != 5 || (strcmp(argv[4], "typed") && strcmp(argv[4], "raw"))) {
-		fprintf(stderr, "usage: kafka DB BROKERS TOPIC typed|raw\n");
+	if (argc != 6 || (strcmp(argv[1], "duckdb") && strcmp(argv[1], "postgres")) ||
+	    (strcmp(argv[5], "typed") && strcmp(argv[5], "raw"))) {
+		fprintf(stderr, "usage: kafka duckdb PATH|postgres DSN BROKERS TOPIC typed|raw\n");
 		return 2;
 	}
 	src = (struct source_cfg){ .name = "bench",
 				   .kind = "kafka",
-				   .brokers = argv[2],
-				   .topic = argv[3],
-				   .columns = strcmp(argv[4], "typed") == 0 ? columns : NULL,
-				   .ncolumns = strcmp(argv[4], "typed") == 0 ? 2 : 0 };
+				   .brokers = argv[3],
+				   .topics = (const char *[]){ argv[4] },
+				   .ntopics = 1,
+				   .columns = strcmp(argv[5], "typed") == 0 ? columns : NULL,
+				   .ncolumns = strcmp(argv[5], "typed") == 0 ? 2 : 0 };
 	p.cfg.sources = &src;
 	p.cfg.nsources = 1;
-	if (wh_open_duckdb(argv[1], false, &w, &err) || state_ensure(w, &err) ||
+	if ((strcmp(argv[1], "duckdb") == 0 ? wh_open_duckdb(argv[2], false, &w, &err)
+					    : wh_open_postgres(argv[2], &w, &err)) ||
+	    state_ensure(w, &err) ||
 	    live_sources_ensure(w, NULL, &p, &err) || wh_connect(w, &conn, &err) ||
 	    ingest_writer_start(conn, &io, &wr, &err) ||
 	    kafka_consumer_new(NULL, &src, io.flush_rows, &c, &err))

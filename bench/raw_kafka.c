@@ -7,9 +7,10 @@
  *       partition assigned from its start) reading the topic to nothing
  *   raw_kafka append DB MESSAGES PARTITIONS PREFIX
  *       DuckDB's appender writing the rows those messages make (the values
- *       kafka_mock's sendmany produced: key PREFIX-i, value
- *       {"i":i,"p":"PREFIX"}, i from 0 in each partition) into a table
- *       shaped like a typed landing table, in one transaction
+ *       kafka_mock's sendmany produced, kafka_rows.h, i from 0 in each
+ *       partition) into a table shaped like a typed landing table, in one
+ *       transaction
+ * (PostgreSQL's bulk path for the same rows is raw_kafka_pg.c.)
  *
  * Each prints "MESSAGES seconds cpu_seconds" on stdout: wall and CPU time
  * of this process (user and system) for the work alone.
@@ -18,6 +19,7 @@
 #define RAW_NAME "raw_kafka"
 #include "raw_duck.h"
 #include "bench_clock.h"
+#include "kafka_rows.h"
 
 #include <librdkafka/rdkafka.h>
 #include <stdint.h>
@@ -96,8 +98,8 @@ static void append(const char *path, long messages, int partitions, const char *
 	open_db(path, &db, &conn);
 	exec(conn, "CREATE SCHEMA landing; CREATE TABLE landing.raw (i BIGINT, p VARCHAR, "
 		   "payload JSON, _sluice_op VARCHAR, _sluice_key VARCHAR, _sluice_headers JSON, "
-		   "_sluice_partition INTEGER, _sluice_offset BIGINT, _sluice_event_ts TIMESTAMP, "
-		   "_sluice_landed_at TIMESTAMP, _sluice_seq BIGINT)");
+		   "_sluice_topic VARCHAR, _sluice_partition INTEGER, _sluice_offset BIGINT, "
+		   "_sluice_event_ts TIMESTAMP, _sluice_landed_at TIMESTAMP, _sluice_seq BIGINT)");
 	t0 = clock_wall();
 	c0 = clock_cpu();
 	exec(conn, "BEGIN");
@@ -108,11 +110,11 @@ static void append(const char *path, long messages, int partitions, const char *
 			char key[256], value[320];
 			duckdb_timestamp ts = { (int64_t)(1767225600000000LL + i) };
 
-			snprintf(key, sizeof(key), "%s-%ld", prefix, i);
-			snprintf(value, sizeof(value), "{\"i\":%ld,\"p\":\"%s\"}", i, prefix);
+			kafka_bench_message(prefix, i, key, sizeof(key), value, sizeof(value));
 			if (duckdb_append_int64(app, i) || duckdb_append_varchar(app, prefix) ||
 			    duckdb_append_varchar(app, value) || duckdb_append_varchar(app, "u") ||
 			    duckdb_append_varchar(app, key) || duckdb_append_null(app) ||
+			    duckdb_append_varchar(app, "bench") ||
 			    duckdb_append_int32(app, p) || duckdb_append_int64(app, i) ||
 			    duckdb_append_timestamp(app, ts) || duckdb_append_timestamp(app, ts) ||
 			    duckdb_append_int64(app, 1) || duckdb_appender_end_row(app))

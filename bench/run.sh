@@ -32,7 +32,8 @@
 #                           the CDC stream: seconds a step (0: no stream), the
 #                           rate its search starts from
 #   BENCH_KAFKA_MESSAGES=2000000
-#                           messages of the Kafka landing (64 partitions)
+#                           messages of the Kafka landing (64 partitions),
+#                           into DuckDB and into PostgreSQL
 #   BENCH_IVM_ROWS=10000000 BENCH_IVM_BATCHES=25 BENCH_IVM_BATCH=1000
 #   BENCH_IVM_REBUILDS=5 BENCH_IVM_CROSSOVER=30
 #                           maintained aggregates (DuckDB and PostgreSQL): the
@@ -817,14 +818,53 @@ kafka_side() {
 	side_us=$(awk -v n="$side_n" -v c="$side_cpu" 'BEGIN { printf "%.2f", c * 1e6 / n }')
 }
 
+# kafka_landings WAREHOUSE TARGET WH_RATE WH_NAME: sluice's landing of the
+# topic into TARGET (a DuckDB file, or a new PostgreSQL database's DSN), the
+# value as payload and typed, each against the slower of the bare consumer
+# ($consumer_rate) and WH_NAME (WH_RATE rows/s), with the CPU a message
+# of this process (and of the PostgreSQL server's)
+kafka_landings() {
+	local wh=$1 target=$2 wh_rate=$3 wh_name=$4 slow slow_name how rate g0 server
+	if ((consumer_rate < wh_rate)); then
+		slow=$consumer_rate slow_name="the consumer"
+	else
+		slow=$wh_rate slow_name=$wh_name
+	fi
+	for how in raw typed; do
+		if [[ $wh == duckdb ]]; then
+			rm -f "$target" "$target.wal"
+		else
+			pg_db "kafka_$how" || return 1
+			target=$db_dsn
+		fi
+		[[ $wh == postgres ]] && g0=$(pg_ticks)
+		kafka_side "$out/kafka" "$wh" "$target" "$brokers" bench $how ||
+			{ show_failure "sluice's landing into $wh ($how) failed"; return 1; }
+		rate=$side_rate server=
+		[[ $wh == postgres ]] && server=" (PostgreSQL $(pg_us_per "$g0" "$(pg_ticks)" "$side_n") µs)"
+		if [[ $how == raw ]]; then
+			echo "kafka landing into $wh, the value as payload: $rate messages/s, $side_us µs CPU a message$server = $(ratio "$rate" "$slow")x $slow_name, the slower half (target >= 0.8)$(verdict $((rate * 10 >= slow * 8)))"
+		else
+			echo "kafka landing into $wh, typed columns read from each JSON value: $rate messages/s, $side_us µs CPU a message$server = $(ratio "$rate" "$slow")x $slow_name (target >= 0.5)$(verdict $((rate * 10 >= slow * 5)))"
+		fi
+	done
+}
+
+# pg_us_per BEFORE AFTER N: the PostgreSQL server's CPU microseconds an
+# item between two pg_ticks
+pg_us_per() {
+	awk -v n="$3" -v d=$(($2 - $1)) 'BEGIN { printf "%.2f", d * 10000 / n }'
+}
+
 bench_kafka() {
 	local n=${BENCH_KAFKA_MESSAGES:-2000000} parts=64 raw=$out/raw_kafka brokers line p
-	local prefix slow slow_name consumer_rate appender_rate rate how
+	local prefix consumer_rate g0 g1
 	echo
-	echo "== kafka landing: $n messages over $parts partitions of librdkafka's mock cluster (tools/kafka_mock, a process of its own), landed by sluice (bench/kafka.c) against each half alone (bench/raw_kafka.c): a bare consumer with sluice's settings, DuckDB's appender writing the same rows"
+	echo "== kafka landing: $n messages over $parts partitions of librdkafka's mock cluster (tools/kafka_mock, a process of its own), landed by sluice (bench/kafka.c) into DuckDB and into PostgreSQL, against each half alone: a bare consumer with sluice's settings (bench/raw_kafka.c), the warehouse's bulk path writing the same rows (DuckDB's appender, bench/raw_kafka.c; PostgreSQL's COPY FROM STDIN through libpq, bench/raw_kafka_pg.c)"
 	build_program kafka
 	cc -std=c11 -O2 -Wall -Wextra -I"$duckdb/include" bench/raw_kafka.c -L"$duckdb/lib" \
 		-Wl,-rpath,"$duckdb/lib" -lduckdb -lrdkafka -o "$raw" || die "cannot build bench/raw_kafka.c"
+	build_raw_pg raw_kafka_pg
 	make -s -C "$root" build/release/tools/kafka_mock || die "cannot build kafka_mock"
 	coproc MOCK { exec "$root/build/release/tools/kafka_mock" 2>"$out/kafka_mock.log"; }
 	read -r -t 10 line <&"${MOCK[0]}" || die "kafka_mock did not start"
@@ -834,7 +874,8 @@ bench_kafka() {
 		echo "$*" >&"${MOCK[1]}"
 		read -r -t 120 reply <&"${MOCK[0]}" && [[ $reply == ok* ]] || die "kafka_mock: $*: $reply"
 	}
-	# about 120 bytes a message: a key of 47, a value of 62
+	# about 120 bytes a message: a key of 47, a value of 62; 31,250 a
+	# partition at the default size, under the 5 MiB the mock keeps
 	prefix=$(printf 'x%.0s' {1..40})
 	mock topic bench $parts
 	timed true
@@ -848,24 +889,16 @@ bench_kafka() {
 	rm -f "$out/kafka_raw.duckdb"
 	kafka_side "$raw" append "$out/kafka_raw.duckdb" "$n" $parts "$prefix" ||
 		{ show_failure "the appender failed"; return; }
-	appender_rate=$side_rate
 	echo "   DuckDB appender: $side_n rows in $side_s s = $side_rate/s, $side_us µs CPU a row"
-	if ((consumer_rate < appender_rate)); then
-		slow=$consumer_rate slow_name="the consumer"
-	else
-		slow=$appender_rate slow_name="the appender"
+	kafka_landings duckdb "$out/kafka_land.duckdb" "$side_rate" "the appender" || return
+	if pg_start && pg_db kafka_copy; then
+		g0=$(pg_ticks)
+		kafka_side "$out/raw_kafka_pg" "$db_dsn" "$n" $parts "$prefix" ||
+			{ show_failure "raw_kafka_pg failed"; return; }
+		g1=$(pg_ticks)
+		echo "   PostgreSQL COPY FROM STDIN: $side_n rows in $side_s s = $side_rate/s, $side_us µs CPU a row (PostgreSQL $(pg_us_per "$g0" "$g1" "$side_n") µs)"
+		kafka_landings postgres "" "$side_rate" "COPY" || return
 	fi
-	for how in raw typed; do
-		rm -f "$out/kafka_$how.duckdb" "$out/kafka_$how.duckdb.wal"
-		kafka_side "$out/kafka" "$out/kafka_$how.duckdb" "$brokers" bench $how ||
-			{ show_failure "sluice's landing ($how) failed"; return; }
-		rate=$side_rate
-		if [[ $how == raw ]]; then
-			echo "kafka landing, the value as payload: $rate messages/s, $side_us µs CPU a message = $(ratio "$rate" "$slow")x $slow_name, the slower half (target >= 0.8)$(verdict $((rate * 10 >= slow * 8)))"
-		else
-			echo "kafka landing, typed columns read from each JSON value: $rate messages/s, $side_us µs CPU a message = $(ratio "$rate" "$slow")x $slow_name (target >= 0.5)$(verdict $((rate * 10 >= slow * 5)))"
-		fi
-	done
 	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg); the mock brokers, the consumer and the warehouse share the $(nproc) cores"
 	echo quit >&"${MOCK[1]}"
 	wait "$MOCK_PID" 2>/dev/null
@@ -1350,11 +1383,15 @@ pg_raw_commits() {
 
 # pg_ticks: CPU time so far (in 1/100 s) of the PostgreSQL server's
 # processes (the postmaster's children: the backends, autovacuum, the WAL
-# writer...)
+# writer...), those that ended too: a benchmark's backend ends with its
+# connection, and its time is then the postmaster's children's
 pg_ticks() {
 	local pm t line f sum=0
 	pm=$(head -1 "$pg_dir/data/postmaster.pid" 2>/dev/null)
-	for t in $(pgrep -P "${pm:-1}" 2>/dev/null); do
+	[[ -n $pm ]] || { echo 0; return; }
+	line=$(cat "/proc/$pm/stat" 2>/dev/null) && read -ra f <<<"${line##*) }" &&
+		sum=$((f[13] + f[14]))
+	for t in $(pgrep -P "$pm" 2>/dev/null); do
 		line=$(cat "/proc/$t/stat" 2>/dev/null) || continue
 		read -ra f <<<"${line##*) }"
 		sum=$((sum + f[11] + f[12]))

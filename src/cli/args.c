@@ -50,8 +50,9 @@ const struct cli_option cli_options[] = {
 	  "rows they landed before" },
 	{ "reset", 0, CLI_F_RESET, "TO",
 	  "move the stored offsets on, deliberately: earliest (each partition's first retained "
-	  "message), latest (its end: what is there now is never landed), or PARTITION:OFFSET "
-	  "pairs (0:120,1:88); then exit" },
+	  "message), latest (its end: what is there now is never landed), or "
+	  "TOPIC:PARTITION:OFFSET triples (clicks:0:120,clicks:1:88; PARTITION:OFFSET pairs for "
+	  "a source of one topic); then exit" },
 	{ "start-time", 0, CLI_F_REPLAY, "T",
 	  "rebuild from the rows of T on, a UTC instant with its offset such as "
 	  "2026-11-02T06:00:00Z; the rebuilt tables hold none from before" },

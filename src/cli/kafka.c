@@ -1,9 +1,11 @@
 /*
  * `sluice kafka NAME [--once]`: one Kafka source's consumer in the
- * foreground, landing what its topic holds past the stored offsets, again
+ * foreground, landing what its topics hold past the stored offsets, again
  * and again until SIGINT or SIGTERM; with --once, up to each partition's
  * end as found when it starts, then it exits. Like `sluice poll`, the loop
- * holds the warehouse only while it lands.
+ * holds a DuckDB warehouse only while it lands; on a shared warehouse it
+ * keeps its connection and, on it, the source's lock, and refuses to
+ * start while another process holds that.
  */
 #include "cli/commands.h"
 
@@ -14,6 +16,7 @@
 #include "warehouse/wh.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +79,28 @@ static void report(const char *name, int rc, const struct kafka_result *res,
 	}
 }
 
+/* Takes the source's lock on the open warehouse unless held already
+ * (0); another process's holding it is an error saying so. */
+static int claim(struct cli_session *s, struct kafka_consumer *c, const char *name,
+		 struct sl_err *err)
+{
+	bool got = false;
+	int rc;
+
+	if (kafka_consumer_locked(c, s->wh))
+		return 0;
+	rc = wh_lost(s->wh) ? wh_reconnect(s->wh, err) : 0;
+	if (!rc)
+		rc = kafka_consumer_lock(c, s->wh, &got, err);
+	if (!rc && !got)
+		rc = sl_err_set(err, SL_E_LOCKED,
+				"another process consumes kafka source %s (sluice serve or sluice "
+				"kafka, on this machine or another): one at a time does\n"
+				"  hint: stop that one first, or leave the source to it",
+				name);
+	return rc;
+}
+
 /* --reset: the stored offsets moved on, said, and nothing landed. */
 static int reset(struct cli_session *s, struct kafka_consumer *c, const char *name,
 		 const char *to)
@@ -106,7 +131,7 @@ int cli_kafka(struct cli_args *args)
 
 	if (args->npos != 1 || (args->reset && args->once)) {
 		fprintf(stderr, "usage: sluice kafka NAME [--once] | NAME --reset "
-				"earliest|latest|PARTITION:OFFSET,...\n");
+				"earliest|latest|TOPIC:PARTITION:OFFSET,...\n");
 		return CLI_USAGE;
 	}
 	rc = cli_session_open(&s, args,
@@ -146,13 +171,27 @@ int cli_kafka(struct cli_args *args)
 		}
 		sl_err_clear(&err);
 		memset(&res, 0, sizeof(res));
+		last = claim(&s, c, src->name, &err);
+		if (last == SL_E_CONN) {
+			report(src->name, last, &res, &err, true);
+			cli_nap(IDLE_MS, &stopping);
+			continue;
+		}
+		if (last) {
+			cli_print_err(&err);
+			break;
+		}
 		last = land_once(&s, c, &res, &err);
 		if (!(stopping && last == SL_E_BUSY))
 			report(src->name, last, &res, &err, !args->once);
 		if (args->once)
 			break;
-		wh_close(s.wh);
-		s.wh = NULL;
+		/* a DuckDB file is let go between landings, for other processes
+		 * to open it; a shared warehouse's connection holds the lock */
+		if (!wh_shared(s.wh)) {
+			wh_close(s.wh);
+			s.wh = NULL;
+		}
 		cli_nap(last || !res.messages ? IDLE_MS : 0, &stopping);
 	}
 	running = NULL;

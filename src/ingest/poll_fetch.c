@@ -9,6 +9,7 @@
 
 #include "core/arena.h"
 #include "core/buf.h"
+#include "core/envref.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "core/xalloc.h"
@@ -29,37 +30,7 @@
 
 int poll_header_expand(struct arena *a, const char *value, const char **out, struct sl_err *err)
 {
-	struct buf b = BUF_INIT;
-	const char *p = value, *open;
-
-	while ((open = strstr(p, "${"))) {
-		const char *close = strchr(open, '}');
-		char name[256];
-		const char *v;
-
-		if (!close || (size_t)(close - open - 2) >= sizeof(name)) {
-			buf_release(&b);
-			return sl_err_set(err, SL_E_CONFIG, "unclosed ${ in a header value");
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)(close - open - 2), open + 2);
-		v = getenv(name);
-		/* an empty token is a mistake, not a token */
-		if (!v || !*v) {
-			buf_release(&b);
-			return sl_err_set(err, SL_E_CONFIG,
-					  "environment variable %s is %s (a header of the source "
-					  "reads ${%s})\n"
-					  "  hint: export %s=... before starting sluice",
-					  name, v ? "empty" : "not set", name, name);
-		}
-		buf_add(&b, p, (size_t)(open - p));
-		buf_adds(&b, v);
-		p = close + 1;
-	}
-	buf_adds(&b, p);
-	*out = arena_strndup(a, b.buf, b.len);
-	buf_release(&b);
-	return 0;
+	return envref_expand(a, value, "a header of the source", out, err);
 }
 
 int poll_request_url(struct arena *a, const struct source_cfg *src, const char *cursor,

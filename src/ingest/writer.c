@@ -306,6 +306,13 @@ static int land_source(struct ingest_writer *wr, struct pending **items, size_t 
 
 		if (strcmp(p->b->source, source) != 0 || !lands(p))
 			continue;
+		/* the cursor its rows were read after: the one an earlier batch
+		 * of this flush stores, else the one stored */
+		if (p->b->cursor_from)
+			rc = live_cursor_unmoved(wr->w, wr->a, source, p->b->cursor_from, cursor,
+						 err);
+		if (rc)
+			break;
 		p->res.rows = (int64_t)p->b->nrows;
 		rc = p->b->file ? ingest_file_land(wr->w, source, p->b->file, adv->seq, now,
 						   &p->res.rows, err)
@@ -824,42 +831,6 @@ int ingest_submit(struct ingest_writer *wr, const struct ingest_batch *b, ingest
 	pthread_cond_signal(&wr->wk.cv);
 	pthread_mutex_unlock(&wr->wk.mu);
 	return 0;
-}
-
-struct waiter {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool done;
-	struct ingest_result *res;
-};
-
-static void wake(void *ctx, const struct ingest_result *res)
-{
-	struct waiter *wt = ctx;
-
-	pthread_mutex_lock(&wt->mu);
-	*wt->res = *res;
-	wt->done = true;
-	pthread_cond_signal(&wt->cv);
-	pthread_mutex_unlock(&wt->mu);
-}
-
-int ingest_submit_wait(struct ingest_writer *wr, const struct ingest_batch *b,
-		       struct ingest_result *res, struct sl_err *err)
-{
-	struct waiter wt = { .res = res };
-	int rc;
-
-	pthread_mutex_init(&wt.mu, NULL);
-	pthread_cond_init(&wt.cv, NULL);
-	rc = ingest_submit(wr, b, wake, &wt, err);
-	pthread_mutex_lock(&wt.mu);
-	while (!rc && !wt.done)
-		pthread_cond_wait(&wt.cv, &wt.mu);
-	pthread_mutex_unlock(&wt.mu);
-	pthread_cond_destroy(&wt.cv);
-	pthread_mutex_destroy(&wt.mu);
-	return rc;
 }
 
 bool ingest_writer_down(struct ingest_writer *wr, char *why, size_t n)

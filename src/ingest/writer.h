@@ -57,6 +57,12 @@ struct ingest_batch {
 					 * or none; one on record already lands
 					 * nothing (duplicate, with the first
 					 * landing's sequence and rows) */
+	const char *cursor_from;   /* optional: the stored cursor the rows were read
+				    * after ("" for none). The batch lands only while
+				    * it is still the one stored (or the cursor of the
+				    * batch before it in the same flush), compared
+				    * under the landing table's lock; else it fails
+				    * with SL_E_BUSY: another process landed meanwhile */
 };
 
 struct ingest_result {

@@ -18,9 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const extra_names[] = { "_sluice_op",	      "_sluice_key",
-					   "_sluice_headers",	      "_sluice_partition",
-					   "_sluice_offset",	      "_sluice_event_ts" };
+static const char *const extra_names[] = { "_sluice_op",	  "_sluice_key",
+					   "_sluice_headers",	  "_sluice_topic",
+					   "_sluice_partition", "_sluice_offset",
+					   "_sluice_event_ts" };
 #define NEXTRA (sizeof(extra_names) / sizeof(extra_names[0]))
 
 const char *const *kafka_row_names(struct arena *a, const struct source_cfg *src, size_t *n)
@@ -217,6 +218,7 @@ int kafka_rows_add(struct arena *a, const struct source_cfg *src, const struct k
 	json_decref(v);
 	push(a, rows, m->key ? as_text(a, m->key, m->key_len) : NULL);
 	push(a, rows, headers_json(a, m));
+	push(a, rows, m->topic);
 	push(a, rows, arena_sprintf(a, "%d", (int)m->partition));
 	push(a, rows, arena_sprintf(a, "%lld", (long long)m->offset));
 	if (m->ts_ms >= 0)

@@ -1,7 +1,7 @@
 /*
  * A Kafka message as a landing row of its source: the typed columns and
  * payload a JSON object value gives, as a webhook body's do (webhook.h),
- * then its op, key, headers, partition, offset and timestamp. A value
+ * then its op, key, headers, topic, partition, offset and timestamp. A value
  * that is other JSON lands as it is in payload, text that is not JSON as
  * a JSON string, bytes that are not UTF-8 as a string of their hex
  * ("\x0a1f"); a null value (a tombstone) as a NULL payload and op "d",
@@ -30,6 +30,7 @@ struct kafka_header {
 };
 
 struct kafka_message {
+	const char *topic;
 	int32_t partition;
 	int64_t offset;
 	int64_t ts_ms; /* -1: the message has no timestamp */
@@ -47,8 +48,8 @@ struct kafka_rows {
 };
 
 /* The columns of src's landing rows: its typed columns, payload, then
- * _sluice_op, _sluice_key, _sluice_headers, _sluice_partition,
- * _sluice_offset and _sluice_event_ts. In a. */
+ * _sluice_op, _sluice_key, _sluice_headers, _sluice_topic,
+ * _sluice_partition, _sluice_offset and _sluice_event_ts. In a. */
 const char *const *kafka_row_names(struct arena *a, const struct source_cfg *src, size_t *n);
 
 /* Adds m's row to rows (memory from a), or none for a Debezium tombstone.

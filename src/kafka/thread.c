@@ -1,7 +1,8 @@
 /*
- * This file implements a Kafka source's consumer thread (thread.h): one
- * landing after another, a short rest when one landed nothing, a backoff
- * while they fail, and the status the server lists.
+ * This file implements a Kafka source's consumer thread (thread.h): the
+ * source's lock taken, or a stand-by until it is free; one landing after
+ * another, a short rest when one landed nothing, a backoff while they
+ * fail, and the status the server lists.
  */
 #include "kafka/thread.h"
 
@@ -25,6 +26,9 @@
 #define BACKOFF_MAX_MS 30000
 /* How often a consumer whose warehouse connection is lost tries it. */
 #define RECONNECT_MS 100
+/* How often a consumer standing by tries the source's lock: how soon it
+ * takes over from one that died. */
+#define STANDBY_MS 1000
 
 struct kafka_thread {
 	const struct source_cfg *src;
@@ -40,6 +44,7 @@ struct kafka_thread {
 	char last_error[512], offsets[512];
 	int failures;
 	bool landed; /* a landing went through */
+	bool standby; /* another process holds the source's lock */
 };
 
 static int64_t backoff_ms(int failures)
@@ -70,6 +75,31 @@ static void record(struct kafka_thread *t, int rc, const struct kafka_result *re
 	snprintf(t->offsets, sizeof(t->offsets), "%s", res->offsets);
 }
 
+/* Whether the thread holds the source's lock, taking it when free; a
+ * failure to ask is recorded as a landing's would be. Under mu. */
+static bool holds_lock(struct kafka_thread *t)
+{
+	struct sl_err err = SL_ERR_INIT;
+	bool got = false;
+	int rc;
+
+	if (kafka_consumer_locked(t->c, t->r))
+		return true;
+	pthread_mutex_unlock(&t->wk.mu);
+	rc = kafka_consumer_lock(t->c, t->r, &got, &err);
+	pthread_mutex_lock(&t->wk.mu);
+	if (rc) {
+		record(t, rc, NULL, &err);
+		return false;
+	}
+	if (got && t->standby && t->log)
+		fprintf(t->log, "sluice serve: kafka %s: taking over from the process that "
+				"consumed it\n",
+			t->src->name);
+	t->standby = !got;
+	return got;
+}
+
 static void *run(void *arg)
 {
 	struct kafka_thread *t = arg;
@@ -87,6 +117,11 @@ static void *run(void *arg)
 			pthread_mutex_lock(&t->wk.mu);
 			if (wh_lost(t->r))
 				worker_wait_until(&t->wk, units_mono_ms() + RECONNECT_MS);
+			continue;
+		}
+		if (!holds_lock(t)) {
+			worker_wait_until(&t->wk, units_mono_ms() + (t->standby ? STANDBY_MS
+									  : backoff_ms(t->failures)));
 			continue;
 		}
 		pthread_mutex_unlock(&t->wk.mu);
@@ -174,15 +209,21 @@ static json_t *time_or_null(int64_t ms)
 
 json_t *kafka_thread_status(struct kafka_thread *t)
 {
-	json_t *o = json_object();
+	json_t *o = json_object(), *topics = json_array();
 
 	pthread_mutex_lock(&t->wk.mu);
 	json_object_set_new(o, "source", json_string(t->src->name));
-	json_object_set_new(o, "topic", json_string(t->src->topic));
+	for (size_t i = 0; i < t->src->ntopics; i++)
+		json_array_append_new(topics, json_string(t->src->topics[i]));
+	json_object_set_new(o, "topics", topics);
 	json_object_set_new(o, "brokers", json_string(t->src->brokers));
-	json_object_set_new(o, "state", json_string(t->failures ? "failing"
-						     : t->landed  ? "ok"
-								  : "new"));
+	json_object_set_new(o, "state", json_string(t->standby	 ? "standby"
+						     : t->failures ? "failing"
+						     : t->landed   ? "ok"
+								   : "new"));
+	json_object_set_new(o, "standby", t->standby ? json_string("another process consumes "
+								     "this source")
+						     : json_null());
 	json_object_set_new(o, "batches", json_integer(t->batches));
 	json_object_set_new(o, "messages", json_integer(t->messages));
 	json_object_set_new(o, "last_ok", time_or_null(t->last_ok_ms));

@@ -1,9 +1,13 @@
 /*
  * A Kafka source's consumer on a thread of its own, for `sluice serve`:
- * it lands what the topic holds (consumer.h) again and again, through the
+ * it lands what the topics hold (consumer.h) again and again, through the
  * server's landing writer (whose commits wake the live runner), resting
- * briefly when nothing came and backing off while it fails. Its status
- * may be read from any thread.
+ * briefly when nothing came and backing off while it fails. It lands only
+ * while it holds the source's lock (kafka_consumer_lock) on its own
+ * connection: on a warehouse that servers on many machines share, one
+ * consumes a source and the others stand by, trying the lock every
+ * second, and one takes over when that one dies. Its status may be read
+ * from any thread.
  */
 #ifndef SL_KAFKA_THREAD_H
 #define SL_KAFKA_THREAD_H
@@ -33,10 +37,10 @@ int kafka_thread_start(struct arena *parent, const struct source_cfg *src, struc
 void kafka_thread_stop(struct kafka_thread *t);
 void kafka_thread_free(struct kafka_thread *t);
 
-/* {"source", "topic", "brokers", "state" (new, ok, failing), "batches"
- * (landing transactions), "messages", "last_ok", "last_error", "last_error_at", "failures" (in a
- * row), "offsets"}; times UTC "YYYY-MM-DD HH:MM:SS" or null. A new
- * reference. */
+/* {"source", "topics", "brokers", "state" (new, ok, failing, standby),
+ * "standby" (why, or null), "batches" (landing transactions), "messages",
+ * "last_ok", "last_error", "last_error_at", "failures" (in a row),
+ * "offsets"}; times UTC "YYYY-MM-DD HH:MM:SS" or null. A new reference. */
 json_t *kafka_thread_status(struct kafka_thread *t);
 /* Whether its warehouse connection is lost. */
 bool kafka_thread_down(struct kafka_thread *t);

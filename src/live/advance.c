@@ -159,8 +159,8 @@ static const char *kind_columns(const char *kind)
 		return "op VARCHAR, lsn BIGINT, xid BIGINT, received_at TIMESTAMP, payload JSON";
 	if (strcmp(kind, "kafka") == 0)
 		return "payload JSON, _sluice_op VARCHAR, _sluice_key VARCHAR, _sluice_headers JSON, "
-		       "_sluice_partition INTEGER, _sluice_offset BIGINT, _sluice_event_ts "
-		       "TIMESTAMP, _sluice_landed_at TIMESTAMP";
+		       "_sluice_topic VARCHAR, _sluice_partition INTEGER, _sluice_offset BIGINT, "
+		       "_sluice_event_ts TIMESTAMP, _sluice_landed_at TIMESTAMP";
 	if (strcmp(kind, "files") == 0)
 		return "payload JSON, _sluice_file VARCHAR, _sluice_landed_at TIMESTAMP";
 	return "payload JSON, _sluice_landed_at TIMESTAMP";
@@ -195,6 +195,7 @@ static const char *const later_columns[][3] = {
 	{ "kafka", "_sluice_op", "_sluice_op VARCHAR" },
 	{ "kafka", "_sluice_key", "_sluice_key VARCHAR" },
 	{ "kafka", "_sluice_headers", "_sluice_headers JSON" },
+	{ "kafka", "_sluice_topic", "_sluice_topic VARCHAR" },
 };
 
 /* Landing tables made before their kind had a column get it. */
@@ -374,6 +375,22 @@ int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char *
 		    struct sl_err *err)
 {
 	return state_live_cursor_get(w, a, fqn, out, err);
+}
+
+int live_cursor_unmoved(struct wh *w, struct arena *parent, const char *fqn, const char *from,
+			const char *now, struct sl_err *err)
+{
+	struct arena *a = now ? NULL : arena_new(parent);
+	const char *stored = now;
+	int rc = now ? 0 : live_cursor_get(w, a, fqn, &stored, err);
+
+	if (!rc && strcmp(from, stored ? stored : "") != 0)
+		rc = sl_err_set(err, SL_E_BUSY,
+				"the stored cursor of %s moved since its rows were read (another "
+				"process lands this source): nothing of them landed",
+				fqn);
+	arena_free(a);
+	return rc;
 }
 
 /* Stamps and records, in one transaction. */

@@ -86,5 +86,13 @@ int live_advance_record(struct wh *w, const char *fqn, const struct live_advance
 int live_cursor_set(struct wh *w, const char *fqn, const char *cursor, struct sl_err *err);
 int live_cursor_get(struct wh *w, struct arena *a, const char *fqn, const char **out,
 		    struct sl_err *err);
+/* Whether the cursor rows were read after (from, "" for none) is still
+ * the one in force: now, the cursor the caller's transaction stores
+ * already, or when NULL the one stored, which the caller reads under
+ * fqn's advance lock (live_advance_lock: whoever moves a cursor holds it
+ * until its commit). SL_E_BUSY naming fqn when it moved: another process
+ * landed the source meanwhile. Its scratch is a child of a. */
+int live_cursor_unmoved(struct wh *w, struct arena *a, const char *fqn, const char *from,
+			const char *now, struct sl_err *err);
 
 #endif

@@ -21,6 +21,7 @@ static const char *default_mode(const char *kind)
 static const char *kafka_bounds(const char *mode, struct source_bounds *b)
 {
 	if (strcmp(mode, "offsets") == 0) {
+		b->part_of = "_sluice_topic";
 		b->part = "_sluice_partition";
 		b->value = "_sluice_offset";
 		b->time = "_sluice_event_ts";

@@ -25,6 +25,14 @@ struct cfg_header {
 	const char *name, *value;
 };
 
+/* A client library's setting passed through as written (a kafka source's
+ * properties:); ${NAME} in its value is read from the environment only
+ * where the setting is used. line: where it is in sluice.yml. */
+struct cfg_setting {
+	const char *name, *value;
+	int line;
+};
+
 struct source_cfg {
 	const char *name;
 	int line; /* where the source's key is in sluice.yml */
@@ -43,7 +51,13 @@ struct source_cfg {
 	struct cfg_header *headers;
 	size_t nheaders;
 	int64_t timeout_ms;
-	const char *brokers, *topic;
+	const char *brokers;
+	/* kafka: the topics read (topic: one name or a list), each once */
+	const char **topics;
+	size_t ntopics;
+	/* kafka: librdkafka's settings for the consumer (properties:) */
+	struct cfg_setting *properties;
+	size_t nproperties;
 	/* the replay boundary mode (project/bounds.h), NULL: the kind's own */
 	const char *boundary;
 	/* landing rows whose time (bounds.h) is older than this are pruned,

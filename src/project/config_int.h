@@ -42,6 +42,7 @@ enum cfg_kind {
 	CFG_POLICY,   /* full | bounded-DURATION */
 	CFG_SECTION,  /* a mapping described by field->sub, same base */
 	CFG_MAP,      /* a mapping read by field->load, same base */
+	CFG_NODE,     /* a value of any shape read by field->load, same base */
 };
 
 /* One valid key of a mapping; off is where its value goes, counted from the
@@ -95,10 +96,13 @@ const char *cfg_node_what(const yaml_node_t *n);
 
 /* config_sources.c, as loaders of CFG_MAP fields: the sources: mapping,
  * each source checked for its kind, and the slots they share (base: a
- * struct project_cfg); a source's typed columns and a poll source's
- * request headers (base: a struct source_cfg). */
+ * struct project_cfg); a source's typed columns, a poll source's request
+ * headers and a kafka source's properties (base: a struct source_cfg);
+ * and of a CFG_NODE field, a kafka source's topic or list of topics. */
 void cfg_sources_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base);
 void cfg_columns_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base);
 void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base);
+void cfg_properties_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base);
+void cfg_topics_load(struct cfg_loader *ld, yaml_node_t *val, const char *path, void *base);
 
 #endif

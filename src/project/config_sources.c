@@ -8,6 +8,7 @@
 #include "project/config_int.h"
 
 #include "core/arena.h"
+#include "core/envref.h"
 #include "project/bounds.h"
 
 #include <ctype.h>
@@ -46,7 +47,8 @@ static const struct cfg_field source_fields[] = {
 	{ "timeout", CFG_DURATION, SF(timeout_ms), NULL, NULL,
 	  "a request needs time to be answered: write e.g. 10s" },
 	{ "brokers", CFG_STR, SF(brokers) },
-	{ "topic", CFG_STR, SF(topic) },
+	{ "topic", CFG_NODE, SF(topics), NULL, NULL, NULL, cfg_topics_load },
+	{ "properties", CFG_MAP, 0, NULL, NULL, NULL, cfg_properties_load },
 	{ "boundary", CFG_CHOICE, SF(boundary), boundary_modes },
 	{ "retention", CFG_DURATION, SF(retention_ms), NULL, NULL,
 	  "landing rows older than this are pruned: write e.g. 30d" },
@@ -126,25 +128,13 @@ static bool cfg_header_name_ok(const char *s)
 	return true;
 }
 
-/* A header value: no line breaks, and every ${ closed by a variable name
- * and }. Returns NULL when fine, else what is wrong. */
+/* A header value: no line breaks, and its ${NAME} references well
+ * written. Returns NULL when fine, else what is wrong. */
 static const char *cfg_header_value_problem(const char *s)
 {
 	if (strpbrk(s, "\r\n"))
 		return "a header value cannot hold a line break";
-	for (const char *p = strstr(s, "${"); p; p = strstr(p, "${")) {
-		const char *q = p + 2;
-
-		if (isalpha((unsigned char)*q) || *q == '_')
-			while (isalnum((unsigned char)*q) || *q == '_')
-				q++;
-		if (q == p + 2 || (*q && *q != '}'))
-			return "write ${NAME} with a variable name of letters, digits and '_'";
-		if (!*q)
-			return "close ${NAME} with '}'";
-		p = q + 1;
-	}
-	return NULL;
+	return envref_problem(s);
 }
 
 void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base)
@@ -188,6 +178,117 @@ void cfg_headers_load(struct cfg_loader *ld, yaml_node_t *map, const char *path,
 	}
 }
 
+/* A Kafka topic's name, as Kafka takes it: 1 to 249 letters, digits,
+ * '.', '_' and '-' (so never the ':' and ',' of stored offsets). */
+static bool cfg_topic_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 249)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
+			return false;
+	return true;
+}
+
+/* One topic's name into src's list, unless it is bad or there already. */
+static void cfg_topic_add(struct cfg_loader *ld, yaml_node_t *val, const char *path,
+			  struct source_cfg *src)
+{
+	const char *name = cfg_scalar(ld, val, path);
+
+	if (!name)
+		return;
+	if (!cfg_topic_ok(name)) {
+		cfg_error(ld, val, "use letters, digits, '.', '_' and '-', at most 249",
+			  "invalid topic '%s' for '%s'", name, path);
+		return;
+	}
+	for (size_t i = 0; i < src->ntopics; i++)
+		if (strcmp(src->topics[i], name) == 0) {
+			cfg_error(ld, val, "name each topic once", "topic '%s' twice in '%s'", name,
+				  path);
+			return;
+		}
+	src->topics[src->ntopics++] = arena_strdup(ld->a, name);
+}
+
+void cfg_topics_load(struct cfg_loader *ld, yaml_node_t *val, const char *path, void *base)
+{
+	struct source_cfg *src = base;
+	yaml_node_item_t *items = NULL, *top = NULL;
+
+	if (val->type == YAML_SEQUENCE_NODE) {
+		items = val->data.sequence.items.start;
+		top = val->data.sequence.items.top;
+	}
+	src->topics = arena_alloc(ld->a, ((size_t)(top - items) + 1) * sizeof(*src->topics));
+	src->ntopics = 0;
+	if (val->type != YAML_SEQUENCE_NODE) {
+		cfg_topic_add(ld, val, path, src);
+		return;
+	}
+	if (items == top)
+		cfg_error(ld, val, "write topic: clicks, or topic: [clicks, views]",
+			  "no topic in '%s'", path);
+	for (yaml_node_item_t *it = items; it < top; it++)
+		cfg_topic_add(ld, cfg_node(ld, *it), path, src);
+}
+
+/* A librdkafka property's name: lowercase words joined by dots or '_'. */
+static bool cfg_property_name_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && !strchr("._", *s))
+			return false;
+	return true;
+}
+
+void cfg_properties_load(struct cfg_loader *ld, yaml_node_t *map, const char *path, void *base)
+{
+	struct source_cfg *src = base;
+
+	src->properties = arena_alloc(ld->a, (cfg_map_len(map) + 1) * sizeof(*src->properties));
+	src->nproperties = 0;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const char *name = cfg_pair_key(ld, map, p, path);
+		yaml_node_t *key = cfg_node(ld, p->key);
+		yaml_node_t *val = cfg_node(ld, p->value);
+		const char *value, *problem;
+		struct cfg_setting *set;
+
+		if (!name)
+			continue;
+		if (!cfg_property_name_ok(name)) {
+			cfg_error(ld, key, "name a librdkafka property, e.g. fetch.wait.max.ms",
+				  "invalid property name '%s' in '%s'", name, path);
+			continue;
+		}
+		if (cfg_is_null(val)) {
+			cfg_error(ld, key, "write e.g. sasl.password: \"${KAFKA_PASSWORD}\"",
+				  "missing value for property '%s'", cfg_path(ld, path, name));
+			continue;
+		}
+		value = cfg_scalar(ld, val, cfg_path(ld, path, name));
+		if (!value)
+			continue;
+		problem = envref_problem(value);
+		if (problem) {
+			cfg_error(ld, val, problem, "invalid value for property '%s'",
+				  cfg_path(ld, path, name));
+			continue;
+		}
+		set = &src->properties[src->nproperties++];
+		set->name = arena_strdup(ld->a, name);
+		set->value = arena_strdup(ld->a, value);
+		set->line = (int)key->start_mark.line + 1;
+	}
+}
+
 /* A source name becomes the table landing.NAME, so it must be a plain SQL
  * identifier that needs no quoting. */
 static bool cfg_ident_ok(const char *s)
@@ -215,7 +316,7 @@ static const char *const poll_only[] = { "url", "cursor_param", "json_path", "he
 					 NULL };
 static const char *const cdc_only[] = { "create", "snapshot", "status_interval",
 					"replica_identity", NULL };
-static const char *const kafka_only[] = { "format", NULL };
+static const char *const kafka_only[] = { "format", "properties", NULL };
 static const char *const files_only[] = { "path",	 "separator",	   "encoding",
 					  "remove_top_rows", "dateformat",  "file_ending",
 					  "archive_folder", "settle",	   "max_file_size",
@@ -561,7 +662,8 @@ static void cfg_source_check(struct cfg_loader *ld, yaml_node_t *key, yaml_node_
 			const char *need = source_needs[i].needs[j];
 			const struct cfg_field *f = cfg_field_find(source_fields, need);
 
-			if (*(const char **)((char *)src + f->off) || cfg_map_has(ld, map, need))
+			if ((f->kind != CFG_NODE && *(const char **)((char *)src + f->off)) ||
+			    cfg_map_has(ld, map, need))
 				continue;
 			cfg_error(ld, key, NULL, "missing '%s' for %s source '%s'", need, src->kind,
 				  src->name);

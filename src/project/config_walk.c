@@ -286,6 +286,9 @@ static void cfg_value_set(struct cfg_loader *ld, const struct cfg_field *f, yaml
 		if (cfg_want_map(ld, val, path))
 			f->load(ld, val, path, base);
 		break;
+	case CFG_NODE:
+		f->load(ld, val, path, base);
+		break;
 	default:
 		cfg_scalar_set(ld, f, val, path, (char *)base + f->off);
 		break;

@@ -208,15 +208,16 @@ static bool anchor_ok(struct walk *w, const struct model *m, const struct behind
 	for (size_t i = 0; i < b->n; i++) {
 		struct source_bounds sb;
 		char src[256];
-		const char *need[3], *t;
+		const char *need[4], *t;
 
 		if (source_bounds_of(b->v[i], &sb))
 			continue;
 		inputs_source_table(b->v[i], src, sizeof(src));
 		need[0] = sb.value;
 		need[1] = sb.part;
-		need[2] = w->start ? sb.time : NULL;
-		for (size_t k = 0; k < 3; k++) {
+		need[2] = sb.part_of;
+		need[3] = w->start ? sb.time : NULL;
+		for (size_t k = 0; k < 4; k++) {
 			if (!need[k] || passed_as(w->g, m, src, need[k]))
 				continue;
 			*why = arena_sprintf(w->a, "%s does not pass %s's %s through", m->fqn,

@@ -14,16 +14,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The source's part, as text ('' for one sequence of positions). */
+/* The source's part, as text ('' for one sequence of positions;
+ * "topic:partition" for a part of a topic; a row landed before it had
+ * a topic ":partition"). */
 static void add_part(struct buf *sql, const struct source_bounds *b)
 {
 	if (!b->part) {
 		buf_adds(sql, "''");
 		return;
 	}
+	if (b->part_of) {
+		buf_adds(sql, "coalesce(CAST(");
+		wh_sql_ident(sql, b->part_of);
+		buf_adds(sql, " AS VARCHAR), '') || ':' || ");
+	}
 	buf_adds(sql, "CAST(");
 	wh_sql_ident(sql, b->part);
 	buf_adds(sql, " AS VARCHAR)");
+}
+
+static void add_group_by_part(struct buf *sql, const struct source_bounds *b)
+{
+	if (!b->part)
+		return;
+	buf_adds(sql, " GROUP BY ");
+	if (b->part_of) {
+		wh_sql_ident(sql, b->part_of);
+		buf_adds(sql, ", ");
+	}
+	wh_sql_ident(sql, b->part);
 }
 
 static void add_text_of(struct buf *sql, const char *agg, const char *column)
@@ -92,10 +111,7 @@ void state_sql_boundaries(struct buf *sql, int64_t run_id, const char *env,
 		wh_sql_ident(sql, b->time);
 		buf_addf(sql, " >= TIMESTAMP '%s'", start);
 	}
-	if (b->part) {
-		buf_adds(sql, " GROUP BY ");
-		wh_sql_ident(sql, b->part);
-	}
+	add_group_by_part(sql, b);
 	buf_adds(sql, ") AS r CROSS JOIN (VALUES ");
 	for (size_t i = 0; i < nmodels; i++) {
 		buf_adds(sql, i ? ", (" : "(");
@@ -205,10 +221,7 @@ void state_sql_prune(struct buf *sql, const char *source, const char *schema, co
 	buf_addf(sql, "), count(*), TIMESTAMP '%s' FROM ", now);
 	wh_sql_qualified(sql, schema, table);
 	add_pruned_rows(sql, b, cutoff, upto);
-	if (b->part) {
-		buf_adds(sql, " GROUP BY ");
-		wh_sql_ident(sql, b->part);
-	}
+	add_group_by_part(sql, b);
 	buf_adds(sql, " HAVING count(*) > 0;\nDELETE FROM ");
 	wh_sql_qualified(sql, schema, table);
 	add_pruned_rows(sql, b, cutoff, upto);

@@ -24,6 +24,8 @@ struct source_bounds {
 	/* offsets: the column a position is counted within (a Kafka
 	 * partition), NULL for one sequence of positions (an LSN) */
 	const char *part;
+	/* offsets: the column the part belongs to (a Kafka topic), or NULL */
+	const char *part_of;
 	/* the column whose highest value (per part) is the boundary */
 	const char *value;
 	/* the time a start time and the retention cut on, NULL: none */

@@ -192,7 +192,8 @@ static void test_design_example(void **state)
 	assert_string_equal(s->name, "clicks");
 	assert_string_equal(s->kind, "kafka");
 	assert_string_equal(s->brokers, "127.0.0.1:9092");
-	assert_string_equal(s->topic, "clicks");
+	assert_int_equal(s->ntopics, 1);
+	assert_string_equal(s->topics[0], "clicks");
 	assert_string_equal(s->boundary, "offsets");
 
 	s = &f->cfg.sources[4];
@@ -602,6 +603,54 @@ static void test_adopted_offsets_keys(void **state)
 		    3, 48, NULL);
 	diag_expect(f, "'offset_column' applies to adopted sources only, not to webhook source 'w'",
 		    4, 22, NULL);
+}
+
+/* A kafka source's topics: one name or a list of names, each once and as
+ * Kafka spells them; its properties: names as librdkafka's are written,
+ * values with ${NAME} references checked, each with its line. */
+static void test_kafka_topics_and_properties(void **state)
+{
+	struct fixture *f = *state;
+	const struct source_cfg *s;
+
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  k:\n"
+				 "    kind: kafka\n"
+				 "    brokers: b\n"
+				 "    topic: [clicks, views.v2]\n"
+				 "    properties:\n"
+				 "      fetch.wait.max.ms: 50\n"
+				 "      sasl.password: \"${KAFKA_PASSWORD}\"\n"),
+			 0);
+	s = &f->cfg.sources[0];
+	assert_int_equal(s->ntopics, 2);
+	assert_string_equal(s->topics[1], "views.v2");
+	assert_int_equal(s->nproperties, 2);
+	assert_string_equal(s->properties[0].name, "fetch.wait.max.ms");
+	assert_string_equal(s->properties[0].value, "50");
+	assert_int_equal(s->properties[0].line, 8);
+	assert_string_equal(s->properties[1].value, "${KAFKA_PASSWORD}");
+	assert_int_equal(s->properties[1].line, 9);
+	assert_int_equal(load(f, "name: shop\n"
+				 "sources:\n"
+				 "  a: {kind: kafka, brokers: b, topic: []}\n"
+				 "  b: {kind: kafka, brokers: b, topic: [x, \"bad:name\", x]}\n"
+				 "  c: {kind: kafka, brokers: b, topic: t, properties: {Bad: 1}}\n"
+				 "  d: {kind: kafka, brokers: b, topic: t, properties: {a.b: \"${X\"}}\n"
+				 "  e: {kind: webhook, properties: {a: 1}}\n"),
+			 SL_E_CONFIG);
+	diag_expect(f, "no topic in 'sources.a.topic'", 3, 39,
+		    "write topic: clicks, or topic: [clicks, views]");
+	diag_expect(f, "invalid topic 'bad:name' for 'sources.b.topic'", 4, 43,
+		    "use letters, digits, '.', '_' and '-', at most 249");
+	diag_expect(f, "topic 'x' twice in 'sources.b.topic'", 4, 55, "name each topic once");
+	diag_expect(f, "invalid property name 'Bad' in 'sources.c.properties'", 5, 55,
+		    "name a librdkafka property, e.g. fetch.wait.max.ms");
+	diag_expect(f, "invalid value for property 'sources.d.properties.a.b'", 6, 60,
+		    "close ${NAME} with '}'");
+	diag_expect(f, "'properties' applies to kafka sources only, not to webhook source 'e'", 7,
+		    22, NULL);
 }
 
 static void test_poll_keys(void **state)
@@ -1161,6 +1210,7 @@ int main(void)
 		T(test_poll_keys),
 		T(test_kafka_keys),
 		T(test_adopted_offsets_keys),
+		T(test_kafka_topics_and_properties),
 		T(test_poll_errors),
 		T(test_warehouse_and_replay),
 		T(test_warehouse_type),

@@ -57,6 +57,7 @@ static void test_bounds_by_kind(void **state)
 	assert_null(source_bounds_of(&kafka, &b));
 	assert_string_equal(b.mode, "offsets");
 	assert_string_equal(b.part, "_sluice_partition");
+	assert_string_equal(b.part_of, "_sluice_topic");
 	assert_string_equal(b.value, "_sluice_offset");
 	assert_string_equal(b.time, "_sluice_event_ts");
 	kafka.boundary = "landed_at";

@@ -3,7 +3,10 @@
 # warehouse in the landing transaction, so that a consumer killed at any
 # point and started again lands nothing twice and loses nothing; sluice
 # serve runs the consumer on a thread of its own. What would lose
-# messages in silence is an error that names them.
+# messages in silence is an error that names them. A source of two topics
+# keeps offsets per topic and partition, its client settings passed
+# through. On PostgreSQL, two servers on one warehouse: one consumes, the
+# other stands by and takes over when the first dies, every message once.
 kafka_start
 sed -i "s/KAFKA_BROKERS/$kafka_brokers/" sluice.yml
 # land NAME: sluice kafka NAME --once, how the messages were cut into
@@ -12,6 +15,8 @@ land() {
 	sl kafka "$1" --once | sed -E 's/in [0-9]+ batch(es)?, last at sequence [0-9]+/in <n> batches/'
 }
 kafka topic clicks 3
+kafka topic feed_a 2
+kafka topic feed_b 3
 kafka send clicks 0 k1 %7B%22user_id%22%3A1%2C%22url%22%3A%22%2Fa%22%7D 1767225600000 trace=t1
 kafka send clicks 0 - plain%20text
 kafka send clicks 0 k3 -
@@ -27,7 +32,7 @@ serve_start
 kafka sendmany clicks 2 5 s
 kafka_landed() { curl -s "http://127.0.0.1:$serve_port/api/live/status" | jq -e '.kafka[0].messages == 5' >/dev/null; }
 wait_until 20 kafka_landed
-curl -s "http://127.0.0.1:$serve_port/api/live/status" | jq -c '.kafka[0] | {source, topic, state, messages, failures, offsets}'
+curl -s "http://127.0.0.1:$serve_port/api/live/status" | jq -c '.kafka[0] | {source, topics, state, messages, failures, offsets}'
 kill -TERM $serve_pid
 wait $serve_pid
 echo "serve exit $?"
@@ -70,3 +75,58 @@ q "SELECT id, name FROM silver.customers ORDER BY id"
 note a value that is no change event stops the landing with its place
 kafka send dbserver.public.customers 0 %7B%22id%22%3A3%7D %7B%22id%22%3A3%7D
 land customers
+note a source of two topics, its client settings passed through, killed with kill -9 again and again: every message of both once
+for round in 1 2 3 4; do
+	kafka sendmany feed_a $((round % 2)) 200 a$round
+	kafka sendmany feed_b $((round % 3)) 200 b$round
+	"$SLUICE_BIN" kafka feed >kafka.log 2>&1 &
+	pid=$!
+	sleep 0.$((RANDOM % 6 + 1))
+	kill -9 $pid
+	wait $pid 2>/dev/null
+done
+sl kafka feed --once >/dev/null
+q "SELECT _sluice_topic, count(*), count(DISTINCT (_sluice_partition, _sluice_offset)) FROM landing.feed GROUP BY 1 ORDER BY 1"
+q "SELECT cursor FROM _sluice.live_sources WHERE source = 'landing.feed'"
+note a client setting sluice makes itself, or one librdkafka refuses, is refused with its line
+cp sluice.yml sluice.yml.keep
+printf '  odd:\n    kind: kafka\n    brokers: "%s"\n    topic: feed_a\n    properties:\n      group.id: mine\n' "$kafka_brokers" >odd.yml
+sed -i '/^sources:/r odd.yml' sluice.yml
+sl kafka odd --once
+sed -i 's/group.id: mine/fetch.wait.max.ms: soon/' sluice.yml
+sl kafka odd --once
+mv sluice.yml.keep sluice.yml
+if is_postgres; then
+	note two servers on one warehouse: one consumes each source, the other stands by
+	mkdir ../second
+	cp -r sluice.yml models ../second/
+	serve_start
+	first_pid=$serve_pid first_port=$serve_port
+	cd ../second || exit 1
+	serve_start
+	second_pid=$serve_pid second_port=$serve_port
+	cd - >/dev/null || exit 1
+	feed_state() { curl -s "http://127.0.0.1:$1/api/live/status" | jq -r '.kafka[] | select(.source == "feed") | .state'; }
+	both_settled() { [ "$( (feed_state $first_port; feed_state $second_port) | sort | tr '\n' ' ')" = "ok standby " ]; }
+	wait_until 30 both_settled && echo "feed: one server ok, the other standby"
+	if [ "$(feed_state $first_port)" = ok ]; then
+		active_pid=$first_pid standby_port=$second_port standby_pid=$second_pid
+	else
+		active_pid=$second_pid standby_port=$first_port standby_pid=$first_pid
+	fi
+	curl -s "http://127.0.0.1:$standby_port/api/live/status" | jq -c '.kafka[] | select(.source == "feed") | {source, topics, state, standby, messages}'
+	note sluice kafka in the foreground refuses while a server consumes the source
+	sl kafka feed --once
+	note the consuming server killed with kill -9 while messages come: the other takes over, every message once
+	kafka sendmany feed_a 0 300 c1
+	kill -9 $active_pid
+	wait $active_pid 2>/dev/null
+	kafka sendmany feed_b 2 300 c2
+	feed_all_landed() { [ "$(psql "$(warehouse_dsn)" -qAtc 'SELECT count(*) FROM landing.feed')" = 2200 ]; }
+	wait_until 60 feed_all_landed || echo "not all landed"
+	q "SELECT _sluice_topic, count(*), count(DISTINCT (_sluice_partition, _sluice_offset)) FROM landing.feed GROUP BY 1 ORDER BY 1"
+	feed_state $standby_port
+	kill -TERM $standby_pid
+	wait $standby_pid
+	echo "serve exit $?"
+fi
