@@ -11,6 +11,7 @@
 #include "core/worker.h"
 #include "core/xalloc.h"
 #include "files/lander.h"
+#include "ingest/status_time.h"
 #include "project/config.h"
 #include "warehouse/wh.h"
 
@@ -179,17 +180,6 @@ void files_thread_free(struct files_thread *t)
 	free(t);
 }
 
-static json_t *time_or_null(int64_t ms)
-{
-	char out[40];
-
-	if (!ms)
-		return json_null();
-	units_format_ts(ms, out, sizeof(out));
-	out[19] = '\0'; /* to the second, as the other sources' status */
-	return json_string(out);
-}
-
 json_t *files_thread_status(struct files_thread *t)
 {
 	json_t *o = json_object();
@@ -204,10 +194,10 @@ json_t *files_thread_status(struct files_thread *t)
 	json_object_set_new(o, "rows", json_integer(t->rows));
 	json_object_set_new(o, "waiting", json_integer(t->waiting));
 	json_object_set_new(o, "last_file", *t->last_file ? json_string(t->last_file) : json_null());
-	json_object_set_new(o, "last_ok", time_or_null(t->last_ok_ms));
+	json_object_set_new(o, "last_ok", ingest_status_time(t->last_ok_ms));
 	json_object_set_new(o, "last_error",
 			    t->last_error_ms ? json_string(t->last_error) : json_null());
-	json_object_set_new(o, "last_error_at", time_or_null(t->last_error_ms));
+	json_object_set_new(o, "last_error_at", ingest_status_time(t->last_error_ms));
 	json_object_set_new(o, "failures", json_integer(t->failed_looks + t->failed_files));
 	pthread_mutex_unlock(&t->wk.mu);
 	return o;

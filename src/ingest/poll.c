@@ -15,6 +15,7 @@
 #include "core/xalloc.h"
 #include "ingest/poll_fetch.h"
 #include "ingest/poll_page.h"
+#include "ingest/status_time.h"
 #include "ingest/writer.h"
 #include "live/advance.h"
 #include "project/config.h"
@@ -26,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct poller {
 	struct arena *a; /* the poller itself; each poll's page is a child */
@@ -237,19 +237,6 @@ void poller_cancel(struct poller *p)
 	atomic_store(&p->cancel, true);
 }
 
-static json_t *time_or_null(int64_t ms)
-{
-	char out[32];
-	time_t s = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (!ms)
-		return json_null();
-	gmtime_r(&s, &tm);
-	strftime(out, sizeof(out), "%Y-%m-%d %H:%M:%S", &tm);
-	return json_string(out);
-}
-
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -271,11 +258,11 @@ json_t *poller_status(struct poller *p)
 								   : "ok"));
 	json_object_set_new(o, "polls", json_integer(p->polls));
 	json_object_set_new(o, "rows", json_integer(p->rows));
-	json_object_set_new(o, "last_ok", time_or_null(p->last_ok_ms));
+	json_object_set_new(o, "last_ok", ingest_status_time(p->last_ok_ms));
 	json_object_set_new(o, "last_error", str_or_null(p->last_error));
-	json_object_set_new(o, "last_error_at", time_or_null(p->last_error_ms));
+	json_object_set_new(o, "last_error_at", ingest_status_time(p->last_error_ms));
 	json_object_set_new(o, "failures", json_integer(p->failures));
-	json_object_set_new(o, "next_attempt", time_or_null(units_now_ms() + wait));
+	json_object_set_new(o, "next_attempt", ingest_status_time(units_now_ms() + wait));
 	json_object_set_new(o, "next_attempt_in_ms", json_integer(wait));
 	json_object_set_new(o, "cursor", str_or_null(p->cursor));
 	pthread_mutex_unlock(&p->wk.mu);

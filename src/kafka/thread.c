@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "core/worker.h"
 #include "core/xalloc.h"
+#include "ingest/status_time.h"
 #include "kafka/consumer.h"
 #include "project/config.h"
 #include "warehouse/wh.h"
@@ -196,17 +197,6 @@ void kafka_thread_free(struct kafka_thread *t)
 	free(t);
 }
 
-static json_t *time_or_null(int64_t ms)
-{
-	char out[40];
-
-	if (!ms)
-		return json_null();
-	units_format_ts(ms, out, sizeof(out));
-	out[19] = '\0'; /* to the second, as the other sources' status */
-	return json_string(out);
-}
-
 json_t *kafka_thread_status(struct kafka_thread *t)
 {
 	json_t *o = json_object(), *topics = json_array();
@@ -226,10 +216,10 @@ json_t *kafka_thread_status(struct kafka_thread *t)
 						     : json_null());
 	json_object_set_new(o, "batches", json_integer(t->batches));
 	json_object_set_new(o, "messages", json_integer(t->messages));
-	json_object_set_new(o, "last_ok", time_or_null(t->last_ok_ms));
+	json_object_set_new(o, "last_ok", ingest_status_time(t->last_ok_ms));
 	json_object_set_new(o, "last_error",
 			    t->last_error_ms ? json_string(t->last_error) : json_null());
-	json_object_set_new(o, "last_error_at", time_or_null(t->last_error_ms));
+	json_object_set_new(o, "last_error_at", ingest_status_time(t->last_error_ms));
 	json_object_set_new(o, "failures", json_integer(t->failures));
 	json_object_set_new(o, "offsets", t->landed ? json_string(t->offsets) : json_null());
 	pthread_mutex_unlock(&t->wk.mu);
