@@ -18,6 +18,7 @@
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "project/model.h"
+#include "replay/boundaries.h"
 #include "server/client.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
@@ -317,6 +318,7 @@ static int live_loop(struct cli_args *args)
 	struct cli_session s;
 	struct live_runner *runner;
 	struct live_cycle c;
+	struct replay_record rec = { 0 };
 	struct sl_err err = SL_ERR_INIT;
 	bool tty = isatty(STDOUT_FILENO) && !args->once;
 	/* the warehouse is opened by the loop, which waits while another
@@ -328,6 +330,8 @@ static int live_loop(struct cli_args *args)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	runner = live_runner_new(s.arena, s.project, tty ? NULL : stdout);
+	rec.p = s.project;
+	live_runner_on_full_build(runner, replay_record_build, &rec);
 	if (!args->once) {
 		live_runner_share(runner);
 		print_start(&s);

@@ -7,6 +7,7 @@
 
 #include "core/err.h"
 #include "project/project.h"
+#include "replay/boundaries.h"
 #include "server/server.h"
 
 #include <signal.h>
@@ -67,6 +68,7 @@ int cli_serve(struct cli_args *args)
 	struct sigaction sa;
 	struct server_opts opts = { .log = stdout, .stop = &stopping };
 	struct client_ctx cc = { .commands = args->commands };
+	struct replay_record rec = { 0 };
 	struct wh *w;
 	int rc = cli_session_open(&s, args, CLI_OPEN_WRITE, true);
 
@@ -82,6 +84,9 @@ int cli_serve(struct cli_args *args)
 	opts.root = s.root;
 	cc.root = s.root;
 	cc.served = s.project;
+	rec.p = s.project;
+	opts.on_full_build = replay_record_build;
+	opts.record_ctx = &rec;
 	opts.command = run_for_client;
 	opts.command_ctx = &cc;
 	/* the server owns the connection from here on */

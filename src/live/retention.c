@@ -6,6 +6,7 @@
  */
 #include "live/retention.h"
 
+#include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/units.h"
@@ -21,25 +22,47 @@
 
 #define RETENTION_LOCK "retention"
 
-/* The highest sequence every live reader of source has consumed: none
- * on record, every row. */
-static int consumed_by_all(struct wh *w, const char *source, int64_t *upto, struct sl_err *err)
+/* The highest sequence every live model of p that reads source has
+ * consumed: none on record, every row. A model gone from the project
+ * holds nothing back. */
+static int consumed_by_all(struct wh *w, const struct project *p, const char *source,
+			   int64_t *upto, struct sl_err *err)
 {
+	struct arena *a = arena_new(NULL);
 	struct buf sql = BUF_INIT;
 	int64_t v[2] = { 0 };
-	int rc;
+	size_t readers = 0;
+	int rc = 0;
 
 	buf_adds(&sql, "SELECT count(*), coalesce(min(watermark), 0) FROM _sluice.live_consumed "
 		       "WHERE input = ");
 	buf_add_sql_str(&sql, source);
-	rc = wh_query_ints(w, sql.buf, v, 2, err);
+	buf_adds(&sql, " AND model IN (");
+	for (size_t i = 0; i < p->nmodels; i++) {
+		struct model_inputs in;
+
+		if (!inputs_tracks(p->models[i]))
+			continue;
+		inputs_find(a, p->models[i], &in);
+		for (size_t k = 0; k < in.n; k++) {
+			if (in.items[k].kind != INPUT_SOURCE || strcmp(in.items[k].name, source) != 0)
+				continue;
+			buf_adds(&sql, readers++ ? ", " : "");
+			buf_add_sql_str(&sql, p->models[i]->fqn);
+			break;
+		}
+	}
+	buf_adds(&sql, ")");
+	if (readers)
+		rc = wh_query_ints(w, sql.buf, v, 2, err);
 	buf_release(&sql);
+	arena_free(a);
 	*upto = v[0] ? v[1] : INT64_MAX;
 	return rc;
 }
 
-static int prune_source(struct wh *w, const struct source_cfg *s, int64_t now_ms,
-			struct sl_err *err)
+static int prune_source(struct wh *w, const struct project *p, const struct source_cfg *s,
+			int64_t now_ms, struct sl_err *err)
 {
 	char fqn[256], cutoff[40], now[40];
 	struct source_bounds b;
@@ -54,7 +77,7 @@ static int prune_source(struct wh *w, const struct source_cfg *s, int64_t now_ms
 	dot = strchr(fqn, '.');
 	units_format_ts(now_ms - s->retention_ms, cutoff, sizeof(cutoff));
 	units_format_ts(now_ms, now, sizeof(now));
-	rc = consumed_by_all(w, fqn, &upto, err);
+	rc = consumed_by_all(w, p, fqn, &upto, err);
 	if (rc || !dot)
 		return rc;
 	*dot = '\0';
@@ -79,7 +102,7 @@ int live_retention_prune(struct wh *w, const struct project *p, int64_t now_ms, 
 		rc = wh_lock(w, RETENTION_LOCK, WH_LOCK_TRY, &got, err);
 	for (size_t i = 0; !rc && got && i < p->cfg.nsources; i++)
 		if (p->cfg.sources[i].retention_ms > 0)
-			rc = prune_source(w, &p->cfg.sources[i], now_ms, err);
+			rc = prune_source(w, p, &p->cfg.sources[i], now_ms, err);
 	if (wh_shared(w) && got) {
 		int unlocked = wh_unlock(w, RETENTION_LOCK, rc ? NULL : err);
 

@@ -74,6 +74,10 @@ struct live_runner {
 	bool reread;       /* the ledger is to be read anew: a new session */
 	struct live_cycle *cycle_out;
 	const struct model *only; /* a refresh asked for one model */
+	/* what a build from scratch records beside its data (run_opts) */
+	int (*on_full_build)(void *ctx, struct wh *w, const struct model *m, const char *env,
+			     int64_t run_id, struct buf *sql, struct sl_err *err);
+	void *record_ctx;
 	live_event_fn watch;
 	void *watch_ctx;
 	struct live_windows *windows; /* NULL: no model gates on a stream */
@@ -494,6 +498,16 @@ int live_runner_sources_moved(struct live_runner *r, struct wh *w, bool *moved,
 	return rc ? rc : poll_adopted(r, w, moved, err);
 }
 
+void live_runner_on_full_build(struct live_runner *r,
+			       int (*fn)(void *ctx, struct wh *w, const struct model *m,
+					 const char *env, int64_t run_id, struct buf *sql,
+					 struct sl_err *err),
+			       void *ctx)
+{
+	r->on_full_build = fn;
+	r->record_ctx = ctx;
+}
+
 void live_runner_advanced(struct live_runner *r, const char *source,
 			  const struct live_advance *adv)
 {
@@ -596,6 +610,8 @@ int live_runner_cycle(struct live_runner *r, struct wh *w, struct live_cycle *ou
 		.on_start = on_start,
 		.on_done = on_done,
 		.ctx = r,
+		.on_full_build = r->on_full_build,
+		.record_ctx = r->record_ctx,
 	};
 	const struct live_cfg *cfg = &r->p->cfg.live;
 	struct run_report rep;

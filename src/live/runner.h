@@ -38,6 +38,14 @@ typedef void (*live_event_fn)(void *ctx, const char *event, const char *model,
  * refresh, failure and recovery (may be NULL). Its arena is a child of a
  * (may be NULL). Free with live_runner_free, before a. */
 struct live_runner *live_runner_new(struct arena *a, struct project *p, FILE *out);
+/* What each build from scratch of the runner's records beside its data
+ * (run_opts.on_full_build: the replay boundaries), handed down by the
+ * layer that knows it. */
+void live_runner_on_full_build(struct live_runner *r,
+			       int (*fn)(void *ctx, struct wh *w, const struct model *m,
+					 const char *env, int64_t run_id, struct buf *sql,
+					 struct sl_err *err),
+			       void *ctx);
 void live_runner_free(struct live_runner *r);
 /* A runner that keeps running (the server's, `sluice live`) shares the
  * live models of a shared warehouse with the other such runners: each

@@ -75,9 +75,12 @@ static void on_runner_event(void *ctx, const char *event, const char *model, con
 
 static int watch_job(struct live_runner *r, struct wh *w, void *arg, struct sl_err *err)
 {
+	struct server *s = arg;
+
 	(void)w;
 	(void)err;
 	live_runner_watch(r, on_runner_event, arg);
+	live_runner_on_full_build(r, s->opts->on_full_build, s->opts->record_ctx);
 	return 0;
 }
 

@@ -10,9 +10,12 @@
 #define SL_SERVER_SERVER_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct arena;
+struct buf;
+struct model;
 struct project;
 struct sl_err;
 struct wh;
@@ -41,6 +44,11 @@ struct server_opts {
 	volatile sig_atomic_t *stop; /* set (by a signal handler) to stop */
 	server_command_fn command; /* NULL: POST /api/commands/NAME is 404 */
 	void *command_ctx;
+	/* what the live runner's builds from scratch record beside their
+	 * data (run_opts.on_full_build); may be NULL */
+	int (*on_full_build)(void *ctx, struct wh *w, const struct model *m, const char *env,
+			     int64_t run_id, struct buf *sql, struct sl_err *err);
+	void *record_ctx;
 };
 
 /* Serves until *opts->stop is set, then stops accepting, commits every

@@ -508,6 +508,8 @@ static void test_replay_refuses_what_retention_pruned(void **state)
 	assert_int_equal(live_retention_prune(f->w, f->p, now, &f->err), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 48);
 	build_all(f);
+	/* a model gone from the project holds nothing back */
+	exec(f->w, "INSERT INTO _sluice.live_consumed VALUES ('silver.gone', 'landing.orders', 0)");
 	/* rows older than 30 days before 2026-12-02: before 2026-11-02 */
 	assert_int_equal(live_retention_prune(f->w, f->p, now, &f->err), 0);
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM landing.orders"), 24);

@@ -50,6 +50,15 @@ same_as_rebuild silver.orders gold.by_region platinum.totals
 replay silver.clicks
 same_as_rebuild silver.clicks gold.clicks_by_p
 q "SELECT model, source, mode, part, low, high, rows FROM _sluice.replay_boundaries ORDER BY model, part"
+note a model the live runner builds first records what it read too
+cat >models/silver/first_live.sql <<'EOF'
+@config materialized=incremental, live=true, incremental_strategy=append,
+        incremental_filter=WHERE _sluice_seq > {watermark}
+SELECT order_id, ts, _sluice_seq FROM landing.orders
+EOF
+retry "$SLUICE_BIN" live --once >/dev/null
+q "SELECT model, mode, rows FROM _sluice.replay_boundaries WHERE model = 'silver.first_live'"
+rm models/silver/first_live.sql
 
 note from a start time the rebuilt tables hold no rows from before it, and live goes on from the replay
 replay silver.orders --start-time "$(at 120)"
