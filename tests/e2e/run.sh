@@ -9,6 +9,8 @@
 #                     second time on that PostgreSQL server, each in a
 #                     database of its own, compared with `expected.postgres`
 #                     (steps.sh may ask lib.sh's is_postgres which run it is)
+#   SLUICE_CASE_LIMIT=600  seconds a case may take before it fails as timed
+#                     out (3600 with SLUICE_SLOW)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,8 +68,10 @@ run_case() {
 		expected=expected.postgres
 		on_postgres "$dir" "$name" || echo "cannot make the database of $id" >"$dir/actual"
 	fi
-	(cd "$dir" && SLUICE_E2E_LIB="$here/lib.sh" bash -c 'source "$SLUICE_E2E_LIB"; source ./steps.sh' \
-		>>"$dir/actual" 2>&1)
+	# a case that hangs fails alone instead of holding the suite
+	(cd "$dir" && SLUICE_E2E_LIB="$here/lib.sh" timeout -k 10 "$case_limit" \
+		bash -c 'source "$SLUICE_E2E_LIB"; source ./steps.sh' >>"$dir/actual" 2>&1)
+	[ $? -ne 124 ] || echo "timed out after $case_limit s" >>"$dir/actual"
 	if [ -n "${SLUICE_ACCEPT:-}" ]; then
 		cp "$dir/actual" "$here/$name/$expected"
 	fi
@@ -79,7 +83,10 @@ run_case() {
 	fi
 }
 export -f run_case on_postgres
-export here work
+# seconds a case may take (SLUICE_SLOW's long cases: more)
+case_limit=${SLUICE_CASE_LIMIT:-600}
+[ -z "${SLUICE_SLOW:-}" ] || case_limit=${SLUICE_CASE_LIMIT:-3600}
+export here work case_limit
 
 printf '%s\n' "${cases[@]}" | xargs -P "$jobs" -I{} bash -c 'run_case "$@"' _ {} >"$work/results"
 cat "$work/results"

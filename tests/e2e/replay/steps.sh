@@ -140,14 +140,17 @@ if ! is_postgres; then
 fi
 now_ts() { date -u '+%F %T'; }
 # post ID BODY [CURL ARGS...]: one delivery, sent again (to whichever
-# server runs by then) until one takes it; its id makes a copy land nothing
+# server runs by then) until one takes it, for 30 s at most; its id makes
+# a copy land nothing
 post() {
-	local id=$1 body=$2 code
+	local id=$1 body=$2 code tries=600
 	shift 2
 	until code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-Sluice-Delivery: $id" "$@" \
 		--data-binary "$body" \
 		"http://127.0.0.1:$(sed -E 's/.*"port": ([0-9]+).*/\1/' .sluice/server.json 2>/dev/null)/api/ingest/webhook/orders") &&
 		[[ $code == 200 || $code == 202 ]]; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || { echo "delivery $id not taken: $code" >>undelivered; return 1; }
 		sleep 0.05
 	done
 }
@@ -185,11 +188,13 @@ exec {kafka_w}>&"${KAFKA[1]}" {kafka_r}<&"${KAFKA[0]}"
 	done
 ) &
 clicker=$!
+# replay_now N: one of three replays, as the process itself (exec), so
+# that a kill of the background job's pid reaches sluice
 replay_now() {
 	case $1 in
-	0) "$SLUICE_BIN" replay gold.by_region ;;
-	1) "$SLUICE_BIN" replay silver.orders --start-time "$(at -100)" ;;
-	2) "$SLUICE_BIN" replay silver.clicks ;;
+	0) exec "$SLUICE_BIN" replay gold.by_region ;;
+	1) exec "$SLUICE_BIN" replay silver.orders --start-time "$(at -100)" ;;
+	2) exec "$SLUICE_BIN" replay silver.clicks ;;
 	esac
 }
 # ten replays; every third one killed with kill -9 somewhere along the
@@ -198,14 +203,14 @@ replay_now() {
 failed=0 killed=0
 for round in $(seq 1 10); do
 	if ((round % 3)); then
-		replay_now $((round % 3)) >>replays.log 2>&1 || failed=$((failed + 1))
+		(replay_now $((round % 3))) >>replays.log 2>&1 || failed=$((failed + 1))
 	else
 		replay_now $((round % 3)) >>replays.log 2>&1 &
 		pid=$!
 		sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.3f", 0.05 + (r % 300) / 1000 }')"
 		kill -9 $pid $serve_pid 2>/dev/null && killed=$((killed + 1))
 		wait $pid $serve_pid 2>/dev/null
-		serve_start
+		serve_start || break
 	fi
 	sleep 0.3
 done
@@ -214,6 +219,7 @@ wait $slow $fast $clicker
 echo "replays that failed: $failed"
 [ "$failed" = 0 ] || tail -20 replays.log
 echo "killed along with the server: $killed of 3"
+[ -f undelivered ] && head -3 undelivered
 # every click sent has landed, and every order and click reached the ends
 caught_up() {
 	"$SLUICE_BIN" sql "SELECT (SELECT count(*) FROM landing.orders) = (SELECT orders FROM platinum.totals)
