@@ -337,10 +337,16 @@ void state_live_sql_adopted(struct buf *sql, const char *source,
 		buf_add_sql_str(sql, row->cursor);
 	else
 		buf_adds(sql, "NULL");
+	/* the highest cursor on record never goes back: a runner whose view
+	 * is older than the row leaves it (and when it was taken) as it is */
 	buf_addf(sql,
-		 ", %lld, %lld) ON CONFLICT (source) DO UPDATE SET watermark = excluded.watermark, "
-		 "rows = excluded.rows, advanced_at = excluded.advanced_at, cursor = "
-		 "excluded.cursor, boundary = excluded.boundary, late_rows = excluded.late_rows;\n",
+		 ", %lld, %lld) ON CONFLICT (source) DO UPDATE SET watermark = CASE WHEN "
+		 "excluded.watermark >= live_sources.watermark THEN excluded.watermark ELSE "
+		 "live_sources.watermark END, advanced_at = CASE WHEN excluded.watermark >= "
+		 "live_sources.watermark THEN excluded.advanced_at ELSE live_sources.advanced_at END, "
+		 "cursor = CASE WHEN excluded.watermark >= live_sources.watermark THEN "
+		 "excluded.cursor ELSE live_sources.cursor END, rows = excluded.rows, boundary = "
+		 "excluded.boundary, late_rows = excluded.late_rows;\n",
 		 (long long)row->boundary, (long long)row->late);
 }
 
