@@ -314,11 +314,48 @@ fresh_copy() { # fresh_copy PRISTINE TARGET: the same starting file for each run
 	cp "$1" "$2" && sync "$2"
 }
 
+# alternate SLUICE_RUN RAW_RUN: one warm-up pair then $runs counted ones,
+# the order within a pair flipping every run so neither side always goes
+# first; each *_RUN is a function that runs its side once (from a fresh
+# copy) and leaves $elapsed, failing after show_failure. Fills s_times,
+# r_times and pair_ratios (per mille).
+alternate() {
+	local i side order
+	s_times=() r_times=() pair_ratios=()
+	for ((i = 0; i <= runs; i++)); do
+		order=(sluice raw)
+		((i % 2)) && order=(raw sluice)
+		for side in "${order[@]}"; do
+			if [[ $side == sluice ]]; then
+				"$1" || return 1
+				((i)) && s_times+=("$elapsed")
+			else
+				"$2" || return 1
+				((i)) && r_times+=("$elapsed")
+			fi
+		done
+		((i)) && pair_ratios+=($(((s_times[i - 1] * 1000 + r_times[i - 1] / 2) / r_times[i - 1])))
+	done
+	return 0
+}
+
+# compared WHAT CHECKED RESULT: the runs alternate filled, the result both
+# sides built, and the figure's line against the 1.10x target
+compared() {
+	local med_s med_r
+	med_s=$(median "${s_times[@]}")
+	med_r=$(median "${r_times[@]}")
+	echo "   sluice runs (s):       $(for t in "${s_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "   DuckDB C API runs (s): $(for t in "${r_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
+	echo "   median of the pairwise ratios: $(ratio "$(median "${pair_ratios[@]}")" 1000)x; $2: $3"
+	echo "$1: sluice $(secs "$med_s") s vs DuckDB C API $(secs "$med_r") s = $(ratio "$med_s" "$med_r")x (target <= 1.10x)$(verdict $((med_s * 100 <= med_r * 110)))"
+}
+
 bench_chain() {
 	local dir=$out/chain pristine=$out/chain_pristine.duckdb base=$out/baseline.duckdb
-	local raw=$out/raw_chain sqldir=$out/chain_sql stamp m i s_times=() r_times=()
+	local raw=$out/raw_chain sqldir=$out/chain_sql stamp m s_times=() r_times=()
 	local check="SELECT count(*), sum(active_users), sum(events), sum(buys), sum(revenue) FROM gold.c"
-	local med_s med_r pair_ratios=() want got
+	local pair_ratios=() want got
 
 	echo
 	echo "2. 3-model chain over $rows rows: sluice run --full-refresh vs the same SQL through the DuckDB C API"
@@ -344,32 +381,21 @@ bench_chain() {
 	done
 	echo "   models: silver.a (projection, CAST, filter) -> silver.b (GROUP BY user, day) -> gold.c (GROUP BY day); SQL from 'sluice compile' in ${sqldir#"$root"/}"
 
-	# alternating runs, each from a fresh copy of the same pristine file;
-	# the order within a pair flips every run so neither side always goes first
-	for ((i = 0; i <= runs; i++)); do
-		local order=(sluice raw)
-		((i % 2)) && order=(raw sluice)
-		for side in "${order[@]}"; do
-			if [[ $side == sluice ]]; then
-				fresh_copy "$pristine" "$dir/warehouse.duckdb" || die "cannot copy $pristine"
-				if ! timed "$sluice" run --full-refresh --project "$dir" ||
-					! grep -q "3 built, 0 failed" "$out/last.log"; then
-					show_failure "sluice run did not build the 3 models"
-					return
-				fi
-				((i)) && s_times+=("$elapsed")
-			else
-				fresh_copy "$pristine" "$base" || die "cannot copy $pristine"
-				if ! timed "$raw" run "$base" silver.a "$sqldir/silver.a.sql" \
-					silver.b "$sqldir/silver.b.sql" gold.c "$sqldir/gold.c.sql"; then
-					show_failure "raw_chain failed"
-					return
-				fi
-				((i)) && r_times+=("$elapsed")
-			fi
-		done
-		((i)) && pair_ratios+=($(((s_times[i - 1] * 1000 + r_times[i - 1] / 2) / r_times[i - 1])))
-	done
+	chain_sluice() {
+		fresh_copy "$pristine" "$dir/warehouse.duckdb" || die "cannot copy $pristine"
+		timed "$sluice" run --full-refresh --project "$dir" &&
+			grep -q "3 built, 0 failed" "$out/last.log" && return 0
+		show_failure "sluice run did not build the 3 models"
+		return 1
+	}
+	chain_raw() {
+		fresh_copy "$pristine" "$base" || die "cannot copy $pristine"
+		timed "$raw" run "$base" silver.a "$sqldir/silver.a.sql" \
+			silver.b "$sqldir/silver.b.sql" gold.c "$sqldir/gold.c.sql" && return 0
+		show_failure "raw_chain failed"
+		return 1
+	}
+	alternate chain_sluice chain_raw || return
 
 	# both sides must have built the same tables
 	want=$("$raw" query "$base" "$check" 2>&1)
@@ -380,12 +406,7 @@ bench_chain() {
 		return
 	fi
 
-	med_s=$(median "${s_times[@]}")
-	med_r=$(median "${r_times[@]}")
-	echo "   sluice runs (s):       $(for t in "${s_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
-	echo "   DuckDB C API runs (s): $(for t in "${r_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
-	echo "   median of the pairwise ratios: $(ratio "$(median "${pair_ratios[@]}")" 1000)x; gold.c: $got"
-	echo "3-model chain over $rows rows: sluice $(secs "$med_s") s vs DuckDB C API $(secs "$med_r") s = $(ratio "$med_s" "$med_r")x (target <= 1.10x)$(verdict $((med_s * 100 <= med_r * 110)))"
+	compared "3-model chain over $rows rows" gold.c "$got"
 }
 
 # ------------------------------- replay of a 3-model closure vs the same SQL
@@ -423,10 +444,10 @@ write_replay_project() { # write_replay_project DIR
 
 bench_replay() {
 	local dir=$out/replay pristine=$out/replay_pristine.duckdb base=$out/replay_baseline.duckdb
-	local raw=$out/raw_chain sqldir=$out/replay_sql stamp m i s_times=() r_times=()
+	local raw=$out/raw_chain sqldir=$out/replay_sql stamp m s_times=() r_times=()
 	local nrows=${BENCH_REPLAY_ROWS:-10000000}
 	local check="SELECT users, events, amount FROM platinum.summary"
-	local med_s med_r pair_ratios=() want got
+	local pair_ratios=() want got
 
 	echo
 	echo "== replay of $nrows landing rows through a 3-model closure: sluice replay vs the same SQL through the DuckDB C API"
@@ -468,31 +489,22 @@ bench_replay() {
 	done
 	echo "   models: silver.events (row for row, filter) -> gold.by_user (GROUP BY, maintained) -> platinum.summary (aggregate, maintained); the raw side runs their queries from 'sluice compile' (silver's with its incremental filter) as CREATE OR REPLACE TABLE in one transaction"
 
-	for ((i = 0; i <= runs; i++)); do
-		local order=(sluice raw)
-		((i % 2)) && order=(raw sluice)
-		for side in "${order[@]}"; do
-			if [[ $side == sluice ]]; then
-				fresh_copy "$pristine" "$dir/warehouse.duckdb" || die "cannot copy $pristine"
-				if ! timed "$sluice" replay silver.events --project "$dir" ||
-					! grep -q "3 models rebuilt" "$out/last.log"; then
-					show_failure "sluice replay did not rebuild the 3 models"
-					return
-				fi
-				((i)) && s_times+=("$elapsed")
-			else
-				fresh_copy "$pristine" "$base" || die "cannot copy $pristine"
-				if ! timed "$raw" replace "$base" silver.events "$sqldir/silver.events.sql" \
-					gold.by_user "$sqldir/gold.by_user.sql" \
-					platinum.summary "$sqldir/platinum.summary.sql"; then
-					show_failure "raw_chain failed"
-					return
-				fi
-				((i)) && r_times+=("$elapsed")
-			fi
-		done
-		((i)) && pair_ratios+=($(((s_times[i - 1] * 1000 + r_times[i - 1] / 2) / r_times[i - 1])))
-	done
+	replay_sluice() {
+		fresh_copy "$pristine" "$dir/warehouse.duckdb" || die "cannot copy $pristine"
+		timed "$sluice" replay silver.events --project "$dir" &&
+			grep -q "3 models rebuilt" "$out/last.log" && return 0
+		show_failure "sluice replay did not rebuild the 3 models"
+		return 1
+	}
+	replay_raw() {
+		fresh_copy "$pristine" "$base" || die "cannot copy $pristine"
+		timed "$raw" replace "$base" silver.events "$sqldir/silver.events.sql" \
+			gold.by_user "$sqldir/gold.by_user.sql" \
+			platinum.summary "$sqldir/platinum.summary.sql" && return 0
+		show_failure "raw_chain failed"
+		return 1
+	}
+	alternate replay_sluice replay_raw || return
 
 	want=$("$raw" query "$base" "$check" 2>&1)
 	got=$("$raw" query "$dir/warehouse.duckdb" "$check" 2>&1)
@@ -501,12 +513,7 @@ bench_replay() {
 		failed=1
 		return
 	fi
-	med_s=$(median "${s_times[@]}")
-	med_r=$(median "${r_times[@]}")
-	echo "   sluice replays (s):    $(for t in "${s_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
-	echo "   DuckDB C API runs (s): $(for t in "${r_times[@]}"; do printf '%s ' "$(secs "$t")"; done)"
-	echo "   median of the pairwise ratios: $(ratio "$(median "${pair_ratios[@]}")" 1000)x; platinum.summary: $got"
-	echo "replay of $nrows landing rows through 3 models: sluice $(secs "$med_s") s vs DuckDB C API $(secs "$med_r") s = $(ratio "$med_s" "$med_r")x (target <= 1.10x)$(verdict $((med_s * 100 <= med_r * 110)))"
+	compared "replay of $nrows landing rows through 3 models" platinum.summary "$got"
 }
 
 # ------------------------------------------------------------ live chain
