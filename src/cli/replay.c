@@ -35,13 +35,15 @@ static bool has_offset(const char *text)
 static int start_of(const char *given, char out[ISOTIME_MAX], FILE *err)
 {
 	const char *why = NULL;
+	bool bad;
 
 	if (!given)
 		return CLI_OK;
-	if (!has_offset(given))
-		why = "write the offset too, such as 2026-11-02T06:00:00Z or 2026-11-02T07:00:00+01:00";
-	else if (isotime_parse(ISOTIME_TIMESTAMP, given, out, &why) == 0)
+	bad = isotime_parse(ISOTIME_TIMESTAMP, given, out, &why) != 0;
+	if (!bad && has_offset(given))
 		return CLI_OK;
+	if (!bad)
+		why = "write the offset too, such as 2026-11-02T06:00:00Z or 2026-11-02T07:00:00+01:00";
 	fprintf(err, "sluice replay: invalid --start-time '%s'\n  hint: %s\n", given, why);
 	return CLI_USAGE;
 }

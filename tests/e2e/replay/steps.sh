@@ -36,6 +36,7 @@ sl replay gold.private_total --dry-run
 sl replay gold.clicks_by_p --dry-run --start-time 2026-01-01T00:00:00Z
 replay silver.orders --start-time '2026-01-01 00:00'
 sl replay silver.orders --start-time 2026-02-30T00:00:00Z
+sl replay silver.orders --start-time "2026-01-01T00:00:00Z; DROP TABLE landing.orders"
 sl replay
 sl replay gold.nothing
 
