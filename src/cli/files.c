@@ -72,7 +72,9 @@ static void report(struct arena *a, const char *name, const struct files_result 
 	}
 }
 
-/* --once: a look, and one more after the settle time when files waited. */
+/* --once: a look, and one more when files waited, after the time every one
+ * of them needs to settle if it stops changing: the first to settle is not
+ * enough when they were dropped moments apart. */
 static int once(struct cli_session *s, struct files_lander *l, const struct source_cfg *src)
 {
 	struct sl_err err = SL_ERR_INIT;
@@ -84,7 +86,7 @@ static int once(struct cli_session *s, struct files_lander *l, const struct sour
 		struct arena *a = arena_new(s->arena);
 
 		if (round)
-			cli_nap(res.wait_ms, &stopping);
+			cli_nap(res.wait_all_ms, &stopping);
 		rc = look_once(s, l, a, &res, &err);
 		if (!rc) {
 			report(a, src->name, &res, round == 1 || !res.waiting);

@@ -183,8 +183,11 @@ static int take(struct files_lander *l, struct arena *a, struct ingest_writer *w
 	    (!seen->sha256[0] && files_digest(e, seen->sha256, &own) == SL_E_BUSY)) {
 		event(a, res, FILES_OUT_WAITING, e->name, NULL);
 		res->waiting++;
+		wait = wait ? wait : l->src->settle_ms;
 		if (!res->wait_ms || wait < res->wait_ms)
-			res->wait_ms = wait ? wait : l->src->settle_ms;
+			res->wait_ms = wait;
+		if (wait > res->wait_all_ms)
+			res->wait_all_ms = wait;
 		seen->sha256[0] = '\0';
 		return 0;
 	}

@@ -45,6 +45,7 @@ struct files_result {
 	int64_t seq;          /* the last landing's sequence */
 	int64_t failed, waiting;
 	int64_t wait_ms;      /* when the first waiting file may have settled */
+	int64_t wait_all_ms;  /* when every waiting file may have, unchanged */
 	const char *last;     /* the name of the last file landed, or NULL */
 };
 

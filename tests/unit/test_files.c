@@ -16,6 +16,7 @@
 
 #include "core/buf.h"
 #include "files/digest.h"
+#include "files/lander.h"
 #include "files/ledger.h"
 #include "files/reader.h"
 #include "files/scan.h"
@@ -28,7 +29,10 @@
 #include "warehouse/file_read.h"
 #include "warehouse/wh.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A files source as sluice.yml would give it, with the defaults. */
@@ -460,6 +464,47 @@ static void test_lands_once(void **state)
 	arena_free(a);
 }
 
+/* Files dropped moments apart: the look says when the first may have
+ * settled and when all of them may have, so that --once waits for all. */
+static void test_waits_for_every_file(void **state)
+{
+	struct arena *a = arena_new(NULL);
+	struct sl_err err = SL_ERR_INIT;
+	struct source_cfg src = source("in/*.csv");
+	struct timespec times[2];
+	struct files_lander *l;
+	struct files_result res;
+	char root[PATH_MAX], path[PATH_MAX + 32];
+	struct wh *w;
+
+	(void)state;
+	fixture_mkdtemp(root, "files-wait");
+	fixture_put(root, "in/a.csv", "id\n1\n");
+	fixture_put(root, "in/b.csv", "id\n2\n");
+	/* a.csv last changed 600 ms ago, b.csv just now */
+	clock_gettime(CLOCK_REALTIME, &times[0]);
+	times[0].tv_nsec -= 600000000L;
+	if (times[0].tv_nsec < 0) {
+		times[0].tv_sec--;
+		times[0].tv_nsec += 1000000000L;
+	}
+	times[1] = times[0];
+	snprintf(path, sizeof(path), "%s/in/a.csv", root);
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+	assert_int_equal(wh_open_duckdb(":memory:", false, &w, &err), 0);
+	assert_int_equal(state_ensure(w, &err), 0);
+	assert_int_equal(files_lander_new(a, &src, root, &l, &err), 0);
+	assert_int_equal(files_land(l, a, w, NULL, &res, &err), 0);
+	assert_int_equal(res.waiting, 2);
+	assert_int_equal(res.files, 0);
+	assert_in_range(res.wait_ms, 1, 450);
+	assert_in_range(res.wait_all_ms, 900, 1000);
+	files_lander_free(l);
+	wh_close(w);
+	fixture_rmtree(root);
+	arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_digest),	   cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_select),	   cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_config),	   cmocka_unit_test(test_lands_once),
+		cmocka_unit_test(test_waits_for_every_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
