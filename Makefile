@@ -27,7 +27,12 @@ LDFLAGS  := $(SANFLAGS) -L$(DUCKDB)/lib -Wl,-rpath,'$$ORIGIN/$(DUCKDB)/lib' \
 LDLIBS   := -lduckdb -lpq -lyaml -ljansson -lcrypto -lmicrohttpd -lcurl -lrdkafka -lpthread -lm
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# the UI's files (web/), embedded into the binary: tools/webembed writes
+# them into one C file of bytes, paths, content types and ETags
+WEB_FILES := $(sort $(shell find web -type f ! -name '.*'))
+WEB_C    := $(BUILD)/gen/web_assets.c
+WEBEMBED := $(BUILD)/gen/webembed
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(WEB_C:.c=.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(filter-out tests/tools/faultfs.c,$(sort $(wildcard tests/tools/*.c)))
@@ -36,7 +41,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 FAULTFS  := $(BUILD)/tools/faultfs.so
 BIN      := $(BUILD)/sluice
 
-.PHONY: all deps demo test unit e2e bench clean sluice
+.PHONY: all deps demo test unit e2e bench clean sluice FORCE
 .DEFAULT_GOAL := all
 
 all: $(DUCKDB)/STAMP sluice
@@ -57,6 +62,22 @@ $(BUILD)/libsluice.a: $(LIB_OBJ)
 $(BUILD)/%.o: %.c | $(DUCKDB)/STAMP
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(WEBEMBED): tools/webembed.c
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE $(CFLAGS) -o $@ $< -lcrypto
+
+# rewritten whenever a file under web/ changes, or one is added or removed
+# (the list is part of the rule's command, which the .cmd file remembers)
+$(WEB_C): $(WEBEMBED) $(WEB_FILES) $(BUILD)/gen/web_files.cmd
+	$(WEBEMBED) $@ web $(WEB_FILES)
+
+$(BUILD)/gen/web_files.cmd: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(WEB_FILES)' | cmp -s - $@ || echo '$(WEB_FILES)' >$@
+
+$(WEB_C:.c=.o): $(WEB_C)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
