@@ -13,10 +13,9 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "core/xalloc.h"
+#include "server/guard.h"
 
 #include <microhttpd.h>
-#include <openssl/crypto.h>
-#include <openssl/sha.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,6 +51,12 @@
 #define HTTP_STOP_GRACE_MS 2000
 
 static const char content_json[] = "application/json";
+/* Said on every answer, the UI's pages and the API's alike: nothing runs
+ * but the server's own scripts, nothing is framed or sniffed, and no
+ * address leaves in a Referer. */
+static const char content_security_policy[] =
+	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 /* what a JSON answer becomes when it cannot be encoded */
 static const char json_broken[] =
 	"{\"error\":\"internal error\",\"detail\":\"the answer could not be encoded as JSON\"}";
@@ -134,9 +139,8 @@ struct http_server {
 	http_handler handler;
 	void *ctx;
 	size_t max_body;
-	bool has_token;
-	unsigned char token_digest[SHA256_DIGEST_LENGTH];
-	char *auth_segment;
+	struct guard guard; /* who may make a request: guard.h */
+	char *auth_segment; /* the guard's segment, owned */
 	int64_t header_timeout_ms, idle_timeout_ms, min_body_rate;
 	pthread_t ticker; /* heartbeats and slow-client deadlines */
 	pthread_mutex_t mu;
@@ -151,6 +155,13 @@ struct http_server {
 
 /* ---- responses ---- */
 
+static void add_safety_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Content-Security-Policy", content_security_policy);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+}
+
 static struct MHD_Response *text_response(const char *type, const char *body, size_t len,
 					  enum MHD_ResponseMemoryMode mode)
 {
@@ -158,6 +169,7 @@ static struct MHD_Response *text_response(const char *type, const char *body, si
 
 	if (!r)
 		xalloc_die();
+	add_safety_headers(r);
 	if (type)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	return r;
@@ -475,27 +487,28 @@ static void conn_enter(struct http_conn *hc, enum conn_phase phase)
 	hc->body_bytes = 0;
 }
 
-/* NULL when the path needs no token or the right one came, else why not. */
-static const char *auth_refusal(const struct http_server *s, struct MHD_Connection *conn,
-				const struct http_path *path)
+static const char *header_of(struct MHD_Connection *conn, const char *name)
 {
-	unsigned char got[SHA256_DIGEST_LENGTH];
-	const char *h;
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
 
-	if (!s->has_token ||
-	    (s->auth_segment && (!path->n || strcmp(path->seg[0], s->auth_segment))))
-		return NULL;
-	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!h || strncasecmp(h, "Bearer ", 7))
-		return "this path needs an 'Authorization: Bearer' header";
-	for (h += 7; *h == ' '; h++)
-		;
-	/* comparing digests keeps the time independent of where the tokens
-	 * differ and of the token's length */
-	SHA256((const unsigned char *)h, strlen(h), got);
-	if (CRYPTO_memcmp(got, s->token_digest, sizeof(got)))
-		return "the bearer token is not the server's";
-	return NULL;
+/* The guard's word on the request (guard.h): the one place that decides
+ * who may make it. */
+static void call_guard(const struct http_server *s, struct MHD_Connection *conn,
+		       const char *method, const struct http_path *path, struct guard_verdict *v)
+{
+	struct guard_request rq = {
+		.method = method,
+		.path = path,
+		.authorization = header_of(conn, MHD_HTTP_HEADER_AUTHORIZATION),
+		.cookie = header_of(conn, MHD_HTTP_HEADER_COOKIE),
+		.origin = header_of(conn, MHD_HTTP_HEADER_ORIGIN),
+		.host = header_of(conn, MHD_HTTP_HEADER_HOST),
+		.fetch_site = header_of(conn, "Sec-Fetch-Site"),
+		.csrf = header_of(conn, GUARD_CSRF_HEADER),
+	};
+
+	guard_decide(&s->guard, &rq, units_now_ms(), v);
 }
 
 /* What the header block says of itself, counted once over its headers. */
@@ -599,6 +612,7 @@ static enum MHD_Result call_begin(struct http_server *s, struct http_call *c,
 {
 	struct MHD_Connection *conn = c->conn;
 	struct sl_err err = SL_ERR_INIT;
+	struct guard_verdict verdict;
 	const char *refusal, *length;
 	unsigned long long announced = 0;
 	bool stopping;
@@ -619,11 +633,13 @@ static enum MHD_Result call_begin(struct http_server *s, struct http_call *c,
 		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad path", err.msg);
 	if ((refusal = header_refusal(conn)))
 		return refuse_closing(conn, MHD_HTTP_BAD_REQUEST, "bad headers", refusal);
-	if ((refusal = auth_refusal(s, conn, &c->path))) {
-		struct MHD_Response *r = error_response("unauthorized", refusal);
+	call_guard(s, conn, method, &c->path, &verdict);
+	if (verdict.status) {
+		struct MHD_Response *r = error_response(verdict.error, verdict.detail);
 
-		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-		return refuse(conn, MHD_HTTP_UNAUTHORIZED, r);
+		if (verdict.status == MHD_HTTP_UNAUTHORIZED)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+		return refuse(conn, (unsigned)verdict.status, r);
 	}
 	length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					     MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -1005,12 +1021,11 @@ int http_server_start(const struct http_config *cfg, http_handler handler, void 
 	s->handler = handler;
 	s->ctx = ctx;
 	s->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
-	if (cfg->token) {
-		s->has_token = true;
-		SHA256((const unsigned char *)cfg->token, strlen(cfg->token), s->token_digest);
-	}
+	guard_token_init(&s->guard.token, cfg->token);
 	if (cfg->auth_segment)
 		s->auth_segment = xstrdup(cfg->auth_segment);
+	s->guard.segment = s->auth_segment;
+	s->guard.sessions = cfg->sessions;
 	s->header_timeout_ms = cfg->header_timeout_ms > 0 ? cfg->header_timeout_ms
 							   : HTTP_HEADER_TIMEOUT_MS;
 	s->idle_timeout_ms = cfg->idle_timeout_ms > 0 ? cfg->idle_timeout_ms
@@ -1186,6 +1201,7 @@ struct http_stream *http_stream_open(struct http_call *c, int64_t heartbeat_ms)
 
 	if (!r)
 		xalloc_die();
+	add_safety_headers(r);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	add_reply_headers(c, r);
@@ -1204,12 +1220,16 @@ struct http_stream *http_stream_open(struct http_call *c, int64_t heartbeat_ms)
 
 /* One event in the text/event-stream framing: a line break in data, in
  * any of its three spellings, starts a new data line. */
-static void event_frame(struct buf *out, const char *event, const char *data)
+static void event_frame(struct buf *out, const struct http_event *ev)
 {
-	const char *p = data ? data : "";
+	const char *p = ev->data ? ev->data : "";
 
-	if (event)
-		buf_addf(out, "event: %s\n", event);
+	if (ev->retry_ms > 0)
+		buf_addf(out, "retry: %d\n", ev->retry_ms);
+	if (ev->id)
+		buf_addf(out, "id: %s\n", ev->id);
+	if (ev->event)
+		buf_addf(out, "event: %s\n", ev->event);
 	for (;;) {
 		size_t n = strcspn(p, "\r\n");
 
@@ -1226,13 +1246,20 @@ static void event_frame(struct buf *out, const char *event, const char *data)
 
 int http_stream_send(struct http_stream *st, const char *event, const char *data)
 {
+	return http_stream_post(st, &(struct http_event){ .event = event, .data = data });
+}
+
+int http_stream_post(struct http_stream *st, const struct http_event *ev)
+{
 	struct http_server *s = st->call->s;
 	struct buf frame = BUF_INIT;
 	int rc;
 
-	if (event && strpbrk(event, "\r\n"))
+	/* an id with a NUL's stand-in or a line break would end its field
+	 * early, and the client would resume from the wrong place */
+	if ((ev->event && strpbrk(ev->event, "\r\n")) || (ev->id && strpbrk(ev->id, "\r\n")))
 		return SL_E_USAGE;
-	event_frame(&frame, event, data);
+	event_frame(&frame, ev);
 	pthread_mutex_lock(&s->mu);
 	rc = st->open ? stream_push_locked(st, frame.buf, frame.len) : SL_E_IO;
 	pthread_mutex_unlock(&s->mu);

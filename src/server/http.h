@@ -2,8 +2,10 @@
  * The HTTP server: the only code in sluice that serves HTTP and knows
  * libmicrohttpd. It listens, reads each request with its complete body into
  * memory, refuses what the handler must never see (a path that is not
- * canonical or a request framed two ways: 400, a missing or wrong bearer
- * token: 401, bodies over max_body: 413, anything once stopping: 503),
+ * canonical or a request framed two ways: 400, whatever the guard
+ * refuses (guard.h: a missing or wrong token or session: 401, a browser's
+ * request from another origin or without its CSRF token: 403), bodies over
+ * max_body: 413, anything once stopping: 503),
  * closes connections that are too slow to send their request, hands the
  * rest to one handler, and sends back whatever answer the handler (or a
  * thread it hands the call to) posts, when it posts it. It knows no
@@ -36,6 +38,7 @@
 #include <stdint.h>
 
 struct arena;
+struct session_store;
 struct sl_err;
 struct http_server;
 struct http_call;
@@ -52,6 +55,10 @@ struct http_config {
 	 * path when auth_segment is NULL) needs "Authorization: Bearer TOKEN" */
 	const char *token;
 	const char *auth_segment;
+	/* the UI's sign-in sessions: a session cookie then authorizes the
+	 * protected paths too (guard.h says how); NULL: the token alone.
+	 * Not the server's: it must outlive the server */
+	struct session_store *sessions;
 	/* Slow clients: a connection is closed without an answer when its
 	 * request's header block has not arrived header_timeout_ms after its
 	 * request line (0: 10 s), when it starts no request for
@@ -152,6 +159,16 @@ struct http_stream *http_stream_open(struct http_call *c, int64_t heartbeat_ms);
  * does not read (the event is dropped; closing is the usual answer),
  * SL_E_USAGE for an event name with a line break. */
 int http_stream_send(struct http_stream *s, const char *event, const char *data);
+/* One event with every field: an id ("id: ID", which a client that
+ * reconnects sends back as Last-Event-ID), the event's name and data as
+ * above, and retry_ms > 0 to tell the client how long to wait before it
+ * reconnects. The same answers as http_stream_send, and SL_E_USAGE for an
+ * id with a line break. */
+struct http_event {
+	const char *id, *event, *data;
+	int retry_ms;
+};
+int http_stream_post(struct http_stream *s, const struct http_event *ev);
 /* Ends the stream once what is queued has gone out, and lets go of the
  * handle: exactly once per stream, whether or not it has already ended. */
 void http_stream_close(struct http_stream *s);

@@ -1,0 +1,158 @@
+/*
+ * The decision of guard.h: origin, token, session and CSRF, in that order.
+ * It never answers a request itself and never keeps a request's bytes.
+ */
+#include "server/guard.h"
+
+#include "core/hex.h"
+#include "server/http.h"
+#include "server/session.h"
+
+#include <openssl/crypto.h>
+
+#include <string.h>
+#include <strings.h>
+
+void guard_token_init(struct guard_token *t, const char *token)
+{
+	memset(t, 0, sizeof(*t));
+	if (!token || !*token)
+		return;
+	t->set = true;
+	SHA256((const unsigned char *)token, strlen(token), t->digest);
+}
+
+bool guard_token_matches(const struct guard_token *t, const char *candidate, size_t len)
+{
+	unsigned char got[SHA256_DIGEST_LENGTH];
+
+	if (!t->set || !candidate)
+		return false;
+	SHA256((const unsigned char *)candidate, len, got);
+	return CRYPTO_memcmp(got, t->digest, sizeof(got)) == 0;
+}
+
+bool guard_same_origin(const char *origin, const char *host)
+{
+	const char *rest;
+
+	if (!origin || !host || !*host)
+		return false;
+	if (strncasecmp(origin, "http://", 7) == 0)
+		rest = origin + 7;
+	else if (strncasecmp(origin, "https://", 8) == 0)
+		rest = origin + 8;
+	else
+		return false; /* "null" (a sandboxed or opaque origin) too */
+	return strcasecmp(rest, host) == 0;
+}
+
+bool guard_cookie_session(const char *cookie, char *out)
+{
+	static const char name[] = GUARD_COOKIE "=";
+	const char *p = cookie, *end;
+	bool found = false;
+
+	if (!cookie || strnlen(cookie, GUARD_COOKIE_MAX + 1) > GUARD_COOKIE_MAX)
+		return false;
+	end = cookie + strlen(cookie);
+	while (p < end) {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, ";");
+		if (n > sizeof(name) - 1 && strncmp(p, name, sizeof(name) - 1) == 0) {
+			const char *v = p + sizeof(name) - 1;
+			size_t vlen = n - (sizeof(name) - 1);
+
+			while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+				vlen--;
+			/* a second one leaves which counts to whoever reads */
+			if (found || vlen != SESSION_TOKEN_LEN)
+				return false;
+			for (size_t i = 0; i < vlen; i++)
+				if (hex_value(v[i]) < 0)
+					return false;
+			memcpy(out, v, vlen);
+			out[vlen] = '\0';
+			found = true;
+		}
+		p += n + (p[n] == ';');
+	}
+	return found;
+}
+
+static bool may_change(const char *method)
+{
+	return strcmp(method, "GET") && strcmp(method, "HEAD") && strcmp(method, "OPTIONS");
+}
+
+/* A Sec-Fetch-Site a browser sends for the page's own requests (or the
+ * user's typing); absent from senders that are no browser. */
+static bool own_site(const char *fetch_site)
+{
+	return !fetch_site || strcasecmp(fetch_site, "same-origin") == 0 ||
+	       strcasecmp(fetch_site, "none") == 0;
+}
+
+static void refuse(struct guard_verdict *v, int status, const char *error, const char *detail)
+{
+	v->status = status;
+	v->error = error;
+	v->detail = detail;
+}
+
+/* Under the segment, with a token: the bearer, else the session. */
+static void authorize(const struct guard *g, const struct guard_request *rq, int64_t now_ms,
+		      struct guard_verdict *v)
+{
+	char id[SESSION_TOKEN_LEN + 1], csrf[SESSION_TOKEN_LEN + 1];
+	const char *h = rq->authorization;
+
+	if (h) {
+		if (strncasecmp(h, "Bearer ", 7)) {
+			refuse(v, 401, "unauthorized", "this path needs an 'Authorization: Bearer' header");
+			return;
+		}
+		for (h += 7; *h == ' '; h++)
+			;
+		if (!guard_token_matches(&g->token, h, strlen(h)))
+			refuse(v, 401, "unauthorized", "the bearer token is not the server's");
+		else
+			v->by = GUARD_BEARER;
+		return;
+	}
+	if (!g->sessions || !guard_cookie_session(rq->cookie, id) ||
+	    !session_find(g->sessions, id, now_ms, csrf)) {
+		refuse(v, 401, "unauthorized", "this path needs an 'Authorization: Bearer' header");
+		return;
+	}
+	if (!own_site(rq->fetch_site)) {
+		refuse(v, 403, "forbidden", "a session is good for the server's own pages only");
+		return;
+	}
+	if (may_change(rq->method) &&
+	    (!rq->csrf || strlen(rq->csrf) != SESSION_TOKEN_LEN ||
+	     CRYPTO_memcmp(rq->csrf, csrf, SESSION_TOKEN_LEN))) {
+		refuse(v, 403, "forbidden",
+		       "a request made with a session needs its CSRF token in " GUARD_CSRF_HEADER);
+		return;
+	}
+	v->by = GUARD_SESSION;
+}
+
+void guard_decide(const struct guard *g, const struct guard_request *rq, int64_t now_ms,
+		  struct guard_verdict *v)
+{
+	const struct http_path *path = rq->path;
+
+	memset(v, 0, sizeof(*v));
+	if (may_change(rq->method) &&
+	    ((rq->origin && !guard_same_origin(rq->origin, rq->host)) || !own_site(rq->fetch_site))) {
+		refuse(v, 403, "forbidden", "a request from another origin may not change anything");
+		return;
+	}
+	if (!g->token.set || (g->segment && (!path->n || strcmp(path->seg[0], g->segment))))
+		return;
+	authorize(g, rq, now_ms, v);
+}
