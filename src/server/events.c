@@ -2,8 +2,10 @@
  * This file implements what the watchers of GET /api/live/events hear and
  * the live runner as the server holds it: the runner started and stopped
  * under the server's lock, told of advances and of postgres_cdc landings,
- * and every event sent to every watcher. It calls nothing of server.c or
- * routes.c, which both use it.
+ * and every event kept in the event log and sent to every watcher, with
+ * its id; a watcher that comes back with the id it saw last gets what it
+ * missed first. It calls nothing of server.c or routes.c, which both use
+ * it.
  */
 #include "server/server_int.h"
 
@@ -12,6 +14,8 @@
 #include "live/runner.h"
 #include "live/thread.h"
 #include "pgcdc/pgcdc_thread.h"
+#include "core/xalloc.h"
+#include "server/eventlog.h"
 #include "server/http.h"
 #include "server/statusdoc.h"
 #include "warehouse/wh.h"
@@ -22,10 +26,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sends an event to every watcher; a watcher that went away is dropped. */
+/* How long a client waits before it connects again, told in the first
+ * event of every stream. */
+#define WATCH_RETRY_MS 1000
+#define WATCH_HEARTBEAT_MS 15000
+
+/* Keeps an event in the log and sends it to every watcher; a watcher that
+ * went away is dropped. Under one lock, so that a watcher that joins sees
+ * each event once: in its replay or sent, never both, never neither. */
 static void emit(struct server *s, const char *event, json_t *data)
 {
 	char *text = json_dumps(data, JSON_COMPACT);
+	char id[EVENT_ID_MAX];
 
 	/* whatever is worth an event changes what the status shows */
 	status_doc_touch(s->status);
@@ -33,8 +45,11 @@ static void emit(struct server *s, const char *event, json_t *data)
 	if (!text)
 		return;
 	pthread_mutex_lock(&s->watch_mu);
+	event_log_add(s->events, event, text, id);
 	for (struct watcher **w = &s->watchers; *w;) {
-		if (http_stream_send((*w)->stream, event, text) == 0) {
+		struct http_event ev = { .id = id, .event = event, .data = text };
+
+		if (http_stream_post((*w)->stream, &ev) == 0) {
 			w = &(*w)->next;
 			continue;
 		}
@@ -46,6 +61,36 @@ static void emit(struct server *s, const char *event, json_t *data)
 	}
 	pthread_mutex_unlock(&s->watch_mu);
 	free(text);
+}
+
+static void replay_one(void *ctx, const char *id, const char *event, const char *data)
+{
+	http_stream_post(ctx, &(struct http_event){ .id = id, .event = event, .data = data });
+}
+
+void server_watch(struct server *s, struct http_call *c, const char *last_id)
+{
+	struct watcher *w = xcalloc(1, sizeof(*w));
+	enum event_resume how;
+	char id[EVENT_ID_MAX];
+	json_t *hello;
+	char *text;
+
+	w->stream = http_stream_open(c, WATCH_HEARTBEAT_MS);
+	pthread_mutex_lock(&s->watch_mu);
+	how = event_log_replay(s->events, last_id, replay_one, w->stream);
+	/* after what it missed, so that a connection lost during the replay
+	 * resumes from the last event that arrived, not from this one */
+	event_log_last_id(s->events, id);
+	hello = json_pack("{s:s, s:s}", "resume", event_resume_name(how), "id", id);
+	text = json_dumps(hello, JSON_COMPACT);
+	http_stream_post(w->stream, &(struct http_event){ .id = id, .event = "hello", .data = text,
+							  .retry_ms = WATCH_RETRY_MS });
+	free(text);
+	json_decref(hello);
+	w->next = s->watchers;
+	s->watchers = w;
+	pthread_mutex_unlock(&s->watch_mu);
 }
 
 void server_watchers_close(struct server *s)

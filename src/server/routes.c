@@ -431,16 +431,14 @@ static void start_stop(struct server *s, struct http_call *c)
 	worker_queue_push(s->control, start_stop_run, ct);
 }
 
-/* Server-sent events until the client goes away or the server stops. */
+/* Server-sent events until the client goes away or the server stops,
+ * from where the client was: a browser that reconnects says so in
+ * Last-Event-ID, a page that starts a new stream in ?last_event_id=. */
 static void events(struct server *s, struct http_call *c)
 {
-	struct watcher *w = xcalloc(1, sizeof(*w));
+	const char *last = http_call_header(c, "Last-Event-ID");
 
-	w->stream = http_stream_open(c, 15000);
-	pthread_mutex_lock(&s->watch_mu);
-	w->next = s->watchers;
-	s->watchers = w;
-	pthread_mutex_unlock(&s->watch_mu);
+	server_watch(s, c, last ? last : http_call_query(c, "last_event_id"));
 }
 
 /* For a command a client asked for: on the runner's thread between its
@@ -506,7 +504,7 @@ void server_route(void *ctx, struct http_call *c)
 
 	if (is(c, 4, "ingest", "webhook"))
 		server_ingest_webhook(s->ingest, c, http_call_segment(c, 3));
-	else if (get(s, c))
+	else if (server_webui_route(s, c) || get(s, c))
 		return;
 	else if (is(c, 5, "live", "models"))
 		control(s, c);

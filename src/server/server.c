@@ -25,12 +25,16 @@
 #include "project/inputs.h"
 #include "project/model.h"
 #include "project/project.h"
+#include "server/eventlog.h"
 #include "server/http.h"
 #include "server/ingest.h"
 #include "server/read.h"
+#include "server/session.h"
 #include "server/statusdoc.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
+
+#include <openssl/rand.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -359,6 +363,17 @@ static void log_started(struct server *s, int port)
 	fflush(log);
 }
 
+/* A random epoch for the events' ids, so that an id a client kept from
+ * the server before this one is not taken for one of this one's. */
+static uint32_t event_epoch(void)
+{
+	uint32_t epoch;
+
+	if (RAND_bytes((unsigned char *)&epoch, sizeof(epoch)) != 1)
+		epoch = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+	return epoch;
+}
+
 /* Whatever of the server started, in the order that answers every
  * accepted call; then the first connection (w) too. */
 static void stop_parts(struct server *s, struct http_server *http)
@@ -388,6 +403,8 @@ static void stop_parts(struct server *s, struct http_server *http)
 		unlink(s->state_file);
 	if (s->ingest)
 		server_ingest_free(s->ingest);
+	event_log_free(s->events);
+	session_store_free(s->sessions);
 	pthread_rwlock_destroy(&s->lock);
 	pthread_mutex_destroy(&s->watch_mu);
 	if (s->folder_lock >= 0)
@@ -440,6 +457,10 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	}
 	pthread_rwlock_init(&s.lock, NULL);
 	pthread_mutex_init(&s.watch_mu, NULL);
+	s.events = event_log_new(event_epoch(), 0, 0);
+	guard_token_init(&s.token, hc.token);
+	s.sessions = session_store_new(NULL);
+	hc.sessions = s.sessions;
 	rc = hold_folder(&s, err);
 	if (!rc)
 		rc = state_ensure(w, err);

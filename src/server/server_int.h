@@ -7,6 +7,7 @@
 #ifndef SL_SERVER_SERVER_INT_H
 #define SL_SERVER_SERVER_INT_H
 
+#include "server/guard.h"
 #include "server/server.h"
 
 #include <jansson.h>
@@ -29,8 +30,11 @@ struct server {
 	struct server_ingest *ingest;
 	pthread_rwlock_t lock; /* live: read to use it, write to start or stop it */
 	atomic_bool live_on;   /* live != NULL, for whoever must not wait for the lock */
-	pthread_mutex_t watch_mu; /* guards watchers */
+	pthread_mutex_t watch_mu; /* guards watchers and events */
 	struct watcher *watchers;
+	struct event_log *events; /* what was sent lately, for watchers that come back */
+	struct session_store *sessions; /* the UI's sign-ins */
+	struct guard_token token; /* the server's token, for signing in */
 	struct live_thread *live;
 	struct poller **pollers; /* one per poll source, each on its own thread */
 	size_t npollers;
@@ -73,8 +77,18 @@ void server_cdc_landed(void *ctx, const struct pgcdc_landed *landed);
  * refresh in progress). */
 int server_live_start(struct server *s, struct sl_err *err);
 void server_live_stop(struct server *s);
+/* Answers c with the event stream: first what a client that saw last_id
+ * (the Last-Event-ID it sends back; NULL: none) missed, then a "hello"
+ * event saying how it resumed, then every event as it happens. */
+void server_watch(struct server *s, struct http_call *c, const char *last_id);
 /* Ends every watcher's stream. */
 void server_watchers_close(struct server *s);
+
+/* webui.c: */
+
+/* The UI's routes: its files at / and under /ui/, signing in and out, and
+ * GET /api/session; false for any other path. */
+bool server_webui_route(struct server *s, struct http_call *c);
 
 /* routes.c: */
 
