@@ -66,11 +66,26 @@ static void model_row(const struct wh_result *r, const struct model *m, json_t *
 	json_object_set_new(o, "covered", json_integer(num(r, k, 8)));
 }
 
-static json_t *new_model(const struct model *m)
+/* The inputs whose advances refresh m, by name: "landing.NAME", an
+ * adopted table, or a live model. */
+static json_t *tracked_inputs(struct arena *a, const struct model *m)
+{
+	struct model_inputs in;
+	json_t *arr = json_array();
+
+	inputs_find(a, m, &in);
+	for (size_t k = 0; k < in.n; k++)
+		json_array_append_new(arr, json_string(in.items[k].name));
+	return arr;
+}
+
+static json_t *new_model(struct arena *a, const struct model *m)
 {
 	json_t *o = json_object();
 
 	json_object_set_new(o, "model", json_string(m->fqn));
+	json_object_set_new(o, "description", str_or_null(m->description));
+	json_object_set_new(o, "inputs", tracked_inputs(a, m));
 	json_object_set_new(o, "state", json_string("new"));
 	json_object_set_new(o, "lag_ms", json_integer(0));
 	json_object_set_new(o, "events_per_s", json_real(0));
@@ -81,6 +96,31 @@ static json_t *new_model(const struct model *m)
 	json_object_set_new(o, "retry_in_ms", json_integer(0));
 	json_object_set_new(o, "covered", json_integer(0));
 	return o;
+}
+
+/* What sluice.yml says of the source a landing table belongs to: its
+ * kind and its typed columns (a landing table no source declares has
+ * neither). */
+static void source_settings(const struct project *p, const char *table, json_t *o)
+{
+	char name[300];
+
+	for (size_t i = 0; i < p->cfg.nsources; i++) {
+		const struct source_cfg *src = &p->cfg.sources[i];
+		json_t *cols;
+
+		inputs_source_table(src, name, sizeof(name));
+		if (strcmp(name, table) && strcmp(src->name, table))
+			continue;
+		cols = json_array();
+		for (size_t k = 0; k < src->ncolumns; k++)
+			json_array_append_new(cols, json_pack("{s:s, s:s}", "name",
+							      src->columns[k].name, "type",
+							      src->columns[k].type));
+		json_object_set_new(o, "kind", str_or_null(src->kind));
+		json_object_set_new(o, "columns", cols);
+		return;
+	}
 }
 
 /* An adopted source shows its cursor and its late rows, not the place
@@ -96,6 +136,7 @@ static int sources(const struct project *p, struct wh *w, json_t *arr, struct sl
 		json_t *o = json_object();
 
 		json_object_set_new(o, "source", json_string(wh_result_value(r, i, 0)));
+		source_settings(p, wh_result_value(r, i, 0), o);
 		if (adopted) {
 			json_object_set_new(o, "adopted", json_string(adopted->name));
 			json_object_set_new(o, "late_rows", json_integer(num(r, i, 5)));
@@ -112,6 +153,90 @@ static int sources(const struct project *p, struct wh *w, json_t *arr, struct sl
 	if (!rc)
 		wh_result_free(r);
 	return rc;
+}
+
+/* How much an input is to blame for the lag of a model that reads it:
+ * failing or paused stops everything after it (3), waiting passes a
+ * failure further up on (2), behind or lagging holds its readers back
+ * (1), live and current holds nobody back (0). */
+static int blame_rank(const json_t *o)
+{
+	const char *state = json_string_value(json_object_get(o, "state"));
+
+	if (!strcmp(state, "failing") || !strcmp(state, "paused"))
+		return 3;
+	if (!strcmp(state, "waiting"))
+		return 2;
+	if (!strcmp(state, "behind") || json_integer_value(json_object_get(o, "lag_ms")) > 0)
+		return 1;
+	return 0;
+}
+
+static json_t *model_named(json_t *models, const char *name)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(models, i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "model")), name))
+			return o;
+	return NULL;
+}
+
+/* The live model among o's inputs most to blame for its lag (the highest
+ * rank, then the largest lag, then the first), or NULL when none is. */
+static json_t *most_to_blame(json_t *models, const json_t *o)
+{
+	json_t *best = NULL, *name;
+	int best_rank = 0;
+	size_t k;
+
+	json_array_foreach(json_object_get(o, "inputs"), k, name) {
+		json_t *in = model_named(models, json_string_value(name));
+		int rank = in ? blame_rank(in) : 0;
+
+		if (rank > best_rank ||
+		    (rank && rank == best_rank &&
+		     json_integer_value(json_object_get(in, "lag_ms")) >
+			     json_integer_value(json_object_get(best, "lag_ms")))) {
+			best = in;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+void live_status_blame(json_t *models)
+{
+	size_t i, n = json_array_size(models);
+	json_t *o;
+
+	json_array_foreach(models, i, o) {
+		json_t *path = json_array(), *at = o, *up;
+
+		if (!blame_rank(o)) {
+			json_decref(path);
+			continue;
+		}
+		/* the graph has no cycle; the bound keeps a document that
+		 * says otherwise from looping */
+		while (json_array_size(path) < n && (up = most_to_blame(models, at))) {
+			json_array_append_new(path, json_string(json_string_value(
+							    json_object_get(up, "model"))));
+			at = up;
+			if (blame_rank(up) == 3)
+				break;
+		}
+		if (!json_array_size(path)) {
+			json_decref(path);
+			continue;
+		}
+		json_object_set_new(o, "cause",
+				    json_pack("{s:O, s:O, s:O, s:o}", "model",
+					      json_object_get(at, "model"), "state",
+					      json_object_get(at, "state"), "lag_ms",
+					      json_object_get(at, "lag_ms"), "path", path));
+	}
 }
 
 /* A live model with a failing live input waits for it. */
@@ -168,7 +293,7 @@ int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_
 
 		if (!inputs_refreshes(m))
 			continue;
-		o = new_model(m);
+		o = new_model(a, m);
 		json_array_append_new(models, o);
 		if (!ledger)
 			continue;
@@ -193,6 +318,7 @@ int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_
 	live_claims_free(groups);
 	live_ledger_free(ledger);
 	arena_free(a);
+	live_status_blame(models);
 	json_object_set_new(root, "models", models);
 	json_object_set_new(root, "sources", srcs);
 	if (rc) {

@@ -23,6 +23,15 @@ struct wh;
  * scratch is a child of parent (may be NULL). */
 int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_t **out,
 		    struct sl_err *err);
+/* Says, for each model of a status document's "models" that is not
+ * live and current, which of its upstream live models holds it back, as
+ * "cause": {"model", "state", "lag_ms", "path"}: the path goes up from the
+ * model's own input, at each step to the input most to blame (failing or
+ * paused first, then waiting, then the largest lag), and ends at the first
+ * failing or paused one, or where no input is to blame. A model held back
+ * by no upstream model (behind its sources only) gets no cause. Reads each
+ * model's "inputs". */
+void live_status_blame(json_t *models);
 /* The document as two tables. */
 void live_status_print(const json_t *doc, FILE *out);
 
