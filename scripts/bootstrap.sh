@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building, testing and demonstrating sluice needs on a
-# Debian machine: Debian packages (when missing) and the pinned DuckDB
-# release from the npm registry, checked against its sha512 integrity
-# value. Safe to run again: it does nothing when everything is in place.
+# Debian machine: Debian packages (when missing), and the pinned DuckDB
+# release and playwright-core (which drives Debian's chromium in the
+# browser tests) from the npm registry, each checked against its sha512
+# integrity value. Safe to run again: it does nothing when everything is
+# in place.
 #
 #   scripts/bootstrap.sh            build, test and demo dependencies
-#   SLUICE_DEPS=DIR                 where the DuckDB library goes (default .deps)
+#   SLUICE_DEPS=DIR                 where DuckDB and playwright-core go (default .deps)
 #   SLUICE_CACHE=DIR                where downloaded packages are kept
 #                                   (default ~/.cache/sluice)
 set -euo pipefail
@@ -15,12 +17,13 @@ deps=${SLUICE_DEPS:-$root/.deps}
 cache=${SLUICE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sluice}
 
 # PostgreSQL 15 is the server the tests and `make demo` start (psql comes
-# with it); jq reads `sluice serve`'s status in both
+# with it); jq reads `sluice serve`'s status in both; chromium is the
+# browser the UI's tests drive (tests/ui)
 packages=(
 	build-essential pkg-config ca-certificates openssl
 	libyaml-dev libjansson-dev libssl-dev libcmocka-dev
 	libpq-dev libmicrohttpd-dev libcurl4-openssl-dev librdkafka-dev curl jq
-	postgresql-15
+	postgresql-15 chromium
 )
 
 # DuckDB 1.4 LTS: the shared library from the prebuilt Node bindings package,
@@ -33,6 +36,13 @@ hdr_tgz="duckdb-1.4.4.tgz"
 hdr_sri="sha512-hEJJ5hyVF0VLj3dmOLpsWrQR0b3d4Ykqtygm6iUXjHJDDnSqg/USKxcb5qvNrOhFYPgktayU6dXCtgPqcmmpog=="
 hdr_path="package/src/duckdb/src/include/duckdb.h"
 stamp="1.4.4-r.4"
+
+# playwright-core: the browser automation library alone (no browser of its
+# own, no dependencies); the tests point it at /usr/bin/chromium
+pw_version="1.65.2"
+pw_pkg="playwright-core@$pw_version"
+pw_tgz="playwright-core-$pw_version.tgz"
+pw_sri="sha512-aHu9F46Mx5ha9iiB+VLZMUUtex3PBw4am9MHptc0IXaJhz++6YXsH96eEyThwCwMkIUiB8TdZcwXqnb3xKDzmA=="
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -89,5 +99,21 @@ install_duckdb() {
 	say "DuckDB $stamp installed in $deps/duckdb"
 }
 
+# Unpacked as a package folder that node resolves by path: nothing goes
+# into the repository, and npm runs no install script.
+install_playwright() {
+	local dir="$deps/node_modules/playwright-core"
+	if [ -f "$dir/STAMP" ] && [ "$(cat "$dir/STAMP")" = "$pw_version" ]; then
+		return 0
+	fi
+	fetch "$pw_pkg" "$pw_tgz" "$pw_sri"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	tar -xzf "$cache/$pw_tgz" -C "$dir" --strip-components=1
+	echo "$pw_version" >"$dir/STAMP"
+	say "playwright-core $pw_version installed in $dir"
+}
+
 install_packages
 install_duckdb
+install_playwright

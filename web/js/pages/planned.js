@@ -1,0 +1,19 @@
+// The pages the navigation names that are not built yet: each says what
+// it will show, so the shell's places are there for them.
+
+import { el } from '../dom.js';
+
+const WHAT = {
+  dag: 'the graph of models, each live model with its lag or state on its node',
+  models: 'every model: its materialization, its checks and its columns',
+  windows: 'the windows of temporal models: applied, blocked and why',
+  query: 'read-only SQL against the warehouse (POST /api/sql)',
+  runs: 'runs, their results and the alerts sent',
+};
+
+export function mount(root, ctx) {
+  root.appendChild(el('section', { class: 'planned' },
+    el('h1', {}, ctx.page.title),
+    el('p', { class: 'muted' }, `Not built yet. It will show ${WHAT[ctx.page.id] || 'more'}.`)));
+  return () => {};
+}
