@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the cmocka unit test binaries, the source checks in
-# tests/checks/, then the end-to-end cases, and ends with one line
+# tests/checks/, the end-to-end cases, then the browser cases of tests/ui
+# (chromium driven by playwright-core), and ends with one line
 # "N passed, N failed". It starts a PostgreSQL server of its own for them
 # (tests/pg_server.sh; SLUICE_TEST_PG holds its connection string).
 #   tests/run.sh BUILD_DIR        BUILD_DIR holds sluice and tests/test_*
@@ -81,6 +82,23 @@ if [ -z "$p" ]; then
 	failures+=("e2e runner")
 fi
 rm -f "$e2e_out"
+passed=$((passed + p))
+failed=$((failed + f))
+
+echo "== browser cases"
+ui_out=$(mktemp)
+node "$root/tests/ui/run.mjs" "$build" >"$ui_out" 2>&1
+cat "$ui_out"
+p=$(sed -n 's/^ui: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$ui_out")
+f=$(sed -n 's/^ui: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$ui_out")
+if [ -z "$p" ]; then
+	p=0
+	f=1
+	failures+=("ui runner")
+elif [ "$f" -ne 0 ]; then
+	failures+=("ui")
+fi
+rm -f "$ui_out"
 passed=$((passed + p))
 failed=$((failed + f))
 

@@ -717,6 +717,15 @@ static void test_event_stream(void **state)
 	assert_string_equal(got.buf, "event: tick\ndata: 1\n\n"
 				     "data: line1\ndata: line2\ndata: line3\n\n"
 				     "event: done\ndata: x\n\n");
+	/* an id (what a client sends back as Last-Event-ID) and a retry */
+	buf_reset(&got);
+	assert_int_equal(http_stream_post(st, &(struct http_event){ .id = "ab-7", .event = "e",
+								  .data = "d", .retry_ms = 500 }),
+			 0);
+	assert_int_equal(http_stream_post(st, &(struct http_event){ .id = "a\nb", .data = "d" }),
+			 SL_E_USAGE);
+	read_until(cl, &got, "data: d\n\n");
+	assert_string_equal(got.buf, "retry: 500\nid: ab-7\nevent: e\ndata: d\n\n");
 
 	/* quiet for a while: heartbeats */
 	buf_reset(&got);

@@ -80,10 +80,79 @@ static void test_no_threads_no_tables(void **state)
 	json_decref(doc);
 }
 
+static json_t *blamed(const char *models_text)
+{
+	json_error_t jerr;
+	json_t *models = json_loads(models_text, 0, &jerr);
+
+	assert_non_null(models);
+	live_status_blame(models);
+	return models;
+}
+
+static const json_t *cause_of(const json_t *models, size_t i)
+{
+	return json_object_get(json_array_get(models, i), "cause");
+}
+
+/* Which upstream holds a lagging model back: a failing or paused one
+ * before a waiting one, a waiting one before one only behind, the
+ * largest lag among equals, followed up to the first failing or paused
+ * one; none for a model held back by its sources only, or live. */
+static void test_blame(void **state)
+{
+	json_t *m;
+	const json_t *c;
+
+	(void)state;
+	m = blamed("[{\"model\": \"s.a\", \"state\": \"failing\", \"lag_ms\": 900, \"inputs\": [\"landing.x\"]},"
+		   " {\"model\": \"s.b\", \"state\": \"behind\", \"lag_ms\": 2000, \"inputs\": [\"landing.y\"]},"
+		   " {\"model\": \"g.c\", \"state\": \"waiting\", \"lag_ms\": 950, \"inputs\": [\"s.b\", \"s.a\"]},"
+		   " {\"model\": \"g.d\", \"state\": \"behind\", \"lag_ms\": 990, \"inputs\": [\"g.c\", \"s.b\"]},"
+		   " {\"model\": \"g.e\", \"state\": \"live\", \"lag_ms\": 0, \"inputs\": [\"s.a\"]},"
+		   " {\"model\": \"g.f\", \"state\": \"behind\", \"lag_ms\": 10, \"inputs\": [\"s.b\", \"g.e\"]}]");
+	/* s.a fails and s.b is behind their sources: nobody upstream to blame */
+	assert_null(cause_of(m, 0));
+	assert_null(cause_of(m, 1));
+	/* g.c: the failing input before the one with more lag */
+	c = cause_of(m, 2);
+	assert_string_equal(json_string_value(json_object_get(c, "model")), "s.a");
+	assert_string_equal(json_string_value(json_object_get(c, "state")), "failing");
+	assert_int_equal(json_integer_value(json_object_get(c, "lag_ms")), 900);
+	assert_int_equal(json_array_size(json_object_get(c, "path")), 1);
+	/* g.d: through the waiting g.c up to the failing s.a */
+	c = cause_of(m, 3);
+	assert_string_equal(json_string_value(json_object_get(c, "model")), "s.a");
+	assert_int_equal(json_array_size(json_object_get(c, "path")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(c, "path"), 0)), "g.c");
+	/* live and current: no cause */
+	assert_null(cause_of(m, 4));
+	/* g.f: the input that lags, not the live one */
+	c = cause_of(m, 5);
+	assert_string_equal(json_string_value(json_object_get(c, "model")), "s.b");
+	json_decref(m);
+
+	/* a paused input stops the walk, even with more lag further up */
+	m = blamed("[{\"model\": \"a\", \"state\": \"behind\", \"lag_ms\": 5000, \"inputs\": []},"
+		   " {\"model\": \"b\", \"state\": \"paused\", \"lag_ms\": 100, \"inputs\": [\"a\"]},"
+		   " {\"model\": \"c\", \"state\": \"behind\", \"lag_ms\": 100, \"inputs\": [\"b\"]}]");
+	c = cause_of(m, 2);
+	assert_string_equal(json_string_value(json_object_get(c, "model")), "b");
+	assert_string_equal(json_string_value(json_object_get(cause_of(m, 1), "model")), "a");
+	json_decref(m);
+
+	/* a document that claims a cycle ends */
+	m = blamed("[{\"model\": \"a\", \"state\": \"behind\", \"lag_ms\": 5, \"inputs\": [\"b\"]},"
+		   " {\"model\": \"b\", \"state\": \"behind\", \"lag_ms\": 5, \"inputs\": [\"a\"]}]");
+	assert_int_equal(json_array_size(json_object_get(cause_of(m, 0), "path")), 2);
+	json_decref(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads_as_tables),
+		cmocka_unit_test(test_blame),
 		cmocka_unit_test(test_no_threads_no_tables),
 	};
 

@@ -4,9 +4,11 @@
 // what was missed first. When the browser gives up (the server answered
 // with an error, or the session is gone) the stream is opened again here,
 // with the last id in the query, so a tab never skips an event the server
-// still holds.
+// still holds. The last events are kept for the pages mounted later (and
+// across a sign-in again), so that the activity a page shows outlives it.
 
 const EVENTS = ['advance', 'landed', 'refresh', 'failure', 'recovery', 'pause', 'resume', 'hello'];
+const HISTORY = 200;
 
 export class EventFeed {
   constructor(url = '/api/live/events') {
@@ -17,6 +19,12 @@ export class EventFeed {
     this.retryMs = 1000;
     this.timer = null;
     this.target = new EventTarget();
+    this.history = [];
+  }
+
+  // The events kept, oldest first: {name, data, id}.
+  recent() {
+    return this.history.slice();
   }
 
   // fn(name, data, id) for every event; returns a function that stops it.
@@ -82,7 +90,10 @@ export class EventFeed {
     } catch {
       data = { text: e.data };
     }
-    this.target.dispatchEvent(new CustomEvent('event', { detail: { name, data, id: e.lastEventId } }));
+    const detail = { name, data, id: e.lastEventId };
+    this.history.push(detail);
+    if (this.history.length > HISTORY) this.history.shift();
+    this.target.dispatchEvent(new CustomEvent('event', { detail }));
   }
 
   setState(state) {

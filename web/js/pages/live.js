@@ -204,9 +204,9 @@ export function mount(root, { feed }) {
 
   function summary(name, d) {
     switch (name) {
-      case 'advance': return `${d.source}: ${number(d.rows)} rows` + (d.cursor ? ` to ${d.cursor}` : ` (seq ${d.seq})`);
-      case 'landed': return `slot ${d.slot}: ${number(d.transactions)} transactions, ${number(d.changes)} changes`;
-      case 'refresh': return `${d.model}: ${number(d.rows)} rows`;
+      case 'advance': return `${d.source}: ${count(d.rows, 'row')}` + (d.cursor ? ` to ${d.cursor}` : ` (seq ${d.seq})`);
+      case 'landed': return `slot ${d.slot}: ${count(d.transactions, 'transaction')}, ${count(d.changes, 'change')}`;
+      case 'refresh': return `${d.model}: ${count(d.rows, 'row')}`;
       case 'failure': return `${d.model} failed: ${d.error}`;
       case 'recovery': return `${d.model} recovered`;
       case 'pause': return `${d.model} paused`;
@@ -215,7 +215,8 @@ export function mount(root, { feed }) {
     }
   }
 
-  function onEvent(name, data, id) {
+  // An event as a line of the feed, newest on top.
+  function show(name, data, id) {
     if (name === 'hello') {
       if (data.resume === 'gap' || data.resume === 'restarted') {
         list.prepend(el('li', { class: 'marker', data: { resume: data.resume } }, clock(), ' ',
@@ -231,6 +232,10 @@ export function mount(root, { feed }) {
         el('span', { class: 'id muted' }, id)));
       while (list.children.length > FEED_MAX) list.lastChild.remove();
     }
+  }
+
+  function onEvent(name, data, id) {
+    show(name, data, id);
     if (name !== 'hello' || data.resume !== 'continues') soon();
   }
 
@@ -243,6 +248,7 @@ export function mount(root, { feed }) {
     }, AFTER_EVENT_MS);
   }
 
+  for (const e of feed.recent()) show(e.name, e.data, e.id);
   const stopEvents = feed.subscribe(onEvent);
   const stopState = feed.onState((state) => {
     fill(connection, el('span', { class: `dot ${state}` }), ' feed ', el('span', { data: { field: 'feed' } }, state));
@@ -259,6 +265,10 @@ export function mount(root, { feed }) {
     clearInterval(ticker);
     clearTimeout(v.timer);
   };
+}
+
+function count(n, noun) {
+  return `${number(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function badge(state) {
