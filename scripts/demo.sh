@@ -209,3 +209,4 @@ show sql "SELECT op, lsn, xid, payload FROM landing.pg_products ORDER BY _sluice
 show sql "SELECT product_id, name, price, op, lsn, _sluice_deleted FROM silver.products ORDER BY product_id"
 show sql "SELECT * FROM gold.catalog ORDER BY category"
 printf '\nThe demo project is examples/shop; its warehouse lived in %s, and its PostgreSQL\nserver in %s (both removed now).\n' "$work" "$pg_dir"
+printf '\nThe web UI comes with sluice serve. In a copy of the project:\n  cp -r examples/shop /tmp/shop && cd /tmp/shop && %s run && %s serve\nthen open http://127.0.0.1:8080/ (the Live page: models, sources, activity; docs/ui.md).\n' "$bin" "$bin"

@@ -86,14 +86,18 @@ class Server {
     throw new Error(`sluice serve did not answer /api/health:\n${this.log}`);
   }
 
+  // Stops it as a supervisor would (SIGTERM): it must exit 0, with no
+  // sanitizer's report in its log.
   async stop() {
     const proc = this.proc;
-    if (!proc || proc.exitCode !== null) return;
-    proc.kill('SIGTERM');
+    if (!proc) return;
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
     const killer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-    await proc.exited;
+    const code = await proc.exited;
     clearTimeout(killer);
     this.proc = null;
+    if (code !== 0) throw new Error(`sluice serve exited ${code ?? proc.signalCode} when stopped`);
+    if (/Sanitizer|runtime error:/.test(this.log)) throw new Error('a sanitizer reported an error in sluice serve');
   }
 
   async restart() {
@@ -200,6 +204,8 @@ async function runCase(browser, file) {
       new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), CASE_LIMIT_MS); }),
     ]).finally(() => clearTimeout(timer));
     check(errors.length === 0, `the page threw: ${errors.join('; ')}`);
+    await context.close();
+    await server.stop();
   } catch (err) {
     err.serverLog = server.log;
     throw err;
