@@ -79,13 +79,18 @@ static json_t *tracked_inputs(struct arena *a, const struct model *m)
 	return arr;
 }
 
-static json_t *new_model(struct arena *a, const struct model *m)
+/* What the project says of m, after what the warehouse does. */
+static void project_facts(struct arena *a, const struct model *m, json_t *o)
+{
+	json_object_set_new(o, "description", str_or_null(m->description));
+	json_object_set_new(o, "inputs", tracked_inputs(a, m));
+}
+
+static json_t *new_model(const struct model *m)
 {
 	json_t *o = json_object();
 
 	json_object_set_new(o, "model", json_string(m->fqn));
-	json_object_set_new(o, "description", str_or_null(m->description));
-	json_object_set_new(o, "inputs", tracked_inputs(a, m));
 	json_object_set_new(o, "state", json_string("new"));
 	json_object_set_new(o, "lag_ms", json_integer(0));
 	json_object_set_new(o, "events_per_s", json_real(0));
@@ -136,7 +141,6 @@ static int sources(const struct project *p, struct wh *w, json_t *arr, struct sl
 		json_t *o = json_object();
 
 		json_object_set_new(o, "source", json_string(wh_result_value(r, i, 0)));
-		source_settings(p, wh_result_value(r, i, 0), o);
 		if (adopted) {
 			json_object_set_new(o, "adopted", json_string(adopted->name));
 			json_object_set_new(o, "late_rows", json_integer(num(r, i, 5)));
@@ -148,6 +152,7 @@ static int sources(const struct project *p, struct wh *w, json_t *arr, struct sl
 		/* only sources that follow a cursor column have one */
 		if (wh_result_value(r, i, 4))
 			json_object_set_new(o, "cursor", json_string(wh_result_value(r, i, 4)));
+		source_settings(p, wh_result_value(r, i, 0), o);
 		json_array_append_new(arr, o);
 	}
 	if (!rc)
@@ -231,10 +236,12 @@ void live_status_blame(json_t *models)
 			json_decref(path);
 			continue;
 		}
+		/* named apart from the model's own keys, which readers of
+		 * the document look for line by line */
 		json_object_set_new(o, "cause",
-				    json_pack("{s:O, s:O, s:O, s:o}", "model",
-					      json_object_get(at, "model"), "state",
-					      json_object_get(at, "state"), "lag_ms",
+				    json_pack("{s:O, s:O, s:O, s:o}", "upstream",
+					      json_object_get(at, "model"), "upstream_state",
+					      json_object_get(at, "state"), "upstream_lag_ms",
 					      json_object_get(at, "lag_ms"), "path", path));
 	}
 }
@@ -293,7 +300,7 @@ int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_
 
 		if (!inputs_refreshes(m))
 			continue;
-		o = new_model(a, m);
+		o = new_model(m);
 		json_array_append_new(models, o);
 		if (!ledger)
 			continue;
@@ -313,6 +320,9 @@ int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_
 	}
 	if (!rc && ledger)
 		rc = sources(p, w, srcs, err);
+	for (size_t i = 0, k = 0; !rc && i < p->nmodels; i++)
+		if (inputs_refreshes(p->models[i]))
+			project_facts(a, p->models[i], json_array_get(models, k++));
 	wh_result_free(rows);
 	wh_result_free(claims);
 	live_claims_free(groups);

@@ -25,7 +25,8 @@ int live_status_doc(struct arena *parent, struct project *p, struct wh *w, json_
 		    struct sl_err *err);
 /* Says, for each model of a status document's "models" that is not
  * live and current, which of its upstream live models holds it back, as
- * "cause": {"model", "state", "lag_ms", "path"}: the path goes up from the
+ * "cause": {"upstream", "upstream_state", "upstream_lag_ms", "path"}: the
+ * path goes up from the
  * model's own input, at each step to the input most to blame (failing or
  * paused first, then waiting, then the largest lag), and ends at the first
  * failing or paused one, or where no input is to blame. A model held back

@@ -116,20 +116,20 @@ static void test_blame(void **state)
 	assert_null(cause_of(m, 1));
 	/* g.c: the failing input before the one with more lag */
 	c = cause_of(m, 2);
-	assert_string_equal(json_string_value(json_object_get(c, "model")), "s.a");
-	assert_string_equal(json_string_value(json_object_get(c, "state")), "failing");
-	assert_int_equal(json_integer_value(json_object_get(c, "lag_ms")), 900);
+	assert_string_equal(json_string_value(json_object_get(c, "upstream")), "s.a");
+	assert_string_equal(json_string_value(json_object_get(c, "upstream_state")), "failing");
+	assert_int_equal(json_integer_value(json_object_get(c, "upstream_lag_ms")), 900);
 	assert_int_equal(json_array_size(json_object_get(c, "path")), 1);
 	/* g.d: through the waiting g.c up to the failing s.a */
 	c = cause_of(m, 3);
-	assert_string_equal(json_string_value(json_object_get(c, "model")), "s.a");
+	assert_string_equal(json_string_value(json_object_get(c, "upstream")), "s.a");
 	assert_int_equal(json_array_size(json_object_get(c, "path")), 2);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(c, "path"), 0)), "g.c");
 	/* live and current: no cause */
 	assert_null(cause_of(m, 4));
 	/* g.f: the input that lags, not the live one */
 	c = cause_of(m, 5);
-	assert_string_equal(json_string_value(json_object_get(c, "model")), "s.b");
+	assert_string_equal(json_string_value(json_object_get(c, "upstream")), "s.b");
 	json_decref(m);
 
 	/* a paused input stops the walk, even with more lag further up */
@@ -137,8 +137,8 @@ static void test_blame(void **state)
 		   " {\"model\": \"b\", \"state\": \"paused\", \"lag_ms\": 100, \"inputs\": [\"a\"]},"
 		   " {\"model\": \"c\", \"state\": \"behind\", \"lag_ms\": 100, \"inputs\": [\"b\"]}]");
 	c = cause_of(m, 2);
-	assert_string_equal(json_string_value(json_object_get(c, "model")), "b");
-	assert_string_equal(json_string_value(json_object_get(cause_of(m, 1), "model")), "a");
+	assert_string_equal(json_string_value(json_object_get(c, "upstream")), "b");
+	assert_string_equal(json_string_value(json_object_get(cause_of(m, 1), "upstream")), "a");
 	json_decref(m);
 
 	/* a document that claims a cycle ends */

@@ -20,7 +20,7 @@ export default async function (t) {
   check(cause.includes('failing'), `gold's cause reads ${JSON.stringify(cause)}`);
   const doc = (await server.request('GET', '/api/live/status')).json;
   const gold = doc.models.find((m) => m.model === 'gold.totals');
-  check(gold.cause && gold.cause.model === 'silver.events' && gold.cause.path.join() === 'silver.events',
+  check(gold.cause && gold.cause.upstream === 'silver.events' && gold.cause.path.join() === 'silver.events',
     `the status says ${JSON.stringify(gold.cause)}`);
   await t.screenshot(page, 'live-failing');
   await page.click('#models tr[data-model="silver.events"] button:text-is("Retry now")');

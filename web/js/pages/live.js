@@ -122,10 +122,10 @@ export function mount(root, { feed }) {
   // The upstream model that holds m back, and the way up to it.
   function cause(m) {
     const c = m.cause;
-    const lag = c.lag_ms > 0 ? `, ${duration(c.lag_ms)} behind` : '';
+    const lag = c.upstream_lag_ms > 0 ? `, ${duration(c.upstream_lag_ms)} behind` : '';
     const via = c.path.length > 1 ? el('span', { class: 'muted' }, ` via ${c.path.slice(0, -1).join(' ← ')}`) : null;
     return el('div', { class: 'cause', data: { field: 'cause' } },
-      'held back by ', el('strong', {}, c.model), ` (${c.state}${lag})`, via);
+      'held back by ', el('strong', {}, c.upstream), ` (${c.upstream_state}${lag})`, via);
   }
 
   function drawSources() {
