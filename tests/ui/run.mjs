@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Runs the browser cases: each case in cases/*.mjs gets a copy of
 // project/ built with `sluice run`, a real `sluice serve` on a free
-// loopback port (with a token, unless the case asks for an open server)
+// loopback port (with a token, unless the case exports `open`)
 // and a fresh browser context of Debian's chromium driven by
 // playwright-core; it ends with one line "ui: N passed, N failed".
 //   node tests/ui/run.mjs BUILD_DIR [CASE...]
 //   SLUICE_UI_SCREENSHOTS=1    cases that take screenshots write them to docs/img/
 //   SLUICE_DEPS=DIR            where bootstrap.sh put playwright-core (default .deps)
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
@@ -162,6 +162,11 @@ async function runCase(browser, file) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-ui-'));
   const project = path.join(dir, 'project');
   cpSync(path.join(here, 'project'), project, { recursive: true });
+  // a case that exports `open` gets a server without a token
+  if (mod.open) {
+    const yml = path.join(project, 'sluice.yml');
+    writeFileSync(yml, readFileSync(yml, 'utf8').replace(/^server:.*\n/m, ''));
+  }
   await run(sluice, ['run'], { cwd: project });
   const server = new Server(project, await freePort(), mod.open ? null : TOKEN);
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
