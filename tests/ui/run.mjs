@@ -161,7 +161,8 @@ async function runCase(browser, file) {
   const mod = await import(pathToFileURL(path.join(here, 'cases', file)).href);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-ui-'));
   const project = path.join(dir, 'project');
-  cpSync(path.join(here, 'project'), project, { recursive: true });
+  // a case that exports `project` (a folder, from tests/ui) serves that one
+  cpSync(path.resolve(here, mod.project || 'project'), project, { recursive: true });
   // a case that exports `open` gets a server without a token
   if (mod.open) {
     const yml = path.join(project, 'sluice.yml');

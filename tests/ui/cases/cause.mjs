@@ -22,7 +22,6 @@ export default async function (t) {
   const gold = doc.models.find((m) => m.model === 'gold.totals');
   check(gold.cause && gold.cause.upstream === 'silver.events' && gold.cause.path.join() === 'silver.events',
     `the status says ${JSON.stringify(gold.cause)}`);
-  await t.screenshot(page, 'live-failing');
   await page.click('#models tr[data-model="silver.events"] button:text-is("Retry now")');
   await t.sleep(300);
   check((await page.textContent('#notice')) === '', `retry now: ${await page.textContent('#notice')}`);
