@@ -24,7 +24,7 @@
 static int compile_refresh(struct cli_session *s, const struct model *m,
 			   const struct render_ctx *ctx, struct buf *sql, struct sl_err *err)
 {
-	int rc = cli_session_open_warehouse(s, CLI_OPEN_READ, err);
+	int rc = s->wh ? 0 : cli_session_open_warehouse(s, CLI_OPEN_READ, err);
 
 	buf_adds(sql, "\n\n");
 	if (!rc && !s->wh) {
@@ -48,7 +48,7 @@ static int book_ctx(struct cli_session *s, struct live_books *books, const struc
 
 	if (!inputs_tracks(m))
 		return 0;
-	rc = cli_session_open_warehouse(s, CLI_OPEN_READ, err);
+	rc = s->wh ? 0 : cli_session_open_warehouse(s, CLI_OPEN_READ, err);
 	if (!rc && s->wh && !books->open)
 		rc = live_books_open(books, s->arena, s->project, ctx->env, s->wh, err);
 	if (rc || !books->open)
