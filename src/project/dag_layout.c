@@ -6,7 +6,8 @@
  * two neighbouring layers), order (barycenter sweeps down and up, the
  * order with the fewest crossings kept), x (each layer in turn placed as
  * near the median of its nodes' neighbours as the spacing allows) and
- * straightening (a long edge's bends lined up where there is room).
+ * straightening (chains of nodes joined one to one, a long edge's bends
+ * among them, lined up where there is room).
  * It must never loop on bad input, allocate from the caller's arena
  * anything but the answer, or use floating point, whose rounding could
  * move a node between two machines.
@@ -553,41 +554,60 @@ static void lay_place(struct lay *L)
 	free(offset);
 }
 
-/* Runs each long edge straight down where its bends' neighbours leave
- * room: every bend of a link to one x, the mean of theirs moved into the
- * room each bend's layer leaves it. Links in the order given, so a link
- * straightened first may take the room of a later one. */
-static void lay_straighten(struct lay *L, size_t nlinks)
+static size_t lay_degree(const size_t *at, size_t v)
 {
-	for (size_t e = 0; e < nlinks; e++) {
-		size_t first = L->bend0[e], end = e + 1 < nlinks ? L->bend0[e + 1] : L->total;
-		int64_t lo = INT64_MIN, hi = INT64_MAX, sum = 0, rest, x;
+	return at[v + 1] - at[v];
+}
 
-		if (end - first < 2)
+/* w below v, when v has no other neighbour below and w none other above:
+ * the two can share an x without pulling any third node. */
+static bool lay_one_to_one(const struct lay *L, size_t v, size_t *w)
+{
+	if (lay_degree(L->down_at, v) != 1)
+		return false;
+	*w = L->down[L->down_at[v]];
+	return lay_degree(L->up_at, *w) == 1;
+}
+
+/* Lines up each chain of nodes joined one to one (a long edge's bends,
+ * and the nodes at its ends that have no other edge that way; a model
+ * alone under its source) on one x: the mean of theirs, moved into the
+ * room every member's neighbours in its layer leave it. Chains by their
+ * top node, so one straightened first may take the room of a later one. */
+static void lay_straighten(struct lay *L)
+{
+	for (size_t head = 0; head < L->total; head++) {
+		int64_t lo = INT64_MIN, hi = INT64_MAX, sum = 0, count = 0, rest, x;
+		size_t v = head, w = head;
+
+		if (lay_degree(L->up_at, head) == 1 && lay_one_to_one(L, L->up[L->up_at[head]], &w))
+			continue; /* not the top of its chain */
+		if (!lay_one_to_one(L, head, &w))
 			continue;
-		for (size_t b = first; b < end; b++) {
-			size_t at = L->layer_at[L->layer[b]], p = L->pos[b];
+		for (;;) {
+			size_t at = L->layer_at[L->layer[v]], end = L->layer_at[L->layer[v] + 1];
+			size_t p = L->pos[v];
 
-			if (p > 0) {
-				size_t left = L->order[at + p - 1];
-
-				if (L->x[left] + lay_sep(L, left, b) > lo)
-					lo = L->x[left] + lay_sep(L, left, b);
-			}
-			if (at + p + 1 < L->layer_at[L->layer[b] + 1]) {
-				size_t right = L->order[at + p + 1];
-
-				if (L->x[right] - lay_sep(L, b, right) < hi)
-					hi = L->x[right] - lay_sep(L, b, right);
-			}
-			sum += L->x[b];
+			if (p > 0 && L->x[L->order[at + p - 1]] + lay_sep(L, L->order[at + p - 1], v) > lo)
+				lo = L->x[L->order[at + p - 1]] + lay_sep(L, L->order[at + p - 1], v);
+			if (at + p + 1 < end &&
+			    L->x[L->order[at + p + 1]] - lay_sep(L, v, L->order[at + p + 1]) < hi)
+				hi = L->x[L->order[at + p + 1]] - lay_sep(L, v, L->order[at + p + 1]);
+			sum += L->x[v];
+			count++;
+			if (!lay_one_to_one(L, v, &w))
+				break;
+			v = w;
 		}
 		if (lo > hi)
 			continue;
-		x = div_floor(sum, (int64_t)(end - first), &rest);
+		x = div_floor(sum, count, &rest);
 		x = x < lo ? lo : x > hi ? hi : x;
-		for (size_t b = first; b < end; b++)
-			L->x[b] = x;
+		for (v = head;; v = w) {
+			L->x[v] = x;
+			if (!lay_one_to_one(L, v, &w))
+				break;
+		}
 	}
 }
 
@@ -692,7 +712,7 @@ int dag_layout_compute(struct arena *a, size_t nnodes, const struct dag_layout_l
 		out->crossings = lay_order(&L);
 		lay_sort_neighbours(&L);
 		lay_place(&L);
-		lay_straighten(&L, nlinks);
+		lay_straighten(&L);
 		if (lay_extent(&L, &left, &right))
 			lay_answer(&L, a, links, nlinks, left, right, out);
 		else
