@@ -203,6 +203,11 @@ static int lay_bends(struct lay *L, const struct dag_layout_link *links, size_t 
 	return 0;
 }
 
+static size_t lay_degree(const size_t *at, size_t v)
+{
+	return at[v + 1] - at[v];
+}
+
 /* The first order: each layer's nodes by id, so the given nodes in the
  * order given and the bends after them, link by link. */
 static void lay_first_order(struct lay *L)
@@ -232,33 +237,38 @@ static void lay_first_order(struct lay *L)
 #define BARY_FRACTION 16
 #define BARY_PLACE 22
 
-/* Sorts n keys, tmp having room for n more: runs of 16 by insertion,
- * then merged bottom up, every comparison in sight of the compiler
- * (through qsort's pointer, the calls cost most of the sweeps). */
+/* Sorts n keys, tmp having room for n more: by insertion when they are
+ * few, else a byte at a time from the lowest (a radix sort), skipping the
+ * bytes every key shares. Barycenters come in no order a comparison could
+ * predict: compared one by one, the mispredicted branches cost most of
+ * the sweeps. */
 static void sort_keys(uint64_t *a, uint64_t *tmp, size_t n)
 {
-	uint64_t *from = a, *to = tmp, *t;
+	uint64_t *from = a, *to = tmp, *t, differ = 0;
 
-	for (size_t lo = 0; lo < n; lo += 16)
-		for (size_t i = lo + 1; i < n && i < lo + 16; i++)
-			for (size_t j = i; j > lo && a[j - 1] > a[j]; j--) {
+	if (n < 64) {
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = i; j > 0 && a[j - 1] > a[j]; j--) {
 				uint64_t k = a[j];
 
 				a[j] = a[j - 1];
 				a[j - 1] = k;
 			}
-	for (size_t w = 16; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, k = lo;
+		return;
+	}
+	for (size_t i = 1; i < n; i++)
+		differ |= a[i] ^ a[0];
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
 
-			while (i < mid && j < hi)
-				to[k++] = from[j] < from[i] ? from[j++] : from[i++];
-			while (i < mid)
-				to[k++] = from[i++];
-			while (j < hi)
-				to[k++] = from[j++];
-		}
+		if (!((differ >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[((from[i] >> shift) & 0xff) + 1]++;
+		for (int d = 0; d < 256; d++)
+			count[d + 1] += count[d];
+		for (size_t i = 0; i < n; i++)
+			to[count[(from[i] >> shift) & 0xff]++] = from[i];
 		t = from;
 		from = to;
 		to = t;
@@ -268,8 +278,8 @@ static void sort_keys(uint64_t *a, uint64_t *tmp, size_t n)
 }
 
 /* Sorts layer l by the barycenters of its nodes' neighbours above (up)
- * or below; a node without any there keeps its place. keys (twice), was
- * have room for the widest layer. */
+ * or below; a node without any there keeps its place. keys has room for
+ * twice the layer (sort_keys' room), was for the layer. */
 static void lay_sort_layer(struct lay *L, int l, bool up, uint64_t *keys, size_t *was)
 {
 	size_t at = L->layer_at[l], n = L->layer_at[l + 1] - at, k = 0, j = 0;
@@ -294,42 +304,27 @@ static void lay_sort_layer(struct lay *L, int l, bool up, uint64_t *keys, size_t
 		L->pos[L->order[at + i]] = i;
 }
 
-static void sort_places(size_t *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && a[j - 1] > a[j]; j--) {
-			size_t t = a[j];
-
-			a[j] = a[j - 1];
-			a[j - 1] = t;
-		}
-}
-
-static int place_cmp(const void *pa, const void *pb)
-{
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-
-	return a < b ? -1 : a > b;
-}
-
 /* Crossings between layer l and l + 1 (Barth, Jünger and Mutzel): the
- * segments in the order of their top ends, then of their bottom ends;
+ * segments in the order of their top ends, then of their bottom ends (a
+ * bucket per top node, filled walking the layer below left to right);
  * each crosses the earlier ones whose bottom end lies further right,
- * counted with a Fenwick tree over the places below. */
-static size_t lay_crossings_at(const struct lay *L, int l, size_t *seq, size_t *tree)
+ * counted with a Fenwick tree over the places below. seq has room for the
+ * segments, start and tree for the widest layer and one more. */
+static size_t lay_crossings_at(const struct lay *L, int l, size_t *seq, size_t *start,
+			       size_t *tree)
 {
-	size_t at = L->layer_at[l], n = L->layer_at[l + 1] - at, k = 0, c = 0;
+	size_t at = L->layer_at[l], n = L->layer_at[l + 1] - at, k, c = 0;
 	size_t below = L->layer_at[l + 2] - L->layer_at[l + 1];
 
-	for (size_t i = 0; i < n; i++) {
-		size_t v = L->order[at + i], first = k;
+	start[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		start[i + 1] = start[i] + lay_degree(L->down_at, L->order[at + i]);
+	k = start[n];
+	for (size_t j = 0; j < below; j++) {
+		size_t w = L->order[L->layer_at[l + 1] + j];
 
-		for (size_t q = L->down_at[v]; q < L->down_at[v + 1]; q++)
-			seq[k++] = L->pos[L->down[q]];
-		if (k - first < 16)
-			sort_places(seq + first, k - first);
-		else
-			qsort(seq + first, k - first, sizeof(size_t), place_cmp);
+		for (size_t q = L->up_at[w]; q < L->up_at[w + 1]; q++)
+			seq[start[L->pos[L->up[q]]]++] = j;
 	}
 	memset(tree, 0, (below + 1) * sizeof(size_t));
 	for (size_t j = 0; j < k; j++) {
@@ -344,12 +339,12 @@ static size_t lay_crossings_at(const struct lay *L, int l, size_t *seq, size_t *
 	return c;
 }
 
-static size_t lay_crossings(const struct lay *L, size_t *seq, size_t *tree)
+static size_t lay_crossings(const struct lay *L, size_t *seq, size_t *start, size_t *tree)
 {
 	size_t c = 0;
 
 	for (int l = 0; l + 1 < L->nlayers; l++)
-		c += lay_crossings_at(L, l, seq, tree);
+		c += lay_crossings_at(L, l, seq, start, tree);
 	return c;
 }
 
@@ -360,9 +355,10 @@ static size_t lay_order(struct lay *L)
 	uint64_t *keys = xcalloc(2 * L->total + 1, sizeof(uint64_t));
 	size_t *was = xcalloc(L->total + 1, sizeof(size_t));
 	size_t *seq = xcalloc(L->nsegs + 1, sizeof(size_t));
+	size_t *start = xcalloc(L->total + 2, sizeof(size_t));
 	size_t *tree = xcalloc(L->total + 2, sizeof(size_t));
 	size_t *best = xcalloc(L->total + 1, sizeof(size_t));
-	size_t fewest = lay_crossings(L, seq, tree);
+	size_t fewest = lay_crossings(L, seq, start, tree);
 
 	memcpy(best, L->order, L->total * sizeof(size_t));
 	for (int r = 0; r < L->o.sweeps && fewest > 0; r++) {
@@ -372,7 +368,7 @@ static size_t lay_order(struct lay *L)
 			lay_sort_layer(L, l, true, keys, was);
 		for (int l = L->nlayers - 2; l >= 0; l--)
 			lay_sort_layer(L, l, false, keys, was);
-		c = lay_crossings(L, seq, tree);
+		c = lay_crossings(L, seq, start, tree);
 		if (c < fewest) {
 			fewest = c;
 			memcpy(best, L->order, L->total * sizeof(size_t));
@@ -385,6 +381,7 @@ static size_t lay_order(struct lay *L)
 	free(keys);
 	free(was);
 	free(seq);
+	free(start);
 	free(tree);
 	free(best);
 	return fewest;
@@ -552,11 +549,6 @@ static void lay_place(struct lay *L)
 	}
 	free(blocks);
 	free(offset);
-}
-
-static size_t lay_degree(const size_t *at, size_t v)
-{
-	return at[v + 1] - at[v];
 }
 
 /* w below v, when v has no other neighbour below and w none other above:
