@@ -199,7 +199,7 @@ static void status(struct server *s, struct http_call *c)
 
 static void list_models(struct server *s, struct http_call *c)
 {
-	http_reply_json(c, 200, dag_doc_models(s->p, false));
+	dag_doc_answer_models(c, s->p);
 }
 
 static void dag(struct server *s, struct http_call *c)
