@@ -320,8 +320,9 @@ static void test_two_thousand_nodes(void **state)
 	free(links);
 }
 
-/* A project with two sources (one read by nothing), a seed, models
- * reading a source's landing table, the seed and each other. */
+/* A project with two sources, a seed, models reading a source's landing
+ * table (named in any case), the seed and each other, and one waiting on
+ * a source it does not read (@upstream). */
 static struct project *load_shop(struct fixture_project *f, const char *yml)
 {
 	fixture_put(f->root, "sluice.yml", yml);
@@ -338,6 +339,7 @@ static struct project *load_shop(struct fixture_project *f, const char *yml)
 		    "JOIN silver.regions r USING (region) GROUP BY r.name\n");
 	fixture_put(f->root, "models/gold/audit.sql",
 		    "@config materialized=table\n"
+		    "@upstream clicks\n"
 		    "SELECT (SELECT count(*) FROM Landing.Orders) AS landed,\n"
 		    "       (SELECT sum(n) FROM gold.revenue) AS counted\n");
 	arena_reset(f->a);
@@ -375,6 +377,7 @@ static void test_project_graph(void **state)
 						  "model silver.regions view\n"
 						  "model gold.revenue table\n"
 						  "model gold.audit table\n"
+						  "clicks -> gold.audit\n"
 						  "orders -> silver.orders\n"
 						  "orders -> gold.audit\n"
 						  "seeds.regions -> silver.regions\n"
@@ -385,9 +388,10 @@ static void test_project_graph(void **state)
 	assert_false(g.nodes[5].live);
 	d = lay(f->a, g.nnodes, g.edges, g.nedges, NULL);
 	check_layout(&d, g.nnodes, g.edges, g.nedges);
-	/* the source read from two layers above bends on its way */
+	/* the sources read from two layers above bend on their way */
 	assert_int_equal(d.nodes[6].layer, 3);
-	assert_int_equal(d.edges[1].npoints, 6);
+	assert_int_equal(d.edges[0].npoints, 6);
+	assert_int_equal(d.edges[2].npoints, 6);
 	hash = g.hash;
 
 	/* the sources in another order: the same graph, the same hash */
@@ -396,10 +400,11 @@ static void test_project_graph(void **state)
 	dag_graph_build(f->a, p, &g);
 	assert_true(g.hash == hash);
 
-	/* one node fewer: another hash */
-	p = load_shop(f, "name: shop\nsources:\n  orders: {kind: webhook}\n");
+	/* one source more: another hash */
+	p = load_shop(f, "name: shop\nsources:\n  clicks: {kind: webhook}\n"
+			 "  orders: {kind: webhook}\n  returns: {kind: webhook}\n");
 	dag_graph_build(f->a, p, &g);
-	assert_int_equal(g.nnodes, 6);
+	assert_int_equal(g.nnodes, 8);
 	assert_true(g.hash != hash);
 }
 
