@@ -26,19 +26,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The last answer drawn, by its graph's hash, and the thread that draws.
- * A server serves one project, loaded once, so one kept answer serves
- * every request after the first; another server in the same process (the
- * tests start several) replaces it with its own. The thread is started by
- * the first drawing and lives as long as the process, idle but for one
- * drawing per project. */
-static struct {
+/* The last answer drawn, by its graph's hash, and the thread that draws,
+ * started by the first drawing and stopped with the document. */
+struct dag_doc {
 	pthread_mutex_t mu;
 	uint64_t hash;
 	char *text; /* malloc'ed, NULL: none yet */
 	size_t len;
 	struct worker_queue *drawer;
-} kept = { PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, NULL };
+};
+
+struct dag_doc *dag_doc_new(void)
+{
+	struct dag_doc *d = xcalloc(1, sizeof(*d));
+
+	pthread_mutex_init(&d->mu, NULL);
+	return d;
+}
+
+void dag_doc_free(struct dag_doc *d)
+{
+	if (!d)
+		return;
+	/* the drawings queued answer their calls first */
+	if (d->drawer)
+		worker_queue_stop(d->drawer);
+	pthread_mutex_destroy(&d->mu);
+	free(d->text);
+	free(d);
+}
 
 /* What the documents show of a project, in an arena of its own (a root:
  * a drawing outlives its request, and maybe the project). */
@@ -199,20 +215,21 @@ void dag_doc_answer_models(struct http_call *c, const struct project *p)
 /* Answers c with the kept text when it is hash's; false when another is
  * kept. http_reply copies it under this lock: the lock order is this
  * lock, then the HTTP server's, which never calls out holding its own. */
-static bool answer_kept(struct http_call *c, uint64_t hash)
+static bool answer_kept(struct dag_doc *kept, struct http_call *c, uint64_t hash)
 {
 	bool hit;
 
-	pthread_mutex_lock(&kept.mu);
-	hit = kept.text && kept.hash == hash;
+	pthread_mutex_lock(&kept->mu);
+	hit = kept->text && kept->hash == hash;
 	if (hit)
-		http_reply(c, 200, "application/json", kept.text, kept.len);
-	pthread_mutex_unlock(&kept.mu);
+		http_reply(c, 200, "application/json", kept->text, kept->len);
+	pthread_mutex_unlock(&kept->mu);
 	return hit;
 }
 
 /* A call waiting for the drawing of its snapshot. */
 struct drawing {
+	struct dag_doc *kept;
 	struct http_call *c;
 	struct snap *s;
 };
@@ -227,7 +244,9 @@ static void draw(void *arg)
 	struct buf b = BUF_INIT;
 	struct dag_layout d;
 
-	if (!answer_kept(job->c, s->g.hash)) {
+	struct dag_doc *kept = job->kept;
+
+	if (!answer_kept(kept, job->c, s->g.hash)) {
 		if (dag_layout_compute(s->a, s->g.nnodes, s->g.edges, s->g.nedges, NULL, &d, &err)) {
 			sl_err_context(&err, "in the drawing of project %s's graph", s->project);
 			http_reply_sl_err(job->c, &err);
@@ -237,19 +256,19 @@ static void draw(void *arg)
 			add_drawing(&b, s, &d);
 			buf_addch(&b, '}');
 			http_reply(job->c, 200, "application/json", b.buf, b.len);
-			pthread_mutex_lock(&kept.mu);
-			free(kept.text);
-			kept.hash = s->g.hash;
-			kept.len = b.len;
-			kept.text = buf_detach(&b, NULL);
-			pthread_mutex_unlock(&kept.mu);
+			pthread_mutex_lock(&kept->mu);
+			free(kept->text);
+			kept->hash = s->g.hash;
+			kept->len = b.len;
+			kept->text = buf_detach(&b, NULL);
+			pthread_mutex_unlock(&kept->mu);
 		}
 	}
 	snap_free(s);
 	free(job);
 }
 
-void dag_doc_answer(struct http_call *c, const struct project *p)
+void dag_doc_answer(struct dag_doc *kept, struct http_call *c, const struct project *p)
 {
 	const char *if_none = http_call_header(c, "If-None-Match");
 	struct snap *s = snap_take(p);
@@ -265,20 +284,21 @@ void dag_doc_answer(struct http_call *c, const struct project *p)
 		snap_free(s);
 		return;
 	}
-	if (answer_kept(c, s->g.hash)) {
+	if (answer_kept(kept, c, s->g.hash)) {
 		snap_free(s);
 		return;
 	}
-	pthread_mutex_lock(&kept.mu);
-	if (!kept.drawer && worker_queue_start(&kept.drawer, "dag drawing", &err)) {
-		pthread_mutex_unlock(&kept.mu);
+	pthread_mutex_lock(&kept->mu);
+	if (!kept->drawer && worker_queue_start(&kept->drawer, "dag drawing", &err)) {
+		pthread_mutex_unlock(&kept->mu);
 		http_reply_sl_err(c, &err);
 		snap_free(s);
 		return;
 	}
 	job = xcalloc(1, sizeof(*job));
+	job->kept = kept;
 	job->c = c;
 	job->s = s;
-	worker_queue_push(kept.drawer, draw, job);
-	pthread_mutex_unlock(&kept.mu);
+	worker_queue_push(kept->drawer, draw, job);
+	pthread_mutex_unlock(&kept->mu);
 }

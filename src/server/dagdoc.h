@@ -9,8 +9,15 @@
 #ifndef SL_SERVER_DAGDOC_H
 #define SL_SERVER_DAGDOC_H
 
+struct dag_doc;
 struct http_call;
 struct project;
+
+/* A server's DAG document: the drawing it keeps and its drawing thread.
+ * Free it after the HTTP server stopped: the drawings queued answer
+ * first. */
+struct dag_doc *dag_doc_new(void);
+void dag_doc_free(struct dag_doc *d);
 
 /* Answers GET /api/models on the calling thread: every model (name,
  * materialized, live, path) under "models". */
@@ -23,6 +30,6 @@ void dag_doc_answer_models(struct http_call *c, const struct project *p);
  * with the call and a copy of what it shows of p, to the drawing thread,
  * which answers (tens of ms for 2,000 models), so the project may be
  * freed before the answer. */
-void dag_doc_answer(struct http_call *c, const struct project *p);
+void dag_doc_answer(struct dag_doc *d, struct http_call *c, const struct project *p);
 
 #endif

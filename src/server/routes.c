@@ -204,7 +204,7 @@ static void list_models(struct server *s, struct http_call *c)
 
 static void dag(struct server *s, struct http_call *c)
 {
-	dag_doc_answer(c, s->p);
+	dag_doc_answer(s->dag, c, s->p);
 }
 
 /* A live model by name, or the 404 that says which exist. */
