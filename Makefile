@@ -103,7 +103,7 @@ unit: deps $(BIN) $(UNIT_BIN)
 # the benchmarks built on sluice's library: the tests build them too, so
 # that a change of the library's interface cannot leave them behind
 BENCH_LIB_BIN := $(addprefix $(BUILD)/bench/,live_chain cdc_apply cdc_stream windows_gate ivm \
-	kafka)
+	kafka dag_layout)
 
 test: deps $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(FAULTFS) $(BENCH_LIB_BIN)
 	@tests/run.sh $(BUILD)

@@ -15,11 +15,12 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|lineage|chain|replay|windows|live|cdc|ivm|ingest|kafka
+#   BENCH_ONLY=plan|lineage|chain|replay|windows|live|layout|cdc|ivm|ingest|kafka
 #                           run one benchmark
 #   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live|pg-ivm
 #                           the PostgreSQL benchmarks (all four, or one)
-#   BENCH_RUNS=5            counted runs per command (one warm-up run first)
+#   BENCH_RUNS=5            counted runs per command (one warm-up run first;
+#                           the DAG layout, timed in one process, at least 11)
 #   BENCH_MODELS=2000       models in the generated project
 #   BENCH_ROWS=5000000      rows in raw.events for the chain
 #   BENCH_REPLAY_ROWS=10000000
@@ -574,6 +575,16 @@ bench_windows() {
 	echo
 	echo "== windows at scale: sluice plan of 20 hourly models over 5 years beside the DuckDB C API reading the same rows; state rows after 12 restatements (bench/windows_plan.sh)"
 	BENCH_RUNS=$runs bench/windows_plan.sh "$sluice" "$out" || show_failure "windows_plan failed"
+}
+
+# ------------------------------------------------------------ DAG layout
+
+bench_layout() {
+	echo
+	echo "== DAG layout: generated project-shaped graphs of 2000 and 10000 nodes drawn in layers, as GET /api/dag serves them (bench/dag_layout.c)"
+	build_program dag_layout
+	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	"$out/dag_layout" "$((runs < 11 ? 11 : runs))" || show_failure "dag_layout failed"
 }
 
 # ------------------------------------------------------------ CDC apply
@@ -2057,6 +2068,7 @@ bench_pgcdc_latency() {
 [[ -z $only || $only == replay ]] && bench_replay
 [[ -z $only || $only == windows ]] && bench_windows
 [[ -z $only || $only == live ]] && bench_live
+[[ -z $only || $only == layout ]] && bench_layout
 [[ -z $only || $only == cdc ]] && bench_cdc
 [[ -z $only || $only == ivm ]] && bench_ivm
 [[ -z $only || $only == ingest ]] && bench_ingest

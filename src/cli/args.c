@@ -53,9 +53,10 @@ const struct cli_option cli_options[] = {
 	  "message), latest (its end: what is there now is never landed), or "
 	  "TOPIC:PARTITION:OFFSET triples (clicks:0:120,clicks:1:88; PARTITION:OFFSET pairs for "
 	  "a source of one topic); then exit" },
-	{ "start-time", 0, CLI_F_REPLAY, "T",
+	{ "start-time", 0, CLI_F_START, "T",
 	  "rebuild from the rows of T on, a UTC instant with its offset such as "
-	  "2026-11-02T06:00:00Z; the rebuilt tables hold none from before" },
+	  "2026-11-02T06:00:00Z; a replay's rebuilt tables hold none from before, an "
+	  "environment's models that keep watermarks take the older rows from the main tables" },
 	{ "dry-run", 0, CLI_F_REPLAY, NULL,
 	  "show what would be rebuilt and where its history is read from, changing nothing" },
 	{ "listen", 0, CLI_F_LISTEN, "ADDR:PORT",
@@ -216,10 +217,10 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 		out->reset = value;
 		break;
 	case CLI_F_REPLAY:
-		if (strcmp(f->long_name, "dry-run") == 0)
-			out->dry_run = true;
-		else
-			out->start_time = value;
+		out->dry_run = true;
+		break;
+	case CLI_F_START:
+		out->start_time = value;
 		break;
 	case CLI_F_WINDOW:
 		*(strcmp(f->long_name, "since") == 0 ? &out->since : &out->until) = value;

@@ -6,6 +6,8 @@
 #ifndef SL_CLI_CLI_H
 #define SL_CLI_CLI_H
 
+#include "ingest/isotime.h"
+
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,7 +43,8 @@ enum cli_flag {
 	CLI_F_FAIL_ON_WAIT = 1 << 15,
 	CLI_F_LINEAGE = 1 << 16, /* --upstream, --downstream, --depth */
 	CLI_F_RESET = 1 << 17,
-	CLI_F_REPLAY = 1 << 18, /* --start-time, --dry-run */
+	CLI_F_REPLAY = 1 << 18, /* --dry-run */
+	CLI_F_START = 1 << 19,  /* --start-time */
 };
 
 struct cli_args {
@@ -211,6 +214,10 @@ void cli_print_err_to(FILE *f, const struct sl_err *err);
 int64_t cli_window_clock(const char *cmd);
 /* The same with fixed for SLUICE_NOW (NULL: now), the message to err. */
 int64_t cli_window_clock_at(const char *cmd, const char *fixed, FILE *err);
+/* A --start-time as the warehouse's UTC timestamp text into out: an
+ * ISO-8601 instant with its offset, or unix seconds; CLI_USAGE after
+ * printing why not. Nothing given: CLI_OK, out untouched. */
+int cli_start_time(const char *cmd, const char *given, char out[ISOTIME_MAX], FILE *err);
 /* Prints a result as an aligned text table. */
 void cli_print_table(FILE *out, const struct wh_result *r, const char *indent);
 /* The same for rows from elsewhere (a server's answer): cell gives row 0's

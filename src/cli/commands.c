@@ -47,10 +47,10 @@ const struct cli_command cli_commands[] = {
 	{ "init", cli_init, 0, 1, "DIR", "create a starter project in DIR" },
 	{ "run", cli_run,
 	  COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON | CLI_F_WINDOW | CLI_F_MODE |
-		  CLI_F_ENV | CLI_F_WORKERS | CLI_F_FAIL_ON_WAIT,
+		  CLI_F_ENV | CLI_F_START | CLI_F_WORKERS | CLI_F_FAIL_ON_WAIT,
 	  0,
-	  "[-s SEL] [--full-refresh] [--since T --until T] [--mode M] [--chunk DUR] [--env E] "
-	  "[--workers N] [--fail-on-wait] [--json]",
+	  "[-s SEL] [--full-refresh] [--since T --until T] [--mode M] [--chunk DUR] [--env E "
+	  "[--start-time T]] [--workers N] [--fail-on-wait] [--json]",
 	  "build the selected models in dependency order" },
 	{ "plan", cli_plan,
 	  COMMON | CLI_F_SELECT | CLI_F_FULL_REFRESH | CLI_F_JSON | CLI_F_WINDOW | CLI_F_MODE |
@@ -64,7 +64,7 @@ const struct cli_command cli_commands[] = {
 	{ "test", cli_test, COMMON | CLI_F_SELECT | CLI_F_JSON | CLI_F_ENV, 0,
 	  "[-s SEL] [--env E] [--json]",
 	  "run the checks of the selected built models on their data as it is, building nothing" },
-	{ "replay", cli_replay, COMMON | CLI_F_REPLAY, 1, "SELECTOR [--start-time T] [--dry-run]",
+	{ "replay", cli_replay, COMMON | CLI_F_REPLAY | CLI_F_START, 1, "SELECTOR [--start-time T] [--dry-run]",
 	  "rebuild the selected models and what reads them from the history their sources keep" },
 	{ "validate", cli_validate, COMMON | CLI_F_ENV, 0, "[--env E]",
 	  "check the whole project and report every problem" },

@@ -8,7 +8,9 @@
 #include "exec/render.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "live/watermark.h"
 #include "project/dag.h"
+#include "project/inputs.h"
 #include "project/maintain.h"
 #include "project/model.h"
 
@@ -22,7 +24,7 @@
 static int compile_refresh(struct cli_session *s, const struct model *m,
 			   const struct render_ctx *ctx, struct buf *sql, struct sl_err *err)
 {
-	int rc = cli_session_open_warehouse(s, CLI_OPEN_READ, err);
+	int rc = s->wh ? 0 : cli_session_open_warehouse(s, CLI_OPEN_READ, err);
 
 	buf_adds(sql, "\n\n");
 	if (!rc && !s->wh) {
@@ -34,11 +36,32 @@ static int compile_refresh(struct cli_session *s, const struct model *m,
 	return rc ? rc : maintain_compile(s->wh, s->arena, m, ctx, sql, err);
 }
 
+/* The watermarks a build of m that keeps them reads: as a build from
+ * scratch (full) or the next refresh would, from the warehouse's
+ * bookkeeping (an adopted table's cursor a literal of its type); none
+ * (every {watermark} 0) without a warehouse. */
+static int book_ctx(struct cli_session *s, struct live_books *books, const struct model *m,
+		    bool full, struct render_ctx *ctx, struct sl_err *err)
+{
+	struct live_book book;
+	int rc;
+
+	if (!inputs_tracks(m))
+		return 0;
+	rc = s->wh ? 0 : cli_session_open_warehouse(s, CLI_OPEN_READ, err);
+	if (!rc && s->wh && !books->open)
+		rc = live_books_open(books, s->arena, s->project, ctx->env, s->wh, err);
+	if (rc || !books->open)
+		return rc;
+	return live_book_open(s->wh, s->arena, books->ledger, m, full, &book, ctx, err);
+}
+
 int cli_compile(struct cli_args *args)
 {
 	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
 	struct cli_session s;
-	struct render_ctx ctx = { .env = "" };
+	struct render_ctx ctx = { .env = "" }, next;
+	struct live_books books = { 0 };
 	struct sl_err err = SL_ERR_INIT;
 	struct buf sql = BUF_INIT;
 	const struct model *m;
@@ -71,12 +94,17 @@ int cli_compile(struct cli_args *args)
 		ctx.until = until;
 		printf("-- the first window: [%s, %s)\n", since, until);
 	}
-	rc = render_model(m, &ctx, false, &sql, &err);
+	next = ctx;
+	rc = book_ctx(&s, &books, m, true, &ctx, &err);
+	if (!rc)
+		rc = render_model(m, &ctx, false, &sql, &err);
+	if (!rc)
+		rc = book_ctx(&s, &books, m, false, &next, &err);
 	if (!rc && m->maint)
-		rc = compile_refresh(&s, m, &ctx, &sql, &err);
+		rc = compile_refresh(&s, m, &next, &sql, &err);
 	if (!rc && m->filter) {
 		buf_adds(&sql, "\n\n-- incremental runs read:\n");
-		rc = render_model(m, &ctx, true, &sql, &err);
+		rc = render_model(m, &next, true, &sql, &err);
 	}
 	if (rc) {
 		cli_print_err(&err);
@@ -85,6 +113,7 @@ int cli_compile(struct cli_args *args)
 		printf("%s\n", sql.buf);
 	}
 	buf_release(&sql);
+	live_books_close(&books);
 	cli_session_close(&s);
 	return rc;
 }

@@ -21,33 +21,6 @@
 
 /* Whether text ends with a UTC offset (Z, +HH[:MM], -HH[:MM]) after its
  * time: a start time written without one would mean the reader's zone. */
-static bool has_offset(const char *text)
-{
-	size_t n = strlen(text);
-	const char *t = n > 10 ? text + 10 : NULL;
-
-	if (n && (text[n - 1] == 'Z' || text[n - 1] == 'z'))
-		return true;
-	return t && (strchr(t, '+') || strchr(t, '-'));
-}
-
-/* The start time as the warehouse's UTC timestamp text, or NULL. */
-static int start_of(const char *given, char out[ISOTIME_MAX], FILE *err)
-{
-	const char *why = NULL;
-	bool bad;
-
-	if (!given)
-		return CLI_OK;
-	bad = isotime_parse(ISOTIME_TIMESTAMP, given, out, &why) != 0;
-	if (!bad && has_offset(given))
-		return CLI_OK;
-	if (!bad)
-		why = "write the offset too, such as 2026-11-02T06:00:00Z or 2026-11-02T07:00:00+01:00";
-	fprintf(err, "sluice replay: invalid --start-time '%s'\n  hint: %s\n", given, why);
-	return CLI_USAGE;
-}
-
 static void print_closure(FILE *out, const struct project *p, const struct replay_closure *c,
 			  const char *start)
 {
@@ -130,7 +103,7 @@ int cli_replay(struct cli_args *args)
 			      "  usage: sluice replay SELECTOR [--start-time T] [--dry-run]\n");
 		return CLI_USAGE;
 	}
-	rc = start_of(args->start_time, start, errf);
+	rc = cli_start_time("replay", args->start_time, start, errf);
 	if (rc)
 		return rc;
 	o.start = args->start_time ? start : NULL;

@@ -12,8 +12,10 @@
 #include "live/batch.h"
 #include "project/dag.h"
 #include "project/maintain.h"
+#include "project/lineage_graph.h"
 #include "project/model.h"
 #include "replay/boundaries.h"
+#include "replay/envpolicy.h"
 #include "warehouse/wh.h"
 #include "windows/grid.h"
 #include "windows/schedule.h"
@@ -125,6 +127,11 @@ static void print_summary(FILE *out, const struct run_report *rep, enum run_mode
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct run_item *item = &rep->items[i];
 
+		if (item->replayed) {
+			fprintf(out, "%sHISTORY %s: %s\n", header ? "" : "\n", item->m->fqn,
+				item->replayed);
+			header = true;
+		}
 		if (item->waits && item->status != RUN_BLOCKED) {
 			fprintf(out, "%sWAITING %s: %s\n", header ? "" : "\n", item->m->fqn, item->waits);
 			header = true;
@@ -217,6 +224,8 @@ static void print_json(FILE *out, const struct run_report *rep)
 		}
 		json_object_set_new(o, "message", item->message ? json_string(item->message)
 								 : json_null());
+		if (item->replayed)
+			json_object_set_new(o, "history", json_string(item->replayed));
 		for (size_t k = 0; k < item->nasserts; k++) {
 			json_t *c = json_object();
 
@@ -370,10 +379,21 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 	};
 	struct run_report rep;
 	struct replay_record rec = { 0 };
+	struct env_policy policy = { .full_refresh = args->full_refresh };
+	struct lineage_graph g;
 	struct sl_err err = SL_ERR_INIT;
+	char start[ISOTIME_MAX];
 	bool reads = mode == MODE_PLAN || mode == MODE_TEST;
 	int rc = window_ask(args, names[mode], &opts.windows);
 
+	if (!rc && args->start_time && !args->env) {
+		fprintf(stderr, "sluice %s: --start-time bounds what an environment replays\n"
+				"  hint: give --env E, or replay the main tables with sluice replay\n",
+			names[mode]);
+		rc = CLI_USAGE;
+	}
+	if (!rc)
+		rc = cli_start_time(names[mode], args->start_time, start, stderr);
 	if (!rc)
 		rc = workers_of(args, names[mode], &opts.workers);
 	if (rc)
@@ -394,6 +414,19 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 	if (mode == MODE_RUN) {
 		opts.on_full_build = replay_record_build;
 		opts.record_ctx = &rec;
+	}
+	/* an environment's models that keep watermarks replay their history
+	 * by the change policy */
+	if (mode == MODE_RUN && args->env) {
+		lineage_graph_build(s.arena, s.project, s.parser, cli_warehouse_columns, &s, &g);
+		policy.a = s.arena;
+		policy.p = s.project;
+		policy.g = &g;
+		policy.env = args->env;
+		policy.start = args->start_time ? start : NULL;
+		policy.now_ms = opts.windows.now * 1000;
+		opts.scratch = env_policy_scratch;
+		opts.scratch_ctx = &policy;
 	}
 	if (!pr.json)
 		fprintf(pr.out, "sluice %s · project %s · warehouse %s%s%s\n", names[mode],

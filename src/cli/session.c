@@ -414,3 +414,43 @@ bool cli_warehouse_columns(void *ctx, const char *schema, const char *table,
 	*n = nc;
 	return true;
 }
+
+/* Whether an ISO-8601 text names its offset (Z, +HH:MM, -HH:MM). */
+static bool has_offset(const char *text)
+{
+	size_t n = strlen(text);
+	const char *t = n > 10 ? text + 10 : NULL;
+
+	if (n && (text[n - 1] == 'Z' || text[n - 1] == 'z'))
+		return true;
+	return t && (strchr(t, '+') || strchr(t, '-'));
+}
+
+/* Whether text is unix seconds: digits, a fraction perhaps. */
+static bool unix_seconds(const char *text)
+{
+	size_t n = strspn(text, "0123456789");
+
+	return n && (!text[n] || (text[n] == '.' && text[n + 1] &&
+				  !text[n + 1 + strspn(text + n + 1, "0123456789")]));
+}
+
+int cli_start_time(const char *cmd, const char *given, char out[ISOTIME_MAX], FILE *err)
+{
+	const char *why = NULL;
+	bool bad;
+
+	if (!given)
+		return CLI_OK;
+	/* unix seconds name an instant: no offset to ask for */
+	if (unix_seconds(given))
+		bad = isotime_from_unix(ISOTIME_TIMESTAMP, strtod(given, NULL), out, &why) != 0;
+	else
+		bad = isotime_parse(ISOTIME_TIMESTAMP, given, out, &why) != 0;
+	if (!bad && (unix_seconds(given) || has_offset(given)))
+		return CLI_OK;
+	if (!bad)
+		why = "write the offset too, such as 2026-11-02T06:00:00Z or 2026-11-02T07:00:00+01:00";
+	fprintf(err, "sluice %s: invalid --start-time '%s'\n  hint: %s\n", cmd, given, why);
+	return CLI_USAGE;
+}

@@ -504,14 +504,58 @@ static int write_hardcoded(struct build *b)
 	return rc;
 }
 
+/* A model that keeps watermarks, built from scratch in an environment:
+ * what it reads of its history, asked of the caller's policy. */
+static int scratch_open(struct build *b, struct run_scratch *sc)
+{
+	struct run *r = b->r;
+	int rc;
+
+	if (!b->full || !b->book || b->win || !r->opts->scratch || !r->opts->env ||
+	    !*r->opts->env)
+		return 0;
+	rc = r->opts->scratch(r->opts->scratch_ctx, r->w, b->m, sc, &b->err);
+	if (rc || !sc->nreads)
+		return rc;
+	b->plan.ctx.reads = sc->reads;
+	b->plan.ctx.nreads = sc->nreads;
+	return 0;
+}
+
+/* The main tables' rows the policy keeps, into the new data. */
+static int scratch_seed(struct build *b, const struct run_scratch *sc)
+{
+	struct buf sql = BUF_INIT;
+	int64_t rows = 0;
+	int rc;
+
+	if (!sc->seed_query)
+		return 0;
+	buf_addf(&sql, "INSERT INTO %s (%s) %s", b->out.relation, sc->seed_columns,
+		 sc->seed_query);
+	rc = wh_exec_count(b->r->w, sql.buf, &rows, &b->err);
+	buf_release(&sql);
+	b->out.rows += rows;
+	return rc;
+}
+
 static int build_write(struct build *b)
 {
+	struct run_scratch sc = { 0 };
 	int rc = write_hardcoded(b);
 
+	if (!rc)
+		rc = scratch_open(b, &sc);
 	if (!rc && b->book)
 		rc = b->book->open(b->book->ctx, b->r->w, b->r->a, b->m, b->full, &b->plan.ctx,
 				   &b->entry, &b->err);
-	return rc ? rc : materialize_write(b->r->w, b->m, &b->plan, &b->out, &b->err);
+	if (!rc)
+		rc = materialize_write(b->r->w, b->m, &b->plan, &b->out, &b->err);
+	if (!rc)
+		rc = scratch_seed(b, &sc);
+	if (!rc)
+		b->item->replayed = sc.note;
+	return rc;
 }
 
 /* The checks on the new data, before anyone can see it: a window's on its

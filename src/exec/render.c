@@ -155,7 +155,7 @@ static int placeholder_value(const struct model *m, const struct model_placehold
 /* In an environment a reference to a managed model reads the env's copy,
  * unless an @upstream of m trusts the project's own table there
  * (deactivate_for_dev=true): then it stays as written. */
-static bool reads_env_copy(const struct model *m, const struct model *target,
+bool render_reads_env_copy(const struct model *m, const struct model *target,
 			   const struct render_ctx *ctx)
 {
 	if (!ctx->env || !*ctx->env || !target->home_schema ||
@@ -225,13 +225,13 @@ static int part_edits(const struct model *m, enum model_part part, const struct 
 		}
 
 		/* a change log read in an environment is its copy's */
-		if (r->span.part == part && r->changes_of && reads_env_copy(m, r->changes_of, ctx)) {
+		if (r->span.part == part && r->changes_of && render_reads_env_copy(m, r->changes_of, ctx)) {
 			state_sql_changes(edit_add(e, r->span.offset, r->span.len),
 					  r->changes_of->schema, r->changes_of->name);
 			continue;
 		}
 		if (r->span.part == part && r->target && r->target->mat != MAT_EPHEMERAL &&
-		    reads_env_copy(m, r->target, ctx)) {
+		    render_reads_env_copy(m, r->target, ctx)) {
 			wh_sql_qualified(edit_add(e, r->span.offset, r->span.len), r->target->schema,
 					 r->target->name);
 			continue;

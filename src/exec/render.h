@@ -50,6 +50,11 @@ struct render_ctx {
 	size_t nreads;
 };
 
+/* Whether m, rendered in ctx's environment, reads the env's copy of
+ * target (a managed model), not the main table. */
+bool render_reads_env_copy(const struct model *m, const struct model *target,
+			   const struct render_ctx *ctx);
+
 /* Appends the model's query to out; with_filter wraps it with the model's
  * incremental_filter. Fails with SL_E_INVALID when a placeholder has no
  * value in ctx. */

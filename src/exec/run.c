@@ -319,15 +319,6 @@ static bool windows_due(void *ctx, const struct model *m)
  * may build one must have been given the bookkeeping. */
 static int need_book(const struct run *r, const bool *selected, struct sl_err *err)
 {
-	/* the watermarks a model consumed are the main tables' own: an
-	 * environment that shared them would make the main run skip rows */
-	for (size_t i = 0; r->opts->env && *r->opts->env && i < r->p->nmodels; i++)
-		if (selected[i] && inputs_tracks(r->p->models[i]))
-			return sl_err_set(err, SL_E_USAGE,
-					  "model %s keeps watermarks of live inputs, which an "
-					  "environment does not keep apart yet\n"
-					  "  hint: leave it out of the selection of the env run (-s)",
-					  r->p->models[i]->fqn);
 	if (r->book || r->opts->dry_run || r->opts->test)
 		return 0;
 	for (size_t i = 0; i < r->p->nmodels; i++)

@@ -52,6 +52,9 @@ struct run_item {
 	/* a temporal model: the window the asserts were checked on ("window
 	 * [since, until)"), its first failed one, else its first warned one */
 	const char *checked_window;
+	/* a model that keeps watermarks built from scratch in an environment:
+	 * what it read of its history (run_scratch's note), or NULL */
+	const char *replayed;
 };
 
 struct run_report {
@@ -86,6 +89,21 @@ struct run_book {
 		     bool full, struct buf *sql, struct sl_err *err);
 	void (*saved)(void *ctx, const struct model *m); /* the build committed */
 	void (*abort)(void *ctx, void *entry);           /* the build rolled back */
+};
+
+/*
+ * How a model that keeps watermarks is built from scratch in an
+ * environment, as the caller's change policy decides: the reads in place
+ * of the relations it reads (none: all their history), and the rows it
+ * takes from the main tables' copy, `seed_query` into `seed_columns`
+ * (NULL: none), inside the build's transaction, before its checks.
+ */
+struct run_scratch {
+	const struct render_read *reads;
+	size_t nreads;
+	const char *seed_columns; /* "a, b, c", quoted */
+	const char *seed_query;
+	const char *note; /* what was read and why, for the report */
 };
 
 struct run_opts {
@@ -128,6 +146,10 @@ struct run_opts {
 	int (*on_full_build)(void *ctx, struct wh *w, const struct model *m, const char *env,
 			     int64_t run_id, struct buf *sql, struct sl_err *err);
 	void *record_ctx;
+	/* decides each run_scratch; NULL: such builds read all history */
+	int (*scratch)(void *ctx, struct wh *w, const struct model *m, struct run_scratch *out,
+		       struct sl_err *err);
+	void *scratch_ctx;
 	/* the windows of temporal models: the run window and mode (now is the
 	 * run's own time, filled by the run) */
 	struct win_ask windows;

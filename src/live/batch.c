@@ -30,7 +30,7 @@ int live_batch_run(struct arena *a, struct project *p, struct wh *w, const char 
 	}
 	if (!rc && w &&
 	    (writes || dag_relation_exists(relations, nrelations, STATE_LIVE_TABLE)))
-		rc = live_books_open(&books, a, p, w, err);
+		rc = live_books_open(&books, a, p, opts->env, w, err);
 	o.book = live_books_hooks(&books);
 	if (!rc)
 		rc = build_run(a, p, w, relations, nrelations, &o, report, err);

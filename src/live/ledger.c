@@ -36,6 +36,9 @@ struct ledger_source {
 struct live_ledger {
 	const struct project *p;
 	struct arena *a;
+	/* an environment's models keep their rows under keys of their own
+	 * (live_ledger_key), so that its runs never move the main watermarks */
+	char *env;
 	struct ledger_model *models; /* by model order; in.items NULL when untracked */
 	bool *tracked;
 	bool loaded;
@@ -96,7 +99,22 @@ void live_ledger_free(struct live_ledger *l)
 	clear(l);
 	arena_free(l->a);
 	pthread_mutex_destroy(&l->mu);
+	free(l->env);
 	free(l);
+}
+
+void live_ledger_in_env(struct live_ledger *l, const char *env)
+{
+	free(l->env);
+	l->env = env && *env ? xstrdup(env) : NULL;
+}
+
+const char *live_ledger_key(const struct live_ledger *l, const char *fqn, char *buf, size_t size)
+{
+	if (!l->env)
+		return fqn;
+	snprintf(buf, size, "%s@%s", fqn, l->env);
+	return buf;
 }
 
 bool live_ledger_loaded(const struct live_ledger *l)
@@ -170,10 +188,18 @@ static int64_t num(const struct wh_result *r, size_t row, size_t col)
 	return v ? strtoll(v, NULL, 10) : 0;
 }
 
-static struct ledger_model *named(struct live_ledger *l, const char *fqn)
+/* The entry a state row's key names: a model of the ledger's environment
+ * (rows of the others, and the main ones in an environment, are not its). */
+static struct ledger_model *named(struct live_ledger *l, const char *key)
 {
-	struct model *m = project_find_model(l->p, fqn);
+	const char *at = strchr(key, '@');
+	char fqn[LIVE_KEY_MAX];
+	struct model *m;
 
+	if (l->env ? !at || strcmp(at + 1, l->env) != 0 : at != NULL)
+		return NULL;
+	snprintf(fqn, sizeof(fqn), "%.*s", at ? (int)(at - key) : (int)strlen(key), key);
+	m = project_find_model(l->p, fqn);
 	return m ? live_ledger_model(l, m) : NULL;
 }
 
@@ -271,11 +297,12 @@ int live_ledger_reload_model(struct live_ledger *l, struct wh *w, const struct m
 	struct ledger_model *lm = live_ledger_model(l, m);
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
+	char key[LIVE_KEY_MAX];
 	int rc;
 
 	if (!lm)
 		return 0;
-	state_live_sql_load(w, &sql, m->fqn);
+	state_live_sql_load(w, &sql, live_ledger_key(l, m->fqn, key, sizeof(key)));
 	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);
 	if (rc)
@@ -508,14 +535,17 @@ void live_ledger_sql_model(struct live_ledger *l, const struct model *m, struct 
 {
 	const struct ledger_model *lm = live_ledger_model(l, m);
 	struct state_live_row row;
+	char buf[LIVE_KEY_MAX];
+	const char *key;
 
 	if (!lm)
 		return;
+	key = live_ledger_key(l, m->fqn, buf, sizeof(buf));
 	for (size_t i = 0; i < lm->in.n; i++)
-		state_live_sql_consumed(sql, m->fqn, lm->in.items[i].name, lm->consumed[i],
+		state_live_sql_consumed(sql, key, lm->in.items[i].name, lm->consumed[i],
 					lm->consumed_saved[i]);
 	for (size_t k = 0; k < lm->in.nsources; k++)
-		state_live_sql_covered(sql, m->fqn, lm->in.sources[k], lm->covered_by[k],
+		state_live_sql_covered(sql, key, lm->in.sources[k], lm->covered_by[k],
 				       lm->covered_saved[k]);
 	row = (struct state_live_row){
 		.published = lm->published,
@@ -526,7 +556,7 @@ void live_ledger_sql_model(struct live_ledger *l, const struct model *m, struct 
 		.last_refresh_ms = lm->last_refresh_ms,
 		.failing = lm->failing,
 	};
-	state_live_sql_state(sql, m->fqn, &row, lm->known);
+	state_live_sql_state(sql, key, &row, lm->known);
 }
 
 void live_ledger_saved(struct live_ledger *l, const struct model *m)

@@ -50,6 +50,14 @@ struct live_ledger;
 struct live_ledger *live_ledger_new(struct arena *a, const struct project *p);
 void live_ledger_free(struct live_ledger *l);
 
+/* Makes l environment env's ("" or NULL: the main one's), before it is
+ * loaded: its models' rows are read and written under live_ledger_key. */
+void live_ledger_in_env(struct live_ledger *l, const char *env);
+/* The key model fqn's state rows stand under: its name, or in an
+ * environment "name@env" (written into buf). */
+#define LIVE_KEY_MAX 512
+const char *live_ledger_key(const struct live_ledger *l, const char *fqn, char *buf, size_t size);
+
 /* Reads every live state table (one query). Without the state schema the
  * ledger is empty: nothing consumed, nothing landed. */
 int live_ledger_load(struct live_ledger *l, struct wh *w, struct sl_err *err);

@@ -29,6 +29,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The key under which model fqn's rows stand in l's environment. */
+static const char *ledger_key_of(const struct live_ledger *l, struct arena *a, const char *fqn)
+{
+	char buf[LIVE_KEY_MAX];
+
+	return arena_strdup(a, live_ledger_key(l, fqn, buf, sizeof(buf)));
+}
+
+/* Whether a marks row's name (a model's key: "name" or "name@env") is
+ * input name's. */
+static bool names_input(const char *row, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(row, name, n) == 0 && (row[n] == '\0' || row[n] == '@');
+}
+
 /* What the model's inputs hold in the open transaction: the landing
  * tables' watermarks, each adopted table's highest cursor and its rows
  * beyond the boundary its books hold (into book->counted_from), and on a
@@ -52,9 +69,10 @@ static int read_marks(struct wh *w, struct arena *a, struct live_ledger *l,
 		if (in->kind != INPUT_MODEL && !in->adopted)
 			sources[nsources++] = in->name;
 		else if (in->kind == INPUT_MODEL && shared)
-			models[nmodels++] = in->name;
+			models[nmodels++] = ledger_key_of(l, a, in->name);
 	}
-	state_live_sql_marks(&sql, sources, nsources, models, nmodels, shared ? m->fqn : NULL);
+	state_live_sql_marks(&sql, sources, nsources, models, nmodels,
+			     shared ? ledger_key_of(l, a, m->fqn) : NULL);
 	for (size_t i = 0; !rc && i < lm->in.n; i++) {
 		const struct model_input *in = &lm->in.items[i];
 		enum wh_cursor_kind kind;
@@ -121,7 +139,7 @@ static void take_targets(const struct ledger_model *lm, const struct wh_result *
 			const struct model_input *in = &lm->in.items[i];
 
 			if ((in->kind == INPUT_MODEL) != (kind == 'p') || !in->adopted != (kind != 'd') ||
-			    strcmp(in->name, wh_result_value(r, k, 1)) != 0)
+			    !names_input(wh_result_value(r, k, 1), in->name))
 				continue;
 			book->target[i] = v;
 			if (in->adopted) {
@@ -451,7 +469,7 @@ void live_books_over(struct live_books *b, const struct project *p, struct live_
 }
 
 int live_books_open(struct live_books *b, struct arena *a, const struct project *p,
-		    struct wh *w, struct sl_err *err)
+		    const char *env, struct wh *w, struct sl_err *err)
 {
 	struct live_ledger *l = live_ledger_new(a, p);
 
@@ -464,6 +482,7 @@ int live_books_open(struct live_books *b, struct arena *a, const struct project 
 		return 0;
 	}
 	b->own = true;
+	live_ledger_in_env(l, env);
 	rc = live_ledger_load(l, w, err);
 	/* nobody announces an adopted table's rows: what it holds is asked */
 	return rc ? rc : live_adopted_poll(l, w, a, p, false, NULL, &moved, err);

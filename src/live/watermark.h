@@ -68,10 +68,11 @@ struct live_books {
  * (the runner); when no model of p keeps watermarks there is nothing to
  * keep, and live_books_hooks gives NULL. */
 void live_books_over(struct live_books *b, const struct project *p, struct live_ledger *l);
-/* The same over a ledger of its own, read from w for one run, its arena
- * a child of a (the run's). */
+/* The same over a ledger of its own, read from w for one run in
+ * environment env ("" or NULL: the main one), its arena a child of a (the
+ * run's). */
 int live_books_open(struct live_books *b, struct arena *a, const struct project *p,
-		    struct wh *w, struct sl_err *err);
+		    const char *env, struct wh *w, struct sl_err *err);
 const struct run_book *live_books_hooks(const struct live_books *b);
 void live_books_close(struct live_books *b);
 

@@ -16,6 +16,10 @@ struct arena;
 struct model;
 struct state_model;
 
+/* Whether m is defined as when st was built (its materialization and
+ * its query's hash, or its text's). */
+bool plan_same_definition(const struct model *m, const struct state_model *st);
+
 /* How a change of m's definition since its state row st reads: every
  * column breaks (d->rows), or only the columns d lists. False when it
  * cannot be told (a row without a shape, a query without a tree). */

@@ -153,7 +153,7 @@ static const char *checks_due(const struct plan_facts *f, const struct model *m,
  * the text's; one of them matching m's change hash or its text hash is
  * enough: the tree's lets a model be reformatted, the text's lets a parser
  * whose tree reads otherwise, or an upgrade, rebuild nothing. */
-static bool same_definition(const struct model *m, const struct state_model *st)
+bool plan_same_definition(const struct model *m, const struct state_model *st)
 {
 	const char *part = st->hash;
 
@@ -290,9 +290,9 @@ void plan_decide(const struct plan_facts *f, struct model *m, const char *sig,
 		build(item, true, st ? "missing from the warehouse" : "new");
 	else if (f->full_refresh && m->mat != MAT_SNAPSHOT)
 		build(item, true, "full refresh");
-	else if (m->mat == MAT_SEED && !same_definition(m, st))
+	else if (m->mat == MAT_SEED && !plan_same_definition(m, st))
 		build(item, true, "file changed");
-	else if (!same_definition(m, st))
+	else if (!plan_same_definition(m, st))
 		/* a snapshot keeps its history through definition changes */
 		definition_changed(f, m, st, sig, item);
 	else if (m->temporal)

@@ -152,6 +152,10 @@ struct kv_list {
 int project_cfg_load(struct arena *a, const char *path, const char *display,
 		     struct project_cfg *out, struct diag_list *diags);
 
+/* A replay policy as written: "full" (*bound_ms 0), or
+ * "bounded-DURATION" (*bound_ms the duration); false for anything else. */
+bool config_policy_parse(const char *s, int64_t *bound_ms);
+
 /* Fills the defaults into a zeroed struct (what an empty file yields). */
 void project_cfg_defaults(struct project_cfg *cfg);
 

@@ -207,13 +207,13 @@ static bool cfg_count_parse(const char *s, int64_t min, int64_t *out)
 	return true;
 }
 
-static bool cfg_policy_ok(const char *s)
+bool config_policy_parse(const char *s, int64_t *bound_ms)
 {
-	int64_t ms;
-
+	*bound_ms = 0;
 	if (!strcmp(s, "full"))
 		return true;
-	return !strncmp(s, "bounded-", 8) && !units_parse_duration(s + 8, &ms) && ms > 0;
+	return !strncmp(s, "bounded-", 8) && !units_parse_duration(s + 8, bound_ms) &&
+	       *bound_ms > 0;
 }
 
 static void cfg_scalar_set(struct cfg_loader *ld, const struct cfg_field *f, yaml_node_t *val,
@@ -263,7 +263,7 @@ static void cfg_scalar_set(struct cfg_loader *ld, const struct cfg_field *f, yam
 				  s, path);
 		break;
 	case CFG_POLICY:
-		if (cfg_policy_ok(s))
+		if (config_policy_parse(s, &(int64_t){ 0 }))
 			*(const char **)dst = arena_strdup(ld->a, s);
 		else
 			cfg_error(ld, val, "write full or bounded-DURATION, e.g. bounded-7d",

@@ -314,11 +314,14 @@ static void hash_tokens(EVP_MD_CTX *ctx, const struct model *m)
 	buf_release(&b);
 }
 
-/* Settings that change how a model is refreshed or described, not its data */
+/* Settings that change how a model is refreshed, replayed or described,
+ * not its data */
 static bool hash_ignores(const char *key)
 {
 	static const char *const keys[] = { "live", "live_interval", "tags", "description",
-					     "end", "lookback", "ivm", "on_schema_change", NULL };
+					     "end", "lookback", "ivm", "on_schema_change",
+					     "replay_anchor", "replay_on_change",
+					     "bounded_replay_fallback", NULL };
 
 	for (size_t i = 0; keys[i]; i++)
 		if (strcmp(key, keys[i]) == 0)

@@ -232,10 +232,31 @@ static void setting_words(struct apply *c, const char *key, const char ***out, s
 	*n = 1;
 }
 
+/* replay_on_change: one policy for every change, or a list of
+ * breaking:POLICY and non_breaking:POLICY. */
+static void check_replay_policy(struct apply *c)
+{
+	const struct model_setting *st = model_setting_get(c->m, "replay_on_change");
+	static const char hint[] = "write full or bounded-DURATION (bounded-7d), or a list such as "
+				   "[breaking:full, non_breaking:bounded-3d]";
+	int64_t ms;
+
+	if (st && !st->is_list && !config_policy_parse(st->value, &ms))
+		apply_error(c, st, hint, "replay_on_change '%s' is no policy", st->value);
+	for (size_t i = 0; st && st->is_list && i < st->nlist; i++) {
+		const char *item = st->list[i], *colon = strchr(item, ':');
+		size_t n = colon ? (size_t)(colon - item) : 0;
+		bool named = (n == 8 && !strncmp(item, "breaking", 8)) ||
+			     (n == 12 && !strncmp(item, "non_breaking", 12));
+
+		if (!named || !config_policy_parse(colon + 1, &ms))
+			apply_error(c, st, hint, "replay_on_change '%s' is no CHANGE:POLICY", item);
+	}
+}
+
 static void check_single_values(struct apply *c)
 {
-	/* free-form keys that still take one value; replay_on_change is a
-	 * policy that the replay module reads and checks */
+	/* free-form keys that still take one value */
 	static const char *const single[] = { "live_interval", "cdc_op", "cdc_seq", "time_column",
 					      "start", "end", "lookback", "description", NULL };
 
@@ -578,6 +599,7 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 
 	check_plain_choices(&c);
 	check_single_values(&c);
+	check_replay_policy(&c);
 	check_column_names(&c);
 	check_combinations(&c, mat_ok, strat, strat_ok, live_ok);
 	check_cdc(&c, mat_ok, strat, strat_ok);

@@ -493,3 +493,84 @@ int replay_closure_reads(struct arena *a, struct wh *w, const struct replay_clos
 	*nreads = n;
 	return rc;
 }
+
+bool replay_one_for_one(struct arena *a, const struct lineage_graph *g, const struct model *m,
+			const char **why)
+{
+	return rows_one_for_one(a, g, m, why, 0);
+}
+
+/* The relations model m reads (through its ephemerals), as read_fn sees
+ * them. */
+struct reads_list {
+	struct arena *a;
+	struct replay_read *v;
+	size_t n, cap;
+};
+
+static void list_read(void *ctx, const struct model *m, const struct model_ref *r,
+		      const char *relation)
+{
+	struct reads_list *l = ctx;
+
+	(void)m;
+	for (size_t i = 0; i < l->n; i++)
+		if (strcasecmp(l->v[i].relation, relation) == 0)
+			return;
+	*ARENA_PUSH(l->a, &l->v, &l->n, &l->cap) =
+		(struct replay_read){ .relation = relation, .target = r->target };
+}
+
+/* What relation (model target, or NULL) holds of the sources' history,
+ * into rd->carries and rd->time. */
+static void history_of(struct arena *a, const struct project *p, const struct lineage_graph *g,
+		       struct replay_read *rd)
+{
+	const struct source_cfg *s = source_at(p, rd->relation);
+	struct behind b = { .p = p, .a = a };
+	struct source_bounds sb;
+
+	rd->time = NULL;
+	if (s) {
+		rd->carries = true;
+		rd->time = source_bounds_of(s, &sb) ? NULL : sb.time;
+		return;
+	}
+	behind_add(&b, rd->relation);
+	rd->carries = b.n > 0 || strncasecmp(rd->relation, "landing.", 8) == 0;
+	for (size_t k = 0; rd->target && k < b.n; k++) {
+		char src[256];
+		const char *t;
+
+		if (source_bounds_of(b.v[k], &sb) || !sb.time)
+			break;
+		inputs_source_table(b.v[k], src, sizeof(src));
+		t = passed_as(g, rd->target, src, sb.time);
+		if (!t || (k && (!rd->time || strcasecmp(t, rd->time) != 0))) {
+			rd->time = NULL;
+			break;
+		}
+		rd->time = t;
+	}
+}
+
+size_t replay_reads_of(struct arena *a, const struct project *p, const struct lineage_graph *g,
+		       const struct model *m, struct replay_read **out)
+{
+	struct reads_list l = { .a = a };
+
+	each_read(a, m, m, list_read, &l, 0);
+	for (size_t i = 0; i < l.n; i++)
+		history_of(a, p, g, &l.v[i]);
+	*out = l.v;
+	return l.n;
+}
+
+struct replay_read replay_history_of(struct arena *a, const struct project *p,
+				     const struct lineage_graph *g, const struct model *m)
+{
+	struct replay_read rd = { .relation = m->fqn, .target = m };
+
+	history_of(a, p, g, &rd);
+	return rd;
+}

@@ -70,4 +70,28 @@ size_t replay_sources_read(struct arena *a, const struct project *p, const struc
 int replay_closure_reads(struct arena *a, struct wh *w, const struct replay_closure *c,
 			 const struct render_read **reads, size_t *nreads, struct sl_err *err);
 
+/* Whether every row of m is one row of what it reads, all the way down to
+ * its sources, looking up nothing that changes; else *why says what
+ * breaks it. */
+bool replay_one_for_one(struct arena *a, const struct lineage_graph *g, const struct model *m,
+			const char **why);
+
+/* A relation a model reads, and what it holds of the sources' history. */
+struct replay_read {
+	const char *relation;       /* as the query names it */
+	const struct model *target; /* NULL: not a model of the project */
+	bool carries;               /* it holds rows of a source (landing) */
+	/* its column that holds its sources' event time one for one, NULL
+	 * when it has none (or two) */
+	const char *time;
+};
+
+/* The relations m reads itself (an ephemeral's in its place), each once,
+ * into *out (in a); how many. */
+size_t replay_reads_of(struct arena *a, const struct project *p, const struct lineage_graph *g,
+		       const struct model *m, struct replay_read **out);
+/* What model m itself holds of the sources' history. */
+struct replay_read replay_history_of(struct arena *a, const struct project *p,
+				     const struct lineage_graph *g, const struct model *m);
+
 #endif

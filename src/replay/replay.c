@@ -162,7 +162,7 @@ int replay_run(struct arena *a, struct project *p, struct wh *w, const char *con
 	if (!rc)
 		rc = live_sources_ensure(w, a, p, err);
 	if (!rc)
-		rc = live_books_open(&books, a, p, w, err);
+		rc = live_books_open(&books, a, p, NULL, w, err);
 	if (!rc)
 		rc = lock_all(p, w, c, err);
 	if (rc) {

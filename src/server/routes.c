@@ -22,6 +22,7 @@
 #include "project/inputs.h"
 #include "project/model.h"
 #include "server/commands.h"
+#include "server/dagdoc.h"
 #include "server/http.h"
 #include "server/ingest.h"
 #include "server/read.h"
@@ -196,43 +197,14 @@ static void status(struct server *s, struct http_call *c)
 	status_doc_answer(s->status, c);
 }
 
-static void models(struct server *s, struct http_call *c, bool edges)
-{
-	json_t *root = json_object(), *nodes = json_array(), *links = json_array();
-
-	for (size_t i = 0; i < s->p->nmodels; i++) {
-		const struct model *m = s->p->models[i];
-		json_t *o = json_object();
-
-		json_object_set_new(o, "name", json_string(m->fqn));
-		json_object_set_new(o, "materialized", json_string(model_mat_name(m->mat)));
-		json_object_set_new(o, "live", json_boolean(inputs_refreshes(m)));
-		json_object_set_new(o, "path", json_string(m->path ? m->path : ""));
-		json_array_append_new(nodes, o);
-		for (size_t k = 0; edges && k < m->ndeps; k++) {
-			json_t *e = json_array();
-
-			json_array_append_new(e, json_string(m->deps[k]->fqn));
-			json_array_append_new(e, json_string(m->fqn));
-			json_array_append_new(links, e);
-		}
-	}
-	json_object_set_new(root, "models", nodes);
-	if (edges)
-		json_object_set_new(root, "edges", links);
-	else
-		json_decref(links);
-	http_reply_json(c, 200, root);
-}
-
 static void list_models(struct server *s, struct http_call *c)
 {
-	models(s, c, false);
+	dag_doc_answer_models(c, s->p);
 }
 
 static void dag(struct server *s, struct http_call *c)
 {
-	models(s, c, true);
+	dag_doc_answer(s->dag, c, s->p);
 }
 
 /* A live model by name, or the 404 that says which exist. */

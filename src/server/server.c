@@ -29,6 +29,7 @@
 #include "server/http.h"
 #include "server/ingest.h"
 #include "server/read.h"
+#include "server/dagdoc.h"
 #include "server/session.h"
 #include "server/statusdoc.h"
 #include "state/state.h"
@@ -396,6 +397,7 @@ static void stop_parts(struct server *s, struct http_server *http)
 		server_reader_stop(s->reader);
 	if (s->status)
 		status_doc_stop(s->status);
+	dag_doc_free(s->dag);
 	if (s->status_conn)
 		wh_close(s->status_conn);
 	free_source_threads(s);
@@ -461,6 +463,7 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 	guard_token_init(&s.token, hc.token);
 	s.sessions = session_store_new(NULL);
 	hc.sessions = s.sessions;
+	s.dag = dag_doc_new();
 	rc = hold_folder(&s, err);
 	if (!rc)
 		rc = state_ensure(w, err);

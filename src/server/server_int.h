@@ -51,6 +51,7 @@ struct server {
 	struct worker_queue *control; /* control calls, off the HTTP thread */
 	struct server_reader *reader; /* POST /api/sql */
 	struct status_doc *status;  /* GET /api/live/status */
+	struct dag_doc *dag;        /* GET /api/dag */
 	struct wh *status_conn;     /* the status thread's, opened at its first build */
 	char state_file[4096];
 };

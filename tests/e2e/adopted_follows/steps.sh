@@ -53,6 +53,8 @@ note a timestamp cursor, rendered as a timestamp literal
 sl live --once
 q "SELECT sensor, CAST(taken_at AS VARCHAR) AS taken_at, value FROM silver.readings ORDER BY sensor"
 sources
+note compile renders the cursor as a build would: a literal of its type
+"$SLUICE_BIN" compile silver.readings
 
 note an advance of an adopted source reads its highest cursor and writes nothing
 sl live advance events

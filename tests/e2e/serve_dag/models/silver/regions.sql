@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT region, name FROM seeds.regions
