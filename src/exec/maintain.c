@@ -405,10 +405,7 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 	*how = "recomputed";
 	if (rc)
 		return rc;
-	/* a regroup of the one group a query without GROUP BY makes is the
-	 * whole query */
-	if (r->mt->cls == IVM_FULL || !seq || rebuilt ||
-	    (r->mt->cls == IVM_REGROUP && !r->mt->nkeys))
+	if (r->mt->cls == IVM_FULL || !seq || rebuilt)
 		return refresh_whole(r, log, rows, err);
 	/* a counted model without its groups table (its sums are floats)
 	 * computes the groups a batch touched again, exactly */
@@ -423,6 +420,11 @@ static int refresh(struct refresh *r, const struct changes *log, int64_t *rows, 
 		*how = "appended";
 		return refresh_appended(r, log, rows, err);
 	}
+	/* a regroup of the one group a query without GROUP BY makes (a
+	 * regrouped model's, or a counted one's without its groups table) is
+	 * the whole query */
+	if (!r->mt->nkeys)
+		return refresh_whole(r, log, rows, err);
 	*how = "regrouped";
 	rc = refresh_regroup(r, log, rows, &past, err);
 	if (!rc && past) {

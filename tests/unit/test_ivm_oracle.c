@@ -389,6 +389,9 @@ static const struct gold plain[] = {
 	/* sums of floats keep no hidden sums: their groups are computed again */
 	PLAIN_DUCKDB("float_sums", "SELECT region, sum(CAST(amount AS DOUBLE) / 7) AS revenue, "
 			    "avg(CAST(qty AS DOUBLE) / 3) AS mean FROM silver.orders GROUP BY region"),
+	/* and without GROUP BY: its one group is the whole query */
+	PLAIN_DUCKDB("float_totals", "SELECT count(*) AS orders, sum(CAST(amount AS DOUBLE) / 7) "
+				     "AS revenue FROM silver.orders"),
 	/* over the landing table, which only appends: MIN and MAX are counted */
 	PLAIN("landed", "SELECT region, count(*) AS events, sum(amount) AS amount, min(amount) AS "
 			"least, max(amount) AS most, max(lsn) AS last_lsn FROM landing.events "
