@@ -16,8 +16,9 @@ struct wh;
 
 /* The largest SQL text taken, the most calls waiting, the rows answered
  * unless max_rows asks for fewer, the most it may ask for, the bytes of
- * values answered, and the time a query runs unless timeout_ms asks for
- * less (it may ask for up to SQL_TIMEOUT_MAX_MS). */
+ * values answered, the time a query runs unless timeout_ms asks for
+ * less (it may ask for up to SQL_TIMEOUT_MAX_MS), and the most rows
+ * offset may skip before the first answered (a page further on). */
 #define SQL_MAX_TEXT (256 * 1024)
 #define SQL_MAX_WAITING 8
 #define SQL_DEFAULT_ROWS 10000
@@ -25,6 +26,7 @@ struct wh;
 #define SQL_MAX_BYTES (2 * 1024 * 1024)
 #define SQL_TIMEOUT_MS 10000
 #define SQL_TIMEOUT_MAX_MS 25000
+#define SQL_MAX_OFFSET 1000000000
 
 /* Starts the reader's thread; its connection is opened from w when the
  * first query comes, and again after one failed. */

@@ -164,16 +164,18 @@ struct wh_result *duck_result_new(duckdb_result *res, struct duck_text_col **col
 	return r;
 }
 
-/* How many of the chunk's first rows fit in the bytes left, each row's
- * values measured before any is copied: *bytes grows by theirs. */
-static idx_t rows_within(duckdb_data_chunk chunk, idx_t n, idx_t ncols,
+/* How many of the chunk's n rows from row from on fit in the bytes left,
+ * each row's values measured before any is copied: *bytes grows by
+ * theirs. */
+static idx_t rows_within(duckdb_data_chunk chunk, idx_t from, idx_t n, idx_t ncols,
 			 const struct duck_text_col *cols, size_t max_bytes, size_t *bytes)
 {
 	for (idx_t i = 0; i < n; i++) {
 		size_t row = 0;
 
 		for (idx_t c = 0; c < ncols; c++)
-			row += duck_text_len(duckdb_data_chunk_get_vector(chunk, c), i, &cols[c]) + 1;
+			row += duck_text_len(duckdb_data_chunk_get_vector(chunk, c), from + i,
+					     &cols[c]) + 1;
 		if (row > max_bytes - *bytes)
 			return i;
 		*bytes += row;
@@ -188,25 +190,30 @@ int duck_result_read(struct wh_duckdb *d, duckdb_result *res, const struct wh_re
 	struct wh_result *r = duck_result_new(res, &cols);
 	idx_t ncols = duckdb_column_count(res);
 	duckdb_data_chunk chunk;
+	uint64_t skip = lim ? lim->offset : 0;
 	size_t bytes = 0;
 	bool cut = false;
 	const char *failed;
 
 	while (!cut && (chunk = duckdb_fetch_chunk(*res)) != NULL) {
-		idx_t n = duckdb_data_chunk_get_size(chunk), take = n;
+		idx_t n = duckdb_data_chunk_get_size(chunk), from, take;
 		size_t first, room;
 
+		/* the rows skipped are never measured nor copied */
+		from = skip < n ? (idx_t)skip : n;
+		skip -= from;
+		take = n - from;
 		if (lim) {
 			room = lim->max_rows - wh_result_nrows(r);
-			take = rows_within(chunk, n < room ? n : room, ncols, cols, lim->max_bytes,
-					   &bytes);
+			take = rows_within(chunk, from, take < room ? take : room, ncols, cols,
+					   lim->max_bytes, &bytes);
 		}
 		first = wh_result_add_rows(r, take);
 		for (idx_t c = 0; c < ncols; c++)
-			duck_text_write(r, first, c, duckdb_data_chunk_get_vector(chunk, c), take,
-					&cols[c]);
+			duck_text_write(r, first, c, duckdb_data_chunk_get_vector(chunk, c), from,
+					take, &cols[c]);
 		duckdb_destroy_data_chunk(&chunk);
-		cut = take < n;
+		cut = from + take < n;
 	}
 	free(cols);
 	if (truncated)

@@ -437,8 +437,8 @@ size_t duck_text_len(duckdb_vector v, idx_t i, const struct duck_text_col *col)
 	}
 }
 
-void duck_text_write(struct wh_result *r, size_t first, size_t c, duckdb_vector v, idx_t n,
-		     const struct duck_text_col *col)
+void duck_text_write(struct wh_result *r, size_t first, size_t c, duckdb_vector v, idx_t from,
+		     idx_t n, const struct duck_text_col *col)
 {
 	const void *data = duckdb_vector_get_data(v);
 	/* NULL when every value is valid; bit i % 64 of word i / 64 otherwise */
@@ -446,7 +446,7 @@ void duck_text_write(struct wh_result *r, size_t first, size_t c, duckdb_vector 
 
 	if (col->type == DUCKDB_TYPE_INVALID)
 		return;
-	for (idx_t i = 0; i < n; i++)
+	for (idx_t i = from; i < from + n; i++)
 		if (!valid || (valid[i / 64] >> (i % 64) & 1))
-			write_value(r, first + i, c, col, data, i);
+			write_value(r, first + i - from, c, col, data, i);
 }

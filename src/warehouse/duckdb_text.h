@@ -32,10 +32,10 @@ bool duck_text_native(duckdb_type t);
 struct duck_text_col duck_text_column(duckdb_logical_type t);
 
 /* Writes the n values of vector v (a column of a data chunk, read with
- * col's writer) into rows first .. first + n - 1 of column c of r; a NULL
- * stays NULL. */
-void duck_text_write(struct wh_result *r, size_t first, size_t c, duckdb_vector v, idx_t n,
-		     const struct duck_text_col *col);
+ * col's writer) from value from on into rows first .. first + n - 1 of
+ * column c of r; a NULL stays NULL. */
+void duck_text_write(struct wh_result *r, size_t first, size_t c, duckdb_vector v, idx_t from,
+		     idx_t n, const struct duck_text_col *col);
 
 /* The length of the text duck_text_write would write for value i of
  * vector v (0 for a NULL), read before any of it is copied. */

@@ -182,6 +182,20 @@ static int fetch_bounded(struct wh_pg *p, struct read_state *st, struct wh_watch
 	return rc;
 }
 
+/* The first n rows of the cursor passed over in the server, never sent:
+ * a page of a long answer. */
+static int skip_rows(struct wh_pg *p, uint64_t n, struct sl_err *err)
+{
+	char move[64];
+	PGresult *res;
+	int rc;
+
+	snprintf(move, sizeof(move), "MOVE FORWARD %llu IN sluice_read", (unsigned long long)n);
+	rc = run_one(p, move, 0, 0, NULL, &res, err);
+	PQclear(res);
+	return rc;
+}
+
 /* A cursor takes a SELECT or VALUES only, and no data-modifying WITH; the
  * transaction is READ ONLY and made so before the query, and its first
  * statement takes the snapshot, after which nothing makes it read-write.
@@ -221,6 +235,8 @@ int pg_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits
 	if (!rc) {
 		rc = run_one(p, declare.buf, at, 0, NULL, &res, err);
 		PQclear(res);
+		if (!rc && lim->offset)
+			rc = skip_rows(p, lim->offset, err);
 		if (!rc)
 			rc = fetch_bounded(p, &st, wd, err);
 		wh_watchdog_stop(wd);

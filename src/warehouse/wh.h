@@ -153,11 +153,13 @@ int wh_query(struct wh *w, const char *sql, struct wh_result **out, struct sl_er
  * rolled back, so nothing it calls can write. It stops after
  * lim->timeout_ms (SL_E_BUSY: DuckDB interrupts it, PostgreSQL's
  * statement_timeout cancels it); past lim->max_rows rows or lim->max_bytes
- * bytes of text it stops reading and sets *truncated. Free *out with
- * wh_result_free(). */
+ * bytes of text it stops reading and sets *truncated; the first
+ * lim->offset rows are skipped before any is kept, and count for neither
+ * limit (a page of a long answer). Free *out with wh_result_free(). */
 struct wh_read_limits {
 	size_t max_rows, max_bytes;
 	int64_t timeout_ms;
+	uint64_t offset; /* rows skipped first */
 };
 int wh_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits *lim,
 		      struct wh_result **out, bool *truncated, struct sl_err *err);

@@ -68,4 +68,54 @@ static void test_bytes_bounded_per_row(void **state)
 	wh_result_free(r);
 }
 
+/* A page further on: the rows before offset are skipped (across the
+ * warehouse's batches of rows), count for no limit, and the page says
+ * whether more follow; an offset past the end reads nothing. */
+static void test_offset_pages(void **state)
+{
+	struct wh_read_limits lim = roomy;
+	struct wh_result *r;
+	bool truncated;
+	char msg[4096];
+
+	(void)state;
+	lim.max_rows = 3;
+	lim.offset = 4097;
+	assert_int_equal(reads("SELECT x FROM generate_series(1, 5000) AS t(x) ORDER BY x", &lim, &r,
+			       &truncated, msg, sizeof(msg)),
+			 0);
+	assert_true(truncated);
+	assert_int_equal(wh_result_nrows(r), 3);
+	assert_string_equal(wh_result_value(r, 0, 0), "4098");
+	assert_string_equal(wh_result_value(r, 2, 0), "4100");
+	wh_result_free(r);
+	lim.offset = 4998;
+	assert_int_equal(reads("SELECT x FROM generate_series(1, 5000) AS t(x) ORDER BY x", &lim, &r,
+			       &truncated, msg, sizeof(msg)),
+			 0);
+	assert_false(truncated);
+	assert_int_equal(wh_result_nrows(r), 2);
+	assert_string_equal(wh_result_value(r, 1, 0), "5000");
+	wh_result_free(r);
+	/* the skipped rows are never measured: a large one before the page
+	 * passes no byte limit */
+	lim.max_bytes = 1000;
+	lim.offset = 1;
+	assert_int_equal(reads("SELECT CASE WHEN x = 1 THEN repeat('x', 5000) ELSE 'y' END AS v "
+			       "FROM generate_series(1, 3) AS t(x) ORDER BY x",
+			       &lim, &r, &truncated, msg, sizeof(msg)),
+			 0);
+	assert_false(truncated);
+	assert_int_equal(wh_result_nrows(r), 2);
+	wh_result_free(r);
+	lim.offset = 1000000;
+	assert_int_equal(reads("SELECT x FROM generate_series(1, 5) AS t(x)", &lim, &r, &truncated,
+			       msg, sizeof(msg)),
+			 0);
+	assert_false(truncated);
+	assert_int_equal(wh_result_nrows(r), 0);
+	assert_int_equal(wh_result_ncols(r), 1);
+	wh_result_free(r);
+}
+
 #endif

@@ -383,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_read_only_transaction),
 		cmocka_unit_test(test_rows_and_bytes_bounded),
 		cmocka_unit_test(test_bytes_bounded_per_row),
+		cmocka_unit_test(test_offset_pages),
 		cmocka_unit_test(test_timeout_interrupts),
 		cmocka_unit_test(test_timeout_at_the_end),
 		cmocka_unit_test(test_tree_check),

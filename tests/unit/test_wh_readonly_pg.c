@@ -184,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_writes_refused),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_bytes_bounded_per_row),
+		cmocka_unit_test(test_offset_pages),
 		cmocka_unit_test(test_one_deadline),
 	};
 
