@@ -323,17 +323,45 @@ int pg_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char 
 	return 0;
 }
 
-/* PostgreSQL has no min or max of a boolean or a json value. */
+static bool type_in(const char *type, const char *const *names)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strcasecmp(type, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Types PostgreSQL has no equality for: json (its text stands in), xml
+ * and the geometric ones, which have no order either. */
+static const char *const textual[] = { "json", "jsonb", NULL };
+static const char *const unordered[] = { "xml",	 "point",   "line",   "lseg", "box",
+					 "path", "polygon", "circle", NULL };
+
+/* PostgreSQL has no min or max of a boolean or a json value, nor of the
+ * unordered types: their extremes are NULL. */
 void pg_extreme_text(struct wh *w, struct buf *sql, const char *expr, const char *type,
 		     bool greatest)
 {
 	(void)w;
 	if (strcasecmp(type, "boolean") == 0)
 		buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "bool_or" : "bool_and", expr);
-	else if (strcasecmp(type, "json") == 0 || strcasecmp(type, "jsonb") == 0)
+	else if (type_in(type, textual))
 		buf_addf(sql, "%s(CAST(%s AS TEXT))", greatest ? "max" : "min", expr);
+	else if (type_in(type, unordered))
+		buf_adds(sql, "CAST(NULL AS VARCHAR)");
 	else
 		buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "max" : "min", expr);
+}
+
+/* An exact count: PostgreSQL has no sketch built in, and the planner's
+ * n_distinct is only there once the table was analyzed. */
+void pg_distinct_estimate(struct wh *w, struct buf *sql, const char *expr, const char *type)
+{
+	(void)w;
+	if (type_in(type, textual) || type_in(type, unordered))
+		buf_addf(sql, "count(DISTINCT CAST(%s AS TEXT))", expr);
+	else
+		buf_addf(sql, "count(DISTINCT %s)", expr);
 }
 
 /* Type names as format_type spells them; a numeric's parameters aside. */
