@@ -318,7 +318,8 @@ static void hash_tokens(EVP_MD_CTX *ctx, const struct model *m)
 static bool hash_ignores(const char *key)
 {
 	static const char *const keys[] = { "live", "live_interval", "tags", "description",
-					     "end", "lookback", "ivm", "on_schema_change", NULL };
+					     "end", "lookback", "ivm", "on_schema_change",
+					     "anomaly", "anomaly_columns", NULL };
 
 	for (size_t i = 0; keys[i]; i++)
 		if (strcmp(key, keys[i]) == 0)

@@ -122,6 +122,36 @@ static const char *const migrations[] = {
 	 * rows that turned up below it afterwards */
 	"ALTER TABLE _sluice.live_sources ADD COLUMN boundary BIGINT;\n"
 	"ALTER TABLE _sluice.live_sources ADD COLUMN late_rows BIGINT;\n",
+	/* 16: profiles of batch builds beside the live ones (state/profiles.h):
+	 * per profile an id, its environment, who took it (a batch run, with
+	 * its id, or the live runner, with the model's refresh count), whether
+	 * the data it describes committed and its row count; per column its
+	 * place, type and distinct count too; and the anomalies a batch
+	 * profile was judged to hold. The live profiles taken before keep
+	 * their rows. */
+	"CREATE SEQUENCE _sluice.profile_ids START 1;\n"
+	"CREATE TABLE _sluice.profile_ids_v15 AS SELECT model, profiled_at, "
+	"nextval('_sluice.profile_ids') AS profile_id FROM (SELECT DISTINCT model, profiled_at "
+	"FROM _sluice.profiles) AS d;\n"
+	"ALTER TABLE _sluice.profiles RENAME TO profiles_v15;\n"
+	"CREATE TABLE _sluice.profiles (profile_id BIGINT NOT NULL, model VARCHAR NOT NULL, env "
+	"VARCHAR NOT NULL, taken_at TIMESTAMP NOT NULL, kind VARCHAR NOT NULL, run_id BIGINT, "
+	"refresh_count BIGINT, kept BOOLEAN NOT NULL, row_count BIGINT NOT NULL, column_name "
+	"VARCHAR NOT NULL, column_position INTEGER, column_type VARCHAR, nulls BIGINT NOT NULL, "
+	"min_value VARCHAR, max_value VARCHAR, distinct_count BIGINT, PRIMARY KEY (model, env, "
+	"profile_id, column_name));\n"
+	"INSERT INTO _sluice.profiles SELECT i.profile_id, p.model, '', p.profiled_at, 'live', "
+	"NULL, NULL, true, coalesce(p.rows, 0), p.column_name, NULL, NULL, coalesce(p.nulls, 0), "
+	"p.min_value, p.max_value, NULL FROM _sluice.profiles_v15 AS p JOIN "
+	"_sluice.profile_ids_v15 AS i ON i.model = p.model AND i.profiled_at = p.profiled_at "
+	"ON CONFLICT DO NOTHING;\n"
+	"DROP TABLE _sluice.profiles_v15;\n"
+	"DROP TABLE _sluice.profile_ids_v15;\n"
+	"CREATE TABLE _sluice.profile_anomalies (profile_id BIGINT NOT NULL, model VARCHAR NOT "
+	"NULL, env VARCHAR NOT NULL, column_name VARCHAR, metric VARCHAR NOT NULL, "
+	"observed DOUBLE PRECISION NOT NULL, band_median DOUBLE PRECISION NOT NULL, "
+	"band_low DOUBLE PRECISION NOT NULL, band_high DOUBLE PRECISION NOT NULL, "
+	"history INTEGER NOT NULL, level VARCHAR NOT NULL);\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
