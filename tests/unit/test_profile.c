@@ -587,6 +587,11 @@ static void test_profiles_round_trip(void **state)
 	/* the live runner's last one */
 	assert_int_equal(state_profile_last_ms(f->w, "s.m", &ms, &f->err), 0);
 	assert_int_equal(ms, 1767229200000);
+	/* PostgreSQL reads them by an index; DuckDB by its statistics */
+	if (!on_duckdb(f))
+		assert_int_equal(query_int(f->w, "SELECT count(*) FROM pg_indexes WHERE schemaname "
+						 "= '_sluice' AND tablename LIKE 'profile%'"),
+				 2);
 }
 
 /* A warehouse of state version 15 keeps its live profiles: each profile
@@ -626,6 +631,10 @@ static void test_upgrade_keeps_live_profiles(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(DISTINCT profile_id) FROM _sluice.profiles"),
 			 3);
 	assert_true(query_int(f->w, "SELECT nextval('_sluice.profile_ids')") > 3);
+	if (!on_duckdb(f))
+		assert_int_equal(query_int(f->w, "SELECT count(*) FROM pg_indexes WHERE schemaname "
+						 "= '_sluice' AND tablename LIKE 'profile%'"),
+				 2);
 }
 
 /* The project as it stands after writing its files. */
