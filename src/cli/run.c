@@ -186,14 +186,18 @@ static bool wrote_rows(const struct run_item *item)
 	       item->m->mat != MAT_VIEW && item->m->mat != MAT_EPHEMERAL;
 }
 
-/* The anomalies of the item's profile, [] when it took none. */
-static json_t *anomalies_json(const struct run_item *item)
+/* The anomalies of the item's profile, under "anomalies" when it found
+ * some: a model without any reads as it did before profiles judged. */
+static void add_anomalies(json_t *o, const struct run_item *item)
 {
-	json_t *list = json_array();
+	json_t *list;
 
-	for (size_t i = 0; item->profile && i < item->profile->nanomalies; i++)
+	if (!item->profile || !item->profile->nanomalies)
+		return;
+	list = json_array();
+	for (size_t i = 0; i < item->profile->nanomalies; i++)
 		json_array_append_new(list, profile_anomaly_json(&item->profile->anomalies[i]));
-	return list;
+	json_object_set_new(o, "anomalies", list);
 }
 
 static void print_json(FILE *out, const struct run_report *rep)
@@ -241,7 +245,7 @@ static void print_json(FILE *out, const struct run_report *rep)
 			json_array_append_new(checks, c);
 		}
 		json_object_set_new(o, "assertions", checks);
-		json_object_set_new(o, "anomalies", anomalies_json(item));
+		add_anomalies(o, item);
 		json_array_append_new(models, o);
 	}
 	json_object_set_new(root, "models", models);
