@@ -6,7 +6,7 @@
  * anomaly: section of sluice.yml) with their errors at file:line, and on
  * DuckDB and on the PostgreSQL server of the suite (SLUICE_TEST_PG), in a
  * database of this file's own: taking a profile (exec/profile.c; of
- * PostgreSQL's types that have no order too), writing
+ * PostgreSQL's types that have no min, max or equality too), writing
  * and reading profiles (state/profiles.c), the upgrade of the live
  * profiles of state version 15, and batch runs that judge each build's
  * profile, an error-level anomaly failing it.
@@ -480,17 +480,22 @@ static void test_take_profile(void **state)
 	assert_int_not_equal(profile_take(f->w, f->a, "s", "gone", &p, &f->err), 0);
 }
 
-/* PostgreSQL's types without an equality or an order (json, xml, the
- * geometric ones) are profiled too: their distinct values by their text,
- * json's extremes by its text, the others without any. */
+/* PostgreSQL's types without a min and max (uuid, bytea, bit, json,
+ * arrays) are profiled by their text, those without an equality too
+ * (json); xml and the geometric ones have no extremes. */
 static void test_take_profile_unordered(void **state)
 {
 	struct fx *f = *state;
 	struct state_profile p = { 0 };
 
 	exec(f->w, "CREATE SCHEMA s; CREATE TABLE s.u AS SELECT * FROM (VALUES "
-		   "('{\"a\": 1}'::json, '<a/>'::xml, point(1, 2)), "
-		   "('{\"a\": 1}'::json, '<b/>'::xml, point(1, 2)), (NULL, NULL, NULL)) AS v(j, x, p)");
+		   "('{\"a\": 1}'::json, '<a/>'::xml, point(1, 2), "
+		   "'00000000-0000-0000-0000-000000000002'::uuid, '\\x01'::bytea, B'101', "
+		   "ARRAY['{}'::json], ARRAY[10, 2]), "
+		   "('{\"a\": 1}'::json, '<b/>'::xml, point(1, 2), "
+		   "'00000000-0000-0000-0000-000000000001'::uuid, '\\x02'::bytea, B'011', "
+		   "ARRAY['[]'::json], ARRAY[9]), "
+		   "(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)) AS v(j, x, p, u, by, bi, aj, ai)");
 	assert_int_equal(profile_take(f->w, f->a, "s", "u", &p, &f->err), 0);
 	assert_int_equal(p.rows, 3);
 	assert_string_equal(p.cols[0].min, "{\"a\": 1}");
@@ -500,6 +505,14 @@ static void test_take_profile_unordered(void **state)
 	assert_null(p.cols[2].max);
 	assert_int_equal(p.cols[2].nulls, 1);
 	assert_int_equal(p.cols[2].distinct, 1);
+	assert_string_equal(p.cols[3].min, "00000000-0000-0000-0000-000000000001");
+	assert_int_equal(p.cols[3].distinct, 2);
+	assert_string_equal(p.cols[4].max, "\\x02");
+	assert_string_equal(p.cols[5].min, "011");
+	assert_string_equal(p.cols[6].max, "{[]}");
+	assert_int_equal(p.cols[6].distinct, 2);
+	/* an array (information_schema's "ARRAY"), by its text */
+	assert_string_equal(p.cols[7].min, "{10,2}");
 }
 
 /* A profile written with its anomalies reads back the same, newest first,
