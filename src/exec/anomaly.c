@@ -85,8 +85,10 @@ struct metric {
 	struct anomaly_floor floor;
 };
 
-/* What a bound is off by from adding up doubles, as a share of it. */
+/* What a bound is off by from adding up doubles, as a share of it; the
+ * places of a rate's bounds. */
 #define ANOMALY_EPSILON 1e-9
+#define ANOMALY_RATE_PLACES 1e9
 
 /* A band's bounds without the last bits of rounding: a band of whole
  * numbers (a row count) reaches the whole numbers inside it, so that
@@ -100,8 +102,8 @@ static void bounds_settle(struct anomaly_band *band, bool whole)
 		band->low = ceil(lo - ANOMALY_EPSILON * fmax(1, fabs(lo)));
 		band->high = floor(hi + ANOMALY_EPSILON * fmax(1, fabs(hi)));
 	} else {
-		band->low = round(lo / ANOMALY_EPSILON) / (1 / ANOMALY_EPSILON);
-		band->high = round(hi / ANOMALY_EPSILON) / (1 / ANOMALY_EPSILON);
+		band->low = round(lo * ANOMALY_RATE_PLACES) / ANOMALY_RATE_PLACES;
+		band->high = round(hi * ANOMALY_RATE_PLACES) / ANOMALY_RATE_PLACES;
 	}
 }
 
