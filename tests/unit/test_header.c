@@ -1229,7 +1229,7 @@ static void test_config_keys_table(void **state)
 	(void)state;
 	while (header_config_keys[n])
 		n++;
-	assert_int_equal(n, 24);
+	assert_int_equal(n, 26);
 	assert_string_equal(header_config_keys[0], "materialized");
 }
 
