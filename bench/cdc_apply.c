@@ -290,7 +290,7 @@ static void apply_all(const char *dir, int64_t batch, const char *mat_db, const 
 	 * model's profile, which the runner takes at most every
 	 * profile_interval (0.4 s of a full scan, every 5 min), is taken now,
 	 * so that it lands in no batch */
-	if (live_runner_cycle(r, sides[0].w, &c, &err) || live_profile(a, sides[0].w, m, &err))
+	if (live_runner_cycle(r, sides[0].w, &c, &err) || live_profile(a, sides[0].w, m, -1, &err))
 		die(&err);
 	sides[1].applied = qint(sides[1].w, "SELECT max(_sluice_seq) FROM landing.changes");
 	for (int i = 0; i < nsides; i++)

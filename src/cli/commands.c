@@ -43,6 +43,13 @@ static const struct cli_option_note listing_window[] = {
 	{ NULL, NULL },
 };
 
+static const struct cli_option_note listing_profiles[] = {
+	{ "since", "list the profiles taken from T on (without --since or --until: the newest 30): a "
+		   "UTC date or time such as 2026-11-02 or '2026-11-02 06:00'" },
+	{ "until", "list the profiles taken before T" },
+	{ NULL, NULL },
+};
+
 const struct cli_command cli_commands[] = {
 	{ "init", cli_init, 0, 1, "DIR", "create a starter project in DIR" },
 	{ "run", cli_run,
@@ -73,6 +80,10 @@ const struct cli_command cli_commands[] = {
 	{ "windows", cli_windows, COMMON | CLI_F_WINDOW | CLI_F_STATUS | CLI_F_JSON | CLI_F_ENV, 1,
 	  "MODEL|SOURCE [--since T --until T] [--status S] [--env E] [--json]",
 	  "show a model's windows or a source's coverage, and what they wait for", listing_window },
+	{ "profile", cli_profile, COMMON | CLI_F_WINDOW | CLI_F_JSON | CLI_F_ENV, 1,
+	  "MODEL [--since T] [--until T] [--env E] [--json]",
+	  "show a model's profiles (rows, NULLs, extremes, distinct values) and the anomalies "
+	  "found in them", listing_profiles },
 	{ "ls", cli_ls, COMMON | CLI_F_SELECT | CLI_F_JSON, 0, "[-s SEL] [--json]",
 	  "list the models in dependency order" },
 	{ "lineage", cli_lineage, COMMON | CLI_F_LINEAGE | CLI_F_JSON | CLI_F_DOT, 1,

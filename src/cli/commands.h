@@ -16,6 +16,7 @@ int cli_test(struct cli_args *args);
 int cli_validate(struct cli_args *args);
 int cli_compile(struct cli_args *args);
 int cli_windows(struct cli_args *args);
+int cli_profile(struct cli_args *args);
 int cli_ls(struct cli_args *args);
 int cli_dag(struct cli_args *args);
 int cli_lineage(struct cli_args *args);

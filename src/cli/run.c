@@ -8,6 +8,7 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "core/xalloc.h"
+#include "exec/profile_json.h"
 #include "exec/run.h"
 #include "live/batch.h"
 #include "project/dag.h"
@@ -16,6 +17,7 @@
 #include "project/model.h"
 #include "replay/boundaries.h"
 #include "replay/envpolicy.h"
+#include "state/profiles.h"
 #include "warehouse/wh.h"
 #include "windows/grid.h"
 #include "windows/schedule.h"
@@ -191,6 +193,20 @@ static bool wrote_rows(const struct run_item *item)
 	       item->m->mat != MAT_VIEW && item->m->mat != MAT_EPHEMERAL;
 }
 
+/* The anomalies of the item's profile, under "anomalies" when it found
+ * some: a model without any reads as it did before profiles judged. */
+static void add_anomalies(json_t *o, const struct run_item *item)
+{
+	json_t *list;
+
+	if (!item->profile || !item->profile->nanomalies)
+		return;
+	list = json_array();
+	for (size_t i = 0; i < item->profile->nanomalies; i++)
+		json_array_append_new(list, profile_anomaly_json(&item->profile->anomalies[i]));
+	json_object_set_new(o, "anomalies", list);
+}
+
 static void print_json(FILE *out, const struct run_report *rep)
 {
 	json_t *root = json_object(), *models = json_array();
@@ -238,6 +254,7 @@ static void print_json(FILE *out, const struct run_report *rep)
 			json_array_append_new(checks, c);
 		}
 		json_object_set_new(o, "assertions", checks);
+		add_anomalies(o, item);
 		json_array_append_new(models, o);
 	}
 	json_object_set_new(root, "models", models);
@@ -248,7 +265,7 @@ static void print_json(FILE *out, const struct run_report *rep)
 	json_object_set_new(root, "skipped", json_integer((json_int_t)rep->skipped));
 	json_object_set_new(root, "planned", json_integer((json_int_t)rep->planned));
 	json_object_set_new(root, "waiting", json_integer((json_int_t)rep->waiting));
-	json_dumpf(root, out, JSON_INDENT(2));
+	json_dumpf(root, out, JSON_INDENT(2) | PROFILE_JSON_REALS);
 	fprintf(out, "\n");
 	json_decref(root);
 }
@@ -432,6 +449,7 @@ static int run_common(struct cli_args *args, enum run_mode mode)
 		fprintf(pr.out, "sluice %s · project %s · warehouse %s%s%s\n", names[mode],
 			s.project->cfg.name, s.warehouse_path, args->env ? " · env " : "",
 			args->env ? args->env : "");
+	opts.alerts_out = pr.json ? s.err : pr.out;
 	rc = live_batch_run(s.arena, s.project, s.wh, s.relations, s.nrelations, &opts, &rep,
 			    &err);
 	if (rc && s.wh && (err.code == SL_E_SUSPECT || wh_suspect(s.wh, &err)))

@@ -12,13 +12,16 @@
 #include "core/err.h"
 #include "core/units.h"
 #include "core/xalloc.h"
+#include "exec/anomaly.h"
 #include "exec/materialize.h"
+#include "exec/profile.h"
 #include "exec/render.h"
 #include "plan/columns.h"
 #include "project/declared.h"
 #include "project/dag.h"
 #include "project/inputs.h"
 #include "state/columns.h"
+#include "state/profiles.h"
 #include "warehouse/wh.h"
 
 #include <pthread.h>
@@ -140,7 +143,9 @@ static int run_checks(struct run *r, struct run_item *item, const struct checked
 	return rc;
 }
 
-static const char *format_assert_failures(struct run *r, const struct run_item *item)
+/* What the item's checks and profile found: its failing checks on the
+ * first line, then a line per anomaly; "" when nothing. */
+static const char *format_findings(struct run *r, const struct run_item *item)
 {
 	struct buf b = BUF_INIT;
 	const char *s;
@@ -157,6 +162,12 @@ static const char *format_assert_failures(struct run *r, const struct run_item *
 			buf_addf(&b, " of %s", ar->model->fqn);
 		buf_addf(&b, ": %lld failing row%s", (long long)ar->failures,
 			 ar->failures == 1 ? "" : "s");
+	}
+	for (size_t i = 0; item->profile && i < item->profile->nanomalies; i++) {
+		const struct state_anomaly *an = &item->profile->anomalies[i];
+
+		buf_addf(&b, "%sanomaly (%s): %s", b.len ? "\n" : "", an->error ? "error" : "warn",
+			 anomaly_describe(r->a, an));
 	}
 	s = arena_strdup(r->a, b.buf);
 	buf_release(&b);
@@ -399,6 +410,7 @@ struct build {
 	char since[WIN_TIME_MAX], until[WIN_TIME_MAX];
 	int64_t started;
 	int joined; /* a flexible window's join into its island, after the commit */
+	struct state_profile *profile; /* of a batch build's new data, or NULL */
 	struct sl_err err;
 };
 
@@ -576,7 +588,7 @@ static int build_check(struct build *b)
 	}
 	if (!rc && assert_errors(b->item->asserts, b->item->nasserts)) {
 		rc = SL_E_ASSERT;
-		b->item->message = format_assert_failures(r, b->item);
+		b->item->message = format_findings(r, b->item);
 	}
 	return rc;
 }
@@ -592,6 +604,62 @@ static int build_publish(struct build *b)
 	if (!rc && b->m->description && (!b->win || b->full))
 		rc = build_describe(b->r->w, b->m, &b->err);
 	return rc;
+}
+
+/* A batch build's profile of the model's new data, judged against its
+ * earlier ones. An anomaly at level error fails the build, as a failing
+ * check does; the profile is recorded either way (build_record, else
+ * record_rejected). A profile that cannot be taken fails the build. */
+static int build_profile(struct build *b)
+{
+	struct run *r = b->r;
+	const struct model *m = b->m;
+	const struct anomaly_cfg *cfg = &r->p->cfg.anomaly;
+	const char *env = r->opts->env ? r->opts->env : "";
+	struct state_profile_ask ask = { .model = m->fqn, .env = env,
+					 .limit = (size_t)cfg->history, .judged = true };
+	struct state_profile *p, *hist;
+	size_t nhist;
+	int rc;
+
+	if (r->opts->live || r->opts->in_txn || b->win || !profile_builds_of(m) ||
+	    !anomaly_wanted(m, cfg))
+		return 0;
+	p = arena_alloc(r->a, sizeof(*p));
+	*p = (struct state_profile){ .model = m->fqn, .env = env, .taken_ms = units_now_ms(),
+				     .kind = PROFILE_BATCH, .refresh_count = -1 };
+	rc = profile_take(r->w, r->a, m->schema, m->name, p, &b->err);
+	if (!rc)
+		rc = state_profiles_read(r->w, r->a, &ask, &hist, &nhist, &b->err);
+	if (!rc)
+		rc = run_id_need(r, &b->err);
+	if (!rc)
+		rc = state_profile_id_next(r->w, &p->id, &b->err);
+	if (rc) {
+		sl_err_context(&b->err, "while profiling %s (anomaly=off builds it without a profile)",
+			       m->fqn);
+		return rc;
+	}
+	p->run_id = r->run_id;
+	p->kept = anomaly_judge(r->a, m, cfg, p, hist, nhist) == 0;
+	b->profile = p;
+	b->item->profile = p;
+	if (p->kept)
+		return 0;
+	b->item->message = format_findings(r, b->item);
+	return SL_E_ASSERT;
+}
+
+/* The profile of a build an error-level anomaly failed, in a transaction
+ * of its own after the rollback: the data it describes is gone, so later
+ * profiles are not judged against it, but it stays on record. */
+static void record_rejected(struct run *r, const struct state_profile *p)
+{
+	struct buf sql = BUF_INIT;
+
+	state_sql_profile(&sql, p);
+	wh_exec_atomic(r->w, sql.buf, NULL);
+	buf_release(&sql);
 }
 
 /* The columns of a relation the build made anew (a table or seed from its
@@ -625,7 +693,7 @@ static int build_record(struct build *b)
 	b->silent = b->book && quiet(r, m, b->st, b->sig, changed);
 	rc = b->silent ? 0 : run_id_need(r, &b->err);
 	b->row = build_model_row(r, m, b->st, b->sig, changed);
-	b->item->message = format_assert_failures(r, b->item);
+	b->item->message = format_findings(r, b->item);
 	if (!*b->item->message)
 		b->item->message = NULL;
 	b->item->status = b->item->message ? RUN_WARN : RUN_OK;
@@ -644,6 +712,8 @@ static int build_record(struct build *b)
 	/* a quiet refresh that made its table anew still made its columns */
 	if (!rc)
 		rc = build_record_columns(b, &sql);
+	if (!rc && b->profile)
+		state_sql_profile(&sql, b->profile);
 	if (!rc && b->full && !win && r->opts->on_full_build)
 		rc = r->opts->on_full_build(r->opts->record_ctx, r->w, m, r->opts->env, r->run_id,
 					    &sql, &b->err);
@@ -720,6 +790,8 @@ static int build_fail(struct build *b, int rc, struct sl_err *run_err)
 		item->message = arena_strdup(r->a, b->err.msg);
 	if (!b->win && !r->opts->in_txn)
 		run_log_failed(r, item, b->started);
+	if (b->profile && !b->profile->kept)
+		record_rejected(r, b->profile);
 	return 0;
 }
 
@@ -737,6 +809,8 @@ int build_model(struct run *r, struct run_item *item, bool full, const char *sig
 		rc = build_check(&b);
 	if (!rc)
 		rc = build_publish(&b);
+	if (!rc)
+		rc = build_profile(&b);
 	if (!rc)
 		rc = build_record(&b);
 	if (!rc)
@@ -778,7 +852,7 @@ int build_checks_only(struct run *r, struct run_item *item, const char *sig, str
 	if (!rc)
 		rc = run_checks(r, item, &on, &ctx, &err);
 	if (!rc) {
-		item->message = format_assert_failures(r, item);
+		item->message = format_findings(r, item);
 		if (!*item->message)
 			item->message = NULL;
 		item->status = !item->message ? RUN_OK : assert_errors(item->asserts, item->nasserts)

@@ -13,12 +13,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct arena;
 struct buf;
 struct render_ctx;
 struct render_read;
 struct state_cache;
+struct state_profile;
 struct sl_err;
 struct wh;
 
@@ -55,6 +57,10 @@ struct run_item {
 	/* a model that keeps watermarks built from scratch in an environment:
 	 * what it read of its history (run_scratch's note), or NULL */
 	const char *replayed;
+	/* the profile a batch build took of the model's new data, judged
+	 * against its earlier ones, with the anomalies found; NULL when none
+	 * was taken (exec/profile.h) */
+	const struct state_profile *profile;
 };
 
 struct run_report {
@@ -164,6 +170,9 @@ struct run_opts {
 	bool (*pick)(void *ctx, const struct model *m);
 	const char *(*hold)(void *ctx, const struct model *m);
 	void *ctx;
+	/* where the live layer's batch run says the alerts it sends after
+	 * the run (live/batch.h); NULL: nowhere */
+	FILE *alerts_out;
 };
 
 /* Runs the selected models of an already validated project. Returns 0 when

@@ -3,26 +3,20 @@
  */
 #include "live/alert.h"
 
-#include "state/state.h"
 #include "core/units.h"
+#include "exec/profile_json.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 
-void live_alert(const char *command, const char *root, FILE *out, const char *kind,
-		const char *model, const char *error)
+/* Says the alert o (consumed) on out and hands it to the command. */
+static void deliver(const char *command, const char *root, FILE *out, json_t *o,
+		    const char *kind, const char *model, const char *error)
 {
-	json_t *o = json_object();
-	char at[32], *text;
+	char *text = json_dumps(o, JSON_COMPACT | PROFILE_JSON_REALS);
 	FILE *p;
 	int status;
 
-	units_format_ts(units_now_ms(), at, sizeof(at));
-	json_object_set_new(o, "alert", json_string(kind));
-	json_object_set_new(o, "model", json_string(model));
-	json_object_set_new(o, "at", json_string(at));
-	json_object_set_new(o, "error", error ? json_string(error) : json_null());
-	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (out)
 		fprintf(out, "alert %s: %s%s%s\n", kind, model, error ? ": " : "",
@@ -47,4 +41,37 @@ void live_alert(const char *command, const char *root, FILE *out, const char *ki
 		free(cmd);
 	}
 	free(text);
+}
+
+/* The members every alert has. */
+static json_t *alert_object(const char *kind, const char *model, const char *error)
+{
+	json_t *o = json_object();
+	char at[32];
+
+	units_format_ts(units_now_ms(), at, sizeof(at));
+	json_object_set_new(o, "alert", json_string(kind));
+	json_object_set_new(o, "model", json_string(model));
+	json_object_set_new(o, "at", json_string(at));
+	json_object_set_new(o, "error", error ? json_string(error) : json_null());
+	return o;
+}
+
+void live_alert(const char *command, const char *root, FILE *out, const char *kind,
+		const char *model, const char *error)
+{
+	deliver(command, root, out, alert_object(kind, model, error), kind, model, error);
+}
+
+void live_alert_anomaly(const char *command, const char *root, FILE *out, const char *model,
+			const char *env, int64_t run_id, const struct state_anomaly *an,
+			const char *text)
+{
+	json_t *o = alert_object("model_anomaly", model, text), *fields = profile_anomaly_json(an);
+
+	json_object_set_new(o, "env", json_string(env));
+	json_object_set_new(o, "run_id", json_integer(run_id));
+	json_object_update(o, fields);
+	json_decref(fields);
+	deliver(command, root, out, o, "model_anomaly", model, text);
 }

@@ -266,10 +266,10 @@ static void after_item(struct live_runner *r, const struct run_item *item, struc
 		rt->lag_sum += rt->lag_before_ms;
 		if (rt->lag_before_ms > rt->lag_max)
 			rt->lag_max = rt->lag_before_ms;
-		if (profile_due(r, m, rt)) {
+		if (live_profile_wanted(m, &p->cfg.anomaly) && profile_due(r, m, rt)) {
 			struct sl_err err = SL_ERR_INIT;
 
-			if (live_profile(r->cycle, r->w, m, &err) && r->out)
+			if (live_profile(r->cycle, r->w, m, lm->refresh_count, &err) && r->out)
 				fprintf(r->out, "profile of %s failed: %s\n", m->fqn, err.msg);
 			rt->last_profile_ms = units_mono_ms();
 		}

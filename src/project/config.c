@@ -90,6 +90,16 @@ static const struct cfg_field replay_fields[] = {
 	{ NULL },
 };
 
+static const char *const anomaly_levels[] = { "warn", "error", "off", NULL };
+
+static const struct cfg_field anomaly_fields[] = {
+	{ "level", CFG_CHOICE, PF(anomaly.level), anomaly_levels },
+	{ "history", CFG_COUNT, PF(anomaly.history) },
+	{ "min_history", CFG_COUNT, PF(anomaly.min_history) },
+	{ "width", CFG_COUNT, PF(anomaly.width) },
+	{ NULL },
+};
+
 static const struct cfg_field project_fields[] = {
 	{ "name", CFG_STR, PF(name) },
 	{ "warehouse", CFG_SECTION, 0, NULL, warehouse_fields },
@@ -99,6 +109,7 @@ static const struct cfg_field project_fields[] = {
 	{ "ingest", CFG_SECTION, 0, NULL, ingest_fields },
 	{ "alerts", CFG_SECTION, 0, NULL, alerts_fields },
 	{ "replay", CFG_SECTION, 0, NULL, replay_fields },
+	{ "anomaly", CFG_SECTION, 0, NULL, anomaly_fields },
 	{ NULL },
 };
 
@@ -128,6 +139,10 @@ void project_cfg_defaults(struct project_cfg *cfg)
 	cfg->replay.bounded_replay_fallback = "full";
 	cfg->replay.on_change_breaking = "full";
 	cfg->replay.on_change_non_breaking = "bounded-7d";
+	cfg->anomaly.level = "warn";
+	cfg->anomaly.history = 14;
+	cfg->anomaly.min_history = 5;
+	cfg->anomaly.width = 3;
 }
 
 /* Retries back off from backoff_base, doubling up to backoff_max: a base
@@ -150,11 +165,30 @@ static void cfg_backoff_check(struct cfg_loader *ld, yaml_node_t *root, const st
 		  "'live.backoff_base' (%s) is more than 'live.backoff_max' (%s)", b, m);
 }
 
+/* A band is made of at most history profiles: one that needs more
+ * would never judge anything. */
+static void cfg_anomaly_check(struct cfg_loader *ld, yaml_node_t *root,
+			      const struct anomaly_cfg *an)
+{
+	yaml_node_pair_t *p = cfg_map_pair(ld, root, "anomaly");
+	yaml_node_t *map = p ? cfg_node(ld, p->value) : NULL;
+	yaml_node_pair_t *min = cfg_map_pair(ld, map, "min_history");
+	yaml_node_pair_t *max = cfg_map_pair(ld, map, "history");
+
+	if (an->min_history <= an->history || (!min && !max))
+		return;
+	cfg_error(ld, cfg_node(ld, (min ? min : max)->key),
+		  "the band is made of the last 'history' profiles: make history the larger",
+		  "'anomaly.min_history' (%lld) is more than 'anomaly.history' (%lld)",
+		  (long long)an->min_history, (long long)an->history);
+}
+
 static void cfg_project_check(struct cfg_loader *ld, yaml_node_t *root, struct project_cfg *cfg)
 {
 	yaml_node_pair_t *p;
 
 	cfg_backoff_check(ld, root, &cfg->live);
+	cfg_anomaly_check(ld, root, &cfg->anomaly);
 
 	if (!cfg->name) {
 		p = cfg_map_pair(ld, root, "name");

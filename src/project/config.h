@@ -132,6 +132,14 @@ struct project_cfg {
 		const char *bounded_replay_fallback; /* full | bounded_without_history */
 		const char *on_change_breaking, *on_change_non_breaking;
 	} replay;
+	/* profiles and their judgment (src/exec/anomaly.h): the level of a
+	 * model that sets none (warn | error | off), how many earlier
+	 * profiles make the band and how many it needs at least, and its
+	 * half-width in scaled MADs */
+	struct anomaly_cfg {
+		const char *level;
+		int64_t history, min_history, width;
+	} anomaly;
 };
 
 /* One `key: value` of a pipeline.yml; a list value is rendered "[a, b]". */

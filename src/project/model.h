@@ -29,6 +29,19 @@ enum model_ivm { MODEL_IVM_AUTO, MODEL_IVM_REQUIRED, MODEL_IVM_OFF };
  * (fail), or the table is built anew (full) */
 enum model_schema_change { MODEL_OSC_APPEND, MODEL_OSC_SYNC, MODEL_OSC_FAIL, MODEL_OSC_FULL };
 
+/* @config anomaly: how a batch build's profile is judged against the
+ * model's earlier ones (src/exec/anomaly.h). UNSET: as the project's
+ * anomaly.level says; OFF: no profile is taken. */
+enum model_anomaly { MODEL_ANOMALY_UNSET, MODEL_ANOMALY_OFF, MODEL_ANOMALY_WARN,
+		     MODEL_ANOMALY_ERROR };
+
+/* One item of @config anomaly_columns: a column's own level, for its
+ * metrics (the row count keeps the model's). */
+struct model_anomaly_column {
+	const char *name; /* as written */
+	enum model_anomaly level;
+};
+
 /* Which text of a model a position refers to. */
 enum model_part { PART_BODY, PART_FILTER };
 
@@ -163,6 +176,9 @@ struct model {
 	int64_t live_interval_ms;
 	enum model_ivm ivm;
 	enum model_schema_change on_schema_change;
+	enum model_anomaly anomaly;
+	struct model_anomaly_column *anomaly_columns;
+	size_t nanomaly_columns;
 	/* a live incremental model written as its plain query (no filter, key
 	 * or strategy; ivm not off): sluice derives its refreshes, as maint
 	 * says once dag_build planned them (project/maintain.h) */

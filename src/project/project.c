@@ -321,7 +321,8 @@ static bool hash_ignores(const char *key)
 	static const char *const keys[] = { "live", "live_interval", "tags", "description",
 					     "end", "lookback", "ivm", "on_schema_change",
 					     "replay_anchor", "replay_on_change",
-					     "bounded_replay_fallback", NULL };
+					     "bounded_replay_fallback", "anomaly", "anomaly_columns",
+					     NULL };
 
 	for (size_t i = 0; keys[i]; i++)
 		if (strcmp(key, keys[i]) == 0)

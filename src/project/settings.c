@@ -31,7 +31,7 @@ const char *const header_config_keys[] = {
 	"time_column", "grain", "start", "end", "lookback", "flexibility", "replay_anchor",
 	"replay_on_change",
 	"bounded_replay_fallback", "tags", "description", "check_cols", "ivm", "on_schema_change",
-	NULL,
+	"anomaly", "anomaly_columns", NULL,
 };
 
 static const char *const mat_names[] = { "view", "table", "incremental", "ephemeral",
@@ -47,6 +47,8 @@ static const char *const anchor_names[] = { "auto", "never", NULL };
 static const char *const fallback_names[] = { "full", "bounded_without_history", NULL };
 /* in the order of enum model_ivm */
 static const char *const ivm_names[] = { "auto", "required", "off", NULL };
+/* in the order of enum model_anomaly, after MODEL_ANOMALY_UNSET */
+static const char *const anomaly_names[] = { "off", "warn", "error", NULL };
 /* in the order of enum model_schema_change */
 static const char *const schema_change_names[] = { "append_new_columns", "sync_all_columns",
 						   "fail", "full_refresh", NULL };
@@ -518,6 +520,88 @@ static void check_temporal(struct apply *c, bool mat_ok)
 			    "a live model cannot be temporal");
 }
 
+/* One item of anomaly_columns, "COLUMN:LEVEL", into *out; false after
+ * reporting one that is not. */
+static bool anomaly_column(struct apply *c, const struct model_setting *st, const char *item,
+			   struct model_anomaly_column *out)
+{
+	const char *colon = strchr(item, ':');
+	const char *hint;
+	int level;
+
+	if (!colon) {
+		apply_error(c, st,
+			    arena_sprintf(c->a, "write %s:off, %s:warn or %s:error", item, item, item),
+			    "anomaly_columns item '%s' has no level", item);
+		return false;
+	}
+	out->name = arena_strndup(c->a, item, (size_t)(colon - item));
+	if (!header_is_column_name(out->name)) {
+		apply_error(c, st, header_column_name_hint(c->a, out->name),
+			    "anomaly_columns item '%s': '%s' is not a column name", item, out->name);
+		return false;
+	}
+	level = header_choice_index(anomaly_names, colon + 1);
+	if (level < 0) {
+		hint = header_choice_hint(c->a, anomaly_names, colon + 1, NULL);
+		apply_error(c, st, hint, "invalid level '%s' in anomaly_columns item '%s'", colon + 1,
+			    item);
+		return false;
+	}
+	out->level = (enum model_anomaly)(MODEL_ANOMALY_OFF + level);
+	return true;
+}
+
+/* How the model's profiles are judged: anomaly, the model's level, and
+ * anomaly_columns, a level per column. Set in the model's own header, they
+ * must be on a model whose batch builds are profiled: one with a table of
+ * its own, built whole or by its strategy (a folder's default reaches
+ * every kind of model, and means nothing on the others). */
+static void check_anomaly(struct apply *c, bool mat_ok)
+{
+	struct model *m = c->m;
+	const struct model_setting *st = model_setting_get(m, "anomaly");
+	const struct model_setting *cols = model_setting_get(m, "anomaly_columns");
+	const char **items = NULL;
+	size_t n = 0;
+	int level = 0;
+
+	if (st && check_choice(c, st, anomaly_names, &level) >= 0)
+		m->anomaly = (enum model_anomaly)(MODEL_ANOMALY_OFF + level);
+	setting_words(c, "anomaly_columns", &items, &n);
+	m->anomaly_columns = arena_alloc(c->a, (n + 1) * sizeof(*m->anomaly_columns));
+	for (size_t i = 0; i < n; i++) {
+		struct model_anomaly_column col;
+		bool twice = false;
+
+		if (!anomaly_column(c, cols, items[i], &col))
+			continue;
+		for (size_t k = 0; k < m->nanomaly_columns; k++)
+			twice |= strcasecmp(m->anomaly_columns[k].name, col.name) == 0;
+		if (twice)
+			apply_error(c, cols, "give each column one level",
+				    "anomaly_columns names '%s' twice", col.name);
+		else
+			m->anomaly_columns[m->nanomaly_columns++] = col;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const struct model_setting *at = i ? cols : st;
+
+		if (!at || at->from_pipeline || !mat_ok)
+			continue;
+		if (m->mat == MAT_VIEW || m->mat == MAT_EPHEMERAL)
+			apply_error(c, at,
+				    "only a model with a table of its own is profiled: remove it, or "
+				    "set materialized=table",
+				    "%s on a %s model", at->key, model_mat_name(m->mat));
+		else if (m->temporal)
+			apply_error(c, at,
+				    "a temporal model is built one window at a time and not profiled: "
+				    "check each window with @assert instead",
+				    "%s on a temporal model", at->key);
+	}
+}
+
 int header_apply_settings(struct arena *a, struct model *m, const struct kv_list *defaults,
 			  const char *pipeline_path, struct diag_list *diags)
 {
@@ -604,5 +688,6 @@ int header_apply_settings(struct arena *a, struct model *m, const struct kv_list
 	check_combinations(&c, mat_ok, strat, strat_ok, live_ok);
 	check_cdc(&c, mat_ok, strat, strat_ok);
 	check_temporal(&c, mat_ok);
+	check_anomaly(&c, mat_ok);
 	return diag_count(diags, DIAG_ERROR) > before ? SL_E_CONFIG : 0;
 }

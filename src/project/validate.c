@@ -8,10 +8,12 @@
 #include "core/err.h"
 #include "core/suggest.h"
 #include "project/dag.h"
+#include "project/header.h"
 #include "project/inputs.h"
 #include "project/maintain.h"
 #include "project/project.h"
 #include "project/refs.h"
+#include "project/shape.h"
 #include "state/changes.h"
 #include "state/state.h"
 #include "windows/contract.h"
@@ -397,6 +399,37 @@ static void check_owned(struct project *p, const struct model *m)
 			 m->name);
 }
 
+/* The columns a model's own anomaly_columns names must be columns its
+ * query returns, where its select list says which (not through a star). A
+ * folder's default may name columns of some of its models only. */
+static void check_anomaly_columns(struct project *p, const struct model *m)
+{
+	const struct model_setting *st = model_setting_get(m, "anomaly_columns");
+	const char **names;
+	struct model_shape shape;
+
+	if (!st || st->from_pipeline || !m->nanomaly_columns || !shape_of(p->arena, m, &shape))
+		return;
+	names = arena_alloc(p->arena, (shape.ncols + 1) * sizeof(*names));
+	for (size_t i = 0; i < shape.ncols; i++) {
+		if (strcmp(shape.cols[i].name, "*") == 0)
+			return;
+		names[i] = shape.cols[i].name;
+	}
+	names[shape.ncols] = NULL;
+	for (size_t i = 0; i < m->nanomaly_columns; i++) {
+		const char *name = m->anomaly_columns[i].name;
+		bool found = false;
+
+		for (size_t k = 0; k < shape.ncols && !found; k++)
+			found = strcasecmp(names[k], name) == 0;
+		if (!found)
+			diag_add(&p->diags, DIAG_ERROR, m->path, st->line, 0,
+				 header_mean_hint(p->arena, names, name, ""),
+				 "anomaly_columns names '%s', which the query does not return", name);
+	}
+}
+
 int project_validate(struct project *p, const char *const *relations, size_t nrelations)
 {
 	dag_build(p, relations, nrelations);
@@ -410,6 +443,7 @@ int project_validate(struct project *p, const char *const *relations, size_t nre
 		check_upstreams(p, p->models[i]);
 		check_cdc_order(p, p->models[i]);
 		check_owned(p, p->models[i]);
+		check_anomaly_columns(p, p->models[i]);
 	}
 	diag_sort(&p->diags);
 	return diag_has_errors(&p->diags) ? SL_E_INVALID : 0;

@@ -8,6 +8,7 @@
 #include "server/http.h"
 #include "server/session.h"
 
+#include <arpa/inet.h>
 #include <openssl/crypto.h>
 
 #include <string.h>
@@ -45,6 +46,32 @@ bool guard_same_origin(const char *origin, const char *host)
 	else
 		return false; /* "null" (a sandboxed or opaque origin) too */
 	return strcasecmp(rest, host) == 0;
+}
+
+bool guard_host_literal(const char *host)
+{
+	char name[64];
+	const char *colon;
+	size_t n;
+	unsigned char addr[16];
+
+	if (!host)
+		return true;
+	if (host[0] == '[') {
+		n = strcspn(host + 1, "]");
+		if (host[1 + n] != ']' || n >= sizeof(name))
+			return false;
+		memcpy(name, host + 1, n);
+		name[n] = '\0';
+		return inet_pton(AF_INET6, name, addr) == 1;
+	}
+	colon = strrchr(host, ':');
+	n = colon ? (size_t)(colon - host) : strlen(host);
+	if (n >= sizeof(name))
+		return false;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	return strcasecmp(name, "localhost") == 0 || inet_pton(AF_INET, name, addr) == 1;
 }
 
 bool guard_cookie_session(const char *cookie, char *out)
@@ -147,6 +174,15 @@ void guard_decide(const struct guard *g, const struct guard_request *rq, int64_t
 	const struct http_path *path = rq->path;
 
 	memset(v, 0, sizeof(*v));
+	/* a page whose name was made to point here (DNS rebinding) would be
+	 * this server's own origin: an open server answers to addresses and
+	 * localhost, no other name */
+	if (!g->token.set && !guard_host_literal(rq->host)) {
+		refuse(v, 403, "forbidden",
+		       "a server without a token answers to its address or localhost, not to a name "
+		       "(set server.token_env to reach it by name)");
+		return;
+	}
 	if (may_change(rq->method) &&
 	    ((rq->origin && !guard_same_origin(rq->origin, rq->host)) || !own_site(rq->fetch_site))) {
 		refuse(v, 403, "forbidden", "a request from another origin may not change anything");

@@ -18,6 +18,10 @@
  *   absent) and, for a method that may change something, carries the
  *   session's CSRF token in X-Sluice-CSRF (403 otherwise); with neither,
  *   401.
+ * - A server without a token answers only requests whose Host is an IP
+ *   address or localhost (with a port or not): a web page elsewhere whose
+ *   name was made to point at this machine (DNS rebinding) would be the
+ *   server's own origin, and is refused 403 on every path.
  * - Everything else passes: the UI's files and the sign-in route, and
  *   every path when the server has no token.
  */
@@ -84,6 +88,9 @@ void guard_decide(const struct guard *g, const struct guard_request *rq, int64_t
  * (SESSION_TOKEN_LEN + 1 bytes): false when there is none, when it is
  * named twice, when it is no session id's shape, or past GUARD_COOKIE_MAX. */
 bool guard_cookie_session(const char *cookie, char *out);
+/* Whether a Host header names an address (IPv4, [IPv6]) or localhost,
+ * with a port or not; no header (HTTP/1.0) counts as one. */
+bool guard_host_literal(const char *host);
 /* Whether an Origin header names the server a Host header names:
  * "http://HOST" or "https://HOST", the host compared without case. */
 bool guard_same_origin(const char *origin, const char *host);

@@ -122,10 +122,51 @@ static const char *const migrations[] = {
 	 * rows that turned up below it afterwards */
 	"ALTER TABLE _sluice.live_sources ADD COLUMN boundary BIGINT;\n"
 	"ALTER TABLE _sluice.live_sources ADD COLUMN late_rows BIGINT;\n",
+	/* 16: profiles of batch builds beside the live ones (state/profiles.h):
+	 * per profile an id, its environment, who took it (a batch run, with
+	 * its id, or the live runner, with the model's refresh count), whether
+	 * the data it describes committed and its row count; per column its
+	 * place, type and distinct count too; and the anomalies a batch
+	 * profile was judged to hold. The live profiles taken before keep
+	 * their rows. */
+	"CREATE SEQUENCE _sluice.profile_ids START 1;\n"
+	"CREATE TABLE _sluice.profile_ids_v15 AS SELECT model, profiled_at, "
+	"nextval('_sluice.profile_ids') AS profile_id FROM (SELECT DISTINCT model, profiled_at "
+	"FROM _sluice.profiles) AS d;\n"
+	"ALTER TABLE _sluice.profiles RENAME TO profiles_v15;\n"
+	"CREATE TABLE _sluice.profiles (profile_id BIGINT NOT NULL, model VARCHAR NOT NULL, env "
+	"VARCHAR NOT NULL, taken_at TIMESTAMP NOT NULL, kind VARCHAR NOT NULL, run_id BIGINT, "
+	"refresh_count BIGINT, kept BOOLEAN NOT NULL, row_count BIGINT NOT NULL, column_name "
+	"VARCHAR NOT NULL, column_position INTEGER, column_type VARCHAR, nulls BIGINT NOT NULL, "
+	"min_value VARCHAR, max_value VARCHAR, distinct_count BIGINT);\n"
+	"INSERT INTO _sluice.profiles SELECT i.profile_id, p.model, '', p.profiled_at, 'live', "
+	"NULL, NULL, true, coalesce(p.rows, 0), p.column_name, NULL, NULL, coalesce(p.nulls, 0), "
+	"p.min_value, p.max_value, NULL FROM _sluice.profiles_v15 AS p JOIN "
+	"_sluice.profile_ids_v15 AS i ON i.model = p.model AND i.profiled_at = p.profiled_at;\n"
+	"DROP TABLE _sluice.profiles_v15;\n"
+	"DROP TABLE _sluice.profile_ids_v15;\n"
+	"CREATE TABLE _sluice.profile_anomalies (profile_id BIGINT NOT NULL, model VARCHAR NOT "
+	"NULL, env VARCHAR NOT NULL, column_name VARCHAR, metric VARCHAR NOT NULL, "
+	"observed DOUBLE PRECISION NOT NULL, band_median DOUBLE PRECISION NOT NULL, "
+	"band_low DOUBLE PRECISION NOT NULL, band_high DOUBLE PRECISION NOT NULL, "
+	"history INTEGER NOT NULL, level VARCHAR NOT NULL);\n",
 };
 
 #define STATE_MIGRATIONS (sizeof(migrations) / sizeof(*migrations))
 _Static_assert(STATE_MIGRATIONS == STATE_VERSION, "one migration per state version");
+
+/* The indexes a version's tables are read by, where the warehouse wants
+ * indexes (PostgreSQL: a table is scanned whole without one; DuckDB reads
+ * by its min/max statistics and would checkpoint at the commit of each
+ * insert into a table with an index). Made in the version's upgrade. */
+static const struct {
+	int version;
+	const char *table;
+	const char *cols[3];
+} state_indexes[] = {
+	{ 16, "profiles", { "model", "env", "profile_id" } },
+	{ 16, "profile_anomalies", { "model", "env", "profile_id" } },
+};
 
 static int ensure(struct wh *w, struct sl_err *err)
 {
@@ -159,9 +200,15 @@ static int ensure(struct wh *w, struct sl_err *err)
 	buf_addf(&sql,
 		 "DELETE FROM _sluice.version;\n"
 		 "INSERT INTO _sluice.version VALUES (%d, 'sluice " SLUICE_VERSION "', "
-		 "now()::TIMESTAMP);\nCOMMIT",
+		 "now()::TIMESTAMP)",
 		 STATE_VERSION);
 	rc = wh_exec(w, sql.buf, err);
+	for (size_t i = 0; !rc && i < sizeof(state_indexes) / sizeof(*state_indexes); i++)
+		if (state_indexes[i].version > have)
+			rc = wh_ensure_index(w, STATE_SCHEMA, state_indexes[i].table,
+					     state_indexes[i].cols, 3, true, err);
+	if (!rc)
+		rc = wh_commit(w, err);
 	if (rc)
 		wh_rollback(w);
 	buf_release(&sql);

@@ -16,7 +16,7 @@ struct buf;
 struct sl_err;
 struct wh;
 
-#define STATE_VERSION 15
+#define STATE_VERSION 16
 
 /* The schema of the state tables, and the names of those a caller may look
  * for in a listing of the warehouse's relations (schema.table). */
@@ -24,6 +24,7 @@ struct wh;
 #define STATE_MODELS_TABLE STATE_SCHEMA ".models"
 #define STATE_LIVE_TABLE STATE_SCHEMA ".live_state"
 #define STATE_WINDOWS_TABLE STATE_SCHEMA ".windows"
+#define STATE_PROFILES_TABLE STATE_SCHEMA ".profiles"
 
 /* A table of the state schema that belongs to one model (its tombstones,
  * its change log): "KIND__SCHEMA__NAME". */

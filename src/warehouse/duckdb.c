@@ -433,6 +433,7 @@ static const struct wh_ops duckdb_ops = {
 	.query_columns = duck_query_columns,
 	.table_columns = duck_table_columns,
 	.sql_extreme_text = duck_sql_extreme_text,
+	.sql_distinct_estimate = duck_sql_distinct_estimate,
 	.sql_seq_kind = duck_sql_seq_kind,
 	.sql_insert_by_name = duck_sql_insert_by_name,
 	.sql_merge_by_name = duck_sql_merge_by_name,

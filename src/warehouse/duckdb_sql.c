@@ -131,6 +131,17 @@ void duck_sql_extreme_text(struct wh *w, struct buf *sql, const char *expr, cons
 	buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "max" : "min", expr);
 }
 
+/* A HyperLogLog sketch over the values' hashes, which every type has: one
+ * pass in little memory, at the price of an estimate (DuckDB 1.4's is off
+ * by up to a quarter at some sizes). */
+void duck_sql_distinct_estimate(struct wh *w, struct buf *sql, const char *expr,
+				const char *type)
+{
+	(void)w;
+	(void)type;
+	buf_addf(sql, "approx_count_distinct(%s)", expr);
+}
+
 static bool in_list(const char *const *list, const char *word)
 {
 	for (size_t i = 0; list[i]; i++)

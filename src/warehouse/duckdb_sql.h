@@ -22,6 +22,8 @@ int duck_query_columns(struct wh *w, struct arena *a, const char *query, struct 
 		       size_t *n, struct sl_err *err);
 void duck_sql_extreme_text(struct wh *w, struct buf *sql, const char *expr, const char *type,
 			   bool greatest);
+void duck_sql_distinct_estimate(struct wh *w, struct buf *sql, const char *expr,
+				const char *type);
 enum wh_seq_kind duck_sql_seq_kind(struct wh *w, const char *type);
 int duck_sql_insert_by_name(struct wh *w, struct arena *a, struct buf *sql, const char *schema,
 			    const char *name, const char *query, struct sl_err *err);

@@ -262,6 +262,7 @@ static const struct wh_ops pg_ops = {
 	.row_estimate = pg_row_estimate,
 	.sql_delete_matching = pg_delete_matching,
 	.sql_extreme_text = pg_extreme_text,
+	.sql_distinct_estimate = pg_distinct_estimate,
 	.sql_seq_kind = pg_seq_kind,
 	.sql_insert_by_name = pg_insert_by_name,
 	.sql_merge_by_name = pg_merge_by_name,

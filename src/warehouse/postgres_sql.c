@@ -323,17 +323,98 @@ int pg_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char 
 	return 0;
 }
 
-/* PostgreSQL has no min or max of a boolean or a json value. */
+/* A type as wh_table_columns names it (information_schema's data_type:
+ * "numeric", "ARRAY", "USER-DEFINED") or format_type does
+ * ("numeric(10,2)", "timestamp(3) without time zone", "integer[]"),
+ * without its parameters and an array's brackets. */
+static void base_type(const char *type, char *out, size_t size)
+{
+	size_t n = 0;
+	int depth = 0;
+
+	for (const char *c = type; *c && n + 1 < size; c++) {
+		depth += *c == '(';
+		if (!depth)
+			out[n++] = *c;
+		depth -= *c == ')' && depth;
+	}
+	while (n >= 2 && out[n - 2] == '[' && out[n - 1] == ']')
+		n -= 2;
+	out[n] = '\0';
+}
+
+static bool type_in(const char *type, const char *const *names)
+{
+	char base[128];
+
+	base_type(type, base, sizeof(base));
+	for (size_t i = 0; names[i]; i++)
+		if (strcasecmp(base, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Types PostgreSQL has a min and max of (and so an equality), and those
+ * it compares for equality alone; anything else (json, an array, an enum,
+ * a composite) is compared by its text. xml and the geometric types are
+ * ordered by nothing, not even their text. */
+static const char *const ordered[] = {
+	"smallint",
+	"integer",
+	"bigint",
+	"numeric",
+	"real",
+	"double precision",
+	"money",
+	"character varying",
+	"character",
+	"text",
+	"name",
+	"date",
+	"time without time zone",
+	"time with time zone",
+	"timestamp without time zone",
+	"timestamp with time zone",
+	"interval",
+	"inet",
+	"cidr",
+	"oid",
+	"pg_lsn",
+	"tid",
+	NULL,
+};
+static const char *const comparable[] = { "boolean", "uuid",	"bytea",    "jsonb", "bit",
+					  "bit varying", "macaddr", "macaddr8", NULL };
+static const char *const unordered[] = { "xml",	 "point",   "line",   "lseg", "box",
+					 "path", "polygon", "circle", NULL };
+
+/* The least (greatest) value: by min and max where PostgreSQL has them,
+ * a boolean's by bool_and and bool_or, any other's by its text; an
+ * unordered type's is NULL. */
 void pg_extreme_text(struct wh *w, struct buf *sql, const char *expr, const char *type,
 		     bool greatest)
 {
 	(void)w;
 	if (strcasecmp(type, "boolean") == 0)
 		buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "bool_or" : "bool_and", expr);
-	else if (strcasecmp(type, "json") == 0 || strcasecmp(type, "jsonb") == 0)
-		buf_addf(sql, "%s(CAST(%s AS TEXT))", greatest ? "max" : "min", expr);
-	else
+	else if (type_in(type, ordered))
 		buf_addf(sql, "CAST(%s(%s) AS VARCHAR)", greatest ? "max" : "min", expr);
+	else if (type_in(type, unordered))
+		buf_adds(sql, "CAST(NULL AS VARCHAR)");
+	else
+		buf_addf(sql, "%s(CAST(%s AS TEXT))", greatest ? "max" : "min", expr);
+}
+
+/* An exact count: PostgreSQL has no sketch built in, and the planner's
+ * n_distinct is only there once the table was analyzed. A type without an
+ * equality is counted by its text. */
+void pg_distinct_estimate(struct wh *w, struct buf *sql, const char *expr, const char *type)
+{
+	(void)w;
+	if (type_in(type, ordered) || type_in(type, comparable))
+		buf_addf(sql, "count(DISTINCT %s)", expr);
+	else
+		buf_addf(sql, "count(DISTINCT CAST(%s AS TEXT))", expr);
 }
 
 /* Type names as format_type spells them; a numeric's parameters aside. */

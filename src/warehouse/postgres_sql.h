@@ -36,6 +36,7 @@ int pg_merge_by_name(struct wh *w, struct arena *a, struct buf *sql, const char 
 		     struct sl_err *err);
 void pg_extreme_text(struct wh *w, struct buf *sql, const char *expr, const char *type,
 		     bool greatest);
+void pg_distinct_estimate(struct wh *w, struct buf *sql, const char *expr, const char *type);
 enum wh_seq_kind pg_seq_kind(struct wh *w, const char *type);
 void pg_delete_matching(struct wh *w, struct buf *sql, const char *target, const char *t,
 			const char *source, const char *s, const char *match);

@@ -841,6 +841,11 @@ void wh_sql_max_text(struct wh *w, struct buf *sql, const char *expr, const char
 	w->ops->sql_extreme_text(w, sql, expr, type, true);
 }
 
+void wh_sql_distinct_estimate(struct wh *w, struct buf *sql, const char *expr, const char *type)
+{
+	w->ops->sql_distinct_estimate(w, sql, expr, type);
+}
+
 enum wh_seq_kind wh_sql_seq_kind(struct wh *w, const char *type)
 {
 	return w->ops->sql_seq_kind(w, type);

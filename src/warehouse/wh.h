@@ -416,6 +416,11 @@ const char *wh_sql_declared_type(struct wh *w, struct arena *a, const char *decl
  * has a min and max for every type. */
 void wh_sql_min_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
 void wh_sql_max_text(struct wh *w, struct buf *sql, const char *expr, const char *type);
+/* How many distinct values the column expr holds, an aggregate giving a
+ * BIGINT: an estimate where the warehouse has a sketch for it (DuckDB's
+ * HyperLogLog, at some sizes off by a quarter), else the exact count
+ * (PostgreSQL). type as for wh_sql_min_text. */
+void wh_sql_distinct_estimate(struct wh *w, struct buf *sql, const char *expr, const char *type);
 /* What a column of the type (as wh_table_columns names it) can be as a
  * cursor. */
 enum wh_cursor_kind wh_sql_cursor_kind(struct wh *w, const char *type);

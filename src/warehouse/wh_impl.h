@@ -72,6 +72,8 @@ struct wh_ops {
 	/* greatest: the max, not the min */
 	void (*sql_extreme_text)(struct wh *w, struct buf *sql, const char *expr, const char *type,
 				 bool greatest);
+	void (*sql_distinct_estimate)(struct wh *w, struct buf *sql, const char *expr,
+				      const char *type);
 	enum wh_seq_kind (*sql_seq_kind)(struct wh *w, const char *type);
 	int (*sql_insert_by_name)(struct wh *w, struct arena *a, struct buf *sql,
 				  const char *schema, const char *name, const char *query,

@@ -652,11 +652,19 @@ static void test_state_refuses_newer(void **state)
 	assert_int_equal(query_int(f->w, "SELECT count(*) FROM _sluice.version"), 2);
 }
 
-/* What layouts before 14 lack: the replay tables; before 13: the files
- * ledger; before 12: the shapes; before 11: the models' columns; before
- * 10: the windows; before 9: the CDC table shapes; before 7: the CDC
- * slots; before 6: the runners' claims. */
+/* Layouts before 16 held the live profiles alone, in a shape of their
+ * own. What layouts before 14 lack: the replay tables; before 13: the
+ * files ledger; before 12: the shapes; before 11: the models' columns;
+ * before 10: the windows; before 9: the CDC table shapes; before 7: the
+ * CDC slots; before 6: the runners' claims. */
+#define LIVE_PROFILES                                                                             \
+	"DROP TABLE _sluice.profile_anomalies; DROP TABLE _sluice.profiles;"                      \
+	"DROP SEQUENCE _sluice.profile_ids;"                                                      \
+	"CREATE TABLE _sluice.profiles (model VARCHAR NOT NULL, profiled_at TIMESTAMP NOT NULL, " \
+	"column_name VARCHAR NOT NULL, rows BIGINT, nulls BIGINT, min_value VARCHAR, max_value "   \
+	"VARCHAR);"
 #define DROP_SHAPES                                                                               \
+	LIVE_PROFILES                                                                             \
 	"ALTER TABLE _sluice.live_sources DROP COLUMN boundary;"                                  \
 	"ALTER TABLE _sluice.live_sources DROP COLUMN late_rows;"                                 \
 	"DROP TABLE _sluice.replay_boundaries; DROP TABLE _sluice.replay_pruned;"                 \

@@ -163,6 +163,36 @@ static void test_other_origins(void **state)
 	assert_int_equal(v.status, 0);
 }
 
+/* An open server answers to addresses and localhost only: a name that
+ * points here (DNS rebinding) makes a page elsewhere same-origin. */
+static void test_open_server_hosts(void **state)
+{
+	struct fx *f = *state;
+	struct guard open = { .segment = "api" };
+	struct guard_verdict v;
+	static const char *const good[] = { "127.0.0.1:8080", "127.0.0.1", "localhost:8080",
+					    "LOCALHOST", "[::1]:8080", "[::1]", "10.1.2.3:80", NULL };
+	static const char *const bad[] = { "evil.example:8080", "evil.example", "127.0.0.1.nip.io",
+					   "[::1", "[evil]:80", "", NULL };
+
+	for (size_t i = 0; good[i]; i++) {
+		guard_decide(&open, &(struct guard_request){ .method = "GET", .path = &f->root,
+							      .host = good[i] }, 0, &v);
+		assert_int_equal(v.status, 0);
+	}
+	for (size_t i = 0; bad[i]; i++) {
+		guard_decide(&open, &(struct guard_request){ .method = "GET", .path = &f->root,
+							      .host = bad[i] }, 0, &v);
+		assert_int_equal(v.status, 403);
+	}
+	/* no Host at all (HTTP/1.0) is no name */
+	guard_decide(&open, &(struct guard_request){ .method = "GET", .path = &f->root }, 0, &v);
+	assert_int_equal(v.status, 0);
+	/* with a token, a name is fine: the token decides */
+	assert_int_equal(decide(f, (struct guard_request){ .method = "GET", .path = &f->root,
+						    .host = "sluice.internal:8080" }, NULL), 0);
+}
+
 static void test_same_origin(void **state)
 {
 	(void)state;
@@ -213,6 +243,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_token, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_and_csrf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_origins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_server_hosts, setup, teardown),
 		cmocka_unit_test(test_same_origin),
 		cmocka_unit_test(test_cookie),
 	};

@@ -215,7 +215,12 @@ static void test_upgrade_creates_the_table(void **state)
 	const char *kind;
 
 	assert_int_equal(state_ensure(f->w, &f->err), 0);
-	exec(f->w, "ALTER TABLE _sluice.live_sources DROP COLUMN boundary;\n"
+	exec(f->w, "DROP TABLE _sluice.profile_anomalies; DROP TABLE _sluice.profiles;\n"
+		   "DROP SEQUENCE _sluice.profile_ids;\n"
+		   "CREATE TABLE _sluice.profiles (model VARCHAR NOT NULL, profiled_at TIMESTAMP "
+		   "NOT NULL, column_name VARCHAR NOT NULL, rows BIGINT, nulls BIGINT, min_value "
+		   "VARCHAR, max_value VARCHAR);\n"
+		   "ALTER TABLE _sluice.live_sources DROP COLUMN boundary;\n"
 		   "ALTER TABLE _sluice.live_sources DROP COLUMN late_rows;\n"
 		   "DROP TABLE _sluice.replay_boundaries;\n"
 		   "DROP TABLE _sluice.replay_pruned;\n"

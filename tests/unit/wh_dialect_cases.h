@@ -146,6 +146,32 @@ static void test_dialect_min_max_text(void **state)
 	buf_release(&sql);
 }
 
+/* How many distinct values each column holds, NULL not counted: the
+ * exact count, or on DuckDB an estimate that small counts get right. */
+static void test_dialect_distinct(void **state)
+{
+	struct fx *f = dialect_open(state);
+	struct buf sql = BUF_INIT, name = BUF_INIT;
+	struct wh_column *cols;
+	size_t n;
+
+	exec(f->w, "CREATE SCHEMA d");
+	exec(f->w, "CREATE TABLE d.m AS SELECT * FROM (VALUES (9, true, 'b'), (10, false, 'a'), "
+		   "(9, NULL, 'a'), (NULL, NULL, 'a')) AS v(n, b, s)");
+	assert_int_equal(wh_table_columns(f->w, f->a, "d", "m", &cols, &n, &f->err), 0);
+	buf_adds(&sql, "SELECT concat_ws('|'");
+	for (size_t i = 0; i < n; i++) {
+		buf_reset(&name);
+		buf_add_sql_ident(&name, cols[i].name);
+		buf_adds(&sql, ", ");
+		wh_sql_distinct_estimate(f->w, &sql, name.buf, cols[i].type);
+	}
+	buf_adds(&sql, ") FROM d.m");
+	assert_string_equal(query_str(f->w, f->a, sql.buf), "2|2|2");
+	buf_release(&name);
+	buf_release(&sql);
+}
+
 /* Which column types can order changes: integers, dates and timestamps as
  * they are, text read as either, nothing else. */
 static void test_seq_kinds(void **state)
@@ -361,7 +387,8 @@ static void test_row_estimate_counts(void **state)
 }
 
 #define DIALECT_CASES(T)                                                                   \
-	T(test_dialect_statements), T(test_dialect_min_max_text), T(test_seq_kinds),            \
+	T(test_dialect_statements), T(test_dialect_min_max_text), T(test_dialect_distinct),     \
+		T(test_seq_kinds),                                                                \
 		T(test_dialect_by_name), T(test_load_csv), T(test_appender_lists),                \
 		T(test_created_rows_counted), T(test_declared_types), T(test_delete_matching),    \
 		T(test_row_estimate_counts)

@@ -17,6 +17,11 @@ sl run -s silver.events
 note the next cycle of the runner finds nothing left to apply
 sleep 5
 q "SELECT id, count(*) AS times FROM silver.events GROUP BY id ORDER BY id"
+note a server without a token answers to its address and localhost, never to a name
+for host in "127.0.0.1:$serve_port" "localhost:$serve_port" "rebound.example:$serve_port"; do
+	curl -s -o /dev/null -w "$host %{http_code}\n" -H "Host: $host" "http://127.0.0.1:$serve_port/api/live/status" |
+		sed "s/:$serve_port/:PORT/"
+done
 kill -TERM $serve_pid
 wait $serve_pid
 echo "server exit $?"
