@@ -1,19 +1,25 @@
 /*
- * Alert delivery through the configured command. Never fails the caller.
+ * Alert delivery through the configured command, each alert recorded in
+ * the folder's log (alertlog.h) with how it went. Never fails the caller.
  */
 #include "live/alert.h"
 
+#include "core/err.h"
 #include "core/units.h"
 #include "exec/profile_json.h"
+#include "live/alertlog.h"
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 /* Says the alert o (consumed) on out and hands it to the command. */
 static void deliver(const char *command, const char *root, FILE *out, json_t *o,
 		    const char *kind, const char *model, const char *error)
 {
-	char *text = json_dumps(o, JSON_COMPACT | PROFILE_JSON_REALS);
+	char *text = json_dumps(o, JSON_COMPACT | PROFILE_JSON_REALS), exited[32];
+	const char *delivery = "no command";
+	struct sl_err err = SL_ERR_INIT;
 	FILE *p;
 	int status;
 
@@ -31,15 +37,25 @@ static void deliver(const char *command, const char *root, FILE *out, json_t *o,
 		if (asprintf(&cmd, "cd \"$SLUICE_PROJECT\" && %s", command) > 0 &&
 		    (p = popen(cmd, "w"))) {
 			fprintf(p, "%s\n", text);
+			/* a wait status: the command's own exit code, or its signal */
 			status = pclose(p);
+			if (status != -1 && WIFSIGNALED(status))
+				snprintf(exited, sizeof(exited), "killed by signal %d", WTERMSIG(status));
+			else
+				snprintf(exited, sizeof(exited), "exit status %d",
+					 status == -1 ? -1 : WEXITSTATUS(status));
+			delivery = status ? exited : "sent";
 			if (status != 0 && out)
-				fprintf(out, "alert command '%s' exited with status %d\n", command,
-					status);
-		} else if (out) {
-			fprintf(out, "alert command '%s' could not be started\n", command);
+				fprintf(out, "alert command '%s' failed: %s\n", command, exited);
+		} else {
+			delivery = "not started";
+			if (out)
+				fprintf(out, "alert command '%s' could not be started\n", command);
 		}
 		free(cmd);
 	}
+	if (text && alert_log_add(root, text, delivery, &err) && out)
+		fprintf(out, "alert not recorded: %s\n", err.msg);
 	free(text);
 }
 
