@@ -14,6 +14,7 @@
 #include "core/units.h"
 #include "core/xalloc.h"
 #include "exec/build.h"
+#include "exec/checklog.h"
 #include "exec/lock.h"
 #include "exec/temporal.h"
 #include "project/dag.h"
@@ -570,6 +571,10 @@ int build_run(struct arena *a, struct project *p, struct wh *w, const char *cons
 		r.status[i] = item->status;
 		item->ms = units_mono_ms() - t;
 		report_count(report, item);
+		/* the results are kept whatever the build became: a failed
+		 * check is what rolled it back */
+		if (!opts->dry_run)
+			checklog_record(p->root, opts->env, r.run_id, item, units_now_ms(), NULL);
 		if (opts->on_done)
 			opts->on_done(opts->ctx, item, idx, total);
 		/* the caller's one transaction is lost: nothing after could be kept */
