@@ -1,6 +1,7 @@
 /*
  * This file implements the model header parser: it reads each directive
- * that directive.c cut from a model file (@config, @upstream, @assert) into
+ * that directive.c cut from a model file (@config, @upstream, @assert,
+ * @column) into
  * struct model, checking the forms it can check alone: @upstream options
  * and their values, @assert checks and their column names, duplicate
  * @config keys. It also holds the word lists and the column-name rule that
@@ -30,7 +31,8 @@
 
 const char *const header_bool_names[] = { "false", "true", NULL };
 
-static const char *const directive_names[] = { "config", "upstream", "assert", NULL };
+static const char *const directive_names[] = { "config", "upstream", "assert", "column",
+					       NULL };
 
 static const char *const upstream_keys[] = {
 	"contract", "freshness", "freshness_scope", "deactivate_for_dev", "type", "path", "url",
@@ -584,6 +586,68 @@ static void parse_assert(struct hdr *h, const struct directive *d)
 	*ARENA_PUSH(h->a, &h->m->asserts, &h->m->nasserts, &h->m->asserts_cap) = as;
 }
 
+/* A @column's text: whitespace runs (continuation lines among them)
+ * made one space; a text in single quotes taken as it is quoted. */
+static const char *column_text(struct arena *a, const char *s, size_t from)
+{
+	char *text = directive_dup_trimmed(a, s, from, strlen(s)), *o = text;
+
+	if (directive_is_quoted(text))
+		return directive_unquote(a, text, strlen(text));
+	for (const char *p = text; *p; p++) {
+		if (!directive_is_space(*p))
+			*o++ = *p;
+		else if (o > text && o[-1] != ' ')
+			*o++ = ' ';
+	}
+	*o = '\0';
+	return text;
+}
+
+/* @column NAME TEXT: NAME a column name, or any name in double quotes (a
+ * column the query names so); one description per column. */
+static void parse_column(struct hdr *h, const struct directive *d)
+{
+	const char *s = d->s;
+	size_t start = directive_skip_ws(s, 0), end = start;
+	struct model_column_doc doc = { .line = d->line };
+
+	if (s[start] == '"') {
+		end = directive_scan_quoted(s, start);
+		if (!end) {
+			report(h, d, start, "end the name with a double quote",
+			       "unterminated column name in @column");
+			return;
+		}
+		doc.name = directive_unquote(h->a, s + start, end - start);
+	} else {
+		while (s[end] && !directive_is_space(s[end]))
+			end++;
+		doc.name = arena_strndup(h->a, s + start, end - start);
+		if (*doc.name && !header_is_column_name(doc.name)) {
+			report(h, d, start, "write a column name, or the name in double quotes",
+			       "malformed @column: '%s' is not a column name", doc.name);
+			return;
+		}
+	}
+	doc.text = column_text(h->a, s, end);
+	if (!*doc.name || !*doc.text) {
+		report(h, d, start, "write @column NAME and what the column holds",
+		       *doc.name ? "@column '%s' has no description" : "@column has no column name%s",
+		       doc.name);
+		return;
+	}
+	for (size_t i = 0; i < h->m->ncolumn_docs; i++)
+		if (strcasecmp(h->m->column_docs[i].name, doc.name) == 0) {
+			report(h, d, start,
+			       arena_sprintf(h->a, "it is described at line %d",
+					     h->m->column_docs[i].line),
+			       "column '%s' is described twice", doc.name);
+			return;
+		}
+	*ARENA_PUSH(h->a, &h->m->column_docs, &h->m->ncolumn_docs, &h->m->column_docs_cap) = doc;
+}
+
 static void parse_directive(struct hdr *h, const struct directive *d)
 {
 	if (strcmp(d->name, "config") == 0)
@@ -592,6 +656,8 @@ static void parse_directive(struct hdr *h, const struct directive *d)
 		parse_upstream(h, d);
 	else if (strcmp(d->name, "assert") == 0)
 		parse_assert(h, d);
+	else if (strcmp(d->name, "column") == 0)
+		parse_column(h, d);
 	else
 		diag_add(h->diags, DIAG_ERROR, h->m->path, d->line, 1,
 			 header_mean_hint(h->a, directive_names, d->name, "@"),

@@ -136,6 +136,14 @@ struct model_upstream {
 	char content_hash[65];
 };
 
+/* @column NAME TEXT: what a column holds, in words, for the model page
+ * and `sluice docs`. The name as written (a quoted one unquoted). */
+struct model_column_doc {
+	const char *name;
+	const char *text;
+	int line;
+};
+
 struct model {
 	const char *schema, *name;
 	const char *fqn;   /* "schema.name", lowercase */
@@ -159,6 +167,8 @@ struct model {
 	size_t nasserts, asserts_cap;
 	struct model_upstream *upstreams;
 	size_t nupstreams, upstreams_cap;
+	struct model_column_doc *column_docs;
+	size_t ncolumn_docs, column_docs_cap;
 
 	/* typed settings */
 	enum model_mat mat;

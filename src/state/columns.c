@@ -59,8 +59,9 @@ int state_sql_relation_columns(struct wh *w, struct arena *a, struct buf *sql, c
 	return rc;
 }
 
-int state_columns_read(struct wh *w, struct arena *a, const char *env,
-		       struct state_model_columns **models, size_t *n, struct sl_err *err)
+/* The columns of env's models, or of only (NULL: every model). */
+static int read_columns(struct wh *w, struct arena *a, const char *env, const char *only,
+			struct state_model_columns **models, size_t *n, struct sl_err *err)
 {
 	struct buf sql = BUF_INIT;
 	struct wh_result *r;
@@ -72,6 +73,10 @@ int state_columns_read(struct wh *w, struct arena *a, const char *env,
 	buf_adds(&sql, "SELECT model, column_name, column_type FROM _sluice.model_columns WHERE "
 		       "env = ");
 	buf_add_sql_str(&sql, env);
+	if (only) {
+		buf_adds(&sql, " AND model = ");
+		buf_add_sql_str(&sql, only);
+	}
 	buf_adds(&sql, " ORDER BY model, position");
 	rc = wh_query(w, sql.buf, &r, err);
 	buf_release(&sql);
@@ -96,6 +101,23 @@ int state_columns_read(struct wh *w, struct arena *a, const char *env,
 	}
 	wh_result_free(r);
 	return 0;
+}
+
+int state_columns_read(struct wh *w, struct arena *a, const char *env,
+		       struct state_model_columns **models, size_t *n, struct sl_err *err)
+{
+	return read_columns(w, a, env, NULL, models, n, err);
+}
+
+int state_columns_read_model(struct wh *w, struct arena *a, const char *env, const char *model,
+			     struct state_model_columns *out, struct sl_err *err)
+{
+	struct state_model_columns *models;
+	size_t n;
+	int rc = read_columns(w, a, env, model, &models, &n, err);
+
+	*out = !rc && n ? models[0] : (struct state_model_columns){ .model = model };
+	return rc;
 }
 
 const struct state_model_columns *state_columns_find(const struct state_model_columns *models,

@@ -44,6 +44,10 @@ int state_sql_relation_columns(struct wh *w, struct arena *a, struct buf *sql, c
 int state_columns_read(struct wh *w, struct arena *a, const char *env,
 		       struct state_model_columns **models, size_t *n, struct sl_err *err);
 
+/* The same for one model, its columns none when it has no rows. */
+int state_columns_read_model(struct wh *w, struct arena *a, const char *env, const char *model,
+			     struct state_model_columns *out, struct sl_err *err);
+
 /* model's entry of what state_columns_read gave, or NULL. */
 const struct state_model_columns *state_columns_find(const struct state_model_columns *models,
 						     size_t n, const char *model);

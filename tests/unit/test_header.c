@@ -1234,6 +1234,51 @@ static void test_config_keys_table(void **state)
 	assert_string_equal(header_config_keys[0], "materialized");
 }
 
+/* @column: a name (or any name in double quotes) and what the column
+ * holds, continuation lines and runs of spaces made one space, a quoted
+ * text as it is. */
+static void test_column_descriptions(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@column order_id  the order's id,\n"
+				  "        one per order   -- not this\n"
+				  "@column \"<b>\"\"x\" markup  in a name\n"
+				  "@column amount '  in  euros '\n"
+				  "SELECT 1"),
+			 0);
+	expect_clean(f);
+	assert_int_equal(f->m.ncolumn_docs, 3);
+	assert_string_equal(f->m.column_docs[0].name, "order_id");
+	assert_string_equal(f->m.column_docs[0].text, "the order's id, one per order");
+	assert_int_equal(f->m.column_docs[0].line, 1);
+	assert_string_equal(f->m.column_docs[1].name, "<b>\"x");
+	assert_string_equal(f->m.column_docs[1].text, "markup in a name");
+	assert_string_equal(f->m.column_docs[2].text, "  in  euros ");
+	assert_int_equal(f->m.column_docs[2].line, 4);
+}
+
+static void test_column_descriptions_refused(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(parse(f, "@column id\n"
+				  "@column\n"
+				  "@column a.b the column\n"
+				  "@column \"open the name\n"
+				  "@column x one\n"
+				  "@column X two\n"
+				  "SELECT 1"),
+			 SL_E_PARSE);
+	expect_diag(f, PATH, 1, "@column 'id' has no description",
+		    "write @column NAME and what the column holds");
+	expect_diag(f, PATH, 2, "@column has no column name", NULL);
+	expect_diag(f, PATH, 3, "malformed @column: 'a.b' is not a column name", NULL);
+	expect_diag(f, PATH, 4, "unterminated column name in @column", NULL);
+	expect_diag(f, PATH, 6, "column 'X' is described twice", "it is described at line 5");
+	assert_int_equal(f->m.ncolumn_docs, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1284,6 +1329,8 @@ int main(void)
 		T(test_microbatch_rules),
 		T(test_several_errors_at_once),
 		T(test_config_keys_table),
+		T(test_column_descriptions),
+		T(test_column_descriptions_refused),
 #undef T
 	};
 
