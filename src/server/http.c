@@ -1182,6 +1182,25 @@ void http_reply_error(struct http_call *c, int status, const char *error, const 
 	call_answer(c, (unsigned)status, error_response(error, detail));
 }
 
+bool http_call_query_number(struct http_call *c, const char *name, long long def, long long min,
+			    long long max, long long *out)
+{
+	const char *v = http_call_query(c, name);
+	char *end, detail[160];
+
+	*out = def;
+	if (!v)
+		return true;
+	errno = 0;
+	*out = strtoll(v, &end, 10);
+	if (end != v && !*end && !errno && *out >= min && *out <= max)
+		return true;
+	snprintf(detail, sizeof(detail), "%s must be a whole number from %lld to %lld", name, min,
+		 max);
+	http_reply_error(c, 400, "bad parameter", detail);
+	return false;
+}
+
 void http_reply_sl_err(struct http_call *c, const struct sl_err *err)
 {
 	int status = err->code == SL_E_NOTFOUND			      ? 404

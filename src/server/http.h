@@ -34,6 +34,7 @@
 #define SL_SERVER_HTTP_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -119,6 +120,11 @@ const char *http_call_header(const struct http_call *c, const char *name);
 /* The first query parameter called name, percent-decoded; "" for a bare
  * "?name", NULL when absent. */
 const char *http_call_query(const struct http_call *c, const char *name);
+/* The query parameter name as a whole number from min to max into *out,
+ * def when absent; false, the call answered 400 "bad parameter" saying
+ * the range, for anything else. */
+bool http_call_query_number(struct http_call *c, const char *name, long long def, long long min,
+			    long long max, long long *out);
 /* Memory for the call's owner, a child of the server's arena: it goes
  * with the call, so nothing in it may be used once the call is answered
  * (the last thing its owner does with it). */

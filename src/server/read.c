@@ -118,26 +118,6 @@ static void read_run(void *arg)
 	free(rc);
 }
 
-/* A whole number from min to max from the query parameter name, or def
- * when absent; false (the call answered 400) for anything else. */
-static bool number_param(struct http_call *c, const char *name, long long def, long long min,
-			 long long max, long long *out)
-{
-	const char *v = http_call_query(c, name);
-	char *end, detail[160];
-
-	*out = def;
-	if (!v)
-		return true;
-	*out = strtoll(v, &end, 10);
-	if (end != v && !*end && *out >= min && *out <= max)
-		return true;
-	snprintf(detail, sizeof(detail), "%s must be a whole number from %lld to %lld", name, min,
-		 max);
-	http_reply_error(c, 400, "bad parameter", detail);
-	return false;
-}
-
 static bool read_params(struct http_call *c, struct read_call *rc)
 {
 	const char *format = http_call_query(c, "format");
@@ -149,9 +129,9 @@ static bool read_params(struct http_call *c, struct read_call *rc)
 	}
 	if (!format)
 		rc->format = sql_format_accept(http_call_header(c, "Accept"));
-	if (!number_param(c, "max_rows", SQL_DEFAULT_ROWS, 1, SQL_MAX_ROWS, &rows) ||
-	    !number_param(c, "timeout_ms", SQL_TIMEOUT_MS, 1, SQL_TIMEOUT_MAX_MS, &ms) ||
-	    !number_param(c, "offset", 0, 0, SQL_MAX_OFFSET, &offset))
+	if (!http_call_query_number(c, "max_rows", SQL_DEFAULT_ROWS, 1, SQL_MAX_ROWS, &rows) ||
+	    !http_call_query_number(c, "timeout_ms", SQL_TIMEOUT_MS, 1, SQL_TIMEOUT_MAX_MS, &ms) ||
+	    !http_call_query_number(c, "offset", 0, 0, SQL_MAX_OFFSET, &offset))
 		return false;
 	rc->lim = (struct wh_read_limits){ .max_rows = (size_t)rows, .max_bytes = SQL_MAX_BYTES,
 					   .timeout_ms = ms, .offset = (uint64_t)offset };

@@ -25,6 +25,7 @@
 #include "server/dagdoc.h"
 #include "server/http.h"
 #include "server/ingest.h"
+#include "server/pagedoc.h"
 #include "server/read.h"
 #include "server/statusdoc.h"
 #include "warehouse/wh.h"
@@ -450,6 +451,18 @@ static void read_query(struct server *s, struct http_call *c)
 		server_reader_answer(s->reader, c);
 }
 
+/* A model's page: what the project says of it, and its history. */
+static void model_page(struct server *s, struct http_call *c)
+{
+	page_doc_model(s->history, c, s->p, http_call_segment(c, 2));
+}
+
+/* The runs and the alerts sent. */
+static void runs_page(struct server *s, struct http_call *c)
+{
+	page_doc_runs(s->history, c, s->p->root);
+}
+
 /* GET routes: a path, the answer. */
 static bool get(struct server *s, struct http_call *c)
 {
@@ -457,6 +470,8 @@ static bool get(struct server *s, struct http_call *c)
 		is(c, 2, "health", NULL)	 ? health
 		: is(c, 3, "live", "status") ? status
 		: is(c, 3, "live", "events") ? events
+		: is(c, 3, "models", NULL)	 ? model_page
+		: is(c, 2, "runs", NULL)	 ? runs_page
 		: is(c, 2, "models", NULL)	 ? list_models
 		: is(c, 2, "dag", NULL)	 ? dag
 					 : NULL;

@@ -30,6 +30,7 @@
 #include "server/ingest.h"
 #include "server/read.h"
 #include "server/dagdoc.h"
+#include "server/history.h"
 #include "server/session.h"
 #include "server/statusdoc.h"
 #include "state/state.h"
@@ -395,6 +396,7 @@ static void stop_parts(struct server *s, struct http_server *http)
 	/* no call comes in any more; the status thread still uses w and p */
 	if (s->reader)
 		server_reader_stop(s->reader);
+	history_stop(s->history);
 	if (s->status)
 		status_doc_stop(s->status);
 	dag_doc_free(s->dag);
@@ -476,6 +478,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		rc = server_reader_start(w, &s.reader, err);
 	if (!rc)
 		rc = status_doc_start(status_build, &s, STATUS_MAX_AGE_MS, &s.status, err);
+	if (!rc)
+		rc = history_start(w, &s.history, err);
 	if (!rc)
 		rc = server_ingest_open(p, &s.ingest, err);
 	if (!rc && opts->log)

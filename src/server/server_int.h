@@ -50,6 +50,7 @@ struct server {
 	size_t nunavailable;
 	struct worker_queue *control; /* control calls, off the HTTP thread */
 	struct server_reader *reader; /* POST /api/sql */
+	struct server_history *history; /* the model and runs pages' reads */
 	struct status_doc *status;  /* GET /api/live/status */
 	struct dag_doc *dag;        /* GET /api/dag */
 	struct wh *status_conn;     /* the status thread's, opened at its first build */
