@@ -79,6 +79,8 @@ const struct cli_option cli_options[] = {
 	{ "openlineage", 0, CLI_F_LINEAGE, NULL,
 	  "print one OpenLineage run event per model (schema and columnLineage facets), a line "
 	  "each" },
+	{ "out", 'o', CLI_F_OUT, "DIR",
+	  "the folder to write into (made when missing; files of the same names are replaced)" },
 	{ "dot", 0, CLI_F_DOT, NULL, "print Graphviz DOT" },
 	{ "json", 0, CLI_F_JSON, NULL, "print JSON for machines" },
 	{ NULL, 0, 0, NULL, NULL },
@@ -218,6 +220,9 @@ static void set_flag(const struct cli_option *f, const char *value, struct cli_a
 		break;
 	case CLI_F_REPLAY:
 		out->dry_run = true;
+		break;
+	case CLI_F_OUT:
+		out->out_dir = value;
 		break;
 	case CLI_F_START:
 		out->start_time = value;

@@ -45,6 +45,7 @@ enum cli_flag {
 	CLI_F_RESET = 1 << 17,
 	CLI_F_REPLAY = 1 << 18, /* --dry-run */
 	CLI_F_START = 1 << 19,  /* --start-time */
+	CLI_F_OUT = 1 << 20,    /* --out DIR */
 };
 
 struct cli_args {
@@ -59,6 +60,7 @@ struct cli_args {
 	const char *depth;
 	const char *reset;
 	const char *start_time;
+	const char *out_dir;
 	bool dry_run;
 	const char **pos; /* positional arguments */
 	int npos;
@@ -203,6 +205,11 @@ void cli_nap(int64_t ms, volatile sig_atomic_t *stopping);
 int cli_land(struct cli_session *s, const char *who, const char *in_doubt,
 	     int (*land)(void *ctx, struct ingest_writer *wr, struct sl_err *err), void *ctx,
 	     struct sl_err *err);
+
+/* Makes the folders a file path is in (each one up to its last '/'),
+ * those already there kept; -1 with errno set when one cannot be made.
+ * path is changed while it works and given back as it was. */
+int cli_make_parents(char *path);
 
 /* Prints an error value as "sluice: message" (with its context lines). */
 void cli_print_err(const struct sl_err *err);

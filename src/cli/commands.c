@@ -93,6 +93,9 @@ const struct cli_command cli_commands[] = {
 	  "seeds, or which columns read it" },
 	{ "dag", cli_dag, COMMON | CLI_F_DOT, 0, "[--dot]",
 	  "print the dependency graph (Graphviz DOT with --dot)" },
+	{ "docs", cli_docs, COMMON | CLI_F_OUT, 0, "--out DIR",
+	  "write the web UI's Models and DAG pages with a snapshot of the project as static files "
+	  "that need no server" },
 	{ "live", cli_live, COMMON | CLI_F_ONCE | CLI_F_JSON, 2,
 	  "[--once] | status [--json] | advance SOURCE | pause MODEL | resume MODEL",
 	  "keep live models current, or look at and steer them" },

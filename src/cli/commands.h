@@ -19,6 +19,7 @@ int cli_windows(struct cli_args *args);
 int cli_profile(struct cli_args *args);
 int cli_ls(struct cli_args *args);
 int cli_dag(struct cli_args *args);
+int cli_docs(struct cli_args *args);
 int cli_lineage(struct cli_args *args);
 int cli_sql(struct cli_args *args);
 int cli_live(struct cli_args *args);

@@ -36,14 +36,16 @@ static const struct starter_file starter[] = {
 	{ NULL, NULL },
 };
 
-static int mkdirs(char *path)
+int cli_make_parents(char *path)
 {
 	for (char *p = path + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
 			return -1;
+		}
 		*p = '/';
 	}
 	return 0;
@@ -87,7 +89,7 @@ int cli_init(struct cli_args *args)
 		FILE *f;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, starter[i].path);
-		if (mkdirs(path)) {
+		if (cli_make_parents(path)) {
 			fprintf(stderr, "sluice: cannot create '%s': %s\n", path, strerror(errno));
 			return CLI_FAILED;
 		}

@@ -232,25 +232,20 @@ static json_t *described(json_t *columns, const char *name)
 	return NULL;
 }
 
-/* The columns of the last build, each with its description; then each
- * described column it does not have. */
-static int add_columns(struct wh *w, struct arena *a, const char *model, json_t *doc,
-		       struct sl_err *err)
+void model_doc_columns(json_t *doc, const struct state_model_columns *mc)
 {
 	json_t *declared = json_object_get(doc, "columns"), *out, *c;
-	struct state_model_columns mc;
-	int rc = state_columns_read_model(w, a, "", model, &mc, err);
 	size_t i;
 
-	if (rc || !mc.n)
-		return rc;
+	if (!mc || !mc->n)
+		return;
 	out = json_array();
-	for (i = 0; i < mc.n; i++) {
-		json_t *d = described(declared, mc.cols[i].name);
+	for (i = 0; i < mc->n; i++) {
+		json_t *d = described(declared, mc->cols[i].name);
 		json_t *text = json_object_get(d, "description");
 
-		json_array_append_new(out, json_pack("{s:s, s:s, s:O}", "name", mc.cols[i].name,
-						     "type", mc.cols[i].type, "description",
+		json_array_append_new(out, json_pack("{s:s, s:s?, s:O}", "name", mc->cols[i].name,
+						     "type", mc->cols[i].type, "description",
 						     text ? text : json_null()));
 	}
 	json_array_foreach(declared, i, c)
@@ -263,7 +258,17 @@ static int add_columns(struct wh *w, struct arena *a, const char *model, json_t 
 							     "in_table", 0));
 	}
 	json_object_set_new(doc, "columns", out);
-	return 0;
+}
+
+static int add_columns(struct wh *w, struct arena *a, const char *model, json_t *doc,
+		       struct sl_err *err)
+{
+	struct state_model_columns mc;
+	int rc = state_columns_read_model(w, a, "", model, &mc, err);
+
+	if (!rc)
+		model_doc_columns(doc, &mc);
+	return rc;
 }
 
 static int add_runs(struct wh *w, struct arena *a, const char *model, json_t *doc,
@@ -327,9 +332,7 @@ static int add_built(struct wh *w, struct arena *a, const char *model, json_t *d
 	return rc;
 }
 
-/* Each declared check with the failures and sample of its last result,
- * matched by its text and severity: a check edited since has none. */
-static void add_checked(const char *root, const char *model, json_t *doc)
+void model_doc_checks(json_t *doc, const char *root, const char *model)
 {
 	json_t *last = checklog_read(root, "", model), *checks = json_object_get(doc, "checks"), *c;
 	size_t i;
@@ -366,7 +369,7 @@ int model_doc_history(struct wh *w, struct arena *a, const char *root, const cha
 {
 	int rc = 0;
 
-	add_checked(root, model, doc);
+	model_doc_checks(doc, root, model);
 	if (!w)
 		return 0;
 	rc = add_columns(w, a, model, doc, err);

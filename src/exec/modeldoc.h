@@ -24,6 +24,7 @@ struct lineage_graph;
 struct model;
 struct project;
 struct sl_err;
+struct state_model_columns;
 struct wh;
 
 /* The history part reads at most this many builds and profiles. */
@@ -58,6 +59,14 @@ struct json_t *model_doc_project(struct arena *a, const struct project *p, const
  * is read. Scratch in a. */
 int model_doc_history(struct wh *w, struct arena *a, const char *root, const char *model,
 		      struct json_t *doc, struct sl_err *err);
+
+/* The two parts of model_doc_history that need no warehouse connection
+ * of their own, for a caller that read every model's columns at once
+ * (state_columns_read): "columns" from mc (NULL or none: unchanged; a
+ * column's type may be NULL: not known), and
+ * "checked" with each check's last result from the folder root. */
+void model_doc_columns(struct json_t *doc, const struct state_model_columns *mc);
+void model_doc_checks(struct json_t *doc, const char *root, const char *model);
 
 /* Sets doc's "lineage": {"COLUMN": [{"relation", "column", "kind"}]}, the
  * columns each of its columns is made from, one step up (g holds m's

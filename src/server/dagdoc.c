@@ -227,6 +227,31 @@ static bool answer_kept(struct dag_doc *kept, struct http_call *c, uint64_t hash
 	return hit;
 }
 
+/* The whole document of GET /api/dag for s, drawn, into b. */
+static int draw_text(const struct snap *s, struct buf *b, struct sl_err *err)
+{
+	struct dag_layout d;
+
+	if (dag_layout_compute(s->a, s->g.nnodes, s->g.edges, s->g.nedges, NULL, &d, err)) {
+		sl_err_context(err, "in the drawing of project %s's graph", s->project);
+		return err->code;
+	}
+	buf_addch(b, '{');
+	add_models(b, s, true);
+	add_drawing(b, s, &d);
+	buf_addch(b, '}');
+	return 0;
+}
+
+int dag_doc_write(const struct project *p, struct buf *out, struct sl_err *err)
+{
+	struct snap *s = snap_take(p);
+	int rc = draw_text(s, out, err);
+
+	snap_free(s);
+	return rc;
+}
+
 /* A call waiting for the drawing of its snapshot. */
 struct drawing {
 	struct dag_doc *kept;
@@ -242,19 +267,12 @@ static void draw(void *arg)
 	struct snap *s = job->s;
 	struct sl_err err = SL_ERR_INIT;
 	struct buf b = BUF_INIT;
-	struct dag_layout d;
-
 	struct dag_doc *kept = job->kept;
 
 	if (!answer_kept(kept, job->c, s->g.hash)) {
-		if (dag_layout_compute(s->a, s->g.nnodes, s->g.edges, s->g.nedges, NULL, &d, &err)) {
-			sl_err_context(&err, "in the drawing of project %s's graph", s->project);
+		if (draw_text(s, &b, &err)) {
 			http_reply_sl_err(job->c, &err);
 		} else {
-			buf_addch(&b, '{');
-			add_models(&b, s, true);
-			add_drawing(&b, s, &d);
-			buf_addch(&b, '}');
 			http_reply(job->c, 200, "application/json", b.buf, b.len);
 			pthread_mutex_lock(&kept->mu);
 			free(kept->text);

@@ -9,9 +9,11 @@
 #ifndef SL_SERVER_DAGDOC_H
 #define SL_SERVER_DAGDOC_H
 
+struct buf;
 struct dag_doc;
 struct http_call;
 struct project;
+struct sl_err;
 
 /* A server's DAG document: the drawing it keeps and its drawing thread.
  * Free it after the HTTP server stopped: the drawings queued answer
@@ -31,5 +33,9 @@ void dag_doc_answer_models(struct http_call *c, const struct project *p);
  * which answers (tens of ms for 2,000 models), so the project may be
  * freed before the answer. */
 void dag_doc_answer(struct dag_doc *d, struct http_call *c, const struct project *p);
+
+/* Appends the document GET /api/dag answers for p to out, drawn on the
+ * calling thread: for a static copy of the pages (`sluice docs`). */
+int dag_doc_write(const struct project *p, struct buf *out, struct sl_err *err);
 
 #endif

@@ -25,6 +25,7 @@ struct wh;
 #define STATE_LIVE_TABLE STATE_SCHEMA ".live_state"
 #define STATE_WINDOWS_TABLE STATE_SCHEMA ".windows"
 #define STATE_PROFILES_TABLE STATE_SCHEMA ".profiles"
+#define STATE_COLUMNS_TABLE STATE_SCHEMA ".model_columns"
 
 /* A table of the state schema that belongs to one model (its tombstones,
  * its change log): "KIND__SCHEMA__NAME". */

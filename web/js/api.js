@@ -2,9 +2,15 @@
 // cookie sent by the browser, and the session's CSRF token on every POST
 // (the server refuses a POST made with a session without it). A 401 means
 // the session is gone: whoever listens for 'signed-out' shows the sign-in.
+//
+// A static copy of the pages (`sluice docs`) has no server: snapshot.js,
+// loaded before the pages, holds what they read (the drawing of the DAG,
+// each model's document), and GETs of those are answered from it; any
+// other call fails with 503 "needs a server".
 
 const session = { auth: null, csrf: null, token: false, project: '' };
 const listeners = new EventTarget();
+const SNAPSHOT = globalThis.SLUICE_SNAPSHOT || null;
 
 export class ApiError extends Error {
   constructor(status, error, detail) {
@@ -23,21 +29,47 @@ export function currentSession() {
   return { ...session };
 }
 
+// The snapshot, when the pages are a static copy; else null.
+export function staticSnapshot() {
+  return SNAPSHOT;
+}
+
+function fromSnapshot(method, path) {
+  const at = path.split('?')[0];
+  const model = /^\/api\/models\/([^/]+)$/.exec(at);
+  if (method === 'GET' && at === '/api/session') {
+    return { auth: 'static', csrf: null, token: false, project: SNAPSHOT.project };
+  }
+  if (method === 'GET' && at === '/api/dag') return SNAPSHOT.dag;
+  if (method === 'GET' && at === '/api/models') return { models: SNAPSHOT.dag.models };
+  if (method === 'GET' && model) {
+    const name = decodeURIComponent(model[1]);
+    if (Object.hasOwn(SNAPSHOT.models, name)) return SNAPSHOT.models[name];
+    throw new ApiError(404, 'unknown model', `no model '${name}' in the snapshot`);
+  }
+  throw new ApiError(503, 'needs a server',
+    `these pages are a copy made by sluice docs (${SNAPSHOT.generated_at}); ${at} is answered by sluice serve`);
+}
+
+// A string body goes as the text it is (the SQL of POST /api/sql); any
+// other as JSON.
 async function call(method, path, body) {
   const headers = { Accept: 'application/json' };
   if (method !== 'GET' && session.csrf) headers['X-Sluice-CSRF'] = session.csrf;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const text = typeof body === 'string';
+  if (body !== undefined) headers['Content-Type'] = text ? 'text/plain; charset=utf-8' : 'application/json';
+  if (SNAPSHOT) return fromSnapshot(method, path);
   const res = await fetch(path, {
     method,
     headers,
     credentials: 'same-origin',
     cache: 'no-store',
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined || text ? body : JSON.stringify(body),
   });
-  const text = await res.text();
+  const answer = await res.text();
   let doc = null;
   try {
-    doc = text ? JSON.parse(text) : null;
+    doc = answer ? JSON.parse(answer) : null;
   } catch {
     doc = null;
   }

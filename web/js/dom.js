@@ -34,6 +34,11 @@ export function fill(node, ...children) {
   return node;
 }
 
+// A table: a head of column titles, then rows (tr nodes).
+export function table(heads, rows, attrs) {
+  return el('table', attrs, el('thead', {}, el('tr', {}, heads.map((h) => el('th', {}, h)))), el('tbody', {}, rows));
+}
+
 // 1234 ms as "1.2 s", 75000 as "1m15s"; null as "–".
 export function duration(ms) {
   if (ms === null || ms === undefined) return '–';

@@ -7,7 +7,7 @@
 // after events (at most every 250 ms) and every 2 s.
 
 import { get, post } from '../api.js';
-import { clock, duration, el, fill, number } from '../dom.js';
+import { clock, duration, el, fill, number, table } from '../dom.js';
 
 const FEED_MAX = 200;
 const REFRESH_MS = 2000;
@@ -273,8 +273,4 @@ function count(n, noun) {
 
 function badge(state) {
   return el('span', { class: `badge ${state || ''}` }, state || '–');
-}
-
-function table(heads, rows) {
-  return el('table', {}, el('thead', {}, el('tr', {}, heads.map((h) => el('th', {}, h)))), el('tbody', {}, rows));
 }
