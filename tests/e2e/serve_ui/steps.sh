@@ -14,7 +14,7 @@ curl -s -D head.txt -o shell.html "$url/"
 head -1 head.txt | tr -d '\r'
 hdr 'content-type|cache-control|x-content-type-options|referrer-policy' <head.txt
 hdr content-security-policy <head.txt
-grep -c '/ui/js/app.js' shell.html
+grep -c '"ui/js/app.js"' shell.html
 etag=$(hdr etag <head.txt | sed 's/^etag: //')
 echo "$etag" | grep -cE '^"[0-9a-f]{32}"$'
 curl -s -o /dev/null -w '%{http_code} with If-None-Match\n' -H "If-None-Match: $etag" "$url/"

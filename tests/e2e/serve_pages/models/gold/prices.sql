@@ -1,0 +1,2 @@
+@config materialized=view
+SELECT sku FROM silver.prices
