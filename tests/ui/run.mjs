@@ -174,6 +174,9 @@ async function runCase(browser, file) {
   const errors = [];
   const t = {
     server,
+    project,
+    // `sluice ARGS...` in the project's folder: its output, or an error
+    sluice: (...args) => run(sluice, args, { cwd: project }),
     token: TOKEN,
     context,
     check,

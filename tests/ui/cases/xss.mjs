@@ -1,5 +1,7 @@
 // Markup in what a project says (a model's description, a source's column
-// name) is shown as text: no element is made of it and no script runs.
+// name, a model's column and what describes it) is shown as text on the
+// Live page and on the model's page: no element is made of it and no
+// script runs.
 import { event } from '../helpers.mjs';
 
 const MARKUP = '<img src=x onerror=window.__xss=1>';
@@ -17,4 +19,17 @@ export default async function (t) {
   await t.sleep(300);
   check((await page.evaluate(() => window.__xss)) === undefined, 'a script from the data ran');
   check((await page.evaluate(() => document.querySelectorAll('main img').length)) === 0, 'an element was made of the data');
+
+  await page.goto(server.url('/#/models/silver.events'));
+  await page.waitForSelector('#columns-table');
+  check((await page.textContent('#model-description')) === MARKUP, 'the description on the model page');
+  const column = await page.$eval('#columns-table tbody tr:last-child', (r) => ({
+    name: r.querySelector('[data-field="name"]').textContent,
+    description: r.querySelector('[data-field="description"]').textContent,
+  }));
+  check(column.name === MARKUP && column.description === MARKUP, `the column reads ${JSON.stringify(column)}`);
+  check((await page.textContent('#sql-text')).includes(MARKUP), 'the SQL on the model page');
+  await t.sleep(300);
+  check((await page.evaluate(() => window.__xss)) === undefined, 'a script from the model page ran');
+  check((await page.evaluate(() => document.querySelectorAll('main img').length)) === 0, 'an element was made on the model page');
 }

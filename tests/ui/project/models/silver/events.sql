@@ -3,4 +3,5 @@
         description='<img src=x onerror=window.__xss=1>',
         incremental_filter=WHERE _sluice_seq > {watermark}
 @assert amount >= 0
-SELECT id, kind, amount, _sluice_seq FROM landing.events
+@column "<img src=x onerror=window.__xss=1>" <img src=x onerror=window.__xss=1>
+SELECT id, kind, amount, _sluice_seq, "<img src=x onerror=window.__xss=1>" FROM landing.events
