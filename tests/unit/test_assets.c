@@ -27,7 +27,7 @@ static void test_lookup(void **state)
 	a = web_asset_find("index.html");
 	assert_non_null(a);
 	assert_string_equal(a->type, "text/html; charset=utf-8");
-	assert_non_null(memmem(a->data, a->len, "/ui/js/app.js", 13));
+	assert_non_null(memmem(a->data, a->len, "\"ui/js/app.js\"", 14));
 	a = web_asset_find("js/app.js");
 	assert_non_null(a);
 	assert_string_equal(a->type, "text/javascript; charset=utf-8");
