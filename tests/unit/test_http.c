@@ -173,10 +173,13 @@ static int setup(void **state)
 }
 
 /* Impatient limits, so that slow clients are cut off within a test. */
+/* With a token, as the guard answers a server without one only for
+ * requests addressed to an IP address or localhost, and these send Host: t. */
 static int setup_impatient(void **state)
 {
 	*state = fx_start_with((struct http_config){ .listen = "127.0.0.1:0",
 						     .max_body = MAX_BODY,
+						     .token = TOKEN, .auth_segment = "api",
 						     .header_timeout_ms = 300,
 						     .idle_timeout_ms = 600,
 						     .min_body_rate = 100,
