@@ -1,6 +1,7 @@
 // The demo project's model pages: the Models list finds a model by part
 // of its name, and silver.orders' page shows its SQL and the SQL a build
-// runs, its columns with the types its build made, its checks with the
+// runs, its columns with the types its build made and what @column says
+// of them, its checks with the
 // warning's failing row, its build in the run history, and its inputs and
 // readers as links to their own pages. The screenshot of docs/ui.md is
 // taken here.
@@ -30,6 +31,8 @@ export default async function (t) {
   const types = await page.$$eval('#columns-table tbody tr', (rows) => rows.map((r) =>
     `${r.querySelector('[data-field="name"]').textContent} ${r.querySelector('[data-field="type"]').textContent}`));
   check(types.includes('order_id BIGINT') && types.includes('amount DECIMAL(10,2)'), `columns: ${types.join(', ')}`);
+  const described = await page.textContent('#columns-table tr[data-column="amount"] [data-field="description"]');
+  check(described === 'what the customer paid, in euros', `amount is described as ${described}`);
 
   const warned = await page.textContent('#checks-table tr[data-check="amount < 100"]');
   check(warned.includes('1 failing row') && warned.includes('1004'), `the warning reads ${warned}`);
