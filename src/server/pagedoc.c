@@ -234,7 +234,8 @@ void page_doc_runs(struct server_history *h, struct http_call *c, const char *ro
 	if (!http_call_query_number(c, "runs", PAGE_RUNS_DEFAULT, 1, PAGE_RUNS_MAX, &rj->runs) ||
 	    !http_call_query_number(c, "before", 0, 1, INT64_MAX, &rj->before) ||
 	    !http_call_query_number(c, "live", PAGE_LIVE_DEFAULT, 0, PAGE_LIVE_MAX, &rj->live) ||
-	    !http_call_query_number(c, "alerts", PAGE_ALERTS_DEFAULT, 0, PAGE_ALERTS_MAX, &rj->alerts)) {
+	    !http_call_query_number(c, "alerts", PAGE_ALERTS_DEFAULT, 0, PAGE_ALERTS_MAX,
+				    &rj->alerts)) {
 		free(rj);
 		return;
 	}

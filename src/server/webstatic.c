@@ -406,7 +406,9 @@ static int add_module(const struct web_asset *assets, size_t n, const struct web
 			rc = copy_line(&r);
 	}
 	if (!rc)
-		buf_addf(out, "__sluice_defs[\"%s\"] = function (__sluice_exports) {\n'use strict';\n%s%s};\n",
+		buf_addf(out,
+			 "__sluice_defs[\"%s\"] = function (__sluice_exports) {\n'use strict';\n"
+			 "%s%s};\n",
 			 m->path, exports.buf, body.buf);
 	buf_release(&text);
 	buf_release(&body);
@@ -467,8 +469,8 @@ int web_static_index(const struct web_asset *index, struct buf *out, struct sl_e
 		buf_add(out, text.buf, (size_t)(at - text.buf));
 		/* deferred, as a module is: they run in order once the page is
 		 * parsed */
-		buf_adds(out, "<script src=\"" WEB_STATIC_SNAPSHOT "\" defer></script>\n<script src=\"" WEB_STATIC_BUNDLE
-			      "\" defer></script>");
+		buf_adds(out, "<script src=\"" WEB_STATIC_SNAPSHOT "\" defer></script>\n"
+			      "<script src=\"" WEB_STATIC_BUNDLE "\" defer></script>");
 		buf_adds(out, at + strlen(SHELL_MODULE));
 	}
 	buf_release(&text);
