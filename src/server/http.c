@@ -400,6 +400,10 @@ static void add_reply_headers(const struct http_call *c, struct MHD_Response *r)
 static void call_answer(struct http_call *c, unsigned status, struct MHD_Response *r)
 {
 	add_reply_headers(c, r);
+	/* an answer that says nothing of caching is kept nowhere: sessions,
+	 * CSRF tokens and the warehouse's rows among them */
+	if (!MHD_get_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL))
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	pthread_mutex_lock(&c->s->mu);
 	r = answer_locked(c, CALL_ANSWERED, status, r);
 	c->owned = false;
