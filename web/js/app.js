@@ -74,6 +74,8 @@ async function leave() {
 }
 
 async function start() {
+  // the page's module loads while the session is asked for
+  pageOf(location.hash).load().catch(() => {});
   try {
     session = await loadSession();
   } catch (err) {

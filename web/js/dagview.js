@@ -43,6 +43,7 @@ export class DagView {
     this.size = { width: 0, height: 0 };
     this.dim = null;
     this.selected = -1;
+    this.edgesDrawn = false;
     this.full = true;
     this.dirty = new Set();
     this.frame = 0;
@@ -70,15 +71,16 @@ export class DagView {
     }));
     const index = new Map(this.nodes.map((n, i) => [n.name, i]));
     this.edges = doc.layout.edges.map((e) => {
-      const pts = e.points;
+      const pts = straight(e.points);
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-      for (const [x, y] of pts) {
-        x0 = Math.min(x0, x); x1 = Math.max(x1, x);
-        y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      for (let k = 0; k < pts.length; k += 2) {
+        x0 = Math.min(x0, pts[k]); x1 = Math.max(x1, pts[k]);
+        y0 = Math.min(y0, pts[k + 1]); y1 = Math.max(y1, pts[k + 1]);
       }
       return { from: index.get(e.from), to: index.get(e.to), pts, x0, y0, x1, y1 };
     });
     this.size = { width: doc.layout.width, height: doc.layout.height };
+    this.edgesDrawn = false;
     this.selected = -1;
     this.dim = null;
     this.redraw();
@@ -91,7 +93,7 @@ export class DagView {
       c.width = Math.max(1, Math.round(w * this.dpr));
       c.height = Math.max(1, Math.round(h * this.dpr));
     }
-    this.redraw();
+    if (this.nodes.length) this.redraw();
   }
 
   // The whole drawing in view, at most at its own size.
@@ -163,7 +165,16 @@ export class DagView {
       const { scale, x, y } = this.view;
       // where the graph is, for whoever reads the canvas (the browser tests)
       this.host.dataset.view = `${scale} ${x} ${y}`;
-      this.drawEdges();
+      // a new graph's nodes come first, its edges at the next frame: the
+      // nodes are what a reader looks for
+      if (this.edgesDrawn) {
+        this.drawEdges();
+      } else {
+        this.context(this.edgesCanvas, true);
+        this.full = true;
+        this.schedule();
+      }
+      this.edgesDrawn = true;
       this.drawNodes();
     } else {
       const ctx = this.context(this.nodesCanvas);
@@ -223,8 +234,8 @@ export class DagView {
         if (e.x1 < vx0 || e.x0 > vx1 || e.y1 < vy0 || e.y0 > vy1) continue;
         if (inside !== null && (dim.has(e.from) && dim.has(e.to)) !== inside) continue;
         const p = e.pts;
-        ctx.moveTo(p[0][0], p[0][1]);
-        for (let k = 1; k < p.length; k++) ctx.lineTo(p[k][0], p[k][1]);
+        ctx.moveTo(p[0], p[1]);
+        for (let k = 2; k < p.length; k += 2) ctx.lineTo(p[k], p[k + 1]);
       }
       ctx.strokeStyle = colour;
       ctx.stroke();
@@ -362,6 +373,24 @@ export class DagView {
       this.zoom(Math.exp(-e.deltaY * 0.0015), x, y);
     }, { passive: false });
   }
+}
+
+// A polyline's points as [x0, y0, x1, y1, ...] without the bends that
+// lie on the straight line through their neighbours: a long edge lined up
+// through many layers is drawn as one segment.
+function straight(points) {
+  const out = [points[0][0], points[0][1]];
+  for (let k = 1; k < points.length; k++) {
+    const [x, y] = points[k];
+    const n = out.length;
+    if (k < points.length - 1) {
+      const [px, py] = [out[n - 2], out[n - 1]];
+      const [nx, ny] = points[k + 1];
+      if ((x - px) * (ny - y) === (y - py) * (nx - x)) continue;
+    }
+    out.push(x, y);
+  }
+  return out;
 }
 
 function stateLine(n) {

@@ -194,7 +194,7 @@ export class WinGrid {
       }
     }
     const len = { '1h': 3600, '1d': DAY, '1w': 7 * DAY }[this.doc.grain];
-    if (len && g.secs % len === 0 && floorTo(this.doc.grain, g.t0) === g.t0 && (g.width * len) / g.secs >= 6) {
+    if (len && g.secs % len === 0 && floorTo(this.doc.grain, g.t0) === g.t0 && (g.width * len) / g.secs >= 10) {
       for (let k = 1; k < g.secs / len; k++) {
         const x = Math.round(GUTTER + (k * len * g.width) / g.secs) + 0.5;
         lines.moveTo(x, AXIS);
