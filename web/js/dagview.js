@@ -39,7 +39,8 @@ export class DagView {
     host.append(this.edgesCanvas, this.nodesCanvas);
     this.view = { scale: 1, x: 0, y: 0 };
     this.nodes = [];
-    this.edges = [];
+    this.layoutEdges = [];
+    this.edges = null;
     this.size = { width: 0, height: 0 };
     this.dim = null;
     this.selected = -1;
@@ -69,16 +70,8 @@ export class DagView {
       state: old.get(n.name)?.state ?? null, lag: old.get(n.name)?.lag ?? null,
       lagging: false, pulse: 0,
     }));
-    const index = new Map(this.nodes.map((n, i) => [n.name, i]));
-    this.edges = doc.layout.edges.map((e) => {
-      const pts = straight(e.points);
-      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-      for (let k = 0; k < pts.length; k += 2) {
-        x0 = Math.min(x0, pts[k]); x1 = Math.max(x1, pts[k]);
-        y0 = Math.min(y0, pts[k + 1]); y1 = Math.max(y1, pts[k + 1]);
-      }
-      return { from: index.get(e.from), to: index.get(e.to), pts, x0, y0, x1, y1 };
-    });
+    this.layoutEdges = doc.layout.edges;
+    this.edges = null;
     this.size = { width: doc.layout.width, height: doc.layout.height };
     this.edgesDrawn = false;
     this.selected = -1;
@@ -222,7 +215,24 @@ export class DagView {
     return [-x / scale, -y / scale, (this.host.clientWidth - x) / scale, (this.host.clientHeight - y) / scale];
   }
 
+  // The edges as they are drawn, made at their first drawing (a frame
+  // after the nodes'): each polyline without its straight bends, and the
+  // box it lies in.
+  prepareEdges() {
+    const index = new Map(this.nodes.map((n, i) => [n.name, i]));
+    this.edges = this.layoutEdges.map((e) => {
+      const pts = straight(e.points);
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (let k = 0; k < pts.length; k += 2) {
+        x0 = Math.min(x0, pts[k]); x1 = Math.max(x1, pts[k]);
+        y0 = Math.min(y0, pts[k + 1]); y1 = Math.max(y1, pts[k + 1]);
+      }
+      return { from: index.get(e.from), to: index.get(e.to), pts, x0, y0, x1, y1 };
+    });
+  }
+
   drawEdges() {
+    if (!this.edges) this.prepareEdges();
     const ctx = this.context(this.edgesCanvas, true);
     const [vx0, vy0, vx1, vy1] = this.visible();
     const dim = this.dim;

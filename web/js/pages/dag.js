@@ -69,7 +69,18 @@ export function mount(root, { feed }) {
   }
 
   function nodeNamed(name) {
-    return v.index ? v.index.byName.get(name.toLowerCase()) ?? -1 : -1;
+    return v.doc ? graph().byName.get(name.toLowerCase()) ?? -1 : -1;
+  }
+
+  // The graph as selectors and events walk it, made when first needed:
+  // not on the way to the first paint.
+  function graph() {
+    if (!v.index) {
+      const names = v.doc.nodes.map((n) => n.name);
+      const at = new Map(names.map((n, i) => [n, i]));
+      v.index = graphIndex(names, v.doc.layout.edges.map((e) => [at.get(e.from), at.get(e.to)]));
+    }
+    return v.index;
   }
 
   // A source's node from the table an advance names (landing.NAME, or an
@@ -104,7 +115,7 @@ export function mount(root, { feed }) {
 
   // The live readers of node i have something new to take.
   function behindAfter(i, t, seq) {
-    for (const j of v.index.down[i]) {
+    for (const j of graph().down[i]) {
       const s = view.nodes[j].state;
       if (!s || s === 'live' || s === 'new') setState(j, 'behind', t, seq);
     }
@@ -175,9 +186,7 @@ export function mount(root, { feed }) {
   function setDoc(doc) {
     v.doc = doc;
     v.etag = `"${doc.layout.hash}"`;
-    const names = doc.nodes.map((n) => n.name);
-    const at = new Map(names.map((n, i) => [n, i]));
-    v.index = graphIndex(names, doc.layout.edges.map((e) => [at.get(e.from), at.get(e.to)]));
+    v.index = null;
     view.setGraph(doc);
     count.textContent = `${thousands(doc.nodes.length)} nodes, ${thousands(doc.layout.edges.length)} edges`;
     if (v.status) applyStatus(v.status);
@@ -258,10 +267,10 @@ export function mount(root, { feed }) {
   // starts so or holds it.
   function find() {
     const q = search.value.trim().toLowerCase();
-    if (!q || !v.index) return;
-    const names = v.index.names;
+    if (!q || !v.doc) return;
+    const names = graph().names;
     let i = nodeNamed(q);
-    if (i < 0) i = v.index.bare.get(q) ?? -1;
+    if (i < 0) i = graph().bare.get(q) ?? -1;
     if (i < 0) i = names.findIndex((n) => n.toLowerCase().startsWith(q));
     if (i < 0) i = names.findIndex((n) => n.toLowerCase().includes(q));
     if (i < 0) {
@@ -275,9 +284,9 @@ export function mount(root, { feed }) {
   }
 
   function applySelection() {
-    if (!v.index) return;
+    if (!v.doc) return;
     try {
-      const picked = select(v.index, selector.value);
+      const picked = select(graph(), selector.value);
       view.setDim(picked);
       host.dataset.selected = String(picked.size);
       say('');
