@@ -2,8 +2,8 @@
 // (a day, a week, 4 weeks, 52 weeks), left to right, and each run of
 // windows in one state (what GET /api/windows/NAME answers) one to three
 // rectangles however many windows it holds: its part of its first row,
-// the whole rows between, its part of its last. Runs are batched into one
-// path per status, so 100,000 of them cost four fills. A canvas above it
+// the whole rows between, its part of its last, written into the canvas's
+// pixels a status at a time. A canvas above it
 // shows the range being picked, so that picking never redraws the grid.
 
 import { el } from './dom.js';
@@ -27,6 +27,13 @@ const AXIS = 18; // the offsets within a row
 const MIN_ROW = 3;
 const MAX_ROW = 22;
 const MAX_HEIGHT = 4000;
+
+// #rrggbb as an opaque pixel of an ImageData's Uint32Array (its bytes
+// are r, g, b, a in memory: little-endian, as every browser's platform).
+function pixel(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  return (0xff000000 | ((n & 0xff) << 16) | (n & 0xff00) | ((n >> 16) & 0xff)) >>> 0;
+}
 
 // The windows' own arithmetic, in UTC seconds, as the server's grid has
 // it (weeks start on Monday, months are calendar months).
@@ -143,44 +150,48 @@ export class WinGrid {
     }
     this.host.style.height = `${g.height}px`;
     const ctx = this.canvas.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, cssW, g.height);
+    // the runs go into the pixels themselves: 100,000 of them as calls
+    // to the canvas cost more than writing the pixels
+    const img = new ImageData(this.canvas.width, this.canvas.height);
+    const px = new Uint32Array(img.data.buffer);
+    const paint = (colour) => (x, y, w, h) => {
+      const W = img.width;
+      const xs = Math.round(x * dpr);
+      const xe = Math.max(xs + 1, Math.round((x + w) * dpr));
+      const ye = Math.round((y + h) * dpr);
+      for (let row = Math.round(y * dpr); row < ye; row++) px.fill(colour, row * W + xs, row * W + xe);
+    };
     // the listed time, behind the runs: what is white was not asked for
-    const back = new Path2D();
-    this.rects(back, this.doc.since, this.doc.until);
-    ctx.fillStyle = '#f6f8fa';
-    ctx.fill(back);
-    const paths = STATUSES.map(() => new Path2D());
-    for (let i = 0; i < this.n; i++) this.rects(paths[this.status[i]], this.since[i], this.until[i]);
-    // problems last, on top of what a thin run's minimum width overlaps
-    for (const s of ['applied', 'pending', 'blocked', 'failed']) {
-      ctx.fillStyle = COLOURS[s];
-      ctx.fill(paths[STATUSES.indexOf(s)]);
-    }
+    this.rects(paint(pixel('#f6f8fa')), this.doc.since, this.doc.until);
+    // a status at a time, problems last: on top of what a thin run's
+    // minimum width overlaps
+    STATUSES.forEach((status, s) => {
+      const fill = paint(pixel(COLOURS[status]));
+      for (let i = 0; i < this.n; i++) if (this.status[i] === s) this.rects(fill, this.since[i], this.until[i]);
+    });
+    ctx.putImageData(img, 0, 0);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     this.drawLines(ctx, g);
     this.drawLabels(ctx, g);
   }
 
-  // Adds [a, b) to path as rectangles: a part of a row, whole rows, a part
-  // of a row; at least a pixel wide, so that one window among a hundred
-  // thousand shows.
-  rects(path, a, b) {
-    const g = this.g;
-    const span = g.secs;
-    const r0 = Math.floor((a - g.t0) / span);
-    let r1 = Math.floor((b - g.t0) / span);
-    if (g.t0 + r1 * span === b) r1--;
-    const x = (t, r) => GUTTER + ((t - g.t0 - r * span) / span) * g.width;
-    const y = (r) => AXIS + r * g.rowH;
+  // Calls rect(x, y, w, h) for the rectangles of [a, b): a part of a row,
+  // whole rows, a part of a row; at least a pixel wide, so that one window
+  // among a hundred thousand shows.
+  rects(rect, a, b) {
+    const { t0, secs, width, rowH } = this.g;
+    const r0 = Math.floor((a - t0) / secs);
+    let r1 = Math.floor((b - t0) / secs);
+    if (t0 + r1 * secs === b) r1--;
+    const xa = GUTTER + ((a - t0 - r0 * secs) / secs) * width;
+    const xb = GUTTER + ((b - t0 - r1 * secs) / secs) * width;
     if (r0 === r1) {
-      const xa = x(a, r0);
-      path.rect(xa, y(r0), Math.max(1, x(b, r0) - xa), g.rowH);
+      rect(xa, AXIS + r0 * rowH, Math.max(1, xb - xa), rowH);
       return;
     }
-    const xa = x(a, r0);
-    path.rect(xa, y(r0), GUTTER + g.width - xa, g.rowH);
-    if (r1 > r0 + 1) path.rect(GUTTER, y(r0 + 1), g.width, (r1 - r0 - 1) * g.rowH);
-    path.rect(GUTTER, y(r1), Math.max(1, x(b, r1) - GUTTER), g.rowH);
+    rect(xa, AXIS + r0 * rowH, GUTTER + width - xa, rowH);
+    if (r1 > r0 + 1) rect(GUTTER, AXIS + (r0 + 1) * rowH, width, (r1 - r0 - 1) * rowH);
+    rect(GUTTER, AXIS + r1 * rowH, Math.max(1, xb - GUTTER), rowH);
   }
 
   // White lines between rows, and between windows where every row cuts
@@ -251,7 +262,7 @@ export class WinGrid {
     ctx.clearRect(0, 0, this.overlay.width, this.overlay.height);
     if (a === null) return;
     const path = new Path2D();
-    this.rects(path, a, b);
+    this.rects((x, y, w, h) => path.rect(x, y, w, h), a, b);
     ctx.fillStyle = 'rgba(9, 105, 218, 0.35)';
     ctx.fill(path);
     ctx.strokeStyle = '#0969da';

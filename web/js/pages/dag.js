@@ -17,6 +17,7 @@
 // timeline; the seq of an advance in its detail).
 
 import { get, getChanged } from '../api.js';
+import { thousands } from '../counts.js';
 import { afterFrame } from '../frame.js';
 import { el, fill } from '../dom.js';
 import { DagView, STYLES, lagText } from '../dagview.js';
@@ -367,12 +368,6 @@ export function mount(root, { feed }) {
     clearInterval(everyDag);
     view.destroy();
   };
-}
-
-// 12345 as "12,345", without the locale machinery (its first use costs
-// tens of milliseconds, in the way of the first paint).
-function thousands(n) {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 function legend() {

@@ -12,8 +12,9 @@
 // `sluice:windows:load`.
 
 import { get, post } from '../api.js';
+import { thousands } from '../counts.js';
 import { afterFrame } from '../frame.js';
-import { el, fill, number } from '../dom.js';
+import { el, fill } from '../dom.js';
 import { COLOURS, SPANS, STATUSES, WinGrid, addTo, floorTo, utc } from '../wingrid.js';
 
 const TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
@@ -131,14 +132,14 @@ export function mount(root) {
     fill(summary,
       el('strong', {}, doc.name), ` · ${what}`,
       doc.since !== null ? ` · ${utc(doc.since)} to ${utc(doc.until)}` : '',
-      ` · ${number(doc.runs.length)} runs: `,
+      ` · ${thousands(doc.runs.length)} runs: `,
       STATUSES.filter((s) => counts[s] || s === 'applied').map((s) => {
         const key = el('span', { class: 'key' });
         key.style.background = COLOURS[s];
-        return el('span', { class: 'count', data: { status: s } }, key, `${number(counts[s])} ${s} `);
+        return el('span', { class: 'count', data: { status: s } }, key, `${thousands(counts[s])} ${s} `);
       }));
     fill(more, doc.truncated
-      ? ['Only the first ', number(doc.runs.length), ' runs are shown, up to ', utc(doc.next), '. ',
+      ? ['Only the first ', thousands(doc.runs.length), ' runs are shown, up to ', utc(doc.next), '. ',
         el('button', { type: 'button', class: 'link', onclick: () => load(utc(doc.next)) }, `Show from ${utc(doc.next)}`)]
       : []);
     rebuild.section.hidden = !(doc.kind === 'grid' || doc.kind === 'flexible');
@@ -150,7 +151,7 @@ export function mount(root) {
       return;
     }
     const r = v.doc.runs[i];
-    const windows = v.doc.kind === 'grid' ? `${number(r[3])} window${r[3] === 1 ? '' : 's'}` : null;
+    const windows = v.doc.kind === 'grid' ? `${thousands(r[3])} window${r[3] === 1 ? '' : 's'}` : null;
     fill(tip,
       el('strong', {}, `${utc(r[0])} → ${utc(r[1])}`),
       el('div', {}, el('span', { class: `badge ${r[2]}` }, r[2]), windows ? ` ${windows}` : ''),
@@ -192,7 +193,7 @@ export function mount(root) {
       const windows = grain ? count(grain, a, b) : null;
       fill(confirm,
         el('p', {}, 'Rebuild ', el('strong', {}, v.doc.name), ` from ${utc(a)} to ${utc(b)}`,
-          windows !== null ? ` (${number(windows)} window${windows === 1 ? '' : 's'})` : '',
+          windows !== null ? ` (${thousands(windows)} window${windows === 1 ? '' : 's'})` : '',
           ' with ', el('code', {}, `--mode ${mode.value}`), `? ${mode.value} ${MODES[mode.value]}.`),
         el('p', {},
           el('button', { type: 'button', id: 'rebuild-go', class: 'primary', onclick: () => run(a, b, mode.value) }, 'Rebuild'), ' ',
