@@ -36,6 +36,9 @@ struct win_doc {
 	struct wh *w;    /* the first connection: the thread's is opened from it */
 	struct wh *conn; /* the thread's */
 	const struct project *p;
+	/* SLUICE_NOW as the server started with it, read once: the runner's
+	 * alerts set variables while this thread runs */
+	char *fixed_now;
 	struct worker_queue *queue;
 	atomic_int waiting;
 	atomic_bool stopping; /* what is still queued is not read */
@@ -65,6 +68,7 @@ int win_doc_start(struct wh *w, const struct project *p, struct win_doc **out,
 	}
 	d->w = w;
 	d->p = p;
+	d->fixed_now = getenv("SLUICE_NOW") ? xstrdup(getenv("SLUICE_NOW")) : NULL;
 	*out = d;
 	return 0;
 }
@@ -77,6 +81,7 @@ void win_doc_stop(struct win_doc *d)
 	worker_queue_stop(d->queue);
 	if (d->conn)
 		wh_close(d->conn);
+	free(d->fixed_now);
 	free(d);
 }
 
@@ -139,10 +144,8 @@ void win_doc_answer_list(struct win_doc *d, struct http_call *c)
 
 /* The time the windows are listed at: SLUICE_NOW when the server was
  * started with it (as every command reads it), else now. */
-static int clock_now(int64_t *now, struct sl_err *err)
+static int clock_now(const char *fixed, int64_t *now, struct sl_err *err)
 {
-	const char *fixed = getenv("SLUICE_NOW");
-
 	if (!fixed || !*fixed) {
 		*now = units_now_ms() / 1000;
 		return 0;
@@ -281,7 +284,7 @@ static void win_answer(struct win_doc *d, struct win_call *wc)
 	struct sl_err err = SL_ERR_INIT;
 	struct buf body = BUF_INIT;
 	int64_t now = 0;
-	int rc = clock_now(&now, &err);
+	int rc = clock_now(d->fixed_now, &now, &err);
 
 	if (!rc && !d->conn)
 		rc = wh_connect(d->w, &d->conn, &err);
