@@ -23,8 +23,8 @@ export function currentSession() {
   return { ...session };
 }
 
-async function call(method, path, body) {
-  const headers = { Accept: 'application/json' };
+async function call(method, path, body, extra = {}) {
+  const headers = { Accept: 'application/json', ...extra };
   if (method !== 'GET' && session.csrf) headers['X-Sluice-CSRF'] = session.csrf;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, {
@@ -34,6 +34,7 @@ async function call(method, path, body) {
     cache: 'no-store',
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  if (res.status === 304) return null;
   const text = await res.text();
   let doc = null;
   try {
@@ -54,6 +55,9 @@ async function call(method, path, body) {
 
 export const get = (path) => call('GET', path);
 export const post = (path, body) => call('POST', path, body);
+// A GET that sends If-None-Match: etag; null while the server's answer is
+// still that one (304).
+export const getChanged = (path, etag) => call('GET', path, undefined, { 'If-None-Match': etag });
 
 // How this page is authorized: {auth: 'open' | 'session' | 'bearer', csrf,
 // token, project}; throws an ApiError 401 when it must sign in.

@@ -13,9 +13,9 @@ import { showSignIn } from './signin.js';
 // by planned.js, which says what it will show.
 const PAGES = [
   { id: 'live', title: 'Live', load: () => import('./pages/live.js') },
-  { id: 'dag', title: 'DAG', load: () => import('./pages/planned.js') },
+  { id: 'dag', title: 'DAG', load: () => import('./pages/dag.js') },
   { id: 'models', title: 'Models', load: () => import('./pages/planned.js') },
-  { id: 'windows', title: 'Windows', load: () => import('./pages/planned.js') },
+  { id: 'windows', title: 'Windows', load: () => import('./pages/windows.js') },
   { id: 'query', title: 'Query', load: () => import('./pages/planned.js') },
   { id: 'runs', title: 'Runs and alerts', load: () => import('./pages/planned.js') },
 ];
@@ -74,6 +74,8 @@ async function leave() {
 }
 
 async function start() {
+  // the page's module loads while the session is asked for
+  pageOf(location.hash).load().catch(() => {});
   try {
     session = await loadSession();
   } catch (err) {

@@ -4,9 +4,7 @@
 import { el } from '../dom.js';
 
 const WHAT = {
-  dag: 'the graph of models, each live model with its lag or state on its node',
   models: 'every model: its materialization, its checks and its columns',
-  windows: 'the windows of temporal models: applied, blocked and why',
   query: 'read-only SQL against the warehouse (POST /api/sql)',
   runs: 'runs, their results and the alerts sent',
 };
