@@ -15,8 +15,11 @@
 #   bench/run.sh [SLUICE]          SLUICE defaults to ./sluice
 #
 # Environment knobs, for a quick try (the defaults are the benchmark):
-#   BENCH_ONLY=plan|lineage|chain|replay|windows|live|layout|cdc|ivm|ingest|kafka
-#                           run one benchmark
+#   BENCH_ONLY=plan|lineage|chain|replay|windows|live|layout|ui|cdc|ivm|ingest|kafka
+#                           run one benchmark (ui: in chromium, through
+#                           playwright-core, which bootstrap.sh installs)
+#   BENCH_UI_SECONDS=20 BENCH_UI_RATE=200
+#                           the UI's event benchmark: seconds, webhook events/s
 #   BENCH_ONLY=pg|pg-chain|pg-ingest|pg-live|pg-ivm
 #                           the PostgreSQL benchmarks (all four, or one)
 #   BENCH_RUNS=5            counted runs per command (one warm-up run first;
@@ -588,6 +591,118 @@ bench_layout() {
 	build_program dag_layout
 	echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	"$out/dag_layout" "$((runs < 11 ? 11 : runs))" || show_failure "dag_layout failed"
+}
+
+# ------------------------------------------------------------- web UI
+
+# ui_serve DIR: sluice serve in DIR; sets $serve_pid and $ui_url
+ui_serve() {
+	local dir=$1
+	serve_start "$dir" || {
+		cp "$dir/serve.log" "$out/last.log"
+		show_failure "sluice serve did not start"
+		return 1
+	}
+	ui_url=$(sed -n 's/.*"url": "\([^"]*\)".*/\1/p' "$dir/.sluice/server.json")
+}
+
+# write_live_models DIR: a webhook source and 21 live models beside a
+# generated project's: 20 merges of the source's events, one aggregate
+write_live_models() {
+	local dir=$1 i
+	cat >>"$dir/sluice.yml" <<'YML'
+sources:
+  events: {kind: webhook, columns: {id: BIGINT, k: BIGINT, v: DOUBLE}}
+live: {debounce: 50ms, max_latency: 200ms, min_interval: 0}
+YML
+	mkdir -p "$dir/models/live"
+	for ((i = 0; i < 20; i++)); do
+		printf '@config materialized=incremental, live=true, incremental_strategy=merge, unique_key=id,\n        incremental_filter=WHERE _sluice_seq > {watermark}\nSELECT id, k, v, _sluice_seq FROM landing.events WHERE k %% 20 = %d\n' \
+			"$i" >"$dir/models/live/l$(printf %02d "$i").sql"
+	done
+	printf '@config materialized=incremental, live=true\nSELECT k, count(*) AS n, sum(v) AS v FROM live.l00 GROUP BY k\n' \
+		>"$dir/models/live/totals.sql"
+}
+
+# write_windows_project DIR: an hourly model of 100,000 windows (2015-01-01
+# to 2026-05-29 16:00), built once so that its state exists
+write_windows_project() {
+	local dir=$1
+	rm -rf "$dir"
+	mkdir -p "$dir/models/s"
+	echo "name: windows_ui" >"$dir/sluice.yml"
+	cat >"$dir/models/s/hourly.sql" <<'SQL'
+@config materialized=incremental, temporality=temporal, time_column=ts, grain=1h,
+        start='2015-01-01', end='2026-05-29 16:00'
+SELECT ts FROM raw.ev WHERE ts >= {since} AND ts < {until}
+SQL
+	(cd "$dir" && "$sluice" sql "CREATE SCHEMA raw; CREATE TABLE raw.ev (ts TIMESTAMP)" &&
+		SLUICE_NOW='2015-01-01 01:00' "$sluice" run) >"$out/last.log" 2>&1
+}
+
+# windows_state DIR mixed|alternating: the model's 100,000 windows as a
+# run of years would leave them: mixed, every 500 hours 480 applied, 10
+# blocked, 5 failed and 5 never built (800 runs); alternating, applied
+# and blocked by turns (100,000 runs, the most there can be)
+windows_state() {
+	local status
+	if [[ $2 == mixed ]]; then
+		status="CASE WHEN h % 500 < 480 THEN 'applied' WHEN h % 500 < 490 THEN 'blocked' ELSE 'failed' END"
+	else
+		status="CASE WHEN h % 2 = 0 THEN 'applied' ELSE 'blocked' END"
+	fi
+	(cd "$1" && "$sluice" sql "DELETE FROM _sluice.windows; INSERT INTO _sluice.windows
+		SELECT 's.hourly', '', TIMESTAMP '2015-01-01' + INTERVAL (h) HOUR,
+			TIMESTAMP '2015-01-01' + INTERVAL (h + 1) HOUR, st, CASE WHEN st = 'applied' THEN TIMESTAMP '2026-06-01' END,
+			NULL, CASE WHEN st = 'blocked' THEN 'up.hourly (encapsulate)' END, 1,
+			CASE WHEN st = 'failed' THEN 'boom: @assert v >= 0 (models/s/hourly.sql:3): 1 failing row' END, '1h'
+		FROM (SELECT h, $status AS st FROM range(0, 100000) t(h) WHERE h % 500 < 495 OR '$2' <> 'mixed')") \
+		>"$out/last.log" 2>&1
+}
+
+bench_ui() {
+	local runs_ui=$((runs < 7 ? 7 : runs)) n dir way
+	echo
+	echo "== web UI in chromium (bench/ui.mjs, playwright-core): the DAG page's first paint, event to painted node, the Windows page"
+	[[ -x /usr/bin/chromium && -d ${DEPS:-.deps}/node_modules/playwright-core ]] ||
+		die "chromium or playwright-core missing (run scripts/bootstrap.sh)"
+	for n in 2000 10000; do
+		dir=$out/ui_dag_$n
+		# chains of 50 models, as the 2,000-model project has
+		bench/gen_project.sh "$dir" "$n" $((n / 50)) || die "cannot generate the project"
+		ui_serve "$dir" || return
+		echo "   $n generated models in $((n / 50)) chains of 50, not built (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+		SLUICE_DEPS=${DEPS:-.deps} node bench/ui.mjs dag "$ui_url" "$runs_ui" "$n models" || show_failure "bench/ui.mjs dag failed"
+		serve_stop
+	done
+	dir=$out/ui_events
+	bench/gen_project.sh "$dir" 2000 || die "cannot generate the project"
+	write_live_models "$dir"
+	timed "$sluice" run -s 'live.*' --project "$dir" || {
+		show_failure "sluice run of the live models failed"
+		return
+	}
+	ui_serve "$dir" || return
+	echo "   the 2,000-model project with a webhook source and 21 live models, for ${BENCH_UI_SECONDS:-20} s (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+	SLUICE_DEPS=${DEPS:-.deps} node bench/ui.mjs events "$ui_url" "${BENCH_UI_SECONDS:-20}" "${BENCH_UI_RATE:-200}" ||
+		show_failure "bench/ui.mjs events failed"
+	serve_stop
+	dir=$out/ui_windows
+	write_windows_project "$dir" || {
+		show_failure "cannot build the windows project"
+		return
+	}
+	for way in mixed alternating; do
+		windows_state "$dir" "$way" || {
+			show_failure "cannot write the windows' state"
+			return
+		}
+		SLUICE_NOW='2027-01-01' ui_serve "$dir" || return
+		echo "   100,000 hourly windows, $way (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+		SLUICE_DEPS=${DEPS:-.deps} node bench/ui.mjs windows "$ui_url" "$runs_ui" s.hourly "100,000 hourly windows, $way" ||
+			show_failure "bench/ui.mjs windows failed"
+		serve_stop
+	done
 }
 
 # ------------------------------------------------------------ CDC apply
@@ -2072,6 +2187,7 @@ bench_pgcdc_latency() {
 [[ -z $only || $only == windows ]] && bench_windows
 [[ -z $only || $only == live ]] && bench_live
 [[ -z $only || $only == layout ]] && bench_layout
+[[ -z $only || $only == ui ]] && bench_ui
 [[ -z $only || $only == cdc ]] && bench_cdc
 [[ -z $only || $only == ivm ]] && bench_ivm
 [[ -z $only || $only == ingest ]] && bench_ingest

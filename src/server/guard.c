@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <openssl/crypto.h>
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -48,6 +49,17 @@ bool guard_same_origin(const char *origin, const char *host)
 	return strcasecmp(rest, host) == 0;
 }
 
+/* What may follow a Host's name: nothing, or ":" and a port. */
+static bool port_ok(const char *p)
+{
+	size_t n;
+
+	if (!*p)
+		return true;
+	n = strspn(p + 1, "0123456789");
+	return p[0] == ':' && n >= 1 && n <= 5 && !p[1 + n] && atoi(p + 1) <= 65535;
+}
+
 bool guard_host_literal(const char *host)
 {
 	char name[64];
@@ -59,7 +71,7 @@ bool guard_host_literal(const char *host)
 		return true;
 	if (host[0] == '[') {
 		n = strcspn(host + 1, "]");
-		if (host[1 + n] != ']' || n >= sizeof(name))
+		if (host[1 + n] != ']' || n >= sizeof(name) || !port_ok(host + 2 + n))
 			return false;
 		memcpy(name, host + 1, n);
 		name[n] = '\0';
@@ -67,7 +79,7 @@ bool guard_host_literal(const char *host)
 	}
 	colon = strrchr(host, ':');
 	n = colon ? (size_t)(colon - host) : strlen(host);
-	if (n >= sizeof(name))
+	if (n >= sizeof(name) || !port_ok(host + n))
 		return false;
 	memcpy(name, host, n);
 	name[n] = '\0';
@@ -122,6 +134,12 @@ static bool own_site(const char *fetch_site)
 	       strcasecmp(fetch_site, "none") == 0;
 }
 
+/* Whether path is under the segment that needs authority. */
+static bool in_segment(const struct guard *g, const struct http_path *path)
+{
+	return !g->segment || (path->n && strcmp(path->seg[0], g->segment) == 0);
+}
+
 static void refuse(struct guard_verdict *v, int status, const char *error, const char *detail)
 {
 	v->status = status;
@@ -154,7 +172,9 @@ static void authorize(const struct guard *g, const struct guard_request *rq, int
 		refuse(v, 401, "unauthorized", "this path needs an 'Authorization: Bearer' header");
 		return;
 	}
-	if (!own_site(rq->fetch_site)) {
+	/* a browser says where a request comes from; the cookie may have
+	 * reached another program of this host (cookies know no ports) */
+	if (!rq->fetch_site || !own_site(rq->fetch_site)) {
 		refuse(v, 403, "forbidden", "a session is good for the server's own pages only");
 		return;
 	}
@@ -183,12 +203,14 @@ void guard_decide(const struct guard *g, const struct guard_request *rq, int64_t
 		       "(set server.token_env to reach it by name)");
 		return;
 	}
-	if (may_change(rq->method) &&
+	/* the API is the server's own pages' and other programs', whatever
+	 * the method: a page elsewhere may not even read a stream of it */
+	if ((may_change(rq->method) || in_segment(g, path)) &&
 	    ((rq->origin && !guard_same_origin(rq->origin, rq->host)) || !own_site(rq->fetch_site))) {
-		refuse(v, 403, "forbidden", "a request from another origin may not change anything");
+		refuse(v, 403, "forbidden", "a request from another origin may not change anything, nor read the API");
 		return;
 	}
-	if (!g->token.set || (g->segment && (!path->n || strcmp(path->seg[0], g->segment))))
+	if (!g->token.set || !in_segment(g, path))
 		return;
 	authorize(g, rq, now_ms, v);
 }

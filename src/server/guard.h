@@ -5,17 +5,18 @@
  * and the session store, and says let through, 401 or 403.
  *
  * - A request that may change something (any method but GET, HEAD and
- *   OPTIONS) sent by a browser from another origin is refused 403 whatever
- *   its authority: an Origin header that is not this server's own (its
+ *   OPTIONS), or any request under the protected segment, sent by a
+ *   browser from another origin is refused 403 whatever its authority: an Origin header that is not this server's own (its
  *   Host), or a Sec-Fetch-Site other than same-origin or none. That is what
  *   keeps a web page elsewhere from driving a server open on loopback.
  *   Senders that are no browser (curl, webhooks) send neither and pass.
  * - Under the protected segment ("api"), when the server has a token:
  *   an Authorization header must be "Bearer TOKEN" (401 otherwise, the
  *   cookie is not looked at then); without one, a session cookie
- *   (sluice_session) naming a live session authorizes the request, if it
- *   comes from the page itself (Sec-Fetch-Site same-origin or none, or
- *   absent) and, for a method that may change something, carries the
+ *   (sluice_session) naming a live session authorizes the request, if a
+ *   browser says it comes from the page itself (Sec-Fetch-Site
+ *   same-origin or none: cookies know no ports, so another program of the
+ *   host may hold it, and no header is no browser) and, for a method that may change something, carries the
  *   session's CSRF token in X-Sluice-CSRF (403 otherwise); with neither,
  *   401.
  * - A server without a token answers only requests whose Host is an IP

@@ -37,6 +37,9 @@
  * A sender still going this far past the limit is cut off instead. */
 #define HTTP_DRAIN_MAX ((size_t)1 << 20)
 #define HTTP_BODY_HINT_MAX ((size_t)64 << 10)
+/* the body a request outside the guard's segment may carry: the sign-in's
+ * JSON is the largest there is */
+#define HTTP_OUTSIDE_BODY ((size_t)4 << 10)
 #define HTTP_IDLE_TIMEOUT_MS 60000
 #define HTTP_HEADER_TIMEOUT_MS 10000
 #define HTTP_MIN_BODY_RATE 4096
@@ -115,6 +118,11 @@ struct http_call {
 	bool suspended;  /* suspended by us: we owe it a resume */
 	bool too_big;
 	size_t dropped;  /* body bytes past max_body */
+	/* its body's bound: the server's max_body under the guard's segment
+	 * (the API, its webhooks), at most HTTP_OUTSIDE_BODY elsewhere:
+	 * nothing outside it takes more, and no one without authority may
+	 * make the server hold megabytes */
+	size_t max_body;
 	unsigned status;
 	struct MHD_Response *response; /* the answer, until the server thread queues it */
 	/* method, path, then the header and the query name/value pairs, every
@@ -233,11 +241,11 @@ static enum MHD_Result refuse_closing(struct MHD_Connection *conn, unsigned stat
 	return refuse(conn, status, r);
 }
 
-static enum MHD_Result refuse_too_big(struct http_server *s, struct MHD_Connection *conn)
+static enum MHD_Result refuse_too_big(const struct http_call *c, struct MHD_Connection *conn)
 {
 	char detail[96];
 
-	snprintf(detail, sizeof(detail), "the body is limited to %zu bytes", s->max_body);
+	snprintf(detail, sizeof(detail), "the body is limited to %zu bytes", c->max_body);
 	return refuse(conn, MHD_HTTP_CONTENT_TOO_LARGE,
 		      error_response("payload too large", detail));
 }
@@ -307,7 +315,7 @@ static void call_copy_request(struct http_call *c, const char *method, size_t bo
 	c->query_at = c->req.len;
 	c->nquery = MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, copy_pair, &c->req);
 	buf_init(&c->body, body_hint);
-	c->body.cap = c->s->max_body;
+	c->body.cap = c->max_body;
 	free(c->target);
 	c->target = NULL;
 }
@@ -400,6 +408,10 @@ static void add_reply_headers(const struct http_call *c, struct MHD_Response *r)
 static void call_answer(struct http_call *c, unsigned status, struct MHD_Response *r)
 {
 	add_reply_headers(c, r);
+	/* an answer that says nothing of caching is kept nowhere: sessions,
+	 * CSRF tokens and the warehouse's rows among them */
+	if (!MHD_get_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL))
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	pthread_mutex_lock(&c->s->mu);
 	r = answer_locked(c, CALL_ANSWERED, status, r);
 	c->owned = false;
@@ -645,8 +657,12 @@ static enum MHD_Result call_begin(struct http_server *s, struct http_call *c,
 					     MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (length)
 		announced = strtoull(length, NULL, 10);
-	if (announced > s->max_body)
-		return refuse_too_big(s, conn);
+	c->max_body = s->max_body;
+	if (s->guard.segment && !(c->path.n && !strcmp(c->path.seg[0], s->guard.segment)) &&
+	    c->max_body > HTTP_OUTSIDE_BODY)
+		c->max_body = HTTP_OUTSIDE_BODY;
+	if (announced > c->max_body)
+		return refuse_too_big(c, conn);
 	pthread_mutex_lock(&s->mu);
 	stopping = s->stopping;
 	conn_enter(conn_of(conn), CONN_BODY);
@@ -731,7 +747,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	if (c->state == CALL_RECEIVING) {
 		if (c->too_big)
-			return refuse_too_big(s, conn);
+			return refuse_too_big(c, conn);
 		pthread_mutex_lock(&s->mu);
 		conn_enter(conn_of(conn), CONN_HANDLED);
 		c->state = CALL_WAITING;

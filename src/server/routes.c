@@ -28,6 +28,7 @@
 #include "server/pagedoc.h"
 #include "server/read.h"
 #include "server/statusdoc.h"
+#include "server/windoc.h"
 #include "warehouse/wh.h"
 
 #include <jansson.h>
@@ -206,6 +207,15 @@ static void list_models(struct server *s, struct http_call *c)
 static void dag(struct server *s, struct http_call *c)
 {
 	dag_doc_answer(s->dag, c, s->p);
+}
+
+/* /api/windows lists what has windows, /api/windows/NAME reads them. */
+static void windows(struct server *s, struct http_call *c)
+{
+	if (http_call_nsegments(c) == 2)
+		win_doc_answer_list(s->windows, c);
+	else
+		win_doc_answer(s->windows, c, http_call_segment(c, 2));
 }
 
 /* A live model by name, or the 404 that says which exist. */
@@ -474,6 +484,7 @@ static bool get(struct server *s, struct http_call *c)
 		: is(c, 2, "runs", NULL)	 ? runs_page
 		: is(c, 2, "models", NULL)	 ? list_models
 		: is(c, 2, "dag", NULL)	 ? dag
+		: is(c, 2, "windows", NULL) || is(c, 3, "windows", NULL) ? windows
 					 : NULL;
 
 	if (!fn)

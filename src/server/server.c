@@ -33,6 +33,7 @@
 #include "server/history.h"
 #include "server/session.h"
 #include "server/statusdoc.h"
+#include "server/windoc.h"
 #include "state/state.h"
 #include "warehouse/wh.h"
 
@@ -399,6 +400,7 @@ static void stop_parts(struct server *s, struct http_server *http)
 	history_stop(s->history);
 	if (s->status)
 		status_doc_stop(s->status);
+	win_doc_stop(s->windows);
 	dag_doc_free(s->dag);
 	if (s->status_conn)
 		wh_close(s->status_conn);
@@ -476,6 +478,8 @@ int server_run(struct project *p, struct wh *w, const struct server_opts *opts,
 		rc = worker_queue_start(&s.control, "server control", err);
 	if (!rc)
 		rc = server_reader_start(w, &s.reader, err);
+	if (!rc)
+		rc = win_doc_start(w, p, &s.windows, err);
 	if (!rc)
 		rc = status_doc_start(status_build, &s, STATUS_MAX_AGE_MS, &s.status, err);
 	if (!rc)

@@ -53,6 +53,7 @@ struct server {
 	struct server_history *history; /* the model and runs pages' reads */
 	struct status_doc *status;  /* GET /api/live/status */
 	struct dag_doc *dag;        /* GET /api/dag */
+	struct win_doc *windows;    /* GET /api/windows */
 	struct wh *status_conn;     /* the status thread's, opened at its first build */
 	char state_file[4096];
 };

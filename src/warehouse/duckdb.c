@@ -486,10 +486,13 @@ int wh_open_duckdb(const char *path, bool read_only, struct wh **out, struct sl_
 	pthread_mutex_init(&db->commit_lock, NULL);
 	if (path && strcmp(path, ":memory:") == 0)
 		path = NULL;
-	if (read_only && path) {
-		duckdb_create_config(&config);
+	duckdb_create_config(&config);
+	if (read_only && path)
 		duckdb_set_config(config, "access_mode", "READ_ONLY");
-	}
+	/* an internal error of a reader's query, in a READ ONLY transaction,
+	 * must not take the database down with it: a write that fails so is
+	 * in doubt all the same (duckdb_doubt.c), and the process exits */
+	duckdb_set_config(config, "disable_database_invalidation", "true");
 	st = duckdb_open_ext(path, &db->db, config, &open_err);
 	if (config)
 		duckdb_destroy_config(&config);

@@ -77,24 +77,39 @@ bool duck_refused(struct wh_duckdb *d, struct sl_err *err)
 
 /* DuckDB's message already quotes the failing line with a caret; some
  * errors carry that quote twice, and once is enough. */
-int duck_error(struct wh_duckdb *d, duckdb_result *res, struct sl_err *err)
+static int report(struct wh_duckdb *d, duckdb_result *res, bool classify, struct sl_err *err)
 {
 	const char *msg = duckdb_result_error(res);
-	char *quote;
+	char *quote, *trace;
 	size_t len;
-	int rc;
+	int rc = SL_E_SQL;
 
 	if (!msg || !*msg)
 		msg = "unknown DuckDB error";
 	sl_err_set(err, SL_E_SQL, "%s", msg);
-	rc = duck_classify(d->shared, duckdb_result_error_type(res), msg, err);
+	if (classify)
+		rc = duck_classify(d->shared, duckdb_result_error_type(res), msg, err);
 	duckdb_destroy_result(res);
+	/* an internal error carries DuckDB's stack, addresses and all: no
+	 * reader of the message needs it */
+	if (err && (trace = strstr(err->msg, "\n\nStack Trace:")) != NULL)
+		*trace = '\0';
 	if (err && (quote = strstr(err->msg, "\n\nLINE ")) != NULL) {
 		len = strlen(quote);
 		if (len % 2 == 0 && memcmp(quote, quote + len / 2, len / 2) == 0)
 			quote[len / 2] = '\0';
 	}
 	return rc;
+}
+
+int duck_error(struct wh_duckdb *d, duckdb_result *res, struct sl_err *err)
+{
+	return report(d, res, true, err);
+}
+
+int duck_read_error(struct wh_duckdb *d, duckdb_result *res, struct sl_err *err)
+{
+	return report(d, res, false, err);
 }
 
 /* Whether sql is the one statement word (BEGIN, COMMIT, ...), in any case,

@@ -26,6 +26,10 @@ bool duck_suspect(struct wh *w, struct sl_err *err);
 bool duck_refused(struct wh_duckdb *d, struct sl_err *err);
 /* res's error into err, classified; destroys res. */
 int duck_error(struct wh_duckdb *d, duckdb_result *res, struct sl_err *err);
+/* The same, never in doubt (SL_E_SQL): an error of a read in a READ ONLY
+ * transaction, rolled back, changed nothing, whatever DuckDB calls it
+ * (its database is opened not to invalidate itself on one). */
+int duck_read_error(struct wh_duckdb *d, duckdb_result *res, struct sl_err *err);
 
 /* Takes the commit lock for what may commit, and tells whether it did:
  * a COMMIT, or what runs outside a transaction (but a BEGIN, and, with

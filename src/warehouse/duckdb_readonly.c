@@ -78,7 +78,7 @@ static int readonly_parse_check(struct wh_duckdb *d, const char *sql, struct sl_
 	    duckdb_bind_varchar(ps, 1, sql) != DuckDBSuccess ||
 	    duckdb_execute_prepared(ps, &res) != DuckDBSuccess) {
 		duckdb_destroy_prepare(&ps);
-		return duck_error(d, &res, err);
+		return duck_read_error(d, &res, err);
 	}
 	duckdb_destroy_prepare(&ps);
 	tree = duckdb_value_varchar(&res, 0, 0);
@@ -106,24 +106,16 @@ static int run_readonly(struct wh_duckdb *d, duckdb_prepared_statement ps,
 			const struct wh_read_limits *lim, struct wh_result **out, bool *truncated,
 			struct sl_err *err)
 {
-	struct wh_watchdog *wd;
 	duckdb_result res;
-	int rc;
+	int rc = 0;
 
 	if (duckdb_query(d->conn, "BEGIN TRANSACTION READ ONLY", &res) != DuckDBSuccess)
 		return duck_error(d, &res, err);
 	duckdb_destroy_result(&res);
-	rc = wh_watchdog_start(lim->timeout_ms, interrupt_reader, d, &wd, err);
-	if (!rc) {
-		if (duckdb_execute_prepared_streaming(ps, &res) != DuckDBSuccess)
-			rc = duck_error(d, &res, err);
-		else
-			rc = duck_result_read(d, &res, lim, out, truncated, err);
-		if (wh_watchdog_stop(wd) && rc == SL_E_SQL)
-			rc = sl_err_set(err, SL_E_BUSY,
-					"the query ran past its %lld ms and was stopped",
-					(long long)lim->timeout_ms);
-	}
+	if (duckdb_execute_prepared_streaming(ps, &res) != DuckDBSuccess)
+		rc = duck_read_error(d, &res, err);
+	else
+		rc = duck_result_read(d, &res, lim, out, truncated, err);
 	/* failed or not, the result is destroyed the same way */
 	duckdb_query(d->conn, "ROLLBACK", &res);
 	duckdb_destroy_result(&res);
@@ -137,18 +129,26 @@ int duck_query_readonly(struct wh *w, const char *sql, const struct wh_read_limi
 	duckdb_prepared_statement ps = NULL;
 	int rc;
 
+	struct wh_watchdog *wd;
+
 	if (duck_refused(d, err))
 		return SL_E_SUSPECT;
-	rc = readonly_parse_check(d, sql, err);
+	/* the time bounds the checks and the planning too: a query whose
+	 * plan grows without bound is stopped as one that runs too long */
+	rc = wh_watchdog_start(lim->timeout_ms, interrupt_reader, d, &wd, err);
 	if (rc)
 		return rc;
-	if (duckdb_prepare(d->conn, sql, &ps) != DuckDBSuccess)
+	rc = readonly_parse_check(d, sql, err);
+	if (!rc && duckdb_prepare(d->conn, sql, &ps) != DuckDBSuccess)
 		rc = sl_err_set(err, SL_E_SQL, "%s", duckdb_prepare_error(ps));
-	else if (duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
+	else if (!rc && duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
 		rc = sl_err_set(err, SL_E_USAGE, "only a query may be read through the server");
-	else
+	else if (!rc)
 		rc = run_readonly(d, ps, lim, out, truncated, err);
 	duckdb_destroy_prepare(&ps);
+	if (wh_watchdog_stop(wd) && rc == SL_E_SQL)
+		rc = sl_err_set(err, SL_E_BUSY, "the query ran past its %lld ms and was stopped",
+				(long long)lim->timeout_ms);
 	return rc;
 }
 

@@ -248,6 +248,11 @@ int pg_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits
 			   (long long)lim->timeout_ms);
 	res = PQexec(p->conn, "ROLLBACK");
 	PQclear(res);
+	/* a session-level advisory lock the query took outlives its
+	 * transaction, and would hold the runners and commands of every
+	 * process that shares the warehouse */
+	res = PQexec(p->conn, "SELECT pg_advisory_unlock_all()");
+	PQclear(res);
 	*out = st.out;
 	*truncated = st.truncated;
 	return rc;

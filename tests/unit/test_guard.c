@@ -119,9 +119,12 @@ static void test_session_and_csrf(void **state)
 						    .csrf = f->csrf, .origin = "http://" HOST,
 						    .fetch_site = "same-origin" }, &by), 0);
 	assert_int_equal(by, GUARD_SESSION);
-	/* a session is the server's own pages' only */
+	/* a session is the server's own pages' only, which a browser says */
 	assert_int_equal(decide(f, (struct guard_request){ .method = "GET", .cookie = f->cookie,
 						    .fetch_site = "same-site" }, NULL), 403);
+	assert_int_equal(decide(f, (struct guard_request){ .method = "GET", .cookie = f->cookie },
+				NULL),
+			 403);
 	/* a session signed out, or a cookie of no session */
 	session_end(f->st, f->id, 10);
 	assert_int_equal(decide(f, (struct guard_request){ .method = "GET", .cookie = f->cookie }, NULL),
@@ -146,9 +149,19 @@ static void test_other_origins(void **state)
 	/* the sign-in route outside the segment too */
 	assert_int_equal(decide(f, (struct guard_request){ .method = "POST", .path = &f->root,
 						    .origin = "http://localhost:8080" }, NULL), 403);
-	/* reading is no change */
+	/* a page's link elsewhere may open the UI; nothing elsewhere reads
+	 * the API, a stream of it neither */
 	assert_int_equal(decide(f, (struct guard_request){ .method = "GET", .path = &f->root,
-						    .origin = "http://evil.example" }, NULL), 0);
+						    .fetch_site = "cross-site" }, NULL), 0);
+	assert_int_equal(decide(f, (struct guard_request){ .method = "GET",
+						    .authorization = "Bearer " TOKEN,
+						    .fetch_site = "cross-site" }, NULL), 403);
+	assert_int_equal(decide(f, (struct guard_request){ .method = "GET",
+						    .authorization = "Bearer " TOKEN,
+						    .origin = "http://evil.example" }, NULL), 403);
+	guard_decide(&open, &(struct guard_request){ .method = "GET", .path = &f->api, .host = HOST,
+						      .fetch_site = "cross-site" }, 0, &v);
+	assert_int_equal(v.status, 403);
 	/* an open server: a browser elsewhere may not drive it; curl may */
 	guard_decide(&open, &(struct guard_request){ .method = "POST", .path = &f->api, .host = HOST,
 						      .origin = "http://evil.example" }, 0, &v);
@@ -173,7 +186,9 @@ static void test_open_server_hosts(void **state)
 	static const char *const good[] = { "127.0.0.1:8080", "127.0.0.1", "localhost:8080",
 					    "LOCALHOST", "[::1]:8080", "[::1]", "10.1.2.3:80", NULL };
 	static const char *const bad[] = { "evil.example:8080", "evil.example", "127.0.0.1.nip.io",
-					   "[::1", "[evil]:80", "", NULL };
+					   "[::1", "[evil]:80", "", "[::1]evil.example",
+					   "[::1].evil.example", "localhost:abc", "127.0.0.1:99999999",
+					   "127.0.0.1:65536", "127.0.0.1:", NULL };
 
 	for (size_t i = 0; good[i]; i++) {
 		guard_decide(&open, &(struct guard_request){ .method = "GET", .path = &f->root,

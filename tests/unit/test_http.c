@@ -382,7 +382,7 @@ static void test_answer_at_once(void **state)
 	struct response r;
 
 	assert_true(f->port > 0);
-	roundtrip(f->port, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 200);
 	assert_true(has_header(&r, "Content-Type: text/plain"));
 	assert_string_equal(r.body.buf, "hello");
@@ -395,7 +395,7 @@ static void test_request_accessors(void **state)
 	struct response r;
 
 	roundtrip(f->port,
-		  "POST /seen?a=1&b=two%20words&flag HTTP/1.1\r\nHost: t\r\n"
+		  "POST /seen?a=1&b=two%20words&flag HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 		  "X-Test: yes\r\nContent-Length: 4\r\n\r\nbody",
 		  &r);
 	assert_int_equal(r.status, 200);
@@ -413,7 +413,7 @@ static void test_answer_later_out_of_order(void **state)
 
 	for (int i = 0; i < 3; i++) {
 		cl[i] = client_open(f->port);
-		snprintf(request, sizeof(request), "GET /later?n=%d HTTP/1.1\r\nHost: t\r\n\r\n", i);
+		snprintf(request, sizeof(request), "GET /later?n=%d HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", i);
 		client_send(cl[i], request);
 		fx_wait(f, i + 1, false);
 	}
@@ -450,13 +450,13 @@ static void test_keep_alive(void **state)
 	struct response r;
 	pthread_t t;
 
-	client_send(cl, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(cl, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	read_response(cl, &r);
 	assert_int_equal(r.status, 200);
 	assert_false(has_header(&r, "Connection: close"));
 	buf_release(&r.body);
 
-	client_send(cl, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc");
+	client_send(cl, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabc");
 	read_response(cl, &r);
 	assert_int_equal(r.status, 200);
 	assert_string_equal(r.body.buf, "abc");
@@ -464,7 +464,7 @@ static void test_keep_alive(void **state)
 	buf_release(&r.body);
 
 	/* an answer posted by another thread, on the same connection */
-	client_send(cl, "GET /later HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(cl, "GET /later HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	fx_wait(f, 1, false);
 	pthread_create(&t, NULL, answer_from_thread, f->held[0]);
 	pthread_join(t, NULL);
@@ -474,7 +474,7 @@ static void test_keep_alive(void **state)
 	assert_false(has_header(&r, "Connection: close"));
 	buf_release(&r.body);
 
-	client_send(cl, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(cl, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	read_response(cl, &r);
 	assert_int_equal(r.status, 200);
 	buf_release(&r.body);
@@ -487,7 +487,7 @@ static void test_too_big_by_length(void **state)
 	struct fx *f = *state;
 	struct response r;
 
-	roundtrip(f->port, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n", &r);
+	roundtrip(f->port, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000\r\n\r\n", &r);
 	assert_int_equal(r.status, 413);
 	assert_error_body(&r, "payload too large");
 	buf_release(&r.body);
@@ -503,7 +503,7 @@ static void test_too_big_chunked(void **state)
 	int head;
 
 	/* within the limit: the handler gets the whole body */
-	client_send(cl, "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+	client_send(cl, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
 			"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
 	read_response(cl, &r);
 	assert_int_equal(r.status, 200);
@@ -514,7 +514,7 @@ static void test_too_big_chunked(void **state)
 	head = snprintf(chunk, sizeof(chunk), "%x\r\n", 500);
 	memset(chunk + head, 'x', 500);
 	strcpy(chunk + head + 500, "\r\n");
-	client_send(cl, "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n");
+	client_send(cl, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
 	for (int i = 0; i < 3; i++)
 		client_send(cl, chunk);
 	client_send(cl, "0\r\n\r\n");
@@ -524,7 +524,7 @@ static void test_too_big_chunked(void **state)
 	buf_release(&r.body);
 	assert_int_equal(handled(f), 1);
 
-	client_send(cl, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(cl, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	read_response(cl, &r);
 	assert_int_equal(r.status, 200);
 	buf_release(&r.body);
@@ -543,7 +543,7 @@ static void test_too_big_chunked_cut_off(void **state)
 	head = snprintf(chunk, sizeof(chunk), "%x\r\n", 64 << 10);
 	memset(chunk + head, 'x', 64 << 10);
 	strcpy(chunk + head + (64 << 10), "\r\n");
-	client_send(cl, "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n");
+	client_send(cl, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
 	/* a sender going on far past the limit is dropped without an answer;
 	 * loopback buffers may take all of it before the server even reads */
 	while (sent < ((size_t)3 << 20) &&
@@ -560,45 +560,45 @@ static void test_bearer_token(void **state)
 	struct fx *f = *state;
 	struct response r;
 
-	roundtrip(f->port, "GET /api/hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 401);
 	assert_error_body(&r, "unauthorized");
 	assert_true(has_header(&r, "WWW-Authenticate: Bearer"));
 	buf_release(&r.body);
 
 	roundtrip(f->port,
-		  "GET /api/hello HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer s3cre\r\n\r\n", &r);
+		  "GET /api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cre\r\n\r\n", &r);
 	assert_int_equal(r.status, 401);
 	assert_error_body(&r, "unauthorized");
 	buf_release(&r.body);
 
-	roundtrip(f->port, "GET /api/hello HTTP/1.1\r\nHost: t\r\nAuthorization: Basic czNjcmV0\r\n\r\n",
+	roundtrip(f->port, "GET /api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic czNjcmV0\r\n\r\n",
 		  &r);
 	assert_int_equal(r.status, 401);
 	buf_release(&r.body);
 
 	/* a path that could be read two ways is refused before the check */
-	roundtrip(f->port, "GET /%61pi/hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /%61pi/hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 400);
 	buf_release(&r.body);
-	roundtrip(f->port, "GET //api/hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET //api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 400);
 	buf_release(&r.body);
 	assert_int_equal(handled(f), 0);
 
 	roundtrip(f->port,
-		  "GET /api/hello HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer s3cret\r\n\r\n", &r);
+		  "GET /api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\n\r\n", &r);
 	assert_int_equal(r.status, 200);
 	assert_string_equal(r.body.buf, "hello");
 	buf_release(&r.body);
 
 	roundtrip(f->port,
-		  "GET /api/hello HTTP/1.1\r\nHost: t\r\nauthorization: bearer s3cret\r\n\r\n", &r);
+		  "GET /api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\nauthorization: bearer s3cret\r\n\r\n", &r);
 	assert_int_equal(r.status, 200);
 	buf_release(&r.body);
 
 	/* outside the prefix no token is needed */
-	roundtrip(f->port, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 200);
 	buf_release(&r.body);
 	assert_int_equal(handled(f), 3);
@@ -622,7 +622,7 @@ static void test_sl_err_answers(void **state)
 	char req[128];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		snprintf(req, sizeof(req), "GET /sl-err?code=%d HTTP/1.1\r\nHost: t\r\n\r\n",
+		snprintf(req, sizeof(req), "GET /sl-err?code=%d HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
 			 cases[i].code);
 		roundtrip(f->port, req, &r);
 		assert_int_equal(r.status, cases[i].status);
@@ -642,7 +642,7 @@ static void test_json_answers(void **state)
 	struct response r;
 	json_t *doc;
 
-	roundtrip(f->port, "GET /error HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /error HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 404);
 	assert_error_body(&r, "not found");
 	doc = json_body(&r);
@@ -651,7 +651,7 @@ static void test_json_answers(void **state)
 	json_decref(doc);
 	buf_release(&r.body);
 
-	roundtrip(f->port, "GET /error-bare HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /error-bare HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 409);
 	assert_error_body(&r, "conflict");
 	doc = json_body(&r);
@@ -660,17 +660,17 @@ static void test_json_answers(void **state)
 	buf_release(&r.body);
 
 	/* a detail that is not UTF-8 cannot be JSON: the error still is */
-	roundtrip(f->port, "GET /error-bytes HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /error-bytes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 400);
 	assert_error_body(&r, "bad request");
 	buf_release(&r.body);
 
-	roundtrip(f->port, "GET /json-null HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /json-null HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 500);
 	assert_error_body(&r, "internal error");
 	buf_release(&r.body);
 
-	roundtrip(f->port, "GET /json HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 429);
 	assert_true(has_header(&r, "Retry-After: 7"));
 	assert_true(has_header(&r, "Content-Type: application/json"));
@@ -704,7 +704,7 @@ static void test_event_stream(void **state)
 	struct buf got = BUF_INIT;
 	struct http_stream *st;
 
-	client_send(cl, "GET /events?hb=50 HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(cl, "GET /events?hb=50 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	read_head(cl, &r);
 	assert_int_equal(r.status, 200);
 	assert_true(has_header(&r, "Content-Type: text/event-stream"));
@@ -750,7 +750,7 @@ static void test_event_stream_opened_later(void **state)
 	struct buf got = BUF_INIT;
 	struct http_stream *st;
 
-	client_send(cl, "GET /later HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(cl, "GET /later HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	fx_wait(f, 1, false);
 	st = http_stream_open(f->held[0], 0);
 	read_head(cl, &r);
@@ -772,7 +772,7 @@ static void test_event_stream_client_gone(void **state)
 	int64_t deadline;
 	int rc = 0;
 
-	client_send(cl, "GET /events?hb=20 HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(cl, "GET /events?hb=20 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	read_head(cl, &r);
 	fx_wait(f, 0, true);
 	client_close(cl);
@@ -796,16 +796,16 @@ static void test_stop_answers_what_waits(void **state)
 
 	for (int i = 0; i < 2; i++) {
 		held[i] = client_open(f->port);
-		client_send(held[i], "GET /later HTTP/1.1\r\nHost: t\r\n\r\n");
+		client_send(held[i], "GET /later HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 		fx_wait(f, i + 1, false);
 	}
 	streaming = client_open(f->port);
-	client_send(streaming, "GET /events?hb=0 HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(streaming, "GET /events?hb=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	read_head(streaming, &r);
 	fx_wait(f, 2, true);
 	assert_int_equal(http_stream_send(f->stream, "a", "1"), 0);
 	uploading = client_open(f->port);
-	client_send(uploading, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc");
+	client_send(uploading, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc");
 	idle = client_open(f->port);
 
 	t0 = units_mono_ms();
@@ -919,17 +919,17 @@ static void test_path_refusals(void **state)
 	static char huge[HTTP_PATH_MAX + 64];
 	char target[HTTP_PATH_MAX + 16];
 
-	assert_refused_closing(f, "POST //api/hello HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n",
+	assert_refused_closing(f, "POST //api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n",
 			       400, "bad path");
-	assert_refused_closing(f, "GET /api/./hello HTTP/1.1\r\nHost: t\r\n\r\n", 400, "bad path");
-	assert_refused_closing(f, "GET /hello/ HTTP/1.1\r\nHost: t\r\n\r\n", 400, "bad path");
-	assert_refused_closing(f, "GET /h%65llo HTTP/1.1\r\nHost: t\r\n\r\n", 400, "bad path");
-	assert_refused_closing(f, "GET /a/b/c/d/e/f/g/h/i HTTP/1.1\r\nHost: t\r\n\r\n", 404,
+	assert_refused_closing(f, "GET /api/./hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400, "bad path");
+	assert_refused_closing(f, "GET /hello/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400, "bad path");
+	assert_refused_closing(f, "GET /h%65llo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400, "bad path");
+	assert_refused_closing(f, "GET /a/b/c/d/e/f/g/h/i HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 404,
 			       "not found");
 	memset(target, 'x', sizeof(target) - 1);
 	target[0] = '/';
 	target[sizeof(target) - 1] = '\0';
-	snprintf(huge, sizeof(huge), "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", target);
+	snprintf(huge, sizeof(huge), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", target);
 	assert_refused_closing(f, huge, 414, "path too long");
 	assert_int_equal(handled(f), 0);
 }
@@ -938,7 +938,7 @@ static void test_path_refusals(void **state)
 static void test_path_with_nul(void **state)
 {
 	struct fx *f = *state;
-	static const char request[] = "GET /hello\0x HTTP/1.1\r\nHost: t\r\n\r\n";
+	static const char request[] = "GET /hello\0x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 	struct client *cl = client_open(f->port);
 	struct response r;
 
@@ -958,31 +958,31 @@ static void test_header_refusals(void **state)
 
 	/* the bytes after the first length must never be served as a request */
 	assert_refused_closing(f,
-			       "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n"
-			       "Content-Length: 38\r\n\r\nabGET /hello HTTP/1.1\r\nHost: t\r\n\r\n",
+			       "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n"
+			       "Content-Length: 38\r\n\r\nabGET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
 			       400, "bad headers");
 	assert_refused_closing(f,
-			       "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n"
+			       "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n"
 			       "Transfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n",
 			       400, "bad headers");
 	assert_refused_closing(f,
-			       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n",
+			       "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n",
 			       400, "bad headers");
 	assert_refused_closing(f,
-			       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+			       "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
 			       "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
 			       400, "bad headers");
 	/* a name a proxy may take for Transfer-Encoding, MHD for another */
 	assert_refused_closing(f,
-			       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding : chunked\r\n"
+			       "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding : chunked\r\n"
 			       "\r\n0\r\n\r\n",
 			       400, "bad headers");
 	/* which token or host counts must not depend on who reads */
 	assert_refused_closing(f,
-			       "GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer a\r\n"
+			       "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer a\r\n"
 			       "Authorization: Bearer s3cret\r\n\r\n",
 			       400, "bad headers");
-	assert_refused_closing(f, "GET /hello HTTP/1.1\r\nHost: t\r\nHost: u\r\n\r\n", 400,
+	assert_refused_closing(f, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: u\r\n\r\n", 400,
 			       "bad headers");
 	assert_int_equal(handled(f), 0);
 }
@@ -1001,7 +1001,7 @@ static void assert_served(struct fx *f)
 {
 	struct response r;
 
-	roundtrip(f->port, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n", &r);
+	roundtrip(f->port, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", &r);
 	assert_int_equal(r.status, 200);
 	buf_release(&r.body);
 }
@@ -1012,7 +1012,7 @@ static void test_slow_headers_cut(void **state)
 	struct client *slow = client_open(f->port);
 	int64_t ms;
 
-	client_send(slow, "GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ");
+	client_send(slow, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
 	for (int i = 0; i < 3; i++) {
 		/* trickling keeps an idle timer alive, never the deadline */
 		usleep(80 * 1000);
@@ -1036,8 +1036,8 @@ static void test_slow_body_cut(void **state)
 	int64_t ms;
 
 	/* 100 bytes/s after a grace of 300 ms: 10 bytes buy 100 ms more */
-	client_send(slow, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 900\r\n\r\n0123456789");
-	client_send(quick, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 20\r\n\r\n0123456789");
+	client_send(slow, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 900\r\n\r\n0123456789");
+	client_send(quick, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 20\r\n\r\n0123456789");
 	usleep(200 * 1000);
 	client_send(quick, "0123456789");
 	read_response(quick, &r);
@@ -1059,7 +1059,7 @@ static void test_idle_cut(void **state)
 
 	/* a request answered, then nothing: the connection goes idle_timeout
 	 * after the answer */
-	client_send(idle, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+	client_send(idle, "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 	{
 		struct response r;
 
@@ -1079,7 +1079,7 @@ static void test_client_connection_cap(void **state)
 
 	for (int i = 0; i < 4; i++) {
 		held[i] = client_open(f->port);
-		client_send(held[i], "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+		client_send(held[i], "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 		{
 			struct response r;
 

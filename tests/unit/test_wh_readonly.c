@@ -371,10 +371,35 @@ static void test_tree_check(void **state)
 	assert_int_equal(duck_read_check_tree("not json", &names, &err), SL_E_INTERNAL);
 }
 
+/* A query DuckDB fails with an internal error is an error of that query
+ * alone: the database is not put in doubt, the next write goes through,
+ * and the message carries no stack. */
+static void test_internal_error_of_a_read(void **state)
+{
+	struct wh_result *r = NULL;
+	bool truncated;
+	struct sl_err err = SL_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(wh_query_readonly(db,
+					   "SELECT * FROM range(3) t1(a) ASOF JOIN range(3) t2(a) ON "
+					   "t1.a >= t2.a AND t1.a = (SELECT 1)",
+					   &roomy, &r, &truncated, &err),
+			 SL_E_SQL);
+	assert_non_null(strstr(err.msg, "INTERNAL Error"));
+	assert_null(strstr(err.msg, "Stack Trace"));
+	assert_false(wh_suspect(db, NULL));
+	assert_int_equal(wh_exec(db, "CREATE TABLE after_internal (x INT); DROP TABLE "
+				     "after_internal",
+				 NULL),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_query_reads),
+		cmocka_unit_test(test_internal_error_of_a_read),
 		cmocka_unit_test(test_writes_refused_by_statement_type),
 		cmocka_unit_test(test_one_query_only),
 		cmocka_unit_test(test_files_refused),

@@ -4,7 +4,8 @@
  * so that writes, several statements and data-modifying WITH are refused
  * and what would still write (nextval) fails; rows and bytes bounded, a
  * row at a time, one deadline stops a slow query however it is slow, and
- * the connection serves the next one, out of any transaction.
+ * the connection serves the next one, out of any transaction and without
+ * the advisory locks the query took.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,6 +178,28 @@ static void test_one_deadline(void **state)
 	assert_int_equal(wh_exec(db, "CREATE TABLE ro.after (x INT); DROP TABLE ro.after", NULL), 0);
 }
 
+/* A session's advisory lock a read takes ends with the read: another
+ * session gets it at once. */
+static void test_advisory_locks_released(void **state)
+{
+	struct wh_result *r;
+	struct wh *other = fixture_pg_open();
+	bool truncated = true;
+	char msg[4096];
+	int64_t got = 0;
+
+	(void)state;
+	assert_int_equal(reads("SELECT pg_advisory_lock(4242)", &roomy, &r, &truncated, msg,
+			       sizeof(msg)),
+			 0);
+	wh_result_free(r);
+	assert_int_equal(wh_query_int(other, "SELECT CAST(pg_try_advisory_lock(4242) AS INT)", &got,
+				      NULL),
+			 0);
+	assert_int_equal(got, 1);
+	wh_close(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_bounded_per_row),
 		cmocka_unit_test(test_offset_pages),
 		cmocka_unit_test(test_one_deadline),
+		cmocka_unit_test(test_advisory_locks_released),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

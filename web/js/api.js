@@ -53,8 +53,8 @@ function fromSnapshot(method, path) {
 
 // A string body goes as the text it is (the SQL of POST /api/sql); any
 // other as JSON.
-async function call(method, path, body) {
-  const headers = { Accept: 'application/json' };
+async function call(method, path, body, extra = {}) {
+  const headers = { Accept: 'application/json', ...extra };
   if (method !== 'GET' && session.csrf) headers['X-Sluice-CSRF'] = session.csrf;
   const text = typeof body === 'string';
   if (body !== undefined) headers['Content-Type'] = text ? 'text/plain; charset=utf-8' : 'application/json';
@@ -66,6 +66,7 @@ async function call(method, path, body) {
     cache: 'no-store',
     body: body === undefined || text ? body : JSON.stringify(body),
   });
+  if (res.status === 304) return null;
   const answer = await res.text();
   let doc = null;
   try {
@@ -86,6 +87,9 @@ async function call(method, path, body) {
 
 export const get = (path) => call('GET', path);
 export const post = (path, body) => call('POST', path, body);
+// A GET that sends If-None-Match: etag; null while the server's answer is
+// still that one (304).
+export const getChanged = (path, etag) => call('GET', path, undefined, { 'If-None-Match': etag });
 
 // How this page is authorized: {auth: 'open' | 'session' | 'bearer', csrf,
 // token, project}; throws an ApiError 401 when it must sign in.

@@ -12,13 +12,12 @@ import { el, fill } from './dom.js';
 import { EventFeed } from './events.js';
 import { showSignIn } from './signin.js';
 
-// The pages, in the navigation's order. A page not built yet is mounted
-// by planned.js, which says what it will show.
+// The pages, in the navigation's order.
 const PAGES = [
   { id: 'live', title: 'Live', load: () => import('./pages/live.js') },
-  { id: 'dag', title: 'DAG', load: () => import('./pages/planned.js') },
+  { id: 'dag', title: 'DAG', load: () => import('./pages/dag.js') },
   { id: 'models', title: 'Models', load: () => import('./pages/models.js') },
-  { id: 'windows', title: 'Windows', load: () => import('./pages/planned.js') },
+  { id: 'windows', title: 'Windows', load: () => import('./pages/windows.js') },
   { id: 'query', title: 'Query', load: () => import('./pages/query.js') },
   { id: 'runs', title: 'Runs and alerts', load: () => import('./pages/runs.js') },
 ];
@@ -51,7 +50,7 @@ function argsOf(hash) {
 }
 
 function needsServer(root, page) {
-  root.appendChild(el('section', { class: 'planned', id: 'needs-server' },
+  root.appendChild(el('section', { class: 'needs-server', id: 'needs-server' },
     el('h1', {}, page.title),
     el('p', { class: 'muted' }, `The ${page.title} page needs a running server (sluice serve). `
       + `These pages are a copy of the project made by sluice docs at ${SNAPSHOT.generated_at}.`)));
@@ -106,6 +105,8 @@ async function leave() {
 }
 
 async function start() {
+  // the page's module loads while the session is asked for
+  pageOf(location.hash).load().catch(() => {});
   try {
     session = await loadSession();
   } catch (err) {

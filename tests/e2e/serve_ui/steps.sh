@@ -25,20 +25,26 @@ curl -s -w ' %{http_code}\n' -X POST "$url/ui/js/app.js"
 
 note "signing in"
 curl -s -w ' %{http_code}\n' -d '{"token": "nope"}' "$url/auth/signin"
+# nothing outside the API takes a body past the sign-in's, asked before it is read
+head -c 100000 /dev/zero | tr '\0' x | curl -s -w ' %{http_code}\n' --data-binary @- "$url/auth/signin"
 curl -s -w ' %{http_code}\n' -d 'token=t0ken' "$url/auth/signin"
 curl -s -D head.txt -o signin.json -d '{"token": "t0ken"}' "$url/auth/signin"
 hdr set-cookie <head.txt | sed -E 's/=[0-9a-f]{64};/=ID;/'
 jq -c '{auth, csrf: (.csrf | test("^[0-9a-f]{64}$"))}' signin.json
 cookie="Cookie: $(hdr set-cookie <head.txt | sed -E 's/^set-cookie: ([^;]*);.*/\1/')"
 csrf=$(jq -r .csrf signin.json)
-curl -s -H "$cookie" "$url/api/session" | jq -c '{auth, csrf: (.csrf == "'"$csrf"'"), token, project}'
+# what a browser says of the page's own requests, without which a cookie
+# counts for nothing
+own='Sec-Fetch-Site: same-origin'
+curl -s -w ' %{http_code}\n' -H "$cookie" "$url/api/session"
+curl -s -H "$cookie" -H "$own" "$url/api/session" | jq -c '{auth, csrf: (.csrf == "'"$csrf"'"), token, project}'
 curl -s -H "Authorization: Bearer t0ken" "$url/api/session" | jq -c .
 curl -s -w ' %{http_code}\n' "$url/api/session"
 
 note "a session's POST needs its CSRF token"
-curl -s -w ' %{http_code}\n' -H "$cookie" -X POST "$url/api/live/models/silver.events/pause"
-curl -s -w ' %{http_code}\n' -H "$cookie" -H 'X-Sluice-CSRF: nope' -X POST "$url/api/live/models/silver.events/pause"
-curl -s -w ' %{http_code}\n' -H "$cookie" -H "X-Sluice-CSRF: $csrf" -X POST "$url/api/live/models/silver.events/pause"
+curl -s -w ' %{http_code}\n' -H "$cookie" -H "$own" -X POST "$url/api/live/models/silver.events/pause"
+curl -s -w ' %{http_code}\n' -H "$cookie" -H "$own" -H 'X-Sluice-CSRF: nope' -X POST "$url/api/live/models/silver.events/pause"
+curl -s -w ' %{http_code}\n' -H "$cookie" -H "$own" -H "X-Sluice-CSRF: $csrf" -X POST "$url/api/live/models/silver.events/pause"
 curl -s -w ' %{http_code}\n' -H "$cookie" -H "X-Sluice-CSRF: $csrf" -H "Origin: $url" -H 'Sec-Fetch-Site: same-origin' \
 	-X POST "$url/api/live/models/silver.events/resume"
 curl -s -w ' %{http_code}\n' -H "$cookie" -H 'Sec-Fetch-Site: same-site' "$url/api/live/status"
@@ -83,8 +89,8 @@ curl -s -H 'Authorization: Bearer t0ken' "$url/api/live/status" |
 curl -s -H 'Authorization: Bearer t0ken' "$url/api/live/status" | jq -c '.sources[] | {source, kind, columns}'
 
 note "signing out ends the session"
-curl -s -w ' %{http_code}\n' -H "$cookie" -X POST "$url/auth/signout"
-curl -s -w ' %{http_code}\n' -H "$cookie" "$url/api/live/status"
+curl -s -w ' %{http_code}\n' -H "$cookie" -H "$own" -X POST "$url/auth/signout"
+curl -s -w ' %{http_code}\n' -H "$cookie" -H "$own" "$url/api/live/status"
 
 kill -TERM "$serve_pid"
 wait "$serve_pid"

@@ -32,8 +32,12 @@ export default async function (t) {
   const info = await page.evaluate(() => fetch('/api/session').then((r) => r.json()));
   check(info.auth === 'session' && /^[0-9a-f]{64}$/.test(info.csrf), `session info: ${JSON.stringify(info)}`);
   const cookie = `sluice_session=${session.value}`;
-  check((await server.request('GET', '/api/live/status', { auth: false, headers: { Cookie: cookie } })).status === 200,
+  check((await server.request('GET', '/api/live/status',
+    { auth: false, headers: { Cookie: cookie, 'Sec-Fetch-Site': 'same-origin' } })).status === 200,
     'the cookie does not authorize a request');
+  // cookies know no ports: another program of this host that got it is no browser
+  check((await server.request('GET', '/api/live/status', { auth: false, headers: { Cookie: cookie } })).status === 403,
+    'the cookie authorizes a request no browser made');
 
   await page.click('#signout');
   await page.waitForSelector('#signin');

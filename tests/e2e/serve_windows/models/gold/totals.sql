@@ -1,0 +1,2 @@
+@config materialized=table
+SELECT count(*) AS n FROM silver.inline

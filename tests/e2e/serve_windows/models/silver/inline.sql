@@ -1,0 +1,2 @@
+@config materialized=ephemeral
+SELECT ts, v FROM raw.events
