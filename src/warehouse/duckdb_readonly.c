@@ -99,27 +99,22 @@ static void interrupt_reader(void *ctx)
 	duckdb_interrupt(((struct wh_duckdb *)ctx)->conn);
 }
 
-/* Runs ps in a READ ONLY transaction, rolled back whatever happens: a
- * statement that got past the checks and would write (nextval, say)
- * fails there. */
+/* Runs ps in a READ ONLY transaction (*begun once it is open), which the
+ * caller rolls back whatever happens: a statement that got past the
+ * checks and would write (nextval, say) fails there. */
 static int run_readonly(struct wh_duckdb *d, duckdb_prepared_statement ps,
 			const struct wh_read_limits *lim, struct wh_result **out, bool *truncated,
-			struct sl_err *err)
+			bool *begun, struct sl_err *err)
 {
 	duckdb_result res;
-	int rc = 0;
 
 	if (duckdb_query(d->conn, "BEGIN TRANSACTION READ ONLY", &res) != DuckDBSuccess)
-		return duck_error(d, &res, err);
+		return duck_read_error(d, &res, err);
 	duckdb_destroy_result(&res);
+	*begun = true;
 	if (duckdb_execute_prepared_streaming(ps, &res) != DuckDBSuccess)
-		rc = duck_read_error(d, &res, err);
-	else
-		rc = duck_result_read(d, &res, lim, out, truncated, err);
-	/* failed or not, the result is destroyed the same way */
-	duckdb_query(d->conn, "ROLLBACK", &res);
-	duckdb_destroy_result(&res);
-	return rc;
+		return duck_read_error(d, &res, err);
+	return duck_result_read(d, &res, lim, out, truncated, err);
 }
 
 int duck_query_readonly(struct wh *w, const char *sql, const struct wh_read_limits *lim,
@@ -130,6 +125,8 @@ int duck_query_readonly(struct wh *w, const char *sql, const struct wh_read_limi
 	int rc;
 
 	struct wh_watchdog *wd;
+	duckdb_result res;
+	bool begun = false, fired;
 
 	if (duck_refused(d, err))
 		return SL_E_SUSPECT;
@@ -144,9 +141,17 @@ int duck_query_readonly(struct wh *w, const char *sql, const struct wh_read_limi
 	else if (!rc && duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
 		rc = sl_err_set(err, SL_E_USAGE, "only a query may be read through the server");
 	else if (!rc)
-		rc = run_readonly(d, ps, lim, out, truncated, err);
+		rc = run_readonly(d, ps, lim, out, truncated, &begun, err);
 	duckdb_destroy_prepare(&ps);
-	if (wh_watchdog_stop(wd) && rc == SL_E_SQL)
+	fired = wh_watchdog_stop(wd);
+	/* after the watchdog: an interrupt that came as the read ended is
+	 * spent on this statement, not on the next read's first */
+	if (begun || fired) {
+		duckdb_query(d->conn, begun ? "ROLLBACK" : "SELECT 1", &res);
+		duckdb_destroy_result(&res);
+	}
+	/* an interrupt fails whichever step it meets, in that step's words */
+	if (fired && rc)
 		rc = sl_err_set(err, SL_E_BUSY, "the query ran past its %lld ms and was stopped",
 				(long long)lim->timeout_ms);
 	return rc;
