@@ -16,6 +16,7 @@
 #include "fixture_pg.h"
 #include "fixture_sql.h"
 #include "fixture_project_wh.h"
+#include "fixture_orders.h"
 
 #include "core/arena.h"
 #include "core/err.h"
@@ -74,28 +75,6 @@ static void test_policies_refused_at_load(void **state)
 	fixture_put(f->root, "models/a/b.sql", arena_sprintf(f->a, "%sbounded-12h\nSELECT 1 AS one\n",
 							     head));
 	assert_string_equal(load_error(f->a, f->root), "");
-}
-
-/* A source of orders with an event time, a row model that passes it
- * through and an aggregate over that; yml_extra after the source. */
-static void write_project(struct fx *f, const char *yml_extra)
-{
-	fixture_put(f->root, "sluice.yml",
-		    arena_sprintf(f->a,
-				  "name: r\nsources:\n  orders:\n    kind: webhook\n"
-				  "    columns: {order_id: BIGINT, amount: BIGINT, region: VARCHAR, "
-				  "ts: TIMESTAMP}\n"
-				  "    event_time: ts\n    boundary: timestamp\n%s",
-				  yml_extra));
-	fixture_put(f->root, "models/silver/orders.sql",
-		    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
-		    "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
-		    "SELECT order_id, amount, region, ts, _sluice_seq FROM landing.orders\n");
-	fixture_put(f->root, "models/gold/by_region.sql",
-		    "@config materialized=incremental, live=true\n"
-		    "SELECT region, count(*) AS orders, sum(amount) AS revenue FROM silver.orders "
-		    "GROUP BY region\n");
-	f->p = fixture_load_valid(f->a, f->root);
 }
 
 /* Orders from id first, n of them, one an hour from 2026-11-01, landed
@@ -159,7 +138,7 @@ static void test_env_takes_older_rows_from_main(void **state)
 	struct fx *f = *state;
 	char notes[2048];
 
-	write_project(f, "");
+	fixture_orders_project(f, "");
 	run_in(f, "", NULL, 0);
 	land(f, 0, 240);
 	run_in(f, "", NULL, 0);
@@ -200,7 +179,7 @@ static void test_env_fallback_without_history(void **state)
 	struct fx *f = *state;
 	char notes[2048];
 
-	write_project(f, "replay:\n  bounded_replay_fallback: bounded_without_history\n"
+	fixture_orders_project(f, "replay:\n  bounded_replay_fallback: bounded_without_history\n"
 			 "  replay_on_change: {breaking: bounded-2d}\n");
 	run_in(f, "", NULL, 0);
 	land(f, 0, 240);

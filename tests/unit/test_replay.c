@@ -17,6 +17,7 @@
 #include "fixture.h"
 #include "fixture_pg.h"
 #include "fixture_project_wh.h"
+#include "fixture_orders.h"
 #include "fixture_sql.h"
 #include "fixture_wh.h"
 
@@ -417,19 +418,7 @@ static int replay(struct fx *f, const char *selector, const char *start, size_t 
 
 static void write_small(struct fx *f)
 {
-	fixture_put(f->root, "sluice.yml",
-		    "name: r\nsources:\n  orders:\n    kind: webhook\n"
-		    "    columns: {order_id: BIGINT, amount: BIGINT, region: VARCHAR, ts: TIMESTAMP}\n"
-		    "    event_time: ts\n    boundary: timestamp\n    retention: 30d\n");
-	fixture_put(f->root, "models/silver/orders.sql",
-		    "@config materialized=incremental, live=true, incremental_strategy=append,\n"
-		    "        incremental_filter=WHERE _sluice_seq > {watermark}\n"
-		    "SELECT order_id, amount, region, ts, _sluice_seq FROM landing.orders\n");
-	fixture_put(f->root, "models/gold/by_region.sql",
-		    "@config materialized=incremental, live=true\n"
-		    "SELECT region, count(*) AS orders, sum(amount) AS revenue FROM silver.orders "
-		    "GROUP BY region\n");
-	f->p = fixture_load_valid(f->a, f->root);
+	fixture_orders_project(f, "    retention: 30d\n");
 }
 
 /* From a start time: only the rows from then on, in both models; the
